@@ -1,0 +1,3 @@
+//! rccrawler
+pub mod robots;
+pub mod url_norm;

@@ -1,0 +1,109 @@
+//! robots.txt (SPEC §2.1): the rules of one site, parsed once when its `/robots.txt` arrives
+//! and then queried by the downloaders (every URL and every redirect hop) and by the data
+//! manager (links found on pages). Two flavours, chosen by `RobotsTxtClass`.
+
+mod lines;
+pub mod only_disallow;
+pub mod rfc9309;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use only_disallow::OnlyDisallowRules;
+pub use rfc9309::{Rfc9309Rules, is_valid_product_token, product_token};
+
+/// RFC 9309 asks parsers to read at least 500 KiB; anything after that is ignored.
+pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
+
+/// The capability every robots.txt flavour offers.
+pub trait RobotsRules: Debug + Send + Sync {
+    /// Whether a URL with this path-and-query (`/a/b?c=d`) may be fetched.
+    fn allowed(&self, path_and_query: &str) -> bool;
+    /// The `Crawl-delay` that applies to us, if any.
+    fn crawl_delay(&self) -> Option<Duration>;
+}
+
+/// Which parser reads robots.txt (`RobotsTxtClass`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsFlavor {
+    /// `Rfc9309RobotsTxt`.
+    Rfc9309,
+    /// `OnlyDisallowRobotsTxt`.
+    OnlyDisallow,
+}
+
+impl RobotsFlavor {
+    /// Parses a 2xx robots.txt body (capped at [`MAX_ROBOTS_BYTES`]) for product token `agent`.
+    pub fn parse(self, body: &[u8], agent: &str) -> Arc<dyn RobotsRules> {
+        let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
+        match self {
+            RobotsFlavor::Rfc9309 => Arc::new(Rfc9309Rules::parse(body, agent)),
+            RobotsFlavor::OnlyDisallow => Arc::new(OnlyDisallowRules::parse(body, agent)),
+        }
+    }
+}
+
+/// Everything allowed: robots.txt answered 4xx (RFC 9309 §2.3.1.3).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAll;
+
+impl RobotsRules for AllowAll {
+    fn allowed(&self, _: &str) -> bool {
+        true
+    }
+    fn crawl_delay(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// Everything disallowed: robots.txt answered 5xx or could not be fetched (RFC 9309 §2.3.1.4).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DisallowAll;
+
+impl RobotsRules for DisallowAll {
+    fn allowed(&self, _: &str) -> bool {
+        false
+    }
+    fn crawl_delay(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// The path, params and query of a URL as Google's matcher sees it (`GetPathParamsQuery`):
+/// fragment dropped, `/` when empty. Used where a raw URL string (not a `NormUrl`) is checked.
+pub fn path_params_query(url: &str) -> String {
+    let search_start = if url.starts_with("//") { 2 } else { 0 };
+    let find_any = |from: usize, set: &[u8]| {
+        url.as_bytes()[from.min(url.len())..]
+            .iter()
+            .position(|b| set.contains(b))
+            .map(|p| p + from)
+    };
+    let early_path = find_any(search_start, b"/?;");
+    let mut protocol_end = url[search_start.min(url.len())..]
+        .find("://")
+        .map(|p| p + search_start);
+    if let (Some(early), Some(proto)) = (early_path, protocol_end)
+        && early < proto
+    {
+        protocol_end = None;
+    }
+    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    if let Some(path_start) = find_any(protocol_end, b"/?;") {
+        let hash = url[search_start.min(url.len())..]
+            .find('#')
+            .map(|p| p + search_start);
+        if hash.is_some_and(|h| h < path_start) {
+            return "/".to_owned();
+        }
+        let path_end = hash.unwrap_or(url.len());
+        let path = &url[path_start..path_end];
+        return if path.starts_with('/') {
+            path.to_owned()
+        } else {
+            format!("/{path}")
+        };
+    }
+    "/".to_owned()
+}
