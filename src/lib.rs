@@ -1,3 +1,24 @@
 //! rccrawler
+pub mod app;
+pub mod cli;
+pub mod context;
+pub mod data;
+pub mod demo;
+pub mod extensions;
+pub mod fetch;
+pub mod finish;
+pub mod hosts;
+pub mod logs;
+pub mod loopback;
+pub mod message;
+pub mod parse;
 pub mod robots;
+pub mod routine;
+pub mod schedule;
+pub mod settings;
+pub mod site;
+pub mod sites;
+pub mod stop;
+pub mod unload;
+pub mod url_filter;
 pub mod url_norm;

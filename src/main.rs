@@ -1,1 +1,46 @@
-fn main() {}
+//! The `rccrawler` binary: argument parsing and the Ctrl+C handler; everything else is in
+//! the library (`rccrawler::cli`).
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rccrawler::cli::{self, Command, Exit};
+
+fn main() -> ExitCode {
+    let command = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{}", cli::USAGE);
+            return Exit::BadInput.into();
+        }
+    };
+    // The handler is process-wide, so it lives here; the crawl only sees a channel.
+    // ctrlc's `termination` feature also routes SIGTERM and SIGHUP here.
+    let (tx, ctrl_c) = crossbeam_channel::bounded(1);
+    let presses = AtomicUsize::new(0);
+    let handler = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) >= 1 {
+            // Second press: leave now. Results and state files are written atomically, so
+            // none is left half-written.
+            eprintln!("second interrupt: exiting at once");
+            std::process::exit(130);
+        }
+        let _ = tx.try_send(());
+    });
+    if let Err(e) = handler {
+        eprintln!("warning: cannot catch Ctrl+C ({e}); use the stop file to stop");
+    }
+    let exit = match command {
+        Command::Help => {
+            println!("{}", cli::USAGE);
+            Exit::Ok
+        }
+        Command::Version => {
+            println!("rccrawler {}", env!("CARGO_PKG_VERSION"));
+            Exit::Ok
+        }
+        Command::Crawl { settings, hosts } => cli::crawl(&settings, &hosts, ctrl_c),
+        Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
+    };
+    exit.into()
+}

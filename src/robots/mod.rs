@@ -22,6 +22,10 @@ pub trait RobotsRules: Debug + Send + Sync {
     fn allowed(&self, path_and_query: &str) -> bool;
     /// The `Crawl-delay` that applies to us, if any.
     fn crawl_delay(&self) -> Option<Duration>;
+    /// The bad-link reason for a URL these rules deny.
+    fn denial_reason(&self) -> &str {
+        "robots"
+    }
 }
 
 /// Which parser reads robots.txt (`RobotsTxtClass`).
@@ -58,8 +62,11 @@ impl RobotsRules for AllowAll {
 }
 
 /// Everything disallowed: robots.txt answered 5xx or could not be fetched (RFC 9309 §2.3.1.4).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DisallowAll;
+#[derive(Debug, Clone, Default)]
+pub struct DisallowAll {
+    /// Why robots.txt was unavailable (`robots.txt unavailable (status 503)`).
+    pub reason: String,
+}
 
 impl RobotsRules for DisallowAll {
     fn allowed(&self, _: &str) -> bool {
@@ -67,6 +74,9 @@ impl RobotsRules for DisallowAll {
     }
     fn crawl_delay(&self) -> Option<Duration> {
         None
+    }
+    fn denial_reason(&self) -> &str {
+        &self.reason
     }
 }
 

@@ -1,0 +1,232 @@
+//! The application manager (`TextFileAM`): builds the crawl from settings.ini and hosts.txt,
+//! runs the threads, and unloads the results.
+//!
+//! ```text
+//!             claim                FetchTask                 Fetched (bounded)
+//! DataManager ─────▶ Dispatcher ─────────────▶ Downloader ×D ─────────────────▶ Parser ×N
+//!      ▲             (politeness,   acquire()      │ non-page outcomes              │
+//!      │              Scheduler)                   ▼                                │
+//!      └────────────────────────────── commit(Outcome) ◀────────────────────────────┘
+//!   every thread ──LogEvent (bounded)──▶ Routine (logs, progress, finishers, Ctrl+C) ──▶ Stop
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, bounded};
+use thiserror::Error;
+
+use crate::context::{Context, Log};
+use crate::data::{DataError, DataManager, InMemoryDataManager, ScopeId, SiteId};
+use crate::fetch::{HttpClient, run_downloader};
+use crate::finish::finishers_for;
+use crate::logs::LogFiles;
+use crate::message::Fetched;
+use crate::parse::worker::run_parser;
+use crate::routine::run_routine;
+use crate::schedule::{Dispatcher, scheduler_for};
+use crate::settings::Settings;
+use crate::settings::registry::FinisherKind;
+use crate::site::SiteSpec;
+use crate::sites::Sites;
+use crate::stop::{Stop, StopReason};
+use crate::unload::summary::{SiteSummary, write_summary};
+use crate::unload::{UnloadError, unloaders_for};
+use crate::url_filter::SeedSiteOnly;
+
+/// A run could not complete its work.
+#[derive(Debug, Error)]
+pub enum AppError {
+    /// The log files could not be opened.
+    #[error("cannot open the log files: {0}")]
+    Logs(#[source] std::io::Error),
+    /// The stop file could not be removed.
+    #[error("cannot remove the leftover stop file {}: {source}", path.display())]
+    StopFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The crawl's data structures could not grow.
+    #[error(transparent)]
+    Data(#[from] DataError),
+    /// A result file could not be written.
+    #[error(transparent)]
+    Unload(#[from] UnloadError),
+    /// A thread could not be started.
+    #[error("cannot start a thread: {0}")]
+    Spawn(#[source] std::io::Error),
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Why it stopped.
+    pub reason: StopReason,
+    /// One row per site, as in summary.csv.
+    pub sites: Vec<SiteSummary>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Where results were written.
+    pub result_folder: PathBuf,
+}
+
+impl RunReport {
+    /// Whether the run ended because of a failure (exit code 1) rather than a finisher.
+    pub fn is_failure(&self) -> bool {
+        matches!(self.reason, StopReason::WorkerPanicked | StopReason::Failed(_))
+    }
+}
+
+/// The application manager.
+#[derive(Debug)]
+pub struct App {
+    settings: Settings,
+    hosts: Vec<SiteSpec>,
+}
+
+struct ScopeInfo {
+    scope: ScopeId,
+    name: String,
+    folder: String,
+}
+
+impl App {
+    /// A crawl of `hosts` with `settings`.
+    pub fn new(settings: Settings, hosts: Vec<SiteSpec>) -> Self {
+        App { settings, hosts }
+    }
+
+    /// Runs the crawl until a finisher fires or `ctrl_c` receives, then writes the results.
+    pub fn run(&self, ctrl_c: Receiver<()>) -> Result<RunReport, AppError> {
+        let started = Instant::now();
+        let settings = &self.settings;
+        self.remove_leftover_stop_file()?;
+        let logs = LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
+        let stop = Arc::new(Stop::new());
+        let dm: Arc<dyn DataManager> = Arc::new(InMemoryDataManager::new());
+        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler_for(settings.scheduler), Arc::clone(&stop));
+        let sites = Sites::new();
+        let mut scopes = Vec::new();
+        for spec in &self.hosts {
+            let site_id = SiteId(sites.len() as u32);
+            let scope = dm.add_scope(spec.origin.clone(), site_id, spec.max_level)?;
+            let entry = sites.add(spec.clone(), scope);
+            dispatcher.add_site(&entry);
+            scopes.push(ScopeInfo { scope, name: entry.origin.to_string(), folder: entry.origin.folder_name() });
+        }
+        dedupe_folders(&mut scopes);
+        let ctx = Context {
+            settings: settings.clone(),
+            sites,
+            dm: Arc::clone(&dm),
+            dispatcher,
+            client: HttpClient::new(settings),
+            stop: Arc::clone(&stop),
+            filter: Box::new(SeedSiteOnly),
+            started,
+        };
+        let leftover = self.run_threads(&ctx, ctrl_c, logs, &scopes)?;
+        // Pages fetched but never parsed go back to their frontiers.
+        for fetched in leftover {
+            dm.release(&fetched.task);
+        }
+        let reason = stop.reason().unwrap_or(StopReason::WorkDone);
+        let sites = self.unload(&*dm, &scopes)?;
+        Ok(RunReport { reason, sites, elapsed: started.elapsed(), result_folder: settings.result_folder.clone() })
+    }
+
+    fn remove_leftover_stop_file(&self) -> Result<(), AppError> {
+        let path = &self.settings.stop_file;
+        if self.settings.finishers.contains(&FinisherKind::StopFile) && path.exists() {
+            std::fs::remove_file(path).map_err(|source| AppError::StopFile { path: path.clone(), source })?;
+            eprintln!("removed the stop file {} left over from an earlier run", path.display());
+        }
+        Ok(())
+    }
+
+    fn run_threads(
+        &self,
+        ctx: &Context,
+        ctrl_c: Receiver<()>,
+        logs: LogFiles,
+        scopes: &[ScopeInfo],
+    ) -> Result<Vec<Fetched>, AppError> {
+        let settings = &self.settings;
+        let (page_tx, page_rx) = bounded::<Fetched>(settings.parsing_threads.get() * 4);
+        let (log_tx, log_rx) = bounded(65_536);
+        let finishers = finishers_for(settings, ctx.started);
+        let names: Vec<(ScopeId, String)> = scopes.iter().map(|s| (s.scope, s.name.clone())).collect();
+        let leftover_rx = page_rx.clone();
+        let spawned = thread::scope(|s| -> Result<(), AppError> {
+            let mut handles = Vec::new();
+            let names = &names;
+            handles.push(
+                thread::Builder::new()
+                    .name("routine".into())
+                    .spawn_scoped(s, move || run_routine(ctx, log_rx, ctrl_c, finishers, logs, names))
+                    .map_err(AppError::Spawn)?,
+            );
+            for i in 0..settings.downloading_threads.get() {
+                let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
+                let h = thread::Builder::new().name(format!("downloader-{i}")).spawn_scoped(s, move || run_downloader(ctx, tx, log));
+                handles.push(h.map_err(|e| spawn_failed(ctx, e))?);
+            }
+            for i in 0..settings.parsing_threads.get() {
+                let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
+                let h = thread::Builder::new().name(format!("parser-{i}")).spawn_scoped(s, move || run_parser(ctx, rx, log));
+                handles.push(h.map_err(|e| spawn_failed(ctx, e))?);
+            }
+            drop((page_tx, page_rx, log_tx));
+            for h in handles {
+                if h.join().is_err() {
+                    ctx.stop.request(StopReason::WorkerPanicked);
+                }
+            }
+            Ok(())
+        });
+        spawned?;
+        Ok(leftover_rx.try_iter().collect())
+    }
+
+    fn unload(&self, dm: &dyn DataManager, scopes: &[ScopeInfo]) -> Result<Vec<SiteSummary>, AppError> {
+        let unloaders = unloaders_for(&self.settings);
+        let mut rows = Vec::new();
+        for info in scopes {
+            let folder = self.settings.result_folder.join(&info.folder);
+            let progress = dm.progress(info.scope);
+            let mut result = Ok(());
+            dm.with_graph(info.scope, &mut |g| {
+                for u in &unloaders {
+                    if result.is_ok() {
+                        result = u.unload(g, &folder);
+                    }
+                }
+                rows.push(SiteSummary::of(g, info.folder.clone(), progress.pending, progress.active.as_secs_f64()));
+            });
+            result?;
+        }
+        let path = self.settings.result_folder.join("summary.csv");
+        write_summary(&path, &rows).map_err(|source| UnloadError { path, source })?;
+        Ok(rows)
+    }
+}
+
+fn spawn_failed(ctx: &Context, e: std::io::Error) -> AppError {
+    ctx.stop.request(StopReason::Failed(format!("cannot start a thread: {e}")));
+    AppError::Spawn(e)
+}
+
+/// `http://x` and `https://x` would share a folder name: later ones get the scheme appended.
+fn dedupe_folders(scopes: &mut [ScopeInfo]) {
+    for i in 1..scopes.len() {
+        if scopes[..i].iter().any(|s| s.folder == scopes[i].folder) {
+            let scheme = scopes[i].name.split(':').next().unwrap_or("site").to_owned();
+            scopes[i].folder = format!("{}_{scheme}", scopes[i].folder);
+        }
+    }
+}

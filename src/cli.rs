@@ -1,0 +1,160 @@
+//! The command line: argument parsing, loading the input files, running a crawl and turning
+//! the result into an exit code (SPEC §7: 0 finished or stopped cleanly, 1 runtime failure,
+//! 2 invalid input files). `main.rs` only forwards to here.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crossbeam_channel::Receiver;
+
+use crate::app::{App, RunReport};
+use crate::hosts;
+use crate::settings::Settings;
+
+/// Usage text.
+pub const USAGE: &str = "\
+usage: rccrawler [--settings FILE] [--hosts FILE]   crawl the sites of hosts.txt
+       rccrawler demo [--settings FILE]             serve the bundled demo site on 127.0.0.1 and crawl it
+       rccrawler --help | --version
+
+settings.ini and hosts.txt are read from the current folder unless named.
+Stop a crawl with Ctrl+C or by creating the StopFile (stop.txt); run again to continue.";
+
+/// Exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Finished, or stopped by a finisher or Ctrl+C, with results written.
+    Ok = 0,
+    /// A runtime failure.
+    Failure = 1,
+    /// Invalid settings.ini, hosts.txt or arguments.
+    BadInput = 2,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// What to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Crawl hosts.txt.
+    Crawl {
+        /// settings.ini.
+        settings: PathBuf,
+        /// hosts.txt.
+        hosts: PathBuf,
+    },
+    /// The demo.
+    Demo {
+        /// settings.ini.
+        settings: PathBuf,
+    },
+    /// Print usage.
+    Help,
+    /// Print the version.
+    Version,
+}
+
+/// Parses arguments (without the program name).
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
+    let mut settings = PathBuf::from("settings.ini");
+    let mut hosts = PathBuf::from("hosts.txt");
+    let mut demo = false;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--help" | "-h") => return Ok(Command::Help),
+            Some("--version" | "-V") => return Ok(Command::Version),
+            Some("demo") if !demo => demo = true,
+            Some("--settings") => settings = args.next().ok_or("--settings needs a file")?.into(),
+            Some("--hosts") => hosts = args.next().ok_or("--hosts needs a file")?.into(),
+            _ => return Err(format!("unexpected argument {:?}", arg.to_string_lossy())),
+        }
+    }
+    Ok(if demo { Command::Demo { settings } } else { Command::Crawl { settings, hosts } })
+}
+
+/// Loads settings.ini, printing its warnings. `Err` is the exit code to use.
+pub fn load_settings(path: &std::path::Path) -> Result<Settings, Exit> {
+    match Settings::load(path) {
+        Ok((settings, warnings)) => {
+            for w in warnings {
+                eprintln!("warning: {}", w.0);
+            }
+            Ok(settings)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(Exit::BadInput)
+        }
+    }
+}
+
+/// Runs a crawl from the input files.
+pub fn crawl(settings_path: &std::path::Path, hosts_path: &std::path::Path, ctrl_c: Receiver<()>) -> Exit {
+    let settings = match load_settings(settings_path) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let sites = match hosts::load(hosts_path, settings.site_defaults) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::BadInput;
+        }
+    };
+    if sites.is_empty() {
+        eprintln!("{} lists no sites: nothing to crawl", hosts_path.display());
+    }
+    run(App::new(settings, sites), ctrl_c)
+}
+
+/// Runs an application and reports.
+pub fn run(app: App, ctrl_c: Receiver<()>) -> Exit {
+    match app.run(ctrl_c) {
+        Ok(report) => {
+            print_report(&report);
+            if report.is_failure() { Exit::Failure } else { Exit::Ok }
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Exit::Failure
+        }
+    }
+}
+
+/// Prints the end-of-run summary.
+pub fn print_report(r: &RunReport) {
+    println!("stopped: {} after {:.1} s", r.reason, r.elapsed.as_secs_f64());
+    println!("{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state", "site", "pages", "arcs", "external", "bad", "dups", "level");
+    for s in &r.sites {
+        println!(
+            "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {}",
+            s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level, s.state
+        );
+    }
+    println!("results in {}", r.result_folder.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn arguments() {
+        assert_eq!(p(&[]).unwrap(), Command::Crawl { settings: "settings.ini".into(), hosts: "hosts.txt".into() });
+        assert_eq!(p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(), Command::Crawl { settings: "s.ini".into(), hosts: "h.txt".into() });
+        assert_eq!(p(&["demo"]).unwrap(), Command::Demo { settings: "settings.ini".into() });
+        assert_eq!(p(&["--version"]).unwrap(), Command::Version);
+        assert!(p(&["--hosts"]).is_err());
+        assert!(p(&["crawl"]).is_err());
+    }
+}

@@ -1,0 +1,59 @@
+//! What every worker thread shares for the length of one crawl. Owned by the application
+//! manager; threads borrow it inside `thread::scope`, so nothing here is global.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::Sender;
+
+use crate::data::DataManager;
+use crate::fetch::HttpClient;
+use crate::message::LogEvent;
+use crate::schedule::Dispatcher;
+use crate::settings::Settings;
+use crate::sites::Sites;
+use crate::stop::Stop;
+use crate::url_filter::UrlFilter;
+
+/// The crawl's shared parts.
+#[derive(Debug)]
+pub struct Context {
+    /// Validated settings.
+    pub settings: Settings,
+    /// Sites and their robots rules.
+    pub sites: Sites,
+    /// Storage.
+    pub dm: Arc<dyn DataManager>,
+    /// Politeness and site choice.
+    pub dispatcher: Arc<Dispatcher>,
+    /// The HTTP client.
+    pub client: HttpClient,
+    /// The stop broadcast.
+    pub stop: Arc<Stop>,
+    /// Scope decisions for links.
+    pub filter: Box<dyn UrlFilter>,
+    /// When this run started.
+    pub started: Instant,
+}
+
+/// A handle for sending log events; sending never fails the caller (if the routine thread is
+/// gone, the crawl is over anyway).
+#[derive(Debug, Clone)]
+pub struct Log(pub Sender<LogEvent>);
+
+impl Log {
+    /// Sends one event.
+    pub fn send(&self, ev: LogEvent) {
+        let _ = self.0.send(ev);
+    }
+
+    /// A problem with a URL (error log).
+    pub fn problem(&self, site: &impl ToString, url: &impl ToString, what: impl Into<String>) {
+        self.send(LogEvent::Problem { site: site.to_string(), url: url.to_string(), what: what.into() });
+    }
+
+    /// A console note.
+    pub fn note(&self, text: impl Into<String>) {
+        self.send(LogEvent::Note { text: text.into() });
+    }
+}

@@ -1,0 +1,333 @@
+//! The written web graph of one scope, computed from the recorded outcomes after the crawl
+//! (SPEC §2.5–§2.10, §4).
+//!
+//! A breadth-first replay from the home page over the stored data, links taken in document
+//! order: exactly what a one-thread breadth-first crawler would find, whatever order the
+//! concurrent downloads actually finished in. A URL is a node when it resolves (through its
+//! redirect chain) to an HTML page whose content hash is not yet a node; otherwise it is an
+//! alias of the node that has that content (duplicates.csv). A node's level is the level at
+//! which its first alias is reached, so the shallowest; its links are those of that alias.
+//! URLs deeper than `maxCrawlLevel` are not visited, exactly as such a crawler would not fetch
+//! them. Node ids are 1-based in discovery order, so equal crawls give byte-equal files.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use super::scope::{LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
+
+/// Why an alias URL maps to a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AliasReason {
+    /// The URL redirects to the node's page.
+    Redirect,
+    /// The URL's page has the same content hash.
+    SameContent,
+}
+
+impl AliasReason {
+    /// The `Reason` column of duplicates.csv.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AliasReason::Redirect => "redirect",
+            AliasReason::SameContent => "same content",
+        }
+    }
+}
+
+/// One node (page) of the graph.
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    url: u32,
+    page: u32,
+    /// Breadth-first depth from the home page.
+    pub level: u32,
+}
+
+/// An arc with its weight (number of links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arc {
+    /// Target node id.
+    pub target: u32,
+    /// Links from the source page to the target node.
+    pub weight: u32,
+}
+
+/// A row of external_links.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalRow<'a> {
+    /// The external URL.
+    pub url: &'a str,
+    /// Its host.
+    pub host: String,
+    /// Anchor text.
+    pub anchor: &'a str,
+}
+
+/// A row of bad_links.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRow<'a> {
+    /// The link as written (normalized when possible).
+    pub url: &'a str,
+    /// Why it is not a node.
+    pub reason: &'a str,
+}
+
+/// A row of duplicates.csv.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alias {
+    url: u32,
+    /// Node id it maps to.
+    pub node: u32,
+    /// Why.
+    pub reason: AliasReason,
+}
+
+/// The graph of one scope, borrowed from the data manager's records.
+#[derive(Debug)]
+pub struct SiteGraph<'a> {
+    g: &'a ScopeGraph,
+    nodes: Vec<Node>,
+    /// Per URL id: the level it was visited at, or `NO_LEVEL`.
+    visited: Vec<u32>,
+    /// Per URL id: node id (1-based) it resolves to, or 0.
+    node_of: Vec<u32>,
+    aliases: Vec<Alias>,
+}
+
+/// Longest redirect chain followed through the records (the downloader stops at 5 hops).
+const MAX_CHAIN: usize = 16;
+
+impl<'a> SiteGraph<'a> {
+    /// Replays the crawl of `g` breadth-first.
+    pub(crate) fn build(g: &'a ScopeGraph) -> Self {
+        let n = g.recs.len();
+        let mut visited = vec![NO_LEVEL; n];
+        let mut node_of = vec![0u32; n];
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut aliases = Vec::new();
+        let mut by_hash: HashMap<u128, u32> = HashMap::new();
+        let mut queue = VecDeque::new();
+        visited[g.home as usize] = 0;
+        queue.push_back(g.home);
+        let mut chain = Vec::new();
+        while let Some(u) = queue.pop_front() {
+            let level = visited[u as usize];
+            chain.clear();
+            chain.push(u);
+            let mut cur = u;
+            while g.recs[cur as usize].state == UrlState::Redirect && chain.len() < MAX_CHAIN {
+                let next = g.recs[cur as usize].data;
+                if chain.contains(&next) {
+                    break;
+                }
+                if visited[next as usize] == NO_LEVEL {
+                    visited[next as usize] = level;
+                }
+                chain.push(next);
+                cur = next;
+            }
+            let rec = g.recs[cur as usize];
+            if rec.state != UrlState::Page {
+                continue;
+            }
+            let node = if node_of[cur as usize] != 0 {
+                node_of[cur as usize]
+            } else {
+                let page = g.pages[rec.data as usize];
+                if let Some(&existing) = by_hash.get(&page.hash) {
+                    node_of[cur as usize] = existing;
+                    aliases.push(Alias { url: cur, node: existing, reason: AliasReason::SameContent });
+                    existing
+                } else {
+                    nodes.push(Node { url: cur, page: rec.data, level });
+                    let id = nodes.len() as u32;
+                    node_of[cur as usize] = id;
+                    by_hash.insert(page.hash, id);
+                    if level < g.max_level {
+                        for l in g.page_links(&page) {
+                            if l.kind() == LINK_INTERNAL && visited[l.id() as usize] == NO_LEVEL {
+                                visited[l.id() as usize] = level + 1;
+                                queue.push_back(l.id());
+                            }
+                        }
+                    }
+                    id
+                }
+            };
+            for &h in &chain[..chain.len() - 1] {
+                if node_of[h as usize] == 0 {
+                    node_of[h as usize] = node;
+                    aliases.push(Alias { url: h, node, reason: AliasReason::Redirect });
+                }
+            }
+        }
+        SiteGraph { g, nodes, visited, node_of, aliases }
+    }
+
+    /// The site (scope seed) this graph is of.
+    pub fn origin(&self) -> String {
+        self.g.origin.to_string()
+    }
+
+    /// Nodes; node id = index + 1.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// A node's label: its normalized URL.
+    pub fn label(&self, node: &Node) -> &'a str {
+        self.g.url(node.url)
+    }
+
+    /// A node's `<title>`.
+    pub fn title(&self, node: &Node) -> &'a str {
+        self.g.texts.get(self.g.pages[node.page as usize].title)
+    }
+
+    /// A node's content hash.
+    pub fn content_hash(&self, node: &Node) -> u128 {
+        self.g.pages[node.page as usize].hash
+    }
+
+    /// A node's body size in bytes.
+    pub fn bytes(&self, node: &Node) -> u32 {
+        self.g.pages[node.page as usize].bytes
+    }
+
+    /// Where an internal link target resolves: `Ok(node id)`, or the final URL state.
+    fn resolve(&self, url: u32) -> Option<(u32, UrlState, u32)> {
+        if self.visited[url as usize] == NO_LEVEL {
+            return None;
+        }
+        let mut cur = url;
+        for _ in 0..MAX_CHAIN {
+            let rec = self.g.recs[cur as usize];
+            if rec.state != UrlState::Redirect {
+                return Some((cur, rec.state, rec.data));
+            }
+            cur = rec.data;
+        }
+        None
+    }
+
+    /// The arcs out of a node, by target id, with weights (SPEC §2.9).
+    pub fn arcs(&self, node: &Node) -> Vec<Arc> {
+        let page = self.g.pages[node.page as usize];
+        let mut targets: Vec<u32> = self
+            .g
+            .page_links(&page)
+            .iter()
+            .filter(|l| l.kind() == LINK_INTERNAL && self.visited[l.id() as usize] != NO_LEVEL)
+            .map(|l| self.node_of[l.id() as usize])
+            .filter(|&t| t != 0)
+            .collect();
+        targets.sort_unstable();
+        let mut arcs: Vec<Arc> = Vec::new();
+        for t in targets {
+            match arcs.last_mut() {
+                Some(a) if a.target == t => a.weight += 1,
+                _ => arcs.push(Arc { target: t, weight: 1 }),
+            }
+        }
+        arcs
+    }
+
+    /// External links of a node in document order, one row per (url, anchor): links to other
+    /// sites, and internal links that redirect to another site.
+    pub fn external_links(&self, node: &Node) -> Vec<ExternalRow<'a>> {
+        let page = self.g.pages[node.page as usize];
+        let mut seen = HashSet::new();
+        let mut rows = Vec::new();
+        for l in self.g.page_links(&page) {
+            let ext = match l.kind() {
+                LINK_EXTERNAL => Some(l.id()),
+                LINK_INTERNAL => match self.resolve(l.id()) {
+                    Some((_, UrlState::OffSite, ext)) => Some(ext),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(ext) = ext
+                && seen.insert((ext, l.aux))
+            {
+                let url = self.g.url(ext);
+                let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+                rows.push(ExternalRow { url, host, anchor: self.g.texts.get(l.aux) });
+            }
+        }
+        rows
+    }
+
+    /// Bad links of a node in document order, one row per URL.
+    pub fn bad_links(&self, node: &Node) -> Vec<BadRow<'a>> {
+        let page = self.g.pages[node.page as usize];
+        let mut seen = HashSet::new();
+        let mut rows = Vec::new();
+        for l in self.g.page_links(&page) {
+            let row = match l.kind() {
+                LINK_BAD => Some((self.g.texts.get(l.id()), self.g.texts.get(l.aux))),
+                LINK_INTERNAL => {
+                    let failed = match self.resolve(l.id()) {
+                        Some((_, UrlState::Failed, data)) => Some(data),
+                        None => {
+                            // Not visited (deeper than maxCrawlLevel): report only what is known
+                            // without fetching it.
+                            let rec = self.g.recs[l.id() as usize];
+                            (rec.state == UrlState::Failed && rec.data & STATIC_BIT != 0).then_some(rec.data)
+                        }
+                        _ => None,
+                    };
+                    failed.map(|data| (self.g.url(l.id()), self.g.texts.get(data & !STATIC_BIT)))
+                }
+                _ => None,
+            };
+            if let Some((url, reason)) = row
+                && seen.insert(url)
+            {
+                rows.push(BadRow { url, reason });
+            }
+        }
+        rows
+    }
+
+    /// Why the home page is not a node, when it is not (the site is then unreachable).
+    pub fn home_failure(&self) -> Option<BadRow<'a>> {
+        if !self.nodes.is_empty() {
+            return None;
+        }
+        let home = self.g.home;
+        let reason = match self.resolve(home) {
+            Some((_, UrlState::Failed, data)) => self.g.texts.get(data & !STATIC_BIT),
+            Some((_, UrlState::OffSite, _)) => "redirect to another site",
+            _ => "not fetched",
+        };
+        Some(BadRow { url: self.g.url(home), reason })
+    }
+
+    /// Alias URLs in discovery order (duplicates.csv).
+    pub fn aliases(&self) -> &[Alias] {
+        &self.aliases
+    }
+
+    /// The URL of an alias.
+    pub fn alias_url(&self, a: &Alias) -> &'a str {
+        self.g.url(a.url)
+    }
+
+    /// The deepest level.
+    pub fn max_level(&self) -> u32 {
+        self.nodes.iter().map(|n| n.level).max().unwrap_or(0)
+    }
+
+    /// The graph as a petgraph `DiGraph` (node weight: label and level; edge weight: link
+    /// count), for Rust users and for checking levels independently.
+    pub fn to_petgraph(&self) -> petgraph::graph::DiGraph<(String, u32), u32> {
+        let mut pg = petgraph::graph::DiGraph::with_capacity(self.nodes.len(), 0);
+        let idx: Vec<_> = self.nodes.iter().map(|n| pg.add_node((self.label(n).to_owned(), n.level))).collect();
+        for (i, n) in self.nodes.iter().enumerate() {
+            for a in self.arcs(n) {
+                pg.add_edge(idx[i], idx[a.target as usize - 1], a.weight);
+            }
+        }
+        pg
+    }
+}

@@ -1,0 +1,77 @@
+//! The data manager (the paper's DataManager): every URL, page and link of every crawl scope,
+//! the frontiers, and the final graphs. Parser and downloader threads commit outcomes to it;
+//! the dispatcher claims URLs from it; the unloaders read graphs from it.
+//!
+//! The trait is deliberately narrow (claim, release, commit, pending, progress, graph), so a
+//! data manager backed by a database shared by several crawler processes can implement it.
+
+pub mod frontier;
+pub mod graph;
+pub mod interner;
+mod memory;
+pub(crate) mod scope;
+
+use std::fmt::Debug;
+
+pub use graph::SiteGraph;
+pub use memory::InMemoryDataManager;
+pub use scope::{DataError, Effects};
+
+#[cfg(test)]
+mod tests;
+
+use crate::message::{FetchTask, Outcome};
+use crate::site::Origin;
+
+/// A crawl scope: one seed's crawl (the set of URLs whose pages form its graph).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeId(pub u32);
+
+/// A site (scheme + host + port): the unit of politeness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SiteId(pub u32);
+
+/// A URL within one scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UrlId(pub u32);
+
+/// Figures for the progress line and the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// HTML pages recorded (aliases included).
+    pub pages: usize,
+    /// URLs queued or being fetched.
+    pub pending: usize,
+    /// Outcomes recorded (pages, failures, redirects).
+    pub outcomes: u64,
+    /// Time spent on this scope (first claim to latest commit).
+    pub active: std::time::Duration,
+}
+
+/// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
+pub trait DataManager: Send + Sync + Debug {
+    /// Starts the crawl of `origin` (its home page queued at level 0) on site `site`.
+    fn add_scope(&self, origin: Origin, site: SiteId, max_level: u32) -> Result<ScopeId, DataError>;
+
+    /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
+    /// outcome is committed or it is released.
+    fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
+
+    /// Returns a claimed URL to its frontier (the crawl is stopping).
+    fn release(&self, task: &FetchTask);
+
+    /// Records what became of a claimed URL, with the links of its page.
+    fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;
+
+    /// URLs queued or in flight, over all scopes. Zero means the work is done.
+    fn pending(&self) -> usize;
+
+    /// Figures of one scope.
+    fn progress(&self, scope: ScopeId) -> Progress;
+
+    /// Builds the scope's graph and hands it to `f` (the data stays locked meanwhile).
+    fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>));
+
+    /// Approximate heap bytes held.
+    fn memory_bytes(&self) -> usize;
+}

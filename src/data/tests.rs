@@ -1,0 +1,192 @@
+//! Scope records and graph replay under out-of-order commits.
+
+use super::*;
+use crate::message::{Failure, LinkTarget, PageLink, PageRecord};
+use crate::url_norm::NormUrl;
+
+const SITE: SiteId = SiteId(0);
+
+fn u(path: &str) -> NormUrl {
+    NormUrl::parse(&format!("http://a.test{path}")).unwrap()
+}
+
+fn internal(path: &str) -> PageLink {
+    PageLink { target: LinkTarget::Internal { url: u(path), site: SITE, failure: None }, anchor: format!("to {path}") }
+}
+
+struct Crawl {
+    dm: InMemoryDataManager,
+    scope: ScopeId,
+}
+
+impl Crawl {
+    fn new(max_level: u32) -> Self {
+        let dm = InMemoryDataManager::new();
+        let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
+        let scope = dm.add_scope(origin, SITE, max_level).unwrap();
+        Crawl { dm, scope }
+    }
+
+    /// Claims until `path` comes out (other claims are kept in `held`).
+    fn claim(&self, path: &str, held: &mut Vec<FetchTask>) -> FetchTask {
+        if let Some(i) = held.iter().position(|t| t.url == u(path)) {
+            return held.remove(i);
+        }
+        while let Some(t) = self.dm.claim(self.scope, SITE) {
+            if t.url == u(path) {
+                return t;
+            }
+            held.push(t);
+        }
+        panic!("{path} was not queued; held: {held:?}");
+    }
+
+    fn page(&self, task: FetchTask, chain: &[&str], body: &str, links: &[&str]) {
+        let page = PageRecord {
+            chain: chain.iter().map(|p| u(p)).collect(),
+            hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
+            bytes: body.len() as u64,
+            title: String::new(),
+            links: links.iter().map(|p| internal(p)).collect(),
+        };
+        self.dm.commit(&Outcome::Page { task, page }).unwrap();
+    }
+
+    fn graph(&self) -> (Vec<(String, u32)>, Vec<(u32, u32, u32)>, Vec<(String, u32, &'static str)>) {
+        let mut out = (Vec::new(), Vec::new(), Vec::new());
+        self.dm.with_graph(self.scope, &mut |g| {
+            for (i, n) in g.nodes().iter().enumerate() {
+                out.0.push((g.label(n).trim_start_matches("http://a.test").to_owned(), n.level));
+                for a in g.arcs(n) {
+                    out.1.push((i as u32 + 1, a.target, a.weight));
+                }
+            }
+            for a in g.aliases() {
+                out.2.push((g.alias_url(a).trim_start_matches("http://a.test").to_owned(), a.node, a.reason.as_str()));
+            }
+        });
+        out
+    }
+}
+
+fn nodes(v: &[(&str, u32)]) -> Vec<(String, u32)> {
+    v.iter().map(|(p, l)| ((*p).to_owned(), *l)).collect()
+}
+
+#[test]
+fn first_seen_beyond_max_level_then_found_shallower_is_fetched() {
+    let c = Crawl::new(2);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    c.page(home, &[], "home", &["/a", "/b"]);
+    let a = c.claim("/a", &mut held);
+    let b = c.claim("/b", &mut held);
+    c.page(b, &[], "b", &["/c"]);
+    let cc = c.claim("/c", &mut held);
+    c.page(cc, &[], "c", &["/d"]); // /d at level 3: beyond max, not queued
+    assert!(c.dm.claim(c.scope, SITE).is_none(), "/d must not be queued yet");
+    assert_eq!(c.dm.pending(), 1, "only /a is in flight");
+    c.page(a, &[], "a", &["/d"]); // now /d is at level 2
+    let d = c.claim("/d", &mut held);
+    assert_eq!(d.level, 2);
+    c.page(d, &[], "d", &[]);
+    assert_eq!(c.dm.pending(), 0);
+    let (n, _, _) = c.graph();
+    // Replay order is a one-thread BFS: /a is expanded before /b, so /d precedes /c.
+    assert_eq!(n, nodes(&[("/", 0), ("/a", 1), ("/b", 1), ("/d", 2), ("/c", 2)]));
+}
+
+#[test]
+fn level_lowered_after_fetch_propagates_to_children() {
+    let c = Crawl::new(3);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    c.page(home, &[], "home", &["/a", "/x"]);
+    let a = c.claim("/a", &mut held);
+    let x = c.claim("/x", &mut held);
+    c.page(a, &[], "a", &["/b"]);
+    let b = c.claim("/b", &mut held);
+    c.page(b, &[], "b", &["/c"]);
+    let cc = c.claim("/c", &mut held);
+    assert_eq!(cc.level, 3);
+    c.page(cc, &[], "c", &["/d"]); // /d at 4: beyond max
+    assert!(c.dm.claim(c.scope, SITE).is_none());
+    c.page(x, &[], "x", &["/c"]); // /c drops to 2, so /d to 3: now within max
+    let d = c.claim("/d", &mut held);
+    assert_eq!(d.level, 3);
+    c.page(d, &[], "d", &[]);
+    assert_eq!(c.dm.pending(), 0);
+    let (n, arcs, _) = c.graph();
+    assert_eq!(n, nodes(&[("/", 0), ("/a", 1), ("/x", 1), ("/b", 2), ("/c", 2), ("/d", 3)]));
+    // node ids: / 1, /a 2, /x 3, /b 4, /c 5, /d 6
+    assert_eq!(arcs, vec![(1, 2, 1), (1, 3, 1), (2, 4, 1), (3, 5, 1), (4, 5, 1), (5, 6, 1)]);
+}
+
+#[test]
+fn redirects_and_duplicate_content_collapse_into_one_node() {
+    let c = Crawl::new(5);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    c.page(home, &[], "home", &["/old", "/dir/", "/dir/index.html", "/old"]);
+    let old = c.claim("/old", &mut held);
+    c.page(old, &["/new"], "new", &["/"]);
+    let dir = c.claim("/dir/", &mut held);
+    let idx = c.claim("/dir/index.html", &mut held);
+    c.page(idx, &[], "same", &["/"]);
+    c.page(dir, &[], "same", &["/"]);
+    assert_eq!(c.dm.pending(), 0);
+    let (n, arcs, dups) = c.graph();
+    assert_eq!(n, nodes(&[("/", 0), ("/new", 1), ("/dir/", 1)]));
+    assert_eq!(arcs, vec![(1, 2, 2), (1, 3, 2), (2, 1, 1), (3, 1, 1)]);
+    assert_eq!(
+        dups,
+        vec![("/old".to_owned(), 2, "redirect"), ("/dir/index.html".to_owned(), 3, "same content")]
+    );
+}
+
+#[test]
+fn failures_and_static_failures() {
+    let c = Crawl::new(1);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    let page = PageRecord {
+        chain: vec![],
+        hash: 1,
+        bytes: 1,
+        title: "Home".into(),
+        links: vec![
+            internal("/missing"),
+            PageLink {
+                target: LinkTarget::Internal { url: u("/doc.pdf"), site: SITE, failure: Some(Failure::static_("not html (extension pdf)")) },
+                anchor: String::new(),
+            },
+            PageLink { target: LinkTarget::Bad { raw: "mailto:x@y".into(), reason: "scheme mailto".into() }, anchor: String::new() },
+        ],
+    };
+    c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+    let missing = c.claim("/missing", &mut held);
+    c.dm.commit(&Outcome::Failed { task: missing, chain: vec![], failure: Failure::fetched("status 404") }).unwrap();
+    assert_eq!(c.dm.pending(), 0);
+    c.dm.with_graph(c.scope, &mut |g| {
+        let home = &g.nodes()[0];
+        let bad: Vec<_> = g.bad_links(home).into_iter().map(|r| (r.url.to_owned(), r.reason.to_owned())).collect();
+        assert_eq!(
+            bad,
+            vec![
+                ("http://a.test/missing".into(), "status 404".into()),
+                ("http://a.test/doc.pdf".into(), "not html (extension pdf)".into()),
+                ("mailto:x@y".into(), "scheme mailto".into()),
+            ]
+        );
+    });
+}
+
+#[test]
+fn released_tasks_are_claimed_again() {
+    let c = Crawl::new(1);
+    let t = c.dm.claim(c.scope, SITE).unwrap();
+    assert!(c.dm.claim(c.scope, SITE).is_none());
+    c.dm.release(&t);
+    assert_eq!(c.dm.claim(c.scope, SITE).unwrap().url, t.url);
+    assert_eq!(c.dm.pending(), 1);
+}

@@ -1,0 +1,56 @@
+//! `rccrawler demo`: serves the bundled demo site on 127.0.0.1 and crawls it with the shipped
+//! settings.ini, so the first command of the README works on a machine with no network.
+//! The demo keeps its crawl state apart (`<StateFolder>/demo`) so it never mixes with a real
+//! crawl in progress.
+
+pub mod site;
+
+use std::path::Path;
+
+use crossbeam_channel::Receiver;
+
+use crate::app::App;
+use crate::cli::{self, Exit};
+use crate::loopback::Server;
+use crate::settings::{ResolveEntry, Settings};
+use crate::site::{Origin, SiteSpec};
+
+/// The port tried first, so repeated demos write to the same results folder.
+pub const PREFERRED_PORT: u16 = 18421;
+
+/// Runs the demo.
+pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
+    let mut settings = if settings_path.exists() {
+        match cli::load_settings(settings_path) {
+            Ok(s) => s,
+            Err(code) => return code,
+        }
+    } else {
+        eprintln!("{} not found: using the default settings", settings_path.display());
+        Settings::defaults(Path::new("."))
+    };
+    let server = match Server::start_on(PREFERRED_PORT).or_else(|_| Server::start()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot start the demo server on 127.0.0.1: {e}");
+            return Exit::Failure;
+        }
+    };
+    let port = server.port();
+    site::install(&server, port);
+    settings.resolve.push(ResolveEntry { host: site::HOST.into(), port: None, addr: [127, 0, 0, 1].into() });
+    settings.state_folder = settings.state_folder.join("demo");
+    let url = url::Url::parse(&format!("http://{}:{port}/", site::HOST)).expect("a valid demo URL");
+    let origin = Origin::of(&url).expect("the demo URL has an origin");
+    println!("demo site: {url} (served on 127.0.0.1:{port})");
+    let spec = SiteSpec {
+        origin: origin.clone(),
+        max_downloads: settings.site_defaults.max_downloads,
+        max_level: settings.site_defaults.max_level,
+        crawl_delay: settings.site_defaults.crawl_delay,
+    };
+    let results = settings.result_folder.join(origin.folder_name());
+    let exit = cli::run(App::new(settings, vec![spec]), ctrl_c);
+    println!("open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf", results.display());
+    exit
+}

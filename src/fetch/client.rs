@@ -1,0 +1,250 @@
+//! One HTTP client for the whole crawl (connection pool shared by the downloaders): timeouts
+//! on every request, no automatic redirects (we follow them ourselves, checking each hop),
+//! 4xx/5xx as answers rather than errors, the `Resolve` overrides, and a cap on the body
+//! *after* decompression (ureq's own limit counts compressed bytes, so it cannot stop a
+//! compression bomb).
+
+use std::io::Read;
+use std::net::SocketAddr;
+
+use thiserror::Error;
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+
+use crate::settings::{ResolveEntry, Settings};
+use crate::url_norm::NormUrl;
+
+/// A transport-level failure. The `Display` text is the bad-link reason.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FetchError {
+    /// Connect or overall request timeout.
+    #[error("timeout")]
+    Timeout,
+    /// The host name did not resolve.
+    #[error("host not found")]
+    HostNotFound,
+    /// Nobody listens there.
+    #[error("connection refused")]
+    Refused,
+    /// The connection broke mid-way (reset, closed early, truncated body).
+    #[error("connection broken ({0})")]
+    Broken(String),
+    /// The body passed `MaxPageBytes` (after decompression).
+    #[error("too large (over {0} bytes)")]
+    TooLarge(u64),
+    /// The response was not valid HTTP or its compression was corrupt.
+    #[error("bad response ({0})")]
+    BadResponse(String),
+    /// Anything else.
+    #[error("fetch failed ({0})")]
+    Other(String),
+}
+
+impl FetchError {
+    /// Whether trying again later could help (timeouts, broken connections).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, FetchError::Timeout | FetchError::Broken(_) | FetchError::Refused)
+    }
+}
+
+impl From<ureq::Error> for FetchError {
+    fn from(e: ureq::Error) -> Self {
+        use std::io::ErrorKind;
+        match e {
+            ureq::Error::Timeout(_) => FetchError::Timeout,
+            ureq::Error::HostNotFound => FetchError::HostNotFound,
+            ureq::Error::ConnectionFailed => FetchError::Refused,
+            ureq::Error::BodyExceedsLimit(n) => FetchError::TooLarge(n),
+            ureq::Error::Io(io) => match io.kind() {
+                ErrorKind::ConnectionRefused => FetchError::Refused,
+                ErrorKind::TimedOut | ErrorKind::WouldBlock => FetchError::Timeout,
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe => {
+                    FetchError::Broken(io.to_string())
+                }
+                ErrorKind::InvalidData => FetchError::BadResponse(io.to_string()),
+                _ => FetchError::Other(io.to_string()),
+            },
+            ureq::Error::Protocol(p) => FetchError::BadResponse(p.to_string()),
+            ureq::Error::Decompress(_, io) => FetchError::BadResponse(format!("corrupt compressed body: {io}")),
+            ureq::Error::LargeResponseHeader(..) => FetchError::BadResponse("response header too large".into()),
+            ureq::Error::BadUri(u) => FetchError::Other(format!("bad uri {u}")),
+            other => FetchError::Other(other.to_string()),
+        }
+    }
+}
+
+impl From<std::io::Error> for FetchError {
+    fn from(e: std::io::Error) -> Self {
+        ureq::Error::from(e).into()
+    }
+}
+
+/// Connections to overridden hosts go to the configured address (curl's `--resolve`).
+#[derive(Debug)]
+struct OverrideResolver {
+    entries: Vec<ResolveEntry>,
+    fallback: DefaultResolver,
+}
+
+impl Resolver for OverrideResolver {
+    fn resolve(&self, uri: &Uri, config: &ureq::config::Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        if let Some(authority) = uri.authority() {
+            let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+            let port = authority.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+            if let Some(e) = self.entries.iter().find(|e| e.host == host && e.port.is_none_or(|p| p == port)) {
+                let mut addrs = self.empty();
+                addrs.push(SocketAddr::new(e.addr, port));
+                return Ok(addrs);
+            }
+        }
+        self.fallback.resolve(uri, config, timeout)
+    }
+}
+
+/// A response whose body has not been read yet.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// `Location`, for redirects.
+    pub location: Option<String>,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Retry-After`, for 429 and 503.
+    pub retry_after: Option<String>,
+    content_encoding: Option<String>,
+    inner: ureq::http::Response<ureq::Body>,
+}
+
+impl Response {
+    /// Reads the body, decompressed, failing with `TooLarge` past `cap` bytes.
+    pub fn read_body(self, cap: u64) -> Result<Vec<u8>, FetchError> {
+        let (body, truncated) = self.read_capped(cap)?;
+        if truncated {
+            return Err(FetchError::TooLarge(cap));
+        }
+        Ok(body)
+    }
+
+    /// Reads at most `cap` bytes of the decompressed body and ignores the rest (robots.txt).
+    pub fn read_body_truncated(self, cap: u64) -> Result<Vec<u8>, FetchError> {
+        Ok(self.read_capped(cap)?.0)
+    }
+
+    fn read_capped(mut self, cap: u64) -> Result<(Vec<u8>, bool), FetchError> {
+        // Raw (compressed) bytes get a looser bound; the real cap applies after decoding.
+        let raw_limit = cap.saturating_add(cap / 8).saturating_add(64 * 1024);
+        let reader = self.inner.body_mut().with_config().limit(raw_limit).reader();
+        let deflate = self.content_encoding.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("deflate"));
+        let mut body = Vec::new();
+        let read = if deflate {
+            // ureq does not decode `deflate`; servers send it zlib-wrapped (RFC 9110 §8.4.1.2).
+            flate2::read::ZlibDecoder::new(reader).take(cap + 1).read_to_end(&mut body)
+        } else {
+            reader.take(cap + 1).read_to_end(&mut body)
+        };
+        if let Err(e) = read {
+            return match ureq::Error::from(e) {
+                // The raw bytes passed their bound: the decoded body is over the cap too.
+                ureq::Error::BodyExceedsLimit(_) => Ok((body, true)),
+                other => Err(other.into()),
+            };
+        }
+        let truncated = body.len() as u64 > cap;
+        body.truncate(cap as usize);
+        Ok((body, truncated))
+    }
+}
+
+/// Whether a Content-Type denotes an HTML page (SPEC §2.5).
+pub fn is_html(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        let essence = ct.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("text/html") || essence.eq_ignore_ascii_case("application/xhtml+xml")
+    })
+}
+
+/// The request target for a normalized URL: characters that URLs may hold but HTTP request
+/// lines may not (`{`, `|`, `^`, …) are percent-encoded.
+pub fn request_uri(url: &NormUrl) -> String {
+    let s = url.as_str();
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%[]".contains(&b);
+    if s.bytes().all(allowed) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for b in s.bytes() {
+        if allowed(b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The shared HTTP client.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    agent: ureq::Agent,
+}
+
+impl HttpClient {
+    /// Builds the client from settings.
+    pub fn new(settings: &Settings) -> Self {
+        let config = ureq::Agent::config_builder()
+            .timeout_global(Some(settings.request_timeout))
+            .timeout_connect(Some(settings.connect_timeout))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .user_agent(settings.user_agent.as_str())
+            .accept("text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
+            .max_idle_connections(1024)
+            .max_idle_connections_per_host(64)
+            .build();
+        let resolver = OverrideResolver { entries: settings.resolve.clone(), fallback: DefaultResolver::default() };
+        let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), resolver);
+        HttpClient { agent }
+    }
+
+    /// Sends a GET. Any status is an `Ok` answer; only transport problems are errors.
+    pub fn get(&self, url: &NormUrl) -> Result<Response, FetchError> {
+        let inner = self.agent.get(request_uri(url)).call()?;
+        let header = |name: &str| {
+            inner.headers().get(name).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        };
+        Ok(Response {
+            status: inner.status().as_u16(),
+            location: header("location"),
+            content_type: header("content-type"),
+            retry_after: header("retry-after"),
+            content_encoding: header("content-encoding"),
+            inner,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_types() {
+        assert!(is_html(Some("text/html")));
+        assert!(is_html(Some("TEXT/HTML; charset=utf-8")));
+        assert!(is_html(Some("application/xhtml+xml")));
+        assert!(!is_html(Some("text/plain")));
+        assert!(!is_html(Some("text/htmlx")));
+        assert!(!is_html(None));
+    }
+
+    #[test]
+    fn request_uris_are_valid_http() {
+        for s in ["http://a.test/p{1}|x^y`z?q=\"1\"", "http://a.test/%D0%BF?a=1", "http://[::1]:8080/x"] {
+            let u = NormUrl::parse(s).unwrap();
+            let r = request_uri(&u);
+            assert!(r.parse::<Uri>().is_ok(), "{s} -> {r}");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! hosts.txt (SPEC §1): one site per line,
+//! `protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay`.
+//!
+//! Read once by the application manager before anything starts. A bad line is an error that
+//! names the file and the line, and nothing starts.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use thiserror::Error;
+use url::Url;
+
+use crate::site::{Origin, SiteSpec};
+
+/// Values for fields a line leaves out (from settings.ini).
+#[derive(Debug, Clone, Copy)]
+pub struct SiteDefaults {
+    /// Default `maxDownloadsAtTime`.
+    pub max_downloads: u32,
+    /// Default `maxCrawlLevel`.
+    pub max_level: u32,
+    /// Default `crawlDelay`.
+    pub crawl_delay: Duration,
+}
+
+/// What is wrong with one line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LineError {
+    /// Not an http(s) URL of a site.
+    #[error("{0:?} is not a site address: write protocol://host[:port] with protocol http or https")]
+    BadSite(String),
+    /// The address names a page, not a site.
+    #[error("{0:?} has a path, query or fragment: hosts.txt names sites (protocol://host[:port])")]
+    NotASite(String),
+    /// A numeric field is not a non-negative integer in range.
+    #[error("{field} must be an integer from {min} to {max}, got {value:?}")]
+    BadNumber {
+        /// Field name as in SPEC §1.
+        field: &'static str,
+        /// The text found.
+        value: String,
+        /// Smallest accepted.
+        min: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+    /// More than four `;`-separated fields.
+    #[error("too many fields ({0}); expected protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay")]
+    TooManyFields(usize),
+    /// The same site on two lines.
+    #[error("{site} is already listed on line {first_line}")]
+    Duplicate {
+        /// The site.
+        site: String,
+        /// Where it first appeared.
+        first_line: usize,
+    },
+}
+
+/// hosts.txt could not be used.
+#[derive(Debug, Error)]
+pub enum HostsError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is invalid.
+    #[error("{}:{line}: {kind}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        kind: LineError,
+    },
+}
+
+/// Reads and validates hosts.txt.
+pub fn load(path: &Path, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, HostsError> {
+    let bytes = std::fs::read(path).map_err(|source| HostsError::Io { path: path.to_owned(), source })?;
+    let text = String::from_utf8_lossy(&bytes);
+    parse(&text, defaults).map_err(|(line, kind)| HostsError::Line { path: path.to_owned(), line, kind })
+}
+
+/// Parses hosts.txt text; errors carry the 1-based line number.
+pub fn parse(text: &str, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, (usize, LineError)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut sites: Vec<(usize, SiteSpec)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let spec = parse_line(line, defaults).map_err(|e| (line_no, e))?;
+        if let Some((first, _)) = sites.iter().find(|(_, s)| s.origin == spec.origin) {
+            return Err((line_no, LineError::Duplicate { site: spec.origin.to_string(), first_line: *first }));
+        }
+        sites.push((line_no, spec));
+    }
+    Ok(sites.into_iter().map(|(_, s)| s).collect())
+}
+
+fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError> {
+    let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+    if fields.len() > 4 {
+        return Err(LineError::TooManyFields(fields.len()));
+    }
+    let origin = parse_site(fields[0])?;
+    let number = |idx: usize, field: &'static str, min: u64, max: u64, default: u64| -> Result<u64, LineError> {
+        match fields.get(idx).copied().filter(|f| !f.is_empty()) {
+            None => Ok(default),
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| LineError::BadNumber { field, value: text.to_owned(), min, max }),
+        }
+    };
+    let max_downloads = number(1, "maxDownloadsAtTime", 1, 1000, u64::from(defaults.max_downloads))?;
+    let max_level = number(2, "maxCrawlLevel", 0, 10_000, u64::from(defaults.max_level))?;
+    let delay_ms = number(3, "crawlDelay", 0, 3_600_000, defaults.crawl_delay.as_millis() as u64)?;
+    Ok(SiteSpec {
+        origin,
+        max_downloads: max_downloads as u32,
+        max_level: max_level as u32,
+        crawl_delay: Duration::from_millis(delay_ms),
+    })
+}
+
+fn parse_site(text: &str) -> Result<Origin, LineError> {
+    let bad = || LineError::BadSite(text.to_owned());
+    if !text.contains("://") {
+        return Err(bad());
+    }
+    let url = Url::parse(text).map_err(|_| bad())?;
+    let origin = Origin::of(&url).ok_or_else(bad)?;
+    let has_extra = url.path() != "/"
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+        || url.password().is_some();
+    if has_extra {
+        return Err(LineError::NotASite(text.to_owned()));
+    }
+    Ok(origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: SiteDefaults = SiteDefaults { max_downloads: 2, max_level: 100, crawl_delay: Duration::ZERO };
+
+    #[test]
+    fn full_and_partial_lines() {
+        let text = "\u{feff}# sites\r\nhttps://a.test;3;5;250\r\n\r\nhttp://B.test:8080;;2\nhttp://c.test/\n";
+        let sites = parse(text, D).unwrap();
+        assert_eq!(sites.len(), 3);
+        assert_eq!(sites[0].origin.to_string(), "https://a.test");
+        assert_eq!((sites[0].max_downloads, sites[0].max_level), (3, 5));
+        assert_eq!(sites[0].crawl_delay, Duration::from_millis(250));
+        assert_eq!(sites[1].origin.to_string(), "http://b.test:8080");
+        assert_eq!((sites[1].max_downloads, sites[1].max_level), (2, 2));
+        assert_eq!(sites[2].max_level, 100);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let err = |t: &str| parse(t, D).unwrap_err();
+        assert_eq!(err("ftp://x.test").0, 1);
+        assert!(matches!(err("\nhttp://x.test;0").1, LineError::BadNumber { field: "maxDownloadsAtTime", .. }));
+        assert!(matches!(err("http://x.test;1;-1").1, LineError::BadNumber { field: "maxCrawlLevel", .. }));
+        assert!(matches!(err("http://x.test;1;1;abc").1, LineError::BadNumber { field: "crawlDelay", .. }));
+        assert_eq!(
+            err("http://x.test\n#\nhttp://X.test:80/"),
+            (3, LineError::Duplicate { site: "http://x.test".into(), first_line: 1 })
+        );
+        assert!(matches!(err("http://x.test/page").1, LineError::NotASite(_)));
+        assert!(matches!(err("x.test").1, LineError::BadSite(_)));
+        assert!(matches!(err("http://x.test;1;1;1;1").1, LineError::TooManyFields(5)));
+    }
+
+    #[test]
+    fn load_error_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hosts.txt");
+        std::fs::write(&path, "http://ok.test\nmailto:me\n").unwrap();
+        let e = load(&path, D).unwrap_err().to_string();
+        assert!(e.contains("hosts.txt:2:"), "{e}");
+    }
+}

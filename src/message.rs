@@ -1,0 +1,194 @@
+//! What the threads hand each other: a [`FetchTask`] from the dispatcher to a downloader, a
+//! [`Fetched`] page from a downloader to a parser, an [`Outcome`] from either to the data
+//! manager, and [`LogEvent`]s from everyone to the routine thread.
+
+use std::time::Duration;
+
+use crate::data::{ScopeId, SiteId, UrlId};
+use crate::url_norm::NormUrl;
+
+/// What a task fetches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskKind {
+    /// The site's `/robots.txt` (always its first request).
+    Robots,
+    /// A URL of the crawl.
+    Page,
+}
+
+/// One URL to download.
+#[derive(Debug, Clone)]
+pub struct FetchTask {
+    /// The crawl the URL belongs to.
+    pub scope: ScopeId,
+    /// The site it is on (politeness).
+    pub site: SiteId,
+    /// Its id in the scope (meaningless for robots tasks).
+    pub url_id: UrlId,
+    /// The URL.
+    pub url: NormUrl,
+    /// Its level when claimed (it may only get lower).
+    pub level: u32,
+    /// Page or robots.txt.
+    pub kind: TaskKind,
+}
+
+/// Why a URL is not a page; `reason` is the `Reason` column of `bad_links.csv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// Human-readable reason: `status 404`, `robots`, `not html (application/pdf)`, …
+    pub reason: String,
+    /// Decided from the URL alone, without a request (robots rules, extension): such a bad
+    /// link is reported wherever it appears, even beyond `maxCrawlLevel`.
+    pub without_request: bool,
+}
+
+impl Failure {
+    /// A failure seen in a response or a transport error.
+    pub fn fetched(reason: impl Into<String>) -> Self {
+        Failure { reason: reason.into(), without_request: false }
+    }
+
+    /// A failure decided from the URL alone.
+    pub fn static_(reason: impl Into<String>) -> Self {
+        Failure { reason: reason.into(), without_request: true }
+    }
+}
+
+/// A downloaded HTML page on its way to a parser.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The task that fetched it.
+    pub task: FetchTask,
+    /// Redirect hops after `task.url`; the last one is the page's address. Empty: no redirect.
+    pub chain: Vec<NormUrl>,
+    /// The Content-Type header (for the charset).
+    pub content_type: Option<String>,
+    /// The body, decompressed.
+    pub body: Vec<u8>,
+}
+
+impl Fetched {
+    /// The page's own address: the end of the redirect chain.
+    pub fn final_url(&self) -> &NormUrl {
+        self.chain.last().unwrap_or(&self.task.url)
+    }
+}
+
+/// Where a link on a page points, as the parser classified it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// In the crawl's scope.
+    Internal {
+        /// The normalized URL.
+        url: NormUrl,
+        /// Its site.
+        site: SiteId,
+        /// Set when the URL may not be fetched (robots, extension).
+        failure: Option<Failure>,
+    },
+    /// http(s) on another site.
+    External(NormUrl),
+    /// Not a crawlable URL at all.
+    Bad {
+        /// The href as written (resolved when possible).
+        raw: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One link on a page, in document order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageLink {
+    /// Where it points.
+    pub target: LinkTarget,
+    /// The anchor text.
+    pub anchor: String,
+}
+
+/// A parsed page, ready to be recorded.
+#[derive(Debug, Clone)]
+pub struct PageRecord {
+    /// Redirect hops after the task URL (the last is the page address).
+    pub chain: Vec<NormUrl>,
+    /// Content hash of the body (128-bit xxh3).
+    pub hash: u128,
+    /// Body size in bytes.
+    pub bytes: u64,
+    /// The `<title>`.
+    pub title: String,
+    /// Links in document order.
+    pub links: Vec<PageLink>,
+}
+
+/// What became of one claimed URL. Every claimed URL ends in exactly one `Outcome`.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// An HTML page.
+    Page {
+        /// The task.
+        task: FetchTask,
+        /// The page.
+        page: PageRecord,
+    },
+    /// A redirect (chain) to another site: links to this URL are external links.
+    OffSite {
+        /// The task.
+        task: FetchTask,
+        /// Same-site hops before leaving.
+        chain: Vec<NormUrl>,
+        /// The off-site address.
+        target: NormUrl,
+    },
+    /// Not a page.
+    Failed {
+        /// The task.
+        task: FetchTask,
+        /// Redirect hops before the failure (the failure applies to the last one).
+        chain: Vec<NormUrl>,
+        /// Why.
+        failure: Failure,
+    },
+}
+
+impl Outcome {
+    /// The task this outcome answers.
+    pub fn task(&self) -> &FetchTask {
+        match self {
+            Outcome::Page { task, .. } | Outcome::OffSite { task, .. } | Outcome::Failed { task, .. } => task,
+        }
+    }
+}
+
+/// Something for the log files or the console; the routine thread is the only writer.
+#[derive(Debug, Clone)]
+pub enum LogEvent {
+    /// A request finished (common log).
+    Request {
+        /// Site.
+        site: String,
+        /// URL requested.
+        url: String,
+        /// HTTP status, or 0 when there was no response.
+        status: u16,
+        /// Body bytes read.
+        bytes: u64,
+        /// Duration.
+        elapsed: Duration,
+    },
+    /// Something went wrong with a URL (error log).
+    Problem {
+        /// Site.
+        site: String,
+        /// URL.
+        url: String,
+        /// What happened.
+        what: String,
+    },
+    /// A line for the console (and the error log when `important`).
+    Note {
+        /// The text.
+        text: String,
+    },
+}

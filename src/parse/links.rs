@@ -1,0 +1,359 @@
+//! Link extraction (SPEC §2.7): `<a href>`, `<area href>`, `<frame src>`, `<iframe src>`, the
+//! first `<base href>`, and `<title>`, with anchor texts. Scripts are not run and their text is
+//! not searched for links.
+//!
+//! The only user of an HTML tokenizer in the crate, so it can be swapped here alone. We use
+//! html5gum, a WHATWG-conformant tokenizer (lychee uses it too): tl 0.7.8 drops unquoted
+//! attribute values that contain `/` (`<a href=/news/>` yields no link) and reads links
+//! inside `<script>` strings; both would break arc recall and precision. html5gum's callback
+//! emitter hands us slices, so no token is allocated; character references in attribute
+//! values and text are decoded by the tokenizer.
+
+use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
+use html5gum::{State, Tokenizer};
+
+/// Anchor texts and titles longer than this many bytes are cut (an unclosed `<a>` would
+/// otherwise swallow the rest of the page).
+const MAX_TEXT_BYTES: usize = 1000;
+
+/// Which element a link came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkTag {
+    /// `<a href>`.
+    A,
+    /// `<area href>`.
+    Area,
+    /// `<frame src>`.
+    Frame,
+    /// `<iframe src>`.
+    Iframe,
+}
+
+/// A link as written in the page: not yet resolved or normalized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawLink {
+    /// The attribute value, character references decoded.
+    pub href: String,
+    /// The text people see: anchor text (with `<img alt>`), or `<area alt>`; whitespace
+    /// collapsed, control characters removed.
+    pub anchor: String,
+    /// The element.
+    pub tag: LinkTag,
+}
+
+/// Everything the parser needs from one page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extracted {
+    /// Links in document order.
+    pub links: Vec<RawLink>,
+    /// The first `<base href>`, if any.
+    pub base_href: Option<String>,
+    /// The `<title>` text, cleaned like anchors.
+    pub title: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    A,
+    Area,
+    Frame,
+    Iframe,
+    Base,
+    Img,
+    Title,
+    /// Elements whose content the tokenizer must read as text, not markup.
+    RawText(State),
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attr {
+    Href,
+    Src,
+    Alt,
+    Other,
+}
+
+#[derive(Default)]
+struct Collector {
+    tag: Option<Tag>,
+    attr: Option<Attr>,
+    href: Option<String>,
+    src: Option<String>,
+    alt: Option<String>,
+    out: Extracted,
+    /// Index in `out.links` of the `<a>` whose text is being collected, with that text.
+    open_anchor: Option<(usize, String)>,
+    in_title: bool,
+    raw_depth: bool,
+}
+
+fn classify(name: &[u8]) -> Tag {
+    match name {
+        b"a" => Tag::A,
+        b"area" => Tag::Area,
+        b"frame" => Tag::Frame,
+        b"iframe" => Tag::Iframe,
+        b"base" => Tag::Base,
+        b"img" => Tag::Img,
+        b"title" => Tag::Title,
+        b"script" => Tag::RawText(State::ScriptData),
+        b"style" | b"xmp" | b"noembed" | b"noframes" => Tag::RawText(State::RawText),
+        b"textarea" => Tag::RawText(State::RcData),
+        b"plaintext" => Tag::RawText(State::PlainText),
+        // <noscript> is read as markup: we do not run scripts, so its links are live.
+        _ => Tag::Other,
+    }
+}
+
+fn push_text(buf: &mut String, bytes: &[u8]) {
+    if buf.len() < MAX_TEXT_BYTES * 2 {
+        buf.push_str(&String::from_utf8_lossy(bytes));
+    }
+}
+
+/// Whitespace runs become one space, control characters go, the ends are trimmed, and the
+/// result is cut to [`MAX_TEXT_BYTES`] on a character boundary.
+pub fn clean_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_TEXT_BYTES));
+    let mut pending_space = false;
+    for ch in s.chars() {
+        if ch.is_whitespace() {
+            pending_space = !out.is_empty();
+        } else if ch.is_control() {
+            continue;
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            if out.len() + ch.len_utf8() > MAX_TEXT_BYTES {
+                break;
+            }
+            out.push(ch);
+        }
+    }
+    out
+}
+
+impl Collector {
+    fn close_anchor(&mut self) {
+        if let Some((idx, text)) = self.open_anchor.take() {
+            self.out.links[idx].anchor = clean_text(&text);
+        }
+    }
+
+    fn event(&mut self, ev: CallbackEvent<'_>) -> Option<State> {
+        match ev {
+            CallbackEvent::OpenStartTag { name } => {
+                self.tag = Some(classify(name));
+                self.attr = None;
+                self.href = None;
+                self.src = None;
+                self.alt = None;
+            }
+            CallbackEvent::AttributeName { name } => {
+                // The first of duplicate attributes wins (HTML tokenizer rule).
+                let (attr, slot) = match name {
+                    b"href" => (Attr::Href, &mut self.href),
+                    b"src" => (Attr::Src, &mut self.src),
+                    b"alt" => (Attr::Alt, &mut self.alt),
+                    _ => {
+                        self.attr = Some(Attr::Other);
+                        return None;
+                    }
+                };
+                if slot.is_none() && matches!(self.tag, Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img)) {
+                    // An attribute without a value (href="") emits no value event.
+                    *slot = Some(String::new());
+                    self.attr = Some(attr);
+                } else {
+                    self.attr = Some(Attr::Other);
+                }
+            }
+            CallbackEvent::AttributeValue { value } => {
+                let slot = match self.attr {
+                    Some(Attr::Href) => &mut self.href,
+                    Some(Attr::Src) => &mut self.src,
+                    Some(Attr::Alt) => &mut self.alt,
+                    _ => return None,
+                };
+                if let Some(s) = slot {
+                    s.push_str(&String::from_utf8_lossy(value));
+                }
+            }
+            CallbackEvent::CloseStartTag { self_closing } => return self.close_start_tag(self_closing),
+            CallbackEvent::EndTag { name } => match classify(name) {
+                Tag::A => self.close_anchor(),
+                Tag::Title => self.in_title = false,
+                Tag::RawText(_) | Tag::Iframe => self.raw_depth = false,
+                _ => {}
+            },
+            CallbackEvent::String { value } => {
+                if self.in_title {
+                    push_text(&mut self.out.title, value);
+                } else if !self.raw_depth
+                    && let Some((_, text)) = &mut self.open_anchor
+                {
+                    push_text(text, value);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn close_start_tag(&mut self, self_closing: bool) -> Option<State> {
+        let tag = self.tag.take()?;
+        let link = |href: Option<String>, anchor: String, tag: LinkTag| href.map(|href| RawLink { href, anchor, tag });
+        match tag {
+            Tag::A => {
+                // A new <a> closes an open one (the adoption agency does the same).
+                self.close_anchor();
+                if let Some(l) = link(self.href.take(), String::new(), LinkTag::A) {
+                    self.out.links.push(l);
+                    if !self_closing {
+                        self.open_anchor = Some((self.out.links.len() - 1, String::new()));
+                    }
+                }
+            }
+            Tag::Area => {
+                let alt = clean_text(self.alt.as_deref().unwrap_or_default());
+                self.out.links.extend(link(self.href.take(), alt, LinkTag::Area));
+            }
+            Tag::Frame => self.out.links.extend(link(self.src.take(), String::new(), LinkTag::Frame)),
+            Tag::Iframe => {
+                self.out.links.extend(link(self.src.take(), String::new(), LinkTag::Iframe));
+                if !self_closing {
+                    self.raw_depth = true;
+                    return Some(State::RawText);
+                }
+            }
+            Tag::Base => {
+                if self.out.base_href.is_none() {
+                    self.out.base_href = self.href.take();
+                }
+            }
+            Tag::Img => {
+                if let (Some((_, text)), Some(alt)) = (&mut self.open_anchor, self.alt.take()) {
+                    text.push(' ');
+                    text.push_str(&alt);
+                    text.push(' ');
+                }
+            }
+            Tag::Title => {
+                if !self_closing {
+                    self.in_title = true;
+                    return Some(State::RcData);
+                }
+            }
+            Tag::RawText(state) => {
+                if !self_closing {
+                    self.raw_depth = true;
+                    return Some(state);
+                }
+            }
+            Tag::Other => {}
+        }
+        None
+    }
+}
+
+/// Extracts links, base and title from decoded HTML.
+pub fn extract(html: &str) -> Extracted {
+    let mut collector = Collector::default();
+    {
+        let emitter = CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| collector.event(ev));
+        let mut tokenizer = Tokenizer::new_with_emitter(html, emitter);
+        // The callback returns the state to switch to after a raw-text start tag.
+        while let Some(item) = tokenizer.next() {
+            let Ok(state) = item;
+            tokenizer.set_state(state);
+        }
+    }
+    collector.close_anchor();
+    let mut out = collector.out;
+    out.title = clean_text(&out.title);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hrefs(html: &str) -> Vec<String> {
+        extract(html).links.into_iter().map(|l| l.href).collect()
+    }
+
+    #[test]
+    fn the_tags_spec_names() {
+        let html = r#"<a href="/a">A</a><map><area href="/m" alt="Map"></map>
+            <frameset><frame src="/f"></frameset><iframe src="/i"><a href="/not-a-link">x</a></iframe>
+            <img src="/img.png"><link href="/style.css"><script src="/s.js"></script>"#;
+        let e = extract(html);
+        let got: Vec<_> = e.links.iter().map(|l| (l.href.as_str(), l.anchor.as_str(), l.tag)).collect();
+        assert_eq!(
+            got,
+            vec![("/a", "A", LinkTag::A), ("/m", "Map", LinkTag::Area), ("/f", "", LinkTag::Frame), ("/i", "", LinkTag::Iframe)]
+        );
+    }
+
+    #[test]
+    fn unquoted_values_and_case() {
+        assert_eq!(hrefs("<A HREF=/news/>N</A><a href=http://x.com/a>X</a>"), vec!["/news/", "http://x.com/a"]);
+    }
+
+    #[test]
+    fn scripts_styles_and_comments_are_not_searched() {
+        let html = r#"<script>var s = "<a href='/in-script'>"; if (a<b) {}</script><style>a{}</style>
+            <!-- <a href="/commented">c</a> --><textarea><a href="/ta"></textarea><a href="/real">r</a>"#;
+        assert_eq!(hrefs(html), vec!["/real"]);
+    }
+
+    #[test]
+    fn noscript_links_count() {
+        assert_eq!(hrefs("<noscript><a href=/nojs>x</a></noscript>"), vec!["/nojs"]);
+    }
+
+    #[test]
+    fn anchors_entities_and_whitespace() {
+        let e = extract("<a href=\"/q?a=1&amp;b=2\">\n  Fish &amp; <b>Chips</b>\t<img alt=\"Logo\">\u{7}</a>");
+        assert_eq!(e.links[0].href, "/q?a=1&b=2");
+        assert_eq!(e.links[0].anchor, "Fish & Chips Logo");
+    }
+
+    #[test]
+    fn nested_or_unclosed_anchors() {
+        let e = extract("<a href=/1>one<a href=/2>two</a> after <a href=/3>three");
+        let anchors: Vec<_> = e.links.iter().map(|l| l.anchor.as_str()).collect();
+        assert_eq!(anchors, vec!["one", "two", "three"]);
+    }
+
+    #[test]
+    fn base_title_and_empty_href() {
+        let e = extract("<head><title> My\n Page </title><base href=\"http://b.test/x/\"><base href=/ignored></head><a href>self</a><a name=top>no link</a>");
+        assert_eq!(e.base_href.as_deref(), Some("http://b.test/x/"));
+        assert_eq!(e.title, "My Page");
+        assert_eq!(hrefs("<a href>self</a><a href=\"\">self2</a><a name=x>n</a>"), vec!["", ""]);
+    }
+
+    #[test]
+    fn duplicate_attribute_first_wins() {
+        assert_eq!(hrefs("<a href=/first href=/second>x</a>"), vec!["/first"]);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for html in ["<", "<a", "<a href", "<a href=\"", "</", "<!--", "<![CDATA[", "\u{0}<a\u{0}href=x>", "<<<>>>", "<a href=/x"] {
+            let _ = extract(html);
+        }
+        let deep = "<div>".repeat(100_000) + "<a href=/deep>d</a>";
+        assert_eq!(hrefs(&deep), vec!["/deep"]);
+    }
+
+    #[test]
+    fn long_anchor_is_cut() {
+        let html = format!("<a href=/x>{}", "word ".repeat(10_000));
+        assert!(extract(&html).links[0].anchor.len() <= MAX_TEXT_BYTES);
+    }
+}

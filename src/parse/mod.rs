@@ -1,0 +1,5 @@
+//! Parsing: page bytes → text (charset) → links, base, title (links).
+
+pub mod charset;
+pub mod links;
+pub mod worker;

@@ -1,0 +1,98 @@
+//! The parser thread (the paper's ParsingThread, `PT0`): decodes each fetched page, extracts
+//! its links, resolves them against `<base href>` or the page address, normalizes and
+//! classifies them (internal / external / bad), hashes the body, drops it, and commits the
+//! page to the data manager.
+
+use crossbeam_channel::{Receiver, select};
+use url::Url;
+
+use super::{charset, links};
+use crate::context::{Context, Log};
+use crate::extensions::non_html_extension;
+use crate::message::{Failure, Fetched, LinkTarget, Outcome, PageLink, PageRecord};
+use crate::sites::SiteEntry;
+use crate::stop::{PanicGuard, StopReason};
+use crate::url_norm::{self, UrlError};
+
+/// Runs one parser until the crawl stops; pages already fetched are still parsed then.
+pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
+    let _guard = PanicGuard(&ctx.stop);
+    let shutdown = ctx.stop.receiver();
+    loop {
+        select! {
+            recv(pages) -> msg => match msg {
+                Ok(fetched) => handle(ctx, fetched, &log),
+                Err(_) => return,
+            },
+            recv(shutdown) -> _ => break,
+        }
+    }
+    // Finish what was already downloaded: that work is not lost.
+    while let Ok(fetched) = pages.try_recv() {
+        handle(ctx, fetched, &log);
+    }
+}
+
+fn handle(ctx: &Context, fetched: Fetched, _log: &Log) {
+    let site = ctx.sites.get(fetched.task.site);
+    let page = parse_page(ctx, &site, &fetched);
+    let Fetched { task, .. } = fetched;
+    let outcome = Outcome::Page { task, page };
+    match ctx.dm.commit(&outcome) {
+        Ok(effects) => {
+            ctx.dispatcher.wake(&effects.woke);
+            ctx.dispatcher.observe(site.id, effects.new_external);
+        }
+        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+    }
+}
+
+/// Turns a fetched page into a record (pure apart from reading robots rules).
+pub fn parse_page(ctx: &Context, site: &SiteEntry, fetched: &Fetched) -> PageRecord {
+    let page_url = fetched.final_url().as_url();
+    let (text, _) = charset::decode(&fetched.body, fetched.content_type.as_deref());
+    let extracted = links::extract(&text);
+    let base = extracted
+        .base_href
+        .as_deref()
+        .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .unwrap_or_else(|| page_url.clone());
+    let links = extracted
+        .links
+        .into_iter()
+        .map(|raw| PageLink { target: classify(ctx, site, &base, &raw.href), anchor: raw.anchor })
+        .collect();
+    PageRecord {
+        chain: fetched.chain.clone(),
+        hash: xxhash_rust::xxh3::xxh3_128(&fetched.body),
+        bytes: fetched.body.len() as u64,
+        title: extracted.title,
+        links,
+    }
+}
+
+/// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
+fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarget {
+    let url = match url_norm::normalize_with_limit(base, href, ctx.settings.max_url_length) {
+        Ok(u) => u,
+        Err(e) => {
+            let raw = match &e {
+                UrlError::Scheme(_) => url_norm::resolve(base, href).map(String::from).unwrap_or_else(|_| href.to_owned()),
+                _ => href.trim().to_owned(),
+            };
+            return LinkTarget::Bad { raw, reason: e.to_string() };
+        }
+    };
+    let Some(target_site) = ctx.filter.scope_site(site, url.as_url()) else {
+        return LinkTarget::External(url);
+    };
+    let failure = if let Some(ext) = non_html_extension(url.path()) {
+        Some(Failure::static_(format!("not html (extension {ext})")))
+    } else {
+        let entry = if target_site == site.id { None } else { Some(ctx.sites.get(target_site)) };
+        let robots = entry.as_deref().unwrap_or(site).robots().cloned();
+        robots.filter(|r| !r.allowed(url.path_and_query())).map(|r| Failure::static_(r.denial_reason()))
+    };
+    LinkTarget::Internal { url, site: target_site, failure }
+}

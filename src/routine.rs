@@ -1,0 +1,132 @@
+//! The routine thread (the paper's RoutineThread, `RT0`): the only writer of the log files;
+//! every tick it asks the finishers whether to stop and prints the progress line; Ctrl+C
+//! (forwarded by `main` as a channel message) stops the crawl like the stop file does.
+//! It ends when every other thread has dropped its log sender.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, never, select, tick};
+
+use crate::context::Context;
+use crate::data::ScopeId;
+use crate::finish::{Finisher, Tick};
+use crate::logs::LogFiles;
+use crate::message::LogEvent;
+use crate::stop::StopReason;
+
+/// How often finishers are checked (the progress line has its own interval).
+const CHECK_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Runs the routine thread until all log senders are gone.
+pub fn run_routine(
+    ctx: &Context,
+    events: Receiver<LogEvent>,
+    ctrl_c: Receiver<()>,
+    mut finishers: Vec<Box<dyn Finisher>>,
+    mut logs: LogFiles,
+    scopes: &[(ScopeId, String)],
+) {
+    let ticker = tick(CHECK_INTERVAL);
+    let mut ctrl_c = ctrl_c;
+    let mut progress = ProgressLine::new(ctx.settings.progress_interval);
+    let mut io_failed = false;
+    loop {
+        select! {
+            recv(events) -> ev => match ev {
+                Ok(ev) => {
+                    let r = match &ev {
+                        LogEvent::Request { site, url, status, bytes, elapsed } => {
+                            logs.request(site, url, *status, *bytes, elapsed.as_millis())
+                        }
+                        LogEvent::Problem { site, url, what } => {
+                            progress.problems += 1;
+                            logs.problem(site, url, what)
+                        }
+                        LogEvent::Note { text } => {
+                            eprintln!("{text}");
+                            Ok(())
+                        }
+                    };
+                    if let Err(e) = r
+                        && !io_failed
+                    {
+                        io_failed = true;
+                        eprintln!("cannot write the log files {:?}: {e}", logs.paths());
+                    }
+                }
+                Err(_) => break,
+            },
+            recv(ticker) -> _ => {
+                if !ctx.stop.is_requested() {
+                    let t = Tick { now: Instant::now(), pending: ctx.dm.pending(), robots_pending: ctx.dispatcher.robots_pending() };
+                    if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
+                        ctx.stop.request(reason);
+                    }
+                    progress.maybe_print(ctx, scopes);
+                }
+            },
+            recv(ctrl_c) -> msg => {
+                if msg.is_err() {
+                    // Nobody can send Ctrl+C any more; stop listening.
+                    ctrl_c = never();
+                } else {
+                    eprintln!("interrupted: stopping (in-flight requests finish or are abandoned)");
+                    ctx.stop.request(StopReason::Interrupted);
+                }
+            },
+        }
+    }
+    if let Err(e) = logs.flush() {
+        eprintln!("cannot write the log files: {e}");
+    }
+}
+
+struct ProgressLine {
+    every: Duration,
+    last: Instant,
+    last_outcomes: u64,
+    problems: u64,
+}
+
+impl ProgressLine {
+    fn new(every: Duration) -> Self {
+        ProgressLine { every, last: Instant::now(), last_outcomes: 0, problems: 0 }
+    }
+
+    fn maybe_print(&mut self, ctx: &Context, scopes: &[(ScopeId, String)]) {
+        let now = Instant::now();
+        if now.duration_since(self.last) < self.every {
+            return;
+        }
+        let mut pages = 0;
+        let mut outcomes = 0;
+        let mut per_site = Vec::new();
+        for (id, name) in scopes {
+            let p = ctx.dm.progress(*id);
+            pages += p.pages;
+            outcomes += p.outcomes;
+            if p.pending > 0 {
+                per_site.push((p.pending, format!("{name} {}p/{}q", p.pages, p.pending)));
+            }
+        }
+        per_site.sort_by(|a, b| b.0.cmp(&a.0));
+        let rate = (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
+        let mut line = format!(
+            "[{:>5}s] pages {pages}, queued {}, {rate:.1} urls/s, problems {}",
+            ctx.started.elapsed().as_secs(),
+            ctx.dm.pending(),
+            self.problems
+        );
+        for (_, s) in per_site.iter().take(4) {
+            line.push_str(" | ");
+            line.push_str(s);
+        }
+        if per_site.len() > 4 {
+            line.push_str(&format!(" | +{} sites", per_site.len() - 4));
+        }
+        let _ = writeln!(std::io::stderr(), "{line}");
+        self.last = now;
+        self.last_outcomes = outcomes;
+    }
+}

@@ -1,0 +1,409 @@
+//! settings.ini (SPEC §1) in two stages: the file becomes a [`RawSettings`] map of strings
+//! (through the `config` crate's INI reader), then [`Settings::from_raw`] validates every key
+//! against the key table into typed values. Threads only ever see `&Settings`.
+
+pub mod keys;
+pub mod registry;
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::hosts::SiteDefaults;
+use crate::robots::RobotsFlavor;
+use keys::{KEYS, KeyDef, ValueKind};
+use registry::*;
+
+/// settings.ini could not be used.
+#[derive(Debug, Error)]
+pub enum SettingsError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid INI.
+    #[error("{}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// A component name is not known.
+    #[error("{key} = {name}: unknown component; valid names: {}", valid.join(", "))]
+    UnknownComponent {
+        /// The key.
+        key: String,
+        /// The name given.
+        name: String,
+        /// Every valid name.
+        valid: Vec<String>,
+    },
+    /// A value is out of range or of the wrong form.
+    #[error("{key} = {value:?}: {expected}")]
+    BadValue {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: String,
+    },
+}
+
+/// The keys and values of settings.ini as written, before validation.
+#[derive(Debug, Clone, Default)]
+pub struct RawSettings {
+    values: BTreeMap<String, String>,
+}
+
+impl RawSettings {
+    /// Parses INI text. Keys keep their case; `; comments` after a value are dropped.
+    pub fn from_ini(text: &str, path: &Path) -> Result<Self, SettingsError> {
+        use config::Source;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let file = config::File::from_str(text, config::FileFormat::Ini);
+        let map = file
+            .collect()
+            .map_err(|e| SettingsError::Syntax { path: path.to_owned(), message: e.to_string() })?;
+        let mut values = BTreeMap::new();
+        for (key, value) in map {
+            match value.clone().into_string() {
+                Ok(s) => {
+                    values.insert(key, s);
+                }
+                Err(_) => {
+                    // A [section]: we use none, so its keys are unknown keys.
+                    if let Ok(table) = value.into_table() {
+                        for (k, v) in table {
+                            values.insert(format!("[{key}] {k}"), v.into_string().unwrap_or_default());
+                        }
+                    }
+                }
+            }
+        }
+        Ok(RawSettings { values })
+    }
+
+    /// Sets one key (tests and the demo use this to override the file).
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        self.values.insert(key.to_owned(), value.into());
+    }
+
+    /// The value written for `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+}
+
+/// One `Resolve` entry: connections to `host` (on `port`, or any port) go to `addr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolveEntry {
+    /// Host name as it appears in URLs (lower case).
+    pub host: String,
+    /// Only for this port, if given.
+    pub port: Option<u16>,
+    /// The address to connect to.
+    pub addr: IpAddr,
+}
+
+/// Validated settings. Built once; shared read-only by every thread.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `ApplicationManager`.
+    pub manager: ManagerKind,
+    /// `DataManager`.
+    pub data_manager: DataManagerKind,
+    /// `DownloadingThread`.
+    pub downloader: DownloaderKind,
+    /// `ParsingThread`.
+    pub parser: ParserKind,
+    /// `RoutineThread`.
+    pub routine: RoutineKind,
+    /// `UrlAnalyzingThread`.
+    pub url_filter: UrlFilterKind,
+    /// `RobotsTxtClass`.
+    pub robots: RobotsFlavor,
+    /// `ApplicationFinishers`.
+    pub finishers: Vec<FinisherKind>,
+    /// `ResultUnloaders`.
+    pub unloaders: Vec<UnloaderKind>,
+    /// `Scheduler`.
+    pub scheduler: SchedulerKind,
+    /// `ParsingThreadsCount`.
+    pub parsing_threads: NonZeroUsize,
+    /// `DownloadingThreadsCount`.
+    pub downloading_threads: NonZeroUsize,
+    /// `TimeoutSeconds`.
+    pub timeout: Duration,
+    /// `StopFile`, resolved.
+    pub stop_file: PathBuf,
+    /// `ResultFolder`, resolved.
+    pub result_folder: PathBuf,
+    /// `StateFolder`, resolved.
+    pub state_folder: PathBuf,
+    /// `CommonLogFile`, resolved.
+    pub common_log: PathBuf,
+    /// `ErrorLogFile`, resolved.
+    pub error_log: PathBuf,
+    /// `SaveDuplicates`.
+    pub save_duplicates: bool,
+    /// `UserAgent` with `<version>` replaced.
+    pub user_agent: String,
+    /// `RequestTimeoutSeconds`.
+    pub request_timeout: Duration,
+    /// `ConnectTimeoutSeconds`.
+    pub connect_timeout: Duration,
+    /// `MaxPageBytes`.
+    pub max_page_bytes: u64,
+    /// `Resolve`.
+    pub resolve: Vec<ResolveEntry>,
+    /// `DefaultMaxDownloadsAtTime`, `DefaultMaxCrawlLevel`, `DefaultCrawlDelay`.
+    pub site_defaults: SiteDefaults,
+    /// `MaxUrlLength`.
+    pub max_url_length: usize,
+    /// `ProgressSeconds`.
+    pub progress_interval: Duration,
+}
+
+/// A settings problem that does not stop the crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning(pub String);
+
+impl Settings {
+    /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
+    /// the file's folder.
+    pub fn load(path: &Path) -> Result<(Settings, Vec<Warning>), SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io { path: path.to_owned(), source })?;
+        let raw = RawSettings::from_ini(&text, path)?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Settings::from_raw(&raw, &base)
+    }
+
+    /// Validates raw settings; `base` is the folder relative paths start from.
+    pub fn from_raw(raw: &RawSettings, base: &Path) -> Result<(Settings, Vec<Warning>), SettingsError> {
+        let mut warnings = Vec::new();
+        for key in raw.values.keys() {
+            if keys::find(key).is_none() {
+                let hint = KEYS
+                    .iter()
+                    .find(|k| k.name.eq_ignore_ascii_case(key))
+                    .map(|k| format!(" (did you mean {}? keys are case-sensitive)", k.name))
+                    .unwrap_or_default();
+                warnings.push(Warning(format!("settings.ini: unknown key {key} ignored{hint}")));
+            }
+        }
+        let v = Values { raw, base };
+        let site_defaults = SiteDefaults {
+            max_downloads: v.int("DefaultMaxDownloadsAtTime")? as u32,
+            max_level: v.int("DefaultMaxCrawlLevel")? as u32,
+            crawl_delay: Duration::from_millis(v.int("DefaultCrawlDelay")?),
+        };
+        let settings = Settings {
+            manager: lookup("ApplicationManager", v.text("ApplicationManager"), MANAGERS)?,
+            data_manager: lookup("DataManager", v.text("DataManager"), DATA_MANAGERS)?,
+            downloader: lookup("DownloadingThread", v.text("DownloadingThread"), DOWNLOADERS)?,
+            parser: lookup("ParsingThread", v.text("ParsingThread"), PARSERS)?,
+            routine: lookup("RoutineThread", v.text("RoutineThread"), ROUTINES)?,
+            url_filter: lookup("UrlAnalyzingThread", v.text("UrlAnalyzingThread"), URL_FILTERS)?,
+            robots: lookup("RobotsTxtClass", v.text("RobotsTxtClass"), ROBOTS)?,
+            finishers: lookup_list("ApplicationFinishers", v.text("ApplicationFinishers"), FINISHERS)?,
+            unloaders: lookup_list("ResultUnloaders", v.text("ResultUnloaders"), UNLOADERS)?,
+            scheduler: lookup("Scheduler", v.text("Scheduler"), SCHEDULERS)?,
+            parsing_threads: v.nonzero("ParsingThreadsCount")?,
+            downloading_threads: v.nonzero("DownloadingThreadsCount")?,
+            timeout: Duration::from_secs(v.int("TimeoutSeconds")?),
+            stop_file: v.path("StopFile"),
+            result_folder: v.path("ResultFolder"),
+            state_folder: v.path("StateFolder"),
+            common_log: v.path("CommonLogFile"),
+            error_log: v.path("ErrorLogFile"),
+            save_duplicates: v.flag("SaveDuplicates")?,
+            user_agent: v.text("UserAgent").replace("<version>", env!("CARGO_PKG_VERSION")),
+            request_timeout: Duration::from_secs(v.int("RequestTimeoutSeconds")?),
+            connect_timeout: Duration::from_secs(v.int("ConnectTimeoutSeconds")?),
+            max_page_bytes: v.int("MaxPageBytes")?,
+            resolve: parse_resolve(v.text("Resolve"))?,
+            site_defaults,
+            max_url_length: v.int("MaxUrlLength")? as usize,
+            progress_interval: Duration::from_secs(v.int("ProgressSeconds")?),
+        };
+        if settings.user_agent.trim().is_empty() {
+            return Err(bad("UserAgent", "", "must not be empty"));
+        }
+        if !crate::robots::is_valid_product_token(crate::robots::product_token(&settings.user_agent)) {
+            warnings.push(Warning(format!(
+                "settings.ini: UserAgent {:?} does not start with a product token ([A-Za-z_-]+); robots.txt groups cannot name it",
+                settings.user_agent
+            )));
+        }
+        if settings.unloaders.is_empty() {
+            warnings.push(Warning("settings.ini: ResultUnloaders is empty: no results will be written".into()));
+        }
+        Ok((settings, warnings))
+    }
+
+    /// Settings with every default, paths relative to `base` (for tests and tools).
+    pub fn defaults(base: &Path) -> Settings {
+        Settings::from_raw(&RawSettings::default(), base).expect("the defaults are valid").0
+    }
+
+    /// The product token robots.txt groups are matched against.
+    pub fn robots_agent(&self) -> &str {
+        crate::robots::product_token(&self.user_agent)
+    }
+}
+
+fn bad(key: &str, value: &str, expected: &str) -> SettingsError {
+    SettingsError::BadValue { key: key.to_owned(), value: value.to_owned(), expected: expected.to_owned() }
+}
+
+/// Key lookup with defaults from the table.
+struct Values<'a> {
+    raw: &'a RawSettings,
+    base: &'a Path,
+}
+
+impl Values<'_> {
+    fn def(&self, key: &str) -> &'static KeyDef {
+        keys::find(key).expect("every key read by Settings is in the key table")
+    }
+
+    fn text(&self, key: &str) -> &str {
+        self.raw.get(key).map(str::trim).unwrap_or(self.def(key).default)
+    }
+
+    fn int(&self, key: &str) -> Result<u64, SettingsError> {
+        let ValueKind::Integer { min, max } = self.def(key).kind else {
+            unreachable!("{key} is declared as an integer key")
+        };
+        let text = self.text(key);
+        text.parse::<u64>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| bad(key, text, &format!("an integer from {min} to {max}")))
+    }
+
+    fn nonzero(&self, key: &str) -> Result<NonZeroUsize, SettingsError> {
+        let n = self.int(key)?;
+        NonZeroUsize::new(n as usize).ok_or_else(|| bad(key, self.text(key), "at least 1"))
+    }
+
+    fn flag(&self, key: &str) -> Result<bool, SettingsError> {
+        match self.text(key).to_ascii_lowercase().as_str() {
+            "1" | "yes" | "true" | "on" => Ok(true),
+            "0" | "no" | "false" | "off" => Ok(false),
+            other => Err(bad(key, other, "1 or 0")),
+        }
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        let p = PathBuf::from(self.text(key));
+        if p.is_absolute() { p } else { self.base.join(p) }
+    }
+}
+
+fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
+    let expected = "comma-separated host:address or host:port:address entries";
+    let mut out = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (host, rest) = item.split_once(':').ok_or_else(|| bad("Resolve", item, expected))?;
+        let parse_addr = |s: &str| s.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().ok();
+        let (port, addr) = match parse_addr(rest) {
+            Some(addr) => (None, addr),
+            None => {
+                let (port, addr) = rest.split_once(':').ok_or_else(|| bad("Resolve", item, expected))?;
+                let port = port.parse::<u16>().map_err(|_| bad("Resolve", item, expected))?;
+                (Some(port), parse_addr(addr).ok_or_else(|| bad("Resolve", item, expected))?)
+            }
+        };
+        if host.is_empty() {
+            return Err(bad("Resolve", item, expected));
+        }
+        out.push(ResolveEntry { host: host.to_ascii_lowercase(), port, addr });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<(Settings, Vec<Warning>), SettingsError> {
+        let raw = RawSettings::from_ini(text, Path::new("settings.ini"))?;
+        Settings::from_raw(&raw, Path::new("/base"))
+    }
+
+    #[test]
+    fn pascal_case_keys_and_inline_comments() {
+        let (s, w) = load("ParsingThreadsCount = 3 ; three parsers\nUrlAnalyzingThread = EmptyUAT          ; or KeyDomainUAT\n").unwrap();
+        assert_eq!(s.parsing_threads.get(), 3);
+        assert_eq!(s.url_filter, UrlFilterKind::Empty);
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn quoted_values_as_in_the_paper() {
+        let (s, _) = load("ApplicationFinishers = \"WorkIsDoneAF,TimeoutAF\"\nResultFolder = \"result\"\n").unwrap();
+        assert_eq!(s.finishers, vec![FinisherKind::WorkIsDone, FinisherKind::Timeout]);
+        assert_eq!(s.result_folder, PathBuf::from("/base/result"));
+    }
+
+    #[test]
+    fn unknown_key_is_a_warning() {
+        let (_, w) = load("DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\n").unwrap();
+        assert_eq!(w.len(), 2);
+        assert!(w[1].0.contains("did you mean ParsingThreadsCount"), "{w:?}");
+    }
+
+    #[test]
+    fn unknown_component_lists_valid_names() {
+        let e = load("RobotsTxtClass = Magic\n").unwrap_err().to_string();
+        assert!(e.contains("Rfc9309RobotsTxt") && e.contains("OnlyDisallowRobotsTxt"), "{e}");
+        let e = load("ApplicationFinishers = WorkIsDoneAF,Nope\n").unwrap_err().to_string();
+        assert!(e.contains("StopFileAF"), "{e}");
+    }
+
+    #[test]
+    fn invalid_values_name_the_key_and_range() {
+        let e = load("ParsingThreadsCount = 0\n").unwrap_err().to_string();
+        assert!(e.contains("ParsingThreadsCount") && e.contains("from 1 to 256"), "{e}");
+        let e = load("TimeoutSeconds = -5\n").unwrap_err().to_string();
+        assert!(e.contains("TimeoutSeconds"), "{e}");
+        let e = load("SaveDuplicates = maybe\n").unwrap_err().to_string();
+        assert!(e.contains("SaveDuplicates"), "{e}");
+    }
+
+    #[test]
+    fn resolve_entries() {
+        let r = parse_resolve("a.test:127.0.0.1, B.test:8080:127.0.0.2,c.test:[::1]").unwrap();
+        assert_eq!(r[0], ResolveEntry { host: "a.test".into(), port: None, addr: "127.0.0.1".parse().unwrap() });
+        assert_eq!(r[1].port, Some(8080));
+        assert_eq!(r[1].host, "b.test");
+        assert_eq!(r[2].addr, "::1".parse::<IpAddr>().unwrap());
+        assert!(parse_resolve("nohost").is_err());
+    }
+
+    #[test]
+    fn user_agent_version_placeholder() {
+        let (s, _) = load("").unwrap();
+        assert_eq!(s.user_agent, format!("rccrawler/{}", env!("CARGO_PKG_VERSION")));
+        assert_eq!(s.robots_agent(), "rccrawler");
+    }
+
+    #[test]
+    fn rendered_ini_loads_with_no_warnings_and_all_defaults() {
+        let (s, w) = load(&keys::render_ini()).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(s.parsing_threads.get(), 2);
+    }
+}

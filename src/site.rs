@@ -1,0 +1,151 @@
+//! What a *site* is (SPEC §2): one scheme + host + port. Subdomains are other sites.
+//!
+//! A site is the unit of politeness (robots.txt, concurrent downloads, crawl delay). It is a
+//! different idea from a crawl *scope* (`data::ScopeId`): the set of URLs one seed's crawl
+//! covers, which the URL filter decides and which may span several sites.
+
+use std::fmt;
+use std::time::Duration;
+
+use url::Url;
+
+use crate::url_norm::NormUrl;
+
+/// `http` or `https`: the only schemes crawled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scheme {
+    /// Plain HTTP, default port 80.
+    Http,
+    /// HTTP over TLS, default port 443.
+    Https,
+}
+
+impl Scheme {
+    /// Parses a scheme name (already lower-case in a parsed URL).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "http" => Some(Scheme::Http),
+            "https" => Some(Scheme::Https),
+            _ => None,
+        }
+    }
+
+    /// The scheme name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+
+    /// The port used when a URL names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+}
+
+/// The identity of a site: scheme, host (lower-case, punycode) and port.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Origin {
+    scheme: Scheme,
+    host: Box<str>,
+    port: u16,
+}
+
+impl Origin {
+    /// The origin of an http(s) URL with a host.
+    pub fn of(url: &Url) -> Option<Self> {
+        let scheme = Scheme::from_name(url.scheme())?;
+        let host = url.host_str().filter(|h| !h.is_empty())?;
+        let port = url.port().unwrap_or(scheme.default_port());
+        Some(Origin { scheme, host: host.into(), port })
+    }
+
+    /// Whether `url` belongs to this site. Allocation-free: runs for every link.
+    pub fn contains(&self, url: &Url) -> bool {
+        url.scheme() == self.scheme.as_str()
+            && url.host_str() == Some(&*self.host)
+            && url.port().unwrap_or(self.scheme.default_port()) == self.port
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The host name.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, explicit or default.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The home page, `scheme://host[:port]/`, level 0 of the crawl.
+    pub fn home(&self) -> NormUrl {
+        NormUrl::parse(&format!("{self}/")).expect("an origin always forms a valid URL")
+    }
+
+    /// The URL of this site's robots.txt.
+    pub fn robots_url(&self) -> NormUrl {
+        NormUrl::parse(&format!("{self}/robots.txt")).expect("an origin always forms a valid URL")
+    }
+
+    /// The results folder name: `host`, or `host_port` for a non-default port (SPEC §4).
+    pub fn folder_name(&self) -> String {
+        let host: String = self
+            .host
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+            .collect();
+        if self.port == self.scheme.default_port() { host } else { format!("{host}_{}", self.port) }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}", self.scheme.as_str(), self.host)?;
+        if self.port != self.scheme.default_port() {
+            write!(f, ":{}", self.port)?;
+        }
+        Ok(())
+    }
+}
+
+/// One line of hosts.txt, with defaults from settings.ini filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteSpec {
+    /// The site.
+    pub origin: Origin,
+    /// Simultaneous downloads allowed from this site (≥ 1).
+    pub max_downloads: u32,
+    /// Deepest level crawled, inclusive (0 = home page only).
+    pub max_level: u32,
+    /// Minimum time between the starts of two requests to this site.
+    pub crawl_delay: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins() {
+        let o = Origin::of(&Url::parse("HTTP://Example.COM:80/x").unwrap()).unwrap();
+        assert_eq!(o.to_string(), "http://example.com");
+        assert_eq!(o.folder_name(), "example.com");
+        assert_eq!(o.home().as_str(), "http://example.com/");
+        let o = Origin::of(&Url::parse("https://a.test:8443").unwrap()).unwrap();
+        assert_eq!(o.folder_name(), "a.test_8443");
+        assert!(o.contains(&Url::parse("https://a.test:8443/p").unwrap()));
+        assert!(!o.contains(&Url::parse("https://sub.a.test:8443/p").unwrap()));
+        assert!(!o.contains(&Url::parse("http://a.test:8443/p").unwrap()));
+        let ip6 = Origin::of(&Url::parse("http://[::1]:81/").unwrap()).unwrap();
+        assert_eq!(ip6.folder_name(), "___1__81");
+    }
+}

@@ -1,0 +1,69 @@
+//! Atomic file writes: a temp file in the target folder, flushed and fsynced, then renamed
+//! over the target, then the folder fsynced. A reader (or a crash) sees the old file or the
+//! new one, never half of one (SPEC §4, §8).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Writes `path` atomically with what `fill` writes.
+pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    // Temp files are private (0600) by default; results are for everyone who may read the
+    // folder, as a normally created file would be.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    {
+        let mut w = BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
+        fill(&mut w)?;
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// Makes a rename in `dir` durable (a no-op where folders cannot be opened).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir) {
+        Ok(f) => match f.sync_all() {
+            Ok(()) => Ok(()),
+            // Some file systems refuse fsync on folders; the rename is still atomic there.
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput || e.kind() == io::ErrorKind::PermissionDenied => Ok(()),
+            Err(e) => Err(e),
+        },
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_whole_files_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/f.csv");
+        write_atomic(&p, |w| w.write_all(b"one")).unwrap();
+        write_atomic(&p, |w| w.write_all(b"two")).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        let r = write_atomic(&p, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("disk on fire"))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two", "a failed write leaves the old file");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("f.csv")]);
+    }
+}

@@ -1,0 +1,106 @@
+//! results/summary.csv: one row per site (SPEC §4).
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+use super::gephi_csv::CsvOut;
+use super::write_atomic;
+use crate::data::SiteGraph;
+
+/// How a site's crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SiteState {
+    /// Nothing left to fetch.
+    Done,
+    /// Stopped with URLs still pending; running again continues it.
+    Stopped,
+    /// Its home page is not an HTML page (or robots.txt denied everything).
+    Unreachable,
+}
+
+impl fmt::Display for SiteState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SiteState::Done => "done",
+            SiteState::Stopped => "stopped",
+            SiteState::Unreachable => "unreachable",
+        })
+    }
+}
+
+/// One row of summary.csv.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteSummary {
+    /// The site.
+    pub site: String,
+    /// Its results folder name.
+    pub folder: String,
+    /// Nodes.
+    pub pages: usize,
+    /// Distinct arcs.
+    pub arcs: usize,
+    /// external_links.csv rows.
+    pub external_links: usize,
+    /// bad_links.csv rows.
+    pub bad_links: usize,
+    /// duplicates.csv rows.
+    pub duplicates: usize,
+    /// Deepest level.
+    pub max_level: u32,
+    /// Seconds spent crawling it.
+    pub seconds: f64,
+    /// How it ended.
+    pub state: SiteState,
+}
+
+impl SiteSummary {
+    /// Counts a graph's rows; `pending` decides done vs stopped.
+    pub fn of(g: &SiteGraph<'_>, folder: String, pending: usize, seconds: f64) -> Self {
+        let mut s = SiteSummary {
+            site: g.origin(),
+            folder,
+            pages: g.nodes().len(),
+            arcs: 0,
+            external_links: 0,
+            bad_links: usize::from(g.home_failure().is_some()),
+            duplicates: g.aliases().len(),
+            max_level: g.max_level(),
+            seconds,
+            state: if pending > 0 { SiteState::Stopped } else { SiteState::Done },
+        };
+        for n in g.nodes() {
+            s.arcs += g.arcs(n).len();
+            s.external_links += g.external_links(n).len();
+            s.bad_links += g.bad_links(n).len();
+        }
+        if s.pages == 0 && pending == 0 {
+            s.state = SiteState::Unreachable;
+        }
+        s
+    }
+}
+
+/// Writes summary.csv atomically.
+pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
+    write_atomic(path, |w| {
+        let mut csv = CsvOut::new(
+            w,
+            &["Site", "Folder", "Pages", "Arcs", "ExternalLinks", "BadLinks", "Duplicates", "MaxLevel", "Seconds", "State"],
+        )?;
+        for r in rows {
+            csv.text(&r.site)?
+                .text(&r.folder)?
+                .num(r.pages)?
+                .num(r.arcs)?
+                .num(r.external_links)?
+                .num(r.bad_links)?
+                .num(r.duplicates)?
+                .num(r.max_level)?
+                .num(format!("{:.1}", r.seconds))?
+                .text(&r.state.to_string())?
+                .end()?;
+        }
+        Ok(())
+    })
+}

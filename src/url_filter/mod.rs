@@ -1,0 +1,20 @@
+//! The URL filter (the paper's UrlAnalyzingThread): which links are inside a crawl's scope.
+//! Called by the parser threads for every http(s) link. `EmptyUAT` keeps a crawl on its seed
+//! site; the key-domain filter (SPEC §6) will let a scope span several sites.
+
+mod empty;
+
+use std::fmt::Debug;
+
+pub use empty::SeedSiteOnly;
+use url::Url;
+
+use crate::data::SiteId;
+use crate::sites::SiteEntry;
+
+/// Decides whether a link is internal to a crawl.
+pub trait UrlFilter: Send + Sync + Debug {
+    /// The site (of the crawl that `page_site` belongs to) that `url` is on, or `None` when
+    /// the link leaves the crawl (an external link).
+    fn scope_site(&self, page_site: &SiteEntry, url: &Url) -> Option<SiteId>;
+}
