@@ -1,4 +1,9 @@
-//! Prints the settings.ini generated from the key table (used to refresh the shipped file).
+//! Prints the settings.ini generated from the key table (`--markdown`: the README's table).
+//! Refresh the shipped file with `cargo run --example render_settings > settings.ini`.
 fn main() {
-    print!("{}", rccrawler::settings::keys::render_ini());
+    if std::env::args().any(|a| a == "--markdown") {
+        print!("{}", rccrawler::settings::keys::render_markdown_table());
+    } else {
+        print!("{}", rccrawler::settings::keys::render_ini());
+    }
 }

@@ -78,7 +78,10 @@ pub struct RunReport {
 impl RunReport {
     /// Whether the run ended because of a failure (exit code 1) rather than a finisher.
     pub fn is_failure(&self) -> bool {
-        matches!(self.reason, StopReason::WorkerPanicked | StopReason::Failed(_))
+        matches!(
+            self.reason,
+            StopReason::WorkerPanicked | StopReason::Failed(_)
+        )
     }
 }
 
@@ -106,10 +109,15 @@ impl App {
         let started = Instant::now();
         let settings = &self.settings;
         self.remove_leftover_stop_file()?;
-        let logs = LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
+        let logs =
+            LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
         let dm: Arc<dyn DataManager> = Arc::new(InMemoryDataManager::new());
-        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler_for(settings.scheduler), Arc::clone(&stop));
+        let dispatcher = Dispatcher::new(
+            Arc::clone(&dm),
+            scheduler_for(settings.scheduler),
+            Arc::clone(&stop),
+        );
         let sites = Sites::new();
         let mut scopes = Vec::new();
         for spec in &self.hosts {
@@ -117,7 +125,11 @@ impl App {
             let scope = dm.add_scope(spec.origin.clone(), site_id, spec.max_level)?;
             let entry = sites.add(spec.clone(), scope);
             dispatcher.add_site(&entry);
-            scopes.push(ScopeInfo { scope, name: entry.origin.to_string(), folder: entry.origin.folder_name() });
+            scopes.push(ScopeInfo {
+                scope,
+                name: entry.origin.to_string(),
+                folder: entry.origin.folder_name(),
+            });
         }
         dedupe_folders(&mut scopes);
         let ctx = Context {
@@ -137,14 +149,25 @@ impl App {
         }
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
         let sites = self.unload(&*dm, &scopes)?;
-        Ok(RunReport { reason, sites, elapsed: started.elapsed(), result_folder: settings.result_folder.clone() })
+        Ok(RunReport {
+            reason,
+            sites,
+            elapsed: started.elapsed(),
+            result_folder: settings.result_folder.clone(),
+        })
     }
 
     fn remove_leftover_stop_file(&self) -> Result<(), AppError> {
         let path = &self.settings.stop_file;
         if self.settings.finishers.contains(&FinisherKind::StopFile) && path.exists() {
-            std::fs::remove_file(path).map_err(|source| AppError::StopFile { path: path.clone(), source })?;
-            eprintln!("removed the stop file {} left over from an earlier run", path.display());
+            std::fs::remove_file(path).map_err(|source| AppError::StopFile {
+                path: path.clone(),
+                source,
+            })?;
+            eprintln!(
+                "removed the stop file {} left over from an earlier run",
+                path.display()
+            );
         }
         Ok(())
     }
@@ -160,7 +183,8 @@ impl App {
         let (page_tx, page_rx) = bounded::<Fetched>(settings.parsing_threads.get() * 4);
         let (log_tx, log_rx) = bounded(65_536);
         let finishers = finishers_for(settings, ctx.started);
-        let names: Vec<(ScopeId, String)> = scopes.iter().map(|s| (s.scope, s.name.clone())).collect();
+        let names: Vec<(ScopeId, String)> =
+            scopes.iter().map(|s| (s.scope, s.name.clone())).collect();
         let leftover_rx = page_rx.clone();
         let spawned = thread::scope(|s| -> Result<(), AppError> {
             let mut handles = Vec::new();
@@ -168,17 +192,23 @@ impl App {
             handles.push(
                 thread::Builder::new()
                     .name("routine".into())
-                    .spawn_scoped(s, move || run_routine(ctx, log_rx, ctrl_c, finishers, logs, names))
+                    .spawn_scoped(s, move || {
+                        run_routine(ctx, log_rx, ctrl_c, finishers, logs, names)
+                    })
                     .map_err(AppError::Spawn)?,
             );
             for i in 0..settings.downloading_threads.get() {
                 let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
-                let h = thread::Builder::new().name(format!("downloader-{i}")).spawn_scoped(s, move || run_downloader(ctx, tx, log));
+                let h = thread::Builder::new()
+                    .name(format!("downloader-{i}"))
+                    .spawn_scoped(s, move || run_downloader(ctx, tx, log));
                 handles.push(h.map_err(|e| spawn_failed(ctx, e))?);
             }
             for i in 0..settings.parsing_threads.get() {
                 let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
-                let h = thread::Builder::new().name(format!("parser-{i}")).spawn_scoped(s, move || run_parser(ctx, rx, log));
+                let h = thread::Builder::new()
+                    .name(format!("parser-{i}"))
+                    .spawn_scoped(s, move || run_parser(ctx, rx, log));
                 handles.push(h.map_err(|e| spawn_failed(ctx, e))?);
             }
             drop((page_tx, page_rx, log_tx));
@@ -193,7 +223,11 @@ impl App {
         Ok(leftover_rx.try_iter().collect())
     }
 
-    fn unload(&self, dm: &dyn DataManager, scopes: &[ScopeInfo]) -> Result<Vec<SiteSummary>, AppError> {
+    fn unload(
+        &self,
+        dm: &dyn DataManager,
+        scopes: &[ScopeInfo],
+    ) -> Result<Vec<SiteSummary>, AppError> {
         let unloaders = unloaders_for(&self.settings);
         let mut rows = Vec::new();
         for info in scopes {
@@ -206,7 +240,12 @@ impl App {
                         result = u.unload(g, &folder);
                     }
                 }
-                rows.push(SiteSummary::of(g, info.folder.clone(), progress.pending, progress.active.as_secs_f64()));
+                rows.push(SiteSummary::of(
+                    g,
+                    info.folder.clone(),
+                    progress.pending,
+                    progress.active.as_secs_f64(),
+                ));
             });
             result?;
         }
@@ -217,7 +256,8 @@ impl App {
 }
 
 fn spawn_failed(ctx: &Context, e: std::io::Error) -> AppError {
-    ctx.stop.request(StopReason::Failed(format!("cannot start a thread: {e}")));
+    ctx.stop
+        .request(StopReason::Failed(format!("cannot start a thread: {e}")));
     AppError::Spawn(e)
 }
 
@@ -225,7 +265,12 @@ fn spawn_failed(ctx: &Context, e: std::io::Error) -> AppError {
 fn dedupe_folders(scopes: &mut [ScopeInfo]) {
     for i in 1..scopes.len() {
         if scopes[..i].iter().any(|s| s.folder == scopes[i].folder) {
-            let scheme = scopes[i].name.split(':').next().unwrap_or("site").to_owned();
+            let scheme = scopes[i]
+                .name
+                .split(':')
+                .next()
+                .unwrap_or("site")
+                .to_owned();
             scopes[i].folder = format!("{}_{scheme}", scopes[i].folder);
         }
     }

@@ -75,7 +75,11 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             _ => return Err(format!("unexpected argument {:?}", arg.to_string_lossy())),
         }
     }
-    Ok(if demo { Command::Demo { settings } } else { Command::Crawl { settings, hosts } })
+    Ok(if demo {
+        Command::Demo { settings }
+    } else {
+        Command::Crawl { settings, hosts }
+    })
 }
 
 /// Loads settings.ini, printing its warnings. `Err` is the exit code to use.
@@ -95,7 +99,11 @@ pub fn load_settings(path: &std::path::Path) -> Result<Settings, Exit> {
 }
 
 /// Runs a crawl from the input files.
-pub fn crawl(settings_path: &std::path::Path, hosts_path: &std::path::Path, ctrl_c: Receiver<()>) -> Exit {
+pub fn crawl(
+    settings_path: &std::path::Path,
+    hosts_path: &std::path::Path,
+    ctrl_c: Receiver<()>,
+) -> Exit {
     let settings = match load_settings(settings_path) {
         Ok(s) => s,
         Err(code) => return code,
@@ -118,7 +126,11 @@ pub fn run(app: App, ctrl_c: Receiver<()>) -> Exit {
     match app.run(ctrl_c) {
         Ok(report) => {
             print_report(&report);
-            if report.is_failure() { Exit::Failure } else { Exit::Ok }
+            if report.is_failure() {
+                Exit::Failure
+            } else {
+                Exit::Ok
+            }
         }
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -129,12 +141,26 @@ pub fn run(app: App, ctrl_c: Receiver<()>) -> Exit {
 
 /// Prints the end-of-run summary.
 pub fn print_report(r: &RunReport) {
-    println!("stopped: {} after {:.1} s", r.reason, r.elapsed.as_secs_f64());
-    println!("{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state", "site", "pages", "arcs", "external", "bad", "dups", "level");
+    println!(
+        "stopped: {} after {:.1} s",
+        r.reason,
+        r.elapsed.as_secs_f64()
+    );
+    println!(
+        "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
+        "site", "pages", "arcs", "external", "bad", "dups", "level"
+    );
     for s in &r.sites {
         println!(
             "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {}",
-            s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level, s.state
+            s.site,
+            s.pages,
+            s.arcs,
+            s.external_links,
+            s.bad_links,
+            s.duplicates,
+            s.max_level,
+            s.state
         );
     }
     println!("results in {}", r.result_folder.display());
@@ -150,9 +176,26 @@ mod tests {
 
     #[test]
     fn arguments() {
-        assert_eq!(p(&[]).unwrap(), Command::Crawl { settings: "settings.ini".into(), hosts: "hosts.txt".into() });
-        assert_eq!(p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(), Command::Crawl { settings: "s.ini".into(), hosts: "h.txt".into() });
-        assert_eq!(p(&["demo"]).unwrap(), Command::Demo { settings: "settings.ini".into() });
+        assert_eq!(
+            p(&[]).unwrap(),
+            Command::Crawl {
+                settings: "settings.ini".into(),
+                hosts: "hosts.txt".into()
+            }
+        );
+        assert_eq!(
+            p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(),
+            Command::Crawl {
+                settings: "s.ini".into(),
+                hosts: "h.txt".into()
+            }
+        );
+        assert_eq!(
+            p(&["demo"]).unwrap(),
+            Command::Demo {
+                settings: "settings.ini".into()
+            }
+        );
         assert_eq!(p(&["--version"]).unwrap(), Command::Version);
         assert!(p(&["--hosts"]).is_err());
         assert!(p(&["crawl"]).is_err());

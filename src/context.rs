@@ -49,7 +49,11 @@ impl Log {
 
     /// A problem with a URL (error log).
     pub fn problem(&self, site: &impl ToString, url: &impl ToString, what: impl Into<String>) {
-        self.send(LogEvent::Problem { site: site.to_string(), url: url.to_string(), what: what.into() });
+        self.send(LogEvent::Problem {
+            site: site.to_string(),
+            url: url.to_string(),
+            what: what.into(),
+        });
     }
 
     /// A console note.

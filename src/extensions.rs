@@ -4,18 +4,17 @@
 /// Lower-case extensions of documents, archives, media, scripts, styles and fonts.
 const NON_HTML: &[&str] = &[
     // documents
-    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "pps", "ppsx", "rtf", "odt", "ods", "odp", "odg",
-    "djvu", "djv", "epub", "ps", "eps", "txt", "csv", "tsv", "xml", "json", "rss", "atom",
+    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "pps", "ppsx", "rtf", "odt", "ods", "odp",
+    "odg", "djvu", "djv", "epub", "ps", "eps", "txt", "csv", "tsv", "xml", "json", "rss", "atom",
     // archives and binaries
-    "rar", "zip", "7z", "gz", "tgz", "tar", "bz2", "xz", "zst", "exe", "msi", "dmg", "iso", "apk", "jar", "bin",
-    "deb", "rpm",
-    // scripts, styles, fonts
+    "rar", "zip", "7z", "gz", "tgz", "tar", "bz2", "xz", "zst", "exe", "msi", "dmg", "iso", "apk",
+    "jar", "bin", "deb", "rpm", // scripts, styles, fonts
     "js", "mjs", "css", "woff", "woff2", "ttf", "otf", "eot", "swf", "wasm", "map",
     // images
     "jpg", "jpeg", "png", "gif", "bmp", "svg", "webp", "ico", "tif", "tiff", "avif", "heic",
     // audio and video
-    "mp3", "mp4", "m4a", "m4v", "avi", "mov", "wmv", "flv", "mkv", "webm", "wav", "ogg", "oga", "ogv", "flac",
-    "mpg", "mpeg", "3gp",
+    "mp3", "mp4", "m4a", "m4v", "avi", "mov", "wmv", "flv", "mkv", "webm", "wav", "ogg", "oga",
+    "ogv", "flac", "mpg", "mpeg", "3gp",
 ];
 
 /// The extension of the last path segment, if it is a known non-HTML one.

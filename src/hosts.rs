@@ -27,7 +27,9 @@ pub struct SiteDefaults {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LineError {
     /// Not an http(s) URL of a site.
-    #[error("{0:?} is not a site address: write protocol://host[:port] with protocol http or https")]
+    #[error(
+        "{0:?} is not a site address: write protocol://host[:port] with protocol http or https"
+    )]
     BadSite(String),
     /// The address names a page, not a site.
     #[error("{0:?} has a path, query or fragment: hosts.txt names sites (protocol://host[:port])")]
@@ -45,7 +47,9 @@ pub enum LineError {
         max: u64,
     },
     /// More than four `;`-separated fields.
-    #[error("too many fields ({0}); expected protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay")]
+    #[error(
+        "too many fields ({0}); expected protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay"
+    )]
     TooManyFields(usize),
     /// The same site on two lines.
     #[error("{site} is already listed on line {first_line}")]
@@ -83,9 +87,16 @@ pub enum HostsError {
 
 /// Reads and validates hosts.txt.
 pub fn load(path: &Path, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, HostsError> {
-    let bytes = std::fs::read(path).map_err(|source| HostsError::Io { path: path.to_owned(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| HostsError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     let text = String::from_utf8_lossy(&bytes);
-    parse(&text, defaults).map_err(|(line, kind)| HostsError::Line { path: path.to_owned(), line, kind })
+    parse(&text, defaults).map_err(|(line, kind)| HostsError::Line {
+        path: path.to_owned(),
+        line,
+        kind,
+    })
 }
 
 /// Parses hosts.txt text; errors carry the 1-based line number.
@@ -100,7 +111,13 @@ pub fn parse(text: &str, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, (usize
         }
         let spec = parse_line(line, defaults).map_err(|e| (line_no, e))?;
         if let Some((first, _)) = sites.iter().find(|(_, s)| s.origin == spec.origin) {
-            return Err((line_no, LineError::Duplicate { site: spec.origin.to_string(), first_line: *first }));
+            return Err((
+                line_no,
+                LineError::Duplicate {
+                    site: spec.origin.to_string(),
+                    first_line: *first,
+                },
+            ));
         }
         sites.push((line_no, spec));
     }
@@ -113,19 +130,41 @@ fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError>
         return Err(LineError::TooManyFields(fields.len()));
     }
     let origin = parse_site(fields[0])?;
-    let number = |idx: usize, field: &'static str, min: u64, max: u64, default: u64| -> Result<u64, LineError> {
+    let number = |idx: usize,
+                  field: &'static str,
+                  min: u64,
+                  max: u64,
+                  default: u64|
+     -> Result<u64, LineError> {
         match fields.get(idx).copied().filter(|f| !f.is_empty()) {
             None => Ok(default),
             Some(text) => text
                 .parse::<u64>()
                 .ok()
                 .filter(|v| (min..=max).contains(v))
-                .ok_or_else(|| LineError::BadNumber { field, value: text.to_owned(), min, max }),
+                .ok_or_else(|| LineError::BadNumber {
+                    field,
+                    value: text.to_owned(),
+                    min,
+                    max,
+                }),
         }
     };
-    let max_downloads = number(1, "maxDownloadsAtTime", 1, 1000, u64::from(defaults.max_downloads))?;
+    let max_downloads = number(
+        1,
+        "maxDownloadsAtTime",
+        1,
+        1000,
+        u64::from(defaults.max_downloads),
+    )?;
     let max_level = number(2, "maxCrawlLevel", 0, 10_000, u64::from(defaults.max_level))?;
-    let delay_ms = number(3, "crawlDelay", 0, 3_600_000, defaults.crawl_delay.as_millis() as u64)?;
+    let delay_ms = number(
+        3,
+        "crawlDelay",
+        0,
+        3_600_000,
+        defaults.crawl_delay.as_millis() as u64,
+    )?;
     Ok(SiteSpec {
         origin,
         max_downloads: max_downloads as u32,
@@ -156,7 +195,11 @@ fn parse_site(text: &str) -> Result<Origin, LineError> {
 mod tests {
     use super::*;
 
-    const D: SiteDefaults = SiteDefaults { max_downloads: 2, max_level: 100, crawl_delay: Duration::ZERO };
+    const D: SiteDefaults = SiteDefaults {
+        max_downloads: 2,
+        max_level: 100,
+        crawl_delay: Duration::ZERO,
+    };
 
     #[test]
     fn full_and_partial_lines() {
@@ -175,16 +218,46 @@ mod tests {
     fn errors_name_the_line() {
         let err = |t: &str| parse(t, D).unwrap_err();
         assert_eq!(err("ftp://x.test").0, 1);
-        assert!(matches!(err("\nhttp://x.test;0").1, LineError::BadNumber { field: "maxDownloadsAtTime", .. }));
-        assert!(matches!(err("http://x.test;1;-1").1, LineError::BadNumber { field: "maxCrawlLevel", .. }));
-        assert!(matches!(err("http://x.test;1;1;abc").1, LineError::BadNumber { field: "crawlDelay", .. }));
+        assert!(matches!(
+            err("\nhttp://x.test;0").1,
+            LineError::BadNumber {
+                field: "maxDownloadsAtTime",
+                ..
+            }
+        ));
+        assert!(matches!(
+            err("http://x.test;1;-1").1,
+            LineError::BadNumber {
+                field: "maxCrawlLevel",
+                ..
+            }
+        ));
+        assert!(matches!(
+            err("http://x.test;1;1;abc").1,
+            LineError::BadNumber {
+                field: "crawlDelay",
+                ..
+            }
+        ));
         assert_eq!(
             err("http://x.test\n#\nhttp://X.test:80/"),
-            (3, LineError::Duplicate { site: "http://x.test".into(), first_line: 1 })
+            (
+                3,
+                LineError::Duplicate {
+                    site: "http://x.test".into(),
+                    first_line: 1
+                }
+            )
         );
-        assert!(matches!(err("http://x.test/page").1, LineError::NotASite(_)));
+        assert!(matches!(
+            err("http://x.test/page").1,
+            LineError::NotASite(_)
+        ));
         assert!(matches!(err("x.test").1, LineError::BadSite(_)));
-        assert!(matches!(err("http://x.test;1;1;1;1").1, LineError::TooManyFields(5)));
+        assert!(matches!(
+            err("http://x.test;1;1;1;1").1,
+            LineError::TooManyFields(5)
+        ));
     }
 
     #[test]

@@ -20,7 +20,9 @@ fn open(path: &Path, header: &[&str]) -> std::io::Result<csv::Writer<BufWriter<F
     }
     let file = OpenOptions::new().create(true).append(true).open(path)?;
     let empty = file.metadata()?.len() == 0;
-    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(BufWriter::new(file));
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(BufWriter::new(file));
     if empty {
         w.write_record(header)?;
     }
@@ -31,16 +33,33 @@ impl LogFiles {
     /// Opens (creating folders and headers as needed) both files.
     pub fn open(common: &Path, errors: &Path) -> std::io::Result<Self> {
         Ok(LogFiles {
-            common: open(common, &["Time", "Site", "Url", "Status", "Bytes", "Milliseconds"])?,
+            common: open(
+                common,
+                &["Time", "Site", "Url", "Status", "Bytes", "Milliseconds"],
+            )?,
             errors: open(errors, &["Time", "Site", "Url", "Problem"])?,
             paths: (common.to_owned(), errors.to_owned()),
         })
     }
 
     /// One request.
-    pub fn request(&mut self, site: &str, url: &str, status: u16, bytes: u64, ms: u128) -> std::io::Result<()> {
+    pub fn request(
+        &mut self,
+        site: &str,
+        url: &str,
+        status: u16,
+        bytes: u64,
+        ms: u128,
+    ) -> std::io::Result<()> {
         let t = utc_timestamp(SystemTime::now());
-        self.common.write_record([t.as_str(), site, url, &status.to_string(), &bytes.to_string(), &ms.to_string()])?;
+        self.common.write_record([
+            t.as_str(),
+            site,
+            url,
+            &status.to_string(),
+            &bytes.to_string(),
+            &ms.to_string(),
+        ])?;
         Ok(())
     }
 
@@ -100,7 +119,10 @@ mod tests {
 
     #[test]
     fn timestamps() {
-        assert_eq!(utc_timestamp(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            utc_timestamp(SystemTime::UNIX_EPOCH),
+            "1970-01-01T00:00:00.000Z"
+        );
         let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_292_523_456);
         assert_eq!(utc_timestamp(t), "2026-11-21T20:22:03.456Z");
         let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29

@@ -46,12 +46,18 @@ pub struct Failure {
 impl Failure {
     /// A failure seen in a response or a transport error.
     pub fn fetched(reason: impl Into<String>) -> Self {
-        Failure { reason: reason.into(), without_request: false }
+        Failure {
+            reason: reason.into(),
+            without_request: false,
+        }
     }
 
     /// A failure decided from the URL alone.
     pub fn static_(reason: impl Into<String>) -> Self {
-        Failure { reason: reason.into(), without_request: true }
+        Failure {
+            reason: reason.into(),
+            without_request: true,
+        }
     }
 }
 
@@ -156,7 +162,9 @@ impl Outcome {
     /// The task this outcome answers.
     pub fn task(&self) -> &FetchTask {
         match self {
-            Outcome::Page { task, .. } | Outcome::OffSite { task, .. } | Outcome::Failed { task, .. } => task,
+            Outcome::Page { task, .. }
+            | Outcome::OffSite { task, .. }
+            | Outcome::Failed { task, .. } => task,
         }
     }
 }

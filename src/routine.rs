@@ -91,7 +91,12 @@ struct ProgressLine {
 
 impl ProgressLine {
     fn new(every: Duration) -> Self {
-        ProgressLine { every, last: Instant::now(), last_outcomes: 0, problems: 0 }
+        ProgressLine {
+            every,
+            last: Instant::now(),
+            last_outcomes: 0,
+            problems: 0,
+        }
     }
 
     fn maybe_print(&mut self, ctx: &Context, scopes: &[(ScopeId, String)]) {
@@ -110,8 +115,9 @@ impl ProgressLine {
                 per_site.push((p.pending, format!("{name} {}p/{}q", p.pages, p.pending)));
             }
         }
-        per_site.sort_by(|a, b| b.0.cmp(&a.0));
-        let rate = (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
+        per_site.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let rate =
+            (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
         let mut line = format!(
             "[{:>5}s] pages {pages}, queued {}, {rate:.1} urls/s, problems {}",
             ctx.started.elapsed().as_secs(),

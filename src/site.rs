@@ -61,7 +61,11 @@ impl Origin {
         let scheme = Scheme::from_name(url.scheme())?;
         let host = url.host_str().filter(|h| !h.is_empty())?;
         let port = url.port().unwrap_or(scheme.default_port());
-        Some(Origin { scheme, host: host.into(), port })
+        Some(Origin {
+            scheme,
+            host: host.into(),
+            port,
+        })
     }
 
     /// Whether `url` belongs to this site. Allocation-free: runs for every link.
@@ -101,9 +105,19 @@ impl Origin {
         let host: String = self
             .host
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
-        if self.port == self.scheme.default_port() { host } else { format!("{host}_{}", self.port) }
+        if self.port == self.scheme.default_port() {
+            host
+        } else {
+            format!("{host}_{}", self.port)
+        }
     }
 }
 

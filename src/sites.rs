@@ -41,7 +41,10 @@ impl SiteEntry {
 
     /// The delay between request starts: the configured one, or robots.txt's if larger.
     pub fn effective_delay(&self) -> Duration {
-        let robots = self.robots().and_then(|r| r.crawl_delay()).unwrap_or(Duration::ZERO);
+        let robots = self
+            .robots()
+            .and_then(|r| r.crawl_delay())
+            .unwrap_or(Duration::ZERO);
         self.spec.crawl_delay.max(robots)
     }
 }
@@ -66,7 +69,13 @@ impl Sites {
             return Arc::clone(&list[id.0 as usize]);
         }
         let id = SiteId(list.len() as u32);
-        let entry = Arc::new(SiteEntry { id, origin: spec.origin.clone(), scope, spec, robots: OnceLock::new() });
+        let entry = Arc::new(SiteEntry {
+            id,
+            origin: spec.origin.clone(),
+            scope,
+            spec,
+            robots: OnceLock::new(),
+        });
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));
         entry

@@ -57,7 +57,9 @@ pub struct Stop {
 
 impl fmt::Debug for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Stop").field("reason", &self.reason.get()).finish()
+        f.debug_struct("Stop")
+            .field("reason", &self.reason.get())
+            .finish()
     }
 }
 
@@ -71,7 +73,12 @@ impl Stop {
     /// Not stopped yet.
     pub fn new() -> Self {
         let (sender, receiver) = crossbeam_channel::bounded(0);
-        Stop { reason: OnceLock::new(), sender: Mutex::new(Some(sender)), receiver, wakers: Mutex::new(Vec::new()) }
+        Stop {
+            reason: OnceLock::new(),
+            sender: Mutex::new(Some(sender)),
+            receiver,
+            wakers: Mutex::new(Vec::new()),
+        }
     }
 
     /// Asks everyone to stop. Only the first reason is kept.

@@ -12,7 +12,9 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::scope::{LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
+use super::scope::{
+    LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState,
+};
 
 /// Why an alias URL maps to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,10 +137,18 @@ impl<'a> SiteGraph<'a> {
                 let page = g.pages[rec.data as usize];
                 if let Some(&existing) = by_hash.get(&page.hash) {
                     node_of[cur as usize] = existing;
-                    aliases.push(Alias { url: cur, node: existing, reason: AliasReason::SameContent });
+                    aliases.push(Alias {
+                        url: cur,
+                        node: existing,
+                        reason: AliasReason::SameContent,
+                    });
                     existing
                 } else {
-                    nodes.push(Node { url: cur, page: rec.data, level });
+                    nodes.push(Node {
+                        url: cur,
+                        page: rec.data,
+                        level,
+                    });
                     let id = nodes.len() as u32;
                     node_of[cur as usize] = id;
                     by_hash.insert(page.hash, id);
@@ -156,11 +166,21 @@ impl<'a> SiteGraph<'a> {
             for &h in &chain[..chain.len() - 1] {
                 if node_of[h as usize] == 0 {
                     node_of[h as usize] = node;
-                    aliases.push(Alias { url: h, node, reason: AliasReason::Redirect });
+                    aliases.push(Alias {
+                        url: h,
+                        node,
+                        reason: AliasReason::Redirect,
+                    });
                 }
             }
         }
-        SiteGraph { g, nodes, visited, node_of, aliases }
+        SiteGraph {
+            g,
+            nodes,
+            visited,
+            node_of,
+            aliases,
+        }
     }
 
     /// The site (scope seed) this graph is of.
@@ -225,7 +245,10 @@ impl<'a> SiteGraph<'a> {
         for t in targets {
             match arcs.last_mut() {
                 Some(a) if a.target == t => a.weight += 1,
-                _ => arcs.push(Arc { target: t, weight: 1 }),
+                _ => arcs.push(Arc {
+                    target: t,
+                    weight: 1,
+                }),
             }
         }
         arcs
@@ -250,8 +273,15 @@ impl<'a> SiteGraph<'a> {
                 && seen.insert((ext, l.aux))
             {
                 let url = self.g.url(ext);
-                let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
-                rows.push(ExternalRow { url, host, anchor: self.g.texts.get(l.aux) });
+                let host = url::Url::parse(url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned))
+                    .unwrap_or_default();
+                rows.push(ExternalRow {
+                    url,
+                    host,
+                    anchor: self.g.texts.get(l.aux),
+                });
             }
         }
         rows
@@ -272,7 +302,8 @@ impl<'a> SiteGraph<'a> {
                             // Not visited (deeper than maxCrawlLevel): report only what is known
                             // without fetching it.
                             let rec = self.g.recs[l.id() as usize];
-                            (rec.state == UrlState::Failed && rec.data & STATIC_BIT != 0).then_some(rec.data)
+                            (rec.state == UrlState::Failed && rec.data & STATIC_BIT != 0)
+                                .then_some(rec.data)
                         }
                         _ => None,
                     };
@@ -300,7 +331,10 @@ impl<'a> SiteGraph<'a> {
             Some((_, UrlState::OffSite, _)) => "redirect to another site",
             _ => "not fetched",
         };
-        Some(BadRow { url: self.g.url(home), reason })
+        Some(BadRow {
+            url: self.g.url(home),
+            reason,
+        })
     }
 
     /// Alias URLs in discovery order (duplicates.csv).
@@ -322,7 +356,11 @@ impl<'a> SiteGraph<'a> {
     /// count), for Rust users and for checking levels independently.
     pub fn to_petgraph(&self) -> petgraph::graph::DiGraph<(String, u32), u32> {
         let mut pg = petgraph::graph::DiGraph::with_capacity(self.nodes.len(), 0);
-        let idx: Vec<_> = self.nodes.iter().map(|n| pg.add_node((self.label(n).to_owned(), n.level))).collect();
+        let idx: Vec<_> = self
+            .nodes
+            .iter()
+            .map(|n| pg.add_node((self.label(n).to_owned(), n.level)))
+            .collect();
         for (i, n) in self.nodes.iter().enumerate() {
             for a in self.arcs(n) {
                 pg.add_edge(idx[i], idx[a.target as usize - 1], a.weight);

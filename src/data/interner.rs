@@ -4,8 +4,8 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
 use hashbrown::DefaultHashBuilder;
+use hashbrown::HashTable;
 
 /// The arena would pass 4 GiB: more text than one in-memory scope is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -24,7 +24,10 @@ pub struct Interner {
 
 impl std::fmt::Debug for Interner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Interner").field("len", &self.ends.len()).field("bytes", &self.arena.len()).finish()
+        f.debug_struct("Interner")
+            .field("len", &self.ends.len())
+            .field("bytes", &self.arena.len())
+            .finish()
     }
 }
 

@@ -54,7 +54,12 @@ impl InMemoryDataManager {
 }
 
 impl DataManager for InMemoryDataManager {
-    fn add_scope(&self, origin: Origin, site: SiteId, max_level: u32) -> Result<ScopeId, DataError> {
+    fn add_scope(
+        &self,
+        origin: Origin,
+        site: SiteId,
+        max_level: u32,
+    ) -> Result<ScopeId, DataError> {
         let g = ScopeGraph::new(origin, site, max_level)?;
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
         let mut scopes = self.scopes.write();
@@ -70,7 +75,14 @@ impl DataManager for InMemoryDataManager {
                 // dropping the URL is better than stopping the crawl.
                 match NormUrl::parse(g.url(id)) {
                     Ok(url) => {
-                        return Some(FetchTask { scope, site, url_id: UrlId(id), url, level, kind: TaskKind::Page });
+                        return Some(FetchTask {
+                            scope,
+                            site,
+                            url_id: UrlId(id),
+                            url,
+                            level,
+                            kind: TaskKind::Page,
+                        });
                     }
                     Err(_) => g.release(id),
                 }
@@ -95,7 +107,12 @@ impl DataManager for InMemoryDataManager {
     fn progress(&self, scope: ScopeId) -> Progress {
         let s = self.scope(scope);
         let g = s.lock();
-        Progress { pages: g.page_count(), pending: g.pending(), outcomes: g.outcomes, active: g.active_time() }
+        Progress {
+            pages: g.page_count(),
+            pending: g.pending(),
+            outcomes: g.outcomes,
+            active: g.active_time(),
+        }
     }
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
@@ -106,6 +123,10 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.scopes.read().iter().map(|s| s.lock().heap_bytes()).sum()
+        self.scopes
+            .read()
+            .iter()
+            .map(|s| s.lock().heap_bytes())
+            .sum()
     }
 }

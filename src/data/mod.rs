@@ -51,7 +51,8 @@ pub struct Progress {
 /// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
 pub trait DataManager: Send + Sync + Debug {
     /// Starts the crawl of `origin` (its home page queued at level 0) on site `site`.
-    fn add_scope(&self, origin: Origin, site: SiteId, max_level: u32) -> Result<ScopeId, DataError>;
+    fn add_scope(&self, origin: Origin, site: SiteId, max_level: u32)
+    -> Result<ScopeId, DataError>;
 
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.

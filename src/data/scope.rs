@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use crate::message::{LinkTarget, Outcome, PageRecord};
 use crate::site::Origin;
 
+use super::SiteId;
 use super::frontier::Frontier;
 use super::interner::{Interner, InternerFull};
-use super::SiteId;
 
 /// Level of a URL not reached by any path yet.
 pub(crate) const NO_LEVEL: u32 = u32::MAX;
@@ -80,7 +80,10 @@ pub(crate) struct LinkRec {
 
 impl LinkRec {
     fn new(kind: u32, id: u32, aux: u32) -> Self {
-        LinkRec { target: (kind << KIND_SHIFT) | id, aux }
+        LinkRec {
+            target: (kind << KIND_SHIFT) | id,
+            aux,
+        }
     }
     pub(crate) fn kind(self) -> u32 {
         self.target >> KIND_SHIFT
@@ -225,7 +228,12 @@ impl ScopeGraph {
             return Err(DataError::TooManyUrls);
         }
         if new {
-            self.recs.push(UrlRec { level: NO_LEVEL, data: 0, state: UrlState::Seen, site });
+            self.recs.push(UrlRec {
+                level: NO_LEVEL,
+                data: 0,
+                state: UrlState::Seen,
+                site,
+            });
         }
         Ok(id)
     }
@@ -291,7 +299,8 @@ impl ScopeGraph {
             UrlState::Page => {
                 let p = self.pages[rec.data as usize];
                 let child = level.saturating_add(1);
-                for l in &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize] {
+                for l in &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
+                {
                     if l.kind() == LINK_INTERNAL {
                         self.worklist.push((l.id(), child));
                     }
@@ -340,7 +349,11 @@ impl ScopeGraph {
             }
             Outcome::Failed { failure, .. } => {
                 let (reason, _) = self.texts.intern(&failure.reason)?;
-                let data = if failure.without_request { reason | STATIC_BIT } else { reason };
+                let data = if failure.without_request {
+                    reason | STATIC_BIT
+                } else {
+                    reason
+                };
                 self.finish(last, UrlState::Failed, data);
             }
         }
@@ -413,7 +426,8 @@ impl ScopeGraph {
 
     /// Time between the first claim and the latest commit.
     pub(crate) fn active_time(&self) -> Duration {
-        self.active.map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+        self.active
+            .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
     }
 
     /// HTML pages recorded (aliases included).

@@ -11,8 +11,22 @@ fn u(path: &str) -> NormUrl {
 }
 
 fn internal(path: &str) -> PageLink {
-    PageLink { target: LinkTarget::Internal { url: u(path), site: SITE, failure: None }, anchor: format!("to {path}") }
+    PageLink {
+        target: LinkTarget::Internal {
+            url: u(path),
+            site: SITE,
+            failure: None,
+        },
+        anchor: format!("to {path}"),
+    }
 }
+
+/// (nodes as (path, level), arcs as (source, target, weight), aliases as (path, node, reason)).
+type Replay = (
+    Vec<(String, u32)>,
+    Vec<(u32, u32, u32)>,
+    Vec<(String, u32, &'static str)>,
+);
 
 struct Crawl {
     dm: InMemoryDataManager,
@@ -52,17 +66,26 @@ impl Crawl {
         self.dm.commit(&Outcome::Page { task, page }).unwrap();
     }
 
-    fn graph(&self) -> (Vec<(String, u32)>, Vec<(u32, u32, u32)>, Vec<(String, u32, &'static str)>) {
+    fn graph(&self) -> Replay {
         let mut out = (Vec::new(), Vec::new(), Vec::new());
         self.dm.with_graph(self.scope, &mut |g| {
             for (i, n) in g.nodes().iter().enumerate() {
-                out.0.push((g.label(n).trim_start_matches("http://a.test").to_owned(), n.level));
+                out.0.push((
+                    g.label(n).trim_start_matches("http://a.test").to_owned(),
+                    n.level,
+                ));
                 for a in g.arcs(n) {
                     out.1.push((i as u32 + 1, a.target, a.weight));
                 }
             }
             for a in g.aliases() {
-                out.2.push((g.alias_url(a).trim_start_matches("http://a.test").to_owned(), a.node, a.reason.as_str()));
+                out.2.push((
+                    g.alias_url(a)
+                        .trim_start_matches("http://a.test")
+                        .to_owned(),
+                    a.node,
+                    a.reason.as_str(),
+                ));
             }
         });
         out
@@ -84,7 +107,10 @@ fn first_seen_beyond_max_level_then_found_shallower_is_fetched() {
     c.page(b, &[], "b", &["/c"]);
     let cc = c.claim("/c", &mut held);
     c.page(cc, &[], "c", &["/d"]); // /d at level 3: beyond max, not queued
-    assert!(c.dm.claim(c.scope, SITE).is_none(), "/d must not be queued yet");
+    assert!(
+        c.dm.claim(c.scope, SITE).is_none(),
+        "/d must not be queued yet"
+    );
     assert_eq!(c.dm.pending(), 1, "only /a is in flight");
     c.page(a, &[], "a", &["/d"]); // now /d is at level 2
     let d = c.claim("/d", &mut held);
@@ -93,7 +119,10 @@ fn first_seen_beyond_max_level_then_found_shallower_is_fetched() {
     assert_eq!(c.dm.pending(), 0);
     let (n, _, _) = c.graph();
     // Replay order is a one-thread BFS: /a is expanded before /b, so /d precedes /c.
-    assert_eq!(n, nodes(&[("/", 0), ("/a", 1), ("/b", 1), ("/d", 2), ("/c", 2)]));
+    assert_eq!(
+        n,
+        nodes(&[("/", 0), ("/a", 1), ("/b", 1), ("/d", 2), ("/c", 2)])
+    );
 }
 
 #[test]
@@ -117,9 +146,29 @@ fn level_lowered_after_fetch_propagates_to_children() {
     c.page(d, &[], "d", &[]);
     assert_eq!(c.dm.pending(), 0);
     let (n, arcs, _) = c.graph();
-    assert_eq!(n, nodes(&[("/", 0), ("/a", 1), ("/x", 1), ("/b", 2), ("/c", 2), ("/d", 3)]));
+    assert_eq!(
+        n,
+        nodes(&[
+            ("/", 0),
+            ("/a", 1),
+            ("/x", 1),
+            ("/b", 2),
+            ("/c", 2),
+            ("/d", 3)
+        ])
+    );
     // node ids: / 1, /a 2, /x 3, /b 4, /c 5, /d 6
-    assert_eq!(arcs, vec![(1, 2, 1), (1, 3, 1), (2, 4, 1), (3, 5, 1), (4, 5, 1), (5, 6, 1)]);
+    assert_eq!(
+        arcs,
+        vec![
+            (1, 2, 1),
+            (1, 3, 1),
+            (2, 4, 1),
+            (3, 5, 1),
+            (4, 5, 1),
+            (5, 6, 1)
+        ]
+    );
 }
 
 #[test]
@@ -127,7 +176,12 @@ fn redirects_and_duplicate_content_collapse_into_one_node() {
     let c = Crawl::new(5);
     let mut held = Vec::new();
     let home = c.claim("/", &mut held);
-    c.page(home, &[], "home", &["/old", "/dir/", "/dir/index.html", "/old"]);
+    c.page(
+        home,
+        &[],
+        "home",
+        &["/old", "/dir/", "/dir/index.html", "/old"],
+    );
     let old = c.claim("/old", &mut held);
     c.page(old, &["/new"], "new", &["/"]);
     let dir = c.claim("/dir/", &mut held);
@@ -140,7 +194,10 @@ fn redirects_and_duplicate_content_collapse_into_one_node() {
     assert_eq!(arcs, vec![(1, 2, 2), (1, 3, 2), (2, 1, 1), (3, 1, 1)]);
     assert_eq!(
         dups,
-        vec![("/old".to_owned(), 2, "redirect"), ("/dir/index.html".to_owned(), 3, "same content")]
+        vec![
+            ("/old".to_owned(), 2, "redirect"),
+            ("/dir/index.html".to_owned(), 3, "same content")
+        ]
     );
 }
 
@@ -157,24 +214,46 @@ fn failures_and_static_failures() {
         links: vec![
             internal("/missing"),
             PageLink {
-                target: LinkTarget::Internal { url: u("/doc.pdf"), site: SITE, failure: Some(Failure::static_("not html (extension pdf)")) },
+                target: LinkTarget::Internal {
+                    url: u("/doc.pdf"),
+                    site: SITE,
+                    failure: Some(Failure::static_("not html (extension pdf)")),
+                },
                 anchor: String::new(),
             },
-            PageLink { target: LinkTarget::Bad { raw: "mailto:x@y".into(), reason: "scheme mailto".into() }, anchor: String::new() },
+            PageLink {
+                target: LinkTarget::Bad {
+                    raw: "mailto:x@y".into(),
+                    reason: "scheme mailto".into(),
+                },
+                anchor: String::new(),
+            },
         ],
     };
     c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
     let missing = c.claim("/missing", &mut held);
-    c.dm.commit(&Outcome::Failed { task: missing, chain: vec![], failure: Failure::fetched("status 404") }).unwrap();
+    c.dm.commit(&Outcome::Failed {
+        task: missing,
+        chain: vec![],
+        failure: Failure::fetched("status 404"),
+    })
+    .unwrap();
     assert_eq!(c.dm.pending(), 0);
     c.dm.with_graph(c.scope, &mut |g| {
         let home = &g.nodes()[0];
-        let bad: Vec<_> = g.bad_links(home).into_iter().map(|r| (r.url.to_owned(), r.reason.to_owned())).collect();
+        let bad: Vec<_> = g
+            .bad_links(home)
+            .into_iter()
+            .map(|r| (r.url.to_owned(), r.reason.to_owned()))
+            .collect();
         assert_eq!(
             bad,
             vec![
                 ("http://a.test/missing".into(), "status 404".into()),
-                ("http://a.test/doc.pdf".into(), "not html (extension pdf)".into()),
+                (
+                    "http://a.test/doc.pdf".into(),
+                    "not html (extension pdf)".into()
+                ),
                 ("mailto:x@y".into(), "scheme mailto".into()),
             ]
         );

@@ -26,7 +26,10 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
             Err(code) => return code,
         }
     } else {
-        eprintln!("{} not found: using the default settings", settings_path.display());
+        eprintln!(
+            "{} not found: using the default settings",
+            settings_path.display()
+        );
         Settings::defaults(Path::new("."))
     };
     let server = match Server::start_on(PREFERRED_PORT).or_else(|_| Server::start()) {
@@ -38,7 +41,11 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
     };
     let port = server.port();
     site::install(&server, port);
-    settings.resolve.push(ResolveEntry { host: site::HOST.into(), port: None, addr: [127, 0, 0, 1].into() });
+    settings.resolve.push(ResolveEntry {
+        host: site::HOST.into(),
+        port: None,
+        addr: [127, 0, 0, 1].into(),
+    });
     settings.state_folder = settings.state_folder.join("demo");
     let url = url::Url::parse(&format!("http://{}:{port}/", site::HOST)).expect("a valid demo URL");
     let origin = Origin::of(&url).expect("the demo URL has an origin");
@@ -51,6 +58,9 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
     };
     let results = settings.result_folder.join(origin.folder_name());
     let exit = cli::run(App::new(settings, vec![spec]), ctrl_c);
-    println!("open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf", results.display());
+    println!(
+        "open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf",
+        results.display()
+    );
     exit
 }

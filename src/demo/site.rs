@@ -17,7 +17,14 @@ fn page(title: &str, body: &str) -> String {
 /// Installs the demo site on `server`; `port` is the server's port (for absolute links).
 pub fn install(server: &Server, port: u16) {
     let set = |path: &str, resp: Resp| server.set(HOST, path, resp);
-    set("/robots.txt", Resp::new(200, "text/plain", "User-agent: *\nDisallow: /private/\nAllow: /private/open.html\n"));
+    set(
+        "/robots.txt",
+        Resp::new(
+            200,
+            "text/plain",
+            "User-agent: *\nDisallow: /private/\nAllow: /private/open.html\n",
+        ),
+    );
 
     let home = page(
         "Lake Onega Field Station",
@@ -46,23 +53,65 @@ pub fn install(server: &Server, port: u16) {
     set("/index.html", Resp::html(home));
 
     set("/about", Resp::redirect(301, "/about/"));
-    set("/about/", Resp::html(page("About", r#"<p>Since 1946.</p><a href="team.html">Our team</a> <a href="../index.html">Back</a>"#)));
-    set("/about/team.html", Resp::html(page("Team", r#"<a href="/about">About</a> <a href="/people.html">People</a>"#)));
+    set(
+        "/about/",
+        Resp::html(page(
+            "About",
+            r#"<p>Since 1946.</p><a href="team.html">Our team</a> <a href="../index.html">Back</a>"#,
+        )),
+    );
+    set(
+        "/about/team.html",
+        Resp::html(page(
+            "Team",
+            r#"<a href="/about">About</a> <a href="/people.html">People</a>"#,
+        )),
+    );
 
     set("/archive", Resp::redirect(301, "/news/archive.html"));
-    set("/news/", Resp::html(page("News", r#"<a href="2026/spring.html">Spring 2026</a> <a href="2026/autumn.html">Autumn 2026</a> <a href="archive.html">Archive</a>"#)));
-    set("/news/archive.html", Resp::html(page("Archive", r#"<a href="2026/spring.html">Spring</a> <a href="/archive">This page</a>"#)));
-    set("/news/2026/spring.html", Resp::html(page("Spring 2026", r#"<a href="../">News</a> <a href="autumn.html">Next</a>"#)));
-    set("/news/2026/autumn.html", Resp::html(page("Autumn 2026", r#"<a href="spring.html">Previous</a> <a href="/docs/page-20.html">Latest report</a>"#)));
+    set(
+        "/news/",
+        Resp::html(page(
+            "News",
+            r#"<a href="2026/spring.html">Spring 2026</a> <a href="2026/autumn.html">Autumn 2026</a> <a href="archive.html">Archive</a>"#,
+        )),
+    );
+    set(
+        "/news/archive.html",
+        Resp::html(page(
+            "Archive",
+            r#"<a href="2026/spring.html">Spring</a> <a href="/archive">This page</a>"#,
+        )),
+    );
+    set(
+        "/news/2026/spring.html",
+        Resp::html(page(
+            "Spring 2026",
+            r#"<a href="../">News</a> <a href="autumn.html">Next</a>"#,
+        )),
+    );
+    set(
+        "/news/2026/autumn.html",
+        Resp::html(page(
+            "Autumn 2026",
+            r#"<a href="spring.html">Previous</a> <a href="/docs/page-20.html">Latest report</a>"#,
+        )),
+    );
 
     let mut index = String::from("<ol>");
     for i in 1..=20 {
-        index.push_str(&format!("<li><a href=\"page-{i:02}.html\">Chapter {i}</a></li>"));
+        index.push_str(&format!(
+            "<li><a href=\"page-{i:02}.html\">Chapter {i}</a></li>"
+        ));
     }
     index.push_str("</ol>");
     set("/docs/", Resp::html(page("Documentation", &index)));
     for i in 1..=20 {
-        let prev = if i > 1 { format!("<a href=\"page-{:02}.html\">Previous</a>", i - 1) } else { String::new() };
+        let prev = if i > 1 {
+            format!("<a href=\"page-{:02}.html\">Previous</a>", i - 1)
+        } else {
+            String::new()
+        };
         let next = match i {
             // Aliases that normalization removes.
             1 => "<a href=\"/docs//page-02.html\">Next</a>".to_owned(),
@@ -71,29 +120,57 @@ pub fn install(server: &Server, port: u16) {
             20 => String::new(),
             _ => format!("<a href=\"page-{:02}.html\">Next</a>", i + 1),
         };
-        let body = format!("<p>Chapter {i} of the station handbook.</p>{prev} {next} <a href=\"./\">Contents</a>");
-        set(&format!("/docs/page-{i:02}.html"), Resp::html(page(&format!("Chapter {i}"), &body)));
+        let body = format!(
+            "<p>Chapter {i} of the station handbook.</p>{prev} {next} <a href=\"./\">Contents</a>"
+        );
+        set(
+            &format!("/docs/page-{i:02}.html"),
+            Resp::html(page(&format!("Chapter {i}"), &body)),
+        );
     }
 
     // Reached as /research?topic=lakes&lang=en: normalization sorts the query.
-    set("/research?lang=en&topic=lakes", Resp::html(page("Research", r#"<a href="/research?lang=en&amp;topic=lakes&amp;empty=">Same page</a>"#)));
+    set(
+        "/research?lang=en&topic=lakes",
+        Resp::html(page(
+            "Research",
+            r#"<a href="/research?lang=en&amp;topic=lakes&amp;empty=">Same page</a>"#,
+        )),
+    );
     set(
         "/people.html",
         Resp::html(page(
             "People",
-            &format!(r#"<a href="http://DEMO.test:{port}/people.html">This page</a> <a href="/about/team.html">Team</a> <iframe src="/news/2026/spring.html"></iframe>"#),
+            &format!(
+                r#"<a href="http://DEMO.test:{port}/people.html">This page</a> <a href="/about/team.html">Team</a> <iframe src="/news/2026/spring.html"></iframe>"#
+            ),
         )),
     );
-    set("/private/open.html", Resp::html(page("Staff notice", "<p>Open to all.</p>")));
-    set("/private/", Resp::html(page("Staff area", "<p>Not for robots.</p>")));
-    set("/data", Resp::new(200, "application/json", "{\"lake\": \"Onega\"}"));
-    set("/files/annual-report.pdf", Resp::new(200, "application/pdf", "%PDF-1.4"));
+    set(
+        "/private/open.html",
+        Resp::html(page("Staff notice", "<p>Open to all.</p>")),
+    );
+    set(
+        "/private/",
+        Resp::html(page("Staff area", "<p>Not for robots.</p>")),
+    );
+    set(
+        "/data",
+        Resp::new(200, "application/json", "{\"lake\": \"Onega\"}"),
+    );
+    set(
+        "/files/annual-report.pdf",
+        Resp::new(200, "application/pdf", "%PDF-1.4"),
+    );
 
     let (ru, _, _) = encoding_rs::WINDOWS_1251.encode(
         "<html><head><title>Станция на Онежском озере</title></head><body>\
          <a href=\"/\">Главная</a> <a href=\"http://partners.demo.test/ru/\">Партнёры: Карельский научный центр</a></body></html>",
     );
-    set("/ru/", Resp::new(200, "text/html; charset=windows-1251", ru.into_owned()));
+    set(
+        "/ru/",
+        Resp::new(200, "text/html; charset=windows-1251", ru.into_owned()),
+    );
 
     set(
         "/frames.html",

@@ -44,7 +44,10 @@ pub enum FetchError {
 impl FetchError {
     /// Whether trying again later could help (timeouts, broken connections).
     pub fn is_transient(&self) -> bool {
-        matches!(self, FetchError::Timeout | FetchError::Broken(_) | FetchError::Refused)
+        matches!(
+            self,
+            FetchError::Timeout | FetchError::Broken(_) | FetchError::Refused
+        )
     }
 }
 
@@ -59,15 +62,20 @@ impl From<ureq::Error> for FetchError {
             ureq::Error::Io(io) => match io.kind() {
                 ErrorKind::ConnectionRefused => FetchError::Refused,
                 ErrorKind::TimedOut | ErrorKind::WouldBlock => FetchError::Timeout,
-                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe => {
-                    FetchError::Broken(io.to_string())
-                }
+                ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::UnexpectedEof
+                | ErrorKind::BrokenPipe => FetchError::Broken(io.to_string()),
                 ErrorKind::InvalidData => FetchError::BadResponse(io.to_string()),
                 _ => FetchError::Other(io.to_string()),
             },
             ureq::Error::Protocol(p) => FetchError::BadResponse(p.to_string()),
-            ureq::Error::Decompress(_, io) => FetchError::BadResponse(format!("corrupt compressed body: {io}")),
-            ureq::Error::LargeResponseHeader(..) => FetchError::BadResponse("response header too large".into()),
+            ureq::Error::Decompress(_, io) => {
+                FetchError::BadResponse(format!("corrupt compressed body: {io}"))
+            }
+            ureq::Error::LargeResponseHeader(..) => {
+                FetchError::BadResponse("response header too large".into())
+            }
             ureq::Error::BadUri(u) => FetchError::Other(format!("bad uri {u}")),
             other => FetchError::Other(other.to_string()),
         }
@@ -88,11 +96,30 @@ struct OverrideResolver {
 }
 
 impl Resolver for OverrideResolver {
-    fn resolve(&self, uri: &Uri, config: &ureq::config::Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
         if let Some(authority) = uri.authority() {
-            let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
-            let port = authority.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
-            if let Some(e) = self.entries.iter().find(|e| e.host == host && e.port.is_none_or(|p| p == port)) {
+            let host = authority
+                .host()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_ascii_lowercase();
+            let port = authority
+                .port_u16()
+                .unwrap_or(if uri.scheme_str() == Some("https") {
+                    443
+                } else {
+                    80
+                });
+            if let Some(e) = self
+                .entries
+                .iter()
+                .find(|e| e.host == host && e.port.is_none_or(|p| p == port))
+            {
                 let mut addrs = self.empty();
                 addrs.push(SocketAddr::new(e.addr, port));
                 return Ok(addrs);
@@ -135,12 +162,22 @@ impl Response {
     fn read_capped(mut self, cap: u64) -> Result<(Vec<u8>, bool), FetchError> {
         // Raw (compressed) bytes get a looser bound; the real cap applies after decoding.
         let raw_limit = cap.saturating_add(cap / 8).saturating_add(64 * 1024);
-        let reader = self.inner.body_mut().with_config().limit(raw_limit).reader();
-        let deflate = self.content_encoding.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("deflate"));
+        let reader = self
+            .inner
+            .body_mut()
+            .with_config()
+            .limit(raw_limit)
+            .reader();
+        let deflate = self
+            .content_encoding
+            .as_deref()
+            .is_some_and(|e| e.trim().eq_ignore_ascii_case("deflate"));
         let mut body = Vec::new();
         let read = if deflate {
             // ureq does not decode `deflate`; servers send it zlib-wrapped (RFC 9110 §8.4.1.2).
-            flate2::read::ZlibDecoder::new(reader).take(cap + 1).read_to_end(&mut body)
+            flate2::read::ZlibDecoder::new(reader)
+                .take(cap + 1)
+                .read_to_end(&mut body)
         } else {
             reader.take(cap + 1).read_to_end(&mut body)
         };
@@ -161,7 +198,8 @@ impl Response {
 pub fn is_html(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| {
         let essence = ct.split(';').next().unwrap_or_default().trim();
-        essence.eq_ignore_ascii_case("text/html") || essence.eq_ignore_ascii_case("application/xhtml+xml")
+        essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/xhtml+xml")
     })
 }
 
@@ -203,7 +241,10 @@ impl HttpClient {
             .max_idle_connections(1024)
             .max_idle_connections_per_host(64)
             .build();
-        let resolver = OverrideResolver { entries: settings.resolve.clone(), fallback: DefaultResolver::default() };
+        let resolver = OverrideResolver {
+            entries: settings.resolve.clone(),
+            fallback: DefaultResolver::default(),
+        };
         let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), resolver);
         HttpClient { agent }
     }
@@ -212,7 +253,10 @@ impl HttpClient {
     pub fn get(&self, url: &NormUrl) -> Result<Response, FetchError> {
         let inner = self.agent.get(request_uri(url)).call()?;
         let header = |name: &str| {
-            inner.headers().get(name).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            inner
+                .headers()
+                .get(name)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         };
         Ok(Response {
             status: inner.status().as_u16(),
@@ -241,7 +285,11 @@ mod tests {
 
     #[test]
     fn request_uris_are_valid_http() {
-        for s in ["http://a.test/p{1}|x^y`z?q=\"1\"", "http://a.test/%D0%BF?a=1", "http://[::1]:8080/x"] {
+        for s in [
+            "http://a.test/p{1}|x^y`z?q=\"1\"",
+            "http://a.test/%D0%BF?a=1",
+            "http://[::1]:8080/x",
+        ] {
             let u = NormUrl::parse(s).unwrap();
             let r = request_uri(&u);
             assert!(r.parse::<Uri>().is_ok(), "{s} -> {r}");

@@ -38,7 +38,11 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         None => &allow_all,
     };
     let failed = |chain: Vec<NormUrl>, failure: Failure| {
-        PageResult::Done(Outcome::Failed { task: task.clone(), chain, failure })
+        PageResult::Done(Outcome::Failed {
+            task: task.clone(),
+            chain,
+            failure,
+        })
     };
     let mut chain: Vec<NormUrl> = Vec::new();
     let mut cur = task.url.clone();
@@ -48,7 +52,10 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         }
         if !chain.is_empty() {
             if let Some(ext) = non_html_extension(cur.path()) {
-                return failed(chain, Failure::static_(format!("not html (extension {ext})")));
+                return failed(
+                    chain,
+                    Failure::static_(format!("not html (extension {ext})")),
+                );
             }
             if !ctx.dispatcher.hop(task.site) {
                 return PageResult::Abandoned;
@@ -67,15 +74,24 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         if is_redirect(status) {
             log_request(log, &site.origin, &cur, status, 0, started);
             let Some(location) = response.location.clone() else {
-                return failed(chain, Failure::fetched(format!("status {status} without Location")));
+                return failed(
+                    chain,
+                    Failure::fetched(format!("status {status} without Location")),
+                );
             };
             let next = match url_norm::normalize(cur.as_url(), location.trim()) {
                 Ok(n) => n,
-                Err(UrlError::Scheme(s)) => return failed(chain, Failure::fetched(format!("redirect to scheme {s}"))),
+                Err(UrlError::Scheme(s)) => {
+                    return failed(chain, Failure::fetched(format!("redirect to scheme {s}")));
+                }
                 Err(e) => return failed(chain, Failure::fetched(format!("bad redirect ({e})"))),
             };
             if !site.origin.contains(next.as_url()) {
-                return PageResult::Done(Outcome::OffSite { task: task.clone(), chain, target: next });
+                return PageResult::Done(Outcome::OffSite {
+                    task: task.clone(),
+                    chain,
+                    target: next,
+                });
             }
             if next == task.url || chain.contains(&next) {
                 log.problem(&site.origin, &task.url, "redirect loop");
@@ -95,15 +111,28 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         }
         if !is_html(response.content_type.as_deref()) {
             log_request(log, &site.origin, &cur, status, 0, started);
-            let ct = response.content_type.as_deref().unwrap_or("no content type");
-            let ct = ct.split(';').next().unwrap_or(ct).trim().to_ascii_lowercase();
+            let ct = response
+                .content_type
+                .as_deref()
+                .unwrap_or("no content type");
+            let ct = ct
+                .split(';')
+                .next()
+                .unwrap_or(ct)
+                .trim()
+                .to_ascii_lowercase();
             return failed(chain, Failure::fetched(format!("not html ({ct})")));
         }
         let content_type = response.content_type.clone();
         return match response.read_body(ctx.settings.max_page_bytes) {
             Ok(body) => {
                 log_request(log, &site.origin, &cur, status, body.len() as u64, started);
-                PageResult::Page(Fetched { task: task.clone(), chain, content_type, body })
+                PageResult::Page(Fetched {
+                    task: task.clone(),
+                    chain,
+                    content_type,
+                    body,
+                })
             }
             Err(e) => {
                 log_request(log, &site.origin, &cur, status, 0, started);
@@ -114,7 +143,14 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
     }
 }
 
-fn log_request(log: &Log, site: &impl ToString, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+fn log_request(
+    log: &Log,
+    site: &impl ToString,
+    url: &NormUrl,
+    status: u16,
+    bytes: u64,
+    started: Instant,
+) {
     log.send(LogEvent::Request {
         site: site.to_string(),
         url: url.to_string(),

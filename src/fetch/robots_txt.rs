@@ -16,14 +16,21 @@ pub(crate) fn fetch_robots(ctx: &Context, task: &FetchTask, log: &Log) {
     let site = ctx.sites.get(task.site);
     let rules = robots_rules(ctx, task, log);
     site.set_robots(rules);
-    ctx.dispatcher.robots_done(task.site, site.effective_delay());
+    ctx.dispatcher
+        .robots_done(task.site, site.effective_delay());
 }
 
 fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Arc<dyn RobotsRules> {
     let site = ctx.sites.get(task.site);
     let unavailable = |why: String| -> Arc<dyn RobotsRules> {
-        log.problem(&site.origin, &task.url, format!("robots.txt unavailable ({why}): nothing will be fetched"));
-        Arc::new(DisallowAll { reason: format!("robots.txt unavailable ({why})") })
+        log.problem(
+            &site.origin,
+            &task.url,
+            format!("robots.txt unavailable ({why}): nothing will be fetched"),
+        );
+        Arc::new(DisallowAll {
+            reason: format!("robots.txt unavailable ({why})"),
+        })
     };
     let mut url: NormUrl = task.url.clone();
     for hop in 0..=MAX_HOPS {
@@ -47,11 +54,17 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Arc<dyn RobotsRul
                     Err(e) => return unavailable(e.to_string()),
                 };
                 log_request(log, &site.origin, &url, status, body.len() as u64, started);
-                return ctx.settings.robots.parse(&body, ctx.settings.robots_agent());
+                return ctx
+                    .settings
+                    .robots
+                    .parse(&body, ctx.settings.robots_agent());
             }
             301 | 302 | 303 | 307 | 308 => {
                 log_request(log, &site.origin, &url, status, 0, started);
-                let next = response.location.as_deref().and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
+                let next = response
+                    .location
+                    .as_deref()
+                    .and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
                 match next {
                     Some(n) => url = n,
                     None => return Arc::new(AllowAll),
@@ -71,6 +84,19 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Arc<dyn RobotsRul
     Arc::new(AllowAll)
 }
 
-fn log_request(log: &Log, site: &impl ToString, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
-    log.send(LogEvent::Request { site: site.to_string(), url: url.to_string(), status, bytes, elapsed: started.elapsed() });
+fn log_request(
+    log: &Log,
+    site: &impl ToString,
+    url: &NormUrl,
+    status: u16,
+    bytes: u64,
+    started: Instant,
+) {
+    log.send(LogEvent::Request {
+        site: site.to_string(),
+        url: url.to_string(),
+        status,
+        bytes,
+        elapsed: started.elapsed(),
+    });
 }

@@ -35,7 +35,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("stop.txt");
         let mut f = StopFile::new(path.clone());
-        let t = Tick { now: Instant::now(), pending: 1, robots_pending: 0 };
+        let t = Tick {
+            now: Instant::now(),
+            pending: 1,
+            robots_pending: 0,
+        };
         assert_eq!(f.check(&t), None);
         std::fs::write(&path, "").unwrap();
         assert_eq!(f.check(&t), Some(StopReason::StopFile));

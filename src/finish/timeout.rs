@@ -14,7 +14,9 @@ pub struct Timeout {
 impl Timeout {
     /// Stops `after` from `started`.
     pub fn new(started: Instant, after: Duration) -> Self {
-        Timeout { deadline: started + after }
+        Timeout {
+            deadline: started + after,
+        }
     }
 }
 
@@ -32,7 +34,11 @@ mod tests {
     fn fires_at_the_deadline() {
         let start = Instant::now();
         let mut f = Timeout::new(start, Duration::from_secs(10));
-        let at = |s| Tick { now: start + Duration::from_secs(s), pending: 5, robots_pending: 0 };
+        let at = |s| Tick {
+            now: start + Duration::from_secs(s),
+            pending: 5,
+            robots_pending: 0,
+        };
         assert_eq!(f.check(&at(9)), None);
         assert_eq!(f.check(&at(10)), Some(StopReason::Timeout));
     }

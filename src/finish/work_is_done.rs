@@ -23,7 +23,11 @@ mod tests {
 
     #[test]
     fn only_when_nothing_is_left() {
-        let t = |pending, robots_pending| Tick { now: Instant::now(), pending, robots_pending };
+        let t = |pending, robots_pending| Tick {
+            now: Instant::now(),
+            pending,
+            robots_pending,
+        };
         assert_eq!(WorkIsDone.check(&t(1, 0)), None);
         assert_eq!(WorkIsDone.check(&t(0, 1)), None);
         assert_eq!(WorkIsDone.check(&t(0, 0)), Some(StopReason::WorkDone));

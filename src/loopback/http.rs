@@ -26,7 +26,10 @@ pub struct Request {
 impl Request {
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -52,7 +55,14 @@ impl HeadReader {
             match stream.read(&mut chunk) {
                 Ok(0) => return Ok(None),
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => return Ok(None),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Ok(None);
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -66,22 +76,41 @@ fn parse_head(head: &str) -> Option<Request> {
     let mut target = first.next()?.to_owned();
     let version = first.next().unwrap_or("HTTP/1.1");
     // An absolute-form target (proxies) becomes origin-form.
-    if let Some(rest) = target.strip_prefix("http://").or_else(|| target.strip_prefix("https://")) {
-        target = rest.find('/').map_or_else(|| "/".to_owned(), |i| rest[i..].to_owned());
+    if let Some(rest) = target
+        .strip_prefix("http://")
+        .or_else(|| target.strip_prefix("https://"))
+    {
+        target = rest
+            .find('/')
+            .map_or_else(|| "/".to_owned(), |i| rest[i..].to_owned());
     }
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let host_header = headers.iter().find(|(n, _)| n == "host").map(|(_, v)| v.as_str()).unwrap_or("");
+    let host_header = headers
+        .iter()
+        .find(|(n, _)| n == "host")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
     let host = match host_header.strip_prefix('[') {
         Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or("")),
         None => host_header.split(':').next().unwrap_or("").to_owned(),
     }
     .to_ascii_lowercase();
-    let connection = headers.iter().find(|(n, _)| n == "connection").map(|(_, v)| v.to_ascii_lowercase());
-    let close = connection.as_deref() == Some("close") || (version == "HTTP/1.0" && connection.as_deref() != Some("keep-alive"));
-    Some(Request { method, target, host, headers, close })
+    let connection = headers
+        .iter()
+        .find(|(n, _)| n == "connection")
+        .map(|(_, v)| v.to_ascii_lowercase());
+    let close = connection.as_deref() == Some("close")
+        || (version == "HTTP/1.0" && connection.as_deref() != Some("keep-alive"));
+    Some(Request {
+        method,
+        target,
+        host,
+        headers,
+        close,
+    })
 }
 
 fn reason(status: u16) -> &'static str {

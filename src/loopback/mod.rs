@@ -60,7 +60,11 @@ impl Resp {
 
     /// A redirect.
     pub fn redirect(status: u16, location: &str) -> Self {
-        let mut r = Resp::new(status, "text/html", format!("<a href=\"{location}\">moved</a>"));
+        let mut r = Resp::new(
+            status,
+            "text/html",
+            format!("<a href=\"{location}\">moved</a>"),
+        );
         r.headers.push(("Location".into(), location.into()));
         r
     }
@@ -96,12 +100,17 @@ impl Resp {
 /// Code that answers a request by writing to the raw stream (for misbehaving servers).
 pub type Handler = Arc<dyn Fn(&Request, &mut TcpStream) -> io::Result<()> + Send + Sync>;
 
+/// Code that builds a response for a request (for generated URL spaces).
+pub type Generator = Arc<dyn Fn(&Request) -> Resp + Send + Sync>;
+
 /// What a route does.
 #[derive(Clone)]
 pub enum Route {
     /// Send this response.
     Static(Resp),
-    /// Run this code.
+    /// Send what this code builds.
+    Generated(Generator),
+    /// Run this code on the raw connection.
     Raw(Handler),
 }
 
@@ -109,6 +118,7 @@ impl std::fmt::Debug for Route {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Route::Static(r) => write!(f, "Static({})", r.status),
+            Route::Generated(_) => f.write_str("Generated"),
             Route::Raw(_) => f.write_str("Raw"),
         }
     }
@@ -132,6 +142,8 @@ pub struct RequestRecord {
 #[derive(Default)]
 struct Shared {
     routes: RwLock<HashMap<(String, String), Route>>,
+    /// (host, target prefix, route), tried longest prefix first when no exact route matches.
+    prefixes: RwLock<Vec<(String, String, Route)>>,
     log: Mutex<Vec<RequestRecord>>,
     stopping: AtomicBool,
     connections: AtomicUsize,
@@ -162,8 +174,14 @@ impl Server {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared::default());
         let s = Arc::clone(&shared);
-        let accept = std::thread::Builder::new().name("loopback-accept".into()).spawn(move || accept_loop(listener, s))?;
-        Ok(Server { addr, shared, accept: Some(accept) })
+        let accept = std::thread::Builder::new()
+            .name("loopback-accept".into())
+            .spawn(move || accept_loop(listener, s))?;
+        Ok(Server {
+            addr,
+            shared,
+            accept: Some(accept),
+        })
     }
 
     /// The port.
@@ -173,7 +191,17 @@ impl Server {
 
     /// Sets the route for `host` + `target` (path and query, e.g. `/a?b=1`).
     pub fn route(&self, host: &str, target: &str, route: Route) {
-        self.shared.routes.write().insert((host.to_ascii_lowercase(), target.to_owned()), route);
+        self.shared
+            .routes
+            .write()
+            .insert((host.to_ascii_lowercase(), target.to_owned()), route);
+    }
+
+    /// Sets the route for every target of `host` starting with `prefix` (exact routes win).
+    pub fn route_prefix(&self, host: &str, prefix: &str, route: Route) {
+        let mut p = self.shared.prefixes.write();
+        p.push((host.to_ascii_lowercase(), prefix.to_owned(), route));
+        p.sort_by_key(|r| std::cmp::Reverse(r.1.len()));
     }
 
     /// Sets a static response.
@@ -188,7 +216,12 @@ impl Server {
 
     /// How many times `host` + `target` was requested.
     pub fn hits(&self, host: &str, target: &str) -> usize {
-        self.shared.log.lock().iter().filter(|r| r.host == host && r.target == target).count()
+        self.shared
+            .log
+            .lock()
+            .iter()
+            .filter(|r| r.host == host && r.target == target)
+            .count()
     }
 }
 
@@ -214,10 +247,12 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         }
         shared.connections.fetch_add(1, Ordering::SeqCst);
         let s = Arc::clone(&shared);
-        let spawned = std::thread::Builder::new().name("loopback-conn".into()).spawn(move || {
-            let _ = serve_connection(stream, &s);
-            s.connections.fetch_sub(1, Ordering::SeqCst);
-        });
+        let spawned = std::thread::Builder::new()
+            .name("loopback-conn".into())
+            .spawn(move || {
+                let _ = serve_connection(stream, &s);
+                s.connections.fetch_sub(1, Ordering::SeqCst);
+            });
         if spawned.is_err() {
             shared.connections.fetch_sub(1, Ordering::SeqCst);
         }
@@ -229,26 +264,46 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
     stream.set_nodelay(true)?;
     let mut reader = http::HeadReader::default();
     loop {
-        let Some(req) = reader.read_request(&mut stream)? else { return Ok(()) };
+        let Some(req) = reader.read_request(&mut stream)? else {
+            return Ok(());
+        };
         let start = Instant::now();
-        let route = shared.routes.read().get(&(req.host.clone(), req.target.clone())).cloned();
-        let status = match route {
+        let route = shared
+            .routes
+            .read()
+            .get(&(req.host.clone(), req.target.clone()))
+            .cloned()
+            .or_else(|| {
+                let prefixes = shared.prefixes.read();
+                prefixes
+                    .iter()
+                    .find(|(h, p, _)| *h == req.host && req.target.starts_with(p.as_str()))
+                    .map(|(_, _, r)| r.clone())
+            });
+        let resp = match route {
+            Some(Route::Generated(make)) => Some(make(&req)),
+            Some(Route::Static(resp)) => Some(resp),
             Some(Route::Raw(handler)) => {
                 handler(&req, &mut stream)?;
-                0
+                None
             }
-            Some(Route::Static(resp)) => {
+            None => Some(Resp::new(404, "text/html", "<h1>not found</h1>")),
+        };
+        let status = match resp {
+            Some(resp) => {
                 std::thread::sleep(resp.delay);
                 http::write_response(&mut stream, &resp, &req)?;
                 resp.status
             }
-            None => {
-                let resp = Resp::new(404, "text/html", "<h1>not found</h1>");
-                http::write_response(&mut stream, &resp, &req)?;
-                404
-            }
+            None => 0,
         };
-        shared.log.lock().push(RequestRecord { host: req.host.clone(), target: req.target.clone(), start, end: Instant::now(), status });
+        shared.log.lock().push(RequestRecord {
+            host: req.host.clone(),
+            target: req.target.clone(),
+            start,
+            end: Instant::now(),
+            status,
+        });
         if req.close || status == 0 || shared.stopping.load(Ordering::SeqCst) {
             return Ok(());
         }

@@ -24,12 +24,19 @@ pub fn detect(body: &[u8], content_type: Option<&str>) -> &'static Encoding {
     if let Some((enc, _)) = Encoding::for_bom(body) {
         return enc;
     }
-    if let Some(enc) = content_type.and_then(header_charset).and_then(|l| Encoding::for_label(l.as_bytes())) {
+    if let Some(enc) = content_type
+        .and_then(header_charset)
+        .and_then(|l| Encoding::for_label(l.as_bytes()))
+    {
         return enc.output_encoding();
     }
     if let Some(enc) = meta_charset(&body[..body.len().min(META_SCAN_BYTES)]) {
         // A UTF-16 label in an ASCII-compatible document cannot be right (HTML standard).
-        return if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE { UTF_8 } else { enc.output_encoding() };
+        return if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+            UTF_8
+        } else {
+            enc.output_encoding()
+        };
     }
     UTF_8
 }
@@ -38,7 +45,9 @@ pub fn detect(body: &[u8], content_type: Option<&str>) -> &'static Encoding {
 pub fn header_charset(content_type: &str) -> Option<String> {
     content_type.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
-        name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches(['"', '\'']).to_owned())
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches(['"', '\'']).to_owned())
     })
 }
 
@@ -50,7 +59,8 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
             i = find(head, i + 4, b"-->").map_or(head.len(), |e| e + 3);
             continue;
         }
-        if head[i] == b'<' && head.len() > i + 5 && head[i + 1..i + 5].eq_ignore_ascii_case(b"meta") {
+        if head[i] == b'<' && head.len() > i + 5 && head[i + 1..i + 5].eq_ignore_ascii_case(b"meta")
+        {
             let end = find(head, i, b">").unwrap_or(head.len());
             if let Some(enc) = charset_of_meta(&head[i + 5..end]) {
                 return Some(enc);
@@ -64,7 +74,10 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
 }
 
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
 }
 
 /// Reads the attributes of one `<meta …>` tag.
@@ -86,15 +99,24 @@ fn charset_of_meta(attrs: &[u8]) -> Option<&'static Encoding> {
     }
     if http_equiv_ct {
         let content = String::from_utf8_lossy(content?);
-        let label = header_charset(&format!("x;{}", content.split_once(';').map_or("", |(_, p)| p)))?;
+        let label = header_charset(&format!(
+            "x;{}",
+            content.split_once(';').map_or("", |(_, p)| p)
+        ))?;
         return Encoding::for_label(label.as_bytes());
     }
     None
 }
 
 fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
-    let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = s
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &s[start..end]
 }
 
@@ -152,7 +174,10 @@ mod tests {
     #[test]
     fn header_wins_over_meta() {
         let body = b"<meta charset=koi8-r><a>\xcf\xd2\xc9\xd7\xc5\xd4</a>";
-        assert_eq!(detect(body, Some("text/html; charset=windows-1251")).name(), "windows-1251");
+        assert_eq!(
+            detect(body, Some("text/html; charset=windows-1251")).name(),
+            "windows-1251"
+        );
         assert_eq!(detect(body, Some("text/html")).name(), "KOI8-R");
         assert_eq!(detect(body, None).name(), "KOI8-R");
     }
@@ -162,8 +187,14 @@ mod tests {
         // "привет" in windows-1251 and in koi8-r.
         let cp1251 = b"\xef\xf0\xe8\xe2\xe5\xf2";
         let koi8 = b"\xd0\xd2\xc9\xd7\xc5\xd4";
-        assert_eq!(decode(cp1251, Some("text/html; charset=windows-1251")).0, "привет");
-        assert_eq!(decode(koi8, Some("text/html;charset=\"KOI8-R\"")).0, "привет");
+        assert_eq!(
+            decode(cp1251, Some("text/html; charset=windows-1251")).0,
+            "привет"
+        );
+        assert_eq!(
+            decode(koi8, Some("text/html;charset=\"KOI8-R\"")).0,
+            "привет"
+        );
     }
 
     #[test]
@@ -171,12 +202,24 @@ mod tests {
         let body = b"<!-- <meta charset=utf-16> --><META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=windows-1251\">";
         assert_eq!(detect(body, None).name(), "windows-1251");
         assert_eq!(detect(b"<meta charset=\"utf-16le\">", None), UTF_8);
-        assert_eq!(detect(b"\xef\xbb\xbf<meta charset=koi8-r>", Some("text/html; charset=koi8-r")), UTF_8);
+        assert_eq!(
+            detect(
+                b"\xef\xbb\xbf<meta charset=koi8-r>",
+                Some("text/html; charset=koi8-r")
+            ),
+            UTF_8
+        );
     }
 
     #[test]
     fn unknown_labels_and_invalid_bytes() {
-        assert_eq!(detect(b"<meta charset=\"nonsense\">", Some("text/html; charset=bogus")), UTF_8);
+        assert_eq!(
+            detect(
+                b"<meta charset=\"nonsense\">",
+                Some("text/html; charset=bogus")
+            ),
+            UTF_8
+        );
         assert_eq!(decode(b"a\xffb", None).0, "a\u{fffd}b");
     }
 }

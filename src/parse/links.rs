@@ -113,7 +113,7 @@ fn push_text(buf: &mut String, bytes: &[u8]) {
 }
 
 /// Whitespace runs become one space, control characters go, the ends are trimmed, and the
-/// result is cut to [`MAX_TEXT_BYTES`] on a character boundary.
+/// result is cut to 1000 bytes on a character boundary.
 pub fn clean_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(MAX_TEXT_BYTES));
     let mut pending_space = false;
@@ -163,7 +163,12 @@ impl Collector {
                         return None;
                     }
                 };
-                if slot.is_none() && matches!(self.tag, Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img)) {
+                if slot.is_none()
+                    && matches!(
+                        self.tag,
+                        Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img)
+                    )
+                {
                     // An attribute without a value (href="") emits no value event.
                     *slot = Some(String::new());
                     self.attr = Some(attr);
@@ -182,7 +187,9 @@ impl Collector {
                     s.push_str(&String::from_utf8_lossy(value));
                 }
             }
-            CallbackEvent::CloseStartTag { self_closing } => return self.close_start_tag(self_closing),
+            CallbackEvent::CloseStartTag { self_closing } => {
+                return self.close_start_tag(self_closing);
+            }
             CallbackEvent::EndTag { name } => match classify(name) {
                 Tag::A => self.close_anchor(),
                 Tag::Title => self.in_title = false,
@@ -205,7 +212,9 @@ impl Collector {
 
     fn close_start_tag(&mut self, self_closing: bool) -> Option<State> {
         let tag = self.tag.take()?;
-        let link = |href: Option<String>, anchor: String, tag: LinkTag| href.map(|href| RawLink { href, anchor, tag });
+        let link = |href: Option<String>, anchor: String, tag: LinkTag| {
+            href.map(|href| RawLink { href, anchor, tag })
+        };
         match tag {
             Tag::A => {
                 // A new <a> closes an open one (the adoption agency does the same).
@@ -219,11 +228,19 @@ impl Collector {
             }
             Tag::Area => {
                 let alt = clean_text(self.alt.as_deref().unwrap_or_default());
-                self.out.links.extend(link(self.href.take(), alt, LinkTag::Area));
+                self.out
+                    .links
+                    .extend(link(self.href.take(), alt, LinkTag::Area));
             }
-            Tag::Frame => self.out.links.extend(link(self.src.take(), String::new(), LinkTag::Frame)),
+            Tag::Frame => {
+                self.out
+                    .links
+                    .extend(link(self.src.take(), String::new(), LinkTag::Frame))
+            }
             Tag::Iframe => {
-                self.out.links.extend(link(self.src.take(), String::new(), LinkTag::Iframe));
+                self.out
+                    .links
+                    .extend(link(self.src.take(), String::new(), LinkTag::Iframe));
                 if !self_closing {
                     self.raw_depth = true;
                     return Some(State::RawText);
@@ -263,7 +280,9 @@ impl Collector {
 pub fn extract(html: &str) -> Extracted {
     let mut collector = Collector::default();
     {
-        let emitter = CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| collector.event(ev));
+        let emitter = CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
+            collector.event(ev)
+        });
         let mut tokenizer = Tokenizer::new_with_emitter(html, emitter);
         // The callback returns the state to switch to after a raw-text start tag.
         while let Some(item) = tokenizer.next() {
@@ -291,16 +310,28 @@ mod tests {
             <frameset><frame src="/f"></frameset><iframe src="/i"><a href="/not-a-link">x</a></iframe>
             <img src="/img.png"><link href="/style.css"><script src="/s.js"></script>"#;
         let e = extract(html);
-        let got: Vec<_> = e.links.iter().map(|l| (l.href.as_str(), l.anchor.as_str(), l.tag)).collect();
+        let got: Vec<_> = e
+            .links
+            .iter()
+            .map(|l| (l.href.as_str(), l.anchor.as_str(), l.tag))
+            .collect();
         assert_eq!(
             got,
-            vec![("/a", "A", LinkTag::A), ("/m", "Map", LinkTag::Area), ("/f", "", LinkTag::Frame), ("/i", "", LinkTag::Iframe)]
+            vec![
+                ("/a", "A", LinkTag::A),
+                ("/m", "Map", LinkTag::Area),
+                ("/f", "", LinkTag::Frame),
+                ("/i", "", LinkTag::Iframe)
+            ]
         );
     }
 
     #[test]
     fn unquoted_values_and_case() {
-        assert_eq!(hrefs("<A HREF=/news/>N</A><a href=http://x.com/a>X</a>"), vec!["/news/", "http://x.com/a"]);
+        assert_eq!(
+            hrefs("<A HREF=/news/>N</A><a href=http://x.com/a>X</a>"),
+            vec!["/news/", "http://x.com/a"]
+        );
     }
 
     #[test]
@@ -312,12 +343,17 @@ mod tests {
 
     #[test]
     fn noscript_links_count() {
-        assert_eq!(hrefs("<noscript><a href=/nojs>x</a></noscript>"), vec!["/nojs"]);
+        assert_eq!(
+            hrefs("<noscript><a href=/nojs>x</a></noscript>"),
+            vec!["/nojs"]
+        );
     }
 
     #[test]
     fn anchors_entities_and_whitespace() {
-        let e = extract("<a href=\"/q?a=1&amp;b=2\">\n  Fish &amp; <b>Chips</b>\t<img alt=\"Logo\">\u{7}</a>");
+        let e = extract(
+            "<a href=\"/q?a=1&amp;b=2\">\n  Fish &amp; <b>Chips</b>\t<img alt=\"Logo\">\u{7}</a>",
+        );
         assert_eq!(e.links[0].href, "/q?a=1&b=2");
         assert_eq!(e.links[0].anchor, "Fish & Chips Logo");
     }
@@ -331,10 +367,15 @@ mod tests {
 
     #[test]
     fn base_title_and_empty_href() {
-        let e = extract("<head><title> My\n Page </title><base href=\"http://b.test/x/\"><base href=/ignored></head><a href>self</a><a name=top>no link</a>");
+        let e = extract(
+            "<head><title> My\n Page </title><base href=\"http://b.test/x/\"><base href=/ignored></head><a href>self</a><a name=top>no link</a>",
+        );
         assert_eq!(e.base_href.as_deref(), Some("http://b.test/x/"));
         assert_eq!(e.title, "My Page");
-        assert_eq!(hrefs("<a href>self</a><a href=\"\">self2</a><a name=x>n</a>"), vec!["", ""]);
+        assert_eq!(
+            hrefs("<a href>self</a><a href=\"\">self2</a><a name=x>n</a>"),
+            vec!["", ""]
+        );
     }
 
     #[test]
@@ -344,7 +385,18 @@ mod tests {
 
     #[test]
     fn garbage_does_not_panic() {
-        for html in ["<", "<a", "<a href", "<a href=\"", "</", "<!--", "<![CDATA[", "\u{0}<a\u{0}href=x>", "<<<>>>", "<a href=/x"] {
+        for html in [
+            "<",
+            "<a",
+            "<a href",
+            "<a href=\"",
+            "</",
+            "<!--",
+            "<![CDATA[",
+            "\u{0}<a\u{0}href=x>",
+            "<<<>>>",
+            "<a href=/x",
+        ] {
             let _ = extract(html);
         }
         let deep = "<div>".repeat(100_000) + "<a href=/deep>d</a>";

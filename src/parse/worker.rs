@@ -61,7 +61,10 @@ pub fn parse_page(ctx: &Context, site: &SiteEntry, fetched: &Fetched) -> PageRec
     let links = extracted
         .links
         .into_iter()
-        .map(|raw| PageLink { target: classify(ctx, site, &base, &raw.href), anchor: raw.anchor })
+        .map(|raw| PageLink {
+            target: classify(ctx, site, &base, &raw.href),
+            anchor: raw.anchor,
+        })
         .collect();
     PageRecord {
         chain: fetched.chain.clone(),
@@ -78,10 +81,15 @@ fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarg
         Ok(u) => u,
         Err(e) => {
             let raw = match &e {
-                UrlError::Scheme(_) => url_norm::resolve(base, href).map(String::from).unwrap_or_else(|_| href.to_owned()),
+                UrlError::Scheme(_) => url_norm::resolve(base, href)
+                    .map(String::from)
+                    .unwrap_or_else(|_| href.to_owned()),
                 _ => href.trim().to_owned(),
             };
-            return LinkTarget::Bad { raw, reason: e.to_string() };
+            return LinkTarget::Bad {
+                raw,
+                reason: e.to_string(),
+            };
         }
     };
     let Some(target_site) = ctx.filter.scope_site(site, url.as_url()) else {
@@ -90,9 +98,19 @@ fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarg
     let failure = if let Some(ext) = non_html_extension(url.path()) {
         Some(Failure::static_(format!("not html (extension {ext})")))
     } else {
-        let entry = if target_site == site.id { None } else { Some(ctx.sites.get(target_site)) };
+        let entry = if target_site == site.id {
+            None
+        } else {
+            Some(ctx.sites.get(target_site))
+        };
         let robots = entry.as_deref().unwrap_or(site).robots().cloned();
-        robots.filter(|r| !r.allowed(url.path_and_query())).map(|r| Failure::static_(r.denial_reason()))
+        robots
+            .filter(|r| !r.allowed(url.path_and_query()))
+            .map(|r| Failure::static_(r.denial_reason()))
     };
-    LinkTarget::Internal { url, site: target_site, failure }
+    LinkTarget::Internal {
+        url,
+        site: target_site,
+        failure,
+    }
 }

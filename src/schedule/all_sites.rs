@@ -13,7 +13,11 @@ pub struct RoundRobin {
 impl Scheduler for RoundRobin {
     fn choose(&mut self, ready: &[SiteId]) -> SiteId {
         let next = match self.last {
-            Some(last) => ready.iter().copied().find(|&s| s > last).unwrap_or(ready[0]),
+            Some(last) => ready
+                .iter()
+                .copied()
+                .find(|&s| s > last)
+                .unwrap_or(ready[0]),
             None => ready[0],
         };
         self.last = Some(next);

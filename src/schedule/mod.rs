@@ -90,9 +90,17 @@ pub struct Dispatcher {
 
 impl Dispatcher {
     /// A dispatcher over `dm`, woken by `stop`.
-    pub fn new(dm: Arc<dyn DataManager>, scheduler: Box<dyn Scheduler>, stop: Arc<Stop>) -> Arc<Self> {
+    pub fn new(
+        dm: Arc<dyn DataManager>,
+        scheduler: Box<dyn Scheduler>,
+        stop: Arc<Stop>,
+    ) -> Arc<Self> {
         let d = Arc::new(Dispatcher {
-            state: Mutex::new(State { slots: Vec::new(), scheduler, ready: Vec::new() }),
+            state: Mutex::new(State {
+                slots: Vec::new(),
+                scheduler,
+                ready: Vec::new(),
+            }),
             cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
@@ -253,6 +261,11 @@ impl Dispatcher {
 
     /// Sites whose robots.txt is not known yet.
     pub fn robots_pending(&self) -> usize {
-        self.state.lock().slots.iter().filter(|s| s.robots != RobotsPhase::Ready).count()
+        self.state
+            .lock()
+            .slots
+            .iter()
+            .filter(|s| s.robots != RobotsPhase::Ready)
+            .count()
     }
 }

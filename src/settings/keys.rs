@@ -47,70 +47,221 @@ const fn int(min: u64, max: u64) -> ValueKind {
 
 macro_rules! key {
     ($group:literal, $name:literal, $default:literal, $kind:expr, $doc:literal) => {
-        KeyDef { name: $name, default: $default, doc: $doc, kind: $kind, group: $group }
+        KeyDef {
+            name: $name,
+            default: $default,
+            doc: $doc,
+            kind: $kind,
+            group: $group,
+        }
     };
 }
 
 /// Every key, in the order the shipped settings.ini lists them.
 pub const KEYS: &[KeyDef] = &[
-    key!("Components", "ApplicationManager", "TextFileAM", ValueKind::Component,
-        "Runs the crawl: reads hosts.txt, starts the threads, unloads results."),
-    key!("Components", "DataManager", "BMICDM", ValueKind::Component,
-        "Holds pages, links and frontiers (the paper's Boost multi-index container data manager, here over hash indexes)."),
-    key!("Components", "DownloadingThread", "DT0", ValueKind::Component,
-        "Downloader implementation."),
-    key!("Components", "ParsingThread", "PT0", ValueKind::Component,
-        "Parser implementation (HTML links, anchors, charset)."),
-    key!("Components", "RoutineThread", "RT0", ValueKind::Component,
-        "Logs, progress line and finisher checks."),
-    key!("Components", "UrlAnalyzingThread", "EmptyUAT", ValueKind::Component,
-        "Decides which links are in the crawl's scope. EmptyUAT: the seed site only."),
-    key!("Components", "RobotsTxtClass", "Rfc9309RobotsTxt", ValueKind::Component,
-        "robots.txt rules: Rfc9309RobotsTxt (RFC 9309, Allow/Disallow, * and $) or OnlyDisallowRobotsTxt (the paper's: Disallow prefixes only)."),
-    key!("Components", "ApplicationFinishers", "WorkIsDoneAF,TimeoutAF,StopFileAF", ValueKind::ComponentList,
-        "When to stop, comma-separated: WorkIsDoneAF (nothing left), TimeoutAF (TimeoutSeconds), StopFileAF (StopFile appears)."),
-    key!("Components", "ResultUnloaders", "GephiSiteGraphRU", ValueKind::ComponentList,
-        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF."),
-    key!("Components", "Scheduler", "AllSites", ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin."),
-    key!("Threads", "ParsingThreadsCount", "2", int(1, 256),
-        "Parser threads. Parsing is the CPU-heavy part: up to the number of cores."),
-    key!("Threads", "DownloadingThreadsCount", "8", int(1, 1024),
-        "Downloader threads: the most requests in flight over all sites at once."),
-    key!("Stopping", "TimeoutSeconds", "240000", int(1, 31_536_000),
-        "TimeoutAF stops the crawl after this many seconds."),
-    key!("Stopping", "StopFile", "stop.txt", ValueKind::Path,
-        "StopFileAF stops the crawl when this file appears (a leftover one is removed at start, with a log line)."),
-    key!("Files", "ResultFolder", "results", ValueKind::Path,
-        "Where results/<site>/... and results/summary.csv are written."),
-    key!("Files", "StateFolder", "state", ValueKind::Path,
-        "Where the crawl state is kept so a stopped crawl can continue."),
-    key!("Files", "CommonLogFile", "logs/common_log.csv", ValueKind::Path,
-        "One row per request: time, site, url, status, bytes, milliseconds."),
-    key!("Files", "ErrorLogFile", "logs/error_log.csv", ValueKind::Path,
-        "One row per problem: time, site, url, what happened."),
-    key!("Output", "SaveDuplicates", "1", ValueKind::Flag,
-        "1: write every alias URL of a page (same content or redirect) to duplicates.csv."),
-    key!("HTTP", "UserAgent", "rccrawler/<version>", ValueKind::Text,
-        "Sent with every request and matched against robots.txt groups by its first word (the product token). <version> is replaced by the program version. Add a contact: rccrawler/<version> (+mailto:you@example.org)."),
-    key!("HTTP", "RequestTimeoutSeconds", "30", int(1, 3600),
-        "Longest one request may take, headers and body; also bounds how long a stop waits for downloads."),
-    key!("HTTP", "ConnectTimeoutSeconds", "10", int(1, 600),
-        "Longest a TCP/TLS connection may take to open."),
-    key!("HTTP", "MaxPageBytes", "10485760", int(1024, 1_073_741_824),
-        "Largest page body read, after decompression; larger pages are bad links (too large)."),
-    key!("HTTP", "Resolve", "", ValueKind::ResolveList,
-        "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port)."),
-    key!("Sites", "DefaultMaxDownloadsAtTime", "2", int(1, 1000),
-        "maxDownloadsAtTime for hosts.txt lines that leave it out."),
-    key!("Sites", "DefaultMaxCrawlLevel", "100", int(0, 10_000),
-        "maxCrawlLevel for hosts.txt lines that leave it out."),
-    key!("Sites", "DefaultCrawlDelay", "0", int(0, 3_600_000),
-        "crawlDelay in milliseconds for hosts.txt lines that leave it out; a larger robots.txt Crawl-delay wins."),
-    key!("Sites", "MaxUrlLength", "2048", int(64, 65_536),
-        "Links longer than this many bytes are bad links (url too long)."),
-    key!("Console", "ProgressSeconds", "1", int(1, 3600),
-        "Interval of the progress line."),
+    key!(
+        "Components",
+        "ApplicationManager",
+        "TextFileAM",
+        ValueKind::Component,
+        "Runs the crawl: reads hosts.txt, starts the threads, unloads results."
+    ),
+    key!(
+        "Components",
+        "DataManager",
+        "BMICDM",
+        ValueKind::Component,
+        "Holds pages, links and frontiers (the paper's Boost multi-index container data manager, here over hash indexes)."
+    ),
+    key!(
+        "Components",
+        "DownloadingThread",
+        "DT0",
+        ValueKind::Component,
+        "Downloader implementation."
+    ),
+    key!(
+        "Components",
+        "ParsingThread",
+        "PT0",
+        ValueKind::Component,
+        "Parser implementation (HTML links, anchors, charset)."
+    ),
+    key!(
+        "Components",
+        "RoutineThread",
+        "RT0",
+        ValueKind::Component,
+        "Logs, progress line and finisher checks."
+    ),
+    key!(
+        "Components",
+        "UrlAnalyzingThread",
+        "EmptyUAT",
+        ValueKind::Component,
+        "Decides which links are in the crawl's scope. EmptyUAT: the seed site only."
+    ),
+    key!(
+        "Components",
+        "RobotsTxtClass",
+        "Rfc9309RobotsTxt",
+        ValueKind::Component,
+        "robots.txt rules: Rfc9309RobotsTxt (RFC 9309, Allow/Disallow, * and $) or OnlyDisallowRobotsTxt (the paper's: Disallow prefixes only)."
+    ),
+    key!(
+        "Components",
+        "ApplicationFinishers",
+        "WorkIsDoneAF,TimeoutAF,StopFileAF",
+        ValueKind::ComponentList,
+        "When to stop, comma-separated: WorkIsDoneAF (nothing left), TimeoutAF (TimeoutSeconds), StopFileAF (StopFile appears)."
+    ),
+    key!(
+        "Components",
+        "ResultUnloaders",
+        "GephiSiteGraphRU",
+        ValueKind::ComponentList,
+        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF."
+    ),
+    key!(
+        "Components",
+        "Scheduler",
+        "AllSites",
+        ValueKind::Component,
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin."
+    ),
+    key!(
+        "Threads",
+        "ParsingThreadsCount",
+        "2",
+        int(1, 256),
+        "Parser threads. Parsing is the CPU-heavy part: up to the number of cores."
+    ),
+    key!(
+        "Threads",
+        "DownloadingThreadsCount",
+        "8",
+        int(1, 1024),
+        "Downloader threads: the most requests in flight over all sites at once."
+    ),
+    key!(
+        "Stopping",
+        "TimeoutSeconds",
+        "240000",
+        int(1, 31_536_000),
+        "TimeoutAF stops the crawl after this many seconds."
+    ),
+    key!(
+        "Stopping",
+        "StopFile",
+        "stop.txt",
+        ValueKind::Path,
+        "StopFileAF stops the crawl when this file appears (a leftover one is removed at start, with a log line)."
+    ),
+    key!(
+        "Files",
+        "ResultFolder",
+        "results",
+        ValueKind::Path,
+        "Where results/<site>/... and results/summary.csv are written."
+    ),
+    key!(
+        "Files",
+        "StateFolder",
+        "state",
+        ValueKind::Path,
+        "Where the crawl state is kept so a stopped crawl can continue."
+    ),
+    key!(
+        "Files",
+        "CommonLogFile",
+        "logs/common_log.csv",
+        ValueKind::Path,
+        "One row per request: time, site, url, status, bytes, milliseconds."
+    ),
+    key!(
+        "Files",
+        "ErrorLogFile",
+        "logs/error_log.csv",
+        ValueKind::Path,
+        "One row per problem: time, site, url, what happened."
+    ),
+    key!(
+        "Output",
+        "SaveDuplicates",
+        "1",
+        ValueKind::Flag,
+        "1: write every alias URL of a page (same content or redirect) to duplicates.csv."
+    ),
+    key!(
+        "HTTP",
+        "UserAgent",
+        "rccrawler/<version>",
+        ValueKind::Text,
+        "Sent with every request and matched against robots.txt groups by its first word (the product token). <version> is replaced by the program version. Add a contact: rccrawler/<version> (+mailto:you@example.org)."
+    ),
+    key!(
+        "HTTP",
+        "RequestTimeoutSeconds",
+        "30",
+        int(1, 3600),
+        "Longest one request may take, headers and body; also bounds how long a stop waits for downloads."
+    ),
+    key!(
+        "HTTP",
+        "ConnectTimeoutSeconds",
+        "10",
+        int(1, 600),
+        "Longest a TCP/TLS connection may take to open."
+    ),
+    key!(
+        "HTTP",
+        "MaxPageBytes",
+        "10485760",
+        int(1024, 1_073_741_824),
+        "Largest page body read, after decompression; larger pages are bad links (too large)."
+    ),
+    key!(
+        "HTTP",
+        "Resolve",
+        "",
+        ValueKind::ResolveList,
+        "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port)."
+    ),
+    key!(
+        "Sites",
+        "DefaultMaxDownloadsAtTime",
+        "2",
+        int(1, 1000),
+        "maxDownloadsAtTime for hosts.txt lines that leave it out."
+    ),
+    key!(
+        "Sites",
+        "DefaultMaxCrawlLevel",
+        "100",
+        int(0, 10_000),
+        "maxCrawlLevel for hosts.txt lines that leave it out."
+    ),
+    key!(
+        "Sites",
+        "DefaultCrawlDelay",
+        "0",
+        int(0, 3_600_000),
+        "crawlDelay in milliseconds for hosts.txt lines that leave it out; a larger robots.txt Crawl-delay wins."
+    ),
+    key!(
+        "Sites",
+        "MaxUrlLength",
+        "2048",
+        int(64, 65_536),
+        "Links longer than this many bytes are bad links (url too long)."
+    ),
+    key!(
+        "Console",
+        "ProgressSeconds",
+        "1",
+        int(1, 3600),
+        "Interval of the progress line."
+    ),
 ];
 
 /// Looks a key up by its exact name.
@@ -146,8 +297,17 @@ pub fn render_ini() -> String {
 pub fn render_markdown_table() -> String {
     let mut out = String::from("| key | default | meaning |\n|---|---|---|\n");
     for k in KEYS {
-        let default = if k.default.is_empty() { "(empty)" } else { k.default };
-        out.push_str(&format!("| `{}` | `{}` | {} |\n", k.name, default, k.doc.replace('|', "\\|")));
+        let default = if k.default.is_empty() {
+            "(empty)"
+        } else {
+            k.default
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} |\n",
+            k.name,
+            default,
+            k.doc.replace('|', "\\|")
+        ));
     }
     out
 }

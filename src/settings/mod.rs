@@ -72,9 +72,10 @@ impl RawSettings {
         use config::Source;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let file = config::File::from_str(text, config::FileFormat::Ini);
-        let map = file
-            .collect()
-            .map_err(|e| SettingsError::Syntax { path: path.to_owned(), message: e.to_string() })?;
+        let map = file.collect().map_err(|e| SettingsError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
         let mut values = BTreeMap::new();
         for (key, value) in map {
             match value.clone().into_string() {
@@ -85,7 +86,10 @@ impl RawSettings {
                     // A [section]: we use none, so its keys are unknown keys.
                     if let Ok(table) = value.into_table() {
                         for (k, v) in table {
-                            values.insert(format!("[{key}] {k}"), v.into_string().unwrap_or_default());
+                            values.insert(
+                                format!("[{key}] {k}"),
+                                v.into_string().unwrap_or_default(),
+                            );
                         }
                     }
                 }
@@ -183,14 +187,20 @@ impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
     /// the file's folder.
     pub fn load(path: &Path) -> Result<(Settings, Vec<Warning>), SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io { path: path.to_owned(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
         let raw = RawSettings::from_ini(&text, path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Settings::from_raw(&raw, &base)
     }
 
     /// Validates raw settings; `base` is the folder relative paths start from.
-    pub fn from_raw(raw: &RawSettings, base: &Path) -> Result<(Settings, Vec<Warning>), SettingsError> {
+    pub fn from_raw(
+        raw: &RawSettings,
+        base: &Path,
+    ) -> Result<(Settings, Vec<Warning>), SettingsError> {
         let mut warnings = Vec::new();
         for key in raw.values.keys() {
             if keys::find(key).is_none() {
@@ -199,7 +209,9 @@ impl Settings {
                     .find(|k| k.name.eq_ignore_ascii_case(key))
                     .map(|k| format!(" (did you mean {}? keys are case-sensitive)", k.name))
                     .unwrap_or_default();
-                warnings.push(Warning(format!("settings.ini: unknown key {key} ignored{hint}")));
+                warnings.push(Warning(format!(
+                    "settings.ini: unknown key {key} ignored{hint}"
+                )));
             }
         }
         let v = Values { raw, base };
@@ -211,12 +223,24 @@ impl Settings {
         let settings = Settings {
             manager: lookup("ApplicationManager", v.text("ApplicationManager"), MANAGERS)?,
             data_manager: lookup("DataManager", v.text("DataManager"), DATA_MANAGERS)?,
-            downloader: lookup("DownloadingThread", v.text("DownloadingThread"), DOWNLOADERS)?,
+            downloader: lookup(
+                "DownloadingThread",
+                v.text("DownloadingThread"),
+                DOWNLOADERS,
+            )?,
             parser: lookup("ParsingThread", v.text("ParsingThread"), PARSERS)?,
             routine: lookup("RoutineThread", v.text("RoutineThread"), ROUTINES)?,
-            url_filter: lookup("UrlAnalyzingThread", v.text("UrlAnalyzingThread"), URL_FILTERS)?,
+            url_filter: lookup(
+                "UrlAnalyzingThread",
+                v.text("UrlAnalyzingThread"),
+                URL_FILTERS,
+            )?,
             robots: lookup("RobotsTxtClass", v.text("RobotsTxtClass"), ROBOTS)?,
-            finishers: lookup_list("ApplicationFinishers", v.text("ApplicationFinishers"), FINISHERS)?,
+            finishers: lookup_list(
+                "ApplicationFinishers",
+                v.text("ApplicationFinishers"),
+                FINISHERS,
+            )?,
             unloaders: lookup_list("ResultUnloaders", v.text("ResultUnloaders"), UNLOADERS)?,
             scheduler: lookup("Scheduler", v.text("Scheduler"), SCHEDULERS)?,
             parsing_threads: v.nonzero("ParsingThreadsCount")?,
@@ -228,7 +252,9 @@ impl Settings {
             common_log: v.path("CommonLogFile"),
             error_log: v.path("ErrorLogFile"),
             save_duplicates: v.flag("SaveDuplicates")?,
-            user_agent: v.text("UserAgent").replace("<version>", env!("CARGO_PKG_VERSION")),
+            user_agent: v
+                .text("UserAgent")
+                .replace("<version>", env!("CARGO_PKG_VERSION")),
             request_timeout: Duration::from_secs(v.int("RequestTimeoutSeconds")?),
             connect_timeout: Duration::from_secs(v.int("ConnectTimeoutSeconds")?),
             max_page_bytes: v.int("MaxPageBytes")?,
@@ -240,21 +266,27 @@ impl Settings {
         if settings.user_agent.trim().is_empty() {
             return Err(bad("UserAgent", "", "must not be empty"));
         }
-        if !crate::robots::is_valid_product_token(crate::robots::product_token(&settings.user_agent)) {
+        if !crate::robots::is_valid_product_token(crate::robots::product_token(
+            &settings.user_agent,
+        )) {
             warnings.push(Warning(format!(
                 "settings.ini: UserAgent {:?} does not start with a product token ([A-Za-z_-]+); robots.txt groups cannot name it",
                 settings.user_agent
             )));
         }
         if settings.unloaders.is_empty() {
-            warnings.push(Warning("settings.ini: ResultUnloaders is empty: no results will be written".into()));
+            warnings.push(Warning(
+                "settings.ini: ResultUnloaders is empty: no results will be written".into(),
+            ));
         }
         Ok((settings, warnings))
     }
 
     /// Settings with every default, paths relative to `base` (for tests and tools).
     pub fn defaults(base: &Path) -> Settings {
-        Settings::from_raw(&RawSettings::default(), base).expect("the defaults are valid").0
+        Settings::from_raw(&RawSettings::default(), base)
+            .expect("the defaults are valid")
+            .0
     }
 
     /// The product token robots.txt groups are matched against.
@@ -264,7 +296,11 @@ impl Settings {
 }
 
 fn bad(key: &str, value: &str, expected: &str) -> SettingsError {
-    SettingsError::BadValue { key: key.to_owned(), value: value.to_owned(), expected: expected.to_owned() }
+    SettingsError::BadValue {
+        key: key.to_owned(),
+        value: value.to_owned(),
+        expected: expected.to_owned(),
+    }
 }
 
 /// Key lookup with defaults from the table.
@@ -279,7 +315,10 @@ impl Values<'_> {
     }
 
     fn text(&self, key: &str) -> &str {
-        self.raw.get(key).map(str::trim).unwrap_or(self.def(key).default)
+        self.raw
+            .get(key)
+            .map(str::trim)
+            .unwrap_or(self.def(key).default)
     }
 
     fn int(&self, key: &str) -> Result<u64, SettingsError> {
@@ -308,7 +347,11 @@ impl Values<'_> {
 
     fn path(&self, key: &str) -> PathBuf {
         let p = PathBuf::from(self.text(key));
-        if p.is_absolute() { p } else { self.base.join(p) }
+        if p.is_absolute() {
+            p
+        } else {
+            self.base.join(p)
+        }
     }
 }
 
@@ -316,20 +359,38 @@ fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
     let expected = "comma-separated host:address or host:port:address entries";
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (host, rest) = item.split_once(':').ok_or_else(|| bad("Resolve", item, expected))?;
-        let parse_addr = |s: &str| s.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().ok();
+        let (host, rest) = item
+            .split_once(':')
+            .ok_or_else(|| bad("Resolve", item, expected))?;
+        let parse_addr = |s: &str| {
+            s.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .ok()
+        };
         let (port, addr) = match parse_addr(rest) {
             Some(addr) => (None, addr),
             None => {
-                let (port, addr) = rest.split_once(':').ok_or_else(|| bad("Resolve", item, expected))?;
-                let port = port.parse::<u16>().map_err(|_| bad("Resolve", item, expected))?;
-                (Some(port), parse_addr(addr).ok_or_else(|| bad("Resolve", item, expected))?)
+                let (port, addr) = rest
+                    .split_once(':')
+                    .ok_or_else(|| bad("Resolve", item, expected))?;
+                let port = port
+                    .parse::<u16>()
+                    .map_err(|_| bad("Resolve", item, expected))?;
+                (
+                    Some(port),
+                    parse_addr(addr).ok_or_else(|| bad("Resolve", item, expected))?,
+                )
             }
         };
         if host.is_empty() {
             return Err(bad("Resolve", item, expected));
         }
-        out.push(ResolveEntry { host: host.to_ascii_lowercase(), port, addr });
+        out.push(ResolveEntry {
+            host: host.to_ascii_lowercase(),
+            port,
+            addr,
+        });
     }
     Ok(out)
 }
@@ -353,14 +414,20 @@ mod tests {
 
     #[test]
     fn quoted_values_as_in_the_paper() {
-        let (s, _) = load("ApplicationFinishers = \"WorkIsDoneAF,TimeoutAF\"\nResultFolder = \"result\"\n").unwrap();
-        assert_eq!(s.finishers, vec![FinisherKind::WorkIsDone, FinisherKind::Timeout]);
+        let (s, _) =
+            load("ApplicationFinishers = \"WorkIsDoneAF,TimeoutAF\"\nResultFolder = \"result\"\n")
+                .unwrap();
+        assert_eq!(
+            s.finishers,
+            vec![FinisherKind::WorkIsDone, FinisherKind::Timeout]
+        );
         assert_eq!(s.result_folder, PathBuf::from("/base/result"));
     }
 
     #[test]
     fn unknown_key_is_a_warning() {
-        let (_, w) = load("DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\n").unwrap();
+        let (_, w) =
+            load("DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\n").unwrap();
         assert_eq!(w.len(), 2);
         assert!(w[1].0.contains("did you mean ParsingThreadsCount"), "{w:?}");
     }
@@ -368,15 +435,23 @@ mod tests {
     #[test]
     fn unknown_component_lists_valid_names() {
         let e = load("RobotsTxtClass = Magic\n").unwrap_err().to_string();
-        assert!(e.contains("Rfc9309RobotsTxt") && e.contains("OnlyDisallowRobotsTxt"), "{e}");
-        let e = load("ApplicationFinishers = WorkIsDoneAF,Nope\n").unwrap_err().to_string();
+        assert!(
+            e.contains("Rfc9309RobotsTxt") && e.contains("OnlyDisallowRobotsTxt"),
+            "{e}"
+        );
+        let e = load("ApplicationFinishers = WorkIsDoneAF,Nope\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("StopFileAF"), "{e}");
     }
 
     #[test]
     fn invalid_values_name_the_key_and_range() {
         let e = load("ParsingThreadsCount = 0\n").unwrap_err().to_string();
-        assert!(e.contains("ParsingThreadsCount") && e.contains("from 1 to 256"), "{e}");
+        assert!(
+            e.contains("ParsingThreadsCount") && e.contains("from 1 to 256"),
+            "{e}"
+        );
         let e = load("TimeoutSeconds = -5\n").unwrap_err().to_string();
         assert!(e.contains("TimeoutSeconds"), "{e}");
         let e = load("SaveDuplicates = maybe\n").unwrap_err().to_string();
@@ -386,7 +461,14 @@ mod tests {
     #[test]
     fn resolve_entries() {
         let r = parse_resolve("a.test:127.0.0.1, B.test:8080:127.0.0.2,c.test:[::1]").unwrap();
-        assert_eq!(r[0], ResolveEntry { host: "a.test".into(), port: None, addr: "127.0.0.1".parse().unwrap() });
+        assert_eq!(
+            r[0],
+            ResolveEntry {
+                host: "a.test".into(),
+                port: None,
+                addr: "127.0.0.1".parse().unwrap()
+            }
+        );
         assert_eq!(r[1].port, Some(8080));
         assert_eq!(r[1].host, "b.test");
         assert_eq!(r[2].addr, "::1".parse::<IpAddr>().unwrap());
@@ -396,7 +478,10 @@ mod tests {
     #[test]
     fn user_agent_version_placeholder() {
         let (s, _) = load("").unwrap();
-        assert_eq!(s.user_agent, format!("rccrawler/{}", env!("CARGO_PKG_VERSION")));
+        assert_eq!(
+            s.user_agent,
+            format!("rccrawler/{}", env!("CARGO_PKG_VERSION"))
+        );
         assert_eq!(s.robots_agent(), "rccrawler");
     }
 

@@ -74,7 +74,8 @@ pub enum SchedulerKind {
 
 /// Name tables, one per component key.
 pub(crate) const MANAGERS: &[(&str, ManagerKind)] = &[("TextFileAM", ManagerKind::TextFile)];
-pub(crate) const DATA_MANAGERS: &[(&str, DataManagerKind)] = &[("BMICDM", DataManagerKind::InMemory)];
+pub(crate) const DATA_MANAGERS: &[(&str, DataManagerKind)] =
+    &[("BMICDM", DataManagerKind::InMemory)];
 pub(crate) const DOWNLOADERS: &[(&str, DownloaderKind)] = &[("DT0", DownloaderKind::Dt0)];
 pub(crate) const PARSERS: &[(&str, ParserKind)] = &[("PT0", ParserKind::Pt0)];
 pub(crate) const ROUTINES: &[(&str, RoutineKind)] = &[("RT0", RoutineKind::Rt0)];
@@ -88,16 +89,25 @@ pub(crate) const FINISHERS: &[(&str, FinisherKind)] = &[
     ("TimeoutAF", FinisherKind::Timeout),
     ("StopFileAF", FinisherKind::StopFile),
 ];
-pub(crate) const UNLOADERS: &[(&str, UnloaderKind)] = &[("GephiSiteGraphRU", UnloaderKind::GephiSiteGraph)];
+pub(crate) const UNLOADERS: &[(&str, UnloaderKind)] =
+    &[("GephiSiteGraphRU", UnloaderKind::GephiSiteGraph)];
 pub(crate) const SCHEDULERS: &[(&str, SchedulerKind)] = &[("AllSites", SchedulerKind::AllSites)];
 
 /// Looks `name` up for `key`; an unknown name is an error listing the valid ones.
-pub(crate) fn lookup<T: Copy>(key: &str, name: &str, table: &[(&str, T)]) -> Result<T, SettingsError> {
-    table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).ok_or_else(|| SettingsError::UnknownComponent {
-        key: key.to_owned(),
-        name: name.to_owned(),
-        valid: table.iter().map(|(n, _)| (*n).to_owned()).collect(),
-    })
+pub(crate) fn lookup<T: Copy>(
+    key: &str,
+    name: &str,
+    table: &[(&str, T)],
+) -> Result<T, SettingsError> {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| SettingsError::UnknownComponent {
+            key: key.to_owned(),
+            name: name.to_owned(),
+            valid: table.iter().map(|(n, _)| (*n).to_owned()).collect(),
+        })
 }
 
 /// Looks up a comma-separated list; empty items are ignored, duplicates kept once.

@@ -7,7 +7,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// Writes `path` atomically with what `fill` writes.
-pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -39,7 +42,12 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
         Ok(f) => match f.sync_all() {
             Ok(()) => Ok(()),
             // Some file systems refuse fsync on folders; the rename is still atomic there.
-            Err(e) if e.kind() == io::ErrorKind::InvalidInput || e.kind() == io::ErrorKind::PermissionDenied => Ok(()),
+            Err(e)
+                if e.kind() == io::ErrorKind::InvalidInput
+                    || e.kind() == io::ErrorKind::PermissionDenied =>
+            {
+                Ok(())
+            }
             Err(e) => Err(e),
         },
         Err(_) => Ok(()),
@@ -62,8 +70,15 @@ mod tests {
             Err(io::Error::other("disk on fire"))
         });
         assert!(r.is_err());
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two", "a failed write leaves the old file");
-        let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "two",
+            "a failed write leaves the old file"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("sub"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.csv")]);
     }
 }

@@ -87,8 +87,22 @@ mod tests {
         let mut buf = Vec::new();
         {
             let mut csv = CsvOut::new(&mut buf, &["Id", "Label", "Level"]).unwrap();
-            csv.num(1).unwrap().text("http://a.test/").unwrap().num(0).unwrap().end().unwrap();
-            csv.num(2).unwrap().text("say \"hi\", C:\\dir\n\u{7}ok").unwrap().empty().unwrap().end().unwrap();
+            csv.num(1)
+                .unwrap()
+                .text("http://a.test/")
+                .unwrap()
+                .num(0)
+                .unwrap()
+                .end()
+                .unwrap();
+            csv.num(2)
+                .unwrap()
+                .text("say \"hi\", C:\\dir\n\u{7}ok")
+                .unwrap()
+                .empty()
+                .unwrap()
+                .end()
+                .unwrap();
         }
         assert_eq!(
             String::from_utf8(buf).unwrap(),

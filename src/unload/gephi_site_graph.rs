@@ -15,7 +15,11 @@ pub struct GephiSiteGraph {
     pub save_duplicates: bool,
 }
 
-fn file(folder: &Path, name: &str, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), UnloadError> {
+fn file(
+    folder: &Path,
+    name: &str,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), UnloadError> {
     let path = folder.join(name);
     write_atomic(&path, fill).map_err(|source| UnloadError { path, source })
 }
@@ -43,7 +47,19 @@ impl Unloader for GephiSiteGraph {
 
 /// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash`.
 pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Id", "Label", "Level", "Title", "OutDegree", "ExternalLinks", "Bytes", "ContentHash"])?;
+    let mut csv = CsvOut::new(
+        w,
+        &[
+            "Id",
+            "Label",
+            "Level",
+            "Title",
+            "OutDegree",
+            "ExternalLinks",
+            "Bytes",
+            "ContentHash",
+        ],
+    )?;
     for (i, n) in g.nodes().iter().enumerate() {
         csv.num(i + 1)?
             .text(g.label(n))?
@@ -63,7 +79,11 @@ pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
     let mut csv = CsvOut::new(w, &["Source", "Target", "Type", "Weight"])?;
     for (i, n) in g.nodes().iter().enumerate() {
         for a in g.arcs(n) {
-            csv.num(i + 1)?.num(a.target)?.text("Directed")?.num(a.weight)?.end()?;
+            csv.num(i + 1)?
+                .num(a.target)?
+                .text("Directed")?
+                .num(a.weight)?
+                .end()?;
         }
     }
     Ok(())
@@ -74,7 +94,11 @@ pub(super) fn write_external(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result
     let mut csv = CsvOut::new(w, &["Source", "Url", "Host", "Anchor"])?;
     for (i, n) in g.nodes().iter().enumerate() {
         for r in g.external_links(n) {
-            csv.num(i + 1)?.text(r.url)?.text(&r.host)?.text(r.anchor)?.end()?;
+            csv.num(i + 1)?
+                .text(r.url)?
+                .text(&r.host)?
+                .text(r.anchor)?
+                .end()?;
         }
     }
     Ok(())
@@ -98,7 +122,10 @@ pub(super) fn write_bad(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> 
 pub(super) fn write_duplicates(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let mut csv = CsvOut::new(w, &["Url", "Id", "Reason"])?;
     for a in g.aliases() {
-        csv.text(g.alias_url(a))?.num(a.node)?.text(a.reason.as_str())?.end()?;
+        csv.text(g.alias_url(a))?
+            .num(a.node)?
+            .text(a.reason.as_str())?
+            .end()?;
     }
     Ok(())
 }

@@ -20,9 +20,18 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(w, r#"  <graph mode="static" defaultedgetype="directed">"#)?;
     writeln!(w, r#"    <attributes class="node">"#)?;
-    writeln!(w, r#"      <attribute id="level" title="Level" type="integer"/>"#)?;
-    writeln!(w, r#"      <attribute id="title" title="Title" type="string"/>"#)?;
-    writeln!(w, r#"      <attribute id="bytes" title="Bytes" type="integer"/>"#)?;
+    writeln!(
+        w,
+        r#"      <attribute id="level" title="Level" type="integer"/>"#
+    )?;
+    writeln!(
+        w,
+        r#"      <attribute id="title" title="Title" type="string"/>"#
+    )?;
+    writeln!(
+        w,
+        r#"      <attribute id="bytes" title="Bytes" type="integer"/>"#
+    )?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
     for (i, n) in graph.nodes().iter().enumerate() {
@@ -41,7 +50,13 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let mut edge_id = 0u64;
     for (i, n) in graph.nodes().iter().enumerate() {
         for a in graph.arcs(n) {
-            writeln!(w, r#"      <edge id="{edge_id}" source="{}" target="{}" weight="{}"/>"#, i + 1, a.target, a.weight)?;
+            writeln!(
+                w,
+                r#"      <edge id="{edge_id}" source="{}" target="{}" weight="{}"/>"#,
+                i + 1,
+                a.target,
+                a.weight
+            )?;
             edge_id += 1;
         }
     }
@@ -73,6 +88,9 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(xml("a<b & \"c\"\u{1}\u{FFFF}"), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(
+            xml("a<b & \"c\"\u{1}\u{FFFF}"),
+            "a&lt;b &amp; &quot;c&quot;"
+        );
     }
 }

@@ -46,7 +46,9 @@ pub fn unloaders_for(settings: &Settings) -> Vec<Box<dyn Unloader>> {
         .iter()
         .map(|k| -> Box<dyn Unloader> {
             match k {
-                UnloaderKind::GephiSiteGraph => Box::new(GephiSiteGraph { save_duplicates: settings.save_duplicates }),
+                UnloaderKind::GephiSiteGraph => Box::new(GephiSiteGraph {
+                    save_duplicates: settings.save_duplicates,
+                }),
             }
         })
         .collect()

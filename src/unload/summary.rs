@@ -67,7 +67,11 @@ impl SiteSummary {
             duplicates: g.aliases().len(),
             max_level: g.max_level(),
             seconds,
-            state: if pending > 0 { SiteState::Stopped } else { SiteState::Done },
+            state: if pending > 0 {
+                SiteState::Stopped
+            } else {
+                SiteState::Done
+            },
         };
         for n in g.nodes() {
             s.arcs += g.arcs(n).len();
@@ -86,7 +90,18 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
     write_atomic(path, |w| {
         let mut csv = CsvOut::new(
             w,
-            &["Site", "Folder", "Pages", "Arcs", "ExternalLinks", "BadLinks", "Duplicates", "MaxLevel", "Seconds", "State"],
+            &[
+                "Site",
+                "Folder",
+                "Pages",
+                "Arcs",
+                "ExternalLinks",
+                "BadLinks",
+                "Duplicates",
+                "MaxLevel",
+                "Seconds",
+                "State",
+            ],
         )?;
         for r in rows {
             csv.text(&r.site)?

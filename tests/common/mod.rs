@@ -1,4 +1,257 @@
-//! Helpers shared by the integration tests (each test file uses a subset, hence the allow).
+//! Helpers shared by the integration tests (each test file uses a subset, hence the allow):
+//! an in-process test web on 127.0.0.1 with several host names, a crawl runner that writes a
+//! real settings.ini and hosts.txt into a temporary folder, and readers for the result files.
 #![allow(dead_code, unreachable_pub)]
 
 pub mod conformance;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rccrawler::app::{App, RunReport};
+use rccrawler::loopback::{Resp, Route, Server};
+use rccrawler::settings::Settings;
+
+/// Host names every test web answers for (all mapped to 127.0.0.1 through `Resolve`).
+pub const HOSTS: &[&str] = &[
+    "a.test",
+    "sub.a.test",
+    "b.test",
+    "c.test",
+    "d.test",
+    "e.test",
+];
+
+/// A web served by the test process.
+pub struct TestWeb {
+    pub server: Server,
+}
+
+impl TestWeb {
+    pub fn new() -> Self {
+        TestWeb {
+            server: Server::start().expect("a loopback port"),
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.server.port()
+    }
+
+    /// `http://host:port` of this web.
+    pub fn origin(&self, host: &str) -> String {
+        format!("http://{host}:{}", self.port())
+    }
+
+    /// An HTML page.
+    pub fn page(&self, host: &str, target: &str, html: &str) {
+        self.server
+            .set(host, target, Resp::html(html.as_bytes().to_vec()));
+    }
+
+    pub fn set(&self, host: &str, target: &str, resp: Resp) {
+        self.server.set(host, target, resp);
+    }
+
+    pub fn route(&self, host: &str, target: &str, route: Route) {
+        self.server.route(host, target, route);
+    }
+
+    pub fn robots(&self, host: &str, body: &str) {
+        self.server
+            .set(host, "/robots.txt", Resp::new(200, "text/plain", body));
+    }
+
+    pub fn hits(&self, host: &str, target: &str) -> usize {
+        self.server.hits(host, target)
+    }
+}
+
+/// A finished crawl and its folder.
+pub struct Crawled {
+    pub dir: tempfile::TempDir,
+    pub report: RunReport,
+}
+
+/// Settings text for a test crawl: every host resolved to 127.0.0.1, files in `dir`, a
+/// timeout so a hang fails the test, then `extra` lines (which win).
+pub fn settings_text(extra: &[(&str, &str)]) -> String {
+    let resolve: Vec<String> = HOSTS.iter().map(|h| format!("{h}:127.0.0.1")).collect();
+    let mut s = format!(
+        "Resolve = {}\nTimeoutSeconds = 60\nRequestTimeoutSeconds = 10\nConnectTimeoutSeconds = 5\nProgressSeconds = 3600\n",
+        resolve.join(",")
+    );
+    for (k, v) in extra {
+        s.push_str(&format!("{k} = {v}\n"));
+    }
+    s
+}
+
+/// Writes settings.ini and hosts.txt into a new temporary folder.
+pub fn prepare(hosts: &[String], extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    std::fs::write(dir.path().join("settings.ini"), settings_text(extra)).expect("settings.ini");
+    std::fs::write(dir.path().join("hosts.txt"), hosts.join("\n")).expect("hosts.txt");
+    dir
+}
+
+/// Runs a crawl in-process and returns its report.
+pub fn run_in(dir: &Path) -> RunReport {
+    let (settings, warnings) = Settings::load(&dir.join("settings.ini")).expect("valid settings");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let sites = rccrawler::hosts::load(&dir.join("hosts.txt"), settings.site_defaults)
+        .expect("valid hosts");
+    App::new(settings, sites)
+        .run(crossbeam_channel::never())
+        .expect("the crawl runs")
+}
+
+/// Prepares and runs a crawl.
+pub fn crawl(hosts: &[String], extra: &[(&str, &str)]) -> Crawled {
+    let dir = prepare(hosts, extra);
+    let report = run_in(dir.path());
+    Crawled { dir, report }
+}
+
+impl Crawled {
+    pub fn results(&self) -> PathBuf {
+        self.dir.path().join("results")
+    }
+
+    /// Reads one site folder.
+    pub fn site(&self, folder: &str) -> SiteFiles {
+        SiteFiles::read(&self.results().join(folder))
+    }
+}
+
+/// Reads a results CSV: header row, then rows of fields with our Gephi escaping undone.
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_path(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = rdr
+        .headers()
+        .expect("a header")
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let rows = rdr
+        .records()
+        .map(|r| {
+            r.expect("a row")
+                .iter()
+                .map(|f| f.replace("\\\\", "\\"))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The result files of one site, as plain values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteFiles {
+    /// (id, label, level)
+    pub nodes: Vec<(u32, String, u32)>,
+    /// (source, target, weight)
+    pub edges: Vec<(u32, u32, u32)>,
+    /// (source, url, host, anchor)
+    pub external: Vec<(u32, String, String, String)>,
+    /// (source or 0, url, reason)
+    pub bad: Vec<(u32, String, String)>,
+    /// (url, id, reason)
+    pub duplicates: Vec<(String, u32, String)>,
+}
+
+fn num(s: &str) -> u32 {
+    if s.is_empty() {
+        0
+    } else {
+        s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
+    }
+}
+
+impl SiteFiles {
+    pub fn read(dir: &Path) -> Self {
+        let (h, nodes) = read_csv(&dir.join("nodes.csv"));
+        assert_eq!(&h[..3], ["Id", "Label", "Level"]);
+        let (h, edges) = read_csv(&dir.join("edges.csv"));
+        assert_eq!(h, ["Source", "Target", "Type", "Weight"]);
+        let (h, external) = read_csv(&dir.join("external_links.csv"));
+        assert_eq!(h, ["Source", "Url", "Host", "Anchor"]);
+        let (h, bad) = read_csv(&dir.join("bad_links.csv"));
+        assert_eq!(h, ["Source", "Url", "Reason"]);
+        let dup_path = dir.join("duplicates.csv");
+        let duplicates = if dup_path.exists() {
+            read_csv(&dup_path).1
+        } else {
+            Vec::new()
+        };
+        SiteFiles {
+            nodes: nodes
+                .iter()
+                .map(|r| (num(&r[0]), r[1].clone(), num(&r[2])))
+                .collect(),
+            edges: edges
+                .iter()
+                .map(|r| {
+                    assert_eq!(r[2], "Directed");
+                    (num(&r[0]), num(&r[1]), num(&r[3]))
+                })
+                .collect(),
+            external: external
+                .iter()
+                .map(|r| (num(&r[0]), r[1].clone(), r[2].clone(), r[3].clone()))
+                .collect(),
+            bad: bad
+                .iter()
+                .map(|r| (num(&r[0]), r[1].clone(), r[2].clone()))
+                .collect(),
+            duplicates: duplicates
+                .iter()
+                .map(|r| (r[0].clone(), num(&r[1]), r[2].clone()))
+                .collect(),
+        }
+    }
+
+    /// Labels by id.
+    pub fn labels(&self) -> BTreeMap<u32, String> {
+        self.nodes
+            .iter()
+            .map(|(id, l, _)| (*id, l.clone()))
+            .collect()
+    }
+
+    /// Edges as (source label, target label, weight), sorted.
+    pub fn edge_labels(&self) -> Vec<(String, String, u32)> {
+        let l = self.labels();
+        let mut v: Vec<_> = self
+            .edges
+            .iter()
+            .map(|(s, t, w)| (l[s].clone(), l[t].clone(), *w))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Checks every level against a breadth-first search over edges.csv (with petgraph).
+    pub fn assert_levels_are_bfs_depths(&self) {
+        use petgraph::graph::{DiGraph, NodeIndex};
+        let mut g = DiGraph::<u32, ()>::new();
+        let idx: BTreeMap<u32, NodeIndex> = self
+            .nodes
+            .iter()
+            .map(|(id, _, _)| (*id, g.add_node(*id)))
+            .collect();
+        for (s, t, _) in &self.edges {
+            g.add_edge(idx[s], idx[t], ());
+        }
+        let Some(home) = self.nodes.first() else {
+            return;
+        };
+        let dist = petgraph::algo::dijkstra(&g, idx[&home.0], None, |_| 1u32);
+        for (id, label, level) in &self.nodes {
+            assert_eq!(dist.get(&idx[id]), Some(level), "level of {label}");
+        }
+    }
+}
