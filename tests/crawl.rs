@@ -498,3 +498,28 @@ fn robots_404_allows_everything_and_only_disallow_flavor_ignores_allow() {
         .collect();
     assert_eq!(labels, vec!["/", "/q/"]);
 }
+
+#[test]
+fn user_agent_is_sent_and_names_our_robots_group() {
+    let web = TestWeb::new();
+    web.robots(
+        "a.test",
+        "User-agent: *\nDisallow: /\n\nUser-agent: MyResearchBot\nDisallow: /not-for-us\n",
+    );
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/page>page</a><a href=/not-for-us>no</a>",
+    );
+    web.page("a.test", "/page", "page");
+    let ua = "MyResearchBot/2.0 (+mailto:someone@example.org)";
+    let crawled = crawl(&[web.origin("a.test")], &[("UserAgent", ua)]);
+    assert_eq!(
+        crawled.report.sites[0].pages, 2,
+        "our group allows everything but /not-for-us"
+    );
+    assert_eq!(web.hits("a.test", "/not-for-us"), 0);
+    for r in web.server.requests() {
+        assert_eq!(r.user_agent.as_deref(), Some(ua), "{}", r.target);
+    }
+}

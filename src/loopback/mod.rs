@@ -137,6 +137,8 @@ pub struct RequestRecord {
     pub end: Instant,
     /// Status sent (0 for raw handlers).
     pub status: u16,
+    /// The User-Agent header.
+    pub user_agent: Option<String>,
 }
 
 #[derive(Default)]
@@ -303,6 +305,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
             start,
             end: Instant::now(),
             status,
+            user_agent: req.header("user-agent").map(str::to_owned),
         });
         if req.close || status == 0 || shared.stopping.load(Ordering::SeqCst) {
             return Ok(());
