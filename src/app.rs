@@ -1,5 +1,5 @@
-//! The application manager (`TextFileAM`): builds the crawl from settings.ini and hosts.txt,
-//! runs the threads, and unloads the results.
+//! The application manager (`TextFileAM`): builds the crawl from settings.ini, hosts.txt and
+//! the saved state, runs the threads, saves the state and unloads the results.
 //!
 //! ```text
 //!             claim                FetchTask                 Fetched (bounded)
@@ -8,7 +8,12 @@
 //!      │              Scheduler)                   ▼                                │
 //!      └────────────────────────────── commit(Outcome) ◀────────────────────────────┘
 //!   every thread ──LogEvent (bounded)──▶ Routine (logs, progress, finishers, Ctrl+C) ──▶ Stop
+//!   state saver: journal flushed every 100 ms, fsynced every second, snapshots
 //! ```
+//!
+//! Teardown order (SPEC §8): a finisher or Ctrl+C requests the stop; downloaders finish or
+//! abandon their requests, parsers drain what was fetched; every thread is joined; the state
+//! is saved; then the results are written.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,7 +24,7 @@ use crossbeam_channel::{Receiver, bounded};
 use thiserror::Error;
 
 use crate::context::{Context, Log};
-use crate::data::{DataError, DataManager, InMemoryDataManager, ScopeId, SiteId};
+use crate::data::{DataError, DataManager, InMemoryDataManager, Persist, ScopeId, SiteId};
 use crate::fetch::{HttpClient, run_downloader};
 use crate::finish::finishers_for;
 use crate::logs::LogFiles;
@@ -31,8 +36,9 @@ use crate::settings::Settings;
 use crate::settings::registry::FinisherKind;
 use crate::site::SiteSpec;
 use crate::sites::Sites;
+use crate::state::{Recovered, StateError, StateStore, run_state_saver};
 use crate::stop::{Stop, StopReason};
-use crate::unload::summary::{SiteSummary, write_summary};
+use crate::unload::summary::{SiteState, SiteSummary, write_summary};
 use crate::unload::{UnloadError, unloaders_for};
 use crate::url_filter::SeedSiteOnly;
 
@@ -51,9 +57,20 @@ pub enum AppError {
         #[source]
         source: std::io::Error,
     },
-    /// The crawl's data structures could not grow.
+    /// The crawl's data could not be recorded or saved.
     #[error(transparent)]
     Data(#[from] DataError),
+    /// The state folder cannot be used.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The saved state does not fit together.
+    #[error("{}: {error}; move the state folder away to start afresh", dir.display())]
+    Recover {
+        /// The state folder.
+        dir: PathBuf,
+        /// What is wrong.
+        error: DataError,
+    },
     /// A result file could not be written.
     #[error(transparent)]
     Unload(#[from] UnloadError),
@@ -92,10 +109,12 @@ pub struct App {
     hosts: Vec<SiteSpec>,
 }
 
-struct ScopeInfo {
+struct ScopeEntry {
     scope: ScopeId,
     name: String,
     folder: String,
+    /// Saved data of a site no longer in hosts.txt.
+    removed: bool,
 }
 
 impl App {
@@ -104,31 +123,44 @@ impl App {
         App { settings, hosts }
     }
 
-    /// Runs the crawl until a finisher fires or `ctrl_c` receives, then writes the results.
+    /// Runs the crawl until a finisher fires or `ctrl_c` receives, saves the state, then
+    /// writes the results.
     pub fn run(&self, ctrl_c: Receiver<()>) -> Result<RunReport, AppError> {
         let started = Instant::now();
         let settings = &self.settings;
         self.remove_leftover_stop_file()?;
+        let dm = self.open_data()?;
         let logs =
             LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
-        let dm: Arc<dyn DataManager> = Arc::new(InMemoryDataManager::new());
-        let dispatcher = Dispatcher::new(
-            Arc::clone(&dm),
-            scheduler_for(settings.scheduler),
-            Arc::clone(&stop),
-        );
+        let scheduler = scheduler_for(settings.scheduler);
+        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop));
         let sites = Sites::new();
         let mut scopes = Vec::new();
         for spec in &self.hosts {
             let site_id = SiteId(sites.len() as u32);
-            let scope = dm.add_scope(spec.origin.clone(), site_id, spec.max_level)?;
+            let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, spec.max_level)?;
             let entry = sites.add(spec.clone(), scope);
             dispatcher.add_site(&entry);
-            scopes.push(ScopeInfo {
+            let (name, folder) = (entry.origin.to_string(), entry.origin.folder_name());
+            scopes.push(ScopeEntry {
                 scope,
-                name: entry.origin.to_string(),
-                folder: entry.origin.folder_name(),
+                name,
+                folder,
+                removed: false,
+            });
+        }
+        for info in dm.scopes().into_iter().filter(|s| !s.active) {
+            eprintln!(
+                "{} is no longer in hosts.txt: its saved data is kept and reported as removed",
+                info.origin
+            );
+            let (name, folder) = (info.origin.to_string(), info.origin.folder_name());
+            scopes.push(ScopeEntry {
+                scope: info.id,
+                name,
+                folder,
+                removed: true,
             });
         }
         dedupe_folders(&mut scopes);
@@ -148,13 +180,66 @@ impl App {
             dm.release(&fetched.task);
         }
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
+        let finished =
+            reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
+        dm.persist(Persist::Checkpoint { finished })?;
         let sites = self.unload(&*dm, &scopes)?;
+        let result_folder = settings.result_folder.clone();
         Ok(RunReport {
             reason,
             sites,
             elapsed: started.elapsed(),
-            result_folder: settings.result_folder.clone(),
+            result_folder,
         })
+    }
+
+    /// The data manager, with the saved state recovered when `SaveState = 1`.
+    fn open_data(&self) -> Result<Arc<dyn DataManager>, AppError> {
+        let settings = &self.settings;
+        if !settings.save_state {
+            return Ok(Arc::new(InMemoryDataManager::new()));
+        }
+        let dir = &settings.state_folder;
+        let (mut store, mut recovered) = StateStore::open(dir)?;
+        if recovered.finished {
+            eprintln!(
+                "the crawl saved in {} had finished: starting a fresh crawl",
+                dir.display()
+            );
+            store.wipe()?;
+            recovered = Recovered {
+                fresh: true,
+                ..Recovered::default()
+            };
+        }
+        let fresh = recovered.fresh;
+        if recovered.dropped_bytes > 0 {
+            eprintln!(
+                "{}: the last {} bytes of the journal were unfinished or damaged (the crawl was killed); \
+                 they were cut off and that work is done again",
+                dir.display(),
+                recovered.dropped_bytes
+            );
+        }
+        let dm = InMemoryDataManager::with_state(store, recovered).map_err(|error| {
+            AppError::Recover {
+                dir: dir.clone(),
+                error,
+            }
+        })?;
+        if !fresh {
+            let (mut pages, mut pending) = (0, 0);
+            for info in dm.scopes() {
+                let p = dm.progress(info.id);
+                pages += p.pages;
+                pending += p.pending;
+            }
+            eprintln!(
+                "continuing the crawl saved in {}: {pages} pages recorded, {pending} URLs still to fetch",
+                dir.display()
+            );
+        }
+        Ok(Arc::new(dm))
     }
 
     fn remove_leftover_stop_file(&self) -> Result<(), AppError> {
@@ -177,26 +262,34 @@ impl App {
         ctx: &Context,
         ctrl_c: Receiver<()>,
         logs: LogFiles,
-        scopes: &[ScopeInfo],
+        scopes: &[ScopeEntry],
     ) -> Result<Vec<Fetched>, AppError> {
         let settings = &self.settings;
         let (page_tx, page_rx) = bounded::<Fetched>(settings.parsing_threads.get() * 4);
         let (log_tx, log_rx) = bounded(65_536);
         let finishers = finishers_for(settings, ctx.started);
-        let names: Vec<(ScopeId, String)> =
-            scopes.iter().map(|s| (s.scope, s.name.clone())).collect();
+        let names: Vec<(ScopeId, String)> = scopes
+            .iter()
+            .filter(|s| !s.removed)
+            .map(|s| (s.scope, s.name.clone()))
+            .collect();
         let leftover_rx = page_rx.clone();
         let spawned = thread::scope(|s| -> Result<(), AppError> {
             let mut handles = Vec::new();
             let names = &names;
-            handles.push(
-                thread::Builder::new()
-                    .name("routine".into())
-                    .spawn_scoped(s, move || {
-                        run_routine(ctx, log_rx, ctrl_c, finishers, logs, names)
-                    })
-                    .map_err(AppError::Spawn)?,
-            );
+            let routine = thread::Builder::new()
+                .name("routine".into())
+                .spawn_scoped(s, move || {
+                    run_routine(ctx, log_rx, ctrl_c, finishers, logs, names)
+                });
+            handles.push(routine.map_err(|e| spawn_failed(ctx, e))?);
+            if ctx.dm.saves_state() {
+                let every = settings.checkpoint_interval;
+                let saver = thread::Builder::new()
+                    .name("state-saver".into())
+                    .spawn_scoped(s, move || run_state_saver(ctx, every));
+                handles.push(saver.map_err(|e| spawn_failed(ctx, e))?);
+            }
             for i in 0..settings.downloading_threads.get() {
                 let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
                 let h = thread::Builder::new()
@@ -226,7 +319,7 @@ impl App {
     fn unload(
         &self,
         dm: &dyn DataManager,
-        scopes: &[ScopeInfo],
+        scopes: &[ScopeEntry],
     ) -> Result<Vec<SiteSummary>, AppError> {
         let unloaders = unloaders_for(&self.settings);
         let mut rows = Vec::new();
@@ -240,12 +333,12 @@ impl App {
                         result = u.unload(g, &folder);
                     }
                 }
-                rows.push(SiteSummary::of(
-                    g,
-                    info.folder.clone(),
-                    progress.pending,
-                    progress.active.as_secs_f64(),
-                ));
+                let seconds = progress.active.as_secs_f64();
+                let mut row = SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
+                if info.removed {
+                    row.state = SiteState::Removed;
+                }
+                rows.push(row);
             });
             result?;
         }
@@ -262,7 +355,7 @@ fn spawn_failed(ctx: &Context, e: std::io::Error) -> AppError {
 }
 
 /// `http://x` and `https://x` would share a folder name: later ones get the scheme appended.
-fn dedupe_folders(scopes: &mut [ScopeInfo]) {
+fn dedupe_folders(scopes: &mut [ScopeEntry]) {
     for i in 1..scopes.len() {
         if scopes[..i].iter().any(|s| s.folder == scopes[i].folder) {
             let scheme = scopes[i]

@@ -19,6 +19,7 @@
 //! - [`data`] — the data manager (`BMICDM`) and the exact graph built from it.
 //! - [`routine`], [`logs`], [`finish`] — the routine thread (`RT0`), log files, finishers.
 //! - [`unload`] — result files (`GephiSiteGraphRU`, summary).
+//! - [`state`] — the saved crawl state (journal and snapshots) that lets a crawl continue.
 //! - [`message`] — what travels between threads.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
 
@@ -41,6 +42,7 @@ pub mod schedule;
 pub mod settings;
 pub mod site;
 pub mod sites;
+pub mod state;
 pub mod stop;
 pub mod unload;
 pub mod url_filter;

@@ -1,5 +1,6 @@
 //! The real binary: exit codes (SPEC §7), input errors that start nothing, the shipped
 //! settings.ini and README naming every key, and a crawl run as a child process.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! robots.txt matching against the public vectors in `../shared/conformance/`:
 //! Google's robots_test.cc (robots.jsonl), the RFC 9309 examples (robots_rfc9309.jsonl) and
 //! the crawl-delay / path / user-agent records of robots_extra.jsonl.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 mod common;
 

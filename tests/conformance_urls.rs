@@ -1,5 +1,6 @@
 //! URL normalization (SPEC §3) and reference resolution against the public vectors in
 //! `../shared/conformance/` (normalize.jsonl, normalize_conflicting.jsonl, resolve.jsonl).
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 mod common;
 

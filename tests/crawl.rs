@@ -1,6 +1,7 @@
 //! End to end: a test web with every case of SPEC §2–§4, crawled for real over loopback, and
 //! the whole expected output asserted exactly (nodes with levels, arcs with weights, external
 //! links with anchors, bad links with reasons, duplicates).
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 mod common;
 

@@ -74,6 +74,47 @@ impl Interner {
         Ok((id, true))
     }
 
+    /// The arena and end offsets, for saving.
+    pub(crate) fn parts(&self) -> (&str, &[u32]) {
+        (&self.arena, &self.ends)
+    }
+
+    /// Rebuilds an interner from saved parts, checking them.
+    pub(crate) fn from_parts(arena: String, ends: Vec<u32>) -> Result<Self, super::codec::Corrupt> {
+        use super::codec::Corrupt;
+        let mut prev = 0u32;
+        for &e in &ends {
+            if e < prev || e as usize > arena.len() || !arena.is_char_boundary(e as usize) {
+                return Err(Corrupt("interner offsets"));
+            }
+            prev = e;
+        }
+        if prev as usize != arena.len() {
+            return Err(Corrupt("interner length"));
+        }
+        let mut i = Interner {
+            arena,
+            ends,
+            table: HashTable::with_capacity(0),
+            hasher: DefaultHashBuilder::default(),
+        };
+        i.table.reserve(i.ends.len(), |_| 0);
+        for id in 0..i.ends.len() as u32 {
+            let s = i.get(id);
+            let hash = i.hasher.hash_one(s);
+            if i.table.find(hash, |&other| i.get(other) == s).is_some() {
+                return Err(Corrupt("interner holds a string twice"));
+            }
+            let (arena, ends, hasher) = (&i.arena, &i.ends, &i.hasher);
+            i.table.insert_unique(hash, id, |&other| {
+                let k = other as usize;
+                let start = if k == 0 { 0 } else { ends[k - 1] as usize };
+                hasher.hash_one(&arena[start..ends[k] as usize])
+            });
+        }
+        Ok(i)
+    }
+
     /// Bytes held (arena, offsets and table), for memory reports.
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity() + self.ends.capacity() * 4 + self.table.capacity() * 5

@@ -5,66 +5,181 @@
 //!
 //! Why not one `DashMap` per index: a commit must intern a page's links, lower levels and
 //! queue URLs as one atomic step (a half-applied commit would let the work-is-done check see
-//! zero pending URLs too early), and the URL index must assign ids in commit order so a
+//! zero pending URLs too early), and the URL index must assign ids in commit order so the
 //! journal can replay them. A per-scope lock gives both; the interner also stores each URL
 //! string once with 4 bytes of overhead instead of a key copy per index.
+//!
+//! With a [`StateStore`], every commit also leaves a journal record in its scope (written
+//! under the same lock, so in commit order); [`DataManager::persist`] moves those records to
+//! the journal file and writes snapshots.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
-use super::scope::{DataError, Effects, ScopeGraph};
-use super::{DataManager, Progress, ScopeId, SiteGraph, SiteId, UrlId};
+use super::journal::{read_add_scope, split_scope};
+use super::journal_frames::frames;
+use super::scope::{DataError, Effects, ScopeGraph, UNBOUND};
+use super::{
+    DataManager, Persist, Progress, ScopeId, ScopeInfo, ScopeOpen, SiteGraph, SiteId, UrlId,
+};
 use crate::message::{FetchTask, Outcome, TaskKind};
 use crate::site::Origin;
+use crate::state::{Recovered, StateStore};
 use crate::url_norm::NormUrl;
+
+#[derive(Debug)]
+struct Slot {
+    graph: Mutex<ScopeGraph>,
+    /// Opened by this run (in hosts.txt): its pending URLs count towards the total.
+    active: AtomicBool,
+}
 
 /// The in-memory data manager.
 #[derive(Debug, Default)]
 pub struct InMemoryDataManager {
-    scopes: RwLock<Vec<Arc<Mutex<ScopeGraph>>>>,
+    scopes: RwLock<Vec<Arc<Slot>>>,
     pending: AtomicUsize,
+    store: Option<Mutex<StateStore>>,
 }
 
 impl InMemoryDataManager {
-    /// An empty data manager.
+    /// An empty data manager that saves nothing.
     pub fn new() -> Self {
         Self::default()
     }
 
-    fn scope(&self, id: ScopeId) -> Arc<Mutex<ScopeGraph>> {
+    /// A data manager that saves its state in `store`, starting from what was `recovered`
+    /// there (snapshot, then journal replayed). Recovered scopes stay inactive until
+    /// [`DataManager::open_scope`] opens them.
+    pub fn with_state(store: StateStore, recovered: Recovered) -> Result<Self, DataError> {
+        let mut graphs: Vec<ScopeGraph> = Vec::new();
+        for blob in &recovered.scopes {
+            let g = ScopeGraph::from_bytes(blob)?;
+            if g.index as usize != graphs.len() {
+                return Err(DataError::Corrupt("snapshot scopes out of order".into()));
+            }
+            graphs.push(g);
+        }
+        for payload in frames(&recovered.journal) {
+            let (index, entries) = split_scope(payload)?;
+            let index = index as usize;
+            if let Some((origin, max_level)) = read_add_scope(entries)? {
+                if index != graphs.len() {
+                    return Err(DataError::Corrupt(format!(
+                        "journal: scope {index} created out of order"
+                    )));
+                }
+                graphs.push(ScopeGraph::new(
+                    index as u32,
+                    origin,
+                    UNBOUND,
+                    max_level,
+                    false,
+                )?);
+            } else {
+                let g = graphs
+                    .get_mut(index)
+                    .ok_or_else(|| DataError::Corrupt(format!("journal: unknown scope {index}")))?;
+                g.replay(entries)?;
+            }
+        }
+        let slots = graphs
+            .into_iter()
+            .map(|mut g| {
+                g.journal = Some(Vec::new());
+                g.rebuild_frontiers();
+                Arc::new(Slot {
+                    graph: Mutex::new(g),
+                    active: AtomicBool::new(false),
+                })
+            })
+            .collect();
+        Ok(InMemoryDataManager {
+            scopes: RwLock::new(slots),
+            pending: AtomicUsize::new(0),
+            store: Some(Mutex::new(store)),
+        })
+    }
+
+    fn slot(&self, id: ScopeId) -> Arc<Slot> {
         Arc::clone(&self.scopes.read()[id.0 as usize])
     }
 
-    /// Runs `f` on a scope and keeps the global pending count in step with it.
+    /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
     fn update<R>(&self, id: ScopeId, f: impl FnOnce(&mut ScopeGraph) -> R) -> R {
-        let scope = self.scope(id);
-        let mut g = scope.lock();
+        let slot = self.slot(id);
+        let mut g = slot.graph.lock();
         let before = g.pending();
         let r = f(&mut g);
         let after = g.pending();
-        if after > before {
-            self.pending.fetch_add(after - before, Ordering::SeqCst);
-        } else {
-            self.pending.fetch_sub(before - after, Ordering::SeqCst);
+        if slot.active.load(Ordering::SeqCst) {
+            if after > before {
+                self.pending.fetch_add(after - before, Ordering::SeqCst);
+            } else {
+                self.pending.fetch_sub(before - after, Ordering::SeqCst);
+            }
         }
         r
+    }
+
+    fn storage_error(e: crate::state::StateError) -> DataError {
+        DataError::Storage(e.to_string())
     }
 }
 
 impl DataManager for InMemoryDataManager {
-    fn add_scope(
+    fn open_scope(
         &self,
         origin: Origin,
         site: SiteId,
         max_level: u32,
-    ) -> Result<ScopeId, DataError> {
-        let g = ScopeGraph::new(origin, site, max_level)?;
-        self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+    ) -> Result<(ScopeId, ScopeOpen), DataError> {
+        let found = self
+            .scopes
+            .read()
+            .iter()
+            .position(|s| s.graph.lock().origin == origin);
+        if let Some(i) = found {
+            let id = ScopeId(i as u32);
+            let slot = self.slot(id);
+            let mut g = slot.graph.lock();
+            for l in 0..g.sites.len() {
+                if g.site_origins[l] == origin {
+                    g.sites[l] = site;
+                }
+            }
+            if g.max_level != max_level {
+                g.change_max_level(max_level);
+            }
+            if !slot.active.swap(true, Ordering::SeqCst) {
+                self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+            }
+            return Ok((id, ScopeOpen::Resumed));
+        }
         let mut scopes = self.scopes.write();
-        scopes.push(Arc::new(Mutex::new(g)));
-        Ok(ScopeId(scopes.len() as u32 - 1))
+        let index = scopes.len() as u32;
+        let g = ScopeGraph::new(index, origin, site, max_level, self.store.is_some())?;
+        self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+        scopes.push(Arc::new(Slot {
+            graph: Mutex::new(g),
+            active: AtomicBool::new(true),
+        }));
+        Ok((ScopeId(index), ScopeOpen::Created))
+    }
+
+    fn scopes(&self) -> Vec<ScopeInfo> {
+        self.scopes
+            .read()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ScopeInfo {
+                id: ScopeId(i as u32),
+                origin: s.graph.lock().origin.clone(),
+                active: s.active.load(Ordering::SeqCst),
+            })
+            .collect()
     }
 
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
@@ -72,19 +187,16 @@ impl DataManager for InMemoryDataManager {
             loop {
                 let (id, level) = g.claim(site)?;
                 // Stored URLs are normal forms, so this parse cannot fail; if it ever did,
-                // dropping the URL is better than stopping the crawl.
-                match NormUrl::parse(g.url(id)) {
-                    Ok(url) => {
-                        return Some(FetchTask {
-                            scope,
-                            site,
-                            url_id: UrlId(id),
-                            url,
-                            level,
-                            kind: TaskKind::Page,
-                        });
-                    }
-                    Err(_) => g.release(id),
+                // skipping the URL is better than stopping the crawl.
+                if let Ok(url) = NormUrl::parse(g.url(id)) {
+                    return Some(FetchTask {
+                        scope,
+                        site,
+                        url_id: UrlId(id),
+                        url,
+                        level,
+                        kind: TaskKind::Page,
+                    });
                 }
             }
         })
@@ -105,8 +217,8 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn progress(&self, scope: ScopeId) -> Progress {
-        let s = self.scope(scope);
-        let g = s.lock();
+        let s = self.slot(scope);
+        let g = s.graph.lock();
         Progress {
             pages: g.page_count(),
             pending: g.pending(),
@@ -116,8 +228,8 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
-        let s = self.scope(scope);
-        let g = s.lock();
+        let s = self.slot(scope);
+        let g = s.graph.lock();
         let graph = SiteGraph::build(&g);
         f(&graph);
     }
@@ -126,7 +238,50 @@ impl DataManager for InMemoryDataManager {
         self.scopes
             .read()
             .iter()
-            .map(|s| s.lock().heap_bytes())
+            .map(|s| s.graph.lock().heap_bytes())
             .sum()
+    }
+
+    fn persist(&self, how: Persist) -> Result<(), DataError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let slots: Vec<Arc<Slot>> = self.scopes.read().clone();
+        let mut store = store.lock();
+        let mut records = Vec::new();
+        let Persist::Checkpoint { finished } = how else {
+            for s in &slots {
+                if let Some(j) = s.graph.lock().journal.as_mut() {
+                    records.append(j);
+                }
+            }
+            store.append(&records).map_err(Self::storage_error)?;
+            return store
+                .flush(how == Persist::Sync)
+                .map_err(Self::storage_error);
+        };
+        // A finished crawl keeps no data: the next run starts afresh anyway.
+        let count = if finished { 0 } else { slots.len() as u64 };
+        let mut snapshot = store
+            .begin_snapshot(finished, count)
+            .map_err(Self::storage_error)?;
+        for s in &slots {
+            let mut g = s.graph.lock();
+            if let Some(j) = g.journal.as_mut() {
+                records.append(j);
+            }
+            if !finished {
+                snapshot
+                    .add_scope(|w| g.write_to(w))
+                    .map_err(Self::storage_error)?;
+            }
+        }
+        store
+            .finish_snapshot(snapshot, &records)
+            .map_err(Self::storage_error)
+    }
+
+    fn saves_state(&self) -> bool {
+        self.store.is_some()
     }
 }

@@ -5,11 +5,16 @@
 //! The trait is deliberately narrow (claim, release, commit, pending, progress, graph), so a
 //! data manager backed by a database shared by several crawler processes can implement it.
 
+mod codec;
 pub mod frontier;
 pub mod graph;
 pub mod interner;
+mod journal;
+pub mod journal_frames;
 mod memory;
+mod resolve;
 pub(crate) mod scope;
+mod snapshot;
 
 use std::fmt::Debug;
 
@@ -48,11 +53,54 @@ pub struct Progress {
     pub active: std::time::Duration,
 }
 
+/// Whether `open_scope` continued saved work or started anew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeOpen {
+    /// A new crawl of the site, its home page queued.
+    Created,
+    /// The site's saved crawl continues.
+    Resumed,
+}
+
+/// A scope known to the data manager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeInfo {
+    /// Its id.
+    pub id: ScopeId,
+    /// Its seed site.
+    pub origin: Origin,
+    /// Opened by this run (listed in hosts.txt); inactive ones are saved data only.
+    pub active: bool,
+}
+
+/// What [`DataManager::persist`] should make durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persist {
+    /// Hand committed work to the operating system (survives the process being killed).
+    Flush,
+    /// Also to the disk (survives a power cut).
+    Sync,
+    /// Write a compacted snapshot; `finished` marks a crawl with nothing left to do.
+    Checkpoint {
+        /// The crawl is complete.
+        finished: bool,
+    },
+}
+
 /// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
 pub trait DataManager: Send + Sync + Debug {
-    /// Starts the crawl of `origin` (its home page queued at level 0) on site `site`.
-    fn add_scope(&self, origin: Origin, site: SiteId, max_level: u32)
-    -> Result<ScopeId, DataError>;
+    /// Opens the crawl of `origin` on site `site`: continues the saved one if there is one
+    /// (taking `max_level` as its new `maxCrawlLevel`), else starts it with the home page
+    /// queued at level 0.
+    fn open_scope(
+        &self,
+        origin: Origin,
+        site: SiteId,
+        max_level: u32,
+    ) -> Result<(ScopeId, ScopeOpen), DataError>;
+
+    /// Every scope, opened in this run or only saved.
+    fn scopes(&self) -> Vec<ScopeInfo>;
 
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.
@@ -75,4 +123,10 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Approximate heap bytes held.
     fn memory_bytes(&self) -> usize;
+
+    /// Makes recorded work durable (a no-op for storage that is durable by itself).
+    fn persist(&self, how: Persist) -> Result<(), DataError>;
+
+    /// Whether state is saved, so a stopped crawl can continue.
+    fn saves_state(&self) -> bool;
 }

@@ -10,20 +10,26 @@
 //! quiescence every URL within `maxCrawlLevel` of the home page has been fetched. The
 //! written graph is computed afterwards from these records (`graph.rs`), independently of the
 //! order things happened in.
+//!
+//! A commit has two phases: [`resolve`](super::resolve) interns every string the outcome
+//! names (and writes them to the journal), then [`ScopeGraph::apply`] changes states using
+//! ids only. Replaying a journal runs the same `apply`, so a recovered scope is exactly the
+//! scope that was journaled.
 
 use std::time::{Duration, Instant};
-
-use crate::message::{LinkTarget, Outcome, PageRecord};
-use crate::site::Origin;
 
 use super::SiteId;
 use super::frontier::Frontier;
 use super::interner::{Interner, InternerFull};
+use super::resolve::{Resolved, ResolvedKind};
+use crate::site::Origin;
 
 /// Level of a URL not reached by any path yet.
 pub(crate) const NO_LEVEL: u32 = u32::MAX;
 /// Set in a `Failed` record's data when the failure was decided without a request.
 pub(crate) const STATIC_BIT: u32 = 1 << 31;
+/// A site not bound to one of this run's site ids yet (just loaded from the state).
+pub(crate) const UNBOUND: SiteId = SiteId(u32::MAX);
 
 /// Where a URL stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +54,21 @@ pub(crate) enum UrlState {
 
 impl UrlState {
     /// Not decided yet: an outcome may still be recorded.
-    fn is_open(self) -> bool {
+    pub(crate) fn is_open(self) -> bool {
         matches!(self, UrlState::Seen | UrlState::Queued | UrlState::InFlight)
+    }
+
+    pub(crate) fn to_u8(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_u8(v: u8) -> Option<Self> {
+        use UrlState::*;
+        [
+            Seen, Queued, InFlight, Page, Redirect, OffSite, Failed, External,
+        ]
+        .get(usize::from(v))
+        .copied()
     }
 }
 
@@ -68,18 +87,18 @@ pub(crate) const LINK_INTERNAL: u32 = 0;
 pub(crate) const LINK_EXTERNAL: u32 = 1;
 pub(crate) const LINK_BAD: u32 = 2;
 const KIND_SHIFT: u32 = 30;
-const ID_MASK: u32 = (1 << KIND_SHIFT) - 1;
+pub(crate) const ID_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 /// One link of a page. 8 bytes: internal/external → (url id, anchor text id);
 /// bad → (raw text id, reason text id).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LinkRec {
-    target: u32,
+    pub(crate) target: u32,
     pub(crate) aux: u32,
 }
 
 impl LinkRec {
-    fn new(kind: u32, id: u32, aux: u32) -> Self {
+    pub(crate) fn new(kind: u32, id: u32, aux: u32) -> Self {
         LinkRec {
             target: (kind << KIND_SHIFT) | id,
             aux,
@@ -112,30 +131,8 @@ pub struct Effects {
     pub new_external: u32,
 }
 
-/// Data of one scope.
-#[derive(Debug)]
-pub(crate) struct ScopeGraph {
-    pub(crate) origin: Origin,
-    pub(crate) max_level: u32,
-    pub(crate) sites: Vec<SiteId>,
-    pub(crate) urls: Interner,
-    pub(crate) recs: Vec<UrlRec>,
-    pub(crate) texts: Interner,
-    pub(crate) pages: Vec<PageRec>,
-    pub(crate) links: Vec<LinkRec>,
-    frontiers: Vec<Frontier>,
-    queued: Vec<usize>,
-    pub(crate) home: u32,
-    pending: usize,
-    worklist: Vec<(u32, u32)>,
-    /// Outcomes recorded (requests answered), for progress.
-    pub(crate) outcomes: u64,
-    /// First claim and latest commit of this run: the site's crawl time.
-    pub(crate) active: Option<(Instant, Instant)>,
-}
-
-/// The scope's data structures cannot grow further.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+/// The scope's data cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DataError {
     /// Too many distinct strings.
     #[error(transparent)]
@@ -143,32 +140,101 @@ pub enum DataError {
     /// More than 2^30 URLs in one scope.
     #[error("more than 2^30 URLs in one crawl scope")]
     TooManyUrls,
+    /// Saved state does not decode or does not fit the data it is applied to.
+    #[error("saved state: {0}")]
+    Corrupt(String),
+    /// Saved state cannot be written.
+    #[error("{0}")]
+    Storage(String),
+}
+
+impl From<super::codec::Corrupt> for DataError {
+    fn from(c: super::codec::Corrupt) -> Self {
+        DataError::Corrupt(c.to_string())
+    }
+}
+
+/// Data of one scope.
+#[derive(Debug)]
+pub(crate) struct ScopeGraph {
+    pub(crate) origin: Origin,
+    pub(crate) max_level: u32,
+    /// This run's ids of the scope's sites, and their origins (kept in saved state).
+    pub(crate) sites: Vec<SiteId>,
+    pub(crate) site_origins: Vec<Origin>,
+    pub(crate) urls: Interner,
+    pub(crate) recs: Vec<UrlRec>,
+    pub(crate) texts: Interner,
+    pub(crate) pages: Vec<PageRec>,
+    pub(crate) links: Vec<LinkRec>,
+    pub(crate) frontiers: Vec<Frontier>,
+    pub(crate) queued: Vec<usize>,
+    pub(crate) home: u32,
+    pub(crate) pending: usize,
+    pub(crate) worklist: Vec<(u32, u32)>,
+    /// Outcomes recorded (requests answered), for progress.
+    pub(crate) outcomes: u64,
+    /// Crawl time of earlier runs (from saved state).
+    pub(crate) earlier_active: Duration,
+    /// First claim and latest commit of this run.
+    pub(crate) active: Option<(Instant, Instant)>,
+    /// Journal entries not yet handed to the state store (`None`: state is not saved).
+    pub(crate) journal: Option<Vec<u8>>,
+    /// This scope's number in the saved state.
+    pub(crate) index: u32,
 }
 
 impl ScopeGraph {
-    /// A scope seeded with `origin`'s home page on `site`.
-    pub(crate) fn new(origin: Origin, site: SiteId, max_level: u32) -> Result<Self, DataError> {
-        let mut g = ScopeGraph {
+    /// An empty scope for `origin` on `site`, numbered `index` in the saved state; its home
+    /// page is queued at level 0.
+    pub(crate) fn new(
+        index: u32,
+        origin: Origin,
+        site: SiteId,
+        max_level: u32,
+        journal: bool,
+    ) -> Result<Self, DataError> {
+        let mut g = ScopeGraph::empty(index, origin.clone(), max_level);
+        g.sites.push(site);
+        g.site_origins.push(origin);
+        g.frontiers.push(Frontier::default());
+        g.queued.push(0);
+        if journal {
+            let mut e = Vec::new();
+            super::journal::put_add_scope(&mut e, &g.origin.to_string(), max_level);
+            let mut buf = Vec::new();
+            super::journal_frames::frame(&mut buf, index, &e);
+            g.journal = Some(buf);
+        }
+        let home = g.origin.home();
+        g.home = g.intern_url(home.as_str(), 0)?;
+        let _ = g.relax(g.home, 0);
+        Ok(g)
+    }
+
+    /// A scope with no URL at all (the base for loading saved state).
+    pub(crate) fn empty(index: u32, origin: Origin, max_level: u32) -> Self {
+        ScopeGraph {
             origin,
             max_level,
-            sites: vec![site],
+            sites: Vec::new(),
+            site_origins: Vec::new(),
             urls: Interner::default(),
             recs: Vec::new(),
             texts: Interner::default(),
             pages: Vec::new(),
             links: Vec::new(),
-            frontiers: vec![Frontier::default()],
-            queued: vec![0],
+            frontiers: Vec::new(),
+            queued: Vec::new(),
             home: 0,
             pending: 0,
             worklist: Vec::new(),
             outcomes: 0,
+            earlier_active: Duration::ZERO,
             active: None,
-        };
-        let home = g.origin.home();
-        g.home = g.intern_url(home.as_str(), 0)?;
-        let _ = g.relax(g.home, 0);
-        Ok(g)
+            journal: None,
+            index,
+        }
     }
 
     /// URLs queued or in flight.
@@ -176,18 +242,8 @@ impl ScopeGraph {
         self.pending
     }
 
-    fn local(&self, site: SiteId) -> Option<usize> {
+    pub(crate) fn local(&self, site: SiteId) -> Option<usize> {
         self.sites.iter().position(|&s| s == site)
-    }
-
-    fn local_or_add(&mut self, site: SiteId) -> u16 {
-        if let Some(l) = self.local(site) {
-            return l as u16;
-        }
-        self.sites.push(site);
-        self.frontiers.push(Frontier::default());
-        self.queued.push(0);
-        (self.sites.len() - 1) as u16
     }
 
     /// Takes the lowest-level queued URL of `site`; it becomes in flight.
@@ -222,7 +278,8 @@ impl ScopeGraph {
         self.urls.get(id)
     }
 
-    fn intern_url(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
+    /// Interns a URL of local site `site`; a new one starts unseen.
+    pub(crate) fn intern_url(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
         let (id, new) = self.urls.intern(url)?;
         if id > ID_MASK {
             return Err(DataError::TooManyUrls);
@@ -259,7 +316,7 @@ impl ScopeGraph {
 
     /// Lowers `start`'s level to `level` if that is shorter, and everything reachable from it
     /// accordingly; queues URLs that come within `maxCrawlLevel`.
-    fn relax(&mut self, start: u32, level: u32) -> Vec<SiteId> {
+    pub(crate) fn relax(&mut self, start: u32, level: u32) -> Vec<SiteId> {
         self.worklist.push((start, level));
         self.drain()
     }
@@ -275,13 +332,10 @@ impl ScopeGraph {
             self.recs[id as usize].level = level;
             match rec.state {
                 UrlState::Seen if level <= self.max_level => {
-                    let site = usize::from(rec.site);
-                    self.recs[id as usize].state = UrlState::Queued;
-                    self.frontiers[site].push(level, id);
-                    self.queued[site] += 1;
-                    self.pending += 1;
-                    if !woke.contains(&self.sites[site]) {
-                        woke.push(self.sites[site]);
+                    self.queue(id);
+                    let site = self.sites[usize::from(rec.site)];
+                    if !woke.contains(&site) {
+                        woke.push(site);
                     }
                 }
                 UrlState::Queued => self.frontiers[usize::from(rec.site)].push(level, id),
@@ -290,6 +344,16 @@ impl ScopeGraph {
             }
         }
         woke
+    }
+
+    /// Seen → Queued.
+    pub(crate) fn queue(&mut self, id: u32) {
+        let rec = &mut self.recs[id as usize];
+        rec.state = UrlState::Queued;
+        let site = usize::from(rec.site);
+        self.frontiers[site].push(rec.level, id);
+        self.queued[site] += 1;
+        self.pending += 1;
     }
 
     fn push_successors(&mut self, id: u32, level: u32) {
@@ -310,113 +374,155 @@ impl ScopeGraph {
         }
     }
 
-    /// Records one outcome. Returns what changed.
-    pub(crate) fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
+    /// Applies a resolved outcome (all its strings already interned).
+    pub(crate) fn apply(&mut self, r: &Resolved) -> Result<Vec<SiteId>, DataError> {
+        let n = self.recs.len() as u32;
+        let valid = |id: u32| id < n;
+        if !valid(r.task) || !r.chain.iter().all(|&h| valid(h)) {
+            return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+        }
         self.outcomes += 1;
         if let Some((_, last)) = &mut self.active {
             *last = Instant::now();
         }
-        let task = outcome.task();
-        let task_id = task.url_id.0;
-        let site = self.recs[task_id as usize].site;
-        let chain = match outcome {
-            Outcome::Page { page, .. } => &page.chain,
-            Outcome::OffSite { chain, .. } | Outcome::Failed { chain, .. } => chain,
-        };
-        // The task URL and its same-site redirect hops, in order.
-        let mut ids = Vec::with_capacity(chain.len() + 1);
-        ids.push(task_id);
-        for hop in chain {
-            ids.push(self.intern_url(hop.as_str(), site)?);
-        }
+        let mut ids = Vec::with_capacity(r.chain.len() + 1);
+        ids.push(r.task);
+        ids.extend_from_slice(&r.chain);
         for w in ids.windows(2) {
             if w[0] != w[1] {
                 self.finish(w[0], UrlState::Redirect, w[1]);
             }
         }
         let last = *ids.last().expect("never empty");
-        let mut effects = Effects::default();
-        match outcome {
-            Outcome::Page { page, .. } => {
+        match &r.kind {
+            ResolvedKind::Page {
+                hash,
+                bytes,
+                title,
+                links,
+            } => {
                 if self.recs[last as usize].state.is_open() {
-                    let p = self.add_page(page, &mut effects)?;
+                    let p = self.add_page(*hash, *bytes, *title, links)?;
                     self.finish(last, UrlState::Page, p);
                 }
             }
-            Outcome::OffSite { target, .. } => {
-                let ext = self.intern_external(target.as_str(), &mut effects)?;
-                self.finish(last, UrlState::OffSite, ext);
+            ResolvedKind::OffSite(target) => {
+                if !valid(*target) {
+                    return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+                }
+                self.finish(last, UrlState::OffSite, *target);
             }
-            Outcome::Failed { failure, .. } => {
-                let (reason, _) = self.texts.intern(&failure.reason)?;
-                let data = if failure.without_request {
+            ResolvedKind::Failed {
+                reason,
+                without_request,
+            } => {
+                let data = if *without_request {
                     reason | STATIC_BIT
                 } else {
-                    reason
+                    *reason
                 };
                 self.finish(last, UrlState::Failed, data);
             }
         }
         // The task URL was in flight; if it is still open (its outcome went to another URL of
         // the chain that was already decided), close it as a redirect to that URL.
-        if self.recs[task_id as usize].state.is_open() && last != task_id {
-            self.finish(task_id, UrlState::Redirect, last);
+        if self.recs[r.task as usize].state.is_open() && last != r.task {
+            self.finish(r.task, UrlState::Redirect, last);
         }
-        // Propagate the task's level along what was just learned.
-        let level = self.recs[task_id as usize].level;
-        self.push_successors(task_id, level);
-        effects.woke = self.drain();
-        Ok(effects)
+        // Propagate levels along every edge this commit recorded: each redirect hop and the
+        // page's links. Pushing from the task alone is not enough: when the chain ends at a
+        // URL already known at that level, relaxing it improves nothing and its new links
+        // would never get a level.
+        for &id in &ids {
+            let level = self.recs[id as usize].level;
+            if level != NO_LEVEL {
+                self.push_successors(id, level);
+            }
+        }
+        Ok(self.drain())
     }
 
-    fn intern_external(&mut self, url: &str, effects: &mut Effects) -> Result<u32, DataError> {
-        let before = self.recs.len();
-        let id = self.intern_url(url, 0)?;
-        if self.recs.len() > before {
-            self.recs[id as usize].state = UrlState::External;
-            effects.new_external += 1;
-        }
-        Ok(id)
-    }
-
-    fn add_page(&mut self, page: &PageRecord, effects: &mut Effects) -> Result<u32, DataError> {
+    fn add_page(
+        &mut self,
+        hash: u128,
+        bytes: u32,
+        title: u32,
+        links: &[super::resolve::ResolvedLink],
+    ) -> Result<u32, DataError> {
+        let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
         let start = self.links.len() as u32;
-        for link in &page.links {
-            let rec = match &link.target {
-                LinkTarget::Internal { url, site, failure } => {
-                    let local = self.local_or_add(*site);
-                    let id = self.intern_url(url.as_str(), local)?;
-                    if let Some(f) = failure
-                        && self.recs[id as usize].state == UrlState::Seen
-                    {
-                        let (reason, _) = self.texts.intern(&f.reason)?;
-                        self.finish(id, UrlState::Failed, reason | STATIC_BIT);
-                    }
-                    let (anchor, _) = self.texts.intern(&link.anchor)?;
-                    LinkRec::new(LINK_INTERNAL, id, anchor)
-                }
-                LinkTarget::External(url) => {
-                    let id = self.intern_external(url.as_str(), effects)?;
-                    let (anchor, _) = self.texts.intern(&link.anchor)?;
-                    LinkRec::new(LINK_EXTERNAL, id, anchor)
-                }
-                LinkTarget::Bad { raw, reason } => {
-                    let (raw, _) = self.texts.intern(raw)?;
-                    let (reason, _) = self.texts.intern(reason)?;
-                    LinkRec::new(LINK_BAD, raw, reason)
-                }
+        for l in links {
+            let ok = match l.kind {
+                LINK_BAD => l.target < n_texts && l.aux < n_texts,
+                _ => l.target < n_urls && l.aux < n_texts,
             };
-            self.links.push(rec);
+            if !ok || l.failure.is_some_and(|f| f >= n_texts) {
+                return Err(DataError::Corrupt(
+                    "a link names an unknown URL or text".into(),
+                ));
+            }
+            if let Some(reason) = l.failure
+                && self.recs[l.target as usize].state == UrlState::Seen
+            {
+                self.finish(l.target, UrlState::Failed, reason | STATIC_BIT);
+            }
+            self.links.push(LinkRec::new(l.kind, l.target, l.aux));
         }
-        let (title, _) = self.texts.intern(&page.title)?;
         self.pages.push(PageRec {
-            hash: page.hash,
+            hash,
             links_start: start,
             links_len: self.links.len() as u32 - start,
             title,
-            bytes: u32::try_from(page.bytes).unwrap_or(u32::MAX),
+            bytes,
         });
         Ok(self.pages.len() as u32 - 1)
+    }
+
+    /// Changes `maxCrawlLevel` (hosts.txt edited between runs): URLs now within it are
+    /// queued, queued URLs now beyond it wait again.
+    pub(crate) fn set_max_level(&mut self, max_level: u32) -> Vec<SiteId> {
+        self.max_level = max_level;
+        let mut woke = Vec::new();
+        for id in 0..self.recs.len() as u32 {
+            let rec = self.recs[id as usize];
+            if rec.state == UrlState::Seen && rec.level <= max_level {
+                self.queue(id);
+                woke.push(self.sites[usize::from(rec.site)]);
+            } else if rec.state == UrlState::Queued && rec.level > max_level {
+                self.recs[id as usize].state = UrlState::Seen;
+                self.queued[usize::from(rec.site)] -= 1;
+                self.pending -= 1;
+            }
+        }
+        woke.sort();
+        woke.dedup();
+        woke
+    }
+
+    /// `set_max_level`, journaled.
+    pub(crate) fn change_max_level(&mut self, max_level: u32) -> Vec<SiteId> {
+        if let Some(buf) = self.journal.as_mut() {
+            let mut e = Vec::new();
+            super::journal::put_set_max_level(&mut e, max_level);
+            super::journal_frames::frame(buf, self.index, &e);
+        }
+        self.set_max_level(max_level)
+    }
+
+    /// Rebuilds frontiers and counters from the URL records (after loading saved state):
+    /// in-flight URLs of the saved run are queued again.
+    pub(crate) fn rebuild_frontiers(&mut self) {
+        self.frontiers = (0..self.sites.len()).map(|_| Frontier::default()).collect();
+        self.queued = vec![0; self.sites.len()];
+        self.pending = 0;
+        for id in 0..self.recs.len() as u32 {
+            let state = self.recs[id as usize].state;
+            let level = self.recs[id as usize].level;
+            let waiting = matches!(state, UrlState::Queued | UrlState::InFlight);
+            if waiting || (state == UrlState::Seen && level <= self.max_level) {
+                self.queue(id);
+            }
+        }
     }
 
     /// Links of page `p`.
@@ -424,10 +530,12 @@ impl ScopeGraph {
         &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
     }
 
-    /// Time between the first claim and the latest commit.
+    /// Crawl time: earlier runs plus first claim to latest commit of this run.
     pub(crate) fn active_time(&self) -> Duration {
-        self.active
-            .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+        self.earlier_active
+            + self
+                .active
+                .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
     }
 
     /// HTML pages recorded (aliases included).
@@ -442,5 +550,6 @@ impl ScopeGraph {
             + self.recs.capacity() * std::mem::size_of::<UrlRec>()
             + self.pages.capacity() * std::mem::size_of::<PageRec>()
             + self.links.capacity() * std::mem::size_of::<LinkRec>()
+            + self.journal.as_ref().map_or(0, Vec::capacity)
     }
 }

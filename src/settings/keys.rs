@@ -158,6 +158,20 @@ pub const KEYS: &[KeyDef] = &[
         "StopFileAF stops the crawl when this file appears (a leftover one is removed at start, with a log line)."
     ),
     key!(
+        "Stopping",
+        "SaveState",
+        "1",
+        ValueKind::Flag,
+        "1: save the crawl state in StateFolder so a stopped or killed crawl continues where it was (journal flushed every 100 ms, fsynced every second). 0: save nothing."
+    ),
+    key!(
+        "Stopping",
+        "CheckpointSeconds",
+        "60",
+        int(1, 86_400),
+        "How often the state journal is compacted into a snapshot (also done when the crawl stops)."
+    ),
+    key!(
         "Files",
         "ResultFolder",
         "results",
@@ -169,7 +183,7 @@ pub const KEYS: &[KeyDef] = &[
         "StateFolder",
         "state",
         ValueKind::Path,
-        "Where the crawl state is kept so a stopped crawl can continue."
+        "Where the crawl state is kept so a stopped crawl can continue. A saved crawl that had finished is replaced by a fresh crawl."
     ),
     key!(
         "Files",

@@ -149,6 +149,10 @@ pub struct Settings {
     pub downloading_threads: NonZeroUsize,
     /// `TimeoutSeconds`.
     pub timeout: Duration,
+    /// `SaveState`.
+    pub save_state: bool,
+    /// `CheckpointSeconds`.
+    pub checkpoint_interval: Duration,
     /// `StopFile`, resolved.
     pub stop_file: PathBuf,
     /// `ResultFolder`, resolved.
@@ -246,6 +250,8 @@ impl Settings {
             parsing_threads: v.nonzero("ParsingThreadsCount")?,
             downloading_threads: v.nonzero("DownloadingThreadsCount")?,
             timeout: Duration::from_secs(v.int("TimeoutSeconds")?),
+            save_state: v.flag("SaveState")?,
+            checkpoint_interval: Duration::from_secs(v.int("CheckpointSeconds")?),
             stop_file: v.path("StopFile"),
             result_folder: v.path("ResultFolder"),
             state_folder: v.path("StateFolder"),

@@ -17,6 +17,8 @@ pub enum SiteState {
     Stopped,
     /// Its home page is not an HTML page (or robots.txt denied everything).
     Unreachable,
+    /// No longer in hosts.txt: its saved data is kept and reported, not crawled.
+    Removed,
 }
 
 impl fmt::Display for SiteState {
@@ -25,6 +27,7 @@ impl fmt::Display for SiteState {
             SiteState::Done => "done",
             SiteState::Stopped => "stopped",
             SiteState::Unreachable => "unreachable",
+            SiteState::Removed => "removed",
         })
     }
 }

@@ -1,9 +1,10 @@
 //! Helpers shared by the integration tests (each test file uses a subset, hence the allow):
 //! an in-process test web on 127.0.0.1 with several host names, a crawl runner that writes a
 //! real settings.ini and hosts.txt into a temporary folder, and readers for the result files.
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 pub mod conformance;
+pub mod webgen;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Generates a large synthetic documentation-like site for the benchmarks.
+
+usage: gen_site.py OUT_DIR PAGES [SEED]
+
+Pages /secNN/pageNNN.html in 100 sections plus section indexes and a home page, each with a
+top navigation (25 links), a sidebar of ~30 neighbouring pages, ~10 in-text links to random
+pages (with fragments), external links, and aliases (`./`, `index.html`, `/index.html`).
+On average about 70 internal links a page (the RCCrawler paper measured 67); page sizes
+from 5 KB to ~1 MB, most of them small, like real documentation. Deterministic for a seed.
+"""
+import os
+import random
+import sys
+
+out, pages = sys.argv[1], int(sys.argv[2])
+random.seed(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
+SECTIONS = 100
+per = max(1, pages // SECTIONS)
+filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. " * 40
+
+
+def path(i):
+    s, p = divmod(i, per)
+    return f"/sec{s:02d}/page{p:03d}.html"
+
+
+nav = "".join(f'<li><a href="/sec{s:02d}/">Section {s}</a></li>' for s in range(0, SECTIONS, 4))
+os.makedirs(out, exist_ok=True)
+for s in range(SECTIONS):
+    d = f"{out}/sec{s:02d}"
+    os.makedirs(d, exist_ok=True)
+    links = "".join(f'<a href="page{p:03d}.html">p{p}</a> ' for p in range(per))
+    with open(f"{d}/index.html", "w") as f:
+        f.write(f"<html><head><title>Section {s}</title></head><body><ul>{nav}</ul>{links}<a href=\"/\">home</a></body></html>")
+for i in range(SECTIONS * per):
+    s, p = divmod(i, per)
+    side = "".join(f'<li><a href="page{q:03d}.html">Page {q}</a></li>' for q in range(max(0, p - 15), min(per, p + 15)))
+    content = "".join(
+        f'<p>{filler[:random.randint(100, 2000)]} <a href="{path(random.randrange(SECTIONS * per))}#sec">see {j}</a></p>'
+        for j in range(10)
+    )
+    ext = '<a href="https://github.com/example/repo">GitHub</a> <a href="https://example.org/">Example</a>'
+    size = random.choices([5, 8, 12, 16, 24, 40, 100, 200, 1000], [30, 25, 20, 10, 7, 5, 2, 1, 0.05])[0]
+    pad = "<p>" + filler * (size * 1000 // len(filler)) + "</p>" if size > 8 else ""
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Page {i}</title></head><body>'
+        f"<nav><ul>{nav}</ul></nav><aside><ul>{side}</ul></aside><main>{content}{pad}</main>"
+        f'<footer>{ext} <a href="./">index</a> <a href="index.html">index2</a> <a href="/index.html">top</a></footer></body></html>'
+    )
+    with open(f"{out}{path(i)}", "w") as f:
+        f.write(html)
+with open(f"{out}/index.html", "w") as f:
+    f.write(f"<html><head><title>Docs</title></head><body><ul>{nav}</ul>" + "".join(f'<a href="sec{s:02d}/">S{s}</a>' for s in range(SECTIONS)) + "</body></html>")

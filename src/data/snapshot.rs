@@ -1,0 +1,176 @@
+//! A scope's complete data as bytes (the body of a snapshot file) and back. Frontiers are not
+//! saved: they are rebuilt from the URL states, with URLs that were in flight queued again.
+
+use std::time::Duration;
+
+use super::codec::{Corrupt, Put, Reader};
+use super::interner::Interner;
+use super::scope::{LinkRec, PageRec, ScopeGraph, UNBOUND, UrlRec, UrlState};
+use crate::site::Origin;
+
+fn origin_from(text: &str) -> Result<Origin, Corrupt> {
+    let url = url::Url::parse(text).map_err(|_| Corrupt("bad origin"))?;
+    Origin::of(&url).ok_or(Corrupt("bad origin"))
+}
+
+fn put_interner(out: &mut impl Put, i: &Interner) {
+    let (arena, ends) = i.parts();
+    out.put_bytes(arena.as_bytes());
+    out.put_var(ends.len() as u64);
+    for &e in ends {
+        out.put_u32(e);
+    }
+}
+
+fn read_interner(r: &mut Reader<'_>) -> Result<Interner, Corrupt> {
+    let arena = r.str()?.to_owned();
+    let n = r.var()?;
+    let mut ends = Vec::with_capacity(n.min(1 << 24) as usize);
+    for _ in 0..n {
+        ends.push(r.u32()?);
+    }
+    Interner::from_parts(arena, ends)
+}
+
+impl ScopeGraph {
+    /// Encodes everything but the frontiers into `w` (streamed: no copy of the scope is
+    /// built in memory).
+    pub(crate) fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut out = super::codec::IoPut::new(w);
+        self.encode(&mut out);
+        out.finish()
+    }
+
+    fn encode(&self, out: &mut impl Put) {
+        out.put_var(u64::from(self.index));
+        out.put_bytes(self.origin.to_string().as_bytes());
+        out.put_var(u64::from(self.max_level));
+        out.put_var(self.site_origins.len() as u64);
+        for o in &self.site_origins {
+            out.put_bytes(o.to_string().as_bytes());
+        }
+        out.put_var(u64::from(self.home));
+        out.put_var(self.outcomes);
+        out.put_var(self.active_time().as_millis() as u64);
+        put_interner(out, &self.urls);
+        out.put_var(self.recs.len() as u64);
+        for r in &self.recs {
+            out.put_u32(r.level);
+            out.put_u32(r.data);
+            out.put_u8(r.state.to_u8());
+            out.put_var(u64::from(r.site));
+        }
+        put_interner(out, &self.texts);
+        out.put_var(self.pages.len() as u64);
+        for p in &self.pages {
+            out.put_u128(p.hash);
+            out.put_u32(p.links_start);
+            out.put_u32(p.links_len);
+            out.put_u32(p.title);
+            out.put_u32(p.bytes);
+        }
+        out.put_var(self.links.len() as u64);
+        for l in &self.links {
+            out.put_u32(l.target);
+            out.put_u32(l.aux);
+        }
+    }
+
+    /// Decodes a scope; its sites are unbound until the caller binds them to this run's ids.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<ScopeGraph, Corrupt> {
+        let mut r = Reader::new(bytes);
+        let index = r.var32()?;
+        let origin = origin_from(r.str()?)?;
+        let max_level = r.var32()?;
+        let mut g = ScopeGraph::empty(index, origin, max_level);
+        for _ in 0..r.var()? {
+            let o = origin_from(r.str()?)?;
+            g.add_local_site(UNBOUND, o);
+        }
+        g.home = r.var32()?;
+        g.outcomes = r.var()?;
+        g.earlier_active = Duration::from_millis(r.var()?);
+        g.urls = read_interner(&mut r)?;
+        let n = r.var()?;
+        if n != g.urls.len() as u64 {
+            return Err(Corrupt("URL records and URLs differ in number"));
+        }
+        for _ in 0..n {
+            let level = r.u32()?;
+            let data = r.u32()?;
+            let state = UrlState::from_u8(r.u8()?).ok_or(Corrupt("bad URL state"))?;
+            let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
+            if usize::from(site) >= g.sites.len().max(1) {
+                return Err(Corrupt("URL of an unknown site"));
+            }
+            g.recs.push(UrlRec {
+                level,
+                data,
+                state,
+                site,
+            });
+        }
+        g.texts = read_interner(&mut r)?;
+        for _ in 0..r.var()? {
+            g.pages.push(PageRec {
+                hash: r.u128()?,
+                links_start: r.u32()?,
+                links_len: r.u32()?,
+                title: r.u32()?,
+                bytes: r.u32()?,
+            });
+        }
+        for _ in 0..r.var()? {
+            g.links.push(LinkRec {
+                target: r.u32()?,
+                aux: r.u32()?,
+            });
+        }
+        if !r.is_empty() {
+            return Err(Corrupt("trailing bytes"));
+        }
+        g.check()?;
+        g.rebuild_frontiers();
+        Ok(g)
+    }
+
+    /// Every id stored in the records points inside its table.
+    fn check(&self) -> Result<(), Corrupt> {
+        let (n_urls, n_texts, n_pages) = (
+            self.recs.len() as u32,
+            self.texts.len() as u32,
+            self.pages.len() as u32,
+        );
+        if self.home >= n_urls {
+            return Err(Corrupt("home page"));
+        }
+        for r in &self.recs {
+            let ok = match r.state {
+                UrlState::Page => r.data < n_pages,
+                UrlState::Redirect | UrlState::OffSite => r.data < n_urls,
+                UrlState::Failed => (r.data & !super::scope::STATIC_BIT) < n_texts,
+                _ => true,
+            };
+            if !ok {
+                return Err(Corrupt("URL record points nowhere"));
+            }
+        }
+        for p in &self.pages {
+            let end = u64::from(p.links_start) + u64::from(p.links_len);
+            if end > self.links.len() as u64 || p.title >= n_texts {
+                return Err(Corrupt("page record points nowhere"));
+            }
+        }
+        for l in &self.links {
+            let ok = match l.kind() {
+                super::scope::LINK_BAD => l.id() < n_texts,
+                super::scope::LINK_INTERNAL | super::scope::LINK_EXTERNAL => l.id() < n_urls,
+                _ => false,
+            };
+            if !ok || l.aux >= n_texts {
+                return Err(Corrupt("link record points nowhere"));
+            }
+        }
+        Ok(())
+    }
+}

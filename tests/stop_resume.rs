@@ -1,0 +1,460 @@
+//! Stopping and continuing (SPEC §8): the real binary, run as a child process against a web
+//! served by this test process, is stopped by the stop file, SIGINT, SIGTERM or SIGKILL at
+//! different moments, run again, and must end with exactly the files an uninterrupted crawl
+//! writes. Damaged journals and snapshots, edited hosts.txt and finished crawls too.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use common::webgen::{self, Rng, WebSpec};
+use common::{TestWeb, settings_text};
+
+const PAGES: u64 = 500;
+
+fn seed(site: usize) -> u64 {
+    7 + site as u64
+}
+
+/// A generated web slow enough (about 6 ms an answer) that a crawl lasts a couple of seconds.
+fn slow_web(hosts: &[&'static str]) -> TestWeb {
+    let web = TestWeb::new();
+    for (i, host) in hosts.iter().enumerate() {
+        let spec = WebSpec {
+            host,
+            pages: PAGES,
+            seed: seed(i),
+            delay: Duration::from_millis(6),
+            slow: Vec::new(),
+        };
+        webgen::install(&web, spec);
+    }
+    web
+}
+
+/// A folder with settings.ini and hosts.txt for the child process.
+fn folder(web: &TestWeb, hosts: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("DownloadingThreadsCount", "4")]),
+    )
+    .unwrap();
+    write_hosts(web, dir.path(), hosts);
+    dir
+}
+
+fn write_hosts(web: &TestWeb, dir: &Path, hosts: &[&str]) {
+    let lines: Vec<String> = hosts
+        .iter()
+        .map(|h| format!("{};3;100;0", web.origin(h)))
+        .collect();
+    std::fs::write(dir.join("hosts.txt"), lines.join("\n")).unwrap();
+}
+
+fn start(dir: &Path, run: usize) -> Child {
+    let out = std::fs::File::create(dir.join(format!("stdout-{run}.txt"))).unwrap();
+    let err = std::fs::File::create(dir.join(format!("stderr-{run}.txt"))).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(err)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("the crawler did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn output(dir: &Path, run: usize) -> (String, String) {
+    let read = |name: String| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    (
+        read(format!("stdout-{run}.txt")),
+        read(format!("stderr-{run}.txt")),
+    )
+}
+
+/// Waits until the server has answered `n` more requests than `before`.
+fn wait_for_requests(web: &TestWeb, before: usize, n: usize) {
+    let until = Instant::now() + Duration::from_secs(60);
+    while web.server.requests().len() < before + n {
+        assert!(
+            Instant::now() < until,
+            "the crawler made fewer than {n} requests"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([format!("-{name}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+/// The result files of one site: (name, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
+fn result_files(dir: &Path) -> Files {
+    [
+        "nodes.csv",
+        "edges.csv",
+        "external_links.csv",
+        "bad_links.csv",
+        "duplicates.csv",
+        "graph.gexf",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(f).display())),
+        )
+    })
+    .collect()
+}
+
+/// Crawls the web without interruption (in-process) and returns its files and how many
+/// requests that took.
+fn reference(web: &TestWeb, hosts: &[&str]) -> (Vec<Files>, usize) {
+    let (files, total, _) = timed_reference(web, hosts);
+    (files, total)
+}
+
+/// [`reference`], also returning how long the crawl took.
+fn timed_reference(web: &TestWeb, hosts: &[&str]) -> (Vec<Files>, usize, Duration) {
+    let started = Instant::now();
+    let before = web.server.requests().len();
+    let lines: Vec<String> = hosts
+        .iter()
+        .map(|h| format!("{};3;100;0", web.origin(h)))
+        .collect();
+    let crawled = common::crawl(&lines, &[("DownloadingThreadsCount", "4")]);
+    // The reference itself is checked against the model of the web.
+    for h in hosts {
+        let files = common::SiteFiles::read(&crawled.results().join(format!("{h}_{}", web.port())));
+        let site = ["a.test", "c.test", "e.test"]
+            .iter()
+            .position(|x| x == h)
+            .expect("a generated site");
+        webgen::assert_matches_model(&files, &web.origin(h), PAGES, seed(site), 100);
+    }
+    let files = hosts
+        .iter()
+        .map(|h| result_files(&crawled.results().join(format!("{h}_{}", web.port()))))
+        .collect();
+    (
+        files,
+        web.server.requests().len() - before,
+        started.elapsed(),
+    )
+}
+
+fn assert_same(dir: &Path, web: &TestWeb, hosts: &[&str], expected: &[Files]) {
+    for (h, want) in hosts.iter().zip(expected) {
+        let got = result_files(&dir.join(format!("results/{h}_{}", web.port())));
+        for ((name, w), (_, g)) in want.iter().zip(&got) {
+            if w != g {
+                if let Ok(keep) = std::env::var("KEEP_DIFF") {
+                    let _ = std::fs::create_dir_all(&keep);
+                    for ((n, w), (_, g)) in want.iter().zip(&got) {
+                        std::fs::write(format!("{keep}/want-{n}"), w).unwrap();
+                        std::fs::write(format!("{keep}/got-{n}"), g).unwrap();
+                    }
+                }
+                let (w, g) = (String::from_utf8_lossy(w), String::from_utf8_lossy(g));
+                let diff: Vec<String> = w
+                    .lines()
+                    .zip(g.lines())
+                    .filter(|(a, b)| a != b)
+                    .take(5)
+                    .map(|(a, b)| format!("  want {a}\n  got  {b}"))
+                    .collect();
+                panic!(
+                    "{h}: {name} differs from the uninterrupted crawl ({} vs {} lines):\n{}",
+                    w.lines().count(),
+                    g.lines().count(),
+                    diff.join("\n")
+                );
+            }
+        }
+        let files = common::SiteFiles::read(&dir.join(format!("results/{h}_{}", web.port())));
+        files.assert_levels_are_bfs_depths();
+    }
+}
+
+fn summary_states(dir: &Path) -> Vec<(String, String)> {
+    common::read_csv(&dir.join("results/summary.csv"))
+        .1
+        .into_iter()
+        .map(|r| (r[0].clone(), r[9].clone()))
+        .collect()
+}
+
+fn page_targets(web: &TestWeb, from: usize, to: usize) -> BTreeSet<String> {
+    web.server.requests()[from..to]
+        .iter()
+        .filter(|r| r.target != "/robots.txt")
+        .map(|r| format!("{}{}", r.host, r.target))
+        .collect()
+}
+
+#[test]
+fn stop_file_then_continue_gives_the_uninterrupted_graph() {
+    let web = slow_web(&["a.test"]);
+    let (expected, total) = reference(&web, &["a.test"]);
+    let dir = folder(&web, &["a.test"]);
+    let before = web.server.requests().len();
+    let mut child = start(dir.path(), 1);
+    wait_for_requests(&web, before, total * 3 / 10);
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    let status = wait(&mut child, Duration::from_secs(30));
+    let (out, err) = output(dir.path(), 1);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(out.contains("stopped: stop file"), "{out}");
+    assert_eq!(summary_states(dir.path())[0].1, "stopped");
+    let pages_first: usize = common::read_csv(&dir.path().join("results/summary.csv")).1[0][2]
+        .parse()
+        .unwrap();
+    assert!(pages_first > 0, "partial results are written on stop");
+
+    let mut child = start(dir.path(), 2);
+    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    let (_, err) = output(dir.path(), 2);
+    assert!(err.contains("removed the stop file"), "{err}");
+    assert!(err.contains("continuing the crawl saved in"), "{err}");
+    assert_eq!(summary_states(dir.path())[0].1, "done");
+    assert_same(&dir.path().join(""), &web, &["a.test"], &expected);
+}
+
+#[test]
+fn sigint_and_sigterm_stop_cleanly_and_the_crawl_continues() {
+    let web = slow_web(&["a.test"]);
+    let (expected, total) = reference(&web, &["a.test"]);
+    let dir = folder(&web, &["a.test"]);
+    for (run, (sig, fraction)) in [("INT", 2), ("TERM", 5)].into_iter().enumerate() {
+        let before = web.server.requests().len();
+        let mut child = start(dir.path(), run + 1);
+        wait_for_requests(&web, before, total * fraction / 10 / (run + 1));
+        signal(&child, sig);
+        let status = wait(&mut child, Duration::from_secs(30));
+        let (out, err) = output(dir.path(), run + 1);
+        assert_eq!(status.code(), Some(0), "SIG{sig}: {err}");
+        assert!(out.contains("stopped: interrupted"), "SIG{sig}: {out}");
+        assert_eq!(summary_states(dir.path())[0].1, "stopped");
+    }
+    let mut child = start(dir.path(), 3);
+    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    assert_same(dir.path(), &web, &["a.test"], &expected);
+}
+
+#[test]
+fn killed_twice_the_crawl_still_ends_exact_and_loses_little_work() {
+    let web = slow_web(&["a.test"]);
+    let (expected, total, took) = timed_reference(&web, &["a.test"]);
+    let rate = total as f64 / took.as_secs_f64();
+    let dir = folder(&web, &["a.test"]);
+    let mut redone = Vec::new();
+    let mut marks = vec![web.server.requests().len()];
+    for (run, fraction) in [3usize, 4].into_iter().enumerate() {
+        let before = *marks.last().unwrap();
+        let mut child = start(dir.path(), run + 1);
+        wait_for_requests(&web, before, total * fraction / 10);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        marks.push(web.server.requests().len());
+        assert!(
+            !dir.path().join("results").exists(),
+            "a killed run writes no results"
+        );
+    }
+    let mut child = start(dir.path(), 3);
+    assert_eq!(
+        wait(&mut child, Duration::from_secs(60)).code(),
+        Some(0),
+        "{}",
+        output(dir.path(), 3).1
+    );
+    marks.push(web.server.requests().len());
+    assert_same(dir.path(), &web, &["a.test"], &expected);
+    // Work lost by each kill: pages fetched before it that had to be fetched again after it.
+    for run in 0..2 {
+        let before_kill = page_targets(&web, marks[run], marks[run + 1]);
+        let after_kill = page_targets(&web, marks[run + 1], marks[run + 2]);
+        redone.push(before_kill.intersection(&after_kill).count());
+    }
+    let lost: Vec<f64> = redone.iter().map(|&r| r as f64 / rate).collect();
+    eprintln!(
+        "kill -9: requests done again after each kill: {redone:?} of {total} per crawl; at {rate:.0} requests/s that is {lost:.2?} s of work"
+    );
+    for s in &lost {
+        assert!(*s < 2.0, "a kill lost more than 2 s of work: {lost:?} s");
+    }
+}
+
+#[test]
+fn a_journal_cut_at_a_random_byte_is_dropped_and_the_crawl_ends_exact() {
+    let web = slow_web(&["a.test"]);
+    let (expected, total) = reference(&web, &["a.test"]);
+    let dir = folder(&web, &["a.test"]);
+    let before = web.server.requests().len();
+    let mut child = start(dir.path(), 1);
+    wait_for_requests(&web, before, total / 2);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let journal = dir.path().join("state/journal-0.bin");
+    let bytes = std::fs::read(&journal).unwrap();
+    assert!(bytes.len() > 1000, "the killed run journaled its work");
+    let mut rng = Rng(0xdead_beef);
+    for attempt in 0..3 {
+        let copy = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            dir.path().join("settings.ini"),
+            copy.path().join("settings.ini"),
+        )
+        .unwrap();
+        std::fs::copy(dir.path().join("hosts.txt"), copy.path().join("hosts.txt")).unwrap();
+        std::fs::create_dir(copy.path().join("state")).unwrap();
+        let cut = 21 + rng.below(bytes.len() as u64 - 21) as usize;
+        let mut damaged = bytes[..cut].to_vec();
+        if attempt == 2 {
+            // A torn record followed by garbage, as a crash mid-write can leave.
+            damaged.extend_from_slice(&[0xAB; 37]);
+        }
+        std::fs::write(copy.path().join("state/journal-0.bin"), &damaged).unwrap();
+        let mut child = start(copy.path(), 2);
+        let status = wait(&mut child, Duration::from_secs(60));
+        let (_, err) = output(copy.path(), 2);
+        assert_eq!(status.code(), Some(0), "cut at {cut}: {err}");
+        assert!(
+            err.contains("were cut off") || cut == bytes.len(),
+            "cut at {cut}: {err}"
+        );
+        assert_same(copy.path(), &web, &["a.test"], &expected);
+    }
+}
+
+#[test]
+fn a_damaged_snapshot_is_an_error_naming_the_file() {
+    let web = slow_web(&["a.test"]);
+    let (_, total) = reference(&web, &["a.test"]);
+    let dir = folder(&web, &["a.test"]);
+    let before = web.server.requests().len();
+    let mut child = start(dir.path(), 1);
+    wait_for_requests(&web, before, total / 3);
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    let snapshot: PathBuf = dir.path().join("state/snapshot-1.bin");
+    let bytes = std::fs::read(&snapshot).unwrap();
+    let mut rng = Rng(0x5a5a);
+    let nodes_before = std::fs::read(
+        dir.path()
+            .join(format!("results/a.test_{}/nodes.csv", web.port())),
+    )
+    .unwrap();
+    for (run, damage) in ["truncate", "flip"].iter().enumerate() {
+        let at = 1 + rng.below(bytes.len() as u64 - 1) as usize;
+        let mut damaged = bytes.clone();
+        if *damage == "truncate" {
+            damaged.truncate(at);
+        } else {
+            damaged[at] ^= 0x20;
+        }
+        std::fs::write(&snapshot, &damaged).unwrap();
+        let mut child = start(dir.path(), run + 2);
+        let status = wait(&mut child, Duration::from_secs(30));
+        let (_, err) = output(dir.path(), run + 2);
+        assert_eq!(status.code(), Some(1), "{damage} at {at}: {err}");
+        assert!(
+            err.contains("snapshot-1.bin is damaged")
+                || err.contains("snapshot-1.bin was written in state format"),
+            "{damage} at {at}: {err}"
+        );
+        let nodes_after = std::fs::read(
+            dir.path()
+                .join(format!("results/a.test_{}/nodes.csv", web.port())),
+        )
+        .unwrap();
+        assert_eq!(
+            nodes_before, nodes_after,
+            "a refused state leaves the results alone"
+        );
+    }
+}
+
+#[test]
+fn edited_hosts_new_sites_start_kept_sites_continue_removed_sites_are_reported() {
+    let web = slow_web(&["a.test", "c.test", "e.test"]);
+    let (expected, total) = reference(&web, &["a.test", "e.test"]);
+    let dir = folder(&web, &["a.test", "c.test"]);
+    let before = web.server.requests().len();
+    let mut child = start(dir.path(), 1);
+    wait_for_requests(&web, before, total / 4);
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    let c_pages = common::read_csv(&dir.path().join("results/summary.csv")).1[1][2].clone();
+
+    write_hosts(&web, dir.path(), &["a.test", "e.test"]);
+    let mut child = start(dir.path(), 2);
+    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    let (_, err) = output(dir.path(), 2);
+    assert!(
+        err.contains(&format!(
+            "{} is no longer in hosts.txt",
+            web.origin("c.test")
+        )),
+        "{err}"
+    );
+    let states = summary_states(dir.path());
+    assert_eq!(
+        states,
+        vec![
+            (web.origin("a.test"), "done".to_owned()),
+            (web.origin("e.test"), "done".to_owned()),
+            (web.origin("c.test"), "removed".to_owned()),
+        ]
+    );
+    let rows = common::read_csv(&dir.path().join("results/summary.csv")).1;
+    assert_eq!(
+        rows[2][2], c_pages,
+        "the removed site's saved pages are kept and reported"
+    );
+    assert_same(dir.path(), &web, &["a.test", "e.test"], &expected);
+}
+
+#[test]
+fn a_finished_crawl_is_followed_by_a_fresh_one() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    let dir = folder(&web, &["a.test"]);
+    for run in 1..=2 {
+        let mut child = start(dir.path(), run);
+        assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    }
+    let (_, err) = output(dir.path(), 2);
+    assert!(
+        err.contains("had finished: starting a fresh crawl"),
+        "{err}"
+    );
+    assert_eq!(web.hits("a.test", "/x"), 2, "the second run crawls again");
+    assert_eq!(summary_states(dir.path())[0].1, "done");
+}
