@@ -24,7 +24,9 @@ use crossbeam_channel::{Receiver, bounded};
 use thiserror::Error;
 
 use crate::context::{Context, Log};
-use crate::data::{DataError, DataManager, InMemoryDataManager, Persist, ScopeId, SiteId};
+use crate::data::{
+    DataError, DataManager, InMemoryDataManager, Persist, ScopeId, ScopeLimits, SiteId,
+};
 use crate::fetch::{HttpClient, run_downloader};
 use crate::finish::finishers_for;
 use crate::logs::LogFiles;
@@ -111,10 +113,10 @@ pub struct App {
 
 struct ScopeEntry {
     scope: ScopeId,
+    /// Its seed site in this run (none: removed from hosts.txt, saved data only).
+    site: Option<SiteId>,
     name: String,
     folder: String,
-    /// Saved data of a site no longer in hosts.txt.
-    removed: bool,
 }
 
 impl App {
@@ -133,21 +135,26 @@ impl App {
         let logs =
             LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
-        let scheduler = scheduler_for(settings.scheduler);
-        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop));
+        let scheduler = scheduler_for(settings);
+        let down_after = settings.site_down_after;
+        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop), down_after);
         let sites = Sites::new();
         let mut scopes = Vec::new();
         for spec in &self.hosts {
             let site_id = SiteId(sites.len() as u32);
-            let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, spec.max_level)?;
+            let limits = ScopeLimits {
+                max_level: spec.max_level,
+                max_pages: settings.max_pages_per_site,
+            };
+            let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, limits)?;
             let entry = sites.add(spec.clone(), scope);
             dispatcher.add_site(&entry);
             let (name, folder) = (entry.origin.to_string(), entry.origin.folder_name());
             scopes.push(ScopeEntry {
                 scope,
+                site: Some(entry.id),
                 name,
                 folder,
-                removed: false,
             });
         }
         for info in dm.scopes().into_iter().filter(|s| !s.active) {
@@ -158,9 +165,9 @@ impl App {
             let (name, folder) = (info.origin.to_string(), info.origin.folder_name());
             scopes.push(ScopeEntry {
                 scope: info.id,
+                site: None,
                 name,
                 folder,
-                removed: true,
             });
         }
         dedupe_folders(&mut scopes);
@@ -175,6 +182,10 @@ impl App {
             started,
         };
         let leftover = self.run_threads(&ctx, ctrl_c, logs, &scopes)?;
+        let halted: Vec<Option<&'static str>> = scopes
+            .iter()
+            .map(|s| s.site.and_then(|site| ctx.dispatcher.suspended(site)))
+            .collect();
         // Pages fetched but never parsed go back to their frontiers.
         for fetched in leftover {
             dm.release(&fetched.task);
@@ -183,7 +194,7 @@ impl App {
         let finished =
             reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
         dm.persist(Persist::Checkpoint { finished })?;
-        let sites = self.unload(&*dm, &scopes)?;
+        let sites = self.unload(&*dm, &scopes, &halted)?;
         let result_folder = settings.result_folder.clone();
         Ok(RunReport {
             reason,
@@ -270,7 +281,7 @@ impl App {
         let finishers = finishers_for(settings, ctx.started);
         let names: Vec<(ScopeId, String)> = scopes
             .iter()
-            .filter(|s| !s.removed)
+            .filter(|s| s.site.is_some())
             .map(|s| (s.scope, s.name.clone()))
             .collect();
         let leftover_rx = page_rx.clone();
@@ -320,10 +331,11 @@ impl App {
         &self,
         dm: &dyn DataManager,
         scopes: &[ScopeEntry],
+        halted: &[Option<&'static str>],
     ) -> Result<Vec<SiteSummary>, AppError> {
         let unloaders = unloaders_for(&self.settings);
         let mut rows = Vec::new();
-        for info in scopes {
+        for (info, halt) in scopes.iter().zip(halted) {
             let folder = self.settings.result_folder.join(&info.folder);
             let progress = dm.progress(info.scope);
             let mut result = Ok(());
@@ -335,8 +347,14 @@ impl App {
                 }
                 let seconds = progress.active.as_secs_f64();
                 let mut row = SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
-                if info.removed {
+                if info.site.is_none() {
                     row.state = SiteState::Removed;
+                } else if row.state == SiteState::Stopped {
+                    row.state = match halt {
+                        Some("down") => SiteState::Down,
+                        Some("page limit") => SiteState::PageLimit,
+                        _ => SiteState::Stopped,
+                    };
                 }
                 rows.push(row);
             });

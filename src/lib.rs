@@ -14,7 +14,7 @@
 //! - [`schedule`] — the dispatcher (per-site politeness) and the schedulers choosing sites.
 //! - [`fetch`] — HTTP, the downloader threads (`DT0`), redirects and robots.txt fetching.
 //! - [`parse`] — charsets, link extraction, the parser threads (`PT0`).
-//! - [`url_norm`], [`extensions`], [`url_filter`], [`robots`] — what a link is and whether it
+//! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`] — what a link is and whether it
 //!   is fetched.
 //! - [`data`] — the data manager (`BMICDM`) and the exact graph built from it.
 //! - [`routine`], [`logs`], [`finish`] — the routine thread (`RT0`), log files, finishers.
@@ -28,7 +28,6 @@ pub mod cli;
 pub mod context;
 pub mod data;
 pub mod demo;
-pub mod extensions;
 pub mod fetch;
 pub mod finish;
 pub mod hosts;
@@ -47,3 +46,4 @@ pub mod stop;
 pub mod unload;
 pub mod url_filter;
 pub mod url_norm;
+pub mod url_rules;

@@ -197,3 +197,105 @@ fn readme_names_every_key_and_component() {
         "README's key table is out of date"
     );
 }
+
+#[test]
+fn input_files_with_bom_crlf_blank_lines_and_comments_work() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    let dir = tempfile::tempdir().unwrap();
+    let settings = format!("\u{feff}{}", settings_text(&[]).replace('\n', "\r\n"));
+    std::fs::write(dir.path().join("settings.ini"), settings).unwrap();
+    let hosts = format!("\u{feff}# sites\r\n\r\n{};1;5;0\r\n", web.origin("a.test"));
+    std::fs::write(dir.path().join("hosts.txt"), hosts).unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert_eq!(
+        common::SiteFiles::read(&dir.path().join(format!("results/a.test_{}", web.port())))
+            .nodes
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn an_empty_hosts_txt_is_a_clean_run_with_an_empty_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.ini"), "").unwrap();
+    std::fs::write(dir.path().join("hosts.txt"), "# nothing yet\n").unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lists no sites"), "{}", stderr(&o));
+    let (header, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
+    assert_eq!(header[0], "Site");
+    assert!(rows.is_empty());
+}
+
+#[test]
+fn bad_hosts_lines_each_name_their_line() {
+    let cases = [
+        (
+            "http://a.test\nhttp://A.test/\n",
+            "hosts.txt:2: http://a.test is already listed on line 1",
+        ),
+        (
+            "http://a.test;1;-3\n",
+            "hosts.txt:1: maxCrawlLevel must be an integer from 0 to 10000, got \"-3\"",
+        ),
+        (
+            "http://a.test;x\n",
+            "hosts.txt:1: maxDownloadsAtTime must be an integer from 1 to 1000, got \"x\"",
+        ),
+        (
+            "\n\nhttp://a.test;1;2;soon\n",
+            "hosts.txt:3: crawlDelay must be an integer from 0 to 3600000, got \"soon\"",
+        ),
+        (
+            "gopher://a.test\n",
+            "hosts.txt:1: \"gopher://a.test\" is not a site address",
+        ),
+    ];
+    for (hosts, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.ini"), "").unwrap();
+        std::fs::write(dir.path().join("hosts.txt"), hosts).unwrap();
+        let o = run(dir.path(), &[]);
+        assert_eq!(o.status.code(), Some(2), "{hosts:?}");
+        assert!(stderr(&o).contains(expected), "{hosts:?}: {}", stderr(&o));
+        nothing_started(dir.path());
+    }
+}
+
+#[test]
+fn max_pages_per_site_stops_that_site() {
+    let web = TestWeb::new();
+    common::webgen::install(
+        &web,
+        common::webgen::WebSpec {
+            host: "a.test",
+            pages: 100,
+            seed: 5,
+            delay: std::time::Duration::ZERO,
+            slow: vec![],
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("MaxPagesPerSite", "10")]),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("hosts.txt"), web.origin("a.test")).unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
+    assert_eq!(rows[0][9], "page limit");
+    let pages: usize = rows[0][2].parse().unwrap();
+    assert!((1..=10).contains(&pages), "{pages}");
+    assert!(
+        stderr(&o).contains("MaxPagesPerSite reached"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -22,7 +22,8 @@ use super::journal::{read_add_scope, split_scope};
 use super::journal_frames::frames;
 use super::scope::{DataError, Effects, ScopeGraph, UNBOUND};
 use super::{
-    DataManager, Persist, Progress, ScopeId, ScopeInfo, ScopeOpen, SiteGraph, SiteId, UrlId,
+    DataManager, Persist, Progress, ScopeId, ScopeInfo, ScopeLimits, ScopeOpen, SiteGraph, SiteId,
+    UrlId,
 };
 use crate::message::{FetchTask, Outcome, TaskKind};
 use crate::site::Origin;
@@ -134,8 +135,9 @@ impl DataManager for InMemoryDataManager {
         &self,
         origin: Origin,
         site: SiteId,
-        max_level: u32,
+        limits: ScopeLimits,
     ) -> Result<(ScopeId, ScopeOpen), DataError> {
+        let max_level = limits.max_level;
         let found = self
             .scopes
             .read()
@@ -153,6 +155,7 @@ impl DataManager for InMemoryDataManager {
             if g.max_level != max_level {
                 g.change_max_level(max_level);
             }
+            g.page_limit = limits.max_pages;
             if !slot.active.swap(true, Ordering::SeqCst) {
                 self.pending.fetch_add(g.pending(), Ordering::SeqCst);
             }
@@ -160,7 +163,8 @@ impl DataManager for InMemoryDataManager {
         }
         let mut scopes = self.scopes.write();
         let index = scopes.len() as u32;
-        let g = ScopeGraph::new(index, origin, site, max_level, self.store.is_some())?;
+        let mut g = ScopeGraph::new(index, origin, site, max_level, self.store.is_some())?;
+        g.page_limit = limits.max_pages;
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
         scopes.push(Arc::new(Slot {
             graph: Mutex::new(g),
@@ -205,6 +209,21 @@ impl DataManager for InMemoryDataManager {
     fn release(&self, task: &FetchTask) {
         if task.kind == TaskKind::Page {
             self.update(task.scope, |g| g.release(task.url_id.0));
+        }
+    }
+
+    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32> {
+        if task.kind != TaskKind::Page {
+            return None;
+        }
+        self.update(task.scope, |g| g.retry(task.url_id.0, max))
+    }
+
+    fn suspend(&self, scope: ScopeId) {
+        let slot = self.slot(scope);
+        let g = slot.graph.lock();
+        if slot.active.swap(false, Ordering::SeqCst) {
+            self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
         }
     }
 

@@ -53,6 +53,15 @@ pub struct Progress {
     pub active: std::time::Duration,
 }
 
+/// Limits of one crawl scope, from hosts.txt and settings.ini.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeLimits {
+    /// `maxCrawlLevel`.
+    pub max_level: u32,
+    /// `MaxPagesPerSite` (0: none).
+    pub max_pages: u32,
+}
+
 /// Whether `open_scope` continued saved work or started anew.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScopeOpen {
@@ -90,13 +99,12 @@ pub enum Persist {
 /// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
 pub trait DataManager: Send + Sync + Debug {
     /// Opens the crawl of `origin` on site `site`: continues the saved one if there is one
-    /// (taking `max_level` as its new `maxCrawlLevel`), else starts it with the home page
-    /// queued at level 0.
+    /// (with these limits), else starts it with the home page queued at level 0.
     fn open_scope(
         &self,
         origin: Origin,
         site: SiteId,
-        max_level: u32,
+        limits: ScopeLimits,
     ) -> Result<(ScopeId, ScopeOpen), DataError>;
 
     /// Every scope, opened in this run or only saved.
@@ -108,6 +116,15 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Returns a claimed URL to its frontier (the crawl is stopping).
     fn release(&self, task: &FetchTask);
+
+    /// Returns a claimed URL to its frontier to be fetched again, if it has been retried
+    /// fewer than `max` times: `Some(n)` for the n-th retry; `None` means the caller records
+    /// its failure instead.
+    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32>;
+
+    /// Takes a scope out of this run (its site is down or hit its page limit): its URLs stay
+    /// queued for the next run but no longer count as pending.
+    fn suspend(&self, scope: ScopeId);
 
     /// Records what became of a claimed URL, with the links of its page.
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;

@@ -58,7 +58,9 @@ impl ScopeGraph {
             journal::put_commit(&mut e, &resolved);
             super::journal_frames::frame(buf, self.index, &e);
         }
+        let was_limited = self.limit_reached();
         effects.woke = self.apply(&resolved)?;
+        effects.page_limit_reached = !was_limited && self.limit_reached();
         Ok(effects)
     }
 

@@ -129,6 +129,8 @@ pub struct Effects {
     pub woke: Vec<SiteId>,
     /// Distinct external URLs seen for the first time on this page (BeeBot's reward).
     pub new_external: u32,
+    /// The scope reached `MaxPagesPerSite` with this commit.
+    pub page_limit_reached: bool,
 }
 
 /// The scope's data cannot be used.
@@ -178,10 +180,14 @@ pub(crate) struct ScopeGraph {
     pub(crate) earlier_active: Duration,
     /// First claim and latest commit of this run.
     pub(crate) active: Option<(Instant, Instant)>,
+    /// URLs claimed and not yet decided.
+    pub(crate) in_flight: usize,
     /// Journal entries not yet handed to the state store (`None`: state is not saved).
     pub(crate) journal: Option<Vec<u8>>,
     /// This scope's number in the saved state.
     pub(crate) index: u32,
+    /// `MaxPagesPerSite` of this run (0: none); not saved.
+    pub(crate) page_limit: u32,
 }
 
 impl ScopeGraph {
@@ -234,6 +240,8 @@ impl ScopeGraph {
             active: None,
             journal: None,
             index,
+            page_limit: 0,
+            in_flight: 0,
         }
     }
 
@@ -249,6 +257,9 @@ impl ScopeGraph {
     /// Takes the lowest-level queued URL of `site`; it becomes in flight.
     pub(crate) fn claim(&mut self, site: SiteId) -> Option<(u32, u32)> {
         let l = self.local(site)?;
+        if self.limit_would_be_passed() {
+            return None;
+        }
         let now = Instant::now();
         self.active.get_or_insert((now, now));
         while let Some((_, id)) = self.frontiers[l].pop() {
@@ -256,10 +267,34 @@ impl ScopeGraph {
             if rec.state == UrlState::Queued {
                 rec.state = UrlState::InFlight;
                 self.queued[l] -= 1;
+                self.in_flight += 1;
                 return Some((id, rec.level));
             }
         }
         None
+    }
+
+    /// Whether `MaxPagesPerSite` pages were recorded.
+    pub(crate) fn limit_reached(&self) -> bool {
+        self.page_limit > 0 && self.pages.len() >= self.page_limit as usize
+    }
+
+    /// Whether claiming another URL could exceed `MaxPagesPerSite`: URLs in flight may all
+    /// turn out to be pages.
+    fn limit_would_be_passed(&self) -> bool {
+        self.page_limit > 0 && self.pages.len() + self.in_flight >= self.page_limit as usize
+    }
+
+    /// Gives a claimed URL back to be fetched again, unless it was retried `max` times.
+    /// While a URL is open its record's `data` counts its retries.
+    pub(crate) fn retry(&mut self, id: u32, max: u32) -> Option<u32> {
+        let rec = self.recs[id as usize];
+        if rec.state != UrlState::InFlight || rec.data >= max {
+            return None;
+        }
+        self.recs[id as usize].data += 1;
+        self.release(id);
+        Some(rec.data + 1)
     }
 
     /// Gives a claimed URL back (a stop came before its outcome).
@@ -267,6 +302,7 @@ impl ScopeGraph {
         let rec = &mut self.recs[id as usize];
         if rec.state == UrlState::InFlight {
             rec.state = UrlState::Queued;
+            self.in_flight -= 1;
             let site = usize::from(rec.site);
             self.queued[site] += 1;
             self.frontiers[site].push(rec.level, id);
@@ -306,7 +342,10 @@ impl ScopeGraph {
                 self.queued[usize::from(rec.site)] -= 1;
                 self.pending -= 1;
             }
-            UrlState::InFlight => self.pending -= 1,
+            UrlState::InFlight => {
+                self.pending -= 1;
+                self.in_flight -= 1;
+            }
             _ => {}
         }
         let r = &mut self.recs[id as usize];
@@ -515,6 +554,7 @@ impl ScopeGraph {
         self.frontiers = (0..self.sites.len()).map(|_| Frontier::default()).collect();
         self.queued = vec![0; self.sites.len()];
         self.pending = 0;
+        self.in_flight = 0;
         for id in 0..self.recs.len() as u32 {
             let state = self.recs[id as usize].state;
             let level = self.recs[id as usize].level;

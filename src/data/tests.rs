@@ -1,7 +1,7 @@
 //! Scope records and graph replay under out-of-order commits.
 
 use super::*;
-use crate::data::{Persist, ScopeOpen};
+use crate::data::{Persist, ScopeLimits, ScopeOpen};
 use crate::message::{Failure, LinkTarget, PageLink, PageRecord};
 use crate::url_norm::NormUrl;
 
@@ -38,7 +38,16 @@ impl Crawl {
     fn new(max_level: u32) -> Self {
         let dm = InMemoryDataManager::new();
         let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
-        let (scope, _) = dm.open_scope(origin, SITE, max_level).unwrap();
+        let (scope, _) = dm
+            .open_scope(
+                origin,
+                SITE,
+                ScopeLimits {
+                    max_level,
+                    max_pages: 0,
+                },
+            )
+            .unwrap();
         Crawl { dm, scope }
     }
 
@@ -276,7 +285,16 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
     let (store, rec) = crate::state::StateStore::open(dir).unwrap();
     let dm = InMemoryDataManager::with_state(store, rec).unwrap();
     let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
-    let (scope, open) = dm.open_scope(origin, SITE, 3).unwrap();
+    let (scope, open) = dm
+        .open_scope(
+            origin,
+            SITE,
+            ScopeLimits {
+                max_level: 3,
+                max_pages: 0,
+            },
+        )
+        .unwrap();
     (dm, scope, open)
 }
 

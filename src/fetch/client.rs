@@ -125,7 +125,12 @@ impl Resolver for OverrideResolver {
                 return Ok(addrs);
             }
         }
-        self.fallback.resolve(uri, config, timeout)
+        // Any failure of the system resolver means the name does not resolve (ureq reports
+        // some of them as I/O errors).
+        match self.fallback.resolve(uri, config, timeout) {
+            Err(ureq::Error::Io(_)) => Err(ureq::Error::HostNotFound),
+            other => other,
+        }
     }
 }
 

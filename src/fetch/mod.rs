@@ -4,6 +4,7 @@
 mod client;
 mod downloader;
 mod page;
+pub mod retry;
 mod robots_txt;
 
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};

@@ -3,14 +3,15 @@
 //! resolved), a redirect to another site makes the link external, a loop or a sixth hop makes
 //! it a bad link, and only a final 200 with an HTML Content-Type is read.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use super::client::is_html;
+use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
 use crate::context::{Context, Log};
-use crate::extensions::non_html_extension;
 use crate::message::{Failure, FetchTask, Fetched, LogEvent, Outcome};
 use crate::robots::{AllowAll, RobotsRules};
 use crate::url_norm::{self, NormUrl, UrlError};
+use crate::url_rules::{non_html_extension, repeating_segment};
 
 /// Most redirect hops followed (SPEC §2.4).
 pub(crate) const MAX_HOPS: usize = 5;
@@ -22,6 +23,13 @@ pub(crate) enum PageResult {
     Page(Fetched),
     /// A final outcome without a page.
     Done(Outcome),
+    /// A failure that may pass: retry later, or record `outcome` when retries are used up.
+    Retry {
+        /// What to record if it is not retried.
+        outcome: Outcome,
+        /// Why it may pass.
+        transient: Transient,
+    },
     /// The crawl is stopping: the URL goes back to the frontier.
     Abandoned,
 }
@@ -57,6 +65,12 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
                     Failure::static_(format!("not html (extension {ext})")),
                 );
             }
+            if let Some(seg) = repeating_segment(cur.path(), ctx.settings.max_segment_repeats) {
+                return failed(
+                    chain,
+                    Failure::static_(format!("repeating path segment ({seg})")),
+                );
+            }
             if !ctx.dispatcher.hop(task.site) {
                 return PageResult::Abandoned;
             }
@@ -67,10 +81,43 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
             Err(e) => {
                 log_request(log, &site.origin, &cur, 0, 0, started);
                 log.problem(&site.origin, &cur, e.to_string());
-                return failed(chain, Failure::fetched(e.to_string()));
+                let outcome = Outcome::Failed {
+                    task: task.clone(),
+                    chain,
+                    failure: Failure::fetched(e.to_string()),
+                };
+                if is_transient_error(&e) {
+                    return PageResult::Retry {
+                        outcome,
+                        transient: Transient {
+                            retry_after: None,
+                            transport: true,
+                        },
+                    };
+                }
+                return PageResult::Done(outcome);
             }
         };
         let status = response.status;
+        if is_transient_status(status) {
+            log_request(log, &site.origin, &cur, status, 0, started);
+            let retry_after = response
+                .retry_after
+                .as_deref()
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let outcome = Outcome::Failed {
+                task: task.clone(),
+                chain,
+                failure: Failure::fetched(format!("status {status}")),
+            };
+            return PageResult::Retry {
+                outcome,
+                transient: Transient {
+                    retry_after,
+                    transport: false,
+                },
+            };
+        }
         if is_redirect(status) {
             log_request(log, &site.origin, &cur, status, 0, started);
             let Some(location) = response.location.clone() else {

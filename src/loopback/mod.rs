@@ -133,7 +133,8 @@ pub struct RequestRecord {
     pub target: String,
     /// When the request head had been read.
     pub start: Instant,
-    /// When the response had been written.
+    /// When the response was about to be written (so a next request of the same client
+    /// always starts after it).
     pub end: Instant,
     /// Status sent (0 for raw handlers).
     pub status: u16,
@@ -291,19 +292,23 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
             }
             None => Some(Resp::new(404, "text/html", "<h1>not found</h1>")),
         };
-        let status = match resp {
+        let (status, end) = match resp {
             Some(resp) => {
                 std::thread::sleep(resp.delay);
+                // Taken before the answer is written: the client cannot start its next request
+                // before it has the answer, so a later timestamp (this thread may be preempted
+                // after writing) would show requests overlapping that never did.
+                let end = Instant::now();
                 http::write_response(&mut stream, &resp, &req)?;
-                resp.status
+                (resp.status, end)
             }
-            None => 0,
+            None => (0, Instant::now()),
         };
         shared.log.lock().push(RequestRecord {
             host: req.host.clone(),
             target: req.target.clone(),
             start,
-            end: Instant::now(),
+            end,
             status,
             user_agent: req.header("user-agent").map(str::to_owned),
         });

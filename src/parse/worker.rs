@@ -8,11 +8,11 @@ use url::Url;
 
 use super::{charset, links};
 use crate::context::{Context, Log};
-use crate::extensions::non_html_extension;
 use crate::message::{Failure, Fetched, LinkTarget, Outcome, PageLink, PageRecord};
 use crate::sites::SiteEntry;
 use crate::stop::{PanicGuard, StopReason};
 use crate::url_norm::{self, UrlError};
+use crate::url_rules::{non_html_extension, repeating_segment};
 
 /// Runs one parser until the crawl stops; pages already fetched are still parsed then.
 pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
@@ -33,7 +33,7 @@ pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
     }
 }
 
-fn handle(ctx: &Context, fetched: Fetched, _log: &Log) {
+fn handle(ctx: &Context, fetched: Fetched, log: &Log) {
     let site = ctx.sites.get(fetched.task.site);
     let page = parse_page(ctx, &site, &fetched);
     let Fetched { task, .. } = fetched;
@@ -42,9 +42,18 @@ fn handle(ctx: &Context, fetched: Fetched, _log: &Log) {
         Ok(effects) => {
             ctx.dispatcher.wake(&effects.woke);
             ctx.dispatcher.observe(site.id, effects.new_external);
+            if effects.page_limit_reached {
+                ctx.dispatcher.suspend(site.id, "page limit");
+                ctx.dm.suspend(site.scope);
+                log.note(format!(
+                    "{}: MaxPagesPerSite reached; the rest of its queue is kept",
+                    site.origin
+                ));
+            }
         }
         Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }
+    ctx.dispatcher.settled(site.id);
 }
 
 /// Turns a fetched page into a record (pure apart from reading robots rules).
@@ -80,11 +89,12 @@ fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarg
     let url = match url_norm::normalize_with_limit(base, href, ctx.settings.max_url_length) {
         Ok(u) => u,
         Err(e) => {
+            // The link as resolved when it resolves (mailto:…, a too long URL), else as written.
             let raw = match &e {
-                UrlError::Scheme(_) => url_norm::resolve(base, href)
+                UrlError::Unparseable => href.trim().to_owned(),
+                _ => url_norm::resolve(base, href)
                     .map(String::from)
-                    .unwrap_or_else(|_| href.to_owned()),
-                _ => href.trim().to_owned(),
+                    .unwrap_or_else(|_| href.trim().to_owned()),
             };
             return LinkTarget::Bad {
                 raw,
@@ -97,6 +107,8 @@ fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarg
     };
     let failure = if let Some(ext) = non_html_extension(url.path()) {
         Some(Failure::static_(format!("not html (extension {ext})")))
+    } else if let Some(seg) = repeating_segment(url.path(), ctx.settings.max_segment_repeats) {
+        Some(Failure::static_(format!("repeating path segment ({seg})")))
     } else {
         let entry = if target_site == site.id {
             None

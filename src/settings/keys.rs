@@ -127,7 +127,14 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds."
+    ),
+    key!(
+        "Components",
+        "TimeQuantumSeconds",
+        "10",
+        int(1, 86_400),
+        "The time slice of the TimeQuantum scheduler."
     ),
     key!(
         "Threads",
@@ -261,6 +268,48 @@ pub const KEYS: &[KeyDef] = &[
         "0",
         int(0, 3_600_000),
         "crawlDelay in milliseconds for hosts.txt lines that leave it out; a larger robots.txt Crawl-delay wins."
+    ),
+    key!(
+        "Sites",
+        "MaxPagesPerSite",
+        "0",
+        int(0, 100_000_000),
+        "Stop a site's crawl after this many pages (0: no limit); its state in summary.csv is then \"page limit\"."
+    ),
+    key!(
+        "Sites",
+        "MaxPathSegmentRepeats",
+        "3",
+        int(1, 1000),
+        "A link whose path holds one segment more often than this (/a/a/a/a/…) is a bad link (repeating path): an endless URL space."
+    ),
+    key!(
+        "Faults",
+        "MaxRetries",
+        "2",
+        int(0, 20),
+        "Retries of a URL after a timeout, a broken connection, a 5xx or a 429, with exponential back-off of the site; then it is a bad link."
+    ),
+    key!(
+        "Faults",
+        "RetryBaseDelayMs",
+        "1000",
+        int(0, 600_000),
+        "Back-off before the first retry; it doubles with each retry. A Retry-After header (seconds or HTTP date) is used instead when given."
+    ),
+    key!(
+        "Faults",
+        "MaxRetryAfterSeconds",
+        "120",
+        int(0, 86_400),
+        "Longest back-off taken from a Retry-After header."
+    ),
+    key!(
+        "Faults",
+        "SiteDownAfterFailures",
+        "10",
+        int(1, 100_000),
+        "After this many connection failures in a row a site is taken as down: it is not crawled further in this run, its queue is kept for the next, and summary.csv says \"down\"."
     ),
     key!(
         "Sites",

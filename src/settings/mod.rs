@@ -179,6 +179,20 @@ pub struct Settings {
     pub site_defaults: SiteDefaults,
     /// `MaxUrlLength`.
     pub max_url_length: usize,
+    /// `MaxPagesPerSite` (0: no limit).
+    pub max_pages_per_site: u32,
+    /// `MaxPathSegmentRepeats`.
+    pub max_segment_repeats: u32,
+    /// `MaxRetries`.
+    pub max_retries: u32,
+    /// `RetryBaseDelayMs`.
+    pub retry_base_delay: Duration,
+    /// `MaxRetryAfterSeconds`.
+    pub max_retry_after: Duration,
+    /// `SiteDownAfterFailures`.
+    pub site_down_after: u32,
+    /// `TimeQuantumSeconds`.
+    pub time_quantum: Duration,
     /// `ProgressSeconds`.
     pub progress_interval: Duration,
 }
@@ -267,6 +281,13 @@ impl Settings {
             resolve: parse_resolve(v.text("Resolve"))?,
             site_defaults,
             max_url_length: v.int("MaxUrlLength")? as usize,
+            max_pages_per_site: v.int("MaxPagesPerSite")? as u32,
+            max_segment_repeats: v.int("MaxPathSegmentRepeats")? as u32,
+            max_retries: v.int("MaxRetries")? as u32,
+            retry_base_delay: Duration::from_millis(v.int("RetryBaseDelayMs")?),
+            max_retry_after: Duration::from_secs(v.int("MaxRetryAfterSeconds")?),
+            site_down_after: v.int("SiteDownAfterFailures")? as u32,
+            time_quantum: Duration::from_secs(v.int("TimeQuantumSeconds")?),
             progress_interval: Duration::from_secs(v.int("ProgressSeconds")?),
         };
         if settings.user_agent.trim().is_empty() {

@@ -68,8 +68,12 @@ pub enum UnloaderKind {
 /// `Scheduler`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedulerKind {
-    /// `AllSites`.
+    /// `AllSites`: every site with work proceeds, round robin.
     AllSites,
+    /// `Sequential`: one site after another.
+    Sequential,
+    /// `TimeQuantum`: each site in turn for `TimeQuantumSeconds`.
+    TimeQuantum,
 }
 
 /// Name tables, one per component key.
@@ -91,7 +95,11 @@ pub(crate) const FINISHERS: &[(&str, FinisherKind)] = &[
 ];
 pub(crate) const UNLOADERS: &[(&str, UnloaderKind)] =
     &[("GephiSiteGraphRU", UnloaderKind::GephiSiteGraph)];
-pub(crate) const SCHEDULERS: &[(&str, SchedulerKind)] = &[("AllSites", SchedulerKind::AllSites)];
+pub(crate) const SCHEDULERS: &[(&str, SchedulerKind)] = &[
+    ("AllSites", SchedulerKind::AllSites),
+    ("Sequential", SchedulerKind::Sequential),
+    ("TimeQuantum", SchedulerKind::TimeQuantum),
+];
 
 /// Looks `name` up for `key`; an unknown name is an error listing the valid ones.
 pub(crate) fn lookup<T: Copy>(

@@ -19,6 +19,10 @@ pub enum SiteState {
     Unreachable,
     /// No longer in hosts.txt: its saved data is kept and reported, not crawled.
     Removed,
+    /// Stopped answering (`SiteDownAfterFailures`); its queue is kept for the next run.
+    Down,
+    /// Reached `MaxPagesPerSite`.
+    PageLimit,
 }
 
 impl fmt::Display for SiteState {
@@ -28,6 +32,8 @@ impl fmt::Display for SiteState {
             SiteState::Stopped => "stopped",
             SiteState::Unreachable => "unreachable",
             SiteState::Removed => "removed",
+            SiteState::Down => "down",
+            SiteState::PageLimit => "page limit",
         })
     }
 }

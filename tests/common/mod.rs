@@ -79,7 +79,7 @@ pub struct Crawled {
 pub fn settings_text(extra: &[(&str, &str)]) -> String {
     let resolve: Vec<String> = HOSTS.iter().map(|h| format!("{h}:127.0.0.1")).collect();
     let mut s = format!(
-        "Resolve = {}\nTimeoutSeconds = 60\nRequestTimeoutSeconds = 10\nConnectTimeoutSeconds = 5\nProgressSeconds = 3600\n",
+        "Resolve = {}\nTimeoutSeconds = 60\nRequestTimeoutSeconds = 10\nConnectTimeoutSeconds = 5\nProgressSeconds = 3600\nRetryBaseDelayMs = 20\n",
         resolve.join(",")
     );
     for (k, v) in extra {

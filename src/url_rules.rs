@@ -1,5 +1,7 @@
-//! URLs never fetched because their path ends in a known non-HTML extension (SPEC §2.3, the
-//! paper's "rar, ppt, xls, doc, js and others"). Decided from the URL alone.
+//! Rules that decide from a URL alone that it is not fetched: a known non-HTML extension
+//! (SPEC §2.3, the paper's "rar, ppt, xls, doc, js and others") and a path that repeats one
+//! segment endlessly (`/a/a/a/…`, an infinite URL space; SPEC §9). Applied to links by the
+//! parsers and to redirect hops by the downloaders.
 
 /// Lower-case extensions of documents, archives, media, scripts, styles and fonts.
 const NON_HTML: &[&str] = &[
@@ -28,9 +30,34 @@ pub fn non_html_extension(path: &str) -> Option<&'static str> {
     NON_HTML.iter().find(|&&e| e == lower).copied()
 }
 
+/// The segment of `path` that occurs more than `max` times, if one does.
+pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.len() <= max as usize {
+        return None;
+    }
+    let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for s in segments {
+        let c = counts.entry(s).or_insert(0);
+        *c += 1;
+        if *c > max {
+            return Some(s);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeating_segments() {
+        assert_eq!(repeating_segment("/a/a/a/a", 3), Some("a"));
+        assert_eq!(repeating_segment("/a/a/a", 3), None);
+        assert_eq!(repeating_segment("/x/a/y/a/z/a/w/a/", 3), Some("a"));
+        assert_eq!(repeating_segment("/1/2/3/4/5/6", 3), None);
+    }
 
     #[test]
     fn extensions() {

@@ -1,0 +1,84 @@
+//! What is worth trying again, and when: timeouts and broken connections, 408, 429 and the
+//! 5xx answers a busy or restarting server gives. The back-off doubles with each retry, or
+//! follows the server's `Retry-After` (seconds or an HTTP date), capped by settings.
+
+use std::time::{Duration, SystemTime};
+
+use super::client::FetchError;
+
+/// A failure that may pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transient {
+    /// What the server asked for (`Retry-After`), if anything.
+    pub retry_after: Option<Duration>,
+    /// The connection itself failed (refused, timeout, broken, no such host): counts towards
+    /// declaring the site down.
+    pub transport: bool,
+}
+
+/// Whether a status is worth retrying.
+pub fn is_transient_status(status: u16) -> bool {
+    matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
+}
+
+/// Whether a transport error is worth retrying.
+pub fn is_transient_error(e: &FetchError) -> bool {
+    matches!(
+        e,
+        FetchError::Timeout
+            | FetchError::Broken(_)
+            | FetchError::Refused
+            | FetchError::HostNotFound
+    )
+}
+
+/// A `Retry-After` value: delay-seconds or an HTTP date.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let v = value.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// The wait before retry number `n` (1-based).
+pub fn back_off(n: u32, base: Duration, retry_after: Option<Duration>, cap: Duration) -> Duration {
+    match retry_after {
+        Some(d) => d.min(cap),
+        None => base.saturating_mul(1u32 << n.saturating_sub(1).min(16)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_forms() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        assert_eq!(
+            parse_retry_after(" 120 ", now),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now),
+            Some(Duration::ZERO),
+            "a date in the past"
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn exponential_back_off_and_cap() {
+        let base = Duration::from_millis(100);
+        let cap = Duration::from_secs(60);
+        assert_eq!(back_off(1, base, None, cap), Duration::from_millis(100));
+        assert_eq!(back_off(3, base, None, cap), Duration::from_millis(400));
+        assert_eq!(back_off(1, base, Some(Duration::from_secs(600)), cap), cap);
+    }
+}

@@ -1,0 +1,518 @@
+//! Hostile servers and faults (SPEC §9): each case against a misbehaving in-process server
+//! (raw TCP where a well-behaved server cannot misbehave that way), bounded in time. Each
+//! must end without a panic or a hang, with a line in the error log and a row in
+//! bad_links.csv or summary.csv, while the rest of the crawl goes on.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Crawled, TestWeb, crawl};
+use rccrawler::loopback::{Request, Resp, Route};
+
+/// brotli of 64 MiB of zeros (106 bytes), made with Python's brotli at quality 11.
+const BROTLI_BOMB: &[u8] = &[
+    0xcb, 0xff, 0xff, 0x3f, 0xf8, 0x27, 0x0, 0xe2, 0xb1, 0x40, 0x20, 0xf7, 0xfe, 0x8f, 0xff, 0xff,
+    0x7f, 0xf0, 0x4f, 0x0, 0xc4, 0x61, 0x11, 0x80, 0xee, 0xfd, 0x1f, 0xff, 0xff, 0xff, 0xe0, 0x9f,
+    0x0, 0x88, 0xc3, 0x2, 0x0, 0xdd, 0xfb, 0x3f, 0xfe, 0xff, 0xff, 0xc1, 0x3f, 0x1, 0x10, 0x87,
+    0x5, 0x0, 0xba, 0xf7, 0x7f, 0xfc, 0xff, 0xff, 0x83, 0x7f, 0x2, 0x20, 0xe, 0xb, 0x0, 0x74, 0xef,
+    0xff, 0xf8, 0xff, 0xff, 0x7, 0xff, 0x4, 0x40, 0x1c, 0x16, 0x0, 0xe8, 0xde, 0xff, 0xf1, 0xff,
+    0xff, 0xf, 0xfe, 0x9, 0x80, 0x38, 0x2c, 0x0, 0xd0, 0xbd, 0xff, 0xe3, 0xff, 0xff, 0x1f, 0xfc,
+    0x13, 0x0, 0x71, 0x58, 0x0, 0xa0, 0x7b, 0xff, 0x37,
+];
+
+fn zeros_compressed(encoding: &str, len: usize) -> Vec<u8> {
+    let zeros = vec![0u8; len];
+    match encoding {
+        "gzip" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(&zeros).unwrap();
+            e.finish().unwrap()
+        }
+        _ => {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(&zeros).unwrap();
+            e.finish().unwrap()
+        }
+    }
+}
+
+fn raw(
+    f: impl Fn(&Request, &mut TcpStream) -> std::io::Result<()> + Send + Sync + 'static,
+) -> Route {
+    Route::Raw(Arc::new(f))
+}
+
+/// Crawls `a.test` of `web`, with a short request timeout; checks the run took less than
+/// `limit`.
+fn crawl_a(web: &TestWeb, extra: &[(&str, &str)], limit: Duration) -> Crawled {
+    let started = Instant::now();
+    let mut settings = vec![
+        ("RequestTimeoutSeconds", "1"),
+        ("ConnectTimeoutSeconds", "1"),
+        ("MaxRetries", "1"),
+    ];
+    settings.extend_from_slice(extra);
+    let c = crawl(&[web.origin("a.test")], &settings);
+    assert!(started.elapsed() < limit, "took {:?}", started.elapsed());
+    c
+}
+
+fn bad_reason(c: &Crawled, web: &TestWeb, path: &str) -> String {
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let url = format!("{}{path}", web.origin("a.test"));
+    site.bad
+        .iter()
+        .find(|(_, u, _)| *u == url)
+        .map(|(_, _, r)| r.clone())
+        .unwrap_or_else(|| panic!("no bad link {url}: {:?}", site.bad))
+}
+
+fn error_log(c: &Crawled) -> String {
+    std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap()
+}
+
+fn node_count(c: &Crawled, web: &TestWeb) -> usize {
+    c.site(&format!("a.test_{}", web.port())).nodes.len()
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/stall>stall</a><a href=/ok>ok</a>");
+    web.page("a.test", "/ok", "ok");
+    web.route(
+        "a.test",
+        "/stall",
+        raw(|_, _| {
+            std::thread::sleep(Duration::from_secs(4));
+            Ok(())
+        }),
+    );
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    assert_eq!(bad_reason(&c, &web, "/stall"), "timeout");
+    assert_eq!(node_count(&c, &web), 2, "the rest of the crawl goes on");
+    assert!(
+        error_log(&c).contains("/stall,timeout"),
+        "{}",
+        error_log(&c)
+    );
+}
+
+#[test]
+fn a_reset_in_the_middle_of_a_body() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/reset>reset</a>");
+    web.route("a.test", "/reset", raw(|_, s| {
+        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<html>")?;
+        s.write_all(&[b'x'; 2000])?;
+        s.flush()?;
+        socket2::SockRef::from(&*s).set_linger(Some(Duration::ZERO))?;
+        Ok(())
+    }));
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    assert!(
+        bad_reason(&c, &web, "/reset").starts_with("connection broken"),
+        "{}",
+        bad_reason(&c, &web, "/reset")
+    );
+    assert!(error_log(&c).contains("/reset,connection broken"));
+}
+
+#[test]
+fn a_truncated_chunked_body() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/chunks>chunks</a>");
+    web.route("a.test", "/chunks", raw(|_, s| {
+        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n<html><a href=/x")?;
+        s.flush()?;
+        s.shutdown(std::net::Shutdown::Write)?;
+        Ok(())
+    }));
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    let reason = bad_reason(&c, &web, "/chunks");
+    assert!(
+        reason.starts_with("connection broken") || reason.starts_with("bad response"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn compression_bombs_are_capped() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/gz>gz</a><a href=/deflate>deflate</a><a href=/br>br</a><a href=/fine>fine</a>",
+    );
+    let gz = zeros_compressed("gzip", 200 << 20);
+    let deflate = zeros_compressed("deflate", 200 << 20);
+    web.set(
+        "a.test",
+        "/gz",
+        Resp::new(200, "text/html", gz).header("Content-Encoding", "gzip"),
+    );
+    web.set(
+        "a.test",
+        "/deflate",
+        Resp::new(200, "text/html", deflate).header("Content-Encoding", "deflate"),
+    );
+    web.set(
+        "a.test",
+        "/br",
+        Resp::new(200, "text/html", BROTLI_BOMB.to_vec()).header("Content-Encoding", "br"),
+    );
+    web.set(
+        "a.test",
+        "/fine",
+        Resp::html("<p>small and zipped</p>".as_bytes().to_vec()).gzipped(),
+    );
+    let c = crawl_a(
+        &web,
+        &[("MaxPageBytes", "1048576")],
+        Duration::from_secs(30),
+    );
+    for path in ["/gz", "/deflate", "/br"] {
+        assert_eq!(
+            bad_reason(&c, &web, path),
+            "too large (over 1048576 bytes)",
+            "{path}"
+        );
+    }
+    assert_eq!(node_count(&c, &web), 2, "the small gzipped page is a node");
+}
+
+#[test]
+fn a_page_larger_than_the_cap() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/huge>huge</a>");
+    web.set("a.test", "/huge", Resp::html(vec![b'a'; 3 << 20]).chunked());
+    let c = crawl_a(
+        &web,
+        &[("MaxPageBytes", "1048576")],
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        bad_reason(&c, &web, "/huge"),
+        "too large (over 1048576 bytes)"
+    );
+}
+
+#[test]
+fn a_page_with_100000_links_and_deeply_nested_html() {
+    let web = TestWeb::new();
+    let mut big = String::from("<html><body>");
+    for i in 0..100_000 {
+        big.push_str(&format!(
+            "<a href=/deep/{i}>l{i}</a><a href=http://b.test/{i}>e</a>"
+        ));
+    }
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/big>big</a><a href=/nested>nested</a>",
+    );
+    web.page("a.test", "/big", &big);
+    let nested = "<div>".repeat(200_000)
+        + "<a href=/>home</a><table><tr><td><a href=/x"
+        + &"<span".repeat(1000);
+    web.page("a.test", "/nested", &nested);
+    // maxCrawlLevel 1: /big and /nested are read; the 100,000 /deep/N links are beyond it.
+    let started = Instant::now();
+    let c = crawl(&[format!("{};2;1;0", web.origin("a.test"))], &[]);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    let site = c.site(&format!("a.test_{}", web.port()));
+    assert_eq!(site.nodes.len(), 3);
+    assert_eq!(site.external.len(), 100_000);
+    assert!(
+        site.edges.contains(&(3, 1, 1)),
+        "the link after 200,000 open <div>s is found: {:?}",
+        site.edges
+    );
+    assert_eq!(web.hits("a.test", "/deep/0"), 0);
+}
+
+#[test]
+fn invalid_utf8_and_binary_served_as_html_is_a_page() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/bin>bin</a><a href=/latin>latin</a>",
+    );
+    let mut junk: Vec<u8> = (0..=255u8).cycle().take(50_000).collect();
+    junk.extend_from_slice(b"<a href=/after-junk>after</a>");
+    web.set("a.test", "/bin", Resp::new(200, "text/html", junk));
+    web.set(
+        "a.test",
+        "/latin",
+        Resp::new(
+            200,
+            "text/html; charset=utf-8",
+            b"<title>caf\xe9 \xff\xfe</title><a href=/>home</a>".to_vec(),
+        ),
+    );
+    web.page("a.test", "/after-junk", "after");
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    let site = c.site(&format!("a.test_{}", web.port()));
+    assert_eq!(site.nodes.len(), 4, "{:?}", site.nodes);
+    let nodes =
+        std::fs::read_to_string(c.results().join(format!("a.test_{}/nodes.csv", web.port())))
+            .unwrap();
+    assert!(
+        nodes.contains("\"caf\u{fffd} \u{fffd}\u{fffd}\""),
+        "{nodes}"
+    );
+}
+
+#[test]
+fn redirects_to_other_schemes_long_urls_and_repeating_paths_are_bad_links() {
+    let web = TestWeb::new();
+    let long = "x".repeat(3000);
+    web.page("a.test", "/", &format!("<a href=/ftp>ftp</a><a href=/file>file</a><a href=/{long}>long</a><a href=/a/a/a/a/page>rep</a><a href=/loop/>loop</a>"));
+    web.set("a.test", "/ftp", Resp::redirect(301, "ftp://a.test/pub/"));
+    web.set("a.test", "/file", Resp::redirect(302, "file:///etc/passwd"));
+    // A relative link that grows the path on every page: /loop/a/, /loop/a/a/, ...
+    web.server.route_prefix(
+        "a.test",
+        "/loop/",
+        Route::Generated(Arc::new(|req: &Request| {
+            Resp::html(format!("<p>{}</p><a href=a/>deeper</a>", req.target))
+        })),
+    );
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    assert_eq!(bad_reason(&c, &web, "/ftp"), "redirect to scheme ftp");
+    assert_eq!(bad_reason(&c, &web, "/file"), "redirect to scheme file");
+    let long_url = format!("{}/{long}", web.origin("a.test"));
+    assert_eq!(
+        bad_reason(&c, &web, &format!("/{long}")),
+        format!("url too long ({} bytes)", long_url.len())
+    );
+    assert_eq!(
+        bad_reason(&c, &web, "/a/a/a/a/page"),
+        "repeating path segment (a)"
+    );
+    assert_eq!(
+        bad_reason(&c, &web, "/loop/a/a/a/a/"),
+        "repeating path segment (a)"
+    );
+    assert_eq!(web.hits("a.test", "/loop/a/a/a/a/"), 0);
+}
+
+#[test]
+fn robots_txt_that_is_huge_binary_or_a_redirect() {
+    // Huge: the Disallow after the first 500 KiB is not read.
+    let web = TestWeb::new();
+    let mut huge = String::from("User-agent: *\nDisallow: /early\n");
+    huge.push_str(&"# padding\n".repeat(60_000));
+    huge.push_str("Disallow: /late\n");
+    web.robots("a.test", &huge);
+    web.page("a.test", "/", "<a href=/early>e</a><a href=/late>l</a>");
+    web.page("a.test", "/late", "late");
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    assert_eq!(bad_reason(&c, &web, "/early"), "robots");
+    assert_eq!(
+        node_count(&c, &web),
+        2,
+        "/late is allowed: its rule is past 500 KiB"
+    );
+
+    // Binary: nothing to obey.
+    let web = TestWeb::new();
+    web.set(
+        "a.test",
+        "/robots.txt",
+        Resp::new(
+            200,
+            "application/octet-stream",
+            (0..=255u8).cycle().take(10_000).collect::<Vec<u8>>(),
+        ),
+    );
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    assert_eq!(
+        node_count(&crawl_a(&web, &[], Duration::from_secs(20)), &web),
+        2
+    );
+
+    // A redirect: its target's rules apply.
+    let web = TestWeb::new();
+    web.set(
+        "a.test",
+        "/robots.txt",
+        Resp::redirect(301, "/real-robots.txt"),
+    );
+    web.set(
+        "a.test",
+        "/real-robots.txt",
+        Resp::new(200, "text/plain", "User-agent: *\nDisallow: /x\n"),
+    );
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    let c = crawl_a(&web, &[], Duration::from_secs(20));
+    assert_eq!(bad_reason(&c, &web, "/x"), "robots");
+}
+
+#[test]
+fn connection_refused_and_unknown_hosts_leave_the_site_unreachable() {
+    // A port with nothing listening.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let started = Instant::now();
+    let c = crawl(
+        &[
+            format!("http://a.test:{port}"),
+            "http://nx.invalid".to_string(),
+        ],
+        &[("ConnectTimeoutSeconds", "1"), ("MaxRetries", "1")],
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let summary = common::read_csv(&c.results().join("summary.csv")).1;
+    assert_eq!(summary[0][9], "unreachable");
+    assert_eq!(summary[1][9], "unreachable");
+    let a = c.site(&format!("a.test_{port}"));
+    assert_eq!(a.bad[0].2, "robots.txt unavailable (connection refused)");
+    let nx = c.site("nx.invalid");
+    assert_eq!(nx.bad[0].2, "robots.txt unavailable (host not found)");
+    let log = error_log(&c);
+    assert!(
+        log.contains("connection refused") && log.contains("host not found"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_site_that_goes_down_mid_crawl_is_suspended_and_the_others_go_on() {
+    let web = TestWeb::new();
+    common::webgen::install(
+        &web,
+        common::webgen::WebSpec {
+            host: "a.test",
+            pages: 40,
+            seed: 1,
+            delay: Duration::from_millis(3),
+            slow: vec![],
+        },
+    );
+    let dying = TestWeb::new();
+    common::webgen::install(
+        &dying,
+        common::webgen::WebSpec {
+            host: "b.test",
+            pages: 200,
+            seed: 2,
+            delay: Duration::from_millis(3),
+            slow: vec![],
+        },
+    );
+    let dying_origin = dying.origin("b.test");
+    let folder = format!("b.test_{}", dying.port());
+    let killer = std::thread::spawn(move || {
+        while dying.server.requests().len() < 30 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        drop(dying); // connections are refused from now on
+    });
+    let started = Instant::now();
+    let c = crawl(
+        &[web.origin("a.test"), dying_origin],
+        &[
+            ("SiteDownAfterFailures", "3"),
+            ("MaxRetries", "1"),
+            ("ConnectTimeoutSeconds", "1"),
+        ],
+    );
+    killer.join().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    let summary = common::read_csv(&c.results().join("summary.csv")).1;
+    assert_eq!(summary[0][9], "done");
+    assert_eq!(summary[1][9], "down", "{summary:?}");
+    assert!(
+        c.site(&folder).nodes.len() > 5,
+        "what was crawled before is kept"
+    );
+    assert!(error_log(&c).contains("connection failures in a row: the site is taken as down"));
+}
+
+#[test]
+fn status_429_and_503_back_off_by_retry_after() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/busy>busy</a><a href=/date>date</a>",
+    );
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let n = Arc::clone(&count);
+    web.route(
+        "a.test",
+        "/busy",
+        Route::Generated(Arc::new(move |_req: &Request| {
+            if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                Resp::new(429, "text/plain", "slow down").header("Retry-After", "1")
+            } else {
+                Resp::html(b"<p>now</p>".to_vec())
+            }
+        })),
+    );
+    let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+    web.set(
+        "a.test",
+        "/date",
+        Resp::new(503, "text/plain", "maintenance").header("Retry-After", &soon),
+    );
+    let c = crawl_a(
+        &web,
+        &[("MaxRetries", "2"), ("MaxRetryAfterSeconds", "30")],
+        Duration::from_secs(30),
+    );
+    let rs = web.server.requests();
+    let busy: Vec<_> = rs.iter().filter(|r| r.target == "/busy").collect();
+    assert_eq!(busy.len(), 2);
+    assert!(
+        busy[1].start - busy[0].start >= Duration::from_secs(1),
+        "Retry-After: 1 was honoured"
+    );
+    assert_eq!(node_count(&c, &web), 2, "/busy became a page");
+    assert_eq!(bad_reason(&c, &web, "/date"), "status 503");
+    let dates: Vec<_> = rs.iter().filter(|r| r.target == "/date").collect();
+    assert_eq!(dates.len(), 3, "tried and retried twice");
+    assert!(error_log(&c).contains("status 429: retry 1 of 2"));
+}
+
+#[test]
+fn the_loopback_server_itself_reads_what_it_was_sent() {
+    // A sanity check of the raw handlers used above.
+    let web = TestWeb::new();
+    web.route(
+        "a.test",
+        "/echo",
+        raw(|req, s| {
+            let body = format!("{} {}", req.method, req.target);
+            write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }),
+    );
+    let mut s = TcpStream::connect(("127.0.0.1", web.port())).unwrap();
+    s.write_all(b"GET /echo HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.ends_with("GET /echo"), "{out}");
+}

@@ -1,0 +1,91 @@
+//! The schedulers' order of sites (SPEC §5): `Sequential` crawls one site after another,
+//! `TimeQuantum` gives each site time slices in turn.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::time::Duration;
+
+use common::webgen::{self, WebSpec};
+use common::{TestWeb, crawl};
+
+#[test]
+fn sequential_crawls_one_site_after_another() {
+    let web = TestWeb::new();
+    for (i, host) in ["a.test", "b.test", "c.test"].iter().enumerate() {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages: 20,
+                seed: 200 + i as u64,
+                delay: Duration::from_millis(2),
+                slow: Vec::new(),
+            },
+        );
+    }
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test"]
+        .iter()
+        .map(|h| format!("{};2;100;0", web.origin(h)))
+        .collect();
+    crawl(
+        &hosts,
+        &[
+            ("Scheduler", "Sequential"),
+            ("DownloadingThreadsCount", "8"),
+        ],
+    );
+    let order: Vec<String> = web
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.host.clone())
+        .collect();
+    let mut runs = order.clone();
+    runs.dedup();
+    assert_eq!(
+        runs,
+        vec!["a.test", "b.test", "c.test"],
+        "each site's requests come in one block"
+    );
+}
+
+#[test]
+fn time_quantum_takes_turns() {
+    let web = TestWeb::new();
+    for (i, host) in ["a.test", "b.test"].iter().enumerate() {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages: 60,
+                seed: 300 + i as u64,
+                delay: Duration::from_millis(5),
+                slow: Vec::new(),
+            },
+        );
+    }
+    let hosts: Vec<String> = ["a.test", "b.test"]
+        .iter()
+        .map(|h| format!("{};1;100;20", web.origin(h)))
+        .collect();
+    crawl(
+        &hosts,
+        &[("Scheduler", "TimeQuantum"), ("TimeQuantumSeconds", "1")],
+    );
+    let order: Vec<String> = web
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.host.clone())
+        .collect();
+    let mut runs = order.clone();
+    runs.dedup();
+    assert!(runs.len() >= 3, "the sites take turns: {runs:?}");
+    assert!(
+        runs.len() < order.len() / 4,
+        "in slices, not request by request: {} runs of {}",
+        runs.len(),
+        order.len()
+    );
+}
