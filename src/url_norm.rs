@@ -158,7 +158,15 @@ fn normalize_escapes(s: &str, out: &mut String) {
             && let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2]))
         {
             let v = h * 16 + l;
-            if is_unreserved(v) {
+            // A decoded hex digit right after a stray `%` (or `%` and one hex digit) would
+            // form a new escape that the next normalization would change: keep it encoded.
+            let tail = out.as_bytes();
+            let makes_escape = v.is_ascii_hexdigit()
+                && (tail.last() == Some(&b'%')
+                    || (tail.len() >= 2
+                        && tail[tail.len() - 2] == b'%'
+                        && tail[tail.len() - 1].is_ascii_hexdigit()));
+            if is_unreserved(v) && !makes_escape {
                 out.push(v as char);
             } else {
                 const HEX: &[u8; 16] = b"0123456789ABCDEF";
@@ -375,6 +383,22 @@ mod tests {
         assert_eq!(remove_dot_segments("/a/b/c/./../../g"), "/a/g");
         assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
         assert_eq!(remove_dot_segments("/.."), "/");
+    }
+
+    // See: fuzz/artifacts/url_norm/crash-bc654e9b… (`http:6/o.oa/ht%%66dc`): decoding `%66`
+    // after a stray `%` made a new escape `%fd`, so normalizing twice changed the URL.
+    #[test]
+    fn decoding_never_creates_a_new_escape() {
+        for s in [
+            "http://a.test/ht%%66dc",
+            "http://a.test/%a%66x",
+            "http://a.test/?q=%%41%42",
+        ] {
+            let once = n(s);
+            assert_eq!(n(&once), once, "{s}");
+        }
+        assert_eq!(n("http://a.test/ht%%66dc"), "http://a.test/ht%%66dc");
+        assert_eq!(n("http://a.test/%zz%41"), "http://a.test/%zzA");
     }
 
     #[test]

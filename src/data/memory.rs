@@ -55,6 +55,32 @@ impl InMemoryDataManager {
     /// there (snapshot, then journal replayed). Recovered scopes stay inactive until
     /// [`DataManager::open_scope`] opens them.
     pub fn with_state(store: StateStore, recovered: Recovered) -> Result<Self, DataError> {
+        let graphs = Self::decode(&recovered)?;
+        let slots = graphs
+            .into_iter()
+            .map(|mut g| {
+                g.journal = Some(Vec::new());
+                g.rebuild_frontiers();
+                Arc::new(Slot {
+                    graph: Mutex::new(g),
+                    active: AtomicBool::new(false),
+                })
+            })
+            .collect();
+        Ok(InMemoryDataManager {
+            scopes: RwLock::new(slots),
+            pending: AtomicUsize::new(0),
+            store: Some(Mutex::new(store)),
+        })
+    }
+
+    /// Checks that saved state decodes (snapshot blobs, then journal records), returning the
+    /// number of scopes. Damaged bytes give an error, never a panic: the fuzz target's entry.
+    pub fn check_saved_state(recovered: &Recovered) -> Result<usize, DataError> {
+        Self::decode(recovered).map(|g| g.len())
+    }
+
+    fn decode(recovered: &Recovered) -> Result<Vec<ScopeGraph>, DataError> {
         let mut graphs: Vec<ScopeGraph> = Vec::new();
         for blob in &recovered.scopes {
             let g = ScopeGraph::from_bytes(blob)?;
@@ -86,22 +112,7 @@ impl InMemoryDataManager {
                 g.replay(entries)?;
             }
         }
-        let slots = graphs
-            .into_iter()
-            .map(|mut g| {
-                g.journal = Some(Vec::new());
-                g.rebuild_frontiers();
-                Arc::new(Slot {
-                    graph: Mutex::new(g),
-                    active: AtomicBool::new(false),
-                })
-            })
-            .collect();
-        Ok(InMemoryDataManager {
-            scopes: RwLock::new(slots),
-            pending: AtomicUsize::new(0),
-            store: Some(Mutex::new(store)),
-        })
+        Ok(graphs)
     }
 
     fn slot(&self, id: ScopeId) -> Arc<Slot> {

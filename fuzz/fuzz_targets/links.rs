@@ -1,0 +1,18 @@
+//! Charset decoding and link extraction, then resolving every link: never panics, and every
+//! anchor and title stays within its size cap and free of control characters.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rccrawler::parse::{charset, links};
+use rccrawler::url_norm::normalize;
+
+fuzz_target!(|data: &[u8]| {
+    let (text, _) = charset::decode(data, Some("text/html"));
+    let extracted = links::extract(&text);
+    let base = url::Url::parse("http://a.test/dir/page.html").expect("a valid base");
+    for link in &extracted.links {
+        assert!(link.anchor.len() <= 1000 && !link.anchor.chars().any(char::is_control));
+        let _ = normalize(&base, &link.href);
+    }
+    assert!(extracted.title.len() <= 1000);
+});
