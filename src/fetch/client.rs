@@ -1,18 +1,18 @@
-//! One HTTP client for the whole crawl (connection pool shared by the downloaders): timeouts
+//! One HTTP client for the whole crawl (a connection pool per site, see `pools`): timeouts
 //! on every request, no automatic redirects (we follow them ourselves, checking each hop),
 //! 4xx/5xx as answers rather than errors, the `Resolve` overrides, and a cap on the body
 //! *after* decompression (ureq's own limit counts compressed bytes, so it cannot stop a
 //! compression bomb).
 
 use std::io::Read;
-use std::net::SocketAddr;
 
 use thiserror::Error;
-use ureq::http::Uri;
-use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+use ureq::unversioned::transport::DefaultConnector;
 
-use crate::settings::{ResolveEntry, Settings};
+use super::pools::{AgentPools, IDLE_CONNECTION_BUDGET};
+use super::resolver::CachingResolver;
+use crate::data::SiteId;
+use crate::settings::Settings;
 use crate::url_norm::NormUrl;
 
 /// A transport-level failure. The `Display` text is the bad-link reason.
@@ -85,52 +85,6 @@ impl From<ureq::Error> for FetchError {
 impl From<std::io::Error> for FetchError {
     fn from(e: std::io::Error) -> Self {
         ureq::Error::from(e).into()
-    }
-}
-
-/// Connections to overridden hosts go to the configured address (curl's `--resolve`).
-#[derive(Debug)]
-struct OverrideResolver {
-    entries: Vec<ResolveEntry>,
-    fallback: DefaultResolver,
-}
-
-impl Resolver for OverrideResolver {
-    fn resolve(
-        &self,
-        uri: &Uri,
-        config: &ureq::config::Config,
-        timeout: NextTimeout,
-    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        if let Some(authority) = uri.authority() {
-            let host = authority
-                .host()
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_ascii_lowercase();
-            let port = authority
-                .port_u16()
-                .unwrap_or(if uri.scheme_str() == Some("https") {
-                    443
-                } else {
-                    80
-                });
-            if let Some(e) = self
-                .entries
-                .iter()
-                .find(|e| e.host == host && e.port.is_none_or(|p| p == port))
-            {
-                let mut addrs = self.empty();
-                addrs.push(SocketAddr::new(e.addr, port));
-                return Ok(addrs);
-            }
-        }
-        // Any failure of the system resolver means the name does not resolve (ureq reports
-        // some of them as I/O errors).
-        match self.fallback.resolve(uri, config, timeout) {
-            Err(ureq::Error::Io(_)) => Err(ureq::Error::HostNotFound),
-            other => other,
-        }
     }
 }
 
@@ -227,36 +181,60 @@ pub fn request_uri(url: &NormUrl) -> String {
     out
 }
 
+/// Largest response header accepted (ureq's default), and so the input buffer's size.
+const RESPONSE_HEADER_BYTES: usize = 64 * 1024;
+
+/// The output buffer: a GET request line and headers (URLs are capped well below this).
+const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
+
 /// The shared HTTP client.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct HttpClient {
-    agent: ureq::Agent,
+    pools: AgentPools,
 }
 
 impl HttpClient {
     /// Builds the client from settings.
     pub fn new(settings: &Settings) -> Self {
-        let config = ureq::Agent::config_builder()
-            .timeout_global(Some(settings.request_timeout))
-            .timeout_connect(Some(settings.connect_timeout))
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .user_agent(settings.user_agent.as_str())
-            .accept("text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
-            .max_idle_connections(1024)
-            .max_idle_connections_per_host(64)
-            .build();
-        let resolver = OverrideResolver {
-            entries: settings.resolve.clone(),
-            fallback: DefaultResolver::default(),
+        let resolver = CachingResolver::new(settings.resolve.clone());
+        let (request_timeout, connect_timeout) =
+            (settings.request_timeout, settings.connect_timeout);
+        let user_agent = settings.user_agent.clone();
+        let make = move |idle: usize| {
+            let config = ureq::Agent::config_builder()
+                .timeout_global(Some(request_timeout))
+                .timeout_connect(Some(connect_timeout))
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .user_agent(user_agent.as_str())
+                .accept("text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
+                .max_idle_connections(idle)
+                .max_idle_connections_per_host(idle)
+                // A pooled connection keeps its buffers: ureq's 128 KiB each way would be
+                // 256 KiB per idle socket (50 MB for 200 sites). The input buffer must hold a
+                // whole response header; requests are one short GET.
+                .max_response_header_size(RESPONSE_HEADER_BYTES)
+                .input_buffer_size(RESPONSE_HEADER_BYTES)
+                .output_buffer_size(REQUEST_BUFFER_BYTES)
+                .build();
+            ureq::Agent::with_parts(config, DefaultConnector::default(), resolver.clone())
         };
-        let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), resolver);
-        HttpClient { agent }
+        HttpClient {
+            pools: AgentPools::new(IDLE_CONNECTION_BUDGET, make),
+        }
     }
 
-    /// Sends a GET. Any status is an `Ok` answer; only transport problems are errors.
-    pub fn get(&self, url: &NormUrl) -> Result<Response, FetchError> {
-        let inner = self.agent.get(request_uri(url)).call()?;
+    /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the
+    /// size of its keep-alive pool). Any status is an `Ok` answer; only transport problems are
+    /// errors.
+    pub fn get(
+        &self,
+        site: SiteId,
+        connections: u32,
+        url: &NormUrl,
+    ) -> Result<Response, FetchError> {
+        let agent = self.pools.agent(site, connections);
+        let inner = agent.get(request_uri(url)).call()?;
         let header = |name: &str| {
             inner
                 .headers()
@@ -276,6 +254,8 @@ impl HttpClient {
 
 #[cfg(test)]
 mod tests {
+    use ureq::http::Uri;
+
     use super::*;
 
     #[test]

@@ -4,6 +4,8 @@
 mod client;
 mod downloader;
 mod page;
+mod pools;
+mod resolver;
 pub mod retry;
 mod robots_txt;
 

@@ -76,7 +76,7 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
             }
         }
         let started = Instant::now();
-        let response = match ctx.client.get(&cur) {
+        let response = match ctx.client.get(task.site, site.spec.max_downloads, &cur) {
             Ok(r) => r,
             Err(e) => {
                 log_request(log, &site.origin, &cur, 0, 0, started);

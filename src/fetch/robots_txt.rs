@@ -93,7 +93,7 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Answer {
             };
         }
         let started = Instant::now();
-        let response = match ctx.client.get(&url) {
+        let response = match ctx.client.get(task.site, site.spec.max_downloads, &url) {
             Ok(r) => r,
             Err(e) => {
                 log_request(log, &site.origin, &url, 0, 0, started);

@@ -1,0 +1,182 @@
+//! Which address a host name goes to: the `Resolve` overrides (curl's `--resolve`), IP
+//! literals as they are, and everything else through the system resolver, cached.
+//!
+//! Why a cache: ureq resolves the host before it looks in its connection pool, on every
+//! request, and with a timeout set it does so on a freshly spawned thread. Uncached, a crawl
+//! spawned one thread and made one system lookup per page (50,000 of each on the benchmark
+//! site, a tenth of the downloaders' CPU).
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dashmap::DashMap;
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::NextTimeout;
+
+use crate::settings::ResolveEntry;
+
+/// How long a successful lookup is reused. The system resolver does not report the record's
+/// TTL; five minutes follows a moved site soon enough and costs one lookup per site per five
+/// minutes. Failures are not cached: retries with back-off are the right answer to those.
+const LOOKUP_TTL: Duration = Duration::from_secs(300);
+
+/// The resolver every per-site agent shares (cloning shares the cache).
+#[derive(Debug, Clone)]
+pub(super) struct CachingResolver {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    overrides: Vec<ResolveEntry>,
+    cache: DashMap<(Box<str>, u16), Lookup>,
+    system: DefaultResolver,
+}
+
+#[derive(Debug)]
+struct Lookup {
+    addrs: Vec<SocketAddr>,
+    until: Instant,
+}
+
+impl CachingResolver {
+    /// A resolver applying `overrides` before the system resolver.
+    pub(super) fn new(overrides: Vec<ResolveEntry>) -> Self {
+        CachingResolver {
+            shared: Arc::new(Shared {
+                overrides,
+                cache: DashMap::new(),
+                system: DefaultResolver::default(),
+            }),
+        }
+    }
+
+    fn answer(&self, addrs: impl IntoIterator<Item = SocketAddr>) -> ResolvedSocketAddrs {
+        let mut out = self.empty();
+        for a in addrs {
+            if out.try_push(a).is_err() {
+                break;
+            }
+        }
+        out
+    }
+}
+
+impl Resolver for CachingResolver {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let Some(authority) = uri.authority() else {
+            return self.shared.system.resolve(uri, config, timeout);
+        };
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        let port = authority
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let shared = &self.shared;
+        if let Some(e) = shared
+            .overrides
+            .iter()
+            .find(|e| e.host == host && e.port.is_none_or(|p| p == port))
+        {
+            return Ok(self.answer([SocketAddr::new(e.addr, port)]));
+        }
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Ok(self.answer([SocketAddr::new(ip, port)]));
+        }
+        let key = (host.into_boxed_str(), port);
+        let now = Instant::now();
+        if let Some(hit) = shared.cache.get(&key)
+            && hit.until > now
+        {
+            return Ok(self.answer(hit.addrs.iter().copied()));
+        }
+        // Any failure of the system resolver means the name does not resolve (ureq reports
+        // some of them as I/O errors).
+        let found = match shared.system.resolve(uri, config, timeout) {
+            Err(ureq::Error::Io(_)) => return Err(ureq::Error::HostNotFound),
+            other => other?,
+        };
+        shared.cache.insert(
+            key,
+            Lookup {
+                addrs: found.iter().copied().collect(),
+                until: now + LOOKUP_TTL,
+            },
+        );
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+
+    fn resolve(r: &CachingResolver, uri: &str) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let uri: Uri = uri.parse().unwrap();
+        let config = ureq::config::Config::default();
+        r.resolve(&uri, &config, NextTimeout::default())
+            .map(|a| a.iter().copied().collect())
+    }
+
+    #[test]
+    fn overrides_then_literals_then_cached_lookups() {
+        let r = CachingResolver::new(vec![
+            ResolveEntry {
+                host: "a.test".into(),
+                port: None,
+                addr: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            },
+            ResolveEntry {
+                host: "b.test".into(),
+                port: Some(8080),
+                addr: IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)),
+            },
+        ]);
+        assert_eq!(
+            resolve(&r, "http://A.test:81/x").unwrap(),
+            vec!["127.0.0.1:81".parse().unwrap()]
+        );
+        assert_eq!(
+            resolve(&r, "http://b.test:8080/").unwrap(),
+            vec!["127.0.0.2:8080".parse().unwrap()]
+        );
+        assert_eq!(
+            resolve(&r, "https://[::1]/").unwrap(),
+            vec!["[::1]:443".parse().unwrap()]
+        );
+        assert!(
+            r.shared.cache.is_empty(),
+            "overrides and literals need no cache"
+        );
+        // `localhost` goes to the system resolver, once.
+        let first = resolve(&r, "http://localhost:9/").unwrap();
+        assert!(!first.is_empty());
+        assert_eq!(r.shared.cache.len(), 1);
+        assert_eq!(resolve(&r, "http://localhost:9/").unwrap(), first);
+        assert_eq!(r.shared.cache.len(), 1);
+    }
+
+    #[test]
+    fn unknown_names_are_host_not_found_and_not_cached() {
+        let r = CachingResolver::new(Vec::new());
+        let e = resolve(&r, "http://no-such-host.invalid/").unwrap_err();
+        assert!(matches!(e, ureq::Error::HostNotFound), "{e:?}");
+        assert!(r.shared.cache.is_empty());
+    }
+}
