@@ -59,7 +59,7 @@ pub struct ExternalRow<'a> {
     /// The external URL.
     pub url: &'a str,
     /// Its host.
-    pub host: String,
+    pub host: &'a str,
     /// Anchor text.
     pub anchor: &'a str,
 }
@@ -231,27 +231,36 @@ impl<'a> SiteGraph<'a> {
 
     /// The arcs out of a node, by target id, with weights (SPEC §2.9).
     pub fn arcs(&self, node: &Node) -> Vec<Arc> {
+        let mut out = Vec::new();
+        self.arcs_into(node, &mut out);
+        out
+    }
+
+    /// [`Self::arcs`] into a buffer the caller reuses from node to node.
+    pub fn arcs_into(&self, node: &Node, out: &mut Vec<Arc>) {
+        out.clear();
         let page = self.g.pages[node.page as usize];
-        let mut targets: Vec<u32> = self
-            .g
-            .page_links(&page)
-            .iter()
-            .filter(|l| l.kind() == LINK_INTERNAL && self.visited[l.id() as usize] != NO_LEVEL)
-            .map(|l| self.node_of[l.id() as usize])
-            .filter(|&t| t != 0)
-            .collect();
-        targets.sort_unstable();
-        let mut arcs: Vec<Arc> = Vec::new();
-        for t in targets {
-            match arcs.last_mut() {
-                Some(a) if a.target == t => a.weight += 1,
-                _ => arcs.push(Arc {
-                    target: t,
-                    weight: 1,
-                }),
+        out.extend(
+            self.g
+                .page_links(&page)
+                .iter()
+                .filter(|l| l.kind() == LINK_INTERNAL && self.visited[l.id() as usize] != NO_LEVEL)
+                .map(|l| self.node_of[l.id() as usize])
+                .filter(|&t| t != 0)
+                .map(|target| Arc { target, weight: 1 }),
+        );
+        out.sort_unstable_by_key(|a| a.target);
+        // Runs of one target become one arc weighing the run's length.
+        let mut kept = 0;
+        for i in 0..out.len() {
+            if kept > 0 && out[kept - 1].target == out[i].target {
+                out[kept - 1].weight += 1;
+            } else {
+                out[kept] = out[i];
+                kept += 1;
             }
         }
-        arcs
+        out.truncate(kept);
     }
 
     /// External links of a node in document order, one row per (url, anchor): links to other
@@ -273,13 +282,9 @@ impl<'a> SiteGraph<'a> {
                 && seen.insert((ext, l.aux))
             {
                 let url = self.g.url(ext);
-                let host = url::Url::parse(url)
-                    .ok()
-                    .and_then(|u| u.host_str().map(str::to_owned))
-                    .unwrap_or_default();
                 rows.push(ExternalRow {
                     url,
-                    host,
+                    host: host_of(url),
                     anchor: self.g.texts.get(l.aux),
                 });
             }
@@ -367,5 +372,42 @@ impl<'a> SiteGraph<'a> {
             }
         }
         pg
+    }
+}
+
+/// The host of a normalized absolute URL, as `url::Url::host_str` gives it (IPv6 in
+/// brackets), without parsing the whole URL: external links are counted in millions.
+fn host_of(url: &str) -> &str {
+    let Some((_, rest)) = url.split_once("://") else {
+        return "";
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host_port.starts_with('[') {
+        return host_port.split_inclusive(']').next().unwrap_or("");
+    }
+    host_port.split(':').next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_of;
+
+    #[test]
+    fn hosts_as_the_url_crate_gives_them() {
+        for u in [
+            "http://a.test/",
+            "https://user:pw@b.test:8443/x?y#z",
+            "http://[::1]:81/p",
+            "http://[2001:db8::1]/",
+            "https://xn--e1afmkfd.xn--p1ai?q",
+            "http://c.test#frag",
+            "ftp://files.test:21/a@b",
+            "http://d.test/path@with-at",
+        ] {
+            let want = url::Url::parse(u).unwrap().host_str().unwrap().to_owned();
+            assert_eq!(host_of(u), want, "{u}");
+        }
+        assert_eq!(host_of("mailto:x@y"), "");
     }
 }

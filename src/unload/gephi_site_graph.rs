@@ -3,6 +3,9 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
 
 use super::gephi_csv::CsvOut;
 use super::{UnloadError, Unloader, write_atomic, write_gexf};
@@ -24,15 +27,15 @@ fn file(
     write_atomic(&path, fill).map_err(|source| UnloadError { path, source })
 }
 
+/// One result file: its name and how to fill it.
+type Job<'g, 'a> = (
+    &'static str,
+    &'g (dyn Fn(&mut dyn Write) -> io::Result<()> + Sync + 'a),
+);
+
 impl Unloader for GephiSiteGraph {
     fn unload(&self, g: &SiteGraph<'_>, folder: &Path) -> Result<(), UnloadError> {
-        file(folder, "nodes.csv", |w| write_nodes(g, w))?;
-        file(folder, "edges.csv", |w| write_edges(g, w))?;
-        file(folder, "external_links.csv", |w| write_external(g, w))?;
-        file(folder, "bad_links.csv", |w| write_bad(g, w))?;
-        if self.save_duplicates {
-            file(folder, "duplicates.csv", |w| write_duplicates(g, w))?;
-        } else {
+        if !self.save_duplicates {
             // A duplicates.csv of an earlier run would now be stale.
             let path = folder.join("duplicates.csv");
             match std::fs::remove_file(&path) {
@@ -41,7 +44,55 @@ impl Unloader for GephiSiteGraph {
                 Err(source) => return Err(UnloadError { path, source }),
             }
         }
-        file(folder, "graph.gexf", |w| write_gexf(g, w))
+        let gexf = |w: &mut dyn Write| write_gexf(g, w);
+        let edges = |w: &mut dyn Write| write_edges(g, w);
+        let nodes = |w: &mut dyn Write| write_nodes(g, w);
+        let external = |w: &mut dyn Write| write_external(g, w);
+        let bad = |w: &mut dyn Write| write_bad(g, w);
+        let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
+        // Largest first, so the files of a big site finish together.
+        let mut jobs: Vec<Job<'_, '_>> = vec![
+            ("graph.gexf", &gexf),
+            ("edges.csv", &edges),
+            ("nodes.csv", &nodes),
+            ("external_links.csv", &external),
+            ("bad_links.csv", &bad),
+        ];
+        if self.save_duplicates {
+            jobs.push(("duplicates.csv", &duplicates));
+        }
+        run_jobs(&jobs, folder)
+    }
+}
+
+/// Writes the files on all cores: after a crawl the result files of a big site were the
+/// last, single-threaded part of the run.
+fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len());
+    let work = || {
+        while let Some((name, fill)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if let Err(e) = file(folder, name, fill) {
+                failed.lock().get_or_insert(e);
+                return;
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            // A thread that cannot start leaves its share to the others.
+            let _ = std::thread::Builder::new()
+                .name("unload".into())
+                .spawn_scoped(s, work);
+        }
+        work();
+    });
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -60,15 +111,21 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
             "ContentHash",
         ],
     )?;
+    let mut arcs = Vec::new();
+    let mut hash = String::with_capacity(32);
     for (i, n) in g.nodes().iter().enumerate() {
+        g.arcs_into(n, &mut arcs);
+        hash.clear();
+        // Infallible: writing into a String.
+        let _ = std::fmt::Write::write_fmt(&mut hash, format_args!("{:032x}", g.content_hash(n)));
         csv.num(i + 1)?
             .text(g.label(n))?
             .num(n.level)?
             .text(g.title(n))?
-            .num(g.arcs(n).len())?
+            .num(arcs.len())?
             .num(g.external_links(n).len())?
             .num(g.bytes(n))?
-            .text(&format!("{:032x}", g.content_hash(n)))?
+            .text(&hash)?
             .end()?;
     }
     Ok(())
@@ -77,8 +134,10 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
 /// edges.csv: `Source,Target,Type,Weight`.
 pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let mut csv = CsvOut::new(w, &["Source", "Target", "Type", "Weight"])?;
+    let mut arcs = Vec::new();
     for (i, n) in g.nodes().iter().enumerate() {
-        for a in g.arcs(n) {
+        g.arcs_into(n, &mut arcs);
+        for a in &arcs {
             csv.num(i + 1)?
                 .num(a.target)?
                 .text("Directed")?
@@ -96,7 +155,7 @@ pub(super) fn write_external(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result
         for r in g.external_links(n) {
             csv.num(i + 1)?
                 .text(r.url)?
-                .text(&r.host)?
+                .text(r.host)?
                 .text(r.anchor)?
                 .end()?;
         }

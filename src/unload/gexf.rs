@@ -34,31 +34,44 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
+    // Rows are assembled in a buffer and written at once (millions of edges on big sites).
+    let mut line = Vec::with_capacity(256);
+    let mut num = itoa::Buffer::new();
     for (i, n) in graph.nodes().iter().enumerate() {
-        writeln!(
-            w,
-            r#"      <node id="{}" label="{}"><attvalues><attvalue for="level" value="{}"/><attvalue for="title" value="{}"/><attvalue for="bytes" value="{}"/></attvalues></node>"#,
-            i + 1,
-            xml(graph.label(n)),
-            n.level,
-            xml(graph.title(n)),
-            graph.bytes(n)
-        )?;
+        line.clear();
+        line.extend_from_slice(br#"      <node id=""#);
+        line.extend_from_slice(num.format(i + 1).as_bytes());
+        line.extend_from_slice(br#"" label=""#);
+        xml_into(graph.label(n), &mut line);
+        line.extend_from_slice(br#""><attvalues><attvalue for="level" value=""#);
+        line.extend_from_slice(num.format(n.level).as_bytes());
+        line.extend_from_slice(br#""/><attvalue for="title" value=""#);
+        xml_into(graph.title(n), &mut line);
+        line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
+        line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
+        line.extend_from_slice(b"\"/></attvalues></node>\n");
+        w.write_all(&line)?;
     }
     writeln!(w, "    </nodes>")?;
     writeln!(w, "    <edges>")?;
     let mut edge_id = 0u64;
+    let mut arcs = Vec::new();
     for (i, n) in graph.nodes().iter().enumerate() {
-        for a in graph.arcs(n) {
-            writeln!(
-                w,
-                r#"      <edge id="{edge_id}" source="{}" target="{}" weight="{}"/>"#,
-                i + 1,
-                a.target,
-                a.weight
-            )?;
+        graph.arcs_into(n, &mut arcs);
+        line.clear();
+        for a in &arcs {
+            line.extend_from_slice(br#"      <edge id=""#);
+            line.extend_from_slice(num.format(edge_id).as_bytes());
+            line.extend_from_slice(br#"" source=""#);
+            line.extend_from_slice(num.format(i + 1).as_bytes());
+            line.extend_from_slice(br#"" target=""#);
+            line.extend_from_slice(num.format(a.target).as_bytes());
+            line.extend_from_slice(br#"" weight=""#);
+            line.extend_from_slice(num.format(a.weight).as_bytes());
+            line.extend_from_slice(b"\"/>\n");
             edge_id += 1;
         }
+        w.write_all(&line)?;
     }
     writeln!(w, "    </edges>")?;
     writeln!(w, "  </graph>")?;
@@ -67,19 +80,35 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
 
 /// Escapes for an XML attribute and removes characters XML 1.0 forbids.
 fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = Vec::with_capacity(s.len());
+    xml_into(s, &mut out);
+    // Only whole characters were copied, so this is UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`xml`] appended to a byte buffer; text needing no change is copied whole.
+fn xml_into(s: &str, out: &mut Vec<u8>) {
+    // 0xC2 leads C1 controls, 0xEF leads U+FFFE/U+FFFF: the slow path tells them apart from
+    // the other characters they also lead.
+    let plain = !s
+        .bytes()
+        .any(|b| b < 0x20 || matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7F | 0xC2 | 0xEF));
+    if plain {
+        out.extend_from_slice(s.as_bytes());
+        return;
+    }
+    let mut tmp = [0u8; 4];
     for ch in s.chars() {
         match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
+            '&' => out.extend_from_slice(b"&amp;"),
+            '<' => out.extend_from_slice(b"&lt;"),
+            '>' => out.extend_from_slice(b"&gt;"),
+            '"' => out.extend_from_slice(b"&quot;"),
+            '\'' => out.extend_from_slice(b"&apos;"),
             c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {}
-            c => out.push(c),
+            c => out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes()),
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -92,5 +121,7 @@ mod tests {
             xml("a<b & \"c\"\u{1}\u{FFFF}"),
             "a&lt;b &amp; &quot;c&quot;"
         );
+        assert_eq!(xml("it's \u{85}x\u{FFFE}\u{FFFD}é"), "it&apos;s x\u{FFFD}é");
+        assert_eq!(xml("plain 日本"), "plain 日本");
     }
 }

@@ -82,8 +82,10 @@ impl SiteSummary {
                 SiteState::Done
             },
         };
+        let mut arcs = Vec::new();
         for n in g.nodes() {
-            s.arcs += g.arcs(n).len();
+            g.arcs_into(n, &mut arcs);
+            s.arcs += arcs.len();
             s.external_links += g.external_links(n).len();
             s.bad_links += g.bad_links(n).len();
         }
@@ -121,7 +123,7 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 .num(r.bad_links)?
                 .num(r.duplicates)?
                 .num(r.max_level)?
-                .num(format!("{:.1}", r.seconds))?
+                .raw(&format!("{:.1}", r.seconds))?
                 .text(&r.state.to_string())?
                 .end()?;
         }
