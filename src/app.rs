@@ -90,6 +90,8 @@ pub struct RunReport {
     pub sites: Vec<SiteSummary>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Of which writing the result files.
+    pub unload_elapsed: Duration,
     /// Where results were written.
     pub result_folder: PathBuf,
 }
@@ -137,7 +139,13 @@ impl App {
         let stop = Arc::new(Stop::new());
         let scheduler = scheduler_for(settings);
         let down_after = settings.site_down_after;
-        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop), down_after);
+        let dispatcher = Dispatcher::new(
+            Arc::clone(&dm),
+            scheduler,
+            Arc::clone(&stop),
+            down_after,
+            page_buffer(settings),
+        );
         let sites = Sites::new();
         let mut scopes = Vec::new();
         for spec in &self.hosts {
@@ -194,12 +202,14 @@ impl App {
         let finished =
             reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
         dm.persist(Persist::Checkpoint { finished })?;
+        let unload_started = Instant::now();
         let sites = self.unload(&*dm, &scopes, &halted)?;
         let result_folder = settings.result_folder.clone();
         Ok(RunReport {
             reason,
             sites,
             elapsed: started.elapsed(),
+            unload_elapsed: unload_started.elapsed(),
             result_folder,
         })
     }
@@ -276,7 +286,7 @@ impl App {
         scopes: &[ScopeEntry],
     ) -> Result<Vec<Fetched>, AppError> {
         let settings = &self.settings;
-        let (page_tx, page_rx) = bounded::<Fetched>(settings.parsing_threads.get() * 4);
+        let (page_tx, page_rx) = bounded::<Fetched>(page_buffer(settings));
         let (log_tx, log_rx) = bounded(65_536);
         let finishers = finishers_for(settings, ctx.started);
         let names: Vec<(ScopeId, String)> = scopes
@@ -364,6 +374,13 @@ impl App {
         write_summary(&path, &rows).map_err(|source| UnloadError { path, source })?;
         Ok(rows)
     }
+}
+
+/// Pages downloading or waiting for a parser at most: every downloader busy, and two pages
+/// queued per parser so that no parser waits for the network. It is also the channel's
+/// capacity, so handing a page to the parsers never blocks.
+fn page_buffer(settings: &Settings) -> usize {
+    settings.downloading_threads.get() + 2 * settings.parsing_threads.get()
 }
 
 fn spawn_failed(ctx: &Context, e: std::io::Error) -> AppError {

@@ -163,7 +163,11 @@ pub fn print_report(r: &RunReport) {
             s.state
         );
     }
-    println!("results in {}", r.result_folder.display());
+    println!(
+        "results in {} (written in {:.1} s)",
+        r.result_folder.display(),
+        r.unload_elapsed.as_secs_f64()
+    );
 }
 
 #[cfg(test)]

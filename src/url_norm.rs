@@ -11,6 +11,7 @@
 //! Pure functions; called by the parser threads (links) and the downloaders (redirects).
 
 use std::fmt;
+use std::sync::Arc;
 
 use thiserror::Error;
 use url::Url;
@@ -34,9 +35,10 @@ pub enum UrlError {
 }
 
 /// An absolute http(s) URL in normal form. Two links denote the same URL exactly when their
-/// `NormUrl`s are equal.
+/// `NormUrl`s are equal. Shared, so that copies are cheap: the parsers hand out the same
+/// navigation URLs from their cache for every page.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NormUrl(Url);
+pub struct NormUrl(Arc<Url>);
 
 impl NormUrl {
     /// Parses and normalizes an absolute URL.
@@ -55,6 +57,10 @@ impl NormUrl {
             return Err(UrlError::NoHost);
         }
         url.set_fragment(None);
+        // Most URLs are already in normal form; checking that allocates nothing.
+        if path_is_normal(url.path()) && url.query().is_none_or(query_is_normal) {
+            return Ok(NormUrl(Arc::new(url)));
+        }
         let path = normalize_path(url.path());
         let query = url.query().map(normalize_query).filter(|q| !q.is_empty());
         if path != url.path() || query.as_deref() != url.query() {
@@ -67,7 +73,7 @@ impl NormUrl {
             }
             url = Url::parse(&s).map_err(|_| UrlError::Unparseable)?;
         }
-        Ok(NormUrl(url))
+        Ok(NormUrl(Arc::new(url)))
     }
 
     /// The normalized URL as text (what `nodes.csv` shows as `Label`).
@@ -97,7 +103,7 @@ impl NormUrl {
 
     /// Consumes the wrapper.
     pub fn into_url(self) -> Url {
-        self.0
+        Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
     }
 }
 
@@ -193,6 +199,37 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
+/// Whether [`normalize_path`] would return `path` unchanged, for a path as the `url` crate
+/// serializes it: it has already removed dot segments (also `%2e` ones), so without escapes
+/// (which could decode to dots) and without `//` there is nothing to change.
+fn path_is_normal(path: &str) -> bool {
+    !path.is_empty() && !path.contains('%') && !path.contains("//")
+}
+
+/// Whether [`normalize_query`] would return `query` unchanged: no escapes, no empty
+/// parameters, parameters already sorted by (name, value).
+fn query_is_normal(query: &str) -> bool {
+    if query.is_empty() || query.contains('%') {
+        return false;
+    }
+    let mut prev: Option<(&str, &str)> = None;
+    for p in query.split('&') {
+        let Some((name, value)) = p.split_once('=') else {
+            return false;
+        };
+        if name.is_empty() || value.is_empty() {
+            return false;
+        }
+        if let Some((pn, pv)) = prev
+            && (pn.as_bytes(), pv.as_bytes()) > (name.as_bytes(), value.as_bytes())
+        {
+            return false;
+        }
+        prev = Some((name, value));
+    }
+    true
+}
+
 /// Percent-escape normalization, then RFC 3986 §5.2.4 dot removal, then `//` collapsing.
 fn normalize_path(path: &str) -> String {
     let mut escaped = String::with_capacity(path.len());
@@ -286,6 +323,43 @@ mod tests {
         NormUrl::parse(s)
             .map(|u| u.to_string())
             .unwrap_or_else(|e| format!("ERR {e}"))
+    }
+
+    #[test]
+    fn fast_paths_agree_with_full_normalization() {
+        // Random strings over the characters that matter; the fast path may only say
+        // "unchanged" when the full normalization agrees.
+        let alphabet = b"/.%2eE&=ab?~";
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut fast_paths, mut fast_queries) = (0, 0);
+        for _ in 0..200_000 {
+            let len = (next() % 12) as usize;
+            let s: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char)
+                .collect();
+            // Paths reach normalization as the url crate serializes them.
+            let path = url::Url::parse(&format!("http://a.test/{s}"))
+                .map(|u| u.path().to_owned())
+                .unwrap_or_default();
+            if path_is_normal(&path) {
+                fast_paths += 1;
+                assert_eq!(normalize_path(&path), path, "path {path:?}");
+            }
+            if query_is_normal(&s) {
+                fast_queries += 1;
+                assert_eq!(normalize_query(&s), s, "query {s:?}");
+            }
+        }
+        assert!(
+            fast_paths > 1000 && fast_queries > 100,
+            "{fast_paths} {fast_queries}"
+        );
     }
 
     #[test]

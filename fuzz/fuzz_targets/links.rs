@@ -10,9 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let (text, _) = charset::decode(data, Some("text/html"));
     let extracted = links::extract(&text);
     let base = url::Url::parse("http://a.test/dir/page.html").expect("a valid base");
-    for link in &extracted.links {
+    for link in extracted.links() {
         assert!(link.anchor.len() <= 1000 && !link.anchor.chars().any(char::is_control));
-        let _ = normalize(&base, &link.href);
+        let _ = normalize(&base, link.href);
     }
     assert!(extracted.title.len() <= 1000);
 });

@@ -1,8 +1,11 @@
-//! URL resolution and normalization: never panics, and a normal form is a fixed point.
+//! URL resolution and normalization: never panics, a normal form is a fixed point, and the
+//! parsers' href cache answers exactly what normalization answers, for bases that share a key
+//! part with the first (same directory, same origin) and for the first again.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::url_norm::{NormUrl, normalize};
+use rccrawler::parse::href_cache::HrefCache;
+use rccrawler::url_norm::{NormUrl, normalize, normalize_with_limit};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -12,5 +15,16 @@ fuzz_target!(|data: &[u8]| {
         let again = NormUrl::parse(n.as_str()).expect("a normal form parses");
         assert_eq!(again, n, "normalizing twice changed {n}");
         let _ = n.path_and_query();
+    }
+    let mut cache = HrefCache::new(2048, 64);
+    let bases = [
+        Some(base.clone()),
+        base.join("sibling?z=9").ok(),
+        base.join("/").ok(),
+        Some(base),
+    ];
+    for b in bases.into_iter().flatten() {
+        let want = normalize_with_limit(&b, href, 2048);
+        assert_eq!(cache.normalize(&b, href), want, "base {b} href {href:?}");
     }
 });

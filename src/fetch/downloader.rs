@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crossbeam_channel::{Sender, select};
+use crossbeam_channel::{Sender, TrySendError, select};
 
 use super::page::{PageResult, fetch_page};
 use super::retry::{Transient, back_off};
@@ -23,15 +23,31 @@ pub fn run_downloader(ctx: &Context, pages: Sender<Fetched>, log: Log) {
         if task.kind == TaskKind::Robots {
             fetch_robots(ctx, &task, &log);
             ctx.dispatcher.done(site);
+            ctx.dispatcher.buffer_release();
             ctx.dispatcher.settled(site);
             continue;
         }
         let result = fetch_page(ctx, &task, &log);
         ctx.dispatcher.done(site);
+        if !matches!(result, PageResult::Page(_)) {
+            ctx.dispatcher.buffer_release();
+        }
         match result {
             PageResult::Page(fetched) => {
                 ctx.dispatcher.answered(site);
-                // The parser settles it once the page is recorded.
+                // The parser gives the buffer place back when it takes the page, and settles
+                // the task once the page is recorded. The dispatcher keeps the channel from
+                // filling up, so this send does not wait; should it ever, stopping still
+                // interrupts it.
+                let fetched = match pages.try_send(fetched) {
+                    Ok(()) => continue,
+                    Err(TrySendError::Full(f)) => f,
+                    Err(TrySendError::Disconnected(f)) => {
+                        ctx.dm.release(&f.task);
+                        ctx.dispatcher.settled(site);
+                        break;
+                    }
+                };
                 select! {
                     send(pages, fetched) -> sent => if let Err(e) = sent {
                         ctx.dm.release(&e.into_inner().task);

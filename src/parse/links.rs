@@ -9,8 +9,10 @@
 //! emitter hands us slices, so no token is allocated; character references in attribute
 //! values and text are decoded by the tokenizer.
 
+use std::cell::Cell;
+
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
-use html5gum::{State, Tokenizer};
+use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 
 /// Anchor texts and titles longer than this many bytes are cut (an unclosed `<a>` would
 /// otherwise swallow the rest of the page).
@@ -30,26 +32,60 @@ pub enum LinkTag {
 }
 
 /// A link as written in the page: not yet resolved or normalized.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawLink {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawLink<'a> {
     /// The attribute value, character references decoded.
-    pub href: String,
+    pub href: &'a str,
     /// The text people see: anchor text (with `<img alt>`), or `<area alt>`; whitespace
     /// collapsed, control characters removed.
-    pub anchor: String,
+    pub anchor: &'a str,
     /// The element.
     pub tag: LinkTag,
 }
 
-/// Everything the parser needs from one page.
+/// Where a link's strings are in [`Extracted`]'s text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LinkSpan {
+    href: (u32, u32),
+    anchor: (u32, u32),
+    tag: LinkTag,
+}
+
+/// Everything the parser needs from one page. The links' strings share one buffer: a page
+/// has dozens to thousands of links, and a string each was a measurable part of parsing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extracted {
-    /// Links in document order.
-    pub links: Vec<RawLink>,
+    text: String,
+    spans: Vec<LinkSpan>,
     /// The first `<base href>`, if any.
     pub base_href: Option<String>,
     /// The `<title>` text, cleaned like anchors.
     pub title: String,
+}
+
+impl Extracted {
+    /// Links in document order.
+    pub fn links(&self) -> impl ExactSizeIterator<Item = RawLink<'_>> + '_ {
+        self.spans.iter().map(|l| RawLink {
+            href: &self.text[l.href.0 as usize..l.href.1 as usize],
+            anchor: &self.text[l.anchor.0 as usize..l.anchor.1 as usize],
+            tag: l.tag,
+        })
+    }
+
+    /// Appends `s` to the text; its range. Pages over 4 GiB do not reach here (`MaxPageBytes`
+    /// is far lower), so the offsets fit.
+    fn push(&mut self, s: &str) -> (u32, u32) {
+        let start = self.text.len() as u32;
+        self.text.push_str(s);
+        (start, self.text.len() as u32)
+    }
+
+    fn push_link(&mut self, href: &str, anchor: &str, tag: LinkTag) {
+        let href = self.push(href);
+        let anchor = self.push(anchor);
+        self.spans.push(LinkSpan { href, anchor, tag });
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,16 +110,38 @@ enum Attr {
     Other,
 }
 
+/// An attribute value being read; the buffer is reused from tag to tag.
+#[derive(Default)]
+struct Value {
+    set: bool,
+    text: String,
+}
+
+impl Value {
+    fn reset(&mut self) {
+        self.set = false;
+        self.text.clear();
+    }
+
+    fn get(&self) -> Option<&str> {
+        self.set.then_some(self.text.as_str())
+    }
+}
+
 #[derive(Default)]
 struct Collector {
     tag: Option<Tag>,
     attr: Option<Attr>,
-    href: Option<String>,
-    src: Option<String>,
-    alt: Option<String>,
+    href: Value,
+    src: Value,
+    alt: Value,
     out: Extracted,
-    /// Index in `out.links` of the `<a>` whose text is being collected, with that text.
-    open_anchor: Option<(usize, String)>,
+    /// Index in `out.spans` of the `<a>` whose text is being collected.
+    open_anchor: Option<usize>,
+    /// That anchor's text so far (the buffer is reused).
+    anchor_text: String,
+    /// Cleaned text, before it goes into `out` (the buffer is reused).
+    cleaned: String,
     in_title: bool,
     raw_depth: bool,
 }
@@ -116,6 +174,13 @@ fn push_text(buf: &mut String, bytes: &[u8]) {
 /// result is cut to 1000 bytes on a character boundary.
 pub fn clean_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(MAX_TEXT_BYTES));
+    clean_text_into(s, &mut out);
+    out
+}
+
+/// [`clean_text`] into a buffer (cleared first).
+fn clean_text_into(s: &str, out: &mut String) {
+    out.clear();
     let mut pending_space = false;
     for ch in s.chars() {
         if ch.is_whitespace() {
@@ -133,13 +198,22 @@ pub fn clean_text(s: &str) -> String {
             out.push(ch);
         }
     }
-    out
 }
 
 impl Collector {
+    /// Whether text at this point would be kept (title, or an anchor's text, up to the cap).
+    fn wants_text(&self) -> bool {
+        if self.in_title {
+            return self.out.title.len() < MAX_TEXT_BYTES * 2;
+        }
+        !self.raw_depth && self.open_anchor.is_some() && self.anchor_text.len() < MAX_TEXT_BYTES * 2
+    }
+
     fn close_anchor(&mut self) {
-        if let Some((idx, text)) = self.open_anchor.take() {
-            self.out.links[idx].anchor = clean_text(&text);
+        if let Some(idx) = self.open_anchor.take() {
+            clean_text_into(&self.anchor_text, &mut self.cleaned);
+            let range = self.out.push(&self.cleaned);
+            self.out.spans[idx].anchor = range;
         }
     }
 
@@ -148,9 +222,9 @@ impl Collector {
             CallbackEvent::OpenStartTag { name } => {
                 self.tag = Some(classify(name));
                 self.attr = None;
-                self.href = None;
-                self.src = None;
-                self.alt = None;
+                self.href.reset();
+                self.src.reset();
+                self.alt.reset();
             }
             CallbackEvent::AttributeName { name } => {
                 // The first of duplicate attributes wins (HTML tokenizer rule).
@@ -163,14 +237,14 @@ impl Collector {
                         return None;
                     }
                 };
-                if slot.is_none()
+                if !slot.set
                     && matches!(
                         self.tag,
                         Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img)
                     )
                 {
                     // An attribute without a value (href="") emits no value event.
-                    *slot = Some(String::new());
+                    slot.set = true;
                     self.attr = Some(attr);
                 } else {
                     self.attr = Some(Attr::Other);
@@ -183,9 +257,7 @@ impl Collector {
                     Some(Attr::Alt) => &mut self.alt,
                     _ => return None,
                 };
-                if let Some(s) = slot {
-                    s.push_str(&String::from_utf8_lossy(value));
-                }
+                slot.text.push_str(&String::from_utf8_lossy(value));
             }
             CallbackEvent::CloseStartTag { self_closing } => {
                 return self.close_start_tag(self_closing);
@@ -199,10 +271,8 @@ impl Collector {
             CallbackEvent::String { value } => {
                 if self.in_title {
                     push_text(&mut self.out.title, value);
-                } else if !self.raw_depth
-                    && let Some((_, text)) = &mut self.open_anchor
-                {
-                    push_text(text, value);
+                } else if !self.raw_depth && self.open_anchor.is_some() {
+                    push_text(&mut self.anchor_text, value);
                 }
             }
             _ => {}
@@ -212,35 +282,33 @@ impl Collector {
 
     fn close_start_tag(&mut self, self_closing: bool) -> Option<State> {
         let tag = self.tag.take()?;
-        let link = |href: Option<String>, anchor: String, tag: LinkTag| {
-            href.map(|href| RawLink { href, anchor, tag })
-        };
         match tag {
             Tag::A => {
                 // A new <a> closes an open one (the adoption agency does the same).
                 self.close_anchor();
-                if let Some(l) = link(self.href.take(), String::new(), LinkTag::A) {
-                    self.out.links.push(l);
+                if let Some(href) = self.href.get() {
+                    self.out.push_link(href, "", LinkTag::A);
                     if !self_closing {
-                        self.open_anchor = Some((self.out.links.len() - 1, String::new()));
+                        self.open_anchor = Some(self.out.spans.len() - 1);
+                        self.anchor_text.clear();
                     }
                 }
             }
             Tag::Area => {
-                let alt = clean_text(self.alt.as_deref().unwrap_or_default());
-                self.out
-                    .links
-                    .extend(link(self.href.take(), alt, LinkTag::Area));
+                if let Some(href) = self.href.get() {
+                    clean_text_into(self.alt.get().unwrap_or_default(), &mut self.cleaned);
+                    self.out.push_link(href, &self.cleaned, LinkTag::Area);
+                }
             }
             Tag::Frame => {
-                self.out
-                    .links
-                    .extend(link(self.src.take(), String::new(), LinkTag::Frame))
+                if let Some(src) = self.src.get() {
+                    self.out.push_link(src, "", LinkTag::Frame);
+                }
             }
             Tag::Iframe => {
-                self.out
-                    .links
-                    .extend(link(self.src.take(), String::new(), LinkTag::Iframe));
+                if let Some(src) = self.src.get() {
+                    self.out.push_link(src, "", LinkTag::Iframe);
+                }
                 if !self_closing {
                     self.raw_depth = true;
                     return Some(State::RawText);
@@ -248,14 +316,16 @@ impl Collector {
             }
             Tag::Base => {
                 if self.out.base_href.is_none() {
-                    self.out.base_href = self.href.take();
+                    self.out.base_href = self.href.get().map(str::to_owned);
                 }
             }
             Tag::Img => {
-                if let (Some((_, text)), Some(alt)) = (&mut self.open_anchor, self.alt.take()) {
-                    text.push(' ');
-                    text.push_str(&alt);
-                    text.push(' ');
+                if self.open_anchor.is_some()
+                    && let Some(alt) = self.alt.get()
+                {
+                    self.anchor_text.push(' ');
+                    self.anchor_text.push_str(alt);
+                    self.anchor_text.push(' ');
                 }
             }
             Tag::Title => {
@@ -276,13 +346,47 @@ impl Collector {
     }
 }
 
+/// html5gum's callback emitter minus what we never look at. Parse errors: otherwise the
+/// tokenizer checks every input byte for them (this halved the tokenizing time). Text outside
+/// anchors and the title: otherwise every character of every page is copied into a buffer
+/// and handed to us, only to be dropped. `want_text` is kept current by the collector; it
+/// only changes inside events, which html5gum emits after flushing the text before them.
+struct Quiet<'w, E> {
+    inner: E,
+    want_text: &'w Cell<bool>,
+}
+
+impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
+    type Token = E::Token;
+
+    fn inner(&mut self) -> &mut impl Emitter<Token = Self::Token> {
+        &mut self.inner
+    }
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn emit_string(&mut self, s: &[u8]) {
+        if self.want_text.get() {
+            self.inner.emit_string(s);
+        }
+    }
+}
+
 /// Extracts links, base and title from decoded HTML.
 pub fn extract(html: &str) -> Extracted {
     let mut collector = Collector::default();
+    let want_text = Cell::new(false);
     {
-        let emitter = CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
-            collector.event(ev)
-        });
+        let emitter = Quiet {
+            inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
+                let next_state = collector.event(ev);
+                want_text.set(collector.wants_text());
+                next_state
+            }),
+            want_text: &want_text,
+        };
         let mut tokenizer = Tokenizer::new_with_emitter(html, emitter);
         // The callback returns the state to switch to after a raw-text start tag.
         while let Some(item) = tokenizer.next() {
@@ -301,7 +405,7 @@ mod tests {
     use super::*;
 
     fn hrefs(html: &str) -> Vec<String> {
-        extract(html).links.into_iter().map(|l| l.href).collect()
+        extract(html).links().map(|l| l.href.to_owned()).collect()
     }
 
     #[test]
@@ -310,11 +414,7 @@ mod tests {
             <frameset><frame src="/f"></frameset><iframe src="/i"><a href="/not-a-link">x</a></iframe>
             <img src="/img.png"><link href="/style.css"><script src="/s.js"></script>"#;
         let e = extract(html);
-        let got: Vec<_> = e
-            .links
-            .iter()
-            .map(|l| (l.href.as_str(), l.anchor.as_str(), l.tag))
-            .collect();
+        let got: Vec<_> = e.links().map(|l| (l.href, l.anchor, l.tag)).collect();
         assert_eq!(
             got,
             vec![
@@ -354,14 +454,15 @@ mod tests {
         let e = extract(
             "<a href=\"/q?a=1&amp;b=2\">\n  Fish &amp; <b>Chips</b>\t<img alt=\"Logo\">\u{7}</a>",
         );
-        assert_eq!(e.links[0].href, "/q?a=1&b=2");
-        assert_eq!(e.links[0].anchor, "Fish & Chips Logo");
+        let l = e.links().next().unwrap();
+        assert_eq!(l.href, "/q?a=1&b=2");
+        assert_eq!(l.anchor, "Fish & Chips Logo");
     }
 
     #[test]
     fn nested_or_unclosed_anchors() {
         let e = extract("<a href=/1>one<a href=/2>two</a> after <a href=/3>three");
-        let anchors: Vec<_> = e.links.iter().map(|l| l.anchor.as_str()).collect();
+        let anchors: Vec<_> = e.links().map(|l| l.anchor).collect();
         assert_eq!(anchors, vec!["one", "two", "three"]);
     }
 
@@ -406,6 +507,6 @@ mod tests {
     #[test]
     fn long_anchor_is_cut() {
         let html = format!("<a href=/x>{}", "word ".repeat(10_000));
-        assert!(extract(&html).links[0].anchor.len() <= MAX_TEXT_BYTES);
+        assert!(extract(&html).links().next().unwrap().anchor.len() <= MAX_TEXT_BYTES);
     }
 }

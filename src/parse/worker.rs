@@ -6,6 +6,7 @@
 use crossbeam_channel::{Receiver, select};
 use url::Url;
 
+use super::href_cache::{self, HrefCache};
 use super::{charset, links};
 use crate::context::{Context, Log};
 use crate::message::{Failure, Fetched, LinkTarget, Outcome, PageLink, PageRecord};
@@ -18,10 +19,14 @@ use crate::url_rules::{non_html_extension, repeating_segment};
 pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
     let shutdown = ctx.stop.receiver();
+    let mut cache = HrefCache::new(ctx.settings.max_url_length, href_cache::DEFAULT_ENTRIES);
     loop {
         select! {
             recv(pages) -> msg => match msg {
-                Ok(fetched) => handle(ctx, fetched, &log),
+                Ok(fetched) => {
+                    ctx.dispatcher.buffer_release();
+                    handle(ctx, fetched, &mut cache, &log);
+                }
                 Err(_) => return,
             },
             recv(shutdown) -> _ => break,
@@ -29,13 +34,14 @@ pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
     }
     // Finish what was already downloaded: that work is not lost.
     while let Ok(fetched) = pages.try_recv() {
-        handle(ctx, fetched, &log);
+        ctx.dispatcher.buffer_release();
+        handle(ctx, fetched, &mut cache, &log);
     }
 }
 
-fn handle(ctx: &Context, fetched: Fetched, log: &Log) {
+fn handle(ctx: &Context, fetched: Fetched, cache: &mut HrefCache, log: &Log) {
     let site = ctx.sites.get(fetched.task.site);
-    let page = parse_page(ctx, &site, &fetched);
+    let page = parse_page(ctx, &site, &fetched, cache);
     let Fetched { task, .. } = fetched;
     let outcome = Outcome::Page { task, page };
     match ctx.dm.commit(&outcome) {
@@ -57,7 +63,12 @@ fn handle(ctx: &Context, fetched: Fetched, log: &Log) {
 }
 
 /// Turns a fetched page into a record (pure apart from reading robots rules).
-pub fn parse_page(ctx: &Context, site: &SiteEntry, fetched: &Fetched) -> PageRecord {
+pub fn parse_page(
+    ctx: &Context,
+    site: &SiteEntry,
+    fetched: &Fetched,
+    cache: &mut HrefCache,
+) -> PageRecord {
     let page_url = fetched.final_url().as_url();
     let (text, _) = charset::decode(&fetched.body, fetched.content_type.as_deref());
     let extracted = links::extract(&text);
@@ -68,11 +79,10 @@ pub fn parse_page(ctx: &Context, site: &SiteEntry, fetched: &Fetched) -> PageRec
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
     let links = extracted
-        .links
-        .into_iter()
+        .links()
         .map(|raw| PageLink {
-            target: classify(ctx, site, &base, &raw.href),
-            anchor: raw.anchor,
+            target: classify(ctx, site, &base, raw.href, cache),
+            anchor: raw.anchor.to_owned(),
         })
         .collect();
     PageRecord {
@@ -85,8 +95,14 @@ pub fn parse_page(ctx: &Context, site: &SiteEntry, fetched: &Fetched) -> PageRec
 }
 
 /// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
-fn classify(ctx: &Context, site: &SiteEntry, base: &Url, href: &str) -> LinkTarget {
-    let url = match url_norm::normalize_with_limit(base, href, ctx.settings.max_url_length) {
+fn classify(
+    ctx: &Context,
+    site: &SiteEntry,
+    base: &Url,
+    href: &str,
+    cache: &mut HrefCache,
+) -> LinkTarget {
+    let url = match cache.normalize(base, href) {
         Ok(u) => u,
         Err(e) => {
             // The link as resolved when it resolves (mailto:…, a too long URL), else as written.

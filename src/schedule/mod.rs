@@ -5,7 +5,12 @@
 //! failing at the transport level is suspended for the run.
 //!
 //! Downloaders block in [`Dispatcher::acquire`]; parsers [`Dispatcher::wake`] it when a commit
-//! queues new URLs; [`Stop`] wakes everyone. The [`Scheduler`] sees every site that has work,
+//! queues new URLs; [`Stop`] wakes everyone. A task also needs a place in the page buffer
+//! between downloaders and parsers, given back when a parser takes the page (or at once when
+//! there is no page to parse): when parsing is the bottleneck, downloaders wait here, asleep,
+//! instead of spinning on a full channel with a body in hand. Each event wakes one waiting
+//! downloader, which wakes the next if there is more to hand out: waking all of them for every
+//! page cost more CPU than the HTTP client did. The [`Scheduler`] sees every site that has work,
 //! ready or not, and may only pick a ready one (or wait), so no rule can break politeness.
 
 mod all_sites;
@@ -129,13 +134,18 @@ struct State {
     slots: Vec<Slot>,
     scheduler: Box<dyn Scheduler>,
     candidates: Vec<Candidate>,
+    /// Free places in the page buffer.
+    buffer_free: usize,
 }
 
 /// Hands out download tasks while keeping every site's limits.
 #[derive(Debug)]
 pub struct Dispatcher {
     state: Mutex<State>,
+    /// Downloaders waiting for a task.
     cv: Condvar,
+    /// Redirect hops waiting for their site's delay (timed waits; woken early only to stop).
+    hop_cv: Condvar,
     stop: Arc<Stop>,
     dm: Arc<dyn DataManager>,
     down_after: u32,
@@ -143,21 +153,25 @@ pub struct Dispatcher {
 
 impl Dispatcher {
     /// A dispatcher over `dm`, woken by `stop`; a site is suspended after `down_after`
-    /// transport failures in a row.
+    /// transport failures in a row; at most `page_buffer` tasks are downloading or waiting
+    /// for a parser at once.
     pub fn new(
         dm: Arc<dyn DataManager>,
         scheduler: Box<dyn Scheduler>,
         stop: Arc<Stop>,
         down_after: u32,
+        page_buffer: usize,
     ) -> Arc<Self> {
         let state = State {
             slots: Vec::new(),
             scheduler,
             candidates: Vec::new(),
+            buffer_free: page_buffer.max(1),
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
             cv: Condvar::new(),
+            hop_cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
             down_after,
@@ -167,6 +181,7 @@ impl Dispatcher {
             if let Some(d) = weak.upgrade() {
                 let _guard = d.state.lock();
                 d.cv.notify_all();
+                d.hop_cv.notify_all();
             }
         });
         d
@@ -212,6 +227,11 @@ impl Dispatcher {
         loop {
             if self.stop.is_requested() {
                 return None;
+            }
+            if st.buffer_free == 0 {
+                // A parser taking a page wakes us.
+                self.cv.wait(&mut st);
+                continue;
             }
             let now = Instant::now();
             let mut earliest = st.scheduler.wake_at();
@@ -261,6 +281,15 @@ impl Dispatcher {
                     slot.unsettled += 1;
                     slot.last_start = now;
                     slot.next_start = now + with_margin(slot.delay);
+                    let site_free = slot.in_flight < slot.max_in_flight
+                        && slot.has_work()
+                        && slot.next_start <= now;
+                    st.buffer_free -= 1;
+                    let others_ready = st.candidates.iter().any(|c| c.ready && c.site != site);
+                    if st.buffer_free > 0 && (site_free || others_ready) {
+                        // There may be more to hand out: pass the wake-up on.
+                        self.cv.notify_one();
+                    }
                     return Some(task);
                 }
                 continue;
@@ -292,7 +321,7 @@ impl Dispatcher {
                 return true;
             }
             let t = slot.next_start;
-            self.cv.wait_until(&mut st, t);
+            self.hop_cv.wait_until(&mut st, t);
         }
     }
 
@@ -301,7 +330,15 @@ impl Dispatcher {
         let mut st = self.state.lock();
         let slot = &mut st.slots[site.0 as usize];
         slot.in_flight = slot.in_flight.saturating_sub(1);
-        self.cv.notify_all();
+        self.cv.notify_one();
+    }
+
+    /// A task's place in the page buffer is free again: a parser took its page, or it had no
+    /// page to parse.
+    pub fn buffer_release(&self) {
+        let mut st = self.state.lock();
+        st.buffer_free += 1;
+        self.cv.notify_one();
     }
 
     /// The outcome of a task of `site` is recorded (committed, released or put back): with
@@ -312,7 +349,7 @@ impl Dispatcher {
         slot.unsettled = slot.unsettled.saturating_sub(1);
         // What settled may have made room (a page limit, a retried URL): look again.
         slot.has_work = true;
-        self.cv.notify_all();
+        self.cv.notify_one();
     }
 
     /// No request to `site` starts before `until` (429/503, retries).
@@ -320,7 +357,6 @@ impl Dispatcher {
         let mut st = self.state.lock();
         let slot = &mut st.slots[site.0 as usize];
         slot.next_start = slot.next_start.max(until);
-        self.cv.notify_all();
     }
 
     /// `site` answered (with any HTTP status): its failure streak ends.
@@ -372,7 +408,7 @@ impl Dispatcher {
             .next_start
             .max(slot.last_start + with_margin(slot.delay));
         slot.has_work = true;
-        self.cv.notify_all();
+        self.cv.notify_one();
     }
 
     /// robots.txt of `site` failed for now: fetch it again from `until`. Returns the number of
@@ -383,7 +419,7 @@ impl Dispatcher {
         slot.robots = RobotsPhase::Needed;
         slot.robots_attempts += 1;
         slot.next_start = slot.next_start.max(until);
-        self.cv.notify_all();
+        self.cv.notify_one();
         slot.robots_attempts
     }
 
@@ -403,7 +439,7 @@ impl Dispatcher {
                 slot.has_work = true;
             }
         }
-        self.cv.notify_all();
+        self.cv.notify_one();
     }
 
     /// Tells the scheduler what a page yielded.

@@ -1,0 +1,246 @@
+//! A parser thread's memory of hrefs it has already normalized.
+//!
+//! A site's navigation repeats on every page: the same top menu, the same sidebar in every page
+//! of a section. Resolving and normalizing each of those links again was a quarter of a
+//! crawl's CPU. The cache keys each href with exactly the part of the base URL its resolution
+//! depends on, so a hit is the answer normalization would give:
+//!
+//! * `scheme://…`, or any scheme but the special ones (`mailto:…`): nothing of the base
+//!   (`http:x` without slashes is relative to an http base, and is not cached);
+//! * `/…` or `\…` (path-absolute or network-path): the base's scheme and authority;
+//! * any other reference that does not start with `?` or `#`: the base up to the last `/` of
+//!   its path (a relative path replaces only the last segment, the query and the fragment).
+//!
+//! Empty hrefs, `?…`, `#…` (which depend on the base's whole path or query) and hrefs starting
+//! with a space or control character (which the URL parser strips, changing the first
+//! character) are normalized every time.
+
+use std::collections::HashMap;
+
+use url::{Position, Url};
+
+use crate::url_norm::{self, NormUrl, UrlError};
+
+/// Entries per generation (see [`HrefCache`]): at most twice this many are kept, about a
+/// megabyte, several sites' worth of navigation.
+pub const DEFAULT_ENTRIES: usize = 4096;
+
+type Answer = Result<NormUrl, UrlError>;
+
+/// Normalized hrefs by their base-dependent key, in two generations: new entries go to the
+/// young one; when it is full the old one is dropped and the young one becomes old. A hit in
+/// the old generation moves the entry back to the young one, so links found on every page
+/// (navigation) stay while one-off links age out.
+#[derive(Debug)]
+pub struct HrefCache {
+    young: HashMap<Box<str>, Answer>,
+    old: HashMap<Box<str>, Answer>,
+    key: String,
+    max_len: usize,
+    entries: usize,
+    hits: u64,
+    misses: u64,
+}
+
+impl HrefCache {
+    /// A cache of up to `entries` hrefs for URLs of at most `max_len` bytes (0 = no limit).
+    pub fn new(max_len: usize, entries: usize) -> Self {
+        HrefCache {
+            young: HashMap::with_capacity(entries.min(1024)),
+            old: HashMap::new(),
+            key: String::new(),
+            max_len,
+            entries: entries.max(1),
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    /// [`url_norm::normalize_with_limit`]`(base, href, max_len)`, from memory when possible.
+    pub fn normalize(&mut self, base: &Url, href: &str) -> Result<NormUrl, UrlError> {
+        if !self.make_key(base, href) {
+            return url_norm::normalize_with_limit(base, href, self.max_len);
+        }
+        if let Some(known) = self.young.get(self.key.as_str()) {
+            self.hits += 1;
+            return known.clone();
+        }
+        let (key, answer) = match self.old.remove_entry(self.key.as_str()) {
+            Some(entry) => {
+                self.hits += 1;
+                entry
+            }
+            None => {
+                self.misses += 1;
+                let answer = url_norm::normalize_with_limit(base, href, self.max_len);
+                (self.key.as_str().into(), answer)
+            }
+        };
+        if self.young.len() >= self.entries {
+            self.old = std::mem::take(&mut self.young);
+        }
+        self.young.insert(key, answer.clone());
+        answer
+    }
+
+    /// (hits, misses) so far.
+    pub fn stats(&self) -> (u64, u64) {
+        (self.hits, self.misses)
+    }
+
+    /// Builds the key in `self.key`: a tag, the base part, NUL, the href. NUL occurs in neither
+    /// part (the base is serialized by the url crate; hrefs with control characters at the
+    /// start are not cached, and anywhere else they are part of the href as written), so two
+    /// different (tag, base part, href) never share a key.
+    fn make_key(&mut self, base: &Url, href: &str) -> bool {
+        let Some(&first) = href.as_bytes().first() else {
+            return false;
+        };
+        if first <= b' ' || first == b'?' || first == b'#' || href.contains('\0') {
+            return false;
+        }
+        self.key.clear();
+        if let Some((scheme, rest)) = split_scheme(href) {
+            // `http:x`, `http:?q` or a bare `http:` are relative to an http base.
+            let special = ["http", "https", "ws", "wss", "ftp", "file"]
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(scheme));
+            if special && !rest.starts_with("//") {
+                return false;
+            }
+            self.key.push('a');
+        } else if first == b'/' || first == b'\\' {
+            self.key.push('p');
+            self.key.push_str(&base[..Position::BeforePath]);
+        } else {
+            self.key.push('r');
+            let upto_path = &base[..Position::AfterPath];
+            let dir = upto_path.rfind('/').map_or(upto_path, |i| &upto_path[..=i]);
+            self.key.push_str(dir);
+        }
+        self.key.push('\0');
+        // The fragment is dropped by normalization: `page#a` and `page#b` are one entry.
+        self.key.push_str(href.split('#').next().unwrap_or(href));
+        true
+    }
+}
+
+/// The scheme and the rest, when `href` starts with one (as the URL parser's scheme state
+/// reads it: a letter, then letters, digits, `+`, `-` or `.`, then `:`).
+fn split_scheme(href: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = href.split_once(':')?;
+    let mut chars = scheme.bytes();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
+    valid.then_some((scheme, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every (base, href) pair gives what normalization gives, cached or not, in any order.
+    #[test]
+    fn answers_equal_normalization() {
+        let bases = [
+            "http://a.test/",
+            "http://a.test/d/page.html",
+            "http://a.test/d/page.html?q=1",
+            "http://a.test/d/",
+            "http://a.test/d/e/f",
+            "https://a.test/d/page.html",
+            "http://u:p@a.test:8080/d/x",
+            "http://b.test/d/page.html",
+        ];
+        let hrefs = [
+            "x.html",
+            "../x.html",
+            "./",
+            ".",
+            "..",
+            "/x",
+            "/d/../x?b=2&a=1#f",
+            "//c.test/y",
+            "\\x",
+            "/\\c.test/z",
+            "http:g",
+            "https:g",
+            "http://c.test/%7ex",
+            "HTTP://C.TEST",
+            "mailto:someone@a.test",
+            "javascript:void(0)",
+            "?q=2",
+            "#top",
+            "",
+            " /padded",
+            "\t?tab",
+            "x\ny.html",
+            "d/http:g",
+            "http:",
+            "HTTP:?q",
+            "http:#f",
+            "https:",
+            "ftp:x",
+            "tel:+123",
+            "page:1.html",
+            "1x:y",
+            "g;x?y#s",
+            "x.html#one",
+            "x.html#two",
+            "/x#",
+            "mailto:a@b.test#x",
+        ];
+        // A cache that keeps everything, and one that starts over all the time.
+        for entries in [1000, 7] {
+            let mut cache = HrefCache::new(2048, entries);
+            for round in 0..3 {
+                for b in bases {
+                    let base = Url::parse(b).unwrap();
+                    for h in hrefs {
+                        let want = url_norm::normalize_with_limit(&base, h, 2048);
+                        let got = cache.normalize(&base, h);
+                        assert_eq!(got, want, "round {round} base {b} href {h:?}");
+                    }
+                }
+            }
+            let (hits, misses) = cache.stats();
+            assert!(misses > 0);
+            if entries > 100 {
+                assert!(hits > misses, "{hits} {misses}");
+            }
+        }
+    }
+
+    #[test]
+    fn relative_keys_depend_on_the_directory_only() {
+        let mut cache = HrefCache::new(0, 100);
+        let a = Url::parse("http://a.test/d/one.html").unwrap();
+        let b = Url::parse("http://a.test/d/two.html?x=1").unwrap();
+        let c = Url::parse("http://a.test/e/one.html").unwrap();
+        cache.normalize(&a, "p.html").unwrap();
+        assert_eq!(
+            cache.normalize(&b, "p.html").unwrap().as_str(),
+            "http://a.test/d/p.html"
+        );
+        assert_eq!(cache.stats(), (1, 1));
+        assert_eq!(
+            cache.normalize(&c, "p.html").unwrap().as_str(),
+            "http://a.test/e/p.html"
+        );
+        assert_eq!(cache.stats(), (1, 2));
+    }
+
+    #[test]
+    fn bounded() {
+        let mut cache = HrefCache::new(0, 10);
+        let base = Url::parse("http://a.test/").unwrap();
+        let nav = Url::parse("http://a.test/nav").unwrap();
+        for i in 0..1000 {
+            cache.normalize(&base, &format!("/p{i}")).unwrap();
+            cache.normalize(&nav, "menu").unwrap();
+            assert!(cache.young.len() <= 10 && cache.old.len() <= 10);
+        }
+        // The link on every page stayed: one miss for it, one per one-off link.
+        assert_eq!(cache.stats(), (999, 1001));
+    }
+}
