@@ -559,7 +559,8 @@ impl ScopeGraph {
             let state = self.recs[id as usize].state;
             let level = self.recs[id as usize].level;
             let waiting = matches!(state, UrlState::Queued | UrlState::InFlight);
-            if waiting || (state == UrlState::Seen && level <= self.max_level) {
+            if waiting || (state == UrlState::Seen && level != NO_LEVEL && level <= self.max_level)
+            {
                 self.queue(id);
             }
         }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::codec::{Corrupt, Put, Reader};
 use super::interner::Interner;
-use super::scope::{LinkRec, PageRec, ScopeGraph, UNBOUND, UrlRec, UrlState};
+use super::scope::{LinkRec, NO_LEVEL, PageRec, ScopeGraph, UNBOUND, UrlRec, UrlState};
 use crate::site::Origin;
 
 fn origin_from(text: &str) -> Result<Origin, Corrupt> {
@@ -145,6 +145,15 @@ impl ScopeGraph {
             return Err(Corrupt("home page"));
         }
         for r in &self.recs {
+            // A breadth-first level is below the number of URLs; queued URLs have one. (A
+            // damaged level of four billion made the frontier allocate a bucket per level:
+            // found by the saved_state fuzz target.)
+            if r.level != NO_LEVEL && r.level >= n_urls {
+                return Err(Corrupt("URL level out of range"));
+            }
+            if r.level == NO_LEVEL && matches!(r.state, UrlState::Queued | UrlState::InFlight) {
+                return Err(Corrupt("queued URL without a level"));
+            }
             let ok = match r.state {
                 UrlState::Page => r.data < n_pages,
                 UrlState::Redirect | UrlState::OffSite => r.data < n_urls,
@@ -172,5 +181,51 @@ impl ScopeGraph {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::SiteId;
+
+    fn home_only() -> ScopeGraph {
+        let origin = origin_from("http://a.test/").unwrap();
+        ScopeGraph::new(0, origin, SiteId(0), 3, false).unwrap()
+    }
+
+    fn bytes(g: &ScopeGraph) -> Vec<u8> {
+        let mut out = Vec::new();
+        g.write_to(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn round_trip() {
+        let g = home_only();
+        let back = ScopeGraph::from_bytes(&bytes(&g)).unwrap();
+        assert_eq!(back.recs.len(), 1);
+        assert_eq!(back.pending(), 1, "the home page is queued again");
+    }
+
+    #[test]
+    fn impossible_levels_are_corrupt_not_an_allocation() {
+        let mut g = home_only();
+        g.recs[0].level = 4_000_000_000;
+        assert_eq!(
+            ScopeGraph::from_bytes(&bytes(&g)).err(),
+            Some(Corrupt("URL level out of range"))
+        );
+        g.recs[0].level = NO_LEVEL;
+        assert_eq!(
+            ScopeGraph::from_bytes(&bytes(&g)).err(),
+            Some(Corrupt("queued URL without a level"))
+        );
+        // Not queued and not levelled is fine, and stays unqueued even with the largest
+        // maximum level.
+        g.recs[0].state = UrlState::Seen;
+        g.max_level = u32::MAX;
+        let back = ScopeGraph::from_bytes(&bytes(&g)).unwrap();
+        assert_eq!(back.pending(), 0);
     }
 }
