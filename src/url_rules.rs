@@ -26,18 +26,34 @@ pub fn non_html_extension(path: &str) -> Option<&'static str> {
     if ext.is_empty() || ext.len() > 5 {
         return None;
     }
-    let lower = ext.to_ascii_lowercase();
-    NON_HTML.iter().find(|&&e| e == lower).copied()
+    NON_HTML
+        .iter()
+        .find(|e| e.eq_ignore_ascii_case(ext))
+        .copied()
 }
 
-/// The segment of `path` that occurs more than `max` times, if one does.
+/// The segment of `path` that occurs more than `max` times, if one does. Runs for every
+/// internal link: paths of up to 64 segments are checked without allocating.
 pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    if segments.len() <= max as usize {
+    let segments = || path.split('/').filter(|s| !s.is_empty());
+    let n = segments().count();
+    if n <= max as usize {
         return None;
     }
-    let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-    for s in segments {
+    let max = max as usize;
+    if n <= 64 {
+        let mut seen = [""; 64];
+        for (i, s) in segments().enumerate() {
+            seen[i] = s;
+            // Occurrences so far, this one included.
+            if seen[..=i].iter().filter(|&&x| x == s).count() > max {
+                return Some(s);
+            }
+        }
+        return None;
+    }
+    let mut counts: hashbrown::HashMap<&str, usize> = hashbrown::HashMap::new();
+    for s in segments() {
         let c = counts.entry(s).or_insert(0);
         *c += 1;
         if *c > max {
@@ -57,6 +73,12 @@ mod tests {
         assert_eq!(repeating_segment("/a/a/a", 3), None);
         assert_eq!(repeating_segment("/x/a/y/a/z/a/w/a/", 3), Some("a"));
         assert_eq!(repeating_segment("/1/2/3/4/5/6", 3), None);
+        // Long paths take the other branch.
+        let long = "/x".repeat(70) + "/b/b/b/b";
+        assert_eq!(repeating_segment(&long, 100), None);
+        assert_eq!(repeating_segment(&long, 3), Some("x"));
+        let distinct: String = (0..80).map(|i| format!("/{i}")).collect::<String>() + "/b/b/b/b";
+        assert_eq!(repeating_segment(&distinct, 3), Some("b"));
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! URLs deeper than `maxCrawlLevel` are not visited, exactly as such a crawler would not fetch
 //! them. Node ids are 1-based in discovery order, so equal crawls give byte-equal files.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use hashbrown::{HashMap, HashSet};
 
 use super::scope::{
     LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState,

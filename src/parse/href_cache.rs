@@ -15,7 +15,7 @@
 //! with a space or control character (which the URL parser strips, changing the first
 //! character) are normalized every time.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use url::{Position, Url};
 

@@ -131,7 +131,9 @@ fn classify(
         } else {
             Some(ctx.sites.get(target_site))
         };
-        let robots = entry.as_deref().unwrap_or(site).robots().cloned();
+        // Borrowed, not cloned: an Arc count touched by every link of every parser thread
+        // would bounce between cores.
+        let robots = entry.as_deref().unwrap_or(site).robots();
         robots
             .filter(|r| !r.allowed(url.path_and_query()))
             .map(|r| Failure::static_(r.denial_reason()))
