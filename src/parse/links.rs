@@ -188,12 +188,14 @@ fn clean_text_into(s: &str, out: &mut String) {
         } else if ch.is_control() {
             continue;
         } else {
+            // The space before a word counts against the cap too (found by fuzzing: a text
+            // of exactly 1000 bytes, a space and a word came out 1001 bytes long).
+            if out.len() + usize::from(pending_space) + ch.len_utf8() > MAX_TEXT_BYTES {
+                break;
+            }
             if pending_space {
                 out.push(' ');
                 pending_space = false;
-            }
-            if out.len() + ch.len_utf8() > MAX_TEXT_BYTES {
-                break;
             }
             out.push(ch);
         }
@@ -502,6 +504,22 @@ mod tests {
         }
         let deep = "<div>".repeat(100_000) + "<a href=/deep>d</a>";
         assert_eq!(hrefs(&deep), vec!["/deep"]);
+    }
+
+    #[test]
+    fn cut_at_the_cap_even_after_a_space() {
+        for first in [999, 1000] {
+            let text = "a".repeat(first) + " bb";
+            let cleaned = clean_text(&text);
+            assert!(
+                cleaned.len() <= MAX_TEXT_BYTES,
+                "{first}: {}",
+                cleaned.len()
+            );
+            assert!(!cleaned.ends_with(' '), "{first}");
+        }
+        let title = format!("<title>{} x</title>", "t".repeat(1000));
+        assert_eq!(extract(&title).title.len(), 1000);
     }
 
     #[test]
