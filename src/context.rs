@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crossbeam_channel::Sender;
 
-use crate::data::DataManager;
+use crate::data::{DataManager, SiteId};
 use crate::fetch::HttpClient;
 use crate::message::LogEvent;
 use crate::schedule::Dispatcher;
@@ -14,6 +14,7 @@ use crate::settings::Settings;
 use crate::sites::Sites;
 use crate::stop::Stop;
 use crate::url_filter::UrlFilter;
+use crate::url_norm::NormUrl;
 
 /// The crawl's shared parts.
 #[derive(Debug)]
@@ -53,6 +54,17 @@ impl Log {
             site: site.to_string(),
             url: url.to_string(),
             what: what.into(),
+        });
+    }
+
+    /// A request made (common log): `status` 0 when there was no response.
+    pub fn request(&self, site: SiteId, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        self.send(LogEvent::Request {
+            site,
+            url: url.clone(),
+            status,
+            bytes,
+            elapsed: started.elapsed(),
         });
     }
 

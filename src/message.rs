@@ -174,10 +174,10 @@ impl Outcome {
 pub enum LogEvent {
     /// A request finished (common log).
     Request {
-        /// Site.
-        site: String,
+        /// Site (its name is looked up by the routine thread: no string per request).
+        site: SiteId,
         /// URL requested.
-        url: String,
+        url: NormUrl,
         /// HTTP status, or 0 when there was no response.
         status: u16,
         /// Body bytes read.

@@ -1,12 +1,13 @@
 //! The routine thread (the paper's RoutineThread, `RT0`): the only writer of the log files;
-//! every tick it asks the finishers whether to stop and prints the progress line; Ctrl+C
+//! every tick it writes the log events waiting, asks the finishers whether to stop and prints
+//! the progress line; Ctrl+C
 //! (forwarded by `main` as a channel message) stops the crawl like the stop file does.
 //! It ends when every other thread has dropped its log sender.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, never, select, tick};
+use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
 use crate::context::Context;
 use crate::data::ScopeId;
@@ -15,8 +16,9 @@ use crate::logs::LogFiles;
 use crate::message::LogEvent;
 use crate::stop::StopReason;
 
-/// How often finishers are checked (the progress line has its own interval).
-const CHECK_INTERVAL: Duration = Duration::from_millis(50);
+/// How often finishers are checked and log events written (the progress line has its own
+/// interval). Also the longest a finished crawl waits to be noticed.
+const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
 /// Runs the routine thread until all log senders are gone.
 pub fn run_routine(
@@ -24,40 +26,25 @@ pub fn run_routine(
     events: Receiver<LogEvent>,
     ctrl_c: Receiver<()>,
     mut finishers: Vec<Box<dyn Finisher>>,
-    mut logs: LogFiles,
+    logs: LogFiles,
     scopes: &[(ScopeId, String)],
 ) {
     let ticker = tick(CHECK_INTERVAL);
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.progress_interval);
-    let mut io_failed = false;
+    let mut writer = EventWriter {
+        logs,
+        site_names: Vec::new(),
+        io_failed: false,
+    };
     loop {
+        // Events are drained on each tick rather than received one by one: a thread asleep
+        // on the channel would have to be woken for every request of every downloader.
         select! {
-            recv(events) -> ev => match ev {
-                Ok(ev) => {
-                    let r = match &ev {
-                        LogEvent::Request { site, url, status, bytes, elapsed } => {
-                            logs.request(site, url, *status, *bytes, elapsed.as_millis())
-                        }
-                        LogEvent::Problem { site, url, what } => {
-                            progress.problems += 1;
-                            logs.problem(site, url, what)
-                        }
-                        LogEvent::Note { text } => {
-                            eprintln!("{text}");
-                            Ok(())
-                        }
-                    };
-                    if let Err(e) = r
-                        && !io_failed
-                    {
-                        io_failed = true;
-                        eprintln!("cannot write the log files {:?}: {e}", logs.paths());
-                    }
-                }
-                Err(_) => break,
-            },
             recv(ticker) -> _ => {
+                if !writer.drain(ctx, &events, &mut progress) {
+                    break;
+                }
                 if !ctx.stop.is_requested() {
                     let t = Tick { now: Instant::now(), pending: ctx.dm.pending(), robots_pending: ctx.dispatcher.robots_pending() };
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
@@ -77,8 +64,69 @@ pub fn run_routine(
             },
         }
     }
-    if let Err(e) = logs.flush() {
+    if let Err(e) = writer.logs.flush() {
         eprintln!("cannot write the log files: {e}");
+    }
+}
+
+/// Writes log events to the log files.
+struct EventWriter {
+    logs: LogFiles,
+    /// Site names by id, made once.
+    site_names: Vec<Option<String>>,
+    io_failed: bool,
+}
+
+impl EventWriter {
+    /// Writes every event waiting; false once every sender is gone.
+    fn drain(
+        &mut self,
+        ctx: &Context,
+        events: &Receiver<LogEvent>,
+        progress: &mut ProgressLine,
+    ) -> bool {
+        loop {
+            match events.try_recv() {
+                Ok(ev) => self.write(ctx, &ev, progress),
+                Err(TryRecvError::Empty) => return true,
+                Err(TryRecvError::Disconnected) => return false,
+            }
+        }
+    }
+
+    fn write(&mut self, ctx: &Context, ev: &LogEvent, progress: &mut ProgressLine) {
+        let r = match ev {
+            LogEvent::Request {
+                site,
+                url,
+                status,
+                bytes,
+                elapsed,
+            } => {
+                let i = site.0 as usize;
+                if self.site_names.len() <= i {
+                    self.site_names.resize(i + 1, None);
+                }
+                let name = self.site_names[i]
+                    .get_or_insert_with(|| ctx.sites.get(*site).origin.to_string());
+                self.logs
+                    .request(name, url.as_str(), *status, *bytes, elapsed.as_millis())
+            }
+            LogEvent::Problem { site, url, what } => {
+                progress.problems += 1;
+                self.logs.problem(site, url, what)
+            }
+            LogEvent::Note { text } => {
+                eprintln!("{text}");
+                Ok(())
+            }
+        };
+        if let Err(e) = r
+            && !self.io_failed
+        {
+            self.io_failed = true;
+            eprintln!("cannot write the log files {:?}: {e}", self.logs.paths());
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 use super::client::is_html;
 use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
 use crate::context::{Context, Log};
-use crate::message::{Failure, FetchTask, Fetched, LogEvent, Outcome};
+use crate::message::{Failure, FetchTask, Fetched, Outcome};
 use crate::robots::{AllowAll, RobotsRules};
 use crate::url_norm::{self, NormUrl, UrlError};
 use crate::url_rules::{non_html_extension, repeating_segment};
@@ -79,7 +79,7 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         let response = match ctx.client.get(task.site, site.spec.max_downloads, &cur) {
             Ok(r) => r,
             Err(e) => {
-                log_request(log, &site.origin, &cur, 0, 0, started);
+                log.request(site.id, &cur, 0, 0, started);
                 log.problem(&site.origin, &cur, e.to_string());
                 let outcome = Outcome::Failed {
                     task: task.clone(),
@@ -100,7 +100,7 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         };
         let status = response.status;
         if is_transient_status(status) {
-            log_request(log, &site.origin, &cur, status, 0, started);
+            log.request(site.id, &cur, status, 0, started);
             let retry_after = response
                 .retry_after
                 .as_deref()
@@ -119,7 +119,7 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
             };
         }
         if is_redirect(status) {
-            log_request(log, &site.origin, &cur, status, 0, started);
+            log.request(site.id, &cur, status, 0, started);
             let Some(location) = response.location.clone() else {
                 return failed(
                     chain,
@@ -153,11 +153,11 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
             continue;
         }
         if status != 200 {
-            log_request(log, &site.origin, &cur, status, 0, started);
+            log.request(site.id, &cur, status, 0, started);
             return failed(chain, Failure::fetched(format!("status {status}")));
         }
         if !is_html(response.content_type.as_deref()) {
-            log_request(log, &site.origin, &cur, status, 0, started);
+            log.request(site.id, &cur, status, 0, started);
             let ct = response
                 .content_type
                 .as_deref()
@@ -173,7 +173,7 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
         let content_type = response.content_type.clone();
         return match response.read_body(ctx.settings.max_page_bytes) {
             Ok(body) => {
-                log_request(log, &site.origin, &cur, status, body.len() as u64, started);
+                log.request(site.id, &cur, status, body.len() as u64, started);
                 PageResult::Page(Fetched {
                     task: task.clone(),
                     chain,
@@ -182,27 +182,10 @@ pub(crate) fn fetch_page(ctx: &Context, task: &FetchTask, log: &Log) -> PageResu
                 })
             }
             Err(e) => {
-                log_request(log, &site.origin, &cur, status, 0, started);
+                log.request(site.id, &cur, status, 0, started);
                 log.problem(&site.origin, &cur, e.to_string());
                 failed(chain, Failure::fetched(e.to_string()))
             }
         };
     }
-}
-
-fn log_request(
-    log: &Log,
-    site: &impl ToString,
-    url: &NormUrl,
-    status: u16,
-    bytes: u64,
-    started: Instant,
-) {
-    log.send(LogEvent::Request {
-        site: site.to_string(),
-        url: url.to_string(),
-        status,
-        bytes,
-        elapsed: started.elapsed(),
-    });
 }

@@ -12,7 +12,7 @@ use super::retry::{
     Transient, back_off, is_transient_error, is_transient_status, parse_retry_after,
 };
 use crate::context::{Context, Log};
-use crate::message::{FetchTask, LogEvent};
+use crate::message::FetchTask;
 use crate::robots::{AllowAll, DisallowAll, MAX_ROBOTS_BYTES, RobotsRules};
 use crate::url_norm::{self, NormUrl};
 
@@ -96,7 +96,7 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Answer {
         let response = match ctx.client.get(task.site, site.spec.max_downloads, &url) {
             Ok(r) => r,
             Err(e) => {
-                log_request(log, &site.origin, &url, 0, 0, started);
+                log.request(site.id, &url, 0, 0, started);
                 let transient = is_transient_error(&e).then_some(Transient {
                     retry_after: None,
                     transport: true,
@@ -108,7 +108,7 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Answer {
             }
         };
         let status = response.status;
-        log_request(log, &site.origin, &url, status, 0, started);
+        log.request(site.id, &url, status, 0, started);
         match status {
             200..=299 => {
                 // RFC 9309 §2.5: parse at least 500 KiB; the rest is ignored.
@@ -165,21 +165,4 @@ fn robots_rules(ctx: &Context, task: &FetchTask, log: &Log) -> Answer {
     }
     // More than five redirects: "unavailable", which RFC 9309 treats like 4xx.
     Answer::Rules(Arc::new(AllowAll))
-}
-
-fn log_request(
-    log: &Log,
-    site: &impl ToString,
-    url: &NormUrl,
-    status: u16,
-    bytes: u64,
-    started: Instant,
-) {
-    log.send(LogEvent::Request {
-        site: site.to_string(),
-        url: url.to_string(),
-        status,
-        bytes,
-        elapsed: started.elapsed(),
-    });
 }
