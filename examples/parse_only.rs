@@ -1,13 +1,15 @@
 //! The parse-only bound of the benchmark (`bench/run.sh`): the same pages, already in memory,
 //! decoded, their links extracted, resolved and normalized on all the given threads, with no
-//! graph and no I/O.
+//! graph and no I/O. With `cached`, links are normalized through the parser threads' href
+//! cache as in the crawler; without, every link is resolved and normalized from scratch.
 //!
-//! usage: parse_only SITE_DIR BASE_URL THREADS   → prints "seconds pages links bytes"
+//! usage: parse_only SITE_DIR BASE_URL THREADS [cached]   → prints "seconds pages links bytes"
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use rccrawler::parse::href_cache::{self, HrefCache};
 use rccrawler::parse::{charset, links};
 use rccrawler::url_norm;
 
@@ -26,9 +28,10 @@ fn html_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
-        args.len() == 4,
-        "usage: parse_only SITE_DIR BASE_URL THREADS"
+        args.len() == 4 || (args.len() == 5 && args[4] == "cached"),
+        "usage: parse_only SITE_DIR BASE_URL THREADS [cached]"
     );
+    let cached = args.len() == 5;
     let root = PathBuf::from(&args[1]);
     let base = url::Url::parse(&args[2])?;
     let threads: usize = args[3].parse()?;
@@ -54,6 +57,7 @@ fn main() -> anyhow::Result<()> {
         for _ in 0..threads {
             s.spawn(|| {
                 let mut n = 0;
+                let mut cache = HrefCache::new(2048, href_cache::DEFAULT_ENTRIES);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((url, body)) = pages.get(i) else {
@@ -63,12 +67,21 @@ fn main() -> anyhow::Result<()> {
                     let extracted = links::extract(&text);
                     let _hash = xxhash_rust::xxh3::xxh3_128(body);
                     for l in extracted.links() {
-                        if url_norm::normalize_with_limit(url, l.href, 2048).is_ok() {
+                        let normalized = if cached {
+                            cache.normalize(url, l.href)
+                        } else {
+                            url_norm::normalize_with_limit(url, l.href, 2048)
+                        };
+                        if normalized.is_ok() {
                             n += 1;
                         }
                     }
                 }
                 found.fetch_add(n, Ordering::Relaxed);
+                if cached {
+                    let (hits, misses) = cache.stats();
+                    eprintln!("href cache: {hits} hits, {misses} misses");
+                }
             });
         }
     });

@@ -11,6 +11,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (base, href) = text.split_once('\n').unwrap_or(("http://a.test/b/c?d=e", text));
     let Ok(base) = url::Url::parse(base) else { return };
+    // The crawler only resolves against http(s) pages. (With a `file:` base the url crate
+    // 2.5.8 trips one of its own debug assertions, on Windows drive-letter paths; release
+    // builds skip it.)
+    if !matches!(base.scheme(), "http" | "https") {
+        return;
+    }
     if let Ok(n) = normalize(&base, href) {
         let again = NormUrl::parse(n.as_str()).expect("a normal form parses");
         assert_eq!(again, n, "normalizing twice changed {n}");
