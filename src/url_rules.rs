@@ -3,33 +3,44 @@
 //! segment endlessly (`/a/a/a/…`, an infinite URL space; SPEC §9). Applied to links by the
 //! parsers and to redirect hops by the downloaders.
 
-/// Lower-case extensions of documents, archives, media, scripts, styles and fonts.
+/// Lower-case extensions of documents (pdf, doc, xls, ppt, odt, epub, txt, csv, xml, json,
+/// rss...), archives and binaries (rar, zip, 7z, gz, tar, exe, msi, dmg, iso, apk, jar, deb...),
+/// scripts, styles and fonts (js, css, woff, ttf, wasm, map...), images (jpg, png, gif, svg,
+/// webp, ico, avif...), audio and video (mp3, mp4, avi, mov, mkv, webm, wav, ogg, flac...).
+/// Sorted, for a binary search.
 const NON_HTML: &[&str] = &[
-    // documents
-    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "pps", "ppsx", "rtf", "odt", "ods", "odp",
-    "odg", "djvu", "djv", "epub", "ps", "eps", "txt", "csv", "tsv", "xml", "json", "rss", "atom",
-    // archives and binaries
-    "rar", "zip", "7z", "gz", "tgz", "tar", "bz2", "xz", "zst", "exe", "msi", "dmg", "iso", "apk",
-    "jar", "bin", "deb", "rpm", // scripts, styles, fonts
-    "js", "mjs", "css", "woff", "woff2", "ttf", "otf", "eot", "swf", "wasm", "map",
-    // images
-    "jpg", "jpeg", "png", "gif", "bmp", "svg", "webp", "ico", "tif", "tiff", "avif", "heic",
-    // audio and video
-    "mp3", "mp4", "m4a", "m4v", "avi", "mov", "wmv", "flv", "mkv", "webm", "wav", "ogg", "oga",
-    "ogv", "flac", "mpg", "mpeg", "3gp",
+    "3gp", "7z", "apk", "atom", "avi", "avif", "bin", "bmp", "bz2", "css", "csv", "deb", "djv",
+    "djvu", "dmg", "doc", "docx", "eot", "eps", "epub", "exe", "flac", "flv", "gif", "gz", "heic",
+    "ico", "iso", "jar", "jpeg", "jpg", "js", "json", "m4a", "m4v", "map", "mjs", "mkv", "mov",
+    "mp3", "mp4", "mpeg", "mpg", "msi", "odg", "odp", "ods", "odt", "oga", "ogg", "ogv", "otf",
+    "pdf", "png", "pps", "ppsx", "ppt", "pptx", "ps", "rar", "rpm", "rss", "rtf", "svg", "swf",
+    "tar", "tgz", "tif", "tiff", "tsv", "ttf", "txt", "wasm", "wav", "webm", "webp", "wmv", "woff",
+    "woff2", "xls", "xlsx", "xml", "xz", "zip", "zst",
 ];
 
-/// The extension of the last path segment, if it is a known non-HTML one.
+/// The extension of the last path segment, if it is a known non-HTML one. Runs for every
+/// internal link: only the last six bytes are looked at, with no allocation.
 pub fn non_html_extension(path: &str) -> Option<&'static str> {
-    let segment = path.rsplit('/').next().unwrap_or(path);
-    let (_, ext) = segment.rsplit_once('.')?;
-    if ext.is_empty() || ext.len() > 5 {
+    let bytes = path.as_bytes();
+    // An extension of 1 to 5 characters: its dot is among the last six bytes, after the last /.
+    let tail = &bytes[bytes.len().saturating_sub(6)..];
+    let dot = tail.iter().rposition(|&b| b == b'.' || b == b'/')?;
+    if tail[dot] != b'.' {
         return None;
     }
+    let ext = &tail[dot + 1..];
+    if ext.is_empty() {
+        return None;
+    }
+    let mut lower = [0u8; 5];
+    for (l, b) in lower.iter_mut().zip(ext) {
+        *l = b.to_ascii_lowercase();
+    }
+    let lower = &lower[..ext.len()];
     NON_HTML
-        .iter()
-        .find(|e| e.eq_ignore_ascii_case(ext))
-        .copied()
+        .binary_search_by(|e| e.as_bytes().cmp(lower))
+        .ok()
+        .map(|i| NON_HTML[i])
 }
 
 /// The segment of `path` that occurs more than `max` times, if one does. Runs for every
@@ -66,6 +77,41 @@ pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_extension_and_edge_case() {
+        assert!(
+            NON_HTML.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+        assert_eq!(non_html_extension("/files/Report.PDF"), Some("pdf"));
+        assert_eq!(non_html_extension("/a.tar.gz"), Some("gz"));
+        assert_eq!(non_html_extension("/font.woff2"), Some("woff2"));
+        assert_eq!(non_html_extension("/x.3gp"), Some("3gp"));
+        for path in [
+            "/page.html",
+            "/index.php",
+            "/dir.pdf/",
+            "/dir.pdf/page",
+            "/noext",
+            "/",
+            "",
+            "/trailing.",
+            "/toolong.abcdef",
+            "/a.pdfx",
+            "/v1.2/",
+            "/caf\u{e9}.p",
+        ] {
+            assert_eq!(non_html_extension(path), None, "{path}");
+        }
+        // Every listed extension is found, in any case.
+        for e in NON_HTML {
+            assert_eq!(
+                non_html_extension(&format!("/f.{}", e.to_uppercase())),
+                Some(*e)
+            );
+        }
+    }
 
     #[test]
     fn repeating_segments() {

@@ -109,19 +109,39 @@ impl HrefCache {
     /// start are not cached, and anywhere else they are part of the href as written), so two
     /// different (tag, base part, href) never share a key.
     fn make_key(&mut self, base: &Url, href: &str) -> bool {
-        let Some(&first) = href.as_bytes().first() else {
+        let bytes = href.as_bytes();
+        let Some(&first) = bytes.first() else {
             return false;
         };
-        if first <= b' ' || first == b'?' || first == b'#' || href.contains('\0') {
+        if first <= b' ' || first == b'?' || first == b'#' {
             return false;
         }
+        // One pass up to the fragment: where that starts, where a scheme ends (a letter, then
+        // letters, digits, `+`, `-` or `.`, then `:`, as the URL parser reads it), and no NUL.
+        let mut end = bytes.len();
+        let mut scheme_end = None;
+        let mut scheme_chars = first.is_ascii_alphabetic();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                0 => return false,
+                b'#' => {
+                    end = i;
+                    break;
+                }
+                b':' if scheme_chars && scheme_end.is_none() => scheme_end = Some(i),
+                b if !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) => {
+                    scheme_chars = false;
+                }
+                _ => {}
+            }
+        }
         self.key.clear();
-        if let Some((scheme, rest)) = split_scheme(href) {
+        if let Some(i) = scheme_end {
             // `http:x`, `http:?q` or a bare `http:` are relative to an http base.
             let special = ["http", "https", "ws", "wss", "ftp", "file"]
                 .iter()
-                .any(|s| s.eq_ignore_ascii_case(scheme));
-            if special && !rest.starts_with("//") {
+                .any(|s| s.eq_ignore_ascii_case(&href[..i]));
+            if special && !href[i + 1..].starts_with("//") {
                 return false;
             }
             self.key.push('a');
@@ -136,19 +156,9 @@ impl HrefCache {
         }
         self.key.push('\0');
         // The fragment is dropped by normalization: `page#a` and `page#b` are one entry.
-        self.key.push_str(href.split('#').next().unwrap_or(href));
+        self.key.push_str(&href[..end]);
         true
     }
-}
-
-/// The scheme and the rest, when `href` starts with one (as the URL parser's scheme state
-/// reads it: a letter, then letters, digits, `+`, `-` or `.`, then `:`).
-fn split_scheme(href: &str) -> Option<(&str, &str)> {
-    let (scheme, rest) = href.split_once(':')?;
-    let mut chars = scheme.bytes();
-    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
-    valid.then_some((scheme, rest))
 }
 
 #[cfg(test)]
@@ -200,6 +210,11 @@ mod tests {
             "tel:+123",
             "page:1.html",
             "1x:y",
+            "a+b.c-d:x",
+            "x#y:z",
+            "x/y:z",
+            "x?y:z",
+            "HTTPS://c.test/#frag",
             "g;x?y#s",
             "x.html#one",
             "x.html#two",

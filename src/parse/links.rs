@@ -181,6 +181,11 @@ pub fn clean_text(s: &str) -> String {
 /// [`clean_text`] into a buffer (cleared first).
 fn clean_text_into(s: &str, out: &mut String) {
     out.clear();
+    if is_clean_ascii(s) {
+        // Most anchors ("Next", "Section 4"): copied whole instead of char by char.
+        out.push_str(s);
+        return;
+    }
     let mut pending_space = false;
     for ch in s.chars() {
         if ch.is_whitespace() {
@@ -200,6 +205,17 @@ fn clean_text_into(s: &str, out: &mut String) {
             out.push(ch);
         }
     }
+}
+
+/// Whether [`clean_text`] would return `s` unchanged, for printable ASCII: within the cap,
+/// single spaces between words, none at the ends.
+fn is_clean_ascii(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() <= MAX_TEXT_BYTES
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && b.iter().all(|&c| (b' '..0x7f).contains(&c))
+        && !b.windows(2).any(|w| w == b"  ")
 }
 
 impl Collector {
@@ -378,7 +394,22 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
 
 /// Extracts links, base and title from decoded HTML.
 pub fn extract(html: &str) -> Extracted {
-    let mut collector = Collector::default();
+    let mut out = Extracted::default();
+    extract_into(html, &mut out);
+    out
+}
+
+/// [`extract`] into `out`, reusing its buffers (a parser thread keeps one for all its pages).
+pub fn extract_into(html: &str, out: &mut Extracted) {
+    let mut reused = std::mem::take(out);
+    reused.text.clear();
+    reused.spans.clear();
+    reused.base_href = None;
+    reused.title.clear();
+    let mut collector = Collector {
+        out: reused,
+        ..Collector::default()
+    };
     let want_text = Cell::new(false);
     {
         let emitter = Quiet {
@@ -397,9 +428,9 @@ pub fn extract(html: &str) -> Extracted {
         }
     }
     collector.close_anchor();
-    let mut out = collector.out;
-    out.title = clean_text(&out.title);
-    out
+    clean_text_into(&collector.out.title, &mut collector.cleaned);
+    std::mem::swap(&mut collector.out.title, &mut collector.cleaned);
+    *out = collector.out;
 }
 
 #[cfg(test)]
@@ -507,6 +538,30 @@ mod tests {
     }
 
     #[test]
+    fn the_ascii_fast_path_agrees() {
+        let slow = |s: &str| {
+            // clean_text without the fast path.
+            let mut out = String::new();
+            clean_text_into(&format!("\u{e9}{s}"), &mut out);
+            out.trim_start_matches('\u{e9}').trim_start().to_owned()
+        };
+        for s in [
+            "Next",
+            "Section 4",
+            " lead",
+            "trail ",
+            "two  spaces",
+            "tab\there",
+            "",
+            "a\u{7f}b",
+            "x",
+        ] {
+            assert_eq!(clean_text(s), slow(s), "{s:?}");
+        }
+        assert_eq!(clean_text(&"a".repeat(1001)).len(), 1000);
+    }
+
+    #[test]
     fn cut_at_the_cap_even_after_a_space() {
         for first in [999, 1000] {
             let text = "a".repeat(first) + " bb";
@@ -520,6 +575,20 @@ mod tests {
         }
         let title = format!("<title>{} x</title>", "t".repeat(1000));
         assert_eq!(extract(&title).title.len(), 1000);
+    }
+
+    #[test]
+    fn a_reused_buffer_gives_the_same_result() {
+        let mut buf = Extracted::default();
+        extract_into(
+            "<title>One</title><base href=/b/><a href=/1>one</a><a href=/2>two</a>",
+            &mut buf,
+        );
+        let second = "<title>Two</title><a href=/3>three</a>";
+        extract_into(second, &mut buf);
+        assert_eq!(buf, extract(second));
+        assert_eq!(buf.base_href, None);
+        assert_eq!(buf.links().count(), 1);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crossbeam_channel::{Receiver, select};
 use url::Url;
 
 use super::href_cache::{self, HrefCache};
+use super::links::Extracted;
 use super::{charset, links};
 use crate::context::{Context, Log};
 use crate::message::{Failure, Fetched, LinkTarget, Outcome, PageLink, PageRecord};
@@ -19,13 +20,13 @@ use crate::url_rules::{non_html_extension, repeating_segment};
 pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
     let shutdown = ctx.stop.receiver();
-    let mut cache = HrefCache::new(ctx.settings.max_url_length, href_cache::DEFAULT_ENTRIES);
+    let mut scratch = Scratch::new(ctx.settings.max_url_length);
     loop {
         select! {
             recv(pages) -> msg => match msg {
                 Ok(fetched) => {
                     ctx.dispatcher.buffer_release();
-                    handle(ctx, fetched, &mut cache, &log);
+                    handle(ctx, fetched, &mut scratch, &log);
                 }
                 Err(_) => return,
             },
@@ -35,13 +36,13 @@ pub fn run_parser(ctx: &Context, pages: Receiver<Fetched>, log: Log) {
     // Finish what was already downloaded: that work is not lost.
     while let Ok(fetched) = pages.try_recv() {
         ctx.dispatcher.buffer_release();
-        handle(ctx, fetched, &mut cache, &log);
+        handle(ctx, fetched, &mut scratch, &log);
     }
 }
 
-fn handle(ctx: &Context, fetched: Fetched, cache: &mut HrefCache, log: &Log) {
+fn handle(ctx: &Context, fetched: Fetched, scratch: &mut Scratch, log: &Log) {
     let site = ctx.sites.get(fetched.task.site);
-    let page = parse_page(ctx, &site, &fetched, cache);
+    let page = parse_page(ctx, &site, &fetched, scratch);
     let Fetched { task, .. } = fetched;
     let outcome = Outcome::Page { task, page };
     match ctx.dm.commit(&outcome) {
@@ -62,16 +63,35 @@ fn handle(ctx: &Context, fetched: Fetched, cache: &mut HrefCache, log: &Log) {
     ctx.dispatcher.settled(site.id);
 }
 
+/// What a parser thread keeps from page to page: its href cache and the buffers of link
+/// extraction.
+#[derive(Debug)]
+pub struct Scratch {
+    cache: HrefCache,
+    extracted: Extracted,
+}
+
+impl Scratch {
+    /// Fresh, for URLs of at most `max_url_length` bytes.
+    pub fn new(max_url_length: usize) -> Self {
+        Scratch {
+            cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES),
+            extracted: Extracted::default(),
+        }
+    }
+}
+
 /// Turns a fetched page into a record (pure apart from reading robots rules).
 pub fn parse_page(
     ctx: &Context,
     site: &SiteEntry,
     fetched: &Fetched,
-    cache: &mut HrefCache,
+    scratch: &mut Scratch,
 ) -> PageRecord {
     let page_url = fetched.final_url().as_url();
     let (text, _) = charset::decode(&fetched.body, fetched.content_type.as_deref());
-    let extracted = links::extract(&text);
+    let Scratch { cache, extracted } = scratch;
+    links::extract_into(&text, extracted);
     let base = extracted
         .base_href
         .as_deref()
@@ -89,7 +109,7 @@ pub fn parse_page(
         chain: fetched.chain.clone(),
         hash: xxhash_rust::xxh3::xxh3_128(&fetched.body),
         bytes: fetched.body.len() as u64,
-        title: extracted.title,
+        title: extracted.title.clone(),
         links,
     }
 }
