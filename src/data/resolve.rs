@@ -51,13 +51,21 @@ pub(crate) struct Resolved {
 impl ScopeGraph {
     /// Records an outcome: interns its strings, journals it, applies it.
     pub(crate) fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
-        let mut entries = self.journal.is_some().then(Vec::new);
+        let mut entries = self
+            .journal
+            .is_some()
+            .then(|| std::mem::take(&mut self.entries));
         let mut effects = Effects::default();
-        let resolved = self.resolve(outcome, &mut entries, &mut effects)?;
-        if let (Some(mut e), Some(buf)) = (entries, self.journal.as_mut()) {
-            journal::put_commit(&mut e, &resolved);
-            super::journal_frames::frame(buf, self.index, &e);
+        let resolved = self.resolve(outcome, &mut entries, &mut effects);
+        if let Some(mut e) = entries {
+            if let (Ok(resolved), Some(buf)) = (&resolved, self.journal.as_mut()) {
+                journal::put_commit(&mut e, resolved);
+                super::journal_frames::frame(buf, self.index, &e);
+            }
+            e.clear();
+            self.entries = e;
         }
+        let resolved = resolved?;
         let was_limited = self.limit_reached();
         effects.woke = self.apply(&resolved)?;
         effects.page_limit_reached = !was_limited && self.limit_reached();

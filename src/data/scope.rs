@@ -184,6 +184,8 @@ pub(crate) struct ScopeGraph {
     pub(crate) in_flight: usize,
     /// Journal entries not yet handed to the state store (`None`: state is not saved).
     pub(crate) journal: Option<Vec<u8>>,
+    /// One commit's journal entries while they are assembled (kept to reuse its buffer).
+    pub(crate) entries: Vec<u8>,
     /// This scope's number in the saved state.
     pub(crate) index: u32,
     /// `MaxPagesPerSite` of this run (0: none); not saved.
@@ -239,6 +241,7 @@ impl ScopeGraph {
             earlier_active: Duration::ZERO,
             active: None,
             journal: None,
+            entries: Vec::new(),
             index,
             page_limit: 0,
             in_flight: 0,

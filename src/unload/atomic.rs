@@ -27,7 +27,9 @@ pub fn write_atomic(
     }
     let mut tmp = builder.tempfile_in(dir)?;
     {
-        let mut w = BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
+        // Smaller than the chunks the result writers hand over, which then go to the file
+        // without a copy; small writes (headers) are still gathered.
+        let mut w = BufWriter::with_capacity(64 * 1024, tmp.as_file_mut());
         fill(&mut w)?;
         w.flush()?;
     }

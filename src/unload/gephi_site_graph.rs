@@ -128,7 +128,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
             .text(&hash)?
             .end()?;
     }
-    Ok(())
+    csv.finish()
 }
 
 /// edges.csv: `Source,Target,Type,Weight`.
@@ -145,7 +145,7 @@ pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
                 .end()?;
         }
     }
-    Ok(())
+    csv.finish()
 }
 
 /// external_links.csv: `Source,Url,Host,Anchor`.
@@ -160,7 +160,7 @@ pub(super) fn write_external(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result
                 .end()?;
         }
     }
-    Ok(())
+    csv.finish()
 }
 
 /// bad_links.csv: `Source,Url,Reason` (Source empty for the home page itself).
@@ -174,7 +174,7 @@ pub(super) fn write_bad(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> 
             csv.num(i + 1)?.text(r.url)?.text(r.reason)?.end()?;
         }
     }
-    Ok(())
+    csv.finish()
 }
 
 /// duplicates.csv: `Url,Id,Reason`.
@@ -186,5 +186,5 @@ pub(super) fn write_duplicates(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Resu
             .text(a.reason.as_str())?
             .end()?;
     }
-    Ok(())
+    csv.finish()
 }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::gephi_csv::CHUNK;
 use crate::data::SiteGraph;
 
 /// Writes the graph as GEXF 1.3.
@@ -34,11 +35,10 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
-    // Rows are assembled in a buffer and written at once (millions of edges on big sites).
-    let mut line = Vec::with_capacity(256);
+    // Rows are assembled in a buffer written in chunks (millions of edges on big sites).
+    let mut line = Vec::with_capacity(CHUNK + 4096);
     let mut num = itoa::Buffer::new();
     for (i, n) in graph.nodes().iter().enumerate() {
-        line.clear();
         line.extend_from_slice(br#"      <node id=""#);
         line.extend_from_slice(num.format(i + 1).as_bytes());
         line.extend_from_slice(br#"" label=""#);
@@ -50,15 +50,15 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
         line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
         line.extend_from_slice(b"\"/></attvalues></node>\n");
-        w.write_all(&line)?;
+        flush_chunk(w, &mut line, CHUNK)?;
     }
+    flush_chunk(w, &mut line, 0)?;
     writeln!(w, "    </nodes>")?;
     writeln!(w, "    <edges>")?;
     let mut edge_id = 0u64;
     let mut arcs = Vec::new();
     for (i, n) in graph.nodes().iter().enumerate() {
         graph.arcs_into(n, &mut arcs);
-        line.clear();
         for a in &arcs {
             line.extend_from_slice(br#"      <edge id=""#);
             line.extend_from_slice(num.format(edge_id).as_bytes());
@@ -71,11 +71,21 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
             line.extend_from_slice(b"\"/>\n");
             edge_id += 1;
         }
-        w.write_all(&line)?;
+        flush_chunk(w, &mut line, CHUNK)?;
     }
+    flush_chunk(w, &mut line, 0)?;
     writeln!(w, "    </edges>")?;
     writeln!(w, "  </graph>")?;
     writeln!(w, "</gexf>")
+}
+
+/// Writes `buf` out once it holds at least `min` bytes.
+fn flush_chunk(w: &mut dyn Write, buf: &mut Vec<u8>, min: usize) -> io::Result<()> {
+    if buf.len() >= min && !buf.is_empty() {
+        w.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
 }
 
 /// Escapes for an XML attribute and removes characters XML 1.0 forbids.

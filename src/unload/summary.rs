@@ -127,6 +127,6 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 .text(&r.state.to_string())?
                 .end()?;
         }
-        Ok(())
+        csv.finish()
     })
 }
