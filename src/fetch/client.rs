@@ -9,7 +9,7 @@ use std::io::Read;
 use thiserror::Error;
 use ureq::unversioned::transport::DefaultConnector;
 
-use super::pools::{AgentPools, IDLE_CONNECTION_BUDGET};
+use super::pools::{AgentPools, idle_connection_budget};
 use super::resolver::CachingResolver;
 use crate::data::SiteId;
 use crate::settings::Settings;
@@ -235,6 +235,8 @@ const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
 #[derive(Debug)]
 pub struct HttpClient {
     pools: AgentPools,
+    /// No site can have more connections in use than there are downloaders.
+    downloaders: u32,
 }
 
 impl HttpClient {
@@ -264,7 +266,8 @@ impl HttpClient {
             ureq::Agent::with_parts(config, DefaultConnector::default(), resolver.clone())
         };
         HttpClient {
-            pools: AgentPools::new(IDLE_CONNECTION_BUDGET, make),
+            pools: AgentPools::new(idle_connection_budget(), make),
+            downloaders: u32::try_from(settings.downloading_threads.get()).unwrap_or(u32::MAX),
         }
     }
 
@@ -277,7 +280,7 @@ impl HttpClient {
         connections: u32,
         url: &NormUrl,
     ) -> Result<Response, FetchError> {
-        let agent = self.pools.agent(site, connections);
+        let agent = self.pools.agent(site, connections.min(self.downloaders));
         let inner = agent.get(request_uri(url)).call()?;
         let header = |name: &str| {
             inner
