@@ -17,10 +17,12 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, bounded};
+use parking_lot::Mutex;
 use thiserror::Error;
 
 use crate::context::{Context, Log};
@@ -337,6 +339,10 @@ impl App {
         Ok(leftover_rx.try_iter().collect())
     }
 
+    /// Writes every scope's results, several scopes at once: a crawl of hundreds of small
+    /// sites otherwise spent a third of its time waiting for one site's files to reach the
+    /// disk after another. A scope whose files cannot be written does not stop the others;
+    /// the first such error is returned once all are done.
     fn unload(
         &self,
         dm: &dyn DataManager,
@@ -344,36 +350,67 @@ impl App {
         halted: &[Option<&'static str>],
     ) -> Result<Vec<SiteSummary>, AppError> {
         let unloaders = unloaders_for(&self.settings);
-        let mut rows = Vec::new();
-        for (info, halt) in scopes.iter().zip(halted) {
-            let folder = self.settings.result_folder.join(&info.folder);
-            let progress = dm.progress(info.scope);
-            let mut result = Ok(());
-            dm.with_graph(info.scope, &mut |g| {
-                for u in &unloaders {
-                    if result.is_ok() {
-                        result = u.unload(g, &folder);
+        let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
+        let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
+        let next = AtomicUsize::new(0);
+        let work = || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let (Some(info), Some(&halt)) = (scopes.get(i), halted.get(i)) else {
+                    break;
+                };
+                let folder = self.settings.result_folder.join(&info.folder);
+                let progress = dm.progress(info.scope);
+                let mut result = Ok(());
+                dm.with_graph(info.scope, &mut |g| {
+                    for u in &unloaders {
+                        if result.is_ok() {
+                            result = u.unload(g, &folder);
+                        }
                     }
+                    let seconds = progress.active.as_secs_f64();
+                    let mut row =
+                        SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
+                    if info.site.is_none() {
+                        row.state = SiteState::Removed;
+                    } else if row.state == SiteState::Stopped {
+                        row.state = match halt {
+                            Some("down") => SiteState::Down,
+                            Some("page limit") => SiteState::PageLimit,
+                            _ => SiteState::Stopped,
+                        };
+                    }
+                    rows.lock()[i] = Some(row);
+                });
+                if let Err(e) = result {
+                    failed.lock().get_or_insert(e);
                 }
-                let seconds = progress.active.as_secs_f64();
-                let mut row = SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
-                if info.site.is_none() {
-                    row.state = SiteState::Removed;
-                } else if row.state == SiteState::Stopped {
-                    row.state = match halt {
-                        Some("down") => SiteState::Down,
-                        Some("page limit") => SiteState::PageLimit,
-                        _ => SiteState::Stopped,
-                    };
-                }
-                rows.push(row);
-            });
-            result?;
+            }
+        };
+        thread::scope(|s| {
+            for _ in 1..unload_workers(scopes.len()) {
+                // A worker that cannot start leaves its share to the others.
+                let _ = thread::Builder::new()
+                    .name("unload-scopes".into())
+                    .spawn_scoped(s, work);
+            }
+            work();
+        });
+        if let Some(e) = failed.into_inner() {
+            return Err(e.into());
         }
+        let rows: Vec<SiteSummary> = rows.into_inner().into_iter().flatten().collect();
         let path = self.settings.result_folder.join("summary.csv");
         write_summary(&path, &rows).map_err(|source| UnloadError { path, source })?;
         Ok(rows)
     }
+}
+
+/// Scopes written at once: writing results waits on the disk more than on the CPU (each
+/// file is synced), so more than the cores, but no more than there are scopes.
+fn unload_workers(scopes: usize) -> usize {
+    let cores = thread::available_parallelism().map_or(1, usize::from);
+    (cores * 2).max(4).min(scopes.max(1))
 }
 
 /// Pages downloading or waiting for a parser at most: every downloader busy, and two pages

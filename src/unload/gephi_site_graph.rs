@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 
 use super::gephi_csv::CsvOut;
-use super::{UnloadError, Unloader, write_atomic, write_gexf};
+use super::{UnloadError, Unloader, replace_file, sync_dir, write_gexf};
 use crate::data::SiteGraph;
 
 /// The Gephi unloader.
@@ -24,7 +24,7 @@ fn file(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), UnloadError> {
     let path = folder.join(name);
-    write_atomic(&path, fill).map_err(|source| UnloadError { path, source })
+    replace_file(&path, fill).map_err(|source| UnloadError { path, source })
 }
 
 /// One result file: its name and how to fill it.
@@ -61,7 +61,12 @@ impl Unloader for GephiSiteGraph {
         if self.save_duplicates {
             jobs.push(("duplicates.csv", &duplicates));
         }
-        run_jobs(&jobs, folder)
+        run_jobs(&jobs, folder)?;
+        // The renames are durable once the folder is.
+        sync_dir(folder).map_err(|source| UnloadError {
+            path: folder.to_path_buf(),
+            source,
+        })
     }
 }
 

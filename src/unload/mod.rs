@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use atomic::{sync_dir, write_atomic};
+pub use atomic::{replace_file, sync_dir, write_atomic};
 pub use gephi_csv::{CsvOut, quote};
 pub use gephi_site_graph::GephiSiteGraph;
 pub use gexf::write_gexf;
