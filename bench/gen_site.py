@@ -3,7 +3,7 @@
 
 usage: gen_site.py OUT_DIR PAGES [SEED]
 
-Pages /secNN/pageNNN.html in 100 sections plus section indexes and a home page, each with a
+Pages /secNN/pageNNN.html in up to 100 sections plus section indexes and a home page, each with a
 top navigation (25 links), a sidebar of ~30 neighbouring pages, ~10 in-text links to random
 pages (with fragments), external links, and aliases (`./`, `index.html`, `/index.html`).
 On average about 70 internal links a page (the RCCrawler paper measured 67); page sizes
@@ -15,7 +15,7 @@ import sys
 
 out, pages = sys.argv[1], int(sys.argv[2])
 random.seed(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
-SECTIONS = 100
+SECTIONS = min(100, max(1, pages // 50))
 per = max(1, pages // SECTIONS)
 filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. " * 40
 
@@ -25,7 +25,7 @@ def path(i):
     return f"/sec{s:02d}/page{p:03d}.html"
 
 
-nav = "".join(f'<li><a href="/sec{s:02d}/">Section {s}</a></li>' for s in range(0, SECTIONS, 4))
+nav = "".join(f'<li><a href="/sec{s:02d}/">Section {s}</a></li>' for s in range(0, SECTIONS, max(1, SECTIONS // 25)))
 os.makedirs(out, exist_ok=True)
 for s in range(SECTIONS):
     d = f"{out}/sec{s:02d}"

@@ -10,7 +10,7 @@ BIN=$ROOT/target/release/rccrawler
 mkdir -p "$WORK"
 
 build() {
-    (cd "$ROOT" && cargo build --release --locked -q)
+    (cd "$ROOT" && cargo build --release --locked -q && cargo build --release --locked -q --examples)
 }
 
 ensure_nginx() {
@@ -23,7 +23,7 @@ ensure_nginx() {
 generate_site() {
     if [ ! -f "$SITE/index.html" ]; then
         echo "generating a $PAGES-page site in $SITE..." >&2
-        python3 "$BENCH_DIR/gen_site.py" "$SITE.tmp" "$PAGES" && mv "$SITE.tmp" "$SITE"
+        rm -rf "$SITE.tmp" && python3 "$BENCH_DIR/gen_site.py" "$SITE.tmp" "$PAGES" && mv "$SITE.tmp" "$SITE"
     fi
 }
 
@@ -41,12 +41,35 @@ http {
   keepalive_requests 1000000;
   types { text/html html; }
   default_type application/octet-stream;
-  server { listen 127.0.0.1:$PORT; server_name docs.test; root $SITE; absolute_redirect off; }
+  server { listen 127.0.0.1:$PORT default_server; server_name docs.test; root $SITE; absolute_redirect off; }
+  # siteK-N.test: site K of N (generate_multisite).
+  server { listen 127.0.0.1:$PORT; server_name ~^site(?<k>[0-9]+)-(?<n>[0-9]+)\.test$; root $WORK/multi/\$n/\$k; absolute_redirect off; }
+  # politeK.test: the sites of bench/politeness.sh.
+  log_format polite '\$host \$msec \$request_time';
+  server { listen 127.0.0.1:$PORT; server_name ~^polite(?<k>[0-9]+)\.test$; root $WORK/polite/\$k; absolute_redirect off; access_log $WORK/polite-access.log polite; }
 }
 CONF
     stop_nginx
     /usr/sbin/nginx -c "$WORK/nginx.conf"
     trap stop_nginx EXIT
+}
+
+# generate_multisite N TOTAL: N sites of TOTAL/N pages each, served as siteK-N.test; prints
+# the hosts.txt lines and writes the matching Resolve line to $WORK/resolve-N.ini.
+generate_multisite() {
+    local n=$1 total=$2 per
+    per=$((total / n))
+    if [ ! -f "$WORK/multi/$n/$((n - 1))/index.html" ]; then
+        for k in $(seq 0 $((n - 1))); do
+            python3 "$BENCH_DIR/gen_site.py" "$WORK/multi/$n/$k" "$per" "$k" >/dev/null
+        done
+    fi
+    local resolve=""
+    for k in $(seq 0 $((n - 1))); do
+        echo "http://site$k-$n.test:$PORT;8;1000;0"
+        resolve="$resolve${resolve:+,}site$k-$n.test:127.0.0.1"
+    done
+    echo "Resolve = $resolve" > "$WORK/resolve-$n.ini"
 }
 
 stop_nginx() {
@@ -57,20 +80,23 @@ stop_nginx() {
     fi
 }
 
-# crawl DIR [settings lines...]: a fresh crawl of the site in DIR; prints "seconds pages peak_rss_kb".
+# The site line of hosts.txt for crawl(); override HOSTS_FILE to crawl other sites.
+SITE_LINE=${SITE_LINE:-http://127.0.0.1:$PORT;8;1000;0}
+
+# crawl DIR [settings lines...]: a fresh crawl in DIR of SITE_LINE (or of the lines in
+# $HOSTS_FILE); prints "seconds pages peak_rss_kb".
 crawl() {
     local dir=$1; shift
     rm -rf "$dir" && mkdir -p "$dir"
     {
-        echo "Resolve = docs.test:127.0.0.1"
         echo "ProgressSeconds = 3600"
         for line in "$@"; do echo "$line"; done
     } > "$dir/settings.ini"
-    echo "http://docs.test:$PORT;8;1000;0" > "$dir/hosts.txt"
+    if [ -n "${HOSTS_FILE:-}" ]; then cp "$HOSTS_FILE" "$dir/hosts.txt"; else echo "$SITE_LINE" > "$dir/hosts.txt"; fi
     local start end pages
     start=$(date +%s%N)
     (cd "$dir" && /usr/bin/time -f "%M" -o "$dir/rss" "$BIN" > "$dir/out" 2> "$dir/err")
     end=$(date +%s%N)
-    pages=$(awk -F, 'NR==2 {print $3}' "$dir/results/summary.csv")
+    pages=$(awk -F, 'NR>1 {s+=$3} END {print s}' "$dir/results/summary.csv")
     echo "$(awk "BEGIN {printf \"%.3f\", ($end - $start) / 1e9}") $pages $(cat "$dir/rss")"
 }
