@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 /// Writes one CSV file row by row. Rows are assembled in a buffer written out in chunks of
-/// [`CHUNK`] bytes (call [`CsvOut::finish`] at the end): result files of big sites have
+/// 128 KiB (call [`CsvOut::finish`] at the end): result files of big sites have
 /// millions of rows, and a write call per field through `dyn Write`, then the copy of every row
 /// into a `BufWriter`, showed in the profile.
 pub struct CsvOut<'a> {
