@@ -516,3 +516,41 @@ fn the_loopback_server_itself_reads_what_it_was_sent() {
     s.read_to_string(&mut out).unwrap();
     assert!(out.ends_with("GET /echo"), "{out}");
 }
+
+/// Results that cannot be written (here: a file stands where a site's folder should be) make
+/// the run fail naming the path, but only after every other site's results are written.
+#[test]
+fn a_site_whose_results_cannot_be_written_does_not_stop_the_others() {
+    let web = TestWeb::new();
+    for host in ["a.test", "b.test", "c.test"] {
+        web.page(host, "/", "<a href=/p>p</a>");
+        web.page(host, "/p", "<a href=/>home</a>");
+    }
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test"]
+        .iter()
+        .map(|h| format!("{};2;3;0", web.origin(h)))
+        .collect();
+    let dir = common::prepare(&hosts, &[]);
+    let blocked = dir.path().join(format!("results/b.test_{}", web.port()));
+    std::fs::create_dir_all(dir.path().join("results")).unwrap();
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let settings = rccrawler::settings::Settings::load(&dir.path().join("settings.ini"))
+        .unwrap()
+        .0;
+    let sites =
+        rccrawler::hosts::load(&dir.path().join("hosts.txt"), settings.site_defaults).unwrap();
+    let err = rccrawler::app::App::new(settings, sites)
+        .run(crossbeam_channel::never())
+        .expect_err("b.test's results cannot be written");
+    assert!(err.to_string().contains("b.test_"), "{err}");
+    for host in ["a.test", "c.test"] {
+        let files =
+            common::result_bytes(&dir.path().join(format!("results/{host}_{}", web.port())));
+        let nodes = &files[0].1;
+        assert_eq!(
+            nodes.iter().filter(|&&b| b == b'\n').count(),
+            3,
+            "{host}: header + 2 pages"
+        );
+    }
+}

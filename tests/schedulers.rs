@@ -35,14 +35,7 @@ fn sequential_crawls_one_site_after_another() {
             ("DownloadingThreadsCount", "8"),
         ],
     );
-    let order: Vec<String> = web
-        .server
-        .requests()
-        .iter()
-        .map(|r| r.host.clone())
-        .collect();
-    let mut runs = order.clone();
-    runs.dedup();
+    let (_, runs) = host_runs(&web);
     assert_eq!(
         runs,
         vec!["a.test", "b.test", "c.test"],
@@ -73,6 +66,19 @@ fn time_quantum_takes_turns() {
         &hosts,
         &[("Scheduler", "TimeQuantum"), ("TimeQuantumSeconds", "1")],
     );
+    let (order, runs) = host_runs(&web);
+    assert!(runs.len() >= 3, "the sites take turns: {runs:?}");
+    assert!(
+        runs.len() < order.len() / 4,
+        "in slices, not request by request: {} runs of {}",
+        runs.len(),
+        order.len()
+    );
+}
+
+/// The host of every request in the order the server saw them, and that list with
+/// consecutive repeats collapsed (one entry per run of requests to one site).
+fn host_runs(web: &TestWeb) -> (Vec<String>, Vec<String>) {
     let order: Vec<String> = web
         .server
         .requests()
@@ -81,11 +87,5 @@ fn time_quantum_takes_turns() {
         .collect();
     let mut runs = order.clone();
     runs.dedup();
-    assert!(runs.len() >= 3, "the sites take turns: {runs:?}");
-    assert!(
-        runs.len() < order.len() / 4,
-        "in slices, not request by request: {} runs of {}",
-        runs.len(),
-        order.len()
-    );
+    (order, runs)
 }

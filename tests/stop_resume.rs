@@ -110,27 +110,7 @@ fn signal(child: &Child, name: &str) {
     assert!(ok.success());
 }
 
-/// The result files of one site: (name, bytes).
-type Files = Vec<(String, Vec<u8>)>;
-
-fn result_files(dir: &Path) -> Files {
-    [
-        "nodes.csv",
-        "edges.csv",
-        "external_links.csv",
-        "bad_links.csv",
-        "duplicates.csv",
-        "graph.gexf",
-    ]
-    .iter()
-    .map(|f| {
-        (
-            f.to_string(),
-            std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(f).display())),
-        )
-    })
-    .collect()
-}
+type Files = common::ResultBytes;
 
 /// Crawls the web without interruption (in-process) and returns its files and how many
 /// requests that took.
@@ -159,7 +139,7 @@ fn timed_reference(web: &TestWeb, hosts: &[&str]) -> (Vec<Files>, usize, Duratio
     }
     let files = hosts
         .iter()
-        .map(|h| result_files(&crawled.results().join(format!("{h}_{}", web.port()))))
+        .map(|h| common::result_bytes(&crawled.results().join(format!("{h}_{}", web.port()))))
         .collect();
     (
         files,
@@ -170,7 +150,7 @@ fn timed_reference(web: &TestWeb, hosts: &[&str]) -> (Vec<Files>, usize, Duratio
 
 fn assert_same(dir: &Path, web: &TestWeb, hosts: &[&str], expected: &[Files]) {
     for (h, want) in hosts.iter().zip(expected) {
-        let got = result_files(&dir.join(format!("results/{h}_{}", web.port())));
+        let got = common::result_bytes(&dir.join(format!("results/{h}_{}", web.port())));
         for ((name, w), (_, g)) in want.iter().zip(&got) {
             if w != g {
                 if let Ok(keep) = std::env::var("KEEP_DIFF") {

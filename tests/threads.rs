@@ -32,27 +32,6 @@ fn random_web() -> TestWeb {
     web
 }
 
-fn read_all(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = [
-        "nodes.csv",
-        "edges.csv",
-        "external_links.csv",
-        "bad_links.csv",
-        "duplicates.csv",
-        "graph.gexf",
-    ]
-    .iter()
-    .map(|f| {
-        (
-            f.to_string(),
-            std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
-        )
-    })
-    .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn one_thread_and_many_threads_write_identical_files() {
     let web = random_web();
@@ -65,7 +44,7 @@ fn one_thread_and_many_threads_write_identical_files() {
             ("ParsingThreadsCount", "1"),
         ],
     );
-    let expected = read_all(&reference.results().join(&folder));
+    let expected = common::result_bytes(&reference.results().join(&folder));
     let files = common::SiteFiles::read(&reference.results().join(&folder));
     files.assert_levels_are_bfs_depths();
     common::webgen::assert_matches_model(&files, &web.origin("a.test"), PAGES, SEED, 4);
@@ -88,7 +67,7 @@ fn one_thread_and_many_threads_write_identical_files() {
                 ("ParsingThreadsCount", parsers),
             ],
         );
-        let got = read_all(&run.results().join(&folder));
+        let got = common::result_bytes(&run.results().join(&folder));
         common::webgen::assert_matches_model(
             &common::SiteFiles::read(&run.results().join(&folder)),
             &web.origin("a.test"),

@@ -125,6 +125,28 @@ impl Crawled {
     }
 }
 
+/// The result files of one site, as (name, bytes), for byte-for-byte comparisons.
+pub type ResultBytes = Vec<(String, Vec<u8>)>;
+
+/// Reads every result file of one site folder (panics naming a missing one).
+pub fn result_bytes(dir: &Path) -> ResultBytes {
+    [
+        "nodes.csv",
+        "edges.csv",
+        "external_links.csv",
+        "bad_links.csv",
+        "duplicates.csv",
+        "graph.gexf",
+    ]
+    .iter()
+    .map(|f| {
+        let path = dir.join(f);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        (f.to_string(), bytes)
+    })
+    .collect()
+}
+
 /// Reads a results CSV: header row, then rows of fields with our Gephi escaping undone.
 pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut rdr = csv::ReaderBuilder::new()
