@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rccrawler::data::SiteId;
 use rccrawler::fetch::HttpClient;
+use rccrawler::ids::SiteId;
 use rccrawler::settings::Settings;
 use rccrawler::url_norm::NormUrl;
 

@@ -8,9 +8,11 @@ use std::process::ExitCode;
 
 use crossbeam_channel::Receiver;
 
-use crate::app::{App, RunReport};
+use crate::app::{AppError, RunReport};
 use crate::hosts;
+use crate::registry::Registry;
 use crate::settings::Settings;
+use crate::site::SiteSpec;
 
 /// Usage text.
 pub const USAGE: &str = "\
@@ -82,29 +84,36 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
     })
 }
 
-/// Loads settings.ini, printing its warnings. `Err` is the exit code to use.
-pub fn load_settings(path: &std::path::Path) -> Result<Settings, Exit> {
-    match Settings::load(path) {
+/// Loads settings.ini, printing its warnings, and checks its component names against
+/// `registry`. `Err` is the exit code to use.
+pub fn load_settings(path: &std::path::Path, registry: &Registry) -> Result<Settings, Exit> {
+    let settings = match Settings::load(path) {
         Ok((settings, warnings)) => {
             for w in warnings {
                 eprintln!("warning: {}", w.0);
             }
-            Ok(settings)
+            settings
         }
         Err(e) => {
             eprintln!("error: {e}");
-            Err(Exit::BadInput)
+            return Err(Exit::BadInput);
         }
+    };
+    if let Err(e) = registry.check(&settings) {
+        eprintln!("error: {}: {e}", path.display());
+        return Err(Exit::BadInput);
     }
+    Ok(settings)
 }
 
-/// Runs a crawl from the input files.
+/// Runs a crawl from the input files with the built-in components.
 pub fn crawl(
     settings_path: &std::path::Path,
     hosts_path: &std::path::Path,
     ctrl_c: Receiver<()>,
 ) -> Exit {
-    let settings = match load_settings(settings_path) {
+    let registry = Registry::builtin();
+    let settings = match load_settings(settings_path, &registry) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -118,12 +127,17 @@ pub fn crawl(
     if sites.is_empty() {
         eprintln!("{} lists no sites: nothing to crawl", hosts_path.display());
     }
-    run(App::new(settings, sites), ctrl_c)
+    run(&registry, &settings, &sites, ctrl_c)
 }
 
-/// Runs an application and reports.
-pub fn run(app: App, ctrl_c: Receiver<()>) -> Exit {
-    match app.run(ctrl_c) {
+/// Runs a crawl and reports.
+pub fn run(
+    registry: &Registry,
+    settings: &Settings,
+    sites: &[SiteSpec],
+    ctrl_c: Receiver<()>,
+) -> Exit {
+    match registry.run(settings, sites, ctrl_c) {
         Ok(report) => {
             print_report(&report);
             if report.is_failure() {
@@ -131,6 +145,10 @@ pub fn run(app: App, ctrl_c: Receiver<()>) -> Exit {
             } else {
                 Exit::Ok
             }
+        }
+        Err(e @ AppError::Settings(_)) => {
+            eprintln!("error: {e:#}");
+            Exit::BadInput
         }
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -162,6 +180,9 @@ pub fn print_report(r: &RunReport) {
             s.max_level,
             s.state
         );
+    }
+    for p in &r.problems {
+        eprintln!("result check failed: {p}");
     }
     println!(
         "results in {} (written in {:.1} s)",

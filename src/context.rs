@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use crossbeam_channel::Sender;
 
-use crate::data::{DataManager, SiteId};
-use crate::fetch::HttpClient;
+use crate::data::DataManager;
+use crate::ids::SiteId;
 use crate::message::LogEvent;
+use crate::robots::RobotsParse;
 use crate::schedule::Dispatcher;
 use crate::settings::Settings;
 use crate::sites::Sites;
@@ -27,12 +28,12 @@ pub struct Context {
     pub dm: Arc<dyn DataManager>,
     /// Politeness and site choice.
     pub dispatcher: Arc<Dispatcher>,
-    /// The HTTP client.
-    pub client: HttpClient,
     /// The stop broadcast.
     pub stop: Arc<Stop>,
-    /// Scope decisions for links.
+    /// Scope decisions for links (`UrlAnalyzingThread`).
     pub filter: Box<dyn UrlFilter>,
+    /// How robots.txt is read (`RobotsTxtClass`).
+    pub robots: RobotsParse,
     /// When this run started.
     pub started: Instant,
 }

@@ -4,22 +4,28 @@
 //!
 //! # Layout
 //!
-//! One module per concern; the paper's component names appear only in
-//! [`settings::registry`].
+//! One module per concern; the paper's component names (`TextFileAM`, `DT0`, …) appear only
+//! in [`registry`], which maps them to the trait objects the engine runs. No two top-level
+//! modules depend on each other in a circle.
 //!
-//! - [`cli`], [`app`] — the command line and the application manager (`TextFileAM`) that wires
-//!   the threads together; [`context`] is what the threads share, [`stop`] how they stop.
+//! - [`cli`] — the command line: arguments, loading the input files, exit codes, report.
+//! - [`registry`] — component names → constructors (settings.ini chooses by name).
+//! - [`app`] — the `ApplicationManager` component (`TextFileAM`): one run from start to end.
+//! - [`engine`] — the threads of a crawl and the loops they run; [`context`] is what they
+//!   share, [`stop`] how they stop.
 //! - [`settings`], [`hosts`] — the two input files, validated before anything starts.
-//! - [`site`], [`sites`] — what a site is (scheme + host + port) and the registry of sites.
-//! - [`schedule`] — the dispatcher (per-site politeness) and the schedulers choosing sites.
-//! - [`fetch`] — HTTP, the downloader threads (`DT0`), redirects and robots.txt fetching.
-//! - [`parse`] — charsets, link extraction, the parser threads (`PT0`).
+//! - [`ids`], [`site`], [`sites`] — ids; what a site is (scheme + host + port); the registry
+//!   of this run's sites.
+//! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
+//! - [`fetch`] — the `DownloadingThread` component (`DT0`): HTTP, redirects, robots.txt.
+//! - [`parse`] — the `ParsingThread` component (`PT0`): charsets, link extraction.
+//! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`] — what a link is and whether it
 //!   is fetched.
-//! - [`data`] — the data manager (`BMICDM`) and the exact graph built from it.
-//! - [`routine`], [`logs`], [`finish`] — the routine thread (`RT0`), log files, finishers.
-//! - [`unload`] — result files (`GephiSiteGraphRU`, summary).
-//! - [`state`] — the saved crawl state (journal and snapshots) that lets a crawl continue.
+//! - [`data`] — the `DataManager` (`BMICDM`), journal records, and the exact graph.
+//! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
+//! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
+//!   summary).
 //! - [`message`] — what travels between threads.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
 
@@ -28,21 +34,23 @@ pub mod cli;
 pub mod context;
 pub mod data;
 pub mod demo;
+pub mod engine;
 pub mod fetch;
 pub mod finish;
 pub mod hosts;
-pub mod logs;
+pub mod ids;
 pub mod loopback;
 pub mod message;
 pub mod parse;
+pub mod registry;
 pub mod robots;
 pub mod routine;
 pub mod schedule;
 pub mod settings;
 pub mod site;
 pub mod sites;
-pub mod state;
 pub mod stop;
+pub mod storage;
 pub mod unload;
 pub mod url_filter;
 pub mod url_norm;

@@ -1,10 +1,11 @@
 //! What the threads hand each other: a [`FetchTask`] from the dispatcher to a downloader, a
-//! [`Fetched`] page from a downloader to a parser, an [`Outcome`] from either to the data
-//! manager, and [`LogEvent`]s from everyone to the routine thread.
+//! [`Downloaded`] page from a downloader to a parser, a [`PageRecord`] or another
+//! [`Outcome`] from either to the data manager, and [`LogEvent`]s from everyone to the
+//! routine thread.
 
 use std::time::Duration;
 
-use crate::data::{ScopeId, SiteId, UrlId};
+use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::url_norm::NormUrl;
 
 /// What a task fetches.
@@ -33,14 +34,23 @@ pub struct FetchTask {
     pub kind: TaskKind,
 }
 
+/// How a failure was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decided {
+    /// From a response or a transport error.
+    ByRequest,
+    /// From the URL alone (robots rules, extension), without a request: such a bad link is
+    /// reported wherever it appears, even beyond `maxCrawlLevel`.
+    WithoutRequest,
+}
+
 /// Why a URL is not a page; `reason` is the `Reason` column of `bad_links.csv`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// Human-readable reason: `status 404`, `robots`, `not html (application/pdf)`, …
     pub reason: String,
-    /// Decided from the URL alone, without a request (robots rules, extension): such a bad
-    /// link is reported wherever it appears, even beyond `maxCrawlLevel`.
-    pub without_request: bool,
+    /// How it was decided.
+    pub decided: Decided,
 }
 
 impl Failure {
@@ -48,25 +58,24 @@ impl Failure {
     pub fn fetched(reason: impl Into<String>) -> Self {
         Failure {
             reason: reason.into(),
-            without_request: false,
+            decided: Decided::ByRequest,
         }
     }
 
     /// A failure decided from the URL alone.
-    pub fn static_(reason: impl Into<String>) -> Self {
+    pub fn without_request(reason: impl Into<String>) -> Self {
         Failure {
             reason: reason.into(),
-            without_request: true,
+            decided: Decided::WithoutRequest,
         }
     }
 }
 
 /// A downloaded HTML page on its way to a parser.
 #[derive(Debug)]
-pub struct Fetched {
-    /// The task that fetched it.
-    pub task: FetchTask,
-    /// Redirect hops after `task.url`; the last one is the page's address. Empty: no redirect.
+pub struct Downloaded {
+    /// Redirect hops after the task's URL; the last one is the page's address. Empty: no
+    /// redirect.
     pub chain: Vec<NormUrl>,
     /// The Content-Type header (for the charset).
     pub content_type: Option<String>,
@@ -74,10 +83,10 @@ pub struct Fetched {
     pub body: Vec<u8>,
 }
 
-impl Fetched {
-    /// The page's own address: the end of the redirect chain.
-    pub fn final_url(&self) -> &NormUrl {
-        self.chain.last().unwrap_or(&self.task.url)
+impl Downloaded {
+    /// The page's own address: the end of the redirect chain started by `task`.
+    pub fn final_url<'a>(&'a self, task: &'a FetchTask) -> &'a NormUrl {
+        self.chain.last().unwrap_or(&task.url)
     }
 }
 

@@ -10,7 +10,7 @@ use dashmap::DashMap;
 use parking_lot::RwLock;
 use url::Url;
 
-use crate::data::{ScopeId, SiteId};
+use crate::ids::{ScopeId, SiteId};
 use crate::robots::RobotsRules;
 use crate::site::{Origin, SiteSpec};
 

@@ -188,7 +188,7 @@ fn readme_names_every_key_and_component() {
             "README lacks {}",
             key.name
         );
-        for name in rccrawler::settings::registry::names_for(key.name) {
+        for name in rccrawler::registry::Registry::builtin().names(key.name) {
             assert!(readme.contains(name), "README lacks component {name}");
         }
     }

@@ -534,13 +534,8 @@ fn a_site_whose_results_cannot_be_written_does_not_stop_the_others() {
     let blocked = dir.path().join(format!("results/b.test_{}", web.port()));
     std::fs::create_dir_all(dir.path().join("results")).unwrap();
     std::fs::write(&blocked, "not a folder").unwrap();
-    let settings = rccrawler::settings::Settings::load(&dir.path().join("settings.ini"))
-        .unwrap()
-        .0;
-    let sites =
-        rccrawler::hosts::load(&dir.path().join("hosts.txt"), settings.site_defaults).unwrap();
-    let err = rccrawler::app::App::new(settings, sites)
-        .run(crossbeam_channel::never())
+    let registry = rccrawler::registry::Registry::builtin();
+    let err = common::try_run_with(&registry, dir.path())
         .expect_err("b.test's results cannot be written");
     assert!(err.to_string().contains("b.test_"), "{err}");
     for host in ["a.test", "c.test"] {

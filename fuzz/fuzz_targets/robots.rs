@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::robots::{RobotsFlavor, path_params_query};
+use rccrawler::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse, path_params_query};
 
 fuzz_target!(|data: &[u8]| {
     // The last line is used as the URL to check, the rest as the robots.txt body.
@@ -10,8 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let (body, url) = data.split_at(split);
     let url = String::from_utf8_lossy(url);
     let path = path_params_query(&url);
-    for flavor in [RobotsFlavor::Rfc9309, RobotsFlavor::OnlyDisallow] {
-        let rules = flavor.parse(body, "rccrawler");
+    let parsers: [RobotsParse; 2] = [Rfc9309Rules::parse_shared, OnlyDisallowRules::parse_shared];
+    for parse in parsers {
+        let rules = parse(body, "rccrawler");
         let _ = rules.allowed(&path);
         let _ = rules.crawl_delay();
     }

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rccrawler::data::InMemoryDataManager;
-use rccrawler::state::Recovered;
+use rccrawler::storage::Recovered;
 
 fuzz_target!(|data: &[u8]| {
     // First byte chooses where the bytes go: a snapshot blob or the journal.

@@ -7,6 +7,8 @@ use std::hash::BuildHasher;
 use hashbrown::DefaultHashBuilder;
 use hashbrown::HashTable;
 
+use crate::storage::codec::Corrupt;
+
 /// The arena would pass 4 GiB: more text than one in-memory scope is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("more than 4 GiB of distinct strings in one crawl scope")]
@@ -80,8 +82,7 @@ impl Interner {
     }
 
     /// Rebuilds an interner from saved parts, checking them.
-    pub(crate) fn from_parts(arena: String, ends: Vec<u32>) -> Result<Self, super::codec::Corrupt> {
-        use super::codec::Corrupt;
+    pub(crate) fn from_parts(arena: String, ends: Vec<u32>) -> Result<Self, Corrupt> {
         let mut prev = 0u32;
         for &e in &ends {
             if e < prev || e as usize > arena.len() || !arena.is_char_boundary(e as usize) {

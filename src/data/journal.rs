@@ -1,17 +1,15 @@
-//! Journal records: how a scope's commits are written and replayed.
-//!
-//! A record is one commit (or one scope-level change), framed by `journal_frames`. Entries introduce each string the first
-//! time it is interned (`NewUrl`, `NewExternal`, `NewText`, `NewSite`, in interning order),
-//! then say what happened in ids (`Commit`, `SetMaxLevel`). Replaying interns the new
-//! strings — each must get exactly the next id, or the journal does not belong to this state —
-//! and applies the rest with the same code as a live commit.
+//! Journal records as bytes: the only place that writes or reads them. A record is the entries
+//! of one commit (or one scope-level change), framed by `storage::frames` with its scope
+//! number in front. Entries introduce each string the first time it is interned, in interning
+//! order, then say what happened in ids ([`Entry`]). Replaying (`scope/replay.rs`) interns
+//! the new strings — each must get exactly the next id, or the journal does not belong to the
+//! state — and applies the rest with the same code as a live commit.
 
-use super::codec::{Corrupt, Put, Reader};
-use super::resolve::{Resolved, ResolvedKind, ResolvedLink};
-use super::scope::{
-    DataError, LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, ScopeGraph, UNBOUND, UrlState,
-};
+use super::records::{Entry, LinkKind, Resolved, ResolvedKind, ResolvedLink};
+use crate::message::Decided;
 use crate::site::Origin;
+use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::storage::frames;
 
 const NEW_URL: u8 = 1;
 const NEW_EXTERNAL: u8 = 2;
@@ -21,55 +19,92 @@ const SET_MAX_LEVEL: u8 = 5;
 const NEW_SITE: u8 = 6;
 const ADD_SCOPE: u8 = 7;
 
-pub(crate) fn put_new_url(j: &mut Vec<u8>, site: u16, url: &str) {
-    j.put_u8(NEW_URL);
-    j.put_var(u64::from(site));
-    j.put_bytes(url.as_bytes());
+/// One scope's journal records not yet handed to the state store, and the entries of the
+/// commit being assembled (kept to reuse its buffer).
+#[derive(Debug)]
+pub(crate) struct JournalBuf {
+    scope: u32,
+    pending: Vec<u8>,
+    entries: Vec<u8>,
 }
 
-pub(crate) fn put_new_external(j: &mut Vec<u8>, url: &str) {
-    j.put_u8(NEW_EXTERNAL);
-    j.put_bytes(url.as_bytes());
-}
-
-pub(crate) fn put_new_text(j: &mut Vec<u8>, text: &str) {
-    j.put_u8(NEW_TEXT);
-    j.put_bytes(text.as_bytes());
-}
-
-pub(crate) fn put_new_site(j: &mut Vec<u8>, origin: &str) {
-    j.put_u8(NEW_SITE);
-    j.put_bytes(origin.as_bytes());
-}
-
-pub(crate) fn put_add_scope(j: &mut Vec<u8>, origin: &str, max_level: u32) {
-    j.put_u8(ADD_SCOPE);
-    j.put_bytes(origin.as_bytes());
-    j.put_var(u64::from(max_level));
-}
-
-/// If a record's entries create a scope: its origin and `maxCrawlLevel`.
-pub(crate) fn read_add_scope(entries: &[u8]) -> Result<Option<(Origin, u32)>, Corrupt> {
-    if entries.first() != Some(&ADD_SCOPE) {
-        return Ok(None);
+impl JournalBuf {
+    /// An empty buffer for scope number `scope`.
+    pub(crate) fn new(scope: u32) -> Self {
+        JournalBuf {
+            scope,
+            pending: Vec::new(),
+            entries: Vec::new(),
+        }
     }
-    let mut r = Reader::new(&entries[1..]);
-    let text = r.str()?;
-    let url = url::Url::parse(text).map_err(|_| Corrupt("bad scope origin"))?;
-    let origin = Origin::of(&url).ok_or(Corrupt("bad scope origin"))?;
-    let max_level = r.var32()?;
-    if !r.is_empty() {
-        return Err(Corrupt("trailing bytes after a new scope"));
+
+    /// Adds one entry to the record being assembled.
+    pub(crate) fn put(&mut self, entry: &Entry<'_>) {
+        encode(&mut self.entries, entry);
     }
-    Ok(Some((origin, max_level)))
+
+    /// Ends the record being assembled with the outcome of its commit (encoded straight from
+    /// the reference: a commit is on the crawl's hot path).
+    pub(crate) fn end_commit(&mut self, outcome: &Resolved) {
+        encode_commit(&mut self.entries, outcome);
+        self.end_record();
+    }
+
+    /// Closes the record being assembled: it becomes a pending record.
+    pub(crate) fn end_record(&mut self) {
+        frames::frame(&mut self.pending, self.scope, &self.entries);
+        self.entries.clear();
+    }
+
+    /// Drops the record being assembled (its commit failed).
+    pub(crate) fn abandon_record(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Moves the pending records to the end of `out`.
+    pub(crate) fn take_into(&mut self, out: &mut Vec<u8>) {
+        out.append(&mut self.pending);
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.pending.capacity() + self.entries.capacity()
+    }
 }
 
-pub(crate) fn put_set_max_level(j: &mut Vec<u8>, level: u32) {
-    j.put_u8(SET_MAX_LEVEL);
-    j.put_var(u64::from(level));
+fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
+    match entry {
+        Entry::AddScope { origin, max_level } => {
+            j.put_u8(ADD_SCOPE);
+            j.put_bytes(origin.to_string().as_bytes());
+            j.put_var(u64::from(*max_level));
+        }
+        Entry::NewUrl { site, url } => {
+            j.put_u8(NEW_URL);
+            j.put_var(u64::from(*site));
+            j.put_bytes(url.as_bytes());
+        }
+        Entry::NewExternal { url } => {
+            j.put_u8(NEW_EXTERNAL);
+            j.put_bytes(url.as_bytes());
+        }
+        Entry::NewText { text } => {
+            j.put_u8(NEW_TEXT);
+            j.put_bytes(text.as_bytes());
+        }
+        Entry::NewSite { origin } => {
+            j.put_u8(NEW_SITE);
+            j.put_bytes(origin.to_string().as_bytes());
+        }
+        Entry::SetMaxLevel { level } => {
+            j.put_u8(SET_MAX_LEVEL);
+            j.put_var(u64::from(*level));
+        }
+        Entry::Commit(r) => encode_commit(j, r),
+    }
 }
 
-pub(crate) fn put_commit(j: &mut Vec<u8>, r: &Resolved) {
+fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
     j.put_u8(COMMIT);
     j.put_var(u64::from(r.task));
     j.put_var(r.chain.len() as u64);
@@ -89,7 +124,7 @@ pub(crate) fn put_commit(j: &mut Vec<u8>, r: &Resolved) {
             j.put_var(u64::from(*title));
             j.put_var(links.len() as u64);
             for l in links {
-                j.put_u8(l.kind as u8);
+                j.put_u8(l.kind.code() as u8);
                 j.put_var(u64::from(l.target));
                 j.put_var(u64::from(l.aux));
                 j.put_var(l.failure.map_or(0, |f| u64::from(f) + 1));
@@ -99,81 +134,62 @@ pub(crate) fn put_commit(j: &mut Vec<u8>, r: &Resolved) {
             j.put_u8(1);
             j.put_var(u64::from(*t));
         }
-        ResolvedKind::Failed {
-            reason,
-            without_request,
-        } => {
+        ResolvedKind::Failed { reason, decided } => {
             j.put_u8(2);
             j.put_var(u64::from(*reason));
-            j.put_u8(u8::from(*without_request));
+            j.put_u8(u8::from(*decided == Decided::WithoutRequest));
         }
     }
 }
 
-/// The scope number a record payload is for, and the rest.
+/// The scope number a record payload is for, and its entries.
 pub(crate) fn split_scope(payload: &[u8]) -> Result<(u32, &[u8]), Corrupt> {
     let mut r = Reader::new(payload);
     let scope = r.var32()?;
     Ok((scope, &payload[r.position()..]))
 }
 
-impl ScopeGraph {
-    /// Replays the entries of one record.
-    pub(crate) fn replay(&mut self, entries: &[u8]) -> Result<(), DataError> {
-        let corrupt = |what: &str| DataError::Corrupt(format!("journal: {what}"));
-        let mut r = Reader::new(entries);
-        while !r.is_empty() {
-            match r.u8()? {
-                NEW_URL => {
-                    let site = u16::try_from(r.var()?).map_err(|_| corrupt("site out of range"))?;
-                    if usize::from(site) >= self.sites.len() {
-                        return Err(corrupt("URL of an unknown site"));
-                    }
-                    let url = r.str()?;
-                    let before = self.recs.len();
-                    self.intern_url(url, site)?;
-                    if self.recs.len() == before {
-                        return Err(corrupt("a new URL was already known"));
-                    }
-                }
-                NEW_EXTERNAL => {
-                    let url = r.str()?;
-                    let before = self.recs.len();
-                    let id = self.intern_url(url, 0)?;
-                    if self.recs.len() == before {
-                        return Err(corrupt("a new URL was already known"));
-                    }
-                    self.recs[id as usize].state = UrlState::External;
-                }
-                NEW_TEXT => {
-                    let (_, new) = self.texts.intern(r.str()?)?;
-                    if !new {
-                        return Err(corrupt("a new text was already known"));
-                    }
-                }
-                NEW_SITE => {
-                    let text = r.str()?;
-                    let url = url::Url::parse(text).map_err(|_| corrupt("bad site"))?;
-                    let origin = Origin::of(&url).ok_or_else(|| corrupt("bad site"))?;
-                    self.add_local_site(UNBOUND, origin);
-                }
-                SET_MAX_LEVEL => {
-                    let level = r.var32()?;
-                    self.set_max_level(level);
-                }
-                COMMIT => {
-                    let resolved = read_commit(&mut r)?;
-                    self.apply(&resolved)?;
-                }
-                ADD_SCOPE => return Err(corrupt("a scope created twice")),
-                _ => return Err(corrupt("unknown entry")),
-            }
+/// Decodes the entries of one record, stopping at the first that does not decode.
+pub(crate) fn decode(entries: &[u8]) -> impl Iterator<Item = Result<Entry<'_>, Corrupt>> {
+    let mut r = Reader::new(entries);
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed || r.is_empty() {
+            return None;
         }
-        Ok(())
-    }
+        let entry = decode_one(&mut r);
+        failed = entry.is_err();
+        Some(entry)
+    })
 }
 
-fn read_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
+fn origin(text: &str) -> Result<Origin, Corrupt> {
+    let url = url::Url::parse(text).map_err(|_| Corrupt("bad origin"))?;
+    Origin::of(&url).ok_or(Corrupt("bad origin"))
+}
+
+fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
+    Ok(match r.u8()? {
+        ADD_SCOPE => Entry::AddScope {
+            origin: origin(r.str()?)?,
+            max_level: r.var32()?,
+        },
+        NEW_URL => Entry::NewUrl {
+            site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
+            url: r.str()?,
+        },
+        NEW_EXTERNAL => Entry::NewExternal { url: r.str()? },
+        NEW_TEXT => Entry::NewText { text: r.str()? },
+        NEW_SITE => Entry::NewSite {
+            origin: origin(r.str()?)?,
+        },
+        SET_MAX_LEVEL => Entry::SetMaxLevel { level: r.var32()? },
+        COMMIT => Entry::Commit(decode_commit(r)?),
+        _ => return Err(Corrupt("unknown journal entry")),
+    })
+}
+
+fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
     let task = r.var32()?;
     let n = r.var()?;
     let mut chain = Vec::new();
@@ -188,10 +204,8 @@ fn read_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
             let n = r.var()?;
             let mut links = Vec::new();
             for _ in 0..n {
-                let kind = u32::from(r.u8()?);
-                if ![LINK_INTERNAL, LINK_EXTERNAL, LINK_BAD].contains(&kind) {
-                    return Err(Corrupt("unknown link kind"));
-                }
+                let kind =
+                    LinkKind::from_code(u32::from(r.u8()?)).ok_or(Corrupt("unknown link kind"))?;
                 let target = r.var32()?;
                 let aux = r.var32()?;
                 let failure = match r.var32()? {
@@ -215,9 +229,76 @@ fn read_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
         1 => ResolvedKind::OffSite(r.var32()?),
         2 => ResolvedKind::Failed {
             reason: r.var32()?,
-            without_request: r.u8()? != 0,
+            decided: if r.u8()? != 0 {
+                Decided::WithoutRequest
+            } else {
+                Decided::ByRequest
+            },
         },
         _ => return Err(Corrupt("unknown outcome kind")),
     };
     Ok(Resolved { task, chain, kind })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_round_trips() {
+        let o = origin("http://a.test:81").unwrap();
+        let entries = vec![
+            Entry::AddScope {
+                origin: o.clone(),
+                max_level: 7,
+            },
+            Entry::NewUrl {
+                site: 3,
+                url: "http://a.test:81/x",
+            },
+            Entry::NewExternal {
+                url: "https://b.test/",
+            },
+            Entry::NewText { text: "héllo" },
+            Entry::NewSite { origin: o },
+            Entry::SetMaxLevel { level: 2 },
+            Entry::Commit(Resolved {
+                task: 1,
+                chain: vec![2, 3],
+                kind: ResolvedKind::Page {
+                    hash: 1 << 100,
+                    bytes: 5,
+                    title: 0,
+                    links: vec![ResolvedLink {
+                        kind: LinkKind::Bad,
+                        target: 4,
+                        aux: 0,
+                        failure: Some(9),
+                    }],
+                },
+            }),
+            Entry::Commit(Resolved {
+                task: 0,
+                chain: Vec::new(),
+                kind: ResolvedKind::Failed {
+                    reason: 6,
+                    decided: Decided::WithoutRequest,
+                },
+            }),
+        ];
+        let mut buf = JournalBuf::new(4);
+        for e in &entries {
+            buf.put(e);
+        }
+        buf.end_record();
+        let mut out = Vec::new();
+        buf.take_into(&mut out);
+        let payloads: Vec<&[u8]> = frames::frames(&out).collect();
+        assert_eq!(payloads.len(), 1);
+        let (scope, rest) = split_scope(payloads[0]).unwrap();
+        assert_eq!(scope, 4);
+        let back: Vec<Entry<'_>> = decode(rest).collect::<Result<_, _>>().unwrap();
+        assert_eq!(back, entries);
+        assert!(decode(&[99]).next().unwrap().is_err());
+    }
 }

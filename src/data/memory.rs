@@ -18,20 +18,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
-use super::journal::{read_add_scope, split_scope};
-use super::journal_frames::frames;
-use super::scope::{DataError, Effects, ScopeGraph, UNBOUND};
+use super::scope::replay::added_scope;
+use super::scope::{DataError, Effects, Journaling, ScopeGraph, UNBOUND};
 use super::{
-    DataManager, Persist, Progress, ScopeId, ScopeInfo, ScopeLimits, ScopeOpen, SiteGraph, SiteId,
-    UrlId,
+    CrawlStatus, DataManager, Persist, PersistError, Progress, ScopeInfo, ScopeLimits, ScopeOpen,
+    SiteGraph,
 };
+use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, Outcome, TaskKind};
 use crate::site::Origin;
-use crate::state::{Recovered, StateStore};
+use crate::storage::frames::frames;
+use crate::storage::{Recovered, StateStore};
 use crate::url_norm::NormUrl;
 
+/// A scope and whether this run crawls it.
 #[derive(Debug)]
-struct Slot {
+struct LockedScope {
     graph: Mutex<ScopeGraph>,
     /// Opened by this run (in hosts.txt): its pending URLs count towards the total.
     active: AtomicBool,
@@ -40,7 +42,7 @@ struct Slot {
 /// The in-memory data manager.
 #[derive(Debug, Default)]
 pub struct InMemoryDataManager {
-    scopes: RwLock<Vec<Arc<Slot>>>,
+    scopes: RwLock<Vec<Arc<LockedScope>>>,
     pending: AtomicUsize,
     store: Option<Mutex<StateStore>>,
 }
@@ -55,20 +57,19 @@ impl InMemoryDataManager {
     /// there (snapshot, then journal replayed). Recovered scopes stay inactive until
     /// [`DataManager::open_scope`] opens them.
     pub fn with_state(store: StateStore, recovered: Recovered) -> Result<Self, DataError> {
-        let graphs = Self::decode(&recovered)?;
-        let slots = graphs
+        let scopes = Self::decode(&recovered)?
             .into_iter()
             .map(|mut g| {
-                g.journal = Some(Vec::new());
+                g.start_journal();
                 g.rebuild_frontiers();
-                Arc::new(Slot {
+                Arc::new(LockedScope {
                     graph: Mutex::new(g),
                     active: AtomicBool::new(false),
                 })
             })
             .collect();
         Ok(InMemoryDataManager {
-            scopes: RwLock::new(slots),
+            scopes: RwLock::new(scopes),
             pending: AtomicUsize::new(0),
             store: Some(Mutex::new(store)),
         })
@@ -84,15 +85,15 @@ impl InMemoryDataManager {
         let mut graphs: Vec<ScopeGraph> = Vec::new();
         for blob in &recovered.scopes {
             let g = ScopeGraph::from_bytes(blob)?;
-            if g.index as usize != graphs.len() {
+            if g.index() as usize != graphs.len() {
                 return Err(DataError::Corrupt("snapshot scopes out of order".into()));
             }
             graphs.push(g);
         }
         for payload in frames(&recovered.journal) {
-            let (index, entries) = split_scope(payload)?;
+            let (index, entries) = super::journal::split_scope(payload)?;
             let index = index as usize;
-            if let Some((origin, max_level)) = read_add_scope(entries)? {
+            if let Some((origin, max_level)) = added_scope(entries)? {
                 if index != graphs.len() {
                     return Err(DataError::Corrupt(format!(
                         "journal: scope {index} created out of order"
@@ -103,7 +104,7 @@ impl InMemoryDataManager {
                     origin,
                     UNBOUND,
                     max_level,
-                    false,
+                    Journaling::Off,
                 )?);
             } else {
                 let g = graphs
@@ -115,18 +116,18 @@ impl InMemoryDataManager {
         Ok(graphs)
     }
 
-    fn slot(&self, id: ScopeId) -> Arc<Slot> {
+    fn scope(&self, id: ScopeId) -> Arc<LockedScope> {
         Arc::clone(&self.scopes.read()[id.0 as usize])
     }
 
     /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
     fn update<R>(&self, id: ScopeId, f: impl FnOnce(&mut ScopeGraph) -> R) -> R {
-        let slot = self.slot(id);
-        let mut g = slot.graph.lock();
+        let scope = self.scope(id);
+        let mut g = scope.graph.lock();
         let before = g.pending();
         let r = f(&mut g);
         let after = g.pending();
-        if slot.active.load(Ordering::SeqCst) {
+        if scope.active.load(Ordering::SeqCst) {
             if after > before {
                 self.pending.fetch_add(after - before, Ordering::SeqCst);
             } else {
@@ -134,10 +135,6 @@ impl InMemoryDataManager {
             }
         }
         r
-    }
-
-    fn storage_error(e: crate::state::StateError) -> DataError {
-        DataError::Storage(e.to_string())
     }
 }
 
@@ -148,36 +145,33 @@ impl DataManager for InMemoryDataManager {
         site: SiteId,
         limits: ScopeLimits,
     ) -> Result<(ScopeId, ScopeOpen), DataError> {
-        let max_level = limits.max_level;
         let found = self
             .scopes
             .read()
             .iter()
-            .position(|s| s.graph.lock().origin == origin);
+            .position(|s| *s.graph.lock().origin() == origin);
         if let Some(i) = found {
             let id = ScopeId(i as u32);
-            let slot = self.slot(id);
-            let mut g = slot.graph.lock();
-            for l in 0..g.sites.len() {
-                if g.site_origins[l] == origin {
-                    g.sites[l] = site;
-                }
-            }
-            if g.max_level != max_level {
-                g.change_max_level(max_level);
-            }
-            g.page_limit = limits.max_pages;
-            if !slot.active.swap(true, Ordering::SeqCst) {
+            let scope = self.scope(id);
+            let mut g = scope.graph.lock();
+            g.bind_site(&origin, site);
+            g.set_limits(limits.max_level, limits.max_pages);
+            if !scope.active.swap(true, Ordering::SeqCst) {
                 self.pending.fetch_add(g.pending(), Ordering::SeqCst);
             }
             return Ok((id, ScopeOpen::Resumed));
         }
         let mut scopes = self.scopes.write();
         let index = scopes.len() as u32;
-        let mut g = ScopeGraph::new(index, origin, site, max_level, self.store.is_some())?;
-        g.page_limit = limits.max_pages;
+        let journaling = if self.store.is_some() {
+            Journaling::On
+        } else {
+            Journaling::Off
+        };
+        let mut g = ScopeGraph::new(index, origin, site, limits.max_level, journaling)?;
+        g.set_limits(limits.max_level, limits.max_pages);
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
-        scopes.push(Arc::new(Slot {
+        scopes.push(Arc::new(LockedScope {
             graph: Mutex::new(g),
             active: AtomicBool::new(true),
         }));
@@ -191,7 +185,7 @@ impl DataManager for InMemoryDataManager {
             .enumerate()
             .map(|(i, s)| ScopeInfo {
                 id: ScopeId(i as u32),
-                origin: s.graph.lock().origin.clone(),
+                origin: s.graph.lock().origin().clone(),
                 active: s.active.load(Ordering::SeqCst),
             })
             .collect()
@@ -231,9 +225,9 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn suspend(&self, scope: ScopeId) {
-        let slot = self.slot(scope);
-        let g = slot.graph.lock();
-        if slot.active.swap(false, Ordering::SeqCst) {
+        let scope = self.scope(scope);
+        let g = scope.graph.lock();
+        if scope.active.swap(false, Ordering::SeqCst) {
             self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
         }
     }
@@ -247,18 +241,18 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn progress(&self, scope: ScopeId) -> Progress {
-        let s = self.slot(scope);
+        let s = self.scope(scope);
         let g = s.graph.lock();
         Progress {
             pages: g.page_count(),
             pending: g.pending(),
-            outcomes: g.outcomes,
+            outcomes: g.outcomes(),
             active: g.active_time(),
         }
     }
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
-        let s = self.slot(scope);
+        let s = self.scope(scope);
         let g = s.graph.lock();
         let graph = SiteGraph::build(&g);
         f(&graph);
@@ -272,43 +266,35 @@ impl DataManager for InMemoryDataManager {
             .sum()
     }
 
-    fn persist(&self, how: Persist) -> Result<(), DataError> {
+    fn persist(&self, how: Persist) -> Result<(), PersistError> {
         let Some(store) = &self.store else {
             return Ok(());
         };
-        let slots: Vec<Arc<Slot>> = self.scopes.read().clone();
+        let scopes: Vec<Arc<LockedScope>> = self.scopes.read().clone();
         let mut store = store.lock();
         let mut records = Vec::new();
-        let Persist::Checkpoint { finished } = how else {
-            for s in &slots {
-                if let Some(j) = s.graph.lock().journal.as_mut() {
-                    records.append(j);
+        let status = match how {
+            Persist::Journal(durability) => {
+                for s in &scopes {
+                    s.graph.lock().take_journal(&mut records);
                 }
+                store.append(&records)?;
+                return Ok(store.flush(durability)?);
             }
-            store.append(&records).map_err(Self::storage_error)?;
-            return store
-                .flush(how == Persist::Sync)
-                .map_err(Self::storage_error);
+            Persist::Checkpoint(status) => status,
         };
         // A finished crawl keeps no data: the next run starts afresh anyway.
-        let count = if finished { 0 } else { slots.len() as u64 };
-        let mut snapshot = store
-            .begin_snapshot(finished, count)
-            .map_err(Self::storage_error)?;
-        for s in &slots {
+        let finished = status == CrawlStatus::Finished;
+        let count = if finished { 0 } else { scopes.len() as u64 };
+        let mut snapshot = store.begin_snapshot(finished, count)?;
+        for s in &scopes {
             let mut g = s.graph.lock();
-            if let Some(j) = g.journal.as_mut() {
-                records.append(j);
-            }
+            g.take_journal(&mut records);
             if !finished {
-                snapshot
-                    .add_scope(|w| g.write_to(w))
-                    .map_err(Self::storage_error)?;
+                snapshot.add_scope(|w| g.write_to(w))?;
             }
         }
-        store
-            .finish_snapshot(snapshot, &records)
-            .map_err(Self::storage_error)
+        Ok(store.finish_snapshot(snapshot, &records)?)
     }
 
     fn saves_state(&self) -> bool {

@@ -5,40 +5,30 @@
 //! The trait is deliberately narrow (claim, release, commit, pending, progress, graph), so a
 //! data manager backed by a database shared by several crawler processes can implement it.
 
-mod codec;
 pub mod frontier;
-pub mod graph;
 pub mod interner;
 mod journal;
-pub mod journal_frames;
 mod memory;
-mod resolve;
-pub(crate) mod scope;
-mod snapshot;
+mod open;
+mod records;
+mod scope;
 
 use std::fmt::Debug;
 
-pub use graph::SiteGraph;
+use thiserror::Error;
+
 pub use memory::InMemoryDataManager;
+pub use open::OpenError;
+pub use scope::graph::{self, SiteGraph};
 pub use scope::{DataError, Effects};
 
 #[cfg(test)]
 mod tests;
 
+use crate::ids::{ScopeId, SiteId};
 use crate::message::{FetchTask, Outcome};
 use crate::site::Origin;
-
-/// A crawl scope: one seed's crawl (the set of URLs whose pages form its graph).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ScopeId(pub u32);
-
-/// A site (scheme + host + port): the unit of politeness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SiteId(pub u32);
-
-/// A URL within one scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct UrlId(pub u32);
+use crate::storage::{Durability, StateError};
 
 /// Figures for the progress line and the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,18 +72,30 @@ pub struct ScopeInfo {
     pub active: bool,
 }
 
+/// Whether a crawl has anything left to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrawlStatus {
+    /// URLs are still queued: a next run continues it.
+    Unfinished,
+    /// Complete: a next run starts afresh.
+    Finished,
+}
+
 /// What [`DataManager::persist`] should make durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Persist {
-    /// Hand committed work to the operating system (survives the process being killed).
-    Flush,
-    /// Also to the disk (survives a power cut).
-    Sync,
-    /// Write a compacted snapshot; `finished` marks a crawl with nothing left to do.
-    Checkpoint {
-        /// The crawl is complete.
-        finished: bool,
-    },
+    /// The records committed so far, to the operating system or to the disk.
+    Journal(Durability),
+    /// A compacted snapshot of everything.
+    Checkpoint(CrawlStatus),
+}
+
+/// Recorded work could not be made durable.
+#[derive(Debug, Error)]
+pub enum PersistError {
+    /// The state folder's files could not be written.
+    #[error(transparent)]
+    Files(#[from] StateError),
 }
 
 /// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
@@ -142,7 +144,7 @@ pub trait DataManager: Send + Sync + Debug {
     fn memory_bytes(&self) -> usize;
 
     /// Makes recorded work durable (a no-op for storage that is durable by itself).
-    fn persist(&self, how: Persist) -> Result<(), DataError>;
+    fn persist(&self, how: Persist) -> Result<(), PersistError>;
 
     /// Whether state is saved, so a stopped crawl can continue.
     fn saves_state(&self) -> bool;

@@ -227,7 +227,7 @@ fn failures_and_static_failures() {
                 target: LinkTarget::Internal {
                     url: u("/doc.pdf"),
                     site: SITE,
-                    failure: Some(Failure::static_("not html (extension pdf)")),
+                    failure: Some(Failure::without_request("not html (extension pdf)")),
                 },
                 anchor: String::new(),
             },
@@ -282,7 +282,7 @@ fn released_tasks_are_claimed_again() {
 
 /// A crawl recorded with a journal, for recovery tests.
 fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
-    let (store, rec) = crate::state::StateStore::open(dir).unwrap();
+    let (store, rec) = crate::storage::StateStore::open(dir).unwrap();
     let dm = InMemoryDataManager::with_state(store, rec).unwrap();
     let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
     let (scope, open) = dm
@@ -363,7 +363,8 @@ fn journal_and_snapshot_rebuild_the_same_scope() {
         let c = Crawl { dm, scope };
         crawl_everything(&c);
         assert_eq!(c.dm.pending(), 0);
-        c.dm.persist(Persist::Sync).unwrap();
+        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
         graph_text(&c.dm, c.scope)
     };
     assert!(
@@ -376,7 +377,8 @@ fn journal_and_snapshot_rebuild_the_same_scope() {
     assert_eq!(graph_text(&dm, scope), expected);
     assert_eq!(dm.pending(), 0);
     // From a snapshot.
-    dm.persist(Persist::Checkpoint { finished: false }).unwrap();
+    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+        .unwrap();
     drop(dm);
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(graph_text(&dm, scope), expected);
@@ -389,7 +391,8 @@ fn a_journal_cut_anywhere_recovers_a_prefix_that_completes_to_the_same_graph() {
         let (dm, scope, _) = journaled_crawl(dir.path());
         let c = Crawl { dm, scope };
         crawl_everything(&c);
-        c.dm.persist(Persist::Sync).unwrap();
+        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
         graph_text(&c.dm, c.scope)
     };
     let journal = std::fs::read(dir.path().join("journal-0.bin")).unwrap();

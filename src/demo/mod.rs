@@ -9,9 +9,9 @@ use std::path::Path;
 
 use crossbeam_channel::Receiver;
 
-use crate::app::App;
 use crate::cli::{self, Exit};
 use crate::loopback::Server;
+use crate::registry::Registry;
 use crate::settings::{ResolveEntry, Settings};
 use crate::site::{Origin, SiteSpec};
 
@@ -20,8 +20,9 @@ pub const PREFERRED_PORT: u16 = 18421;
 
 /// Runs the demo.
 pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
+    let registry = Registry::builtin();
     let mut settings = if settings_path.exists() {
-        match cli::load_settings(settings_path) {
+        match cli::load_settings(settings_path, &registry) {
             Ok(s) => s,
             Err(code) => return code,
         }
@@ -57,7 +58,7 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
         crawl_delay: settings.site_defaults.crawl_delay,
     };
     let results = settings.result_folder.join(origin.folder_name());
-    let exit = cli::run(App::new(settings, vec![spec]), ctrl_c);
+    let exit = cli::run(&registry, &settings, &[spec], ctrl_c);
     println!(
         "open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf",
         results.display()

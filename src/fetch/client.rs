@@ -11,7 +11,7 @@ use ureq::unversioned::transport::DefaultConnector;
 
 use super::pools::{AgentPools, idle_connection_budget};
 use super::resolver::CachingResolver;
-use crate::data::SiteId;
+use crate::ids::SiteId;
 use crate::settings::Settings;
 use crate::url_norm::NormUrl;
 

@@ -1,13 +1,73 @@
-//! Downloading (the paper's DownloadingThread, `DT0`): the HTTP client, the worker loop, the
-//! page fetch with redirects followed and checked hop by hop, and the robots.txt fetch.
+//! Downloading (the paper's DownloadingThread): the [`Downloader`] component and its HTTP
+//! implementation `DT0` ([`HttpDownloader`]): the HTTP client with a connection pool per site,
+//! the page fetch with redirects followed and checked hop by hop, and the robots.txt fetch.
+//!
+//! The engine's downloader threads own the loop (take a task, fetch it, pass the result on,
+//! retry or give up); a [`Downloader`] only turns one task into a result.
 
 mod client;
-mod downloader;
+mod http_downloader;
 mod page;
 mod pools;
 mod resolver;
 pub mod retry;
 mod robots_txt;
 
+use std::fmt::Debug;
+use std::sync::Arc;
+
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
-pub use downloader::run_downloader;
+pub use http_downloader::HttpDownloader;
+pub use retry::Transient;
+
+use crate::context::{Context, Log};
+use crate::message::{Downloaded, FetchTask, Outcome};
+use crate::robots::RobotsRules;
+
+/// What fetching a page task gave.
+#[derive(Debug)]
+pub enum PageResult {
+    /// An HTML page for the parsers.
+    Page(Downloaded),
+    /// A final outcome without a page.
+    Done(Outcome),
+    /// A failure that may pass: retry later, or record `outcome` when retries are used up.
+    Retry {
+        /// What to record if it is not retried.
+        outcome: Outcome,
+        /// Why it may pass.
+        transient: Transient,
+    },
+    /// The crawl is stopping: the URL goes back to the frontier.
+    Abandoned,
+}
+
+/// What fetching a site's robots.txt gave (RFC 9309 §2.3).
+#[derive(Debug)]
+pub enum RobotsAnswer {
+    /// The rules to obey: parsed from a 2xx body, or "allow all" after a 4xx.
+    Rules(Arc<dyn RobotsRules>),
+    /// Unavailable for now: everything is disallowed unless a retry succeeds.
+    Unavailable {
+        /// Why (`status 503`, `timeout`, …).
+        why: String,
+        /// Set when trying again may help.
+        transient: Option<Transient>,
+    },
+    /// The crawl is stopping.
+    Abandoned,
+}
+
+/// The `DownloadingThread` component: fetches one task at a time. Called concurrently from
+/// `DownloadingThreadsCount` threads, each with a task leased from the dispatcher: the
+/// engine has already taken the site's request slot and waited for its delay, and gives
+/// everything back afterwards. An implementation must keep each further request of the task
+/// (a redirect hop) polite with [`Dispatcher::hop`](crate::schedule::Dispatcher::hop),
+/// check every hop against robots.txt, log each request on `log`, and return within
+/// `RequestTimeoutSeconds` per request once `ctx.stop` is requested.
+pub trait Downloader: Send + Sync + Debug {
+    /// Fetches the site's robots.txt (a task of kind `Robots`).
+    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer;
+    /// Fetches a page task, following its redirects.
+    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult;
+}

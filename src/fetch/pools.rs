@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use parking_lot::Mutex;
 use ureq::Agent;
 
-use crate::data::SiteId;
+use crate::ids::SiteId;
 
 /// Open files kept for everything but idle connections: connections in use, state and log
 /// files, result files being written.
@@ -42,12 +42,12 @@ pub(super) struct AgentPools {
 
 #[derive(Default)]
 struct Lru {
-    slots: HashMap<SiteId, Slot>,
+    slots: HashMap<SiteId, PoolEntry>,
     clock: u64,
     held: usize,
 }
 
-struct Slot {
+struct PoolEntry {
     agent: Agent,
     last_use: u64,
     idle: usize,
@@ -96,7 +96,7 @@ impl AgentPools {
             lru.held += idle;
             lru.slots.insert(
                 site,
-                Slot {
+                PoolEntry {
                     agent: agent.clone(),
                     last_use: now,
                     idle,

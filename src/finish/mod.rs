@@ -6,15 +6,27 @@ mod timeout;
 mod work_is_done;
 
 use std::fmt::Debug;
+use std::path::PathBuf;
 use std::time::Instant;
+
+use thiserror::Error;
 
 pub use stop_file::StopFile;
 pub use timeout::Timeout;
 pub use work_is_done::WorkIsDone;
 
-use crate::settings::Settings;
-use crate::settings::registry::FinisherKind;
 use crate::stop::StopReason;
+
+/// A finisher could not get ready (its file could not be removed).
+#[derive(Debug, Error)]
+#[error("cannot remove the leftover stop file {}: {source}", path.display())]
+pub struct FinisherError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    #[source]
+    pub source: std::io::Error,
+}
 
 /// What finishers see.
 #[derive(Debug, Clone, Copy)]
@@ -27,23 +39,13 @@ pub struct Tick {
     pub robots_pending: usize,
 }
 
-/// A condition that ends the crawl.
+/// A condition that ends the crawl. The routine thread owns the finishers: `start` is called
+/// once before any worker starts, then `check` on every tick until one answers.
 pub trait Finisher: Send + Debug {
+    /// The run starts at `started` (deadlines count from here; leftovers are cleared).
+    fn start(&mut self, _started: Instant) -> Result<(), FinisherError> {
+        Ok(())
+    }
     /// `Some(reason)` when the crawl should stop now.
     fn check(&mut self, tick: &Tick) -> Option<StopReason>;
-}
-
-/// Builds the finishers named in settings; `started` is when the run began.
-pub fn finishers_for(settings: &Settings, started: Instant) -> Vec<Box<dyn Finisher>> {
-    settings
-        .finishers
-        .iter()
-        .map(|kind| -> Box<dyn Finisher> {
-            match kind {
-                FinisherKind::WorkIsDone => Box::new(WorkIsDone),
-                FinisherKind::Timeout => Box::new(Timeout::new(started, settings.timeout)),
-                FinisherKind::StopFile => Box::new(StopFile::new(settings.stop_file.clone())),
-            }
-        })
-        .collect()
 }

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::{Finisher, Tick};
+use std::time::Instant;
+
+use super::{Finisher, FinisherError, Tick};
 use crate::stop::StopReason;
 
 /// Watches for a file.
@@ -20,6 +22,20 @@ impl StopFile {
 }
 
 impl Finisher for StopFile {
+    fn start(&mut self, _started: Instant) -> Result<(), FinisherError> {
+        if self.path.exists() {
+            std::fs::remove_file(&self.path).map_err(|source| FinisherError {
+                path: self.path.clone(),
+                source,
+            })?;
+            eprintln!(
+                "removed the stop file {} left over from an earlier run",
+                self.path.display()
+            );
+        }
+        Ok(())
+    }
+
     fn check(&mut self, _tick: &Tick) -> Option<StopReason> {
         self.path.exists().then_some(StopReason::StopFile)
     }
@@ -28,7 +44,6 @@ impl Finisher for StopFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     #[test]
     fn fires_when_the_file_exists() {
@@ -43,5 +58,8 @@ mod tests {
         assert_eq!(f.check(&t), None);
         std::fs::write(&path, "").unwrap();
         assert_eq!(f.check(&t), Some(StopReason::StopFile));
+        f.start(Instant::now()).unwrap();
+        assert!(!path.exists(), "a leftover stop file is removed at start");
+        assert_eq!(f.check(&t), None);
     }
 }

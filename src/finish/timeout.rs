@@ -2,27 +2,36 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Finisher, Tick};
+use super::{Finisher, FinisherError, Tick};
 use crate::stop::StopReason;
 
 /// Stops at a deadline.
 #[derive(Debug, Clone, Copy)]
 pub struct Timeout {
-    deadline: Instant,
+    after: Duration,
+    deadline: Option<Instant>,
 }
 
 impl Timeout {
-    /// Stops `after` from `started`.
-    pub fn new(started: Instant, after: Duration) -> Self {
+    /// Stops `after` from the start of the run.
+    pub fn new(after: Duration) -> Self {
         Timeout {
-            deadline: started + after,
+            after,
+            deadline: None,
         }
     }
 }
 
 impl Finisher for Timeout {
+    fn start(&mut self, started: Instant) -> Result<(), FinisherError> {
+        self.deadline = Some(started + self.after);
+        Ok(())
+    }
+
     fn check(&mut self, tick: &Tick) -> Option<StopReason> {
-        (tick.now >= self.deadline).then_some(StopReason::Timeout)
+        self.deadline
+            .is_some_and(|d| tick.now >= d)
+            .then_some(StopReason::Timeout)
     }
 }
 
@@ -33,7 +42,8 @@ mod tests {
     #[test]
     fn fires_at_the_deadline() {
         let start = Instant::now();
-        let mut f = Timeout::new(start, Duration::from_secs(10));
+        let mut f = Timeout::new(Duration::from_secs(10));
+        f.start(start).unwrap();
         let at = |s| Tick {
             now: start + Duration::from_secs(s),
             pending: 5,

@@ -1,6 +1,34 @@
-//! Parsing: page bytes → text (charset) → links, base, title (links).
+//! Parsing (the paper's ParsingThread): the [`PageParser`] component and its HTML
+//! implementation `PT0` ([`HtmlParser`]): page bytes → text ([`charset`]) → links, base and
+//! title ([`links`]) → normalized, classified links ([`href_cache`] makes navigation cheap).
+//!
+//! The engine's parsing threads own the loop (take a page, parse it, record it); a parser only
+//! turns one downloaded page into a [`PageRecord`].
 
 pub mod charset;
 pub mod href_cache;
+mod html_parser;
 pub mod links;
-pub mod worker;
+
+use std::fmt::Debug;
+
+pub use html_parser::{HtmlParser, HtmlWorker};
+
+use crate::context::Context;
+use crate::message::{Downloaded, FetchTask, PageRecord};
+
+/// The `ParsingThread` component. The engine starts `ParsingThreadsCount` threads; each asks
+/// for its own [`ParseWorker`] once, then hands it every page it takes from the downloaders,
+/// and records the result (the page is recorded even when the crawl is stopping: downloaded
+/// work is not lost).
+pub trait PageParser: Send + Sync + Debug {
+    /// A parser for one parsing thread.
+    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker>;
+}
+
+/// One parsing thread's parser: it may keep caches and buffers from page to page.
+pub trait ParseWorker: Send {
+    /// Turns a downloaded page of `task` into its record: links in document order,
+    /// classified and normalized, with anchors; title; content hash.
+    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: &Downloaded) -> PageRecord;
+}

@@ -28,23 +28,26 @@ pub trait RobotsRules: Debug + Send + Sync {
     }
 }
 
-/// Which parser reads robots.txt (`RobotsTxtClass`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RobotsFlavor {
-    /// `Rfc9309RobotsTxt`.
-    Rfc9309,
-    /// `OnlyDisallowRobotsTxt`.
-    OnlyDisallow,
+/// A `RobotsTxtClass`: parses a 2xx robots.txt body for product token `agent`. The body is
+/// capped at [`MAX_ROBOTS_BYTES`] by the implementations.
+pub type RobotsParse = fn(body: &[u8], agent: &str) -> Arc<dyn RobotsRules>;
+
+/// The first [`MAX_ROBOTS_BYTES`] of a body: what RFC 9309 asks parsers to read.
+fn capped(body: &[u8]) -> &[u8] {
+    &body[..body.len().min(MAX_ROBOTS_BYTES)]
 }
 
-impl RobotsFlavor {
-    /// Parses a 2xx robots.txt body (capped at [`MAX_ROBOTS_BYTES`]) for product token `agent`.
-    pub fn parse(self, body: &[u8], agent: &str) -> Arc<dyn RobotsRules> {
-        let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
-        match self {
-            RobotsFlavor::Rfc9309 => Arc::new(Rfc9309Rules::parse(body, agent)),
-            RobotsFlavor::OnlyDisallow => Arc::new(OnlyDisallowRules::parse(body, agent)),
-        }
+impl Rfc9309Rules {
+    /// `Rfc9309RobotsTxt` as a [`RobotsParse`].
+    pub fn parse_shared(body: &[u8], agent: &str) -> Arc<dyn RobotsRules> {
+        Arc::new(Rfc9309Rules::parse(capped(body), agent))
+    }
+}
+
+impl OnlyDisallowRules {
+    /// `OnlyDisallowRobotsTxt` as a [`RobotsParse`].
+    pub fn parse_shared(body: &[u8], agent: &str) -> Arc<dyn RobotsRules> {
+        Arc::new(OnlyDisallowRules::parse(capped(body), agent))
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
-use crate::data::SiteId;
+use crate::ids::SiteId;
 
 /// Round robin over the ready sites.
 #[derive(Debug, Default)]

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
-use crate::data::SiteId;
+use crate::ids::SiteId;
 
 /// One site at a time.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Candidate, Scheduler};
-use crate::data::SiteId;
+use crate::ids::SiteId;
 
 /// Round robin with a time slice.
 #[derive(Debug)]

@@ -120,7 +120,7 @@ pub const KEYS: &[KeyDef] = &[
         "ResultUnloaders",
         "GephiSiteGraphRU",
         ValueKind::ComponentList,
-        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF."
+        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF. TestRU (after it): reads nodes.csv and edges.csv back and checks them (dense ids, arcs between nodes, true breadth-first levels) into test_report.txt; a failed check makes the exit code 1."
     ),
     key!(
         "Components",

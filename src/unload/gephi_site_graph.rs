@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 
 use super::gephi_csv::CsvOut;
-use super::{UnloadError, Unloader, replace_file, sync_dir, write_gexf};
+use super::{UnloadError, Unloader, write_gexf};
 use crate::data::SiteGraph;
+use crate::storage::{replace_file, sync_dir};
 
 /// The Gephi unloader.
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,9 @@
 //! Result unloaders (the paper's ResultUnloader): write each scope's graph under
-//! `ResultFolder/<site>/`, atomically. `GephiSiteGraphRU` is the one the paper used; the
-//! summary of all sites is written by [`summary`].
+//! `ResultFolder/<site>/`, atomically. `GephiSiteGraphRU` ([`GephiSiteGraph`]) is the one the
+//! paper used; `TestRU` ([`ResultCheck`]) reads back and checks what was written; the summary
+//! of all sites is written by [`summary`].
 
-mod atomic;
+mod check;
 mod gephi_csv;
 mod gephi_site_graph;
 mod gexf;
@@ -13,14 +14,12 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use atomic::{replace_file, sync_dir, write_atomic};
+pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
 pub use gephi_csv::{CsvOut, quote};
 pub use gephi_site_graph::GephiSiteGraph;
 pub use gexf::write_gexf;
 
 use crate::data::SiteGraph;
-use crate::settings::Settings;
-use crate::settings::registry::UnloaderKind;
 
 /// A result file could not be written.
 #[derive(Debug, Error)]
@@ -33,23 +32,15 @@ pub struct UnloadError {
     pub source: std::io::Error,
 }
 
-/// Writes one scope's results into its folder.
+/// A `ResultUnloader`: writes (or checks) each scope's results. The application manager
+/// calls `unload` once per scope, from several threads at once (one scope per thread), in the
+/// order settings.ini lists the unloaders; then `finish` once.
 pub trait Unloader: Send + Sync + Debug {
     /// Writes `graph` into `folder` (created if needed).
     fn unload(&self, graph: &SiteGraph<'_>, folder: &Path) -> Result<(), UnloadError>;
-}
-
-/// Builds the unloaders named in settings.
-pub fn unloaders_for(settings: &Settings) -> Vec<Box<dyn Unloader>> {
-    settings
-        .unloaders
-        .iter()
-        .map(|k| -> Box<dyn Unloader> {
-            match k {
-                UnloaderKind::GephiSiteGraph => Box::new(GephiSiteGraph {
-                    save_duplicates: settings.save_duplicates,
-                }),
-            }
-        })
-        .collect()
+    /// After every scope: writes what covers the whole run into `result_folder`, and returns
+    /// the problems found (a checking unloader's failed checks), which make the run fail.
+    fn finish(&self, _result_folder: &Path) -> Result<Vec<String>, UnloadError> {
+        Ok(Vec::new())
+    }
 }

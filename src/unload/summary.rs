@@ -5,8 +5,8 @@ use std::io;
 use std::path::Path;
 
 use super::gephi_csv::CsvOut;
-use super::write_atomic;
 use crate::data::SiteGraph;
+use crate::storage::write_atomic;
 
 /// How a site's crawl ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use url::Url;
 
 use super::UrlFilter;
-use crate::data::SiteId;
+use crate::ids::SiteId;
 use crate::sites::SiteEntry;
 
 /// Internal = same scheme, host and port as the page's site.

@@ -9,7 +9,7 @@ use std::fmt::Debug;
 pub use empty::SeedSiteOnly;
 use url::Url;
 
-use crate::data::SiteId;
+use crate::ids::SiteId;
 use crate::sites::SiteEntry;
 
 /// Decides whether a link is internal to a crawl.

@@ -9,8 +9,9 @@ pub mod webgen;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rccrawler::app::{App, RunReport};
+use rccrawler::app::{AppError, RunReport};
 use rccrawler::loopback::{Resp, Route, Server};
+use rccrawler::registry::Registry;
 use rccrawler::settings::Settings;
 
 /// Host names every test web answers for (all mapped to 127.0.0.1 through `Resolve`).
@@ -96,15 +97,18 @@ pub fn prepare(hosts: &[String], extra: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// Runs a crawl in-process and returns its report.
-pub fn run_in(dir: &Path) -> RunReport {
+/// Runs a crawl in-process with the components of `registry`.
+pub fn try_run_with(registry: &Registry, dir: &Path) -> Result<RunReport, AppError> {
     let (settings, warnings) = Settings::load(&dir.join("settings.ini")).expect("valid settings");
     assert!(warnings.is_empty(), "{warnings:?}");
     let sites = rccrawler::hosts::load(&dir.join("hosts.txt"), settings.site_defaults)
         .expect("valid hosts");
-    App::new(settings, sites)
-        .run(crossbeam_channel::never())
-        .expect("the crawl runs")
+    registry.run(&settings, &sites, crossbeam_channel::never())
+}
+
+/// Runs a crawl in-process and returns its report.
+pub fn run_in(dir: &Path) -> RunReport {
+    try_run_with(&Registry::builtin(), dir).expect("the crawl runs")
 }
 
 /// Prepares and runs a crawl.

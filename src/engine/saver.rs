@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{select, tick};
 
 use crate::context::Context;
-use crate::data::Persist;
+use crate::data::{CrawlStatus, Persist};
 use crate::stop::{PanicGuard, StopReason};
+use crate::storage::Durability;
 
 /// How often committed work reaches the journal file.
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
@@ -17,7 +18,7 @@ pub const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Runs until the crawl stops.
-pub fn run_state_saver(ctx: &Context, checkpoint_every: Duration) {
+pub(super) fn run(ctx: &Context, checkpoint_every: Duration) {
     let _guard = PanicGuard(&ctx.stop);
     let shutdown = ctx.stop.receiver();
     let ticker = tick(FLUSH_INTERVAL);
@@ -29,11 +30,11 @@ pub fn run_state_saver(ctx: &Context, checkpoint_every: Duration) {
         }
         let now = Instant::now();
         let how = if now.duration_since(last_checkpoint) >= checkpoint_every {
-            Persist::Checkpoint { finished: false }
+            Persist::Checkpoint(CrawlStatus::Unfinished)
         } else if now.duration_since(last_sync) >= SYNC_INTERVAL {
-            Persist::Sync
+            Persist::Journal(Durability::Disk)
         } else {
-            Persist::Flush
+            Persist::Journal(Durability::Process)
         };
         if let Err(e) = ctx.dm.persist(how) {
             ctx.stop.request(StopReason::Failed(format!(
@@ -41,10 +42,10 @@ pub fn run_state_saver(ctx: &Context, checkpoint_every: Duration) {
             )));
             return;
         }
-        if how != Persist::Flush {
+        if how != Persist::Journal(Durability::Process) {
             last_sync = now;
         }
-        if matches!(how, Persist::Checkpoint { .. }) {
+        if matches!(how, Persist::Checkpoint(_)) {
             last_checkpoint = now;
         }
     }

@@ -1,82 +1,13 @@
-//! The saved crawl state (SPEC §8) as files: what survives a stop, a `kill -9` or a power cut.
-//!
-//! ```text
-//! StateFolder/
-//!   lock               held (flock) by the running crawl: two crawls cannot share a folder
-//!   snapshot-G.bin     the compacted state when generation G began (none for G = 0)
-//!   journal-G.bin      records committed since: appended, flushed every 100 ms, fsynced every second
-//! ```
-//!
-//! A snapshot is written to a temporary file, fsynced and renamed into place; only then does
-//! generation G+1 start and the files of G go. Whatever moment a crash hits, the folder holds
-//! one usable (snapshot, journal) pair. Journal records are length- and CRC-framed: a torn or
-//! damaged tail is detected, reported and cut off — never read as data. A damaged snapshot is
-//! an error naming the file. Both files start with a magic string and the format version.
-//!
-//! This module moves bytes; `data` decides what they mean.
+//! The open state folder: its lock, the current generation's journal (appended, flushed,
+//! fsynced) and the switch to the next generation when a snapshot is complete.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Write};
+
 use std::path::{Path, PathBuf};
 
-use thiserror::Error;
-
-mod saver;
-
-pub use saver::{FLUSH_INTERVAL, SYNC_INTERVAL, run_state_saver};
-
-use crate::data::journal_frames;
-use crate::unload::sync_dir;
-
-/// The format of both files. Bump it when their meaning changes.
-pub const FORMAT_VERSION: u32 = 1;
-const JOURNAL_MAGIC: &[u8; 8] = b"RCCJRNL\n";
-const SNAPSHOT_MAGIC: &[u8; 8] = b"RCCSNAP\n";
-/// magic + version + generation.
-const JOURNAL_HEADER: usize = 8 + 4 + 8;
-
-/// The state folder cannot be used.
-#[derive(Debug, Error)]
-pub enum StateError {
-    /// A file operation failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: io::Error,
-    },
-    /// Another crawl holds the folder.
-    #[error("{} is in use by another running rccrawler (or its lock is stuck); wait for it or use another StateFolder", path.display())]
-    Locked {
-        /// The lock file.
-        path: PathBuf,
-    },
-    /// Written by an incompatible version.
-    #[error("{} was written in state format {found}; this rccrawler reads format {FORMAT_VERSION}. Finish that crawl with the matching rccrawler, or move the state folder away to start afresh", path.display())]
-    Version {
-        /// The file.
-        path: PathBuf,
-        /// Its format.
-        found: u32,
-    },
-    /// A snapshot is damaged.
-    #[error("{} is damaged ({what}); the saved crawl cannot be continued from it. Move the state folder away to start afresh", path.display())]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        what: String,
-    },
-}
-
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
-    move |source| StateError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
+use super::files::{SnapshotWriter, new_journal, read_snapshot, recover_journal};
+use super::{Durability, StateError, io_err, sync_dir};
 
 /// What was found in the folder.
 #[derive(Debug, Default)]
@@ -215,11 +146,10 @@ impl StateStore {
             .map_err(io_err(&self.journal_path))
     }
 
-    /// Hands buffered records to the operating system (they survive a `kill -9`), and with
-    /// `sync` to the disk (they survive a power cut).
-    pub fn flush(&mut self, sync: bool) -> Result<(), StateError> {
+    /// Hands buffered records to the operating system, or on to the disk.
+    pub fn flush(&mut self, how: Durability) -> Result<(), StateError> {
         self.journal.flush().map_err(io_err(&self.journal_path))?;
-        if sync {
+        if how == Durability::Disk {
             self.journal
                 .get_ref()
                 .sync_data()
@@ -237,27 +167,7 @@ impl StateStore {
     ) -> Result<SnapshotWriter, StateError> {
         let next = self.generation + 1;
         let path = self.dir.join(format!(".tmp-snapshot-{next}.bin"));
-        let file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        let mut header = Vec::with_capacity(29);
-        header.extend_from_slice(SNAPSHOT_MAGIC);
-        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        header.extend_from_slice(&next.to_le_bytes());
-        header.push(u8::from(finished));
-        header.extend_from_slice(&scopes.to_le_bytes());
-        w.write_all(&header).map_err(io_err(&path))?;
-        Ok(SnapshotWriter {
-            path,
-            w,
-            pos: header.len() as u64,
-            blobs: Vec::new(),
-            expected: scopes,
-        })
+        SnapshotWriter::create(path, next, finished, scopes)
     }
 
     /// Makes the snapshot the state: `pending` journal records (what was committed before the
@@ -269,7 +179,7 @@ impl StateStore {
         pending: &[u8],
     ) -> Result<(), StateError> {
         self.append(pending)?;
-        self.flush(true)?;
+        self.flush(Durability::Disk)?;
         let next = self.generation + 1;
         let snap_path = self.dir.join(format!("snapshot-{next}.bin"));
         snapshot.complete(&snap_path)?;
@@ -314,202 +224,14 @@ impl StateStore {
     }
 }
 
-/// A snapshot being written; see [`StateStore::begin_snapshot`].
-#[derive(Debug)]
-pub struct SnapshotWriter {
-    path: PathBuf,
-    w: BufWriter<File>,
-    pos: u64,
-    /// (offset of the blob's length field, length, crc) of each scope written.
-    blobs: Vec<(u64, u64, u32)>,
-    expected: u64,
-}
-
-/// Counts and checksums what passes through.
-struct Tally<'a> {
-    w: &'a mut BufWriter<File>,
-    len: u64,
-    crc: crc32fast::Hasher,
-}
-
-impl Write for Tally<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.w.write(buf)?;
-        self.len += n as u64;
-        self.crc.update(&buf[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
-}
-
-impl SnapshotWriter {
-    /// Appends one scope, streamed by `write`.
-    pub fn add_scope(
-        &mut self,
-        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    ) -> Result<(), StateError> {
-        let at = self.pos;
-        // Length and checksum are filled in by `complete`.
-        self.w.write_all(&[0; 12]).map_err(io_err(&self.path))?;
-        let mut tally = Tally {
-            w: &mut self.w,
-            len: 0,
-            crc: crc32fast::Hasher::new(),
-        };
-        write(&mut tally).map_err(io_err(&self.path))?;
-        let (len, crc) = (tally.len, tally.crc.finalize());
-        self.pos += 12 + len;
-        self.blobs.push((at, len, crc));
-        Ok(())
-    }
-
-    fn complete(mut self, to: &Path) -> Result<(), StateError> {
-        let path = self.path.clone();
-        if self.blobs.len() as u64 != self.expected {
-            return Err(StateError::Corrupt {
-                path,
-                what: "scope count changed while writing".into(),
-            });
-        }
-        self.w.flush().map_err(io_err(&path))?;
-        let file = self.w.get_mut();
-        for &(at, len, crc) in &self.blobs {
-            file.seek(SeekFrom::Start(at)).map_err(io_err(&path))?;
-            let mut field = [0u8; 12];
-            field[..8].copy_from_slice(&len.to_le_bytes());
-            field[8..].copy_from_slice(&crc.to_le_bytes());
-            file.write_all(&field).map_err(io_err(&path))?;
-        }
-        file.sync_all().map_err(io_err(&path))?;
-        std::fs::rename(&path, to).map_err(io_err(to))
-    }
-}
-
-impl Drop for SnapshotWriter {
-    fn drop(&mut self) {
-        // Abandoned (or already renamed, when this finds nothing): leave no temp file.
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-fn new_journal(path: &Path, generation: u64) -> Result<File, StateError> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .open(path)
-        .map_err(io_err(path))?;
-    let mut header = Vec::with_capacity(JOURNAL_HEADER);
-    header.extend_from_slice(JOURNAL_MAGIC);
-    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header.extend_from_slice(&generation.to_le_bytes());
-    f.write_all(&header).map_err(io_err(path))?;
-    f.sync_all().map_err(io_err(path))?;
-    if let Some(dir) = path.parent() {
-        sync_dir(dir).map_err(io_err(dir))?;
-    }
-    Ok(f)
-}
-
-fn check_header(
-    path: &Path,
-    bytes: &[u8],
-    magic: &[u8; 8],
-    generation: u64,
-) -> Result<(), StateError> {
-    let corrupt = |what: &str| StateError::Corrupt {
-        path: path.to_owned(),
-        what: what.to_owned(),
-    };
-    if bytes.len() < 20 || &bytes[..8] != magic {
-        return Err(corrupt("not an rccrawler state file"));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| corrupt("header"))?);
-    if version != FORMAT_VERSION {
-        return Err(StateError::Version {
-            path: path.to_owned(),
-            found: version,
-        });
-    }
-    let g = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| corrupt("header"))?);
-    if g != generation {
-        return Err(corrupt("generation does not match the file name"));
-    }
-    Ok(())
-}
-
-fn read_snapshot(path: &Path, generation: u64) -> Result<(Vec<Vec<u8>>, bool), StateError> {
-    let bytes = std::fs::read(path).map_err(io_err(path))?;
-    check_header(path, &bytes, SNAPSHOT_MAGIC, generation)?;
-    let corrupt = |what: &str| StateError::Corrupt {
-        path: path.to_owned(),
-        what: what.to_owned(),
-    };
-    let mut pos = 20;
-    let mut take = |n: usize| -> Result<&[u8], StateError> {
-        let end = pos + n;
-        let s = bytes.get(pos..end).ok_or_else(|| corrupt("truncated"))?;
-        pos = end;
-        Ok(s)
-    };
-    let finished = take(1)?[0] != 0;
-    let count = u64::from_le_bytes(take(8)?.try_into().map_err(|_| corrupt("truncated"))?);
-    let mut scopes = Vec::new();
-    for _ in 0..count {
-        let len = u64::from_le_bytes(take(8)?.try_into().map_err(|_| corrupt("truncated"))?);
-        let crc = u32::from_le_bytes(take(4)?.try_into().map_err(|_| corrupt("truncated"))?);
-        let len = usize::try_from(len).map_err(|_| corrupt("scope too large"))?;
-        let blob = take(len)?;
-        if crc32fast::hash(blob) != crc {
-            return Err(corrupt("checksum mismatch"));
-        }
-        scopes.push(blob.to_vec());
-    }
-    if pos != bytes.len() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok((scopes, finished))
-}
-
-/// Reads a journal, cuts off a torn or damaged tail, and returns the file positioned for
-/// appending, the valid records and the number of bytes dropped.
-fn recover_journal(path: &Path, generation: u64) -> Result<(File, Vec<u8>, u64), StateError> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io_err(path))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io_err(path))?;
-    if bytes.len() < JOURNAL_HEADER {
-        // Created but its header never reached the disk: nothing was journaled in it.
-        drop(file);
-        let f = new_journal(path, generation)?;
-        return Ok((f, Vec::new(), bytes.len() as u64));
-    }
-    check_header(path, &bytes, JOURNAL_MAGIC, generation)?;
-    let valid = journal_frames::valid_prefix(&bytes[JOURNAL_HEADER..]);
-    let end = JOURNAL_HEADER + valid;
-    let dropped = (bytes.len() - end) as u64;
-    if dropped > 0 {
-        file.set_len(end as u64).map_err(io_err(path))?;
-        file.sync_all().map_err(io_err(path))?;
-    }
-    file.seek(SeekFrom::Start(end as u64))
-        .map_err(io_err(path))?;
-    bytes.truncate(end);
-    Ok((file, bytes.split_off(JOURNAL_HEADER), dropped))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::files::JOURNAL_HEADER;
     use super::*;
 
     fn record(scope: u32, body: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
-        crate::data::journal_frames::frame(&mut out, scope, body);
+        crate::storage::frames::frame(&mut out, scope, body);
         out
     }
 
@@ -522,7 +244,7 @@ mod tests {
             assert!(rec.fresh);
             s.append(&r1).unwrap();
             s.append(&r2).unwrap();
-            s.flush(true).unwrap();
+            s.flush(Durability::Disk).unwrap();
         }
         let path = dir.path().join("journal-0.bin");
         let len = std::fs::metadata(&path).unwrap().len();
@@ -550,7 +272,7 @@ mod tests {
             snap.add_scope(|w| w.write_all(b"scope one")).unwrap();
             s.finish_snapshot(snap, &record(0, b"pending")).unwrap();
             s.append(&record(1, b"after")).unwrap();
-            s.flush(false).unwrap();
+            s.flush(Durability::Process).unwrap();
         }
         let names: std::collections::BTreeSet<_> = std::fs::read_dir(dir.path())
             .unwrap()

@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use super::codec::{Corrupt, Put, Reader};
-use super::interner::Interner;
-use super::scope::{LinkRec, NO_LEVEL, PageRec, ScopeGraph, UNBOUND, UrlRec, UrlState};
+use super::{LinkRec, NO_LEVEL, PageRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState};
+use crate::data::interner::Interner;
+use crate::data::records::LinkKind;
 use crate::site::Origin;
+use crate::storage::codec::{Corrupt, IoPut, Put, Reader};
 
 fn origin_from(text: &str) -> Result<Origin, Corrupt> {
     let url = url::Url::parse(text).map_err(|_| Corrupt("bad origin"))?;
@@ -36,7 +37,7 @@ impl ScopeGraph {
     /// Encodes everything but the frontiers into `w` (streamed: no copy of the scope is
     /// built in memory).
     pub(crate) fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut out = super::codec::IoPut::new(w);
+        let mut out = IoPut::new(w);
         self.encode(&mut out);
         out.finish()
     }
@@ -157,7 +158,7 @@ impl ScopeGraph {
             let ok = match r.state {
                 UrlState::Page => r.data < n_pages,
                 UrlState::Redirect | UrlState::OffSite => r.data < n_urls,
-                UrlState::Failed => (r.data & !super::scope::STATIC_BIT) < n_texts,
+                UrlState::Failed => (r.data & !STATIC_BIT) < n_texts,
                 _ => true,
             };
             if !ok {
@@ -172,9 +173,9 @@ impl ScopeGraph {
         }
         for l in &self.links {
             let ok = match l.kind() {
-                super::scope::LINK_BAD => l.id() < n_texts,
-                super::scope::LINK_INTERNAL | super::scope::LINK_EXTERNAL => l.id() < n_urls,
-                _ => false,
+                Some(LinkKind::Bad) => l.id() < n_texts,
+                Some(LinkKind::Internal | LinkKind::External) => l.id() < n_urls,
+                None => false,
             };
             if !ok || l.aux >= n_texts {
                 return Err(Corrupt("link record points nowhere"));
@@ -186,12 +187,13 @@ impl ScopeGraph {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Journaling;
     use super::*;
-    use crate::data::SiteId;
+    use crate::ids::SiteId;
 
     fn home_only() -> ScopeGraph {
         let origin = origin_from("http://a.test/").unwrap();
-        ScopeGraph::new(0, origin, SiteId(0), 3, false).unwrap()
+        ScopeGraph::new(0, origin, SiteId(0), 3, Journaling::Off).unwrap()
     }
 
     fn bytes(g: &ScopeGraph) -> Vec<u8> {

@@ -1,7 +1,6 @@
-//! The routine thread (the paper's RoutineThread, `RT0`): the only writer of the log files;
-//! every tick it writes the log events waiting, asks the finishers whether to stop and prints
-//! the progress line; Ctrl+C
-//! (forwarded by `main` as a channel message) stops the crawl like the stop file does.
+//! `RT0`: the console routine — the only writer of the log files; every tick it writes the
+//! log events waiting, asks the finishers whether to stop and prints the progress line;
+//! Ctrl+C (forwarded by `main` as a channel message) stops the crawl like the stop file does.
 //! It ends when every other thread has dropped its log sender.
 
 use std::io::Write;
@@ -9,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
+use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
-use crate::data::ScopeId;
-use crate::finish::{Finisher, Tick};
-use crate::logs::LogFiles;
+use crate::finish::Tick;
+use crate::ids::ScopeId;
 use crate::message::LogEvent;
 use crate::stop::StopReason;
 
@@ -20,15 +19,25 @@ use crate::stop::StopReason;
 /// interval). Also the longest a finished crawl waits to be noticed.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
+/// The console routine.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConsoleRoutine;
+
+impl Routine for ConsoleRoutine {
+    fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
+        run_routine(ctx, io);
+    }
+}
+
 /// Runs the routine thread until all log senders are gone.
-pub fn run_routine(
-    ctx: &Context,
-    events: Receiver<LogEvent>,
-    ctrl_c: Receiver<()>,
-    mut finishers: Vec<Box<dyn Finisher>>,
-    logs: LogFiles,
-    scopes: &[(ScopeId, String)],
-) {
+fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
+    let RoutineIo {
+        events,
+        ctrl_c,
+        mut finishers,
+        logs,
+        scopes,
+    } = io;
     let ticker = tick(CHECK_INTERVAL);
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.progress_interval);

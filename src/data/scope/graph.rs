@@ -14,9 +14,8 @@ use std::collections::VecDeque;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::scope::{
-    LINK_BAD, LINK_EXTERNAL, LINK_INTERNAL, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState,
-};
+use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
+use crate::data::records::LinkKind;
 
 /// Why an alias URL maps to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,9 +45,9 @@ pub struct Node {
     pub level: u32,
 }
 
-/// An arc with its weight (number of links).
+/// An arc out of a node, with its weight (number of links).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Arc {
+pub struct Edge {
     /// Target node id.
     pub target: u32,
     /// Links from the source page to the target node.
@@ -156,7 +155,7 @@ impl<'a> SiteGraph<'a> {
                     by_hash.insert(page.hash, id);
                     if level < g.max_level {
                         for l in g.page_links(&page) {
-                            if l.kind() == LINK_INTERNAL && visited[l.id() as usize] == NO_LEVEL {
+                            if l.is_internal() && visited[l.id() as usize] == NO_LEVEL {
                                 visited[l.id() as usize] = level + 1;
                                 queue.push_back(l.id());
                             }
@@ -232,24 +231,24 @@ impl<'a> SiteGraph<'a> {
     }
 
     /// The arcs out of a node, by target id, with weights (SPEC §2.9).
-    pub fn arcs(&self, node: &Node) -> Vec<Arc> {
+    pub fn arcs(&self, node: &Node) -> Vec<Edge> {
         let mut out = Vec::new();
         self.arcs_into(node, &mut out);
         out
     }
 
     /// [`Self::arcs`] into a buffer the caller reuses from node to node.
-    pub fn arcs_into(&self, node: &Node, out: &mut Vec<Arc>) {
+    pub fn arcs_into(&self, node: &Node, out: &mut Vec<Edge>) {
         out.clear();
         let page = self.g.pages[node.page as usize];
         out.extend(
             self.g
                 .page_links(&page)
                 .iter()
-                .filter(|l| l.kind() == LINK_INTERNAL && self.visited[l.id() as usize] != NO_LEVEL)
+                .filter(|l| l.is_internal() && self.visited[l.id() as usize] != NO_LEVEL)
                 .map(|l| self.node_of[l.id() as usize])
                 .filter(|&t| t != 0)
-                .map(|target| Arc { target, weight: 1 }),
+                .map(|target| Edge { target, weight: 1 }),
         );
         out.sort_unstable_by_key(|a| a.target);
         // Runs of one target become one arc weighing the run's length.
@@ -273,8 +272,8 @@ impl<'a> SiteGraph<'a> {
         let mut rows = Vec::new();
         for l in self.g.page_links(&page) {
             let ext = match l.kind() {
-                LINK_EXTERNAL => Some(l.id()),
-                LINK_INTERNAL => match self.resolve(l.id()) {
+                Some(LinkKind::External) => Some(l.id()),
+                Some(LinkKind::Internal) => match self.resolve(l.id()) {
                     Some((_, UrlState::OffSite, ext)) => Some(ext),
                     _ => None,
                 },
@@ -301,8 +300,8 @@ impl<'a> SiteGraph<'a> {
         let mut rows = Vec::new();
         for l in self.g.page_links(&page) {
             let row = match l.kind() {
-                LINK_BAD => Some((self.g.texts.get(l.id()), self.g.texts.get(l.aux))),
-                LINK_INTERNAL => {
+                Some(LinkKind::Bad) => Some((self.g.texts.get(l.id()), self.g.texts.get(l.aux))),
+                Some(LinkKind::Internal) => {
                     let failed = match self.resolve(l.id()) {
                         Some((_, UrlState::Failed, data)) => Some(data),
                         None => {
@@ -357,23 +356,6 @@ impl<'a> SiteGraph<'a> {
     /// The deepest level.
     pub fn max_level(&self) -> u32 {
         self.nodes.iter().map(|n| n.level).max().unwrap_or(0)
-    }
-
-    /// The graph as a petgraph `DiGraph` (node weight: label and level; edge weight: link
-    /// count), for Rust users and for checking levels independently.
-    pub fn to_petgraph(&self) -> petgraph::graph::DiGraph<(String, u32), u32> {
-        let mut pg = petgraph::graph::DiGraph::with_capacity(self.nodes.len(), 0);
-        let idx: Vec<_> = self
-            .nodes
-            .iter()
-            .map(|n| pg.add_node((self.label(n).to_owned(), n.level)))
-            .collect();
-        for (i, n) in self.nodes.iter().enumerate() {
-            for a in self.arcs(n) {
-                pg.add_edge(idx[i], idx[a.target as usize - 1], a.weight);
-            }
-        }
-        pg
     }
 }
 

@@ -1,0 +1,129 @@
+//! The application manager (the paper's ApplicationManager): what runs a crawl from start to
+//! end. [`TextFileManager`] (`TextFileAM`) crawls the sites of hosts.txt in one process.
+//!
+//! A manager receives the validated settings, the sites and the other components built by
+//! the registry ([`Components`]), and is responsible for the run's order (SPEC §8): starting
+//! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
+//! fires or Ctrl+C arrives, saving the state, then writing the results.
+
+mod text_file;
+mod unload_all;
+
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+use thiserror::Error;
+
+pub use text_file::TextFileManager;
+
+use crate::data::{DataError, DataManager, OpenError, PersistError};
+use crate::engine::SpawnError;
+use crate::fetch::Downloader;
+use crate::finish::{Finisher, FinisherError};
+use crate::parse::PageParser;
+use crate::robots::RobotsParse;
+use crate::routine::Routine;
+use crate::schedule::Scheduler;
+use crate::settings::{Settings, SettingsError};
+use crate::site::SiteSpec;
+use crate::stop::StopReason;
+use crate::unload::summary::SiteSummary;
+use crate::unload::{UnloadError, Unloader};
+use crate::url_filter::UrlFilter;
+
+/// The components of one crawl besides its manager, built from settings.ini by the registry.
+#[derive(Debug)]
+pub struct Components {
+    /// `DataManager`, opened (saved state recovered).
+    pub data: Arc<dyn DataManager>,
+    /// `DownloadingThread`.
+    pub downloader: Arc<dyn Downloader>,
+    /// `ParsingThread`.
+    pub parser: Arc<dyn PageParser>,
+    /// `RoutineThread`.
+    pub routine: Arc<dyn Routine>,
+    /// `UrlAnalyzingThread`.
+    pub url_filter: Box<dyn UrlFilter>,
+    /// `RobotsTxtClass`.
+    pub robots: RobotsParse,
+    /// `ApplicationFinishers`, not started yet.
+    pub finishers: Vec<Box<dyn Finisher>>,
+    /// `ResultUnloaders`.
+    pub unloaders: Vec<Box<dyn Unloader>>,
+    /// `Scheduler`.
+    pub scheduler: Box<dyn Scheduler>,
+}
+
+/// The `ApplicationManager` component: runs one crawl of `hosts` with `settings` and the
+/// `parts` settings.ini chose, until a finisher fires or `ctrl_c` receives a message; saves
+/// the state and writes the results before it returns. Called once, on the main thread.
+pub trait ApplicationManager: Send + Sync + Debug {
+    /// Runs the crawl.
+    fn run(
+        &self,
+        settings: &Settings,
+        hosts: &[SiteSpec],
+        parts: Components,
+        ctrl_c: Receiver<()>,
+    ) -> Result<RunReport, AppError>;
+}
+
+/// A run could not complete its work.
+#[derive(Debug, Error)]
+pub enum AppError {
+    /// A component named in settings.ini is not registered.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The log files could not be opened.
+    #[error("cannot open the log files: {0}")]
+    Logs(#[source] std::io::Error),
+    /// A finisher could not get ready.
+    #[error(transparent)]
+    Finisher(#[from] FinisherError),
+    /// The data manager could not be opened (saved state).
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The crawl's data could not be recorded.
+    #[error(transparent)]
+    Data(#[from] DataError),
+    /// The crawl's data could not be saved.
+    #[error("cannot save the crawl state: {0}")]
+    Persist(#[from] PersistError),
+    /// A result file could not be written.
+    #[error(transparent)]
+    Unload(#[from] UnloadError),
+    /// A thread could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Why it stopped.
+    pub reason: StopReason,
+    /// One row per site, as in summary.csv.
+    pub sites: Vec<SiteSummary>,
+    /// Failed result checks (`TestRU`): any makes the run a failure.
+    pub problems: Vec<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Of which writing the result files.
+    pub unload_elapsed: Duration,
+    /// Where results were written.
+    pub result_folder: PathBuf,
+}
+
+impl RunReport {
+    /// Whether the run failed (exit code 1): it ended because of a failure rather than a
+    /// finisher, or a result check failed.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self.reason,
+            StopReason::WorkerPanicked | StopReason::Failed(_)
+        ) || !self.problems.is_empty()
+    }
+}

@@ -1,0 +1,131 @@
+//! `TextFileAM`: one process crawls the sites of hosts.txt. It registers every site (its
+//! saved crawl continues, or a new one starts), keeps the saved crawls of sites no longer
+//! listed (reported as removed), runs the engine, saves the state, and writes the results.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::Receiver;
+
+use super::unload_all::{ScopeRow, unload_all};
+use super::{AppError, ApplicationManager, Components, RunReport};
+use crate::context::Context;
+use crate::data::{CrawlStatus, Persist, ScopeLimits};
+use crate::engine::{self, RoutineInputs, Workers};
+use crate::ids::SiteId;
+use crate::routine::LogFiles;
+use crate::schedule::Dispatcher;
+use crate::settings::Settings;
+use crate::site::SiteSpec;
+use crate::sites::Sites;
+use crate::stop::{Stop, StopReason};
+
+/// The text-file application manager.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextFileManager;
+
+impl ApplicationManager for TextFileManager {
+    fn run(
+        &self,
+        settings: &Settings,
+        hosts: &[SiteSpec],
+        parts: Components,
+        ctrl_c: Receiver<()>,
+    ) -> Result<RunReport, AppError> {
+        let started = Instant::now();
+        let Components {
+            data: dm,
+            downloader,
+            parser,
+            routine,
+            url_filter,
+            robots,
+            mut finishers,
+            unloaders,
+            scheduler,
+        } = parts;
+        for f in &mut finishers {
+            f.start(started)?;
+        }
+        let logs =
+            LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
+        let stop = Arc::new(Stop::new());
+        let dispatcher = Dispatcher::new(
+            Arc::clone(&dm),
+            scheduler,
+            Arc::clone(&stop),
+            settings.site_down_after,
+            engine::page_buffer(settings),
+        );
+        let sites = Sites::new();
+        let mut scopes = Vec::new();
+        for spec in hosts {
+            let site_id = SiteId(sites.len() as u32);
+            let limits = ScopeLimits {
+                max_level: spec.max_level,
+                max_pages: settings.max_pages_per_site,
+            };
+            let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, limits)?;
+            let entry = sites.add(spec.clone(), scope);
+            dispatcher.add_site(&entry);
+            scopes.push(ScopeRow::new(scope, Some(entry.id), &entry.origin));
+        }
+        for info in dm.scopes().into_iter().filter(|s| !s.active) {
+            eprintln!(
+                "{} is no longer in hosts.txt: its saved data is kept and reported as removed",
+                info.origin
+            );
+            scopes.push(ScopeRow::new(info.id, None, &info.origin));
+        }
+        ScopeRow::dedupe_folders(&mut scopes);
+        let ctx = Context {
+            settings: settings.clone(),
+            sites,
+            dm: Arc::clone(&dm),
+            dispatcher,
+            stop: Arc::clone(&stop),
+            filter: url_filter,
+            robots,
+            started,
+        };
+        let names: Vec<_> = scopes
+            .iter()
+            .filter(|s| s.site.is_some())
+            .map(|s| (s.scope, s.name.clone()))
+            .collect();
+        let workers = Workers {
+            downloader: &*downloader,
+            parser: &*parser,
+            routine: &*routine,
+        };
+        let inputs = RoutineInputs {
+            ctrl_c,
+            finishers,
+            logs,
+            scopes: &names,
+        };
+        engine::run(&ctx, workers, inputs)?;
+        for row in &mut scopes {
+            row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
+        }
+        let reason = stop.reason().unwrap_or(StopReason::WorkDone);
+        let finished =
+            reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
+        let status = if finished {
+            CrawlStatus::Finished
+        } else {
+            CrawlStatus::Unfinished
+        };
+        dm.persist(Persist::Checkpoint(status))?;
+        let unload_started = Instant::now();
+        let unloaded = unload_all(settings, &*dm, &unloaders, &scopes)?;
+        Ok(RunReport {
+            reason,
+            sites: unloaded.rows,
+            problems: unloaded.problems,
+            elapsed: started.elapsed(),
+            unload_elapsed: unload_started.elapsed(),
+            result_folder: settings.result_folder.clone(),
+        })
+    }
+}

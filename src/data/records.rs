@@ -1,0 +1,96 @@
+//! What a scope records, as values in ids: an outcome whose strings are already interned
+//! ([`Resolved`]), and the journal entries that introduce those strings ([`Entry`]). A live
+//! commit produces them, the journal stores them (`journal.rs`), and replaying a journal
+//! applies the same values with the same code.
+
+use crate::message::Decided;
+use crate::site::Origin;
+
+/// What a link of a page points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkKind {
+    /// A URL of the scope: target = URL id, aux = anchor text id.
+    Internal,
+    /// A URL on another site: target = URL id, aux = anchor text id.
+    External,
+    /// Not a crawlable URL: target = raw text id, aux = reason text id.
+    Bad,
+}
+
+impl LinkKind {
+    /// The two-bit code kept in link records and the journal.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            LinkKind::Internal => 0,
+            LinkKind::External => 1,
+            LinkKind::Bad => 2,
+        }
+    }
+
+    /// The kind of a code, if it is one.
+    pub(crate) fn from_code(code: u32) -> Option<Self> {
+        match code {
+            0 => Some(LinkKind::Internal),
+            1 => Some(LinkKind::External),
+            2 => Some(LinkKind::Bad),
+            _ => None,
+        }
+    }
+}
+
+/// One link in ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ResolvedLink {
+    /// What it points to.
+    pub(crate) kind: LinkKind,
+    /// URL id (internal, external) or raw-text id (bad).
+    pub(crate) target: u32,
+    /// Anchor text id (internal, external) or reason text id (bad).
+    pub(crate) aux: u32,
+    /// For internal links that may not be fetched: the reason's text id.
+    pub(crate) failure: Option<u32>,
+}
+
+/// What became of the task URL, in ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResolvedKind {
+    /// An HTML page.
+    Page {
+        hash: u128,
+        bytes: u32,
+        title: u32,
+        links: Vec<ResolvedLink>,
+    },
+    /// A redirect to another site: the external URL's id.
+    OffSite(u32),
+    /// Not a page: the reason's text id.
+    Failed { reason: u32, decided: Decided },
+}
+
+/// An outcome in ids: the task URL, its redirect hops, and what they ended in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    pub(crate) task: u32,
+    pub(crate) chain: Vec<u32>,
+    pub(crate) kind: ResolvedKind,
+}
+
+/// One journal entry. A record is the entries of one commit (or one scope-level change):
+/// first each string interned for the first time, in interning order, then what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry<'a> {
+    /// A scope is created (the first record of a scope).
+    AddScope { origin: Origin, max_level: u32 },
+    /// A URL of local site `site` is interned.
+    NewUrl { site: u16, url: &'a str },
+    /// A URL of another site is interned.
+    NewExternal { url: &'a str },
+    /// An anchor, title or reason text is interned.
+    NewText { text: &'a str },
+    /// A site joins the scope (its next local index).
+    NewSite { origin: Origin },
+    /// `maxCrawlLevel` changed (hosts.txt edited between runs).
+    SetMaxLevel { level: u32 },
+    /// An outcome.
+    Commit(Resolved),
+}

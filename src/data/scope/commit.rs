@@ -1,0 +1,243 @@
+//! Recording an outcome. First every string it names (redirect hops, link targets, anchors,
+//! titles, reasons) is interned, and each string interned for the first time is journaled
+//! right then, in order ([`ScopeGraph::resolve`]). What remains is the outcome in ids
+//! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
+//! a journal runs too.
+
+use super::{DataError, Effects, LinkRec, PageRec, STATIC_BIT, ScopeGraph, UrlState};
+use crate::data::records::{Entry, LinkKind, Resolved, ResolvedKind, ResolvedLink};
+use crate::ids::SiteId;
+use crate::message::{Decided, LinkTarget, Outcome};
+use crate::site::Origin;
+
+impl ScopeGraph {
+    /// Records an outcome: interns its strings, journals it, applies it.
+    pub(crate) fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
+        let mut effects = Effects::default();
+        let resolved = self.resolve(outcome, &mut effects);
+        if let Some(j) = self.journal.as_mut() {
+            match &resolved {
+                Ok(r) => j.end_commit(r),
+                Err(_) => j.abandon_record(),
+            }
+        }
+        let resolved = resolved?;
+        let was_limited = self.limit_reached();
+        effects.woke = self.apply(&resolved)?;
+        effects.page_limit_reached = !was_limited && self.limit_reached();
+        Ok(effects)
+    }
+
+    fn resolve(&mut self, outcome: &Outcome, effects: &mut Effects) -> Result<Resolved, DataError> {
+        let task = outcome.task().url_id.0;
+        if task as usize >= self.recs.len() {
+            return Err(DataError::Corrupt("an outcome for an unknown URL".into()));
+        }
+        let site = self.recs[task as usize].site;
+        let chain = match outcome {
+            Outcome::Page { page, .. } => &page.chain,
+            Outcome::OffSite { chain, .. } | Outcome::Failed { chain, .. } => chain,
+        };
+        let chain = chain
+            .iter()
+            .map(|hop| self.url_ref(hop.as_str(), site))
+            .collect::<Result<Vec<_>, _>>()?;
+        let kind = match outcome {
+            Outcome::Page { page, .. } => {
+                let mut links = Vec::with_capacity(page.links.len());
+                for link in &page.links {
+                    let r = match &link.target {
+                        LinkTarget::Internal { url, site, failure } => {
+                            let local = self.site_ref(*site, url.as_url());
+                            let target = self.url_ref(url.as_str(), local)?;
+                            let aux = self.text_ref(&link.anchor)?;
+                            let failure = failure
+                                .as_ref()
+                                .map(|f| self.text_ref(&f.reason))
+                                .transpose()?;
+                            ResolvedLink {
+                                kind: LinkKind::Internal,
+                                target,
+                                aux,
+                                failure,
+                            }
+                        }
+                        LinkTarget::External(url) => ResolvedLink {
+                            kind: LinkKind::External,
+                            target: self.external_ref(url.as_str(), effects)?,
+                            aux: self.text_ref(&link.anchor)?,
+                            failure: None,
+                        },
+                        LinkTarget::Bad { raw, reason } => ResolvedLink {
+                            kind: LinkKind::Bad,
+                            target: self.text_ref(raw)?,
+                            aux: self.text_ref(reason)?,
+                            failure: None,
+                        },
+                    };
+                    links.push(r);
+                }
+                ResolvedKind::Page {
+                    hash: page.hash,
+                    bytes: u32::try_from(page.bytes).unwrap_or(u32::MAX),
+                    title: self.text_ref(&page.title)?,
+                    links,
+                }
+            }
+            Outcome::OffSite { target, .. } => {
+                ResolvedKind::OffSite(self.external_ref(target.as_str(), effects)?)
+            }
+            Outcome::Failed { failure, .. } => ResolvedKind::Failed {
+                reason: self.text_ref(&failure.reason)?,
+                decided: failure.decided,
+            },
+        };
+        Ok(Resolved { task, chain, kind })
+    }
+
+    fn url_ref(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
+        let before = self.recs.len();
+        let id = self.intern_url(url, site)?;
+        if self.recs.len() > before
+            && let Some(j) = self.journal.as_mut()
+        {
+            j.put(&Entry::NewUrl { site, url });
+        }
+        Ok(id)
+    }
+
+    fn external_ref(&mut self, url: &str, effects: &mut Effects) -> Result<u32, DataError> {
+        let before = self.recs.len();
+        let id = self.intern_url(url, 0)?;
+        if self.recs.len() > before {
+            self.recs[id as usize].state = UrlState::External;
+            effects.new_external += 1;
+            if let Some(j) = self.journal.as_mut() {
+                j.put(&Entry::NewExternal { url });
+            }
+        }
+        Ok(id)
+    }
+
+    fn text_ref(&mut self, text: &str) -> Result<u32, DataError> {
+        let (id, new) = self.texts.intern(text)?;
+        if new && let Some(j) = self.journal.as_mut() {
+            j.put(&Entry::NewText { text });
+        }
+        Ok(id)
+    }
+
+    /// The local index of `site` (whose URLs look like `url`), adding it to the scope if new.
+    fn site_ref(&mut self, site: SiteId, url: &url::Url) -> u16 {
+        if let Some(l) = self.local(site) {
+            return l as u16;
+        }
+        let origin = Origin::of(url).unwrap_or_else(|| self.origin.clone());
+        if let Some(j) = self.journal.as_mut() {
+            j.put(&Entry::NewSite {
+                origin: origin.clone(),
+            });
+        }
+        self.add_local_site(site, origin)
+    }
+
+    /// Applies a resolved outcome (all its strings already interned).
+    pub(super) fn apply(&mut self, r: &Resolved) -> Result<Vec<SiteId>, DataError> {
+        let n = self.recs.len() as u32;
+        let valid = |id: u32| id < n;
+        if !valid(r.task) || !r.chain.iter().all(|&h| valid(h)) {
+            return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+        }
+        self.outcomes += 1;
+        if let Some((_, last)) = &mut self.active {
+            *last = std::time::Instant::now();
+        }
+        let mut ids = Vec::with_capacity(r.chain.len() + 1);
+        ids.push(r.task);
+        ids.extend_from_slice(&r.chain);
+        for w in ids.windows(2) {
+            if w[0] != w[1] {
+                self.finish(w[0], UrlState::Redirect, w[1]);
+            }
+        }
+        let last = *ids.last().expect("never empty");
+        match &r.kind {
+            ResolvedKind::Page {
+                hash,
+                bytes,
+                title,
+                links,
+            } => {
+                if self.recs[last as usize].state.is_open() {
+                    let p = self.add_page(*hash, *bytes, *title, links)?;
+                    self.finish(last, UrlState::Page, p);
+                }
+            }
+            ResolvedKind::OffSite(target) => {
+                if !valid(*target) {
+                    return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+                }
+                self.finish(last, UrlState::OffSite, *target);
+            }
+            ResolvedKind::Failed { reason, decided } => {
+                let data = match decided {
+                    Decided::WithoutRequest => reason | STATIC_BIT,
+                    Decided::ByRequest => *reason,
+                };
+                self.finish(last, UrlState::Failed, data);
+            }
+        }
+        // The task URL was in flight; if it is still open (its outcome went to another URL of
+        // the chain that was already decided), close it as a redirect to that URL.
+        if self.recs[r.task as usize].state.is_open() && last != r.task {
+            self.finish(r.task, UrlState::Redirect, last);
+        }
+        // Propagate levels along every edge this commit recorded: each redirect hop and the
+        // page's links. Pushing from the task alone is not enough: when the chain ends at a
+        // URL already known at that level, relaxing it improves nothing and its new links
+        // would never get a level.
+        for &id in &ids {
+            let level = self.recs[id as usize].level;
+            if level != super::NO_LEVEL {
+                self.push_successors(id, level);
+            }
+        }
+        Ok(self.drain())
+    }
+
+    fn add_page(
+        &mut self,
+        hash: u128,
+        bytes: u32,
+        title: u32,
+        links: &[ResolvedLink],
+    ) -> Result<u32, DataError> {
+        let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
+        let start = self.links.len() as u32;
+        for l in links {
+            let ok = match l.kind {
+                LinkKind::Bad => l.target < n_texts && l.aux < n_texts,
+                LinkKind::Internal | LinkKind::External => l.target < n_urls && l.aux < n_texts,
+            };
+            if !ok || l.failure.is_some_and(|f| f >= n_texts) {
+                return Err(DataError::Corrupt(
+                    "a link names an unknown URL or text".into(),
+                ));
+            }
+            if let Some(reason) = l.failure
+                && self.recs[l.target as usize].state == UrlState::Seen
+            {
+                self.finish(l.target, UrlState::Failed, reason | STATIC_BIT);
+            }
+            self.links.push(LinkRec::new(l.kind, l.target, l.aux));
+        }
+        self.pages.push(PageRec {
+            hash,
+            links_start: start,
+            links_len: self.links.len() as u32 - start,
+            title,
+            bytes,
+        });
+        Ok(self.pages.len() as u32 - 1)
+    }
+}

@@ -1,0 +1,124 @@
+//! Levels and queues: the shortest known level of every URL, lowered along stored links and
+//! redirects when a shorter path appears, and the frontiers fed by it.
+
+use super::{NO_LEVEL, ScopeGraph, UrlState};
+use crate::ids::SiteId;
+
+impl ScopeGraph {
+    /// Lowers `start`'s level to `level` if that is shorter, and everything reachable from it
+    /// accordingly; queues URLs that come within `maxCrawlLevel`. Returns the sites woken.
+    pub(super) fn relax(&mut self, start: u32, level: u32) -> Vec<SiteId> {
+        self.worklist.push((start, level));
+        self.drain()
+    }
+
+    /// Processes the worklist of `(url, level)` improvements; returns the sites woken.
+    pub(super) fn drain(&mut self) -> Vec<SiteId> {
+        let mut woke = Vec::new();
+        while let Some((id, level)) = self.worklist.pop() {
+            let rec = self.recs[id as usize];
+            if level >= rec.level {
+                continue;
+            }
+            self.recs[id as usize].level = level;
+            match rec.state {
+                UrlState::Seen if level <= self.max_level => {
+                    self.queue(id);
+                    let site = self.sites[usize::from(rec.site)];
+                    if !woke.contains(&site) {
+                        woke.push(site);
+                    }
+                }
+                UrlState::Queued => self.frontiers[usize::from(rec.site)].push(level, id),
+                UrlState::Page | UrlState::Redirect => self.push_successors(id, level),
+                _ => {}
+            }
+        }
+        woke
+    }
+
+    /// Seen → Queued.
+    fn queue(&mut self, id: u32) {
+        let rec = &mut self.recs[id as usize];
+        rec.state = UrlState::Queued;
+        let site = usize::from(rec.site);
+        self.frontiers[site].push(rec.level, id);
+        self.queued[site] += 1;
+        self.pending += 1;
+    }
+
+    /// Puts what `id` leads to on the worklist, one level further for a page's links.
+    pub(super) fn push_successors(&mut self, id: u32, level: u32) {
+        let rec = self.recs[id as usize];
+        match rec.state {
+            UrlState::Redirect => self.worklist.push((rec.data, level)),
+            UrlState::Page => {
+                let p = self.pages[rec.data as usize];
+                let child = level.saturating_add(1);
+                for l in &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
+                {
+                    if l.is_internal() {
+                        self.worklist.push((l.id(), child));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Records the final state of an open URL, keeping the counters right.
+    pub(super) fn finish(&mut self, id: u32, state: UrlState, data: u32) {
+        let rec = self.recs[id as usize];
+        if !rec.state.is_open() {
+            return;
+        }
+        match rec.state {
+            UrlState::Queued => {
+                self.queued[usize::from(rec.site)] -= 1;
+                self.pending -= 1;
+            }
+            UrlState::InFlight => {
+                self.pending -= 1;
+                self.in_flight -= 1;
+            }
+            _ => {}
+        }
+        let r = &mut self.recs[id as usize];
+        r.state = state;
+        r.data = data;
+    }
+
+    /// Changes `maxCrawlLevel` (hosts.txt edited between runs): URLs now within it are
+    /// queued, queued URLs now beyond it wait again.
+    pub(super) fn set_max_level(&mut self, max_level: u32) {
+        self.max_level = max_level;
+        for id in 0..self.recs.len() as u32 {
+            let rec = self.recs[id as usize];
+            if rec.state == UrlState::Seen && rec.level <= max_level {
+                self.queue(id);
+            } else if rec.state == UrlState::Queued && rec.level > max_level {
+                self.recs[id as usize].state = UrlState::Seen;
+                self.queued[usize::from(rec.site)] -= 1;
+                self.pending -= 1;
+            }
+        }
+    }
+
+    /// Rebuilds frontiers and counters from the URL records (after loading saved state):
+    /// in-flight URLs of the saved run are queued again.
+    pub(crate) fn rebuild_frontiers(&mut self) {
+        self.frontiers = (0..self.sites.len()).map(|_| Default::default()).collect();
+        self.queued = vec![0; self.sites.len()];
+        self.pending = 0;
+        self.in_flight = 0;
+        for id in 0..self.recs.len() as u32 {
+            let state = self.recs[id as usize].state;
+            let level = self.recs[id as usize].level;
+            let waiting = matches!(state, UrlState::Queued | UrlState::InFlight);
+            if waiting || (state == UrlState::Seen && level != NO_LEVEL && level <= self.max_level)
+            {
+                self.queue(id);
+            }
+        }
+    }
+}

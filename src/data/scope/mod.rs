@@ -1,0 +1,438 @@
+//! One crawl scope's data (the in-memory data manager keeps one per seed, behind a mutex):
+//! every URL seen with its best known level and state, every page with its links, and the
+//! frontiers of the scope's sites.
+//!
+//! Levels are kept as "the shortest path found so far" and only ever lowered. Downloads finish
+//! in any order, so a URL may first be reached by a long path and later by a shorter one —
+//! perhaps after it was already fetched, or after it was left out as deeper than
+//! `maxCrawlLevel`. Lowering a level therefore propagates along the stored links (and
+//! redirects), and a URL whose level drops to `maxCrawlLevel` or less is queued then
+//! ([`levels`]). At quiescence every URL within `maxCrawlLevel` of the home page has been
+//! fetched. The written graph is computed afterwards from these records ([`graph`]),
+//! independently of the order things happened in.
+//!
+//! A commit ([`commit`]) has two phases: every string the outcome names is interned (and
+//! journaled when new), then states change using ids only. Replaying a journal ([`replay`])
+//! runs the same second phase, so a recovered scope is exactly the scope that was journaled.
+//! [`snapshot`] turns a whole scope into bytes and back.
+//!
+//! The fields are private to this module and its children: the rest of the crate sees methods.
+
+mod commit;
+pub mod graph;
+mod levels;
+pub(super) mod replay;
+mod snapshot;
+
+use std::time::{Duration, Instant};
+
+use super::frontier::Frontier;
+use super::interner::{Interner, InternerFull};
+use super::journal::JournalBuf;
+use super::records::{Entry, LinkKind};
+use crate::ids::SiteId;
+use crate::site::Origin;
+use crate::storage::codec::Corrupt;
+
+/// Level of a URL not reached by any path yet.
+const NO_LEVEL: u32 = u32::MAX;
+/// Set in a `Failed` record's data when the failure was decided without a request.
+const STATIC_BIT: u32 = 1 << 31;
+/// A site not bound to one of this run's site ids yet (just loaded from the state).
+pub(crate) const UNBOUND: SiteId = SiteId(u32::MAX);
+
+/// Where a URL stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UrlState {
+    /// Known, not queued (deeper than `maxCrawlLevel` so far).
+    Seen,
+    /// In a frontier.
+    Queued,
+    /// Claimed by a downloader.
+    InFlight,
+    /// An HTML page; data = index into `pages`.
+    Page,
+    /// A same-site redirect; data = target url id.
+    Redirect,
+    /// A redirect to another site; data = url id of the external target.
+    OffSite,
+    /// Not a page; data = reason text id (| `STATIC_BIT`).
+    Failed,
+    /// A URL on another site (never fetched).
+    External,
+}
+
+impl UrlState {
+    /// Not decided yet: an outcome may still be recorded.
+    fn is_open(self) -> bool {
+        matches!(self, UrlState::Seen | UrlState::Queued | UrlState::InFlight)
+    }
+
+    fn to_u8(self) -> u8 {
+        self as u8
+    }
+
+    fn from_u8(v: u8) -> Option<Self> {
+        use UrlState::*;
+        [
+            Seen, Queued, InFlight, Page, Redirect, OffSite, Failed, External,
+        ]
+        .get(usize::from(v))
+        .copied()
+    }
+}
+
+/// One URL. 12 bytes.
+#[derive(Debug, Clone, Copy)]
+struct UrlRec {
+    level: u32,
+    data: u32,
+    state: UrlState,
+    /// Index into `ScopeGraph::sites`.
+    site: u16,
+}
+
+/// Link kinds are kept in the top two bits of `LinkRec::target`.
+const KIND_SHIFT: u32 = 30;
+/// The id part of `LinkRec::target`.
+const ID_MASK: u32 = (1 << KIND_SHIFT) - 1;
+
+/// One link of a page. 8 bytes: internal/external → (url id, anchor text id);
+/// bad → (raw text id, reason text id).
+#[derive(Debug, Clone, Copy)]
+struct LinkRec {
+    target: u32,
+    aux: u32,
+}
+
+impl LinkRec {
+    fn new(kind: LinkKind, id: u32, aux: u32) -> Self {
+        LinkRec {
+            target: (kind.code() << KIND_SHIFT) | id,
+            aux,
+        }
+    }
+    fn kind(self) -> Option<LinkKind> {
+        LinkKind::from_code(self.target >> KIND_SHIFT)
+    }
+    fn is_internal(self) -> bool {
+        self.target >> KIND_SHIFT == 0
+    }
+    fn id(self) -> u32 {
+        self.target & ID_MASK
+    }
+}
+
+/// One HTML page.
+#[derive(Debug, Clone, Copy)]
+struct PageRec {
+    hash: u128,
+    links_start: u32,
+    links_len: u32,
+    title: u32,
+    bytes: u32,
+}
+
+/// Whether a scope writes journal records as it changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Journaling {
+    /// Every change leaves a record (state is saved).
+    On,
+    /// Nothing is recorded (`SaveState = 0`, or a scope rebuilt from saved state).
+    Off,
+}
+
+/// What a commit changed, for the caller's bookkeeping.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Effects {
+    /// Sites (global ids) that got new URLs to fetch.
+    pub woke: Vec<SiteId>,
+    /// Distinct external URLs seen for the first time on this page (BeeBot's reward).
+    pub new_external: u32,
+    /// The scope reached `MaxPagesPerSite` with this commit.
+    pub page_limit_reached: bool,
+}
+
+/// The scope's data cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataError {
+    /// Too many distinct strings.
+    #[error(transparent)]
+    Full(#[from] InternerFull),
+    /// More than 2^30 URLs in one scope.
+    #[error("more than 2^30 URLs in one crawl scope")]
+    TooManyUrls,
+    /// Saved state does not decode or does not fit the data it is applied to.
+    #[error("saved state: {0}")]
+    Corrupt(String),
+}
+
+impl From<Corrupt> for DataError {
+    fn from(c: Corrupt) -> Self {
+        DataError::Corrupt(c.to_string())
+    }
+}
+
+/// Data of one scope.
+#[derive(Debug)]
+pub(crate) struct ScopeGraph {
+    origin: Origin,
+    max_level: u32,
+    /// This run's ids of the scope's sites, and their origins (kept in saved state).
+    sites: Vec<SiteId>,
+    site_origins: Vec<Origin>,
+    urls: Interner,
+    recs: Vec<UrlRec>,
+    texts: Interner,
+    pages: Vec<PageRec>,
+    links: Vec<LinkRec>,
+    /// Per local site: its frontier and how many of its URLs are queued.
+    frontiers: Vec<Frontier>,
+    queued: Vec<usize>,
+    home: u32,
+    /// URLs queued or in flight.
+    pending: usize,
+    /// URLs claimed and not yet decided.
+    in_flight: usize,
+    /// `(url, level)` improvements waiting to be propagated.
+    worklist: Vec<(u32, u32)>,
+    /// Outcomes recorded (requests answered), for progress.
+    outcomes: u64,
+    /// Crawl time of earlier runs (from saved state).
+    earlier_active: Duration,
+    /// First claim and latest commit of this run.
+    active: Option<(Instant, Instant)>,
+    /// Records not yet handed to the state store (`None`: state is not saved).
+    journal: Option<JournalBuf>,
+    /// This scope's number in the saved state.
+    index: u32,
+    /// `MaxPagesPerSite` of this run (0: none); not saved.
+    page_limit: u32,
+}
+
+impl ScopeGraph {
+    /// An empty scope for `origin` on `site`, numbered `index` in the saved state; its home
+    /// page is queued at level 0.
+    pub(crate) fn new(
+        index: u32,
+        origin: Origin,
+        site: SiteId,
+        max_level: u32,
+        journaling: Journaling,
+    ) -> Result<Self, DataError> {
+        let mut g = ScopeGraph::empty(index, origin.clone(), max_level);
+        g.add_local_site(site, origin);
+        if journaling == Journaling::On {
+            let mut j = JournalBuf::new(index);
+            j.put(&Entry::AddScope {
+                origin: g.origin.clone(),
+                max_level,
+            });
+            j.end_record();
+            g.journal = Some(j);
+        }
+        let home = g.origin.home();
+        g.home = g.intern_url(home.as_str(), 0)?;
+        let _ = g.relax(g.home, 0);
+        Ok(g)
+    }
+
+    /// A scope with no URL at all (the base for loading saved state).
+    fn empty(index: u32, origin: Origin, max_level: u32) -> Self {
+        ScopeGraph {
+            origin,
+            max_level,
+            sites: Vec::new(),
+            site_origins: Vec::new(),
+            urls: Interner::default(),
+            recs: Vec::new(),
+            texts: Interner::default(),
+            pages: Vec::new(),
+            links: Vec::new(),
+            frontiers: Vec::new(),
+            queued: Vec::new(),
+            home: 0,
+            pending: 0,
+            in_flight: 0,
+            worklist: Vec::new(),
+            outcomes: 0,
+            earlier_active: Duration::ZERO,
+            active: None,
+            journal: None,
+            index,
+            page_limit: 0,
+        }
+    }
+
+    /// The seed site.
+    pub(crate) fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// This scope's number in the saved state.
+    pub(crate) fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// URLs queued or in flight.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Outcomes recorded.
+    pub(crate) fn outcomes(&self) -> u64 {
+        self.outcomes
+    }
+
+    /// HTML pages recorded (aliases included).
+    pub(crate) fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Binds the scope's site with `origin` to this run's id `site`.
+    pub(crate) fn bind_site(&mut self, origin: &Origin, site: SiteId) {
+        for (l, o) in self.site_origins.iter().enumerate() {
+            if o == origin {
+                self.sites[l] = site;
+            }
+        }
+    }
+
+    /// Sets `maxCrawlLevel` (journaled when it changes) and `MaxPagesPerSite` for this run.
+    pub(crate) fn set_limits(&mut self, max_level: u32, page_limit: u32) {
+        if self.max_level != max_level {
+            if let Some(j) = self.journal.as_mut() {
+                j.put(&Entry::SetMaxLevel { level: max_level });
+                j.end_record();
+            }
+            self.set_max_level(max_level);
+        }
+        self.page_limit = page_limit;
+    }
+
+    /// Starts journaling (a scope recovered from saved state, now live again).
+    pub(crate) fn start_journal(&mut self) {
+        self.journal
+            .get_or_insert_with(|| JournalBuf::new(self.index));
+    }
+
+    /// Moves the journal records written since the last call to the end of `out`.
+    pub(crate) fn take_journal(&mut self, out: &mut Vec<u8>) {
+        if let Some(j) = self.journal.as_mut() {
+            j.take_into(out);
+        }
+    }
+
+    fn local(&self, site: SiteId) -> Option<usize> {
+        self.sites.iter().position(|&s| s == site)
+    }
+
+    /// Takes the lowest-level queued URL of `site`; it becomes in flight.
+    pub(crate) fn claim(&mut self, site: SiteId) -> Option<(u32, u32)> {
+        let l = self.local(site)?;
+        if self.limit_would_be_passed() {
+            return None;
+        }
+        let now = Instant::now();
+        self.active.get_or_insert((now, now));
+        while let Some((_, id)) = self.frontiers[l].pop() {
+            let rec = &mut self.recs[id as usize];
+            if rec.state == UrlState::Queued {
+                rec.state = UrlState::InFlight;
+                self.queued[l] -= 1;
+                self.in_flight += 1;
+                return Some((id, rec.level));
+            }
+        }
+        None
+    }
+
+    /// Whether `MaxPagesPerSite` pages were recorded.
+    fn limit_reached(&self) -> bool {
+        self.page_limit > 0 && self.pages.len() >= self.page_limit as usize
+    }
+
+    /// Whether claiming another URL could exceed `MaxPagesPerSite`: URLs in flight may all
+    /// turn out to be pages.
+    fn limit_would_be_passed(&self) -> bool {
+        self.page_limit > 0 && self.pages.len() + self.in_flight >= self.page_limit as usize
+    }
+
+    /// Gives a claimed URL back to be fetched again, unless it was retried `max` times.
+    /// While a URL is open its record's `data` counts its retries.
+    pub(crate) fn retry(&mut self, id: u32, max: u32) -> Option<u32> {
+        let rec = self.recs[id as usize];
+        if rec.state != UrlState::InFlight || rec.data >= max {
+            return None;
+        }
+        self.recs[id as usize].data += 1;
+        self.release(id);
+        Some(rec.data + 1)
+    }
+
+    /// Gives a claimed URL back (a stop came before its outcome).
+    pub(crate) fn release(&mut self, id: u32) {
+        let rec = &mut self.recs[id as usize];
+        if rec.state == UrlState::InFlight {
+            rec.state = UrlState::Queued;
+            self.in_flight -= 1;
+            let site = usize::from(rec.site);
+            self.queued[site] += 1;
+            self.frontiers[site].push(rec.level, id);
+        }
+    }
+
+    /// The normalized URL of `id`.
+    pub(crate) fn url(&self, id: u32) -> &str {
+        self.urls.get(id)
+    }
+
+    /// Interns a URL of local site `site`; a new one starts unseen.
+    fn intern_url(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
+        let (id, new) = self.urls.intern(url)?;
+        if id > ID_MASK {
+            return Err(DataError::TooManyUrls);
+        }
+        if new {
+            self.recs.push(UrlRec {
+                level: NO_LEVEL,
+                data: 0,
+                state: UrlState::Seen,
+                site,
+            });
+        }
+        Ok(id)
+    }
+
+    /// Adds a site to the scope; returns its local index.
+    fn add_local_site(&mut self, site: SiteId, origin: Origin) -> u16 {
+        self.sites.push(site);
+        self.site_origins.push(origin);
+        self.frontiers.push(Frontier::default());
+        self.queued.push(0);
+        (self.sites.len() - 1) as u16
+    }
+
+    /// Links of page `p`.
+    fn page_links(&self, p: &PageRec) -> &[LinkRec] {
+        &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
+    }
+
+    /// Crawl time: earlier runs plus first claim to latest commit of this run.
+    pub(crate) fn active_time(&self) -> Duration {
+        self.earlier_active
+            + self
+                .active
+                .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+    }
+
+    /// Approximate heap use, for memory reports.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.urls.heap_bytes()
+            + self.texts.heap_bytes()
+            + self.recs.capacity() * std::mem::size_of::<UrlRec>()
+            + self.pages.capacity() * std::mem::size_of::<PageRec>()
+            + self.links.capacity() * std::mem::size_of::<LinkRec>()
+            + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
+    }
+}

@@ -1,0 +1,68 @@
+//! Replaying one journal record onto a scope: new strings are interned and must get exactly
+//! the next id (otherwise the journal does not belong to this state), outcomes are applied
+//! with the same code as a live commit.
+
+use super::{DataError, ScopeGraph, UNBOUND, UrlState};
+use crate::data::journal;
+use crate::data::records::Entry;
+
+impl ScopeGraph {
+    /// Replays the entries of one record.
+    pub(crate) fn replay(&mut self, entries: &[u8]) -> Result<(), DataError> {
+        let corrupt = |what: &str| DataError::Corrupt(format!("journal: {what}"));
+        for entry in journal::decode(entries) {
+            match entry? {
+                Entry::NewUrl { site, url } => {
+                    if usize::from(site) >= self.sites.len() {
+                        return Err(corrupt("URL of an unknown site"));
+                    }
+                    let before = self.recs.len();
+                    self.intern_url(url, site)?;
+                    if self.recs.len() == before {
+                        return Err(corrupt("a new URL was already known"));
+                    }
+                }
+                Entry::NewExternal { url } => {
+                    let before = self.recs.len();
+                    let id = self.intern_url(url, 0)?;
+                    if self.recs.len() == before {
+                        return Err(corrupt("a new URL was already known"));
+                    }
+                    self.recs[id as usize].state = UrlState::External;
+                }
+                Entry::NewText { text } => {
+                    let (_, new) = self.texts.intern(text)?;
+                    if !new {
+                        return Err(corrupt("a new text was already known"));
+                    }
+                }
+                Entry::NewSite { origin } => {
+                    self.add_local_site(UNBOUND, origin);
+                }
+                Entry::SetMaxLevel { level } => self.set_max_level(level),
+                Entry::Commit(resolved) => {
+                    self.apply(&resolved)?;
+                }
+                Entry::AddScope { .. } => return Err(corrupt("a scope created twice")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// If a record creates a scope: its first entry, decoded.
+pub(crate) fn added_scope(entries: &[u8]) -> Result<Option<(crate::site::Origin, u32)>, DataError> {
+    let mut decoded = journal::decode(entries);
+    match decoded.next() {
+        Some(Ok(Entry::AddScope { origin, max_level })) => {
+            if decoded.next().is_some() {
+                return Err(DataError::Corrupt(
+                    "journal: trailing entries after a new scope".into(),
+                ));
+            }
+            Ok(Some((origin, max_level)))
+        }
+        Some(Err(e)) => Err(e.into()),
+        _ => Ok(None),
+    }
+}

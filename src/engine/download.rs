@@ -1,0 +1,185 @@
+//! The downloader threads' loop: lease a task from the dispatcher, have the `Downloader` fetch
+//! it, free the site's slot, and pass the result on — HTML pages to the parsers, everything
+//! else straight to the data manager. Transient failures put the URL back with the site
+//! backed off, until `MaxRetries`; a site failing `SiteDownAfterFailures` times in a row is
+//! suspended. Whatever path a task takes, its lease gives back what it holds.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::{Sender, TrySendError, select};
+
+use super::Fetched;
+use crate::context::{Context, Log};
+use crate::fetch::retry::back_off;
+use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
+use crate::message::{Outcome, TaskKind};
+use crate::robots::DisallowAll;
+use crate::schedule::Lease;
+use crate::stop::{PanicGuard, StopReason};
+
+/// Runs one downloader thread until the crawl stops.
+pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
+    let _guard = PanicGuard(&ctx.stop);
+    let shutdown = ctx.stop.receiver();
+    while let Some(mut lease) = ctx.dispatcher.acquire() {
+        if lease.task().kind == TaskKind::Robots {
+            let answer = downloader.fetch_robots(ctx, lease.task(), &log);
+            lease.requests_done();
+            robots_answered(ctx, &lease, answer, &log);
+            continue;
+        }
+        let result = downloader.fetch_page(ctx, lease.task(), &log);
+        lease.requests_done();
+        let page = match result {
+            PageResult::Page(page) => page,
+            PageResult::Done(outcome) => {
+                lease.free_buffer();
+                ctx.dispatcher.answered(lease.task().site);
+                commit(ctx, &mut lease, &outcome);
+                continue;
+            }
+            PageResult::Retry { outcome, transient } => {
+                lease.free_buffer();
+                retry(ctx, lease, outcome, &transient, &log);
+                continue;
+            }
+            PageResult::Abandoned => continue,
+        };
+        ctx.dispatcher.answered(lease.task().site);
+        // The parser frees the buffer place when it takes the page and commits it. The
+        // dispatcher keeps the channel from filling up, so this send does not wait; should it
+        // ever, stopping still interrupts it (and the dropped lease puts the URL back).
+        let fetched = match pages.try_send(Fetched { lease, page }) {
+            Ok(()) => continue,
+            Err(TrySendError::Full(f)) => f,
+            Err(TrySendError::Disconnected(_)) => break,
+        };
+        select! {
+            send(pages, fetched) -> sent => if sent.is_err() { break },
+            recv(shutdown) -> _ => break,
+        }
+    }
+}
+
+/// Records an outcome through its lease and wakes the sites it gave work.
+pub(super) fn commit(ctx: &Context, lease: &mut Lease, outcome: &Outcome) {
+    match lease.commit(outcome) {
+        Ok(effects) => ctx.dispatcher.wake(&effects.woke),
+        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+    }
+}
+
+/// A transient failure: back off the site and try the URL again later, or give up.
+fn retry(ctx: &Context, mut lease: Lease, outcome: Outcome, transient: &Transient, log: &Log) {
+    let task = lease.task().clone();
+    let entry = ctx.sites.get(task.site);
+    if transient.transport {
+        if ctx.dispatcher.transport_failed(task.site) {
+            log.problem(
+                &entry.origin,
+                &"",
+                format!(
+                    "{} connection failures in a row: the site is taken as down and not crawled further in this run; its queue is kept",
+                    ctx.settings.site_down_after
+                ),
+            );
+            // The URL goes back with the lease; the scope leaves this run.
+            drop(lease);
+            ctx.dm.suspend(task.scope);
+            return;
+        }
+    } else {
+        ctx.dispatcher.answered(task.site);
+    }
+    let settings = &ctx.settings;
+    match lease.retry(settings.max_retries) {
+        Some(n) => {
+            let wait = back_off(
+                n,
+                settings.retry_base_delay,
+                transient.retry_after,
+                settings.max_retry_after,
+            );
+            ctx.dispatcher.back_off(task.site, Instant::now() + wait);
+            let reason = match &outcome {
+                Outcome::Failed { failure, .. } => failure.reason.as_str(),
+                _ => "failure",
+            };
+            log.problem(
+                &entry.origin,
+                &task.url,
+                format!(
+                    "{reason}: retry {n} of {} in {:.1} s",
+                    settings.max_retries,
+                    wait.as_secs_f64()
+                ),
+            );
+        }
+        None => commit(ctx, &mut lease, &outcome),
+    }
+}
+
+/// What robots.txt said, applied: rules obeyed from now on, or another try after a back-off,
+/// or — when it stays unavailable — everything disallowed (RFC 9309 §2.3.1.4).
+fn robots_answered(ctx: &Context, lease: &Lease, answer: RobotsAnswer, log: &Log) {
+    let task = lease.task();
+    let site = ctx.sites.get(task.site);
+    let rules = match answer {
+        RobotsAnswer::Rules(rules) => {
+            ctx.dispatcher.answered(task.site);
+            rules
+        }
+        RobotsAnswer::Abandoned => {
+            ctx.dispatcher.robots_retry(task.site, Instant::now());
+            return;
+        }
+        RobotsAnswer::Unavailable { why, transient } => {
+            if let Some(t) = &transient {
+                if t.transport && ctx.dispatcher.transport_failed(task.site) {
+                    log.problem(
+                        &site.origin,
+                        &task.url,
+                        format!("robots.txt unavailable ({why}): the site is taken as down"),
+                    );
+                    ctx.dm.suspend(task.scope);
+                    return;
+                }
+                let tries = ctx.dispatcher.robots_attempts(task.site);
+                if tries < ctx.settings.max_retries && !ctx.stop.is_requested() {
+                    let s = &ctx.settings;
+                    let wait = back_off(
+                        tries + 1,
+                        s.retry_base_delay,
+                        t.retry_after,
+                        s.max_retry_after,
+                    );
+                    log.problem(
+                        &site.origin,
+                        &task.url,
+                        format!(
+                            "robots.txt unavailable ({why}): retry {} of {} in {:.1} s",
+                            tries + 1,
+                            s.max_retries,
+                            wait.as_secs_f64()
+                        ),
+                    );
+                    ctx.dispatcher
+                        .robots_retry(task.site, Instant::now() + wait);
+                    return;
+                }
+            }
+            log.problem(
+                &site.origin,
+                &task.url,
+                format!("robots.txt unavailable ({why}): nothing will be fetched"),
+            );
+            Arc::new(DisallowAll {
+                reason: format!("robots.txt unavailable ({why})"),
+            })
+        }
+    };
+    site.set_robots(rules);
+    ctx.dispatcher
+        .robots_done(task.site, site.effective_delay());
+}

@@ -1,0 +1,150 @@
+//! The crawl engine: the threads of one crawl and the loops they run. The application
+//! manager builds the [`Context`] and the components; the engine starts
+//!
+//! ```text
+//!             claim                 Lease                 Fetched (bounded channel)
+//! DataManager ─────▶ Dispatcher ─────────▶ downloader ×D ──────────────────────────▶ parser ×N
+//!      ▲             (politeness,  acquire()     │ non-page outcomes                     │
+//!      │              Scheduler)                 ▼                                       │
+//!      └──────────────────────────────── commit(Outcome) ◀──────────────────────────────┘
+//!   every thread ──LogEvent (bounded)──▶ routine (logs, progress, finishers, Ctrl+C) ──▶ Stop
+//!   state saver: journal flushed every 100 ms, fsynced every second, snapshots
+//! ```
+//!
+//! and joins them all once the stop is requested: downloaders finish or abandon their
+//! requests, parsers drain what was fetched, and every lease still alive gives its URL back.
+//! The downloader and parser loops (`download.rs`, `parse.rs`) are the engine's; the
+//! components only turn one task into a result ([`Downloader`]) and one page into a record
+//! ([`PageParser`]), so the bookkeeping around them is written once.
+
+mod download;
+mod parse;
+mod saver;
+
+use std::thread;
+
+use crossbeam_channel::{Receiver, bounded};
+use thiserror::Error;
+
+pub use saver::{FLUSH_INTERVAL, SYNC_INTERVAL};
+
+use crate::context::{Context, Log};
+use crate::fetch::Downloader;
+use crate::finish::Finisher;
+use crate::ids::ScopeId;
+use crate::message::Downloaded;
+use crate::parse::PageParser;
+use crate::routine::{LogFiles, Routine, RoutineIo};
+use crate::schedule::Lease;
+use crate::settings::Settings;
+use crate::stop::StopReason;
+
+/// A downloaded page and the lease of its task, on its way to a parser.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The task; dropping it gives back what it holds.
+    pub lease: Lease,
+    /// The page.
+    pub page: Downloaded,
+}
+
+/// The thread components of a crawl.
+#[derive(Debug, Clone, Copy)]
+pub struct Workers<'a> {
+    /// `DownloadingThread`.
+    pub downloader: &'a dyn Downloader,
+    /// `ParsingThread`.
+    pub parser: &'a dyn PageParser,
+    /// `RoutineThread`.
+    pub routine: &'a dyn Routine,
+}
+
+/// What the routine thread gets besides the log events.
+#[derive(Debug)]
+pub struct RoutineInputs<'a> {
+    /// Ctrl+C presses.
+    pub ctrl_c: Receiver<()>,
+    /// The finishers, already started.
+    pub finishers: Vec<Box<dyn Finisher>>,
+    /// The open log files.
+    pub logs: LogFiles,
+    /// The crawled scopes with their names.
+    pub scopes: &'a [(ScopeId, String)],
+}
+
+/// A thread could not be started.
+#[derive(Debug, Error)]
+#[error("cannot start a thread: {0}")]
+pub struct SpawnError(#[source] pub std::io::Error);
+
+/// Pages downloading or waiting for a parser at most: every downloader busy, and two pages
+/// queued per parser so that no parser waits for the network. It is also the channel's
+/// capacity, so handing a page to the parsers never blocks.
+pub fn page_buffer(settings: &Settings) -> usize {
+    settings.downloading_threads.get() + 2 * settings.parsing_threads.get()
+}
+
+/// Runs the crawl's threads until the stop is requested and every thread has ended.
+pub fn run(
+    ctx: &Context,
+    workers: Workers<'_>,
+    inputs: RoutineInputs<'_>,
+) -> Result<(), SpawnError> {
+    let settings = &ctx.settings;
+    let (page_tx, page_rx) = bounded::<Fetched>(page_buffer(settings));
+    let (log_tx, log_rx) = bounded(65_536);
+    let leftover = page_rx.clone();
+    let spawned = thread::scope(|s| -> Result<(), SpawnError> {
+        let mut handles = Vec::new();
+        let failed = |e: std::io::Error| {
+            ctx.stop
+                .request(StopReason::Failed(format!("cannot start a thread: {e}")));
+            SpawnError(e)
+        };
+        let io = RoutineIo {
+            events: log_rx,
+            ctrl_c: inputs.ctrl_c,
+            finishers: inputs.finishers,
+            logs: inputs.logs,
+            scopes: inputs.scopes,
+        };
+        let routine = workers.routine;
+        let h = thread::Builder::new()
+            .name("routine".into())
+            .spawn_scoped(s, move || routine.run(ctx, io));
+        handles.push(h.map_err(failed)?);
+        if ctx.dm.saves_state() {
+            let every = settings.checkpoint_interval;
+            let h = thread::Builder::new()
+                .name("state-saver".into())
+                .spawn_scoped(s, move || saver::run(ctx, every));
+            handles.push(h.map_err(failed)?);
+        }
+        for i in 0..settings.downloading_threads.get() {
+            let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
+            let downloader = workers.downloader;
+            let h = thread::Builder::new()
+                .name(format!("downloader-{i}"))
+                .spawn_scoped(s, move || download::run(ctx, downloader, tx, log));
+            handles.push(h.map_err(failed)?);
+        }
+        for i in 0..settings.parsing_threads.get() {
+            let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
+            let parser = workers.parser;
+            let h = thread::Builder::new()
+                .name(format!("parser-{i}"))
+                .spawn_scoped(s, move || parse::run(ctx, parser, rx, log));
+            handles.push(h.map_err(failed)?);
+        }
+        drop((page_tx, page_rx, log_tx));
+        for h in handles {
+            if h.join().is_err() {
+                ctx.stop.request(StopReason::WorkerPanicked);
+            }
+        }
+        Ok(())
+    });
+    // Pages fetched but never parsed: dropping their leases puts their URLs back.
+    drop(leftover.try_iter().collect::<Vec<_>>());
+    spawned
+}

@@ -1,0 +1,58 @@
+//! The parsing threads' loop: take a downloaded page, free its place in the page buffer, have
+//! the `ParsingThread` component turn it into a record, and commit it through its lease. When
+//! the crawl stops, pages already downloaded are still parsed and recorded: that work is not
+//! lost.
+
+use crossbeam_channel::{Receiver, select};
+
+use super::Fetched;
+use crate::context::{Context, Log};
+use crate::message::Outcome;
+use crate::parse::{PageParser, ParseWorker};
+use crate::schedule::Suspension;
+use crate::stop::{PanicGuard, StopReason};
+
+/// Runs one parser thread until the crawl stops and the pages already fetched are recorded.
+pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetched>, log: Log) {
+    let _guard = PanicGuard(&ctx.stop);
+    let shutdown = ctx.stop.receiver();
+    let mut worker = parser.worker(ctx);
+    loop {
+        select! {
+            recv(pages) -> msg => match msg {
+                Ok(fetched) => handle(ctx, &mut *worker, fetched, &log),
+                Err(_) => return,
+            },
+            recv(shutdown) -> _ => break,
+        }
+    }
+    while let Ok(fetched) = pages.try_recv() {
+        handle(ctx, &mut *worker, fetched, &log);
+    }
+}
+
+fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &Log) {
+    let Fetched { mut lease, page } = fetched;
+    lease.free_buffer();
+    let record = worker.parse(ctx, lease.task(), &page);
+    drop(page);
+    let task = lease.task().clone();
+    let site = task.site;
+    let outcome = Outcome::Page { task, page: record };
+    match lease.commit(&outcome) {
+        Ok(effects) => {
+            ctx.dispatcher.wake(&effects.woke);
+            ctx.dispatcher.observe(site, effects.new_external);
+            if effects.page_limit_reached {
+                let entry = ctx.sites.get(site);
+                ctx.dispatcher.suspend(site, Suspension::PageLimit);
+                ctx.dm.suspend(entry.scope);
+                log.note(format!(
+                    "{}: MaxPagesPerSite reached; the rest of its queue is kept",
+                    entry.origin
+                ));
+            }
+        }
+        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+    }
+}

@@ -1,0 +1,34 @@
+//! `DT0`: the HTTP downloader — blocking HTTP/1.1 over one shared client (ureq, a connection
+//! pool per site), redirects followed by us so that each hop is checked and polite.
+
+use super::page::fetch_page;
+use super::robots_txt::fetch_robots;
+use super::{Downloader, HttpClient, PageResult, RobotsAnswer};
+use crate::context::{Context, Log};
+use crate::message::FetchTask;
+use crate::settings::Settings;
+
+/// The HTTP downloader.
+#[derive(Debug)]
+pub struct HttpDownloader {
+    client: HttpClient,
+}
+
+impl HttpDownloader {
+    /// A downloader with the timeouts, user agent and `Resolve` entries of `settings`.
+    pub fn new(settings: &Settings) -> Self {
+        HttpDownloader {
+            client: HttpClient::new(settings),
+        }
+    }
+}
+
+impl Downloader for HttpDownloader {
+    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
+        fetch_robots(ctx, &self.client, task, log)
+    }
+
+    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
+        fetch_page(ctx, &self.client, task, log)
+    }
+}

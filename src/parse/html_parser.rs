@@ -1,0 +1,138 @@
+//! `PT0`: the HTML parser. Decodes each page, extracts its links, resolves them against
+//! `<base href>` or the page address, normalizes and classifies them (internal / external /
+//! bad, with the link-time checks of internal URLs), and hashes the body.
+
+use url::Url;
+
+use super::href_cache::{self, HrefCache};
+use super::links::Extracted;
+use super::{PageParser, ParseWorker, charset, links};
+use crate::context::Context;
+use crate::message::{Downloaded, Failure, FetchTask, LinkTarget, PageLink, PageRecord};
+use crate::sites::SiteEntry;
+use crate::url_norm::{self, UrlError};
+use crate::url_rules::{non_html_extension, repeating_segment};
+
+/// The HTML parser component.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HtmlParser;
+
+impl PageParser for HtmlParser {
+    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
+        Box::new(HtmlWorker::new(ctx.settings.max_url_length))
+    }
+}
+
+/// What a parser thread keeps from page to page: its href cache and the buffers of link
+/// extraction.
+#[derive(Debug)]
+pub struct HtmlWorker {
+    cache: HrefCache,
+    extracted: Extracted,
+}
+
+impl HtmlWorker {
+    /// Fresh, for URLs of at most `max_url_length` bytes.
+    pub fn new(max_url_length: usize) -> Self {
+        HtmlWorker {
+            cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES),
+            extracted: Extracted::default(),
+        }
+    }
+}
+
+impl ParseWorker for HtmlWorker {
+    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: &Downloaded) -> PageRecord {
+        let site = ctx.sites.get(task.site);
+        parse_page(ctx, &site, task, page, self)
+    }
+}
+
+/// Turns a downloaded page into a record (pure apart from reading robots rules).
+fn parse_page(
+    ctx: &Context,
+    site: &SiteEntry,
+    task: &FetchTask,
+    page: &Downloaded,
+    worker: &mut HtmlWorker,
+) -> PageRecord {
+    let page_url = page.final_url(task).as_url();
+    let (text, _) = charset::decode(&page.body, page.content_type.as_deref());
+    let HtmlWorker { cache, extracted } = worker;
+    links::extract_into(&text, extracted);
+    let base = extracted
+        .base_href
+        .as_deref()
+        .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .unwrap_or_else(|| page_url.clone());
+    let links = extracted
+        .links()
+        .map(|raw| PageLink {
+            target: classify(ctx, site, &base, raw.href, cache),
+            anchor: raw.anchor.to_owned(),
+        })
+        .collect();
+    PageRecord {
+        chain: page.chain.clone(),
+        hash: xxhash_rust::xxh3::xxh3_128(&page.body),
+        bytes: page.body.len() as u64,
+        title: extracted.title.clone(),
+        links,
+    }
+}
+
+/// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
+fn classify(
+    ctx: &Context,
+    site: &SiteEntry,
+    base: &Url,
+    href: &str,
+    cache: &mut HrefCache,
+) -> LinkTarget {
+    let url = match cache.normalize(base, href) {
+        Ok(u) => u,
+        Err(e) => {
+            // The link as resolved when it resolves (mailto:…, a too long URL), else as written.
+            let raw = match &e {
+                UrlError::Unparseable => href.trim().to_owned(),
+                _ => url_norm::resolve(base, href)
+                    .map(String::from)
+                    .unwrap_or_else(|_| href.trim().to_owned()),
+            };
+            return LinkTarget::Bad {
+                raw,
+                reason: e.to_string(),
+            };
+        }
+    };
+    let Some(target_site) = ctx.filter.scope_site(site, url.as_url()) else {
+        return LinkTarget::External(url);
+    };
+    let failure = if let Some(ext) = non_html_extension(url.path()) {
+        Some(Failure::without_request(format!(
+            "not html (extension {ext})"
+        )))
+    } else if let Some(seg) = repeating_segment(url.path(), ctx.settings.max_segment_repeats) {
+        Some(Failure::without_request(format!(
+            "repeating path segment ({seg})"
+        )))
+    } else {
+        let entry = if target_site == site.id {
+            None
+        } else {
+            Some(ctx.sites.get(target_site))
+        };
+        // Borrowed, not cloned: an Arc count touched by every link of every parser thread
+        // would bounce between cores.
+        let robots = entry.as_deref().unwrap_or(site).robots();
+        robots
+            .filter(|r| !r.allowed(url.path_and_query()))
+            .map(|r| Failure::without_request(r.denial_reason()))
+    };
+    LinkTarget::Internal {
+        url,
+        site: target_site,
+        failure,
+    }
+}

@@ -1,0 +1,454 @@
+//! The dispatcher: hands out download tasks while keeping every site's politeness (SPEC §1):
+//! at most `maxDownloadsAtTime` requests in flight and at least `crawlDelay` between the starts
+//! of two requests (robots.txt's `Crawl-delay` when larger); robots.txt itself is the site's
+//! first request. A site that answers 429/503 or fails is backed off; a site that keeps
+//! failing at the transport level is suspended for the run.
+//!
+//! Downloaders block in [`Dispatcher::acquire`]; parsers [`Dispatcher::wake`] it when a commit
+//! queues new URLs; [`Stop`] wakes everyone. A task also needs a place in the page buffer
+//! between downloaders and parsers, given back when a parser takes the page (or at once when
+//! there is no page to parse): when parsing is the bottleneck, downloaders wait here, asleep,
+//! instead of spinning on a full channel with a body in hand. Each event wakes one waiting
+//! downloader, which wakes the next if there is more to hand out: waking all of them for every
+//! page cost more CPU than the HTTP client did. The [`Scheduler`] sees every site that has work,
+//! ready or not, and may only pick a ready one (or wait), so no rule can break politeness.
+//!
+//! What a task holds (a request slot of its site, a place in the page buffer, its site's
+//! "unsettled" count) is given back through its [`Lease`], exactly once.
+
+use std::fmt;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use super::{Candidate, Lease, Scheduler, with_margin};
+use crate::data::DataManager;
+use crate::ids::{ScopeId, SiteId, UrlId};
+use crate::message::{FetchTask, TaskKind};
+use crate::sites::SiteEntry;
+use crate::stop::Stop;
+use crate::url_norm::NormUrl;
+
+/// Why a site is no longer crawled in this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suspension {
+    /// It stopped answering (`SiteDownAfterFailures` transport failures in a row).
+    Down,
+    /// It reached `MaxPagesPerSite`.
+    PageLimit,
+    /// Registered as a placeholder only (a gap in site ids).
+    NotRegistered,
+}
+
+impl fmt::Display for Suspension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Suspension::Down => "down",
+            Suspension::PageLimit => "page limit",
+            Suspension::NotRegistered => "not registered",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RobotsPhase {
+    Needed,
+    Fetching,
+    Ready,
+}
+
+/// What a lease still holds when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Held {
+    /// A request slot of its site.
+    pub(super) slot: bool,
+    /// A place in the page buffer.
+    pub(super) buffer: bool,
+}
+
+/// One site's politeness state.
+#[derive(Debug)]
+struct SiteGate {
+    site: SiteId,
+    scope: ScopeId,
+    robots_url: NormUrl,
+    max_in_flight: u32,
+    in_flight: u32,
+    delay: Duration,
+    /// When the latest request to the site was started.
+    last_start: Instant,
+    next_start: Instant,
+    robots: RobotsPhase,
+    robots_attempts: u32,
+    /// The frontier may hold URLs (cleared when a claim finds none, set by `wake`).
+    has_work: bool,
+    /// Transport failures since the last answer.
+    failures_in_a_row: u32,
+    /// Tasks handed out whose outcome is not recorded yet (downloading or being parsed).
+    unsettled: u32,
+    /// Why the site is no longer crawled in this run.
+    suspended: Option<Suspension>,
+}
+
+impl SiteGate {
+    fn has_work(&self) -> bool {
+        self.suspended.is_none()
+            && match self.robots {
+                RobotsPhase::Needed => true,
+                RobotsPhase::Fetching => false,
+                RobotsPhase::Ready => self.has_work,
+            }
+    }
+
+    fn is_candidate(&self) -> bool {
+        self.suspended.is_none()
+            && (self.has_work()
+                || self.in_flight > 0
+                || self.unsettled > 0
+                || self.robots == RobotsPhase::Fetching)
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    gates: Vec<SiteGate>,
+    scheduler: Box<dyn Scheduler>,
+    candidates: Vec<Candidate>,
+    /// Free places in the page buffer.
+    buffer_free: usize,
+}
+
+/// Hands out download tasks while keeping every site's limits.
+#[derive(Debug)]
+pub struct Dispatcher {
+    state: Mutex<State>,
+    /// Downloaders waiting for a task.
+    cv: Condvar,
+    /// Redirect hops waiting for their site's delay (timed waits; woken early only to stop).
+    hop_cv: Condvar,
+    stop: Arc<Stop>,
+    dm: Arc<dyn DataManager>,
+    down_after: u32,
+}
+
+impl Dispatcher {
+    /// A dispatcher over `dm`, woken by `stop`; a site is suspended after `down_after`
+    /// transport failures in a row; at most `page_buffer` tasks are downloading or waiting
+    /// for a parser at once.
+    pub fn new(
+        dm: Arc<dyn DataManager>,
+        scheduler: Box<dyn Scheduler>,
+        stop: Arc<Stop>,
+        down_after: u32,
+        page_buffer: usize,
+    ) -> Arc<Self> {
+        let state = State {
+            gates: Vec::new(),
+            scheduler,
+            candidates: Vec::new(),
+            buffer_free: page_buffer.max(1),
+        };
+        let d = Arc::new(Dispatcher {
+            state: Mutex::new(state),
+            cv: Condvar::new(),
+            hop_cv: Condvar::new(),
+            stop: Arc::clone(&stop),
+            dm,
+            down_after,
+        });
+        let weak: Weak<Dispatcher> = Arc::downgrade(&d);
+        stop.on_request(move || {
+            if let Some(d) = weak.upgrade() {
+                let _guard = d.state.lock();
+                d.cv.notify_all();
+                d.hop_cv.notify_all();
+            }
+        });
+        d
+    }
+
+    /// Registers a site; its robots.txt is fetched first.
+    pub fn add_site(&self, site: &SiteEntry) {
+        let mut st = self.state.lock();
+        let idx = site.id.0 as usize;
+        let now = Instant::now();
+        while st.gates.len() <= idx {
+            let next = SiteId(st.gates.len() as u32);
+            st.gates.push(SiteGate {
+                site: next,
+                scope: site.scope,
+                robots_url: site.origin.robots_url(),
+                max_in_flight: 0,
+                in_flight: 0,
+                delay: Duration::ZERO,
+                last_start: now,
+                next_start: now,
+                robots: RobotsPhase::Needed,
+                robots_attempts: 0,
+                has_work: false,
+                failures_in_a_row: 0,
+                unsettled: 0,
+                suspended: Some(Suspension::NotRegistered),
+            });
+        }
+        let gate = &mut st.gates[idx];
+        gate.scope = site.scope;
+        gate.robots_url = site.origin.robots_url();
+        gate.max_in_flight = site.spec.max_downloads.max(1);
+        gate.delay = site.spec.crawl_delay;
+        gate.has_work = true;
+        gate.suspended = None;
+        self.cv.notify_all();
+    }
+
+    /// Blocks until some site may start a request; `None` once the crawl is stopping. The
+    /// task comes as a [`Lease`] holding the site's request slot and a place in the page
+    /// buffer.
+    pub fn acquire(self: &Arc<Self>) -> Option<Lease> {
+        let mut st = self.state.lock();
+        loop {
+            if self.stop.is_requested() {
+                return None;
+            }
+            if st.buffer_free == 0 {
+                // A parser taking a page wakes us.
+                self.cv.wait(&mut st);
+                continue;
+            }
+            let now = Instant::now();
+            let mut earliest = st.scheduler.wake_at();
+            let mut candidates = std::mem::take(&mut st.candidates);
+            candidates.clear();
+            for gate in st.gates.iter().filter(|g| g.is_candidate()) {
+                let free = gate.in_flight < gate.max_in_flight && gate.has_work();
+                let ready = free && gate.next_start <= now;
+                if free && !ready {
+                    earliest = Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
+                }
+                candidates.push(Candidate {
+                    site: gate.site,
+                    ready,
+                });
+            }
+            let choice = if candidates.is_empty() {
+                None
+            } else {
+                st.scheduler.choose(&candidates, now)
+            };
+            st.candidates = candidates;
+            if let Some(site) =
+                choice.filter(|s| st.candidates.iter().any(|c| c.site == *s && c.ready))
+            {
+                let gate = &mut st.gates[site.0 as usize];
+                let task = if gate.robots == RobotsPhase::Needed {
+                    gate.robots = RobotsPhase::Fetching;
+                    Some(FetchTask {
+                        scope: gate.scope,
+                        site,
+                        url_id: UrlId(u32::MAX),
+                        url: gate.robots_url.clone(),
+                        level: 0,
+                        kind: TaskKind::Robots,
+                    })
+                } else {
+                    let t = self.dm.claim(gate.scope, site);
+                    if t.is_none() {
+                        gate.has_work = false;
+                    }
+                    t
+                };
+                if let Some(task) = task {
+                    let gate = &mut st.gates[site.0 as usize];
+                    gate.in_flight += 1;
+                    gate.unsettled += 1;
+                    gate.last_start = now;
+                    gate.next_start = now + with_margin(gate.delay);
+                    let site_free = gate.in_flight < gate.max_in_flight
+                        && gate.has_work()
+                        && gate.next_start <= now;
+                    st.buffer_free -= 1;
+                    let others_ready = st.candidates.iter().any(|c| c.ready && c.site != site);
+                    if st.buffer_free > 0 && (site_free || others_ready) {
+                        // There may be more to hand out: pass the wake-up on.
+                        self.cv.notify_one();
+                    }
+                    return Some(Lease::new(Arc::clone(self), task));
+                }
+                continue;
+            }
+            match earliest {
+                // Never spin: a moment in the past still waits a millisecond.
+                Some(t) => {
+                    self.cv
+                        .wait_until(&mut st, t.max(now + Duration::from_millis(1)));
+                }
+                None => self.cv.wait(&mut st),
+            }
+        }
+    }
+
+    /// Waits for `site`'s delay before a redirect hop (each hop is a request). Returns false
+    /// when the crawl is stopping.
+    pub fn hop(&self, site: SiteId) -> bool {
+        let mut st = self.state.lock();
+        loop {
+            if self.stop.is_requested() {
+                return false;
+            }
+            let now = Instant::now();
+            let gate = &mut st.gates[site.0 as usize];
+            if gate.next_start <= now {
+                gate.last_start = now;
+                gate.next_start = now + with_margin(gate.delay);
+                return true;
+            }
+            let t = gate.next_start;
+            self.hop_cv.wait_until(&mut st, t);
+        }
+    }
+
+    /// A leased task of `site` finished its requests: its request slot is free.
+    pub(super) fn free_slot(&self, site: SiteId) {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        gate.in_flight = gate.in_flight.saturating_sub(1);
+        self.cv.notify_one();
+    }
+
+    /// A leased task's place in the page buffer is free again: a parser took its page, or it
+    /// had no page to parse.
+    pub(super) fn free_buffer(&self) {
+        let mut st = self.state.lock();
+        st.buffer_free += 1;
+        self.cv.notify_one();
+    }
+
+    /// A lease of `site` ended: what it still `held` is given back and its task is settled —
+    /// its outcome is recorded or its URL went back to the frontier. With nothing unsettled
+    /// and nothing queued the site is finished. One lock for all of it.
+    pub(super) fn end_lease(&self, site: SiteId, held: Held) {
+        let mut st = self.state.lock();
+        if held.buffer {
+            st.buffer_free += 1;
+        }
+        let gate = &mut st.gates[site.0 as usize];
+        if held.slot {
+            gate.in_flight = gate.in_flight.saturating_sub(1);
+        }
+        gate.unsettled = gate.unsettled.saturating_sub(1);
+        // What settled may have made room (a page limit, a retried URL): look again.
+        gate.has_work = true;
+        self.cv.notify_one();
+    }
+
+    /// The data manager the dispatcher claims from (leases give URLs back to it).
+    pub(super) fn data(&self) -> &dyn DataManager {
+        &*self.dm
+    }
+
+    /// No request to `site` starts before `until` (429/503, retries).
+    pub fn back_off(&self, site: SiteId, until: Instant) {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        gate.next_start = gate.next_start.max(until);
+    }
+
+    /// `site` answered (with any HTTP status): its failure streak ends.
+    pub fn answered(&self, site: SiteId) {
+        self.state.lock().gates[site.0 as usize].failures_in_a_row = 0;
+    }
+
+    /// A request to `site` failed at the transport level (refused, timeout, broken). Returns
+    /// true when this failure suspends the site: it stopped answering.
+    pub fn transport_failed(&self, site: SiteId) -> bool {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        gate.failures_in_a_row += 1;
+        if gate.failures_in_a_row >= self.down_after && gate.suspended.is_none() {
+            gate.suspended = Some(Suspension::Down);
+            self.cv.notify_all();
+            return true;
+        }
+        false
+    }
+
+    /// Stops crawling `site` in this run (`reason` goes to summary.csv).
+    pub fn suspend(&self, site: SiteId, reason: Suspension) {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        if gate.suspended.is_none() {
+            gate.suspended = Some(reason);
+        }
+        self.cv.notify_all();
+    }
+
+    /// Why `site` was suspended, if it was.
+    pub fn suspended(&self, site: SiteId) -> Option<Suspension> {
+        self.state
+            .lock()
+            .gates
+            .get(site.0 as usize)
+            .and_then(|s| s.suspended)
+    }
+
+    /// robots.txt of `site` is known; `delay` is the delay to keep from now on.
+    pub fn robots_done(&self, site: SiteId, delay: Duration) {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        gate.robots = RobotsPhase::Ready;
+        gate.delay = gate.delay.max(delay);
+        // A larger Crawl-delay counts from the start of the robots.txt request itself.
+        gate.next_start = gate
+            .next_start
+            .max(gate.last_start + with_margin(gate.delay));
+        gate.has_work = true;
+        self.cv.notify_one();
+    }
+
+    /// robots.txt of `site` failed for now: fetch it again from `until`. Returns the number of
+    /// attempts made so far.
+    pub fn robots_retry(&self, site: SiteId, until: Instant) -> u32 {
+        let mut st = self.state.lock();
+        let gate = &mut st.gates[site.0 as usize];
+        gate.robots = RobotsPhase::Needed;
+        gate.robots_attempts += 1;
+        gate.next_start = gate.next_start.max(until);
+        self.cv.notify_one();
+        gate.robots_attempts
+    }
+
+    /// Attempts at `site`'s robots.txt so far.
+    pub fn robots_attempts(&self, site: SiteId) -> u32 {
+        self.state.lock().gates[site.0 as usize].robots_attempts
+    }
+
+    /// Sites whose frontiers got new URLs.
+    pub fn wake(&self, sites: &[SiteId]) {
+        if sites.is_empty() {
+            return;
+        }
+        let mut st = self.state.lock();
+        for s in sites {
+            if let Some(gate) = st.gates.get_mut(s.0 as usize) {
+                gate.has_work = true;
+            }
+        }
+        self.cv.notify_one();
+    }
+
+    /// Tells the scheduler what a page yielded.
+    pub fn observe(&self, site: SiteId, new_external: u32) {
+        self.state.lock().scheduler.observe(site, new_external);
+    }
+
+    /// Active sites whose robots.txt is not known yet.
+    pub fn robots_pending(&self) -> usize {
+        self.state
+            .lock()
+            .gates
+            .iter()
+            .filter(|s| s.suspended.is_none() && s.robots != RobotsPhase::Ready)
+            .count()
+    }
+}

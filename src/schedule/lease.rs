@@ -1,0 +1,85 @@
+//! A claimed task as one value. When the dispatcher hands out a task it takes three things for
+//! it: a request slot of its site (`maxDownloadsAtTime`), a place in the page buffer, and a
+//! mark on its site ("unsettled": the site is not finished while it has one). The URL itself
+//! is in flight in the data manager. A [`Lease`] owns all four and gives each back exactly
+//! once: the slot when its requests are done, the buffer place when no page waits for a
+//! parser, and — when it is dropped, on whatever path — the mark, plus the URL back to its
+//! frontier if no outcome was recorded for it. Before, each path of the downloader called
+//! these four pieces of bookkeeping by hand, seven times over.
+
+use std::sync::Arc;
+
+use super::Dispatcher;
+use super::dispatcher::Held;
+use crate::data::{DataError, Effects};
+use crate::message::{FetchTask, Outcome, TaskKind};
+
+/// A task handed out by [`Dispatcher::acquire`].
+#[derive(Debug)]
+pub struct Lease {
+    dispatcher: Arc<Dispatcher>,
+    task: FetchTask,
+    /// What it still holds.
+    held: Held,
+    /// The URL's fate is recorded (an outcome, or back in the frontier to be retried).
+    recorded: bool,
+}
+
+impl Lease {
+    pub(super) fn new(dispatcher: Arc<Dispatcher>, task: FetchTask) -> Self {
+        Lease {
+            dispatcher,
+            task,
+            held: Held {
+                slot: true,
+                buffer: true,
+            },
+            recorded: false,
+        }
+    }
+
+    /// The task.
+    pub fn task(&self) -> &FetchTask {
+        &self.task
+    }
+
+    /// The task's requests are done: its site may start another one.
+    pub fn requests_done(&mut self) {
+        if std::mem::take(&mut self.held.slot) {
+            self.dispatcher.free_slot(self.task.site);
+        }
+    }
+
+    /// No page of this task waits for a parser any more (a parser took it, or there was none).
+    pub fn free_buffer(&mut self) {
+        if std::mem::take(&mut self.held.buffer) {
+            self.dispatcher.free_buffer();
+        }
+    }
+
+    /// Records what became of the task's URL.
+    pub fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
+        let effects = self.dispatcher.data().commit(outcome)?;
+        self.recorded = true;
+        Ok(effects)
+    }
+
+    /// Puts the URL back in its frontier to be fetched again, unless it was retried `max`
+    /// times: `Some(n)` for the n-th retry, `None` when the caller must commit its failure.
+    pub fn retry(&mut self, max: u32) -> Option<u32> {
+        let n = self.dispatcher.data().retry(&self.task, max)?;
+        self.recorded = true;
+        Some(n)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if !self.recorded && self.task.kind == TaskKind::Page {
+            // Abandoned (the crawl is stopping, the site went down, a thread failed): the URL
+            // is fetched again later, by this run or the next.
+            self.dispatcher.data().release(&self.task);
+        }
+        self.dispatcher.end_lease(self.task.site, self.held);
+    }
+}

@@ -1,0 +1,203 @@
+//! The paper's components are chosen by name (SPEC §1): a program registers its own
+//! `ApplicationManager`, `DownloadingThread`, `ParsingThread` and `RoutineThread` under new
+//! names, and a crawl whose settings.ini names them runs them — and only then.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crossbeam_channel::Receiver;
+use rccrawler::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
+use rccrawler::context::{Context, Log};
+use rccrawler::fetch::{Downloader, HttpDownloader, PageResult, RobotsAnswer};
+use rccrawler::message::{Downloaded, FetchTask, PageRecord};
+use rccrawler::parse::{HtmlParser, PageParser, ParseWorker};
+use rccrawler::registry::Registry;
+use rccrawler::routine::{ConsoleRoutine, Routine, RoutineIo};
+use rccrawler::settings::Settings;
+use rccrawler::site::SiteSpec;
+
+/// How often each test double was used.
+#[derive(Debug, Default)]
+struct Counts {
+    managed: AtomicUsize,
+    robots: AtomicUsize,
+    pages: AtomicUsize,
+    workers: AtomicUsize,
+    parsed: AtomicUsize,
+    routines: AtomicUsize,
+    events: AtomicUsize,
+}
+
+#[derive(Debug)]
+struct CountingManager(Arc<Counts>);
+
+impl ApplicationManager for CountingManager {
+    fn run(
+        &self,
+        settings: &Settings,
+        hosts: &[SiteSpec],
+        parts: Components,
+        ctrl_c: Receiver<()>,
+    ) -> Result<RunReport, AppError> {
+        self.0.managed.fetch_add(1, Ordering::SeqCst);
+        TextFileManager.run(settings, hosts, parts, ctrl_c)
+    }
+}
+
+#[derive(Debug)]
+struct CountingDownloader(Arc<Counts>, HttpDownloader);
+
+impl Downloader for CountingDownloader {
+    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
+        self.0.robots.fetch_add(1, Ordering::SeqCst);
+        self.1.fetch_robots(ctx, task, log)
+    }
+    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
+        self.0.pages.fetch_add(1, Ordering::SeqCst);
+        self.1.fetch_page(ctx, task, log)
+    }
+}
+
+/// Parses like PT0, then marks every title: the mark must reach nodes.csv.
+#[derive(Debug)]
+struct MarkingParser(Arc<Counts>);
+
+struct MarkingWorker(Arc<Counts>, Box<dyn ParseWorker>);
+
+impl PageParser for MarkingParser {
+    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
+        self.0.workers.fetch_add(1, Ordering::SeqCst);
+        Box::new(MarkingWorker(Arc::clone(&self.0), HtmlParser.worker(ctx)))
+    }
+}
+
+impl ParseWorker for MarkingWorker {
+    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: &Downloaded) -> PageRecord {
+        self.0.parsed.fetch_add(1, Ordering::SeqCst);
+        let mut record = self.1.parse(ctx, task, page);
+        record.title.push_str(" [marked]");
+        record
+    }
+}
+
+/// Counts the log events it is given, then hands them to RT0 through a channel of its own.
+#[derive(Debug)]
+struct CountingRoutine(Arc<Counts>);
+
+impl Routine for CountingRoutine {
+    fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
+        self.0.routines.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let events = io.events.clone();
+        let counts = Arc::clone(&self.0);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for ev in events.iter() {
+                    counts.events.fetch_add(1, Ordering::SeqCst);
+                    if tx.send(ev).is_err() {
+                        break;
+                    }
+                }
+            });
+            ConsoleRoutine.run(ctx, RoutineIo { events: rx, ..io });
+        });
+    }
+}
+
+fn registry(counts: &Arc<Counts>) -> Registry {
+    let mut r = Registry::builtin();
+    let c = Arc::clone(counts);
+    r.register_manager("CountingAM", move |_| {
+        Box::new(CountingManager(Arc::clone(&c)))
+    });
+    let c = Arc::clone(counts);
+    r.register_downloader("CountingDT", move |s| {
+        Arc::new(CountingDownloader(Arc::clone(&c), HttpDownloader::new(s)))
+    });
+    let c = Arc::clone(counts);
+    r.register_parser("MarkingPT", move |_| {
+        Arc::new(MarkingParser(Arc::clone(&c)))
+    });
+    let c = Arc::clone(counts);
+    r.register_routine("CountingRT", move |_| {
+        Arc::new(CountingRoutine(Arc::clone(&c)))
+    });
+    r
+}
+
+fn web() -> common::TestWeb {
+    let web = common::TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<title>Home</title><a href=/a>a</a><a href=/b>b</a>",
+    );
+    web.page("a.test", "/a", "<title>A</title><a href=/>home</a>");
+    web.page("a.test", "/b", "<title>B</title><a href=/a>a</a>");
+    web
+}
+
+#[test]
+fn the_engine_runs_the_components_settings_ini_names() {
+    let web = web();
+    let counts = Arc::new(Counts::default());
+    let dir = common::prepare(
+        &[web.origin("a.test")],
+        &[
+            ("ApplicationManager", "CountingAM"),
+            ("DownloadingThread", "CountingDT"),
+            ("ParsingThread", "MarkingPT"),
+            ("ParsingThreadsCount", "3"),
+            ("RoutineThread", "CountingRT"),
+        ],
+    );
+    let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
+    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    let c = |a: &AtomicUsize| a.load(Ordering::SeqCst);
+    assert_eq!(c(&counts.managed), 1, "the manager ran the crawl");
+    assert_eq!(c(&counts.robots), 1, "robots.txt through the downloader");
+    assert_eq!(c(&counts.pages), 3, "every page through the downloader");
+    assert_eq!(c(&counts.workers), 3, "one parse worker per parsing thread");
+    assert_eq!(c(&counts.parsed), 3, "every page through the parser");
+    assert_eq!(c(&counts.routines), 1, "one routine thread");
+    assert!(
+        c(&counts.events) >= 4,
+        "the requests' log events reached it"
+    );
+    let folder = format!("a.test_{}", web.port());
+    let (_, nodes) = common::read_csv(&dir.path().join("results").join(folder).join("nodes.csv"));
+    assert_eq!(nodes.len(), 3);
+    assert!(
+        nodes.iter().all(|n| n[3].ends_with(" [marked]")),
+        "the parser's records are what was written: {nodes:?}"
+    );
+}
+
+#[test]
+fn registered_components_run_only_when_named() {
+    let web = web();
+    let counts = Arc::new(Counts::default());
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    common::try_run_with(&registry(&counts), dir.path()).unwrap();
+    let total = [
+        &counts.managed,
+        &counts.robots,
+        &counts.pages,
+        &counts.workers,
+        &counts.routines,
+    ]
+    .iter()
+    .map(|a| a.load(Ordering::SeqCst))
+    .sum::<usize>();
+    assert_eq!(total, 0, "the built-in components ran");
+    // And a name nobody registered is refused before anything starts, listing the valid ones.
+    let dir = common::prepare(&[web.origin("a.test")], &[("ParsingThread", "Nope")]);
+    let err = common::try_run_with(&registry(&counts), dir.path()).unwrap_err();
+    assert!(
+        matches!(err, AppError::Settings(_)) && err.to_string().contains("PT0, MarkingPT"),
+        "{err}"
+    );
+}
