@@ -6,7 +6,7 @@ WORK=${WORK:-$BENCH_DIR/work}
 PAGES=${PAGES:-50000}
 PORT=${PORT:-18480}
 SITE=$WORK/site-$PAGES
-BIN=$ROOT/target/release/rccrawler
+BIN=${BIN:-$ROOT/target/release/rccrawler}
 mkdir -p "$WORK"
 
 build() {

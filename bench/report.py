@@ -20,7 +20,7 @@ for line in open(sys.argv[1]):
         parts = [key] + parts[(2 if key.startswith("sites") else 3):]
     values = [float(x) for x in parts[1:] if x.replace(".", "", 1).isdigit()]
     rows[key].append(values)
-    if rounds and key in ("rccrawler", "fetch_ureq", "fetch_wrk", "parse", "parse_cached"):
+    if rounds and key in ("rccrawler", "rccrawler_base", "fetch_ureq", "fetch_wrk", "parse", "parse_cached"):
         rounds[-1][key] = values
 
 
@@ -37,6 +37,9 @@ parse_c = med("parse_cached", 0)
 print(f"pages {pages:.0f}, requests {requests:.0f}, arcs {arcs:.0f}, links found {links:.0f}, {mb:.0f} MB of HTML")
 print(f"{'':24}{'seconds':>9}{'pages/s':>10}{'MB/s':>8}{'peak RSS':>12}")
 print(f"{'rccrawler':24}{rc_s:9.2f}{pages / rc_s:10.0f}{mb / rc_s:8.0f}{rc_rss / 2**20:9.0f} MB")
+if rows["rccrawler_base"]:
+    b_s, b_rss = med("rccrawler_base", 0), med("rccrawler_base", 2) * 1024
+    print(f"{'rccrawler (BASE_BIN)':24}{b_s:9.2f}{pages / b_s:10.0f}{mb / b_s:8.0f}{b_rss / 2**20:9.0f} MB")
 print(f"{'fetch-only (wrk)':24}{fw_s:9.2f}{pages / fw_s:10.0f}{mb / fw_s:8.0f}")
 print(f"{'fetch-only (our client)':24}{fu_s:9.2f}{pages / fu_s:10.0f}{mb / fu_s:8.0f}")
 print(f"{'parse-only':24}{parse_s:9.2f}{pages / parse_s:10.0f}{mb / parse_s:8.0f}")
@@ -71,6 +74,11 @@ for label, f, p in [
     print(f"rccrawler / ({label:44}) = {m:.2f}  rounds {', '.join(f'{x:.2f}' for x in each)}{target}")
 if rows["wget"]:
     print(f"rccrawler / wget (medians){'':34} = {rc_s / med('wget', 0):.3f}")
+if rows["rccrawler_base"]:
+    each = [r["rccrawler"][0] / r["rccrawler_base"][0] for r in rounds if {"rccrawler", "rccrawler_base"} <= r.keys()]
+    same = all(v[0] == 1 for v in rows["identical_results"])
+    print(f"rccrawler / BASE_BIN (same rounds){'':26} = {statistics.median(each):.3f}  rounds {', '.join(f'{x:.2f}' for x in each)};"
+          f" result files {'byte-identical in every round' if same else 'DIFFER'}")
 budget = 400 * pages + 16 * links
 print(f"peak RSS per page {rc_rss / pages:.0f} B, per link found {rc_rss / links:.1f} B, per arc {rc_rss / arcs:.1f} B;"
       f" budget 400 B/page + 16 B/link = {budget / 2**20:.0f} MB -> RSS / budget = {rc_rss / budget:.2f} (target <= 1)")

@@ -10,6 +10,9 @@
 #   wget              wget --recursive --spider, the common baseline
 # then the ratios, memory per page and per link, and the scaling curves.
 # and, with perf installed, where rccrawler's CPU goes (bench/profile.sh).
+# With BASE_BIN=path/to/an/older/rccrawler, each round also crawls with that binary (right
+# before or after ours, alternately, same settings) and checks that both wrote byte-identical result files: the
+# before/after comparison of a change, measured side by side.
 # Environment: PAGES (50000), RUNS (3), THREADS (8), WGET_RUNS (RUNS), CURVES (1: also the
 # thread and site-count curves, CURVE_PAGES (10000) pages over 1, 10, 50, 200 sites, each
 # point CURVE_RUNS (3) times), PROFILE (1).
@@ -42,7 +45,20 @@ note "requests $(wc -l < "$WORK/urls.txt") arcs $arcs"
 # taken under the same conditions (this VM's speed drifts by a fifth from minute to minute).
 for i in $(seq "$RUNS"); do
     note "round $i"
-    note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}")"
+    ours() { note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}")"; }
+    base() { note "rccrawler_base $(BIN=$BASE_BIN SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc-base" "${CRAWL_SETTINGS[@]}")"; }
+    if [ -z "${BASE_BIN:-}" ]; then
+        ours
+    else
+        # Which goes first alternates: the first crawl of a round finds a warmer or colder
+        # machine than the second.
+        if [ $((i % 2)) = 1 ]; then ours; base; else base; ours; fi
+        if diff -r -q "$WORK/rc/results/127.0.0.1_$PORT" "$WORK/rc-base/results/127.0.0.1_$PORT" >&2; then
+            note "identical_results 1"
+        else
+            note "identical_results 0"
+        fi
+    fi
     note "fetch_ureq $("$ROOT/target/release/examples/fetch_only" "$WORK/urls.txt" "$THREADS")"
     rate=$(URLS="$WORK/urls.txt" wrk -t2 -c"$THREADS" -d3s -s "$BENCH_DIR/wrk_urls.lua" "$ORIGIN/" | awk '/Requests\/sec/ {print $2}')
     note "fetch_wrk $rate"
