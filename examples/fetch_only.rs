@@ -4,12 +4,15 @@
 //!
 //! usage: fetch_only URL_LIST THREADS   → prints "seconds requests bytes"
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rccrawler::fetch::HttpClient;
 use rccrawler::ids::SiteId;
+use rccrawler::schedule::Pacer;
 use rccrawler::settings::Settings;
+use rccrawler::stop::Stop;
 use rccrawler::url_norm::NormUrl;
 
 fn main() -> anyhow::Result<()> {
@@ -21,6 +24,9 @@ fn main() -> anyhow::Result<()> {
         .collect();
     let threads: usize = args[2].parse()?;
     let client = HttpClient::new(&Settings::defaults(std::path::Path::new(".")));
+    // A site without a delay: its turns never wait, as in a crawl of the same site.
+    let pacer = Arc::new(Pacer::default());
+    let stop = Stop::new();
     let next = AtomicUsize::new(0);
     let bytes = AtomicUsize::new(0);
     let started = Instant::now();
@@ -30,7 +36,8 @@ fn main() -> anyhow::Result<()> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(url) = urls.get(i) else { break };
-                    if let Ok(resp) = client.get(SiteId(0), threads as u32, url)
+                    let Some(turn) = pacer.turn(&stop) else { break };
+                    if let Ok(resp) = client.get(SiteId(0), threads as u32, url, &turn)
                         && let Ok(body) = resp.read_body(1 << 30)
                     {
                         bytes.fetch_add(body.len(), Ordering::Relaxed);

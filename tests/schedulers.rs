@@ -41,6 +41,27 @@ fn sequential_crawls_one_site_after_another() {
         vec!["a.test", "b.test", "c.test"],
         "each site's requests come in one block"
     );
+    // And the blocks do not overlap: a site's first request arrives after the previous
+    // site's last answer was sent.
+    let requests = web.server.requests();
+    for pair in ["a.test", "b.test", "c.test"].windows(2) {
+        let last_end = requests
+            .iter()
+            .filter(|r| r.host == pair[0])
+            .map(|r| r.end)
+            .max();
+        let first_start = requests
+            .iter()
+            .filter(|r| r.host == pair[1])
+            .map(|r| r.start)
+            .min();
+        assert!(
+            first_start > last_end,
+            "{} started before {} ended",
+            pair[1],
+            pair[0]
+        );
+    }
 }
 
 #[test]
@@ -76,15 +97,16 @@ fn time_quantum_takes_turns() {
     );
 }
 
-/// The host of every request in the order the server saw them, and that list with
+/// The host of every request in the order the requests arrived, and that list with
 /// consecutive repeats collapsed (one entry per run of requests to one site).
+///
+/// See: issue 8 — ordered as the server's log is (by when each answer was written), a server
+/// thread descheduled after writing b.test's last answer logged it after c.test's first two
+/// requests, and the order read `a, b, c, b, c` although c.test started after b.test's end.
 fn host_runs(web: &TestWeb) -> (Vec<String>, Vec<String>) {
-    let order: Vec<String> = web
-        .server
-        .requests()
-        .iter()
-        .map(|r| r.host.clone())
-        .collect();
+    let mut requests = web.server.requests();
+    requests.sort_by_key(|r| r.start);
+    let order: Vec<String> = requests.iter().map(|r| r.host.clone()).collect();
     let mut runs = order.clone();
     runs.dedup();
     (order, runs)

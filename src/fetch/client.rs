@@ -6,12 +6,16 @@
 
 use std::io::Read;
 
+use std::sync::Arc;
 use thiserror::Error;
-use ureq::unversioned::transport::DefaultConnector;
 
+use ureq::unversioned::transport::{Connector, DefaultConnector};
+
+use super::paced::PacedConnector;
 use super::pools::{AgentPools, idle_connection_budget};
 use super::resolver::CachingResolver;
 use crate::ids::SiteId;
+use crate::schedule::{Pacer, SendTurn};
 use crate::settings::Settings;
 use crate::url_norm::NormUrl;
 
@@ -246,7 +250,7 @@ impl HttpClient {
         let (request_timeout, connect_timeout) =
             (settings.request_timeout, settings.connect_timeout);
         let user_agent = settings.user_agent.clone();
-        let make = move |idle: usize| {
+        let make = move |idle: usize, pacer: &Arc<Pacer>| {
             let config = ureq::Agent::config_builder()
                 .timeout_global(Some(request_timeout))
                 .timeout_connect(Some(connect_timeout))
@@ -263,7 +267,10 @@ impl HttpClient {
                 .input_buffer_size(RESPONSE_HEADER_BYTES)
                 .output_buffer_size(REQUEST_BUFFER_BYTES)
                 .build();
-            ureq::Agent::with_parts(config, DefaultConnector::default(), resolver.clone())
+            let connector = DefaultConnector::default().chain(PacedConnector {
+                pacer: Arc::clone(pacer),
+            });
+            ureq::Agent::with_parts(config, connector, resolver.clone())
         };
         HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
@@ -272,15 +279,18 @@ impl HttpClient {
     }
 
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the
-    /// size of its keep-alive pool). Any status is an `Ok` answer; only transport problems are
-    /// errors.
+    /// size of its keep-alive pool), in the site's `turn`: the request's write ends the turn.
+    /// Any status is an `Ok` answer; only transport problems are errors.
     pub fn get(
         &self,
         site: SiteId,
         connections: u32,
         url: &NormUrl,
+        turn: &SendTurn,
     ) -> Result<Response, FetchError> {
-        let agent = self.pools.agent(site, connections.min(self.downloaders));
+        let agent = self
+            .pools
+            .agent(site, connections.min(self.downloaders), turn.pacer());
         let inner = agent.get(request_uri(url)).call()?;
         let header = |name: &str| {
             inner

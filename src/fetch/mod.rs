@@ -7,6 +7,7 @@
 
 mod client;
 mod http_downloader;
+mod paced;
 mod page;
 mod pools;
 mod resolver;
@@ -60,11 +61,12 @@ pub enum RobotsAnswer {
 
 /// The `DownloadingThread` component: fetches one task at a time. Called concurrently from
 /// `DownloadingThreadsCount` threads, each with a task leased from the dispatcher: the
-/// engine has already taken the site's request slot and waited for its delay, and gives
-/// everything back afterwards. An implementation must keep each further request of the task
-/// (a redirect hop) polite with [`Dispatcher::hop`](crate::schedule::Dispatcher::hop),
-/// check every hop against robots.txt, log each request on `log`, and return within
-/// `RequestTimeoutSeconds` per request once `ctx.stop` is requested.
+/// engine has already taken the site's request slot, and gives everything back afterwards.
+/// An implementation must call [`Dispatcher::pace`](crate::schedule::Dispatcher::pace) right
+/// before sending each request of the task (its first, each redirect hop) so the site's delay
+/// holds between requests as they leave, check every URL against robots.txt, log each request
+/// on `log`, and return within `RequestTimeoutSeconds` per request once `ctx.stop` is
+/// requested.
 pub trait Downloader: Send + Sync + Debug {
     /// Fetches the site's robots.txt (a task of kind `Robots`).
     fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer;

@@ -59,8 +59,14 @@ pub(super) fn fetch_page(
         if let Some(stop) = walk.before_request(&url) {
             return stop;
         }
+        // Every request waits for the site's turn (its delay), right before it is sent.
+        let Some(turn) = ctx.dispatcher.pace(task.site) else {
+            return PageResult::Abandoned;
+        };
         let started = Instant::now();
-        let response = match client.get(task.site, walk.site.spec.max_downloads, &url) {
+        let sent = client.get(task.site, walk.site.spec.max_downloads, &url, &turn);
+        drop(turn);
+        let response = match sent {
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),
         };
@@ -84,8 +90,8 @@ impl Walk<'_> {
         }
     }
 
-    /// The checks before requesting `url`: robots.txt for every URL; for a redirect hop also
-    /// the URL rules and the site's delay (each hop is a request). `Some` ends the walk.
+    /// The checks before requesting `url`: robots.txt for every URL, the URL rules for a
+    /// redirect hop. `Some` ends the walk.
     fn before_request(&mut self, url: &NormUrl) -> Option<PageResult> {
         let allow_all = AllowAll;
         let robots: &dyn RobotsRules = match self.site.robots() {
@@ -96,19 +102,18 @@ impl Walk<'_> {
             let reason = robots.denial_reason().to_owned();
             return Some(self.failed(Failure::without_request(reason)));
         }
-        if self.chain.is_empty() {
-            return None;
+        if !self.chain.is_empty() {
+            if let Some(ext) = non_html_extension(url.path()) {
+                let reason = format!("not html (extension {ext})");
+                return Some(self.failed(Failure::without_request(reason)));
+            }
+            let repeats = self.ctx.settings.max_segment_repeats;
+            if let Some(seg) = repeating_segment(url.path(), repeats) {
+                let reason = format!("repeating path segment ({seg})");
+                return Some(self.failed(Failure::without_request(reason)));
+            }
         }
-        if let Some(ext) = non_html_extension(url.path()) {
-            let reason = format!("not html (extension {ext})");
-            return Some(self.failed(Failure::without_request(reason)));
-        }
-        let repeats = self.ctx.settings.max_segment_repeats;
-        if let Some(seg) = repeating_segment(url.path(), repeats) {
-            let reason = format!("repeating path segment ({seg})");
-            return Some(self.failed(Failure::without_request(reason)));
-        }
-        (!self.ctx.dispatcher.hop(self.task.site)).then_some(PageResult::Abandoned)
+        None
     }
 
     /// No answer at all: a failure, retried when it may pass.

@@ -15,10 +15,13 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
 use parking_lot::Mutex;
 use ureq::Agent;
 
 use crate::ids::SiteId;
+use crate::schedule::Pacer;
 
 /// Open files kept for everything but idle connections: connections in use, state and log
 /// files, result files being written.
@@ -33,9 +36,12 @@ pub(super) fn idle_connection_budget() -> usize {
     soft.saturating_sub(OTHER_FILES).clamp(64, 4096) as usize
 }
 
+/// Makes a site's agent: `(idle connections allowed, the site's pacer)`.
+type MakeAgent = Box<dyn Fn(usize, &Arc<Pacer>) -> Agent + Send + Sync>;
+
 /// The per-site agents.
 pub(super) struct AgentPools {
-    make: Box<dyn Fn(usize) -> Agent + Send + Sync>,
+    make: MakeAgent,
     budget: usize,
     inner: Mutex<Lru>,
 }
@@ -57,7 +63,7 @@ impl AgentPools {
     /// Pools made by `make(idle connections allowed)`, within `budget` idle connections.
     pub(super) fn new(
         budget: usize,
-        make: impl Fn(usize) -> Agent + Send + Sync + 'static,
+        make: impl Fn(usize, &Arc<Pacer>) -> Agent + Send + Sync + 'static,
     ) -> Self {
         AgentPools {
             make: Box::new(make),
@@ -66,8 +72,9 @@ impl AgentPools {
         }
     }
 
-    /// The agent for `site`, which may have `connections` downloads at once.
-    pub(super) fn agent(&self, site: SiteId, connections: u32) -> Agent {
+    /// The agent for `site`, which may have `connections` downloads at once and whose writes
+    /// are reported to `pacer`.
+    pub(super) fn agent(&self, site: SiteId, connections: u32, pacer: &Arc<Pacer>) -> Agent {
         let idle = connections.max(1) as usize;
         let mut evicted = Vec::new();
         let agent = {
@@ -92,7 +99,7 @@ impl AgentPools {
                     evicted.push(slot.agent);
                 }
             }
-            let agent = (self.make)(idle);
+            let agent = (self.make)(idle, pacer);
             lru.held += idle;
             lru.slots.insert(
                 site,
@@ -132,15 +139,15 @@ mod tests {
     use super::*;
 
     fn pools(budget: usize) -> AgentPools {
-        AgentPools::new(budget, |_| Agent::new_with_defaults())
+        AgentPools::new(budget, |_, _| Agent::new_with_defaults())
     }
 
     #[test]
     fn one_agent_per_site_reused() {
         let p = pools(10);
-        p.agent(SiteId(1), 2);
-        p.agent(SiteId(2), 2);
-        p.agent(SiteId(1), 2);
+        p.agent(SiteId(1), 2, &Arc::default());
+        p.agent(SiteId(2), 2, &Arc::default());
+        p.agent(SiteId(1), 2, &Arc::default());
         assert_eq!(p.len(), 2);
         assert_eq!(p.inner.lock().held, 4);
     }
@@ -148,10 +155,10 @@ mod tests {
     #[test]
     fn least_recently_used_pools_go_first_when_over_budget() {
         let p = pools(4);
-        p.agent(SiteId(1), 2);
-        p.agent(SiteId(2), 2);
-        p.agent(SiteId(1), 2); // 1 is now the most recent
-        p.agent(SiteId(3), 2); // over budget: 2 goes
+        p.agent(SiteId(1), 2, &Arc::default());
+        p.agent(SiteId(2), 2, &Arc::default());
+        p.agent(SiteId(1), 2, &Arc::default()); // 1 is now the most recent
+        p.agent(SiteId(3), 2, &Arc::default()); // over budget: 2 goes
         let lru = p.inner.lock();
         let mut ids: Vec<u32> = lru.slots.keys().map(|s| s.0).collect();
         ids.sort_unstable();
@@ -175,10 +182,10 @@ mod tests {
     #[test]
     fn a_site_larger_than_the_budget_still_gets_a_pool() {
         let p = pools(4);
-        p.agent(SiteId(1), 2);
-        p.agent(SiteId(2), 10);
+        p.agent(SiteId(1), 2, &Arc::default());
+        p.agent(SiteId(2), 10, &Arc::default());
         assert_eq!(p.len(), 1);
-        p.agent(SiteId(3), 1);
+        p.agent(SiteId(3), 1, &Arc::default());
         assert_eq!(p.len(), 1, "the big one is evicted for the next site");
     }
 }

@@ -23,12 +23,14 @@ pub(super) fn fetch_robots(
 ) -> RobotsAnswer {
     let site = ctx.sites.get(task.site);
     let mut url: NormUrl = task.url.clone();
-    for hop in 0..=MAX_HOPS {
-        if hop > 0 && !ctx.dispatcher.hop(task.site) {
+    for _ in 0..=MAX_HOPS {
+        let Some(turn) = ctx.dispatcher.pace(task.site) else {
             return RobotsAnswer::Abandoned;
-        }
+        };
         let started = Instant::now();
-        let response = match client.get(task.site, site.spec.max_downloads, &url) {
+        let sent = client.get(task.site, site.spec.max_downloads, &url, &turn);
+        drop(turn);
+        let response = match sent {
             Ok(r) => r,
             Err(e) => {
                 log.request(site.id, &url, 0, 0, started);

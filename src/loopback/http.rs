@@ -1,9 +1,10 @@
 //! Just enough HTTP/1.1 for the loopback server: request heads in, responses out.
 
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::time::Instant;
 
 use super::Resp;
+use super::arrival::TimedConn;
 
 /// Largest request head accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -37,24 +38,39 @@ impl Request {
 #[derive(Debug, Default)]
 pub(super) struct HeadReader {
     buf: Vec<u8>,
+    /// When the first bytes now in `buf` arrived.
+    first_arrival: Option<Instant>,
 }
 
 impl HeadReader {
-    /// The next request, or `None` when the client closed or went idle.
-    pub(super) fn read_request(&mut self, stream: &mut TcpStream) -> io::Result<Option<Request>> {
+    /// The next request and when its first bytes arrived, or `None` when the client closed or
+    /// went idle.
+    pub(super) fn read_request(
+        &mut self,
+        conn: &mut TimedConn,
+    ) -> io::Result<Option<(Request, Instant)>> {
         let mut chunk = [0u8; 8192];
         loop {
             if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head = String::from_utf8_lossy(&self.buf[..end]).into_owned();
                 self.buf.drain(..end + 4);
-                return Ok(parse_head(&head));
+                let arrived = self.first_arrival.unwrap_or(conn.last_arrival);
+                if self.buf.is_empty() {
+                    self.first_arrival = None;
+                }
+                return Ok(parse_head(&head).map(|r| (r, arrived)));
             }
             if self.buf.len() > MAX_HEAD {
                 return Ok(None);
             }
-            match stream.read(&mut chunk) {
+            match conn.read(&mut chunk) {
                 Ok(0) => return Ok(None),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    if self.buf.is_empty() {
+                        self.first_arrival = Some(conn.last_arrival);
+                    }
+                    self.buf.extend_from_slice(&chunk[..n]);
+                }
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -133,7 +149,11 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Writes a canned response (no body for HEAD).
-pub(super) fn write_response(stream: &mut TcpStream, resp: &Resp, req: &Request) -> io::Result<()> {
+pub(super) fn write_response(
+    stream: &mut impl Write,
+    resp: &Resp,
+    req: &Request,
+) -> io::Result<()> {
     let mut out = Vec::with_capacity(resp.body.len() + 256);
     write!(out, "HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status))?;
     for (n, v) in &resp.headers {

@@ -7,6 +7,7 @@
 //! One thread per connection, persistent connections, idle connections closed after a few
 //! seconds; at most [`MAX_CONNECTIONS`] at once.
 
+mod arrival;
 mod http;
 
 use std::collections::HashMap;
@@ -131,7 +132,8 @@ pub struct RequestRecord {
     pub host: String,
     /// Request target as sent (`/a/b?c`).
     pub target: String,
-    /// When the request head had been read.
+    /// When the request's first bytes reached the server's socket (the kernel's receive time
+    /// on Linux: not delayed by the server thread's scheduling).
     pub start: Instant,
     /// When the response was about to be written (so a next request of the same client
     /// always starts after it).
@@ -212,7 +214,8 @@ impl Server {
         self.route(host, target, Route::Static(resp));
     }
 
-    /// Every request so far.
+    /// Every request so far, in the order their answers were written (which a descheduled
+    /// server thread can swap: sort by `start` for the order they arrived in).
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.log.lock().clone()
     }
@@ -262,15 +265,15 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
-fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
+fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
     stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
     stream.set_nodelay(true)?;
+    let mut conn = arrival::TimedConn::new(stream);
     let mut reader = http::HeadReader::default();
     loop {
-        let Some(req) = reader.read_request(&mut stream)? else {
+        let Some((req, start)) = reader.read_request(&mut conn)? else {
             return Ok(());
         };
-        let start = Instant::now();
         let route = shared
             .routes
             .read()
@@ -287,7 +290,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
             Some(Route::Generated(make)) => Some(make(&req)),
             Some(Route::Static(resp)) => Some(resp),
             Some(Route::Raw(handler)) => {
-                handler(&req, &mut stream)?;
+                handler(&req, &mut conn.tcp)?;
                 None
             }
             None => Some(Resp::new(404, "text/html", "<h1>not found</h1>")),
@@ -299,7 +302,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
                 // before it has the answer, so a later timestamp (this thread may be preempted
                 // after writing) would show requests overlapping that never did.
                 let end = Instant::now();
-                http::write_response(&mut stream, &resp, &req)?;
+                http::write_response(&mut conn, &resp, &req)?;
                 (resp.status, end)
             }
             None => (0, Instant::now()),

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
+use super::pacer::{Pacer, SendTurn};
 use super::{Candidate, Lease, Scheduler, with_margin};
 use crate::data::DataManager;
 use crate::ids::{ScopeId, SiteId, UrlId};
@@ -76,9 +77,11 @@ struct SiteGate {
     max_in_flight: u32,
     in_flight: u32,
     delay: Duration,
-    /// When the latest request to the site was started.
-    last_start: Instant,
+    /// The earliest a task of the site may be handed out: the delay after the latest task
+    /// handed out, or the end of a back-off.
     next_start: Instant,
+    /// Keeps the delay where it is measured: between requests as they are written.
+    pacer: Arc<Pacer>,
     robots: RobotsPhase,
     robots_attempts: u32,
     /// The frontier may hold URLs (cleared when a claim finds none, set by `wake`).
@@ -125,8 +128,6 @@ pub struct Dispatcher {
     state: Mutex<State>,
     /// Downloaders waiting for a task.
     cv: Condvar,
-    /// Redirect hops waiting for their site's delay (timed waits; woken early only to stop).
-    hop_cv: Condvar,
     stop: Arc<Stop>,
     dm: Arc<dyn DataManager>,
     down_after: u32,
@@ -152,7 +153,6 @@ impl Dispatcher {
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
             cv: Condvar::new(),
-            hop_cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
             down_after,
@@ -162,7 +162,6 @@ impl Dispatcher {
             if let Some(d) = weak.upgrade() {
                 let _guard = d.state.lock();
                 d.cv.notify_all();
-                d.hop_cv.notify_all();
             }
         });
         d
@@ -182,8 +181,8 @@ impl Dispatcher {
                 max_in_flight: 0,
                 in_flight: 0,
                 delay: Duration::ZERO,
-                last_start: now,
                 next_start: now,
+                pacer: Arc::default(),
                 robots: RobotsPhase::Needed,
                 robots_attempts: 0,
                 has_work: false,
@@ -197,6 +196,7 @@ impl Dispatcher {
         gate.robots_url = site.origin.robots_url();
         gate.max_in_flight = site.spec.max_downloads.max(1);
         gate.delay = site.spec.crawl_delay;
+        gate.pacer.set_delay(gate.delay);
         gate.has_work = true;
         gate.suspended = None;
         self.cv.notify_all();
@@ -262,7 +262,6 @@ impl Dispatcher {
                     let gate = &mut st.gates[site.0 as usize];
                     gate.in_flight += 1;
                     gate.unsettled += 1;
-                    gate.last_start = now;
                     gate.next_start = now + with_margin(gate.delay);
                     let site_free = gate.in_flight < gate.max_in_flight
                         && gate.has_work()
@@ -288,24 +287,13 @@ impl Dispatcher {
         }
     }
 
-    /// Waits for `site`'s delay before a redirect hop (each hop is a request). Returns false
-    /// when the crawl is stopping.
-    pub fn hop(&self, site: SiteId) -> bool {
-        let mut st = self.state.lock();
-        loop {
-            if self.stop.is_requested() {
-                return false;
-            }
-            let now = Instant::now();
-            let gate = &mut st.gates[site.0 as usize];
-            if gate.next_start <= now {
-                gate.last_start = now;
-                gate.next_start = now + with_margin(gate.delay);
-                return true;
-            }
-            let t = gate.next_start;
-            self.hop_cv.wait_until(&mut st, t);
-        }
+    /// Waits, right before a request to `site` is sent, for the site's turn: the delay since
+    /// the previous request was written has passed, and any back-off has ended. Every request
+    /// takes a turn — a task's first, each redirect hop, robots.txt — and its transport ends
+    /// it when the request is written ([`Pacer`]). `None` when the crawl is stopping.
+    pub fn pace(&self, site: SiteId) -> Option<SendTurn> {
+        let pacer = Arc::clone(&self.state.lock().gates[site.0 as usize].pacer);
+        pacer.turn(&self.stop)
     }
 
     /// A leased task of `site` finished its requests: its request slot is free.
@@ -352,6 +340,7 @@ impl Dispatcher {
         let mut st = self.state.lock();
         let gate = &mut st.gates[site.0 as usize];
         gate.next_start = gate.next_start.max(until);
+        gate.pacer.hold_until(until);
     }
 
     /// `site` answered (with any HTTP status): its failure streak ends.
@@ -398,10 +387,11 @@ impl Dispatcher {
         let gate = &mut st.gates[site.0 as usize];
         gate.robots = RobotsPhase::Ready;
         gate.delay = gate.delay.max(delay);
-        // A larger Crawl-delay counts from the start of the robots.txt request itself.
-        gate.next_start = gate
-            .next_start
-            .max(gate.last_start + with_margin(gate.delay));
+        gate.pacer.set_delay(gate.delay);
+        // A larger Crawl-delay counts from the robots.txt request itself.
+        if let Some(sent) = gate.pacer.last_sent() {
+            gate.next_start = gate.next_start.max(sent + with_margin(gate.delay));
+        }
         gate.has_work = true;
         self.cv.notify_one();
     }
@@ -414,6 +404,7 @@ impl Dispatcher {
         gate.robots = RobotsPhase::Needed;
         gate.robots_attempts += 1;
         gate.next_start = gate.next_start.max(until);
+        gate.pacer.hold_until(until);
         self.cv.notify_one();
         gate.robots_attempts
     }

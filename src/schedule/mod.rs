@@ -5,11 +5,13 @@
 //!   which ready site goes next, so no rule can break politeness.
 //! - [`lease`] — a claimed task as one value ([`Lease`]) that gives back what it holds exactly
 //!   once, whatever path the code takes.
+//! - [`pacer`] — a site's delay kept between requests as they are written ([`Pacer`]).
 //! - the rules: [`RoundRobin`] (`AllSites`), [`Sequential`], [`TimeQuantum`].
 
 mod all_sites;
 pub mod dispatcher;
 pub mod lease;
+pub mod pacer;
 mod sequential;
 mod time_quantum;
 
@@ -19,6 +21,7 @@ use std::time::{Duration, Instant};
 pub use all_sites::RoundRobin;
 pub use dispatcher::{Dispatcher, Suspension};
 pub use lease::Lease;
+pub use pacer::{Pacer, SendTurn};
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;
 
