@@ -23,7 +23,7 @@ fn main() -> anyhow::Result<()> {
         .filter_map(|l| NormUrl::parse(l.trim()).ok())
         .collect();
     let threads: usize = args[2].parse()?;
-    let client = HttpClient::new(&Settings::defaults(std::path::Path::new(".")));
+    let client = HttpClient::new(&Settings::defaults(std::path::Path::new(".")))?;
     // A site without a delay: its turns never wait, as in a crawl of the same site.
     let pacer = Arc::new(Pacer::default());
     let stop = Stop::new();

@@ -63,7 +63,7 @@ fn main() -> anyhow::Result<()> {
                     let Some((url, body)) = pages.get(i) else {
                         break;
                     };
-                    let (text, _) = charset::decode(body, Some("text/html"));
+                    let (text, _) = charset::decode(body, Some("text/html"), None);
                     let extracted = links::extract(&text);
                     let _hash = xxhash_rust::xxh3::xxh3_128(body);
                     for l in extracted.links() {

@@ -90,7 +90,11 @@ pub fn load_settings(path: &std::path::Path, registry: &Registry) -> Result<Sett
     let settings = match Settings::load(path) {
         Ok((settings, warnings)) => {
             for w in warnings {
-                eprintln!("warning: {}", w.0);
+                if w.is_note() {
+                    eprintln!("{}", w.0);
+                } else {
+                    eprintln!("warning: {}", w.0);
+                }
             }
             settings
         }
@@ -146,7 +150,7 @@ pub fn run(
                 Exit::Ok
             }
         }
-        Err(e @ AppError::Settings(_)) => {
+        Err(e @ (AppError::Settings(_) | AppError::CaFile(_))) => {
             eprintln!("error: {e:#}");
             Exit::BadInput
         }
@@ -169,16 +173,16 @@ pub fn print_report(r: &RunReport) {
         "site", "pages", "arcs", "external", "bad", "dups", "level"
     );
     for s in &r.sites {
+        let mut state = s.state.to_string();
+        if let Some(to) = s.moved_to() {
+            state.push_str(&format!(", moved to {to}/"));
+        }
+        if !s.reason.is_empty() {
+            state.push_str(&format!(" ({})", s.reason));
+        }
         println!(
-            "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {}",
-            s.site,
-            s.pages,
-            s.arcs,
-            s.external_links,
-            s.bad_links,
-            s.duplicates,
-            s.max_level,
-            s.state
+            "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
+            s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level,
         );
     }
     for p in &r.problems {

@@ -71,12 +71,30 @@ impl Failure {
     }
 }
 
+/// How a redirect hop was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HopKind {
+    /// An HTTP redirect (301, 302, 303, 307, 308).
+    Http,
+    /// `<meta http-equiv="refresh" content="N; url=…">` (SPEC §2.4).
+    MetaRefresh,
+}
+
+/// One redirect hop: where it led, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    /// The URL it led to.
+    pub url: NormUrl,
+    /// How.
+    pub kind: HopKind,
+}
+
 /// A downloaded HTML page on its way to a parser.
 #[derive(Debug)]
 pub struct Downloaded {
     /// Redirect hops after the task's URL; the last one is the page's address. Empty: no
     /// redirect.
-    pub chain: Vec<NormUrl>,
+    pub chain: Vec<Hop>,
     /// The Content-Type header (for the charset).
     pub content_type: Option<String>,
     /// The body, decompressed.
@@ -86,7 +104,7 @@ pub struct Downloaded {
 impl Downloaded {
     /// The page's own address: the end of the redirect chain started by `task`.
     pub fn final_url<'a>(&'a self, task: &'a FetchTask) -> &'a NormUrl {
-        self.chain.last().unwrap_or(&task.url)
+        self.chain.last().map_or(&task.url, |h| &h.url)
     }
 }
 
@@ -104,6 +122,9 @@ pub enum LinkTarget {
     },
     /// http(s) on another site.
     External(NormUrl),
+    /// Left out of the results (`OtherSchemeLinks = Ignore`: the site's host under the other
+    /// scheme).
+    Ignored,
     /// Not a crawlable URL at all.
     Bad {
         /// The href as written (resolved when possible).
@@ -126,13 +147,15 @@ pub struct PageLink {
 #[derive(Debug, Clone)]
 pub struct PageRecord {
     /// Redirect hops after the task URL (the last is the page address).
-    pub chain: Vec<NormUrl>,
+    pub chain: Vec<Hop>,
     /// Content hash of the body (128-bit xxh3).
     pub hash: u128,
     /// Body size in bytes.
     pub bytes: u64,
     /// The `<title>`.
     pub title: String,
+    /// The `<link rel="canonical">` URL, normalized (empty: none).
+    pub canonical: String,
     /// Links in document order.
     pub links: Vec<PageLink>,
 }
@@ -152,7 +175,7 @@ pub enum Outcome {
         /// The task.
         task: FetchTask,
         /// Same-site hops before leaving.
-        chain: Vec<NormUrl>,
+        chain: Vec<Hop>,
         /// The off-site address.
         target: NormUrl,
     },
@@ -161,7 +184,7 @@ pub enum Outcome {
         /// The task.
         task: FetchTask,
         /// Redirect hops before the failure (the failure applies to the last one).
-        chain: Vec<NormUrl>,
+        chain: Vec<Hop>,
         /// Why.
         failure: Failure,
     },

@@ -32,8 +32,10 @@ pub type ManagerCtor = Arc<dyn Fn(&Settings) -> Box<dyn ApplicationManager> + Se
 /// Opens a data manager (it may recover saved state, so it may fail).
 pub type DataManagerCtor =
     Arc<dyn Fn(&Settings) -> Result<Arc<dyn DataManager>, AppError> + Send + Sync>;
-/// Builds the downloading threads' component.
-pub type DownloaderCtor = Arc<dyn Fn(&Settings) -> Arc<dyn Downloader> + Send + Sync>;
+/// Builds the downloading threads' component (its configuration may name files, so it may
+/// fail).
+pub type DownloaderCtor =
+    Arc<dyn Fn(&Settings) -> Result<Arc<dyn Downloader>, AppError> + Send + Sync>;
 /// Builds the parsing threads' component.
 pub type ParserCtor = Arc<dyn Fn(&Settings) -> Arc<dyn PageParser> + Send + Sync>;
 /// Builds the routine thread's component.
@@ -152,7 +154,7 @@ impl Registry {
         let mut r = Self::empty();
         r.register_manager("TextFileAM", |_| Box::new(TextFileManager));
         r.register_data_manager("BMICDM", |s| Ok(InMemoryDataManager::open(s)?));
-        r.register_downloader("DT0", |s| Arc::new(HttpDownloader::new(s)));
+        r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
         r.register_url_filter("EmptyUAT", |_, _| Box::new(SeedSiteOnly));
@@ -199,7 +201,7 @@ impl Registry {
     pub fn register_downloader(
         &mut self,
         name: &str,
-        ctor: impl Fn(&Settings) -> Arc<dyn Downloader> + Send + Sync + 'static,
+        ctor: impl Fn(&Settings) -> Result<Arc<dyn Downloader>, AppError> + Send + Sync + 'static,
     ) {
         self.downloaders.add(name, Arc::new(ctor));
     }
@@ -341,7 +343,7 @@ impl Registry {
             .collect::<Result<Vec<_>, AppError>>()?;
         Ok(Components {
             data: (self.data_managers.get(&c.data_manager)?)(settings)?,
-            downloader: (self.downloaders.get(&c.downloader)?)(settings),
+            downloader: (self.downloaders.get(&c.downloader)?)(settings)?,
             parser: (self.parsers.get(&c.parser)?)(settings),
             routine: (self.routines.get(&c.routine)?)(settings),
             url_filter: (self.url_filters.get(&c.url_filter)?)(settings, hosts),

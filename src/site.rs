@@ -68,6 +68,20 @@ impl Origin {
         })
     }
 
+    /// The origin `scheme://host:port` (host already lower-case and punycoded).
+    pub fn new(scheme: Scheme, host: &str, port: u16) -> Self {
+        Origin {
+            scheme,
+            host: host.into(),
+            port,
+        }
+    }
+
+    /// Parses an origin written as a URL (`http://x.test:81`), as saved state holds them.
+    pub fn parse(text: &str) -> Option<Self> {
+        Origin::of(&Url::parse(text).ok()?)
+    }
+
     /// Whether `url` belongs to this site. Allocation-free: runs for every link.
     pub fn contains(&self, url: &Url) -> bool {
         url.scheme() == self.scheme.as_str()

@@ -1,45 +1,101 @@
-//! The sites known to the crawl: one entry per origin with its politeness settings, the crawl
-//! scope it belongs to, and its robots.txt rules once they are known. Read by every thread
-//! (parsers classify links by origin, downloaders check robots), written when a site is added
-//! and when its robots.txt arrives.
+//! The sites known to the crawl. A site (SPEC §2) is the origin listed in hosts.txt together
+//! with its aliases: the same host under the other scheme on its default port, and every
+//! origin the home page's redirect chain passes through or ends on. Each origin keeps its own
+//! robots.txt rules; politeness is per site, across its origins.
+//!
+//! Read by every thread (parsers classify links by origin, downloaders check robots), written
+//! when a site is added, when the home page's redirects reveal an alias, and when a robots.txt
+//! arrives. Aliases are few and appear early (before the home page is parsed), so readers take
+//! a snapshot of a site's origins once per page ([`SiteEntry::origins`]) rather than a lock
+//! per link.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, MutexGuard, RwLock};
 use url::Url;
 
 use crate::ids::{ScopeId, SiteId};
 use crate::robots::RobotsRules;
-use crate::site::{Origin, SiteSpec};
+use crate::site::{Origin, Scheme, SiteSpec};
+
+/// One origin of a site, with its robots.txt rules once they are known.
+#[derive(Debug)]
+pub struct SiteOrigin {
+    /// The origin.
+    pub origin: Origin,
+    robots: OnceLock<Arc<dyn RobotsRules>>,
+}
+
+impl SiteOrigin {
+    fn new(origin: Origin) -> Arc<Self> {
+        Arc::new(SiteOrigin {
+            origin,
+            robots: OnceLock::new(),
+        })
+    }
+
+    /// The robots.txt rules of this origin, once fetched.
+    pub fn robots(&self) -> Option<&Arc<dyn RobotsRules>> {
+        self.robots.get()
+    }
+
+    /// Sets the robots rules (the first call wins).
+    pub fn set_robots(&self, rules: Arc<dyn RobotsRules>) {
+        let _ = self.robots.set(rules);
+    }
+}
 
 /// One site.
 #[derive(Debug)]
 pub struct SiteEntry {
     /// Its id.
     pub id: SiteId,
-    /// Its identity.
+    /// The origin listed in hosts.txt.
     pub origin: Origin,
     /// The crawl scope its pages belong to.
     pub scope: ScopeId,
     /// Politeness and depth settings (hosts.txt).
     pub spec: SiteSpec,
-    robots: OnceLock<Arc<dyn RobotsRules>>,
+    /// The listed origin first, then the aliases in the order they were found.
+    origins: RwLock<Arc<[Arc<SiteOrigin>]>>,
+    /// Held while an alias's robots.txt is fetched, so it is fetched once.
+    robots_fetch: Mutex<()>,
 }
 
 impl SiteEntry {
-    /// The robots.txt rules, once fetched.
-    pub fn robots(&self) -> Option<&Arc<dyn RobotsRules>> {
-        self.robots.get()
+    /// The site's origins now: the listed one first, then its aliases.
+    pub fn origins(&self) -> Arc<[Arc<SiteOrigin>]> {
+        Arc::clone(&self.origins.read())
     }
 
-    /// Sets the robots rules (first call wins).
+    /// The origin of the site that `url` is on, if it is on the site.
+    pub fn origin_of(&self, url: &Url) -> Option<Arc<SiteOrigin>> {
+        self.origins
+            .read()
+            .iter()
+            .find(|o| o.origin.contains(url))
+            .cloned()
+    }
+
+    /// Whether `url` is on the site (any of its origins).
+    pub fn contains(&self, url: &Url) -> bool {
+        self.origins.read().iter().any(|o| o.origin.contains(url))
+    }
+
+    /// The listed origin's robots.txt rules, once fetched.
+    pub fn robots(&self) -> Option<Arc<dyn RobotsRules>> {
+        self.origins.read()[0].robots().cloned()
+    }
+
+    /// Sets the listed origin's robots rules (first call wins).
     pub fn set_robots(&self, rules: Arc<dyn RobotsRules>) {
-        let _ = self.robots.set(rules);
+        self.origins.read()[0].set_robots(rules);
     }
 
-    /// The delay between request starts: the configured one, or robots.txt's if larger.
+    /// The delay between request starts: the configured one, or the listed origin's
+    /// robots.txt `Crawl-delay` if larger.
     pub fn effective_delay(&self) -> Duration {
         let robots = self
             .robots()
@@ -47,6 +103,65 @@ impl SiteEntry {
             .unwrap_or(Duration::ZERO);
         self.spec.crawl_delay.max(robots)
     }
+
+    /// Held while an alias's robots.txt is fetched.
+    pub fn robots_fetch_lock(&self) -> MutexGuard<'_, ()> {
+        self.robots_fetch.lock()
+    }
+
+    fn push_origin(&self, origin: Origin) -> Arc<SiteOrigin> {
+        let mut origins = self.origins.write();
+        if let Some(o) = origins.iter().find(|o| o.origin == origin) {
+            return Arc::clone(o);
+        }
+        let added = SiteOrigin::new(origin);
+        let mut all: Vec<Arc<SiteOrigin>> = origins.iter().cloned().collect();
+        all.push(Arc::clone(&added));
+        *origins = all.into();
+        added
+    }
+}
+
+/// A site as one page sees it: its origins when the page was parsed (a snapshot taken once per
+/// page, so that classifying its links takes no lock).
+#[derive(Debug, Clone, Copy)]
+pub struct SiteView<'a> {
+    /// The site.
+    pub entry: &'a SiteEntry,
+    /// Its origins, the listed one first.
+    pub origins: &'a [Arc<SiteOrigin>],
+}
+
+impl<'a> SiteView<'a> {
+    /// The origin of the site that `url` is on, if it is on the site. Allocation-free: runs
+    /// for every link.
+    pub fn origin_of(&self, url: &Url) -> Option<&'a Arc<SiteOrigin>> {
+        self.origins.iter().find(|o| o.origin.contains(url))
+    }
+
+    /// Whether `url` is on the site.
+    pub fn contains(&self, url: &Url) -> bool {
+        self.origin_of(url).is_some()
+    }
+
+    /// Whether `url` is on one of the site's hosts under the other scheme, without being on
+    /// the site (what `OtherSchemeLinks = Ignore` leaves out).
+    pub fn is_other_scheme(&self, url: &Url) -> bool {
+        !self.contains(url)
+            && self.origins.iter().any(|o| {
+                url.host_str() == Some(o.origin.host())
+                    && url.scheme() != o.origin.scheme().as_str()
+            })
+    }
+}
+
+/// What to do with links to the same host under the other scheme (`OtherSchemeLinks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OtherScheme {
+    /// They are internal: the other scheme on its default port is an alias (SPEC §2).
+    Internal,
+    /// They are ignored, as the RCCrawler paper does (its additional requirement 6).
+    Ignore,
 }
 
 /// The registry of sites.
@@ -73,12 +188,40 @@ impl Sites {
             id,
             origin: spec.origin.clone(),
             scope,
+            origins: RwLock::new(vec![SiteOrigin::new(spec.origin.clone())].into()),
             spec,
-            robots: OnceLock::new(),
+            robots_fetch: Mutex::new(()),
         });
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));
         entry
+    }
+
+    /// With [`OtherScheme::Internal`], gives every site on a default port the same host under
+    /// the other scheme as an alias — unless that origin is a site of its own (both schemes
+    /// listed). Called once every listed site is added.
+    pub fn add_other_scheme_aliases(&self, other: OtherScheme) {
+        if other == OtherScheme::Ignore {
+            return;
+        }
+        for entry in self.all() {
+            if let Some(twin) = entry.origin.other_scheme() {
+                let _ = self.add_alias(entry.id, twin);
+            }
+        }
+    }
+
+    /// Makes `origin` an alias of site `site`. `Err` names the site that has it already.
+    pub fn add_alias(&self, site: SiteId, origin: Origin) -> Result<Arc<SiteOrigin>, SiteId> {
+        let entry = self.get(site);
+        match self.by_origin.entry(origin.clone()) {
+            dashmap::Entry::Occupied(o) if *o.get() != site => Err(*o.get()),
+            dashmap::Entry::Occupied(_) => Ok(entry.push_origin(origin)),
+            dashmap::Entry::Vacant(v) => {
+                v.insert(site);
+                Ok(entry.push_origin(origin))
+            }
+        }
     }
 
     /// The site with id `id`.
@@ -86,7 +229,7 @@ impl Sites {
         Arc::clone(&self.list.read()[id.0 as usize])
     }
 
-    /// The site `url` is on, if registered.
+    /// The site `url` is on, if registered (aliases included).
     pub fn find(&self, url: &Url) -> Option<SiteId> {
         let origin = Origin::of(url)?;
         self.by_origin.get(&origin).map(|r| *r)
@@ -105,5 +248,76 @@ impl Sites {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl Origin {
+    /// The same host under the other scheme, when this origin is on its scheme's default
+    /// port (`http://x` ↔ `https://x`); `None` for other ports.
+    pub fn other_scheme(&self) -> Option<Origin> {
+        if self.port() != self.scheme().default_port() {
+            return None;
+        }
+        let scheme = match self.scheme() {
+            Scheme::Http => Scheme::Https,
+            Scheme::Https => Scheme::Http,
+        };
+        Some(Origin::new(scheme, self.host(), scheme.default_port()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(url: &str) -> SiteSpec {
+        SiteSpec {
+            origin: Origin::of(&Url::parse(url).unwrap()).unwrap(),
+            max_downloads: 1,
+            max_level: 3,
+            crawl_delay: Duration::ZERO,
+        }
+    }
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn the_other_scheme_on_the_default_port_is_an_alias() {
+        let sites = Sites::new();
+        let x = sites.add(spec("http://x.test"), ScopeId(0));
+        let p = sites.add(spec("http://p.test:8080"), ScopeId(1));
+        sites.add_other_scheme_aliases(OtherScheme::Internal);
+        assert!(x.contains(&u("https://x.test/a")));
+        assert_eq!(sites.find(&u("https://x.test/")), Some(x.id));
+        assert!(
+            !x.contains(&u("https://x.test:8443/a")),
+            "other ports are other sites"
+        );
+        assert_eq!(p.origins().len(), 1, "no alias for a non-default port");
+        let ignoring = Sites::new();
+        let i = ignoring.add(spec("https://i.test"), ScopeId(0));
+        ignoring.add_other_scheme_aliases(OtherScheme::Ignore);
+        assert!(!i.contains(&u("http://i.test/")));
+    }
+
+    #[test]
+    fn both_schemes_listed_stay_two_sites_and_aliases_are_not_stolen() {
+        let sites = Sites::new();
+        let a = sites.add(spec("http://a.test"), ScopeId(0));
+        let b = sites.add(spec("https://a.test"), ScopeId(1));
+        sites.add_other_scheme_aliases(OtherScheme::Internal);
+        assert_eq!(sites.find(&u("https://a.test/")), Some(b.id));
+        assert_eq!(sites.find(&u("http://a.test/")), Some(a.id));
+        let www = Origin::of(&u("https://www.a.test/")).unwrap();
+        assert!(sites.add_alias(a.id, www.clone()).is_ok());
+        assert_eq!(sites.add_alias(b.id, www.clone()).err(), Some(a.id));
+        assert!(
+            sites.add_alias(a.id, www).is_ok(),
+            "adding it again is fine"
+        );
+        assert_eq!(a.origins().len(), 2, "http://a.test and https://www.a.test");
+        assert!(a.origin_of(&u("https://www.a.test/x")).is_some());
     }
 }

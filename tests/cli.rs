@@ -105,15 +105,23 @@ fn unknown_key_is_a_warning_and_the_crawl_runs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("settings.ini"),
-        "DownloadingThreadPDChunkSizeMultiplier = 5\n",
+        "DownloadingThreadsCnt = 5\nDownloadingThreadPDChunkSizeMultiplier = 5\n",
     )
     .unwrap();
     std::fs::write(dir.path().join("hosts.txt"), "").unwrap();
     let o = run(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains(
-        "warning: settings.ini: unknown key DownloadingThreadPDChunkSizeMultiplier ignored"
-    ));
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: settings.ini: unknown key DownloadingThreadsCnt ignored"),
+        "{err}"
+    );
+    // The paper's tuning keys are known: a note, not a warning.
+    assert!(
+        err.contains("note: settings.ini: DownloadingThreadPDChunkSizeMultiplier is a tuning knob")
+            && !err.contains("unknown key DownloadingThreadPDChunkSizeMultiplier"),
+        "{err}"
+    );
     assert!(dir.path().join("results/summary.csv").exists());
 }
 
@@ -171,8 +179,14 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
     .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     for key in rccrawler::settings::keys::KEYS {
+        // The paper's tuning keys are listed commented out: set, they only print a note.
+        let comment = if key.kind == rccrawler::settings::keys::ValueKind::PaperTuning {
+            "; "
+        } else {
+            ""
+        };
         assert!(
-            shipped.contains(&format!("\n{} = {}\n", key.name, key.default)),
+            shipped.contains(&format!("\n{comment}{} = {}\n", key.name, key.default)),
             "{}",
             key.name
         );
@@ -297,5 +311,109 @@ fn max_pages_per_site_stops_that_site() {
         stderr(&o).contains("MaxPagesPerSite reached"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// The RCCrawler paper's experiment settings.ini (section "ЭКСПЕРИМЕНТЫ"), exactly as the
+/// paper prints it: quoted values, a list broken over two lines, trailing spaces, a blank line
+/// between its two halves, and its engine's tuning keys.
+const PAPER_SETTINGS: &str = "ApplicationManager = \"TextFileAM\"  \n\
+ApplicationFinishers = \"WorkIsDoneAF,  \n\
+TimeoutAF,StopFileAF\"  \n\
+DataManager = \"BMICDM\"  \n\
+DownloadingThread = \"DT0\"  \n\
+ParsingThread = \"PT0\"  \n\
+ParsingThreadsCount = 2  \n\
+RoutineThread = \"RT0\"  \n\
+UrlAnalyzingThread = \"EmptyUAT\"  \n\
+ResultUnloaders = \"GephiSiteGraphRU,TestRU\"  \n\
+DownloadingThreadPDChunkSizeMultiplier = 5\n\
+\n\
+ParsingThreadPDChunkSize = 20  \n\
+DownloadingThreadSleepTime = 1  \n\
+ParsingThreadSleepTime = 1  \n\
+RoutineThreadSleepTime = 1000  \n\
+CommonLogFile = \"logs/common_log.csv\"  \n\
+ErrorLogFile = \"logs/error_log.csv\"  \n\
+DisplayCommonLog = 1  \n\
+DisplayErrorLog = 1  \n\
+RobotsTxtClass = \"OnlyDisallowRobotsTxt\"  \n\
+TimeoutSeconds = 240000  \n\
+ResultFolder = \"result\"  \n\
+SaveDuplicates = 1  \n";
+
+#[test]
+fn the_papers_settings_ini_runs_unchanged() {
+    let web = TestWeb::new();
+    let host = "127.0.0.1";
+    web.page(
+        host,
+        "/",
+        "<title>Home</title><a href=/a>a</a><a href=/b>b</a><a href=/private/x>x</a>",
+    );
+    web.page(host, "/a", "<a href=/b>b</a><a href=/>home</a>");
+    web.page(host, "/b", "b");
+    // OnlyDisallowRobotsTxt (the paper's): Disallow prefixes only, Allow lines ignored.
+    web.robots(
+        host,
+        "User-agent: *\nAllow: /private/x\nDisallow: /private/\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.ini"), PAPER_SETTINGS).unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("http://{host}:{}\n", web.port()),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("warning"),
+        "the paper's keys are all known: {err}"
+    );
+    assert!(
+        err.contains("note: settings.ini: RoutineThreadSleepTime is a tuning knob"),
+        "{err}"
+    );
+    // DisplayCommonLog / DisplayErrorLog echo the log rows on the console.
+    assert!(err.contains("/robots.txt 200"), "{err}");
+    let result = dir.path().join("result");
+    let folder = result.join(format!("{host}_{}", web.port()));
+    let files = common::SiteFiles::read(&folder);
+    assert_eq!(files.nodes.len(), 3);
+    assert_eq!(
+        files.bad,
+        vec![(
+            1,
+            format!("http://{host}:{}/private/x", web.port()),
+            "robots".to_owned()
+        )]
+    );
+    let report = std::fs::read_to_string(result.join("test_report.txt")).unwrap();
+    assert!(report.contains("1 scopes, 1 passed, 0 failed"), "{report}");
+    assert!(dir.path().join("logs/common_log.csv").exists());
+}
+
+#[test]
+fn a_failed_result_check_is_exit_code_1_with_a_report() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    let dir = tempfile::tempdir().unwrap();
+    // TestRU alone checks files nobody wrote.
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("ResultUnloaders", "TestRU")]),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("hosts.txt"), web.origin("a.test")).unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("result check failed"), "{}", stderr(&o));
+    let report = std::fs::read_to_string(dir.path().join("results/test_report.txt")).unwrap();
+    assert!(
+        report.contains("0 passed, 1 failed") && report.contains("nodes.csv is missing"),
+        "{report}"
     );
 }

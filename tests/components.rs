@@ -115,7 +115,10 @@ fn registry(counts: &Arc<Counts>) -> Registry {
     });
     let c = Arc::clone(counts);
     r.register_downloader("CountingDT", move |s| {
-        Arc::new(CountingDownloader(Arc::clone(&c), HttpDownloader::new(s)))
+        Ok(Arc::new(CountingDownloader(
+            Arc::clone(&c),
+            HttpDownloader::new(s)?,
+        )))
     });
     let c = Arc::clone(counts);
     r.register_parser("MarkingPT", move |_| {

@@ -390,7 +390,9 @@ fn output_files_follow_gephi_rules() {
     let nodes = std::fs::read_to_string(dir.join("nodes.csv")).unwrap();
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
-        nodes.starts_with("Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash\n"),
+        nodes.starts_with(
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical\n"
+        ),
         "{nodes}"
     );
     assert!(

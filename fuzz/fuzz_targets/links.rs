@@ -7,7 +7,7 @@ use rccrawler::parse::{charset, links};
 use rccrawler::url_norm::normalize;
 
 fuzz_target!(|data: &[u8]| {
-    let (text, _) = charset::decode(data, Some("text/html"));
+    let (text, _) = charset::decode(data, Some("text/html"), None);
     let extracted = links::extract(&text);
     let base = url::Url::parse("http://a.test/dir/page.html").expect("a valid base");
     for link in extracted.links() {

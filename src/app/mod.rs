@@ -21,7 +21,7 @@ pub use text_file::TextFileManager;
 
 use crate::data::{DataError, DataManager, OpenError, PersistError};
 use crate::engine::SpawnError;
-use crate::fetch::Downloader;
+use crate::fetch::{CaFileError, Downloader};
 use crate::finish::{Finisher, FinisherError};
 use crate::parse::PageParser;
 use crate::robots::RobotsParse;
@@ -77,6 +77,9 @@ pub enum AppError {
     /// A component named in settings.ini is not registered.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// `CaFile` cannot be used.
+    #[error(transparent)]
+    CaFile(#[from] CaFileError),
     /// The log files could not be opened.
     #[error("cannot open the log files: {0}")]
     Logs(#[source] std::io::Error),

@@ -70,6 +70,13 @@ impl ApplicationManager for TextFileManager {
             dispatcher.add_site(&entry);
             scopes.push(ScopeRow::new(scope, Some(entry.id), &entry.origin));
         }
+        sites.add_other_scheme_aliases(settings.other_scheme_links);
+        // A continued crawl's home page moved already: its origins are aliases again.
+        for entry in sites.all() {
+            for origin in dm.home_origins(entry.scope) {
+                let _ = sites.add_alias(entry.id, origin);
+            }
+        }
         for info in dm.scopes().into_iter().filter(|s| !s.active) {
             eprintln!(
                 "{} is no longer in hosts.txt: its saved data is kept and reported as removed",

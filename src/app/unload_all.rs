@@ -103,6 +103,14 @@ pub(super) fn unload_all(
                 let seconds = progress.active.as_secs_f64();
                 let mut row = SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
                 row.state = info.state(row.state);
+                if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
+                    row.reason = match row.state {
+                        SiteState::Down => {
+                            format!("{} connection failures in a row", settings.site_down_after)
+                        }
+                        _ => format!("MaxPagesPerSite = {}", settings.max_pages_per_site),
+                    };
+                }
                 rows.lock()[index] = Some(row);
             });
             if let Err(e) = result {

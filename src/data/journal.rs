@@ -5,8 +5,8 @@
 //! the new strings — each must get exactly the next id, or the journal does not belong to the
 //! state — and applies the rest with the same code as a live commit.
 
-use super::records::{Entry, LinkKind, Resolved, ResolvedKind, ResolvedLink};
-use crate::message::Decided;
+use super::records::{Entry, LinkKind, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
+use crate::message::{Decided, HopKind};
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, Put, Reader};
 use crate::storage::frames;
@@ -108,20 +108,23 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
     j.put_u8(COMMIT);
     j.put_var(u64::from(r.task));
     j.put_var(r.chain.len() as u64);
-    for &h in &r.chain {
-        j.put_var(u64::from(h));
+    for h in &r.chain {
+        // The hop's kind in the low bit.
+        j.put_var(u64::from(h.url) << 1 | u64::from(h.kind == HopKind::MetaRefresh));
     }
     match &r.kind {
         ResolvedKind::Page {
             hash,
             bytes,
             title,
+            canonical,
             links,
         } => {
             j.put_u8(0);
             j.put_u128(*hash);
             j.put_var(u64::from(*bytes));
             j.put_var(u64::from(*title));
+            j.put_var(canonical.map_or(0, |c| u64::from(c) + 1));
             j.put_var(links.len() as u64);
             for l in links {
                 j.put_u8(l.kind.code() as u8);
@@ -164,8 +167,7 @@ pub(crate) fn decode(entries: &[u8]) -> impl Iterator<Item = Result<Entry<'_>, C
 }
 
 fn origin(text: &str) -> Result<Origin, Corrupt> {
-    let url = url::Url::parse(text).map_err(|_| Corrupt("bad origin"))?;
-    Origin::of(&url).ok_or(Corrupt("bad origin"))
+    Origin::parse(text).ok_or(Corrupt("bad origin"))
 }
 
 fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
@@ -194,13 +196,21 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
     let n = r.var()?;
     let mut chain = Vec::new();
     for _ in 0..n {
-        chain.push(r.var32()?);
+        let v = r.var()?;
+        let url = u32::try_from(v >> 1).map_err(|_| Corrupt("value out of range"))?;
+        let kind = if v & 1 == 1 {
+            HopKind::MetaRefresh
+        } else {
+            HopKind::Http
+        };
+        chain.push(ResolvedHop { url, kind });
     }
     let kind = match r.u8()? {
         0 => {
             let hash = r.u128()?;
             let bytes = r.var32()?;
             let title = r.var32()?;
+            let canonical = r.var32()?.checked_sub(1);
             let n = r.var()?;
             let mut links = Vec::new();
             for _ in 0..n {
@@ -223,6 +233,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
                 hash,
                 bytes,
                 title,
+                canonical,
                 links,
             }
         }
@@ -264,11 +275,21 @@ mod tests {
             Entry::SetMaxLevel { level: 2 },
             Entry::Commit(Resolved {
                 task: 1,
-                chain: vec![2, 3],
+                chain: vec![
+                    ResolvedHop {
+                        url: 2,
+                        kind: HopKind::Http,
+                    },
+                    ResolvedHop {
+                        url: 3,
+                        kind: HopKind::MetaRefresh,
+                    },
+                ],
                 kind: ResolvedKind::Page {
                     hash: 1 << 100,
                     bytes: 5,
                     title: 0,
+                    canonical: Some(7),
                     links: vec![ResolvedLink {
                         kind: LinkKind::Bad,
                         target: 4,

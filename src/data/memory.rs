@@ -191,6 +191,10 @@ impl DataManager for InMemoryDataManager {
             .collect()
     }
 
+    fn home_origins(&self, scope: ScopeId) -> Vec<Origin> {
+        self.scope(scope).graph.lock().home_origins()
+    }
+
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {

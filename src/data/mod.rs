@@ -112,6 +112,10 @@ pub trait DataManager: Send + Sync + Debug {
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 
+    /// The origins the scope's home page's recorded redirect chain passes through or ends on
+    /// (a continued crawl's site aliases, SPEC §2), in chain order; empty if none is recorded.
+    fn home_origins(&self, scope: ScopeId) -> Vec<Origin>;
+
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;

@@ -3,7 +3,7 @@
 //! commit produces them, the journal stores them (`journal.rs`), and replaying a journal
 //! applies the same values with the same code.
 
-use crate::message::Decided;
+use crate::message::{Decided, HopKind};
 use crate::site::Origin;
 
 /// What a link of a page points to.
@@ -59,6 +59,8 @@ pub(crate) enum ResolvedKind {
         hash: u128,
         bytes: u32,
         title: u32,
+        /// The canonical URL's text id, if the page names one.
+        canonical: Option<u32>,
         links: Vec<ResolvedLink>,
     },
     /// A redirect to another site: the external URL's id.
@@ -67,11 +69,18 @@ pub(crate) enum ResolvedKind {
     Failed { reason: u32, decided: Decided },
 }
 
+/// One redirect hop in ids: the URL it led to, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ResolvedHop {
+    pub(crate) url: u32,
+    pub(crate) kind: HopKind,
+}
+
 /// An outcome in ids: the task URL, its redirect hops, and what they ended in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Resolved {
     pub(crate) task: u32,
-    pub(crate) chain: Vec<u32>,
+    pub(crate) chain: Vec<ResolvedHop>,
     pub(crate) kind: ResolvedKind,
 }
 

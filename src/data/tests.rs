@@ -2,13 +2,26 @@
 
 use super::*;
 use crate::data::{Persist, ScopeLimits, ScopeOpen};
-use crate::message::{Failure, LinkTarget, PageLink, PageRecord};
+use crate::message::{Failure, Hop, HopKind, LinkTarget, PageLink, PageRecord};
 use crate::url_norm::NormUrl;
 
 const SITE: SiteId = SiteId(0);
 
 fn u(path: &str) -> NormUrl {
     NormUrl::parse(&format!("http://a.test{path}")).unwrap()
+}
+
+fn hop(path: &str) -> Hop {
+    match path.strip_prefix("refresh:") {
+        Some(p) => Hop {
+            url: u(p),
+            kind: HopKind::MetaRefresh,
+        },
+        None => Hop {
+            url: u(path),
+            kind: HopKind::Http,
+        },
+    }
 }
 
 fn internal(path: &str) -> PageLink {
@@ -65,12 +78,14 @@ impl Crawl {
         panic!("{path} was not queued; held: {held:?}");
     }
 
+    /// Records a page reached through `chain` (a hop written `refresh:/p` is a meta refresh).
     fn page(&self, task: FetchTask, chain: &[&str], body: &str, links: &[&str]) {
         let page = PageRecord {
-            chain: chain.iter().map(|p| u(p)).collect(),
+            chain: chain.iter().map(|p| hop(p)).collect(),
             hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
             bytes: body.len() as u64,
             title: String::new(),
+            canonical: String::new(),
             links: links.iter().map(|p| internal(p)).collect(),
         };
         self.dm.commit(&Outcome::Page { task, page }).unwrap();
@@ -212,6 +227,27 @@ fn redirects_and_duplicate_content_collapse_into_one_node() {
 }
 
 #[test]
+fn a_meta_refresh_is_a_hop_and_its_page_an_alias() {
+    let c = Crawl::new(5);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    // The home page refreshes to /ru/, which redirects to /ru/index.html.
+    c.page(home, &["refresh:/ru/", "/ru/index.html"], "ru", &["/a"]);
+    let a = c.claim("/a", &mut held);
+    c.page(a, &[], "a", &["/ru/"]);
+    let (n, arcs, dups) = c.graph();
+    assert_eq!(n, nodes(&[("/ru/index.html", 0), ("/a", 1)]));
+    assert_eq!(arcs, vec![(1, 2, 1), (2, 1, 1)]);
+    assert_eq!(
+        dups,
+        vec![
+            ("/".to_owned(), 1, "meta refresh"),
+            ("/ru/".to_owned(), 1, "redirect")
+        ]
+    );
+}
+
+#[test]
 fn failures_and_static_failures() {
     let c = Crawl::new(1);
     let mut held = Vec::new();
@@ -221,6 +257,7 @@ fn failures_and_static_failures() {
         hash: 1,
         bytes: 1,
         title: "Home".into(),
+        canonical: "http://a.test/".into(),
         links: vec![
             internal("/missing"),
             PageLink {

@@ -14,6 +14,7 @@ use ureq::unversioned::transport::{Connector, DefaultConnector};
 use super::paced::PacedConnector;
 use super::pools::{AgentPools, idle_connection_budget};
 use super::resolver::CachingResolver;
+use super::roots::{CaFileError, root_certs};
 use crate::ids::SiteId;
 use crate::schedule::{Pacer, SendTurn};
 use crate::settings::Settings;
@@ -40,6 +41,9 @@ pub enum FetchError {
     /// The response was not valid HTTP or its compression was corrupt.
     #[error("bad response ({0})")]
     BadResponse(String),
+    /// HTTPS could not be set up: the server's certificate is not trusted for this host.
+    #[error("{0}")]
+    Tls(String),
     /// Anything else.
     #[error("fetch failed ({0})")]
     Other(String),
@@ -55,10 +59,40 @@ impl FetchError {
     }
 }
 
+/// A bad-link reason for a TLS failure that says what a user can act on.
+fn tls_reason(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    match e {
+        rustls::Error::InvalidCertificate(c) => match c {
+            C::NotValidForName | C::NotValidForNameContext { .. } => {
+                "certificate not valid for this host name".into()
+            }
+            C::Expired | C::ExpiredContext { .. } => "certificate expired".into(),
+            C::NotValidYet | C::NotValidYetContext { .. } => "certificate not valid yet".into(),
+            C::UnknownIssuer => {
+                "certificate from an unknown issuer (a private CA? see CaFile)".into()
+            }
+            C::Revoked => "certificate revoked".into(),
+            C::BadSignature => "certificate with a bad signature".into(),
+            other => format!("certificate rejected ({other:?})"),
+        },
+        other => format!("TLS error ({other})"),
+    }
+}
+
 impl From<ureq::Error> for FetchError {
     fn from(e: ureq::Error) -> Self {
         use std::io::ErrorKind;
+        if let ureq::Error::Io(io) = &e
+            && let Some(tls) = io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        {
+            return FetchError::Tls(tls_reason(tls));
+        }
         match e {
+            ureq::Error::Rustls(tls) => FetchError::Tls(tls_reason(&tls)),
+            ureq::Error::Tls(what) => FetchError::Tls(format!("TLS error ({what})")),
             ureq::Error::Timeout(_) => FetchError::Timeout,
             ureq::Error::HostNotFound => FetchError::HostNotFound,
             ureq::Error::ConnectionFailed => FetchError::Refused,
@@ -244,14 +278,17 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    /// Builds the client from settings.
-    pub fn new(settings: &Settings) -> Self {
+    /// Builds the client from settings; fails only when `CaFile` cannot be used.
+    pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
+        let roots = root_certs(settings.ca_file.as_deref())?;
+        let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
         let resolver = CachingResolver::new(settings.resolve.clone());
         let (request_timeout, connect_timeout) =
             (settings.request_timeout, settings.connect_timeout);
         let user_agent = settings.user_agent.clone();
         let make = move |idle: usize, pacer: &Arc<Pacer>| {
             let config = ureq::Agent::config_builder()
+                .tls_config(tls.clone())
                 .timeout_global(Some(request_timeout))
                 .timeout_connect(Some(connect_timeout))
                 .http_status_as_error(false)
@@ -272,10 +309,10 @@ impl HttpClient {
             });
             ureq::Agent::with_parts(config, connector, resolver.clone())
         };
-        HttpClient {
+        Ok(HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
             downloaders: u32::try_from(settings.downloading_threads.get()).unwrap_or(u32::MAX),
-        }
+        })
     }
 
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the

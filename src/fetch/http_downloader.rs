@@ -3,7 +3,7 @@
 
 use super::page::fetch_page;
 use super::robots_txt::fetch_robots;
-use super::{Downloader, HttpClient, PageResult, RobotsAnswer};
+use super::{CaFileError, Downloader, HttpClient, PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
 use crate::message::FetchTask;
 use crate::settings::Settings;
@@ -15,17 +15,18 @@ pub struct HttpDownloader {
 }
 
 impl HttpDownloader {
-    /// A downloader with the timeouts, user agent and `Resolve` entries of `settings`.
-    pub fn new(settings: &Settings) -> Self {
-        HttpDownloader {
-            client: HttpClient::new(settings),
-        }
+    /// A downloader with the timeouts, user agent, `Resolve` entries and `CaFile` of
+    /// `settings`.
+    pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
+        Ok(HttpDownloader {
+            client: HttpClient::new(settings)?,
+        })
     }
 }
 
 impl Downloader for HttpDownloader {
     fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
-        fetch_robots(ctx, &self.client, task, log)
+        fetch_robots(ctx, &self.client, task.site, &task.url, log)
     }
 
     fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {

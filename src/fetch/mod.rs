@@ -13,6 +13,7 @@ mod pools;
 mod resolver;
 pub mod retry;
 mod robots_txt;
+mod roots;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
 pub use http_downloader::HttpDownloader;
 pub use retry::Transient;
+pub use roots::CaFileError;
 
 use crate::context::{Context, Log};
 use crate::message::{Downloaded, FetchTask, Outcome};

@@ -1,18 +1,23 @@
 //! Fetching one URL of the crawl (SPEC §2.3–§2.5): robots checked for the URL and every
-//! redirect hop, redirects 301/302/303/307/308 followed up to 5 hops (relative `Location`
-//! resolved), a redirect to another site makes the link external, a loop or a sixth hop makes
-//! it a bad link, and only a final 200 with an HTML Content-Type is read.
+//! redirect hop (each origin's own robots.txt, fetched before its first other request),
+//! redirects 301/302/303/307/308 and meta refreshes followed up to 5 hops (relative targets
+//! resolved), a hop to another site makes the link external — except on the home page's
+//! chain, whose origins become aliases of the site (SPEC §2) — a loop or a sixth hop makes it a
+//! bad link, and only a final 200 with an HTML Content-Type is read.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::PageResult;
 use super::client::{HttpClient, Response, is_html};
 use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
+use super::robots_txt::fetch_robots;
+use super::{PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
-use crate::message::{Downloaded, Failure, FetchTask, Outcome};
-use crate::robots::{AllowAll, RobotsRules};
-use crate::sites::SiteEntry;
+use crate::message::{Downloaded, Failure, FetchTask, Hop, HopKind, Outcome};
+use crate::parse::refresh::meta_refresh;
+use crate::robots::DisallowAll;
+use crate::site::Origin;
+use crate::sites::{SiteEntry, SiteOrigin};
 use crate::url_norm::{self, NormUrl, UrlError};
 use crate::url_rules::{non_html_extension, repeating_segment};
 
@@ -34,11 +39,12 @@ enum Step {
 /// One task's walk along its redirect chain.
 struct Walk<'a> {
     ctx: &'a Context,
+    client: &'a HttpClient,
     task: &'a FetchTask,
     site: Arc<SiteEntry>,
     log: &'a Log,
     /// Hops after the task URL so far.
-    chain: Vec<NormUrl>,
+    chain: Vec<Hop>,
 }
 
 pub(super) fn fetch_page(
@@ -49,6 +55,7 @@ pub(super) fn fetch_page(
 ) -> PageResult {
     let mut walk = Walk {
         ctx,
+        client,
         task,
         site: ctx.sites.get(task.site),
         log,
@@ -90,17 +97,21 @@ impl Walk<'_> {
         }
     }
 
-    /// The checks before requesting `url`: robots.txt for every URL, the URL rules for a
-    /// redirect hop. `Some` ends the walk.
+    /// The checks before requesting `url`: its origin's robots.txt (fetched first if this is
+    /// the origin's first request), and the URL rules for a redirect hop. `Some` ends the walk.
     fn before_request(&mut self, url: &NormUrl) -> Option<PageResult> {
-        let allow_all = AllowAll;
-        let robots: &dyn RobotsRules = match self.site.robots() {
-            Some(r) => r.as_ref(),
-            None => &allow_all,
-        };
-        if !robots.allowed(url.path_and_query()) {
-            let reason = robots.denial_reason().to_owned();
-            return Some(self.failed(Failure::without_request(reason)));
+        if let Some(origin) = self.site.origin_of(url.as_url()) {
+            let robots = match origin.robots() {
+                Some(r) => Arc::clone(r),
+                None => match self.alias_robots(&origin) {
+                    Ok(r) => r,
+                    Err(stop) => return Some(*stop),
+                },
+            };
+            if !robots.allowed(url.path_and_query()) {
+                let reason = robots.denial_reason().to_owned();
+                return Some(self.failed(Failure::without_request(reason)));
+            }
         }
         if !self.chain.is_empty() {
             if let Some(ext) = non_html_extension(url.path()) {
@@ -114,6 +125,44 @@ impl Walk<'_> {
             }
         }
         None
+    }
+
+    /// The robots.txt rules of an alias origin, fetched now if no request has fetched them
+    /// yet (one downloader fetches, the others wait for it). The listed origin's robots.txt
+    /// is the site's first task; aliases are found later, on the home page's chain or in
+    /// links to the other scheme.
+    fn alias_robots(
+        &mut self,
+        origin: &SiteOrigin,
+    ) -> Result<Arc<dyn crate::robots::RobotsRules>, Box<PageResult>> {
+        let site = Arc::clone(&self.site);
+        let _fetching = site.robots_fetch_lock();
+        if let Some(r) = origin.robots() {
+            return Ok(Arc::clone(r));
+        }
+        let robots_url = origin.origin.robots_url();
+        let answer = fetch_robots(self.ctx, self.client, self.task.site, &robots_url, self.log);
+        let rules = match answer {
+            RobotsAnswer::Rules(rules) => rules,
+            RobotsAnswer::Abandoned => return Err(Box::new(PageResult::Abandoned)),
+            RobotsAnswer::Unavailable { why, transient } => {
+                let reason = format!("robots.txt unavailable ({why})");
+                if let Some(transient) = transient {
+                    // Unavailable for now: this URL is retried with the site's back-off, and
+                    // robots.txt with it.
+                    let outcome = self.outcome(Failure::fetched(reason));
+                    return Err(Box::new(PageResult::Retry { outcome, transient }));
+                }
+                self.log.problem(
+                    &origin.origin,
+                    &robots_url,
+                    format!("{reason}: nothing will be fetched"),
+                );
+                Arc::new(DisallowAll { reason })
+            }
+        };
+        origin.set_robots(Arc::clone(&rules));
+        Ok(rules)
     }
 
     /// No answer at all: a failure, retried when it may pass.
@@ -159,7 +208,22 @@ impl Walk<'_> {
             });
         }
         if is_redirect(status) {
-            return self.redirect(url, response.location.as_deref(), status);
+            let Some(location) = response.location.as_deref() else {
+                let reason = format!("status {status} without Location");
+                return Step::Done(self.failed(Failure::fetched(reason)));
+            };
+            let next = match url_norm::normalize(url.as_url(), location.trim()) {
+                Ok(n) => n,
+                Err(UrlError::Scheme(s)) => {
+                    let reason = format!("redirect to scheme {s}");
+                    return Step::Done(self.failed(Failure::fetched(reason)));
+                }
+                Err(e) => {
+                    let reason = format!("bad redirect ({e})");
+                    return Step::Done(self.failed(Failure::fetched(reason)));
+                }
+            };
+            return self.hop(next, HopKind::Http);
         }
         if status != 200 {
             return Step::Done(self.failed(Failure::fetched(format!("status {status}"))));
@@ -177,33 +241,20 @@ impl Walk<'_> {
                 .to_ascii_lowercase();
             return Step::Done(self.failed(Failure::fetched(format!("not html ({essence})"))));
         }
-        Step::Done(self.read_page(url, response, started))
+        self.read_page(url, response, started)
     }
 
-    /// A redirect: the next hop, or the end of the walk (off-site, loop, too many hops).
-    fn redirect(&mut self, url: &NormUrl, location: Option<&str>, status: u16) -> Step {
-        let Some(location) = location else {
-            let reason = format!("status {status} without Location");
-            return Step::Done(self.failed(Failure::fetched(reason)));
-        };
-        let next = match url_norm::normalize(url.as_url(), location.trim()) {
-            Ok(n) => n,
-            Err(UrlError::Scheme(s)) => {
-                let reason = format!("redirect to scheme {s}");
-                return Step::Done(self.failed(Failure::fetched(reason)));
-            }
-            Err(e) => {
-                return Step::Done(self.failed(Failure::fetched(format!("bad redirect ({e})"))));
-            }
-        };
-        if !self.site.origin.contains(next.as_url()) {
+    /// Follows a hop to `next`: the next request, or the end of the walk (another site, a
+    /// loop, too many hops).
+    fn hop(&mut self, next: NormUrl, kind: HopKind) -> Step {
+        if !self.site.contains(next.as_url()) && !self.home_alias(&next) {
             return Step::Done(PageResult::Done(Outcome::OffSite {
                 task: self.task.clone(),
                 chain: std::mem::take(&mut self.chain),
                 target: next,
             }));
         }
-        let problem = if next == self.task.url || self.chain.contains(&next) {
+        let problem = if next == self.task.url || self.chain.iter().any(|h| h.url == next) {
             Some("redirect loop")
         } else if self.chain.len() >= MAX_HOPS {
             Some("too many redirects")
@@ -215,28 +266,62 @@ impl Walk<'_> {
             self.chain.clear();
             return Step::Done(self.failed(Failure::fetched(problem)));
         }
-        self.chain.push(next.clone());
+        self.chain.push(Hop {
+            url: next.clone(),
+            kind,
+        });
         Step::Next(next)
     }
 
-    /// A 200 HTML answer: its body, for the parsers.
-    fn read_page(&mut self, url: &NormUrl, response: Response, started: Instant) -> PageResult {
-        let content_type = response.content_type.clone();
-        match response.read_body(self.ctx.settings.max_page_bytes) {
-            Ok(body) => {
-                self.log
-                    .request(self.site.id, url, 200, body.len() as u64, started);
-                PageResult::Page(Downloaded {
-                    chain: std::mem::take(&mut self.chain),
-                    content_type,
-                    body,
-                })
+    /// On the home page's chain, a hop to another origin makes that origin an alias of the
+    /// site (SPEC §2: `http://x.org` that moved to `https://www.x.org/` is crawled as that
+    /// site) — unless another listed site has it. Returns whether `next` is on the site now.
+    fn home_alias(&self, next: &NormUrl) -> bool {
+        if self.task.level != 0 {
+            return false;
+        }
+        let Some(origin) = Origin::of(next.as_url()) else {
+            return false;
+        };
+        match self.ctx.sites.add_alias(self.task.site, origin) {
+            Ok(added) => {
+                self.log.note(format!(
+                    "{}: the home page moved to {} (an alias of the site)",
+                    self.site.origin, added.origin
+                ));
+                true
             }
+            Err(_) => false,
+        }
+    }
+
+    /// A 200 HTML answer: its body for the parsers — or, when it refreshes elsewhere soon
+    /// enough (`MetaRefreshMaxDelay`), a hop like a 302.
+    fn read_page(&mut self, url: &NormUrl, response: Response, started: Instant) -> Step {
+        let content_type = response.content_type.clone();
+        let body = match response.read_body(self.ctx.settings.max_page_bytes) {
+            Ok(body) => body,
             Err(e) => {
                 self.log.request(self.site.id, url, 200, 0, started);
                 self.log.problem(&self.site.origin, url, e.to_string());
-                self.failed(Failure::fetched(e.to_string()))
+                return Step::Done(self.failed(Failure::fetched(e.to_string())));
             }
+        };
+        self.log
+            .request(self.site.id, url, 200, body.len() as u64, started);
+        let tld = url.host().rsplit('.').next();
+        let refresh = meta_refresh(&body, content_type.as_deref(), tld)
+            .filter(|r| r.delay <= self.ctx.settings.meta_refresh_max_delay)
+            .and_then(|r| r.url)
+            .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
+            .filter(|next| next != url);
+        if let Some(next) = refresh {
+            return self.hop(next, HopKind::MetaRefresh);
         }
+        Step::Done(PageResult::Page(Downloaded {
+            chain: std::mem::take(&mut self.chain),
+            content_type,
+            body,
+        }))
     }
 }

@@ -11,24 +11,26 @@ use super::page::MAX_HOPS;
 use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
 use super::{HttpClient, RobotsAnswer};
 use crate::context::{Context, Log};
-use crate::message::FetchTask;
+use crate::ids::SiteId;
 use crate::robots::{AllowAll, MAX_ROBOTS_BYTES};
 use crate::url_norm::{self, NormUrl};
 
+/// Fetches the robots.txt at `robots_url` for site `site_id` (one of its origins).
 pub(super) fn fetch_robots(
     ctx: &Context,
     client: &HttpClient,
-    task: &FetchTask,
+    site_id: SiteId,
+    robots_url: &NormUrl,
     log: &Log,
 ) -> RobotsAnswer {
-    let site = ctx.sites.get(task.site);
-    let mut url: NormUrl = task.url.clone();
+    let site = ctx.sites.get(site_id);
+    let mut url: NormUrl = robots_url.clone();
     for _ in 0..=MAX_HOPS {
-        let Some(turn) = ctx.dispatcher.pace(task.site) else {
+        let Some(turn) = ctx.dispatcher.pace(site_id) else {
             return RobotsAnswer::Abandoned;
         };
         let started = Instant::now();
-        let sent = client.get(task.site, site.spec.max_downloads, &url, &turn);
+        let sent = client.get(site_id, site.spec.max_downloads, &url, &turn);
         drop(turn);
         let response = match sent {
             Ok(r) => r,

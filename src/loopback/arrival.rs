@@ -9,6 +9,33 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::Instant;
 
+/// What the server reads requests from and writes answers to: a TCP connection, plain or
+/// under TLS.
+pub(super) trait Conn: Read + Write {
+    /// When the bytes of the latest read reached the socket.
+    fn arrival(&self) -> Instant;
+    /// The TCP connection itself (raw handlers write to it directly).
+    fn tcp(&mut self) -> &mut TcpStream;
+}
+
+impl Conn for TimedConn {
+    fn arrival(&self) -> Instant {
+        self.last_arrival
+    }
+    fn tcp(&mut self) -> &mut TcpStream {
+        &mut self.tcp
+    }
+}
+
+impl Conn for rustls::StreamOwned<rustls::ServerConnection, TimedConn> {
+    fn arrival(&self) -> Instant {
+        self.sock.last_arrival
+    }
+    fn tcp(&mut self) -> &mut TcpStream {
+        &mut self.sock.tcp
+    }
+}
+
 /// A server connection that remembers when the bytes it last read arrived.
 #[derive(Debug)]
 pub(super) struct TimedConn {

@@ -1,10 +1,10 @@
 //! Just enough HTTP/1.1 for the loopback server: request heads in, responses out.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::time::Instant;
 
 use super::Resp;
-use super::arrival::TimedConn;
+use super::arrival::Conn;
 
 /// Largest request head accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -47,14 +47,14 @@ impl HeadReader {
     /// went idle.
     pub(super) fn read_request(
         &mut self,
-        conn: &mut TimedConn,
+        conn: &mut impl Conn,
     ) -> io::Result<Option<(Request, Instant)>> {
         let mut chunk = [0u8; 8192];
         loop {
             if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head = String::from_utf8_lossy(&self.buf[..end]).into_owned();
                 self.buf.drain(..end + 4);
-                let arrived = self.first_arrival.unwrap_or(conn.last_arrival);
+                let arrived = self.first_arrival.unwrap_or_else(|| conn.arrival());
                 if self.buf.is_empty() {
                     self.first_arrival = None;
                 }
@@ -67,7 +67,7 @@ impl HeadReader {
                 Ok(0) => return Ok(None),
                 Ok(n) => {
                     if self.buf.is_empty() {
-                        self.first_arrival = Some(conn.last_arrival);
+                        self.first_arrival = Some(conn.arrival());
                     }
                     self.buf.extend_from_slice(&chunk[..n]);
                 }

@@ -5,7 +5,8 @@
 //! start and end time, so tests can check politeness from the server's side.
 //!
 //! One thread per connection, persistent connections, idle connections closed after a few
-//! seconds; at most [`MAX_CONNECTIONS`] at once.
+//! seconds; at most [`MAX_CONNECTIONS`] at once. [`Server::start_tls`] serves HTTPS with the
+//! certificate it is given (the tests make theirs).
 
 mod arrival;
 mod http;
@@ -146,6 +147,8 @@ pub struct RequestRecord {
 
 #[derive(Default)]
 struct Shared {
+    /// Set: the server speaks HTTPS with this configuration.
+    tls: Option<Arc<rustls::ServerConfig>>,
     routes: RwLock<HashMap<(String, String), Route>>,
     /// (host, target prefix, route), tried longest prefix first when no exact route matches.
     prefixes: RwLock<Vec<(String, String, Route)>>,
@@ -175,9 +178,21 @@ impl Server {
 
     /// Starts on `port` of 127.0.0.1 (0: any free port).
     pub fn start_on(port: u16) -> io::Result<Server> {
+        Server::start_with(port, None)
+    }
+
+    /// Starts an HTTPS server on a free port of 127.0.0.1, with `tls` (its certificate).
+    pub fn start_tls(tls: Arc<rustls::ServerConfig>) -> io::Result<Server> {
+        Server::start_with(0, Some(tls))
+    }
+
+    fn start_with(port: u16, tls: Option<Arc<rustls::ServerConfig>>) -> io::Result<Server> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            tls,
+            ..Shared::default()
+        });
         let s = Arc::clone(&shared);
         let accept = std::thread::Builder::new()
             .name("loopback-accept".into())
@@ -268,7 +283,20 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
     stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
     stream.set_nodelay(true)?;
-    let mut conn = arrival::TimedConn::new(stream);
+    let conn = arrival::TimedConn::new(stream);
+    match &shared.tls {
+        None => serve(conn, shared),
+        Some(config) => {
+            let tls =
+                rustls::ServerConnection::new(Arc::clone(config)).map_err(io::Error::other)?;
+            // The handshake happens on the first read; a client that rejects the
+            // certificate ends the connection there.
+            serve(rustls::StreamOwned::new(tls, conn), shared)
+        }
+    }
+}
+
+fn serve(mut conn: impl arrival::Conn, shared: &Shared) -> io::Result<()> {
     let mut reader = http::HeadReader::default();
     loop {
         let Some((req, start)) = reader.read_request(&mut conn)? else {
@@ -290,7 +318,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
             Some(Route::Generated(make)) => Some(make(&req)),
             Some(Route::Static(resp)) => Some(resp),
             Some(Route::Raw(handler)) => {
-                handler(&req, &mut conn.tcp)?;
+                handler(&req, conn.tcp())?;
                 None
             }
             None => Some(Resp::new(404, "text/html", "<h1>not found</h1>")),

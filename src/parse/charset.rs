@@ -1,7 +1,10 @@
 //! Page bytes → text (SPEC §2.7): a byte-order mark, else the `charset` of the Content-Type
 //! header, else a `<meta charset>` / `<meta http-equiv=content-type>` near the start, else
-//! UTF-8. Decoding is encoding_rs (the WHATWG Encoding Standard, so windows-1251, koi8-r,
-//! Shift_JIS … decode as browsers decode them); malformed bytes become U+FFFD.
+//! UTF-8 when the bytes are valid UTF-8, else the encoding Firefox's detector (chardetng)
+//! guesses from the bytes and the site's top-level domain — so an old windows-1251 or koi8-r
+//! page that declares nothing still reads right. Decoding is encoding_rs (the WHATWG
+//! Encoding Standard, so windows-1251, koi8-r, Shift_JIS … decode as browsers decode them);
+//! malformed bytes become U+FFFD.
 
 use std::borrow::Cow;
 
@@ -11,34 +14,68 @@ use encoding_rs::{Encoding, UTF_8};
 /// 1024 bytes; browsers also honour a later one by re-parsing, so we look further.
 const META_SCAN_BYTES: usize = 8192;
 
-/// Decodes a page. Returns the text and the encoding used.
-pub fn decode<'a>(body: &'a [u8], content_type: Option<&str>) -> (Cow<'a, str>, &'static Encoding) {
-    let encoding = detect(body, content_type);
-    // BOM handling: a BOM, when present, was already chosen in `detect` and is stripped here.
+/// Decodes a page of a site whose host ends in top-level domain `tld` (a hint for the
+/// detector). Returns the text and the encoding used.
+pub fn decode<'a>(
+    body: &'a [u8],
+    content_type: Option<&str>,
+    tld: Option<&str>,
+) -> (Cow<'a, str>, &'static Encoding) {
+    let encoding = match declared(body, content_type) {
+        Some(encoding) => encoding,
+        None => {
+            // Most undeclared pages are UTF-8: one pass that validates and borrows.
+            if let Some(text) = UTF_8.decode_without_bom_handling_and_without_replacement(body) {
+                return (text, UTF_8);
+            }
+            guess(body, tld)
+        }
+    };
+    // BOM handling: a BOM, when present, was already chosen and is stripped here.
     let (text, used, _had_errors) = encoding.decode(body);
     (text, used)
 }
 
 /// Chooses the encoding without decoding.
-pub fn detect(body: &[u8], content_type: Option<&str>) -> &'static Encoding {
+pub fn detect(body: &[u8], content_type: Option<&str>, tld: Option<&str>) -> &'static Encoding {
+    declared(body, content_type).unwrap_or_else(|| {
+        if std::str::from_utf8(body).is_ok() {
+            UTF_8
+        } else {
+            guess(body, tld)
+        }
+    })
+}
+
+/// What the bytes say they are, if anything (SPEC §2.7's first three sources). Guessing from
+/// the bytes alone comes after valid UTF-8: a pure-ASCII or UTF-8 page needs no guess.
+fn guess(body: &[u8], tld: Option<&str>) -> &'static Encoding {
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(body, true);
+    let tld = tld.filter(|t| t.bytes().all(|b| b.is_ascii_lowercase()));
+    detector.guess(tld.map(str::as_bytes), false)
+}
+
+/// The encoding a byte-order mark, the Content-Type header or a `<meta>` declares.
+fn declared(body: &[u8], content_type: Option<&str>) -> Option<&'static Encoding> {
     if let Some((enc, _)) = Encoding::for_bom(body) {
-        return enc;
+        return Some(enc);
     }
     if let Some(enc) = content_type
         .and_then(header_charset)
         .and_then(|l| Encoding::for_label(l.as_bytes()))
     {
-        return enc.output_encoding();
+        return Some(enc.output_encoding());
     }
-    if let Some(enc) = meta_charset(&body[..body.len().min(META_SCAN_BYTES)]) {
-        // A UTF-16 label in an ASCII-compatible document cannot be right (HTML standard).
-        return if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+    let enc = meta_charset(&body[..body.len().min(META_SCAN_BYTES)])?;
+    // A UTF-16 label in an ASCII-compatible document cannot be right (HTML standard).
+    Some(
+        if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
             UTF_8
         } else {
             enc.output_encoding()
-        };
-    }
-    UTF_8
+        },
+    )
 }
 
 /// The `charset` parameter of a Content-Type value.
@@ -175,11 +212,11 @@ mod tests {
     fn header_wins_over_meta() {
         let body = b"<meta charset=koi8-r><a>\xcf\xd2\xc9\xd7\xc5\xd4</a>";
         assert_eq!(
-            detect(body, Some("text/html; charset=windows-1251")).name(),
+            detect(body, Some("text/html; charset=windows-1251"), None).name(),
             "windows-1251"
         );
-        assert_eq!(detect(body, Some("text/html")).name(), "KOI8-R");
-        assert_eq!(detect(body, None).name(), "KOI8-R");
+        assert_eq!(detect(body, Some("text/html"), None).name(), "KOI8-R");
+        assert_eq!(detect(body, None, None).name(), "KOI8-R");
     }
 
     #[test]
@@ -188,11 +225,11 @@ mod tests {
         let cp1251 = b"\xef\xf0\xe8\xe2\xe5\xf2";
         let koi8 = b"\xd0\xd2\xc9\xd7\xc5\xd4";
         assert_eq!(
-            decode(cp1251, Some("text/html; charset=windows-1251")).0,
+            decode(cp1251, Some("text/html; charset=windows-1251"), None).0,
             "привет"
         );
         assert_eq!(
-            decode(koi8, Some("text/html;charset=\"KOI8-R\"")).0,
+            decode(koi8, Some("text/html;charset=\"KOI8-R\""), None).0,
             "привет"
         );
     }
@@ -200,12 +237,13 @@ mod tests {
     #[test]
     fn http_equiv_and_comments() {
         let body = b"<!-- <meta charset=utf-16> --><META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=windows-1251\">";
-        assert_eq!(detect(body, None).name(), "windows-1251");
-        assert_eq!(detect(b"<meta charset=\"utf-16le\">", None), UTF_8);
+        assert_eq!(detect(body, None, None).name(), "windows-1251");
+        assert_eq!(detect(b"<meta charset=\"utf-16le\">", None, None), UTF_8);
         assert_eq!(
             detect(
                 b"\xef\xbb\xbf<meta charset=koi8-r>",
-                Some("text/html; charset=koi8-r")
+                Some("text/html; charset=koi8-r"),
+                None
             ),
             UTF_8
         );
@@ -216,10 +254,44 @@ mod tests {
         assert_eq!(
             detect(
                 b"<meta charset=\"nonsense\">",
-                Some("text/html; charset=bogus")
+                Some("text/html; charset=bogus"),
+                None
             ),
             UTF_8
         );
-        assert_eq!(decode(b"a\xffb", None).0, "a\u{fffd}b");
+        let declared = Some("text/html; charset=utf-8");
+        assert_eq!(decode(b"a\xffb", declared, None).0, "a\u{fffd}b");
+    }
+
+    /// Russian text as old sites serve it: no charset anywhere.
+    const RUSSIAN: &str = "<html><head><title>Кафедра прикладной математики</title></head><body>\
+        <p>Добро пожаловать на сайт кафедры. Здесь вы найдёте расписание занятий, список \
+        преподавателей и новости факультета.</p><a href=/news>Новости и объявления</a></body></html>";
+
+    #[test]
+    fn undeclared_legacy_cyrillic_is_detected() {
+        for label in ["windows-1251", "KOI8-R"] {
+            let enc = Encoding::for_label(label.as_bytes()).unwrap();
+            let (bytes, _, unmappable) = enc.encode(RUSSIAN);
+            assert!(!unmappable);
+            // chardetng names the KOI8 family KOI8-U, a superset that decodes Russian letters
+            // exactly as KOI8-R does (they differ in Ukrainian letters and box drawing).
+            let same = |e: &'static Encoding| {
+                e == enc || (enc == encoding_rs::KOI8_R && e == encoding_rs::KOI8_U)
+            };
+            for tld in [Some("ru"), None] {
+                let (text, used) = decode(&bytes, Some("text/html"), tld);
+                assert!(same(used), "{label} with tld {tld:?}: {}", used.name());
+                assert_eq!(text, RUSSIAN, "{label} with tld {tld:?}");
+                assert!(same(detect(&bytes, None, tld)));
+            }
+        }
+    }
+
+    #[test]
+    fn valid_utf8_is_not_guessed() {
+        let (text, used) = decode(RUSSIAN.as_bytes(), None, Some("ru"));
+        assert_eq!((text.as_ref(), used), (RUSSIAN, UTF_8));
+        assert!(matches!(decode(b"plain", None, None).0, Cow::Borrowed(_)));
     }
 }

@@ -9,7 +9,7 @@ use super::links::Extracted;
 use super::{PageParser, ParseWorker, charset, links};
 use crate::context::Context;
 use crate::message::{Downloaded, Failure, FetchTask, LinkTarget, PageLink, PageRecord};
-use crate::sites::SiteEntry;
+use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
 use crate::url_rules::{non_html_extension, repeating_segment};
 
@@ -57,7 +57,9 @@ fn parse_page(
     worker: &mut HtmlWorker,
 ) -> PageRecord {
     let page_url = page.final_url(task).as_url();
-    let (text, _) = charset::decode(&page.body, page.content_type.as_deref());
+    // The top-level domain helps the charset detector with pages that declare none.
+    let tld = page_url.host_str().and_then(|h| h.rsplit('.').next());
+    let (text, _) = charset::decode(&page.body, page.content_type.as_deref(), tld);
     let HtmlWorker { cache, extracted } = worker;
     links::extract_into(&text, extracted);
     let base = extracted
@@ -66,18 +68,30 @@ fn parse_page(
         .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
+    let origins = site.origins();
+    let view = SiteView {
+        entry: site,
+        origins: &origins,
+    };
     let links = extracted
         .links()
         .map(|raw| PageLink {
-            target: classify(ctx, site, &base, raw.href, cache),
+            target: classify(ctx, &view, &base, raw.href, cache),
             anchor: raw.anchor.to_owned(),
         })
         .collect();
+    let canonical = extracted
+        .canonical
+        .as_deref()
+        .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
+        .map(|c| c.as_str().to_owned())
+        .unwrap_or_default();
     PageRecord {
         chain: page.chain.clone(),
         hash: xxhash_rust::xxh3::xxh3_128(&page.body),
         bytes: page.body.len() as u64,
         title: extracted.title.clone(),
+        canonical,
         links,
     }
 }
@@ -85,7 +99,7 @@ fn parse_page(
 /// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
 fn classify(
     ctx: &Context,
-    site: &SiteEntry,
+    site: &SiteView<'_>,
     base: &Url,
     href: &str,
     cache: &mut HrefCache,
@@ -106,7 +120,12 @@ fn classify(
             };
         }
     };
-    let Some(target_site) = ctx.filter.scope_site(site, url.as_url()) else {
+    let Some(target_site) = ctx.filter.scope_site(site, url.as_url(), &ctx.sites) else {
+        if ctx.settings.other_scheme_links == OtherScheme::Ignore
+            && site.is_other_scheme(url.as_url())
+        {
+            return LinkTarget::Ignored;
+        }
         return LinkTarget::External(url);
     };
     let failure = if let Some(ext) = non_html_extension(url.path()) {
@@ -118,15 +137,18 @@ fn classify(
             "repeating path segment ({seg})"
         )))
     } else {
-        let entry = if target_site == site.id {
-            None
+        // Borrowed from the page's snapshot, not cloned: an Arc count touched by every link of
+        // every parser thread would bounce between cores.
+        let other;
+        let origin = if target_site == site.entry.id {
+            site.origin_of(url.as_url())
         } else {
-            Some(ctx.sites.get(target_site))
+            other = ctx.sites.get(target_site).origin_of(url.as_url());
+            other.as_ref()
         };
-        // Borrowed, not cloned: an Arc count touched by every link of every parser thread
-        // would bounce between cores.
-        let robots = entry.as_deref().unwrap_or(site).robots();
-        robots
+        // Unknown rules (an alias whose robots.txt is not fetched yet): checked when fetched.
+        origin
+            .and_then(|o| o.robots())
             .filter(|r| !r.allowed(url.path_and_query()))
             .map(|r| Failure::without_request(r.denial_reason()))
     };

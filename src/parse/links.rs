@@ -14,9 +14,7 @@ use std::cell::Cell;
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
 use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 
-/// Anchor texts and titles longer than this many bytes are cut (an unclosed `<a>` would
-/// otherwise swallow the rest of the page).
-const MAX_TEXT_BYTES: usize = 1000;
+use super::text::{MAX_TEXT_BYTES, clean_text_into};
 
 /// Which element a link came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +59,10 @@ pub struct Extracted {
     pub base_href: Option<String>,
     /// The `<title>` text, cleaned like anchors.
     pub title: String,
+    /// The first `<link rel="canonical" href>`, as written.
+    pub canonical: Option<String>,
+    /// The `content` of the first `<meta http-equiv="refresh">`, as written.
+    pub refresh: Option<String>,
 }
 
 impl Extracted {
@@ -97,6 +99,8 @@ enum Tag {
     Base,
     Img,
     Title,
+    Link,
+    Meta,
     /// Elements whose content the tokenizer must read as text, not markup.
     RawText(State),
     Other,
@@ -107,6 +111,9 @@ enum Attr {
     Href,
     Src,
     Alt,
+    Rel,
+    HttpEquiv,
+    Content,
     Other,
 }
 
@@ -135,6 +142,9 @@ struct Collector {
     href: Value,
     src: Value,
     alt: Value,
+    rel: Value,
+    http_equiv: Value,
+    content: Value,
     out: Extracted,
     /// Index in `out.spans` of the `<a>` whose text is being collected.
     open_anchor: Option<usize>,
@@ -155,6 +165,8 @@ fn classify(name: &[u8]) -> Tag {
         b"base" => Tag::Base,
         b"img" => Tag::Img,
         b"title" => Tag::Title,
+        b"link" => Tag::Link,
+        b"meta" => Tag::Meta,
         b"script" => Tag::RawText(State::ScriptData),
         b"style" | b"xmp" | b"noembed" | b"noframes" => Tag::RawText(State::RawText),
         b"textarea" => Tag::RawText(State::RcData),
@@ -168,54 +180,6 @@ fn push_text(buf: &mut String, bytes: &[u8]) {
     if buf.len() < MAX_TEXT_BYTES * 2 {
         buf.push_str(&String::from_utf8_lossy(bytes));
     }
-}
-
-/// Whitespace runs become one space, control characters go, the ends are trimmed, and the
-/// result is cut to 1000 bytes on a character boundary.
-pub fn clean_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len().min(MAX_TEXT_BYTES));
-    clean_text_into(s, &mut out);
-    out
-}
-
-/// [`clean_text`] into a buffer (cleared first).
-fn clean_text_into(s: &str, out: &mut String) {
-    out.clear();
-    if is_clean_ascii(s) {
-        // Most anchors ("Next", "Section 4"): copied whole instead of char by char.
-        out.push_str(s);
-        return;
-    }
-    let mut pending_space = false;
-    for ch in s.chars() {
-        if ch.is_whitespace() {
-            pending_space = !out.is_empty();
-        } else if ch.is_control() {
-            continue;
-        } else {
-            // The space before a word counts against the cap too (found by fuzzing: a text
-            // of exactly 1000 bytes, a space and a word came out 1001 bytes long).
-            if out.len() + usize::from(pending_space) + ch.len_utf8() > MAX_TEXT_BYTES {
-                break;
-            }
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
-            }
-            out.push(ch);
-        }
-    }
-}
-
-/// Whether [`clean_text`] would return `s` unchanged, for printable ASCII: within the cap,
-/// single spaces between words, none at the ends.
-fn is_clean_ascii(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() <= MAX_TEXT_BYTES
-        && b.first() != Some(&b' ')
-        && b.last() != Some(&b' ')
-        && b.iter().all(|&c| (b' '..0x7f).contains(&c))
-        && !b.windows(2).any(|w| w == b"  ")
 }
 
 impl Collector {
@@ -243,24 +207,33 @@ impl Collector {
                 self.href.reset();
                 self.src.reset();
                 self.alt.reset();
+                self.rel.reset();
+                self.http_equiv.reset();
+                self.content.reset();
             }
             CallbackEvent::AttributeName { name } => {
                 // The first of duplicate attributes wins (HTML tokenizer rule).
+                let wanted = matches!(
+                    (self.tag, name),
+                    (
+                        Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img),
+                        b"href" | b"src" | b"alt",
+                    ) | (Some(Tag::Link), b"href" | b"rel")
+                        | (Some(Tag::Meta), b"http-equiv" | b"content")
+                );
                 let (attr, slot) = match name {
                     b"href" => (Attr::Href, &mut self.href),
                     b"src" => (Attr::Src, &mut self.src),
                     b"alt" => (Attr::Alt, &mut self.alt),
+                    b"rel" => (Attr::Rel, &mut self.rel),
+                    b"http-equiv" => (Attr::HttpEquiv, &mut self.http_equiv),
+                    b"content" => (Attr::Content, &mut self.content),
                     _ => {
                         self.attr = Some(Attr::Other);
                         return None;
                     }
                 };
-                if !slot.set
-                    && matches!(
-                        self.tag,
-                        Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img)
-                    )
-                {
+                if wanted && !slot.set {
                     // An attribute without a value (href="") emits no value event.
                     slot.set = true;
                     self.attr = Some(attr);
@@ -273,6 +246,9 @@ impl Collector {
                     Some(Attr::Href) => &mut self.href,
                     Some(Attr::Src) => &mut self.src,
                     Some(Attr::Alt) => &mut self.alt,
+                    Some(Attr::Rel) => &mut self.rel,
+                    Some(Attr::HttpEquiv) => &mut self.http_equiv,
+                    Some(Attr::Content) => &mut self.content,
                     _ => return None,
                 };
                 slot.text.push_str(&String::from_utf8_lossy(value));
@@ -335,6 +311,24 @@ impl Collector {
             Tag::Base => {
                 if self.out.base_href.is_none() {
                     self.out.base_href = self.href.get().map(str::to_owned);
+                }
+            }
+            Tag::Link => {
+                let canonical = self.rel.get().is_some_and(|rel| {
+                    rel.split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("canonical"))
+                });
+                if canonical && self.out.canonical.is_none() {
+                    self.out.canonical = self.href.get().map(str::to_owned);
+                }
+            }
+            Tag::Meta => {
+                let refresh = self
+                    .http_equiv
+                    .get()
+                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"));
+                if refresh && self.out.refresh.is_none() {
+                    self.out.refresh = self.content.get().map(str::to_owned);
                 }
             }
             Tag::Img => {
@@ -406,6 +400,8 @@ pub fn extract_into(html: &str, out: &mut Extracted) {
     reused.spans.clear();
     reused.base_href = None;
     reused.title.clear();
+    reused.canonical = None;
+    reused.refresh = None;
     let mut collector = Collector {
         out: reused,
         ..Collector::default()
@@ -513,6 +509,19 @@ mod tests {
     }
 
     #[test]
+    fn canonical_and_refresh_are_read_and_are_not_links() {
+        let e = extract(
+            r#"<head><link rel="stylesheet" href="/s.css"><LINK REL="Canonical" HREF="/c?a=1&amp;b=2"><link rel=canonical href=/second>
+            <meta charset=utf-8><META HTTP-EQUIV="Refresh" CONTENT="0; URL=/ru/"><meta http-equiv=refresh content="5"></head><a href=/x>x</a>"#,
+        );
+        assert_eq!(e.canonical.as_deref(), Some("/c?a=1&b=2"));
+        assert_eq!(e.refresh.as_deref(), Some("0; URL=/ru/"));
+        assert_eq!(e.links().count(), 1);
+        let none = extract("<meta name=refresh content=1><link rel=alternate href=/a>");
+        assert_eq!((none.canonical, none.refresh), (None, None));
+    }
+
+    #[test]
     fn duplicate_attribute_first_wins() {
         assert_eq!(hrefs("<a href=/first href=/second>x</a>"), vec!["/first"]);
     }
@@ -538,46 +547,6 @@ mod tests {
     }
 
     #[test]
-    fn the_ascii_fast_path_agrees() {
-        let slow = |s: &str| {
-            // clean_text without the fast path.
-            let mut out = String::new();
-            clean_text_into(&format!("\u{e9}{s}"), &mut out);
-            out.trim_start_matches('\u{e9}').trim_start().to_owned()
-        };
-        for s in [
-            "Next",
-            "Section 4",
-            " lead",
-            "trail ",
-            "two  spaces",
-            "tab\there",
-            "",
-            "a\u{7f}b",
-            "x",
-        ] {
-            assert_eq!(clean_text(s), slow(s), "{s:?}");
-        }
-        assert_eq!(clean_text(&"a".repeat(1001)).len(), 1000);
-    }
-
-    #[test]
-    fn cut_at_the_cap_even_after_a_space() {
-        for first in [999, 1000] {
-            let text = "a".repeat(first) + " bb";
-            let cleaned = clean_text(&text);
-            assert!(
-                cleaned.len() <= MAX_TEXT_BYTES,
-                "{first}: {}",
-                cleaned.len()
-            );
-            assert!(!cleaned.ends_with(' '), "{first}");
-        }
-        let title = format!("<title>{} x</title>", "t".repeat(1000));
-        assert_eq!(extract(&title).title.len(), 1000);
-    }
-
-    #[test]
     fn a_reused_buffer_gives_the_same_result() {
         let mut buf = Extracted::default();
         extract_into(
@@ -589,6 +558,12 @@ mod tests {
         assert_eq!(buf, extract(second));
         assert_eq!(buf.base_href, None);
         assert_eq!(buf.links().count(), 1);
+    }
+
+    #[test]
+    fn long_title_is_cut_at_the_cap() {
+        let title = format!("<title>{} x</title>", "t".repeat(1000));
+        assert_eq!(extract(&title).title.len(), 1000);
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub mod charset;
 pub mod href_cache;
 mod html_parser;
 pub mod links;
+pub mod refresh;
+pub mod text;
 
 use std::fmt::Debug;
 

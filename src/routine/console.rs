@@ -118,11 +118,17 @@ impl EventWriter {
                 }
                 let name = self.site_names[i]
                     .get_or_insert_with(|| ctx.sites.get(*site).origin.to_string());
-                self.logs
-                    .request(name, url.as_str(), *status, *bytes, elapsed.as_millis())
+                let ms = elapsed.as_millis();
+                if ctx.settings.display_common_log {
+                    eprintln!("{name} {} {status} {bytes} B {ms} ms", url.as_str());
+                }
+                self.logs.request(name, url.as_str(), *status, *bytes, ms)
             }
             LogEvent::Problem { site, url, what } => {
                 progress.problems += 1;
+                if ctx.settings.display_error_log {
+                    eprintln!("problem: {site} {url}: {what}");
+                }
                 self.logs.problem(site, url, what)
             }
             LogEvent::Note { text } => {

@@ -24,6 +24,11 @@ pub enum ValueKind {
     Text,
     /// `host:ip` pairs, comma-separated.
     ResolveList,
+    /// One of a few words.
+    Choice(&'static [&'static str]),
+    /// A key of the RCCrawler paper's settings.ini that tunes its engine (chunk sizes, sleep
+    /// times): accepted, with a note that this engine does not need it.
+    PaperTuning,
 }
 
 /// One settings.ini key.
@@ -249,6 +254,27 @@ pub const KEYS: &[KeyDef] = &[
         "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port)."
     ),
     key!(
+        "HTTP",
+        "CaFile",
+        "",
+        ValueKind::Path,
+        "Extra root certificates (PEM) trusted for HTTPS on top of the built-in ones, like curl --cacert: for staging servers and tests. Empty: the built-in roots only."
+    ),
+    key!(
+        "Sites",
+        "OtherSchemeLinks",
+        "Internal",
+        ValueKind::Choice(&["Internal", "Ignore"]),
+        "Links to a site's host under the other scheme (http <-> https). Internal: the other scheme on its default port is an alias of the site, its links are internal. Ignore: the RCCrawler paper's rule, such links are left out (neither arcs nor external links); the home page's redirects still make aliases."
+    ),
+    key!(
+        "Sites",
+        "MetaRefreshMaxDelay",
+        "10",
+        int(0, 86_400),
+        "A <meta http-equiv=refresh> to another URL within this many seconds is a redirect hop (its page is not a node; duplicates.csv reason \"meta refresh\"). A longer delay is ignored."
+    ),
+    key!(
         "Sites",
         "DefaultMaxDownloadsAtTime",
         "2",
@@ -325,6 +351,55 @@ pub const KEYS: &[KeyDef] = &[
         int(1, 3600),
         "Interval of the progress line."
     ),
+    key!(
+        "Console",
+        "DisplayCommonLog",
+        "0",
+        ValueKind::Flag,
+        "1: also print every CommonLogFile row (each request) on the console, as the paper's crawler does."
+    ),
+    key!(
+        "Console",
+        "DisplayErrorLog",
+        "0",
+        ValueKind::Flag,
+        "1: also print every ErrorLogFile row (each problem) on the console."
+    ),
+    key!(
+        "Paper",
+        "DownloadingThreadPDChunkSizeMultiplier",
+        "5",
+        ValueKind::PaperTuning,
+        "The paper's engine handed URLs to its downloader in chunks; here a downloader takes one URL at a time from the dispatcher. Accepted and not used."
+    ),
+    key!(
+        "Paper",
+        "ParsingThreadPDChunkSize",
+        "20",
+        ValueKind::PaperTuning,
+        "The paper's parsers took pages in chunks; here parsers take pages from a bounded channel as they come. Accepted and not used."
+    ),
+    key!(
+        "Paper",
+        "DownloadingThreadSleepTime",
+        "1",
+        ValueKind::PaperTuning,
+        "The paper's downloaders polled and slept (ms); here they block until there is work. Accepted and not used."
+    ),
+    key!(
+        "Paper",
+        "ParsingThreadSleepTime",
+        "1",
+        ValueKind::PaperTuning,
+        "The paper's parsers polled and slept (ms); here they block on their channel. Accepted and not used."
+    ),
+    key!(
+        "Paper",
+        "RoutineThreadSleepTime",
+        "1000",
+        ValueKind::PaperTuning,
+        "The paper's routine thread slept between rounds (ms); here it ticks every 20 ms and prints progress every ProgressSeconds. Accepted and not used."
+    ),
 ];
 
 /// Looks a key up by its exact name.
@@ -332,7 +407,8 @@ pub fn find(name: &str) -> Option<&'static KeyDef> {
     KEYS.iter().find(|k| k.name == name)
 }
 
-/// The shipped settings.ini, generated from the table: every key with its default.
+/// The shipped settings.ini, generated from the table: every key with its default (the
+/// paper's tuning keys commented out).
 pub fn render_ini() -> String {
     let mut out = String::from(
         "; rccrawler settings. Every key is listed with its default value; delete a line to use\n\
@@ -351,7 +427,13 @@ pub fn render_ini() -> String {
             out.push_str(&line);
             out.push('\n');
         }
-        out.push_str(&format!("{} = {}\n", k.name, k.default));
+        // The paper's tuning keys are listed for reference only: set, they print a note.
+        let comment = if k.kind == ValueKind::PaperTuning {
+            "; "
+        } else {
+            ""
+        };
+        out.push_str(&format!("{comment}{} = {}\n", k.name, k.default));
     }
     out
 }

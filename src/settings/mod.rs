@@ -17,6 +17,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::hosts::SiteDefaults;
+use crate::sites::OtherScheme;
 use keys::{KEYS, KeyDef, ValueKind};
 
 /// settings.ini could not be used.
@@ -203,11 +204,32 @@ pub struct Settings {
     pub time_quantum: Duration,
     /// `ProgressSeconds`.
     pub progress_interval: Duration,
+    /// `CaFile`, resolved (`None`: empty).
+    pub ca_file: Option<PathBuf>,
+    /// `OtherSchemeLinks`.
+    pub other_scheme_links: OtherScheme,
+    /// `MetaRefreshMaxDelay`, seconds.
+    pub meta_refresh_max_delay: u32,
+    /// `DisplayCommonLog`.
+    pub display_common_log: bool,
+    /// `DisplayErrorLog`.
+    pub display_error_log: bool,
 }
 
-/// A settings problem that does not stop the crawl.
+/// Something about settings.ini worth saying that does not stop the crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning(pub String);
+
+impl Warning {
+    /// A note rather than a warning: nothing is wrong (a key of the paper's settings.ini
+    /// that this engine does not need).
+    pub fn is_note(&self) -> bool {
+        self.0.starts_with(NOTE)
+    }
+}
+
+/// How notes start.
+const NOTE: &str = "note: ";
 
 impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
@@ -229,6 +251,13 @@ impl Settings {
     ) -> Result<(Settings, Vec<Warning>), SettingsError> {
         let mut warnings = Vec::new();
         for key in raw.values.keys() {
+            if let Some(def) = keys::find(key)
+                && def.kind == ValueKind::PaperTuning
+            {
+                warnings.push(Warning(format!(
+                    "{NOTE}settings.ini: {key} is a tuning knob of the RCCrawler paper's engine; this engine does not need it (accepted, not used)"
+                )));
+            }
             if keys::find(key).is_none() {
                 let hint = KEYS
                     .iter()
@@ -288,6 +317,14 @@ impl Settings {
             site_down_after: v.int("SiteDownAfterFailures")? as u32,
             time_quantum: Duration::from_secs(v.int("TimeQuantumSeconds")?),
             progress_interval: Duration::from_secs(v.int("ProgressSeconds")?),
+            ca_file: (!v.text("CaFile").is_empty()).then(|| v.path("CaFile")),
+            other_scheme_links: match v.choice("OtherSchemeLinks")? {
+                "Ignore" => OtherScheme::Ignore,
+                _ => OtherScheme::Internal,
+            },
+            meta_refresh_max_delay: v.int("MetaRefreshMaxDelay")? as u32,
+            display_common_log: v.flag("DisplayCommonLog")?,
+            display_error_log: v.flag("DisplayErrorLog")?,
         };
         if settings.user_agent.trim().is_empty() {
             return Err(bad("UserAgent", "", "must not be empty"));
@@ -345,6 +382,19 @@ impl Values<'_> {
             .get(key)
             .map(str::trim)
             .unwrap_or(self.def(key).default)
+    }
+
+    /// One of the words a `Choice` key accepts (matched without regard to case).
+    fn choice(&self, key: &str) -> Result<&'static str, SettingsError> {
+        let ValueKind::Choice(words) = self.def(key).kind else {
+            unreachable!("{key} is declared as a choice key")
+        };
+        let text = self.text(key);
+        words
+            .iter()
+            .find(|w| w.eq_ignore_ascii_case(text))
+            .copied()
+            .ok_or_else(|| bad(key, text, &format!("one of {}", words.join(", "))))
     }
 
     /// A component name as written.
@@ -469,11 +519,46 @@ mod tests {
     }
 
     #[test]
-    fn unknown_key_is_a_warning() {
-        let (_, w) =
-            load("DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\n").unwrap();
-        assert_eq!(w.len(), 2);
-        assert!(w[1].0.contains("did you mean ParsingThreadsCount"), "{w:?}");
+    fn unknown_key_is_a_warning_and_a_paper_key_a_note() {
+        let (_, w) = load(
+            "DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\nNoSuch = 1\n",
+        )
+        .unwrap();
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].is_note() && w[0].0.contains("DownloadingThreadPDChunkSizeMultiplier"));
+        assert!(
+            !w[1].is_note() && w[1].0.contains("unknown key NoSuch"),
+            "{w:?}"
+        );
+        assert!(w[2].0.contains("did you mean ParsingThreadsCount"), "{w:?}");
+    }
+
+    #[test]
+    fn the_papers_multi_line_quoted_list_reads_as_one_value() {
+        // As the RCCrawler paper prints its settings.ini: a value broken over two lines.
+        let (s, _) =
+            load("ApplicationFinishers = \"WorkIsDoneAF,  \nTimeoutAF,StopFileAF\"  \n").unwrap();
+        assert_eq!(
+            s.components.finishers,
+            ["WorkIsDoneAF", "TimeoutAF", "StopFileAF"]
+        );
+    }
+
+    #[test]
+    fn new_keys_of_the_real_web() {
+        let (s, _) =
+            load("OtherSchemeLinks = ignore\nCaFile = certs/ca.pem\nMetaRefreshMaxDelay = 0\n")
+                .unwrap();
+        assert_eq!(s.other_scheme_links, OtherScheme::Ignore);
+        assert_eq!(s.ca_file, Some(PathBuf::from("/base/certs/ca.pem")));
+        assert_eq!(s.meta_refresh_max_delay, 0);
+        let (d, _) = load("").unwrap();
+        assert_eq!(
+            (d.other_scheme_links, d.ca_file),
+            (OtherScheme::Internal, None)
+        );
+        let e = load("OtherSchemeLinks = Maybe\n").unwrap_err().to_string();
+        assert!(e.contains("one of Internal, Ignore"), "{e}");
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
     }
 }
 
-/// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash`.
+/// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical`.
 pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let mut csv = CsvOut::new(
         w,
@@ -115,6 +115,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
             "ExternalLinks",
             "Bytes",
             "ContentHash",
+            "Canonical",
         ],
     )?;
     let mut arcs = Vec::new();
@@ -132,6 +133,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
             .num(g.external_links(n).len())?
             .num(g.bytes(n))?
             .text(&hash)?
+            .text(g.canonical(n))?
             .end()?;
     }
     csv.finish()

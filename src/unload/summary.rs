@@ -61,6 +61,11 @@ pub struct SiteSummary {
     pub seconds: f64,
     /// How it ended.
     pub state: SiteState,
+    /// Where the home page ended (node 1's URL; empty when there is no node): names the
+    /// origin a moved site is crawled at.
+    pub home: String,
+    /// Why it is unreachable, down or stopped at its page limit (empty otherwise).
+    pub reason: String,
 }
 
 impl SiteSummary {
@@ -81,6 +86,12 @@ impl SiteSummary {
             } else {
                 SiteState::Done
             },
+            home: g
+                .nodes()
+                .first()
+                .map(|n| g.label(n).to_owned())
+                .unwrap_or_default(),
+            reason: String::new(),
         };
         let mut arcs = Vec::new();
         for n in g.nodes() {
@@ -91,8 +102,24 @@ impl SiteSummary {
         }
         if s.pages == 0 && pending == 0 {
             s.state = SiteState::Unreachable;
+            s.reason = g
+                .home_failure()
+                .map(|f| f.reason.to_owned())
+                .unwrap_or_default();
         }
         s
+    }
+
+    /// The origin the home page ended on, when it is not the listed one (`moved to …`).
+    pub fn moved_to(&self) -> Option<&str> {
+        let listed = self.site.trim_end_matches('/');
+        let origin_end = self
+            .home
+            .find("://")
+            .and_then(|i| self.home[i + 3..].find('/').map(|j| i + 3 + j))
+            .unwrap_or(self.home.len());
+        let home_origin = &self.home[..origin_end];
+        (!self.home.is_empty() && home_origin != listed).then_some(home_origin)
     }
 }
 
@@ -112,6 +139,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 "MaxLevel",
                 "Seconds",
                 "State",
+                "Home",
+                "Reason",
             ],
         )?;
         for r in rows {
@@ -125,6 +154,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 .num(r.max_level)?
                 .raw(&format!("{:.1}", r.seconds))?
                 .text(&r.state.to_string())?
+                .text(&r.home)?
+                .text(&r.reason)?
                 .end()?;
         }
         csv.finish()

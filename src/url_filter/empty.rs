@@ -1,18 +1,18 @@
-//! `EmptyUAT`: a crawl's scope is its seed site; every other host (subdomains included) is
-//! external (SPEC §2).
+//! `EmptyUAT`: a crawl's scope is its seed site — its listed origin and aliases; every other
+//! host (subdomains included) is external (SPEC §2).
 
 use url::Url;
 
 use super::UrlFilter;
 use crate::ids::SiteId;
-use crate::sites::SiteEntry;
+use crate::sites::{SiteView, Sites};
 
-/// Internal = same scheme, host and port as the page's site.
+/// Internal = on one of the origins of the page's site.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SeedSiteOnly;
 
 impl UrlFilter for SeedSiteOnly {
-    fn scope_site(&self, page_site: &SiteEntry, url: &Url) -> Option<SiteId> {
-        page_site.origin.contains(url).then_some(page_site.id)
+    fn scope_site(&self, from: &SiteView<'_>, url: &Url, _sites: &Sites) -> Option<SiteId> {
+        from.contains(url).then_some(from.entry.id)
     }
 }

@@ -10,11 +10,13 @@ pub use empty::SeedSiteOnly;
 use url::Url;
 
 use crate::ids::SiteId;
-use crate::sites::SiteEntry;
+use crate::sites::{SiteView, Sites};
 
-/// Decides whether a link is internal to a crawl.
+/// Decides whether a link is internal to a crawl. Called by the parsing threads, concurrently,
+/// for every http(s) link of every page.
 pub trait UrlFilter: Send + Sync + Debug {
-    /// The site (of the crawl that `page_site` belongs to) that `url` is on, or `None` when
-    /// the link leaves the crawl (an external link).
-    fn scope_site(&self, page_site: &SiteEntry, url: &Url) -> Option<SiteId>;
+    /// The site (of the crawl that the page's site `from` belongs to) that `url` is on, or
+    /// `None` when the link leaves the crawl (an external link). `sites` holds every site
+    /// of the run.
+    fn scope_site(&self, from: &SiteView<'_>, url: &Url, sites: &Sites) -> Option<SiteId>;
 }

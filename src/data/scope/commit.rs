@@ -4,10 +4,10 @@
 //! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
 //! a journal runs too.
 
-use super::{DataError, Effects, LinkRec, PageRec, STATIC_BIT, ScopeGraph, UrlState};
-use crate::data::records::{Entry, LinkKind, Resolved, ResolvedKind, ResolvedLink};
+use super::{DataError, Effects, LinkRec, NO_TEXT, PageRec, STATIC_BIT, ScopeGraph, UrlState};
+use crate::data::records::{Entry, LinkKind, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
 use crate::ids::SiteId;
-use crate::message::{Decided, LinkTarget, Outcome};
+use crate::message::{Decided, HopKind, LinkTarget, Outcome};
 use crate::site::Origin;
 
 impl ScopeGraph {
@@ -40,8 +40,13 @@ impl ScopeGraph {
         };
         let chain = chain
             .iter()
-            .map(|hop| self.url_ref(hop.as_str(), site))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|hop| {
+                Ok(ResolvedHop {
+                    url: self.url_ref(hop.url.as_str(), site)?,
+                    kind: hop.kind,
+                })
+            })
+            .collect::<Result<Vec<_>, DataError>>()?;
         let kind = match outcome {
             Outcome::Page { page, .. } => {
                 let mut links = Vec::with_capacity(page.links.len());
@@ -68,6 +73,7 @@ impl ScopeGraph {
                             aux: self.text_ref(&link.anchor)?,
                             failure: None,
                         },
+                        LinkTarget::Ignored => continue,
                         LinkTarget::Bad { raw, reason } => ResolvedLink {
                             kind: LinkKind::Bad,
                             target: self.text_ref(raw)?,
@@ -77,10 +83,16 @@ impl ScopeGraph {
                     };
                     links.push(r);
                 }
+                let canonical = if page.canonical.is_empty() {
+                    None
+                } else {
+                    Some(self.text_ref(&page.canonical)?)
+                };
                 ResolvedKind::Page {
                     hash: page.hash,
                     bytes: u32::try_from(page.bytes).unwrap_or(u32::MAX),
                     title: self.text_ref(&page.title)?,
+                    canonical,
                     links,
                 }
             }
@@ -145,7 +157,7 @@ impl ScopeGraph {
     pub(super) fn apply(&mut self, r: &Resolved) -> Result<Vec<SiteId>, DataError> {
         let n = self.recs.len() as u32;
         let valid = |id: u32| id < n;
-        if !valid(r.task) || !r.chain.iter().all(|&h| valid(h)) {
+        if !valid(r.task) || !r.chain.iter().all(|h| valid(h.url)) {
             return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
         }
         self.outcomes += 1;
@@ -154,10 +166,10 @@ impl ScopeGraph {
         }
         let mut ids = Vec::with_capacity(r.chain.len() + 1);
         ids.push(r.task);
-        ids.extend_from_slice(&r.chain);
-        for w in ids.windows(2) {
-            if w[0] != w[1] {
-                self.finish(w[0], UrlState::Redirect, w[1]);
+        ids.extend(r.chain.iter().map(|h| h.url));
+        for (from, hop) in ids.iter().zip(&r.chain) {
+            if *from != hop.url {
+                self.finish(*from, UrlState::hop(hop.kind), hop.url);
             }
         }
         let last = *ids.last().expect("never empty");
@@ -166,10 +178,12 @@ impl ScopeGraph {
                 hash,
                 bytes,
                 title,
+                canonical,
                 links,
             } => {
                 if self.recs[last as usize].state.is_open() {
-                    let p = self.add_page(*hash, *bytes, *title, links)?;
+                    let canonical = canonical.unwrap_or(NO_TEXT);
+                    let p = self.add_page(*hash, *bytes, *title, canonical, links)?;
                     self.finish(last, UrlState::Page, p);
                 }
             }
@@ -188,9 +202,10 @@ impl ScopeGraph {
             }
         }
         // The task URL was in flight; if it is still open (its outcome went to another URL of
-        // the chain that was already decided), close it as a redirect to that URL.
+        // the chain that was already decided), close it as a hop to that URL.
         if self.recs[r.task as usize].state.is_open() && last != r.task {
-            self.finish(r.task, UrlState::Redirect, last);
+            let kind = r.chain.first().map_or(HopKind::Http, |h| h.kind);
+            self.finish(r.task, UrlState::hop(kind), last);
         }
         // Propagate levels along every edge this commit recorded: each redirect hop and the
         // page's links. Pushing from the task alone is not enough: when the chain ends at a
@@ -210,9 +225,13 @@ impl ScopeGraph {
         hash: u128,
         bytes: u32,
         title: u32,
+        canonical: u32,
         links: &[ResolvedLink],
     ) -> Result<u32, DataError> {
         let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
+        if title >= n_texts || (canonical != NO_TEXT && canonical >= n_texts) {
+            return Err(DataError::Corrupt("a page names an unknown text".into()));
+        }
         let start = self.links.len() as u32;
         for l in links {
             let ok = match l.kind {
@@ -232,11 +251,12 @@ impl ScopeGraph {
             self.links.push(LinkRec::new(l.kind, l.target, l.aux));
         }
         self.pages.push(PageRec {
-            hash,
+            hash: PageRec::split_hash(hash),
             links_start: start,
             links_len: self.links.len() as u32 - start,
             title,
             bytes,
+            canonical,
         });
         Ok(self.pages.len() as u32 - 1)
     }

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
+use super::{NO_LEVEL, NO_TEXT, STATIC_BIT, ScopeGraph, UrlState};
 use crate::data::records::LinkKind;
 
 /// Why an alias URL maps to a node.
@@ -22,6 +22,8 @@ use crate::data::records::LinkKind;
 pub enum AliasReason {
     /// The URL redirects to the node's page.
     Redirect,
+    /// The URL's page refreshes to the node's page (`<meta http-equiv="refresh">`).
+    MetaRefresh,
     /// The URL's page has the same content hash.
     SameContent,
 }
@@ -31,6 +33,7 @@ impl AliasReason {
     pub fn as_str(self) -> &'static str {
         match self {
             AliasReason::Redirect => "redirect",
+            AliasReason::MetaRefresh => "meta refresh",
             AliasReason::SameContent => "same content",
         }
     }
@@ -117,7 +120,7 @@ impl<'a> SiteGraph<'a> {
             chain.clear();
             chain.push(u);
             let mut cur = u;
-            while g.recs[cur as usize].state == UrlState::Redirect && chain.len() < MAX_CHAIN {
+            while g.recs[cur as usize].state.is_hop() && chain.len() < MAX_CHAIN {
                 let next = g.recs[cur as usize].data;
                 if chain.contains(&next) {
                     break;
@@ -136,7 +139,7 @@ impl<'a> SiteGraph<'a> {
                 node_of[cur as usize]
             } else {
                 let page = g.pages[rec.data as usize];
-                if let Some(&existing) = by_hash.get(&page.hash) {
+                if let Some(&existing) = by_hash.get(&page.hash()) {
                     node_of[cur as usize] = existing;
                     aliases.push(Alias {
                         url: cur,
@@ -152,7 +155,7 @@ impl<'a> SiteGraph<'a> {
                     });
                     let id = nodes.len() as u32;
                     node_of[cur as usize] = id;
-                    by_hash.insert(page.hash, id);
+                    by_hash.insert(page.hash(), id);
                     if level < g.max_level {
                         for l in g.page_links(&page) {
                             if l.is_internal() && visited[l.id() as usize] == NO_LEVEL {
@@ -167,10 +170,15 @@ impl<'a> SiteGraph<'a> {
             for &h in &chain[..chain.len() - 1] {
                 if node_of[h as usize] == 0 {
                     node_of[h as usize] = node;
+                    let reason = if g.recs[h as usize].state == UrlState::Refresh {
+                        AliasReason::MetaRefresh
+                    } else {
+                        AliasReason::Redirect
+                    };
                     aliases.push(Alias {
                         url: h,
                         node,
-                        reason: AliasReason::Redirect,
+                        reason,
                     });
                 }
             }
@@ -206,7 +214,15 @@ impl<'a> SiteGraph<'a> {
 
     /// A node's content hash.
     pub fn content_hash(&self, node: &Node) -> u128 {
-        self.g.pages[node.page as usize].hash
+        self.g.pages[node.page as usize].hash()
+    }
+
+    /// A node's `<link rel="canonical">` URL, normalized (empty: none).
+    pub fn canonical(&self, node: &Node) -> &'a str {
+        match self.g.pages[node.page as usize].canonical {
+            NO_TEXT => "",
+            text => self.g.texts.get(text),
+        }
     }
 
     /// A node's body size in bytes.
@@ -222,7 +238,7 @@ impl<'a> SiteGraph<'a> {
         let mut cur = url;
         for _ in 0..MAX_CHAIN {
             let rec = self.g.recs[cur as usize];
-            if rec.state != UrlState::Redirect {
+            if !rec.state.is_hop() {
                 return Some((cur, rec.state, rec.data));
             }
             cur = rec.data;

@@ -30,7 +30,9 @@ impl ScopeGraph {
                     }
                 }
                 UrlState::Queued => self.frontiers[usize::from(rec.site)].push(level, id),
-                UrlState::Page | UrlState::Redirect => self.push_successors(id, level),
+                UrlState::Page | UrlState::Redirect | UrlState::Refresh => {
+                    self.push_successors(id, level)
+                }
                 _ => {}
             }
         }
@@ -51,7 +53,7 @@ impl ScopeGraph {
     pub(super) fn push_successors(&mut self, id: u32, level: u32) {
         let rec = self.recs[id as usize];
         match rec.state {
-            UrlState::Redirect => self.worklist.push((rec.data, level)),
+            UrlState::Redirect | UrlState::Refresh => self.worklist.push((rec.data, level)),
             UrlState::Page => {
                 let p = self.pages[rec.data as usize];
                 let child = level.saturating_add(1);

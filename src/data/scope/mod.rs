@@ -31,6 +31,7 @@ use super::interner::{Interner, InternerFull};
 use super::journal::JournalBuf;
 use super::records::{Entry, LinkKind};
 use crate::ids::SiteId;
+use crate::message::HopKind;
 use crate::site::Origin;
 use crate::storage::codec::Corrupt;
 
@@ -60,12 +61,27 @@ enum UrlState {
     Failed,
     /// A URL on another site (never fetched).
     External,
+    /// A same-site meta refresh (SPEC §2.4); data = target url id.
+    Refresh,
 }
 
 impl UrlState {
     /// Not decided yet: an outcome may still be recorded.
     fn is_open(self) -> bool {
         matches!(self, UrlState::Seen | UrlState::Queued | UrlState::InFlight)
+    }
+
+    /// A hop to another URL of the scope (HTTP redirect or meta refresh); data = target.
+    fn is_hop(self) -> bool {
+        matches!(self, UrlState::Redirect | UrlState::Refresh)
+    }
+
+    /// The state of a URL left by a hop of `kind`.
+    fn hop(kind: HopKind) -> Self {
+        match kind {
+            HopKind::Http => UrlState::Redirect,
+            HopKind::MetaRefresh => UrlState::Refresh,
+        }
     }
 
     fn to_u8(self) -> u8 {
@@ -75,7 +91,7 @@ impl UrlState {
     fn from_u8(v: u8) -> Option<Self> {
         use UrlState::*;
         [
-            Seen, Queued, InFlight, Page, Redirect, OffSite, Failed, External,
+            Seen, Queued, InFlight, Page, Redirect, OffSite, Failed, External, Refresh,
         ]
         .get(usize::from(v))
         .copied()
@@ -123,14 +139,36 @@ impl LinkRec {
     }
 }
 
-/// One HTML page.
+/// A text id that names no text (a page without a canonical URL).
+const NO_TEXT: u32 = u32::MAX;
+
+/// One HTML page. 36 bytes: the hash is kept as four words so the record is not padded to
+/// a 16-byte alignment.
 #[derive(Debug, Clone, Copy)]
 struct PageRec {
-    hash: u128,
+    hash: [u32; 4],
     links_start: u32,
     links_len: u32,
     title: u32,
     bytes: u32,
+    /// The `<link rel="canonical">` URL's text id, or `NO_TEXT`.
+    canonical: u32,
+}
+
+impl PageRec {
+    fn hash(&self) -> u128 {
+        let [a, b, c, d] = self.hash;
+        u128::from(a) | u128::from(b) << 32 | u128::from(c) << 64 | u128::from(d) << 96
+    }
+
+    fn split_hash(h: u128) -> [u32; 4] {
+        [
+            h as u32,
+            (h >> 32) as u32,
+            (h >> 64) as u32,
+            (h >> 96) as u32,
+        ]
+    }
 }
 
 /// Whether a scope writes journal records as it changes.
@@ -287,6 +325,28 @@ impl ScopeGraph {
     /// HTML pages recorded (aliases included).
     pub(crate) fn page_count(&self) -> usize {
         self.pages.len()
+    }
+
+    /// The origins along the home page's recorded hops (redirects and meta refreshes), after
+    /// the home URL's own.
+    pub(crate) fn home_origins(&self) -> Vec<Origin> {
+        let mut out: Vec<Origin> = Vec::new();
+        let mut cur = self.home;
+        for _ in 0..16 {
+            let rec = self.recs[cur as usize];
+            if !rec.state.is_hop() {
+                break;
+            }
+            cur = rec.data;
+            if let Ok(url) = url::Url::parse(self.url(cur))
+                && let Some(o) = Origin::of(&url)
+                && o != self.origin
+                && !out.contains(&o)
+            {
+                out.push(o);
+            }
+        }
+        out
     }
 
     /// Binds the scope's site with `origin` to this run's id `site`.

@@ -3,15 +3,16 @@
 
 use std::time::Duration;
 
-use super::{LinkRec, NO_LEVEL, PageRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState};
+use super::{
+    LinkRec, NO_LEVEL, NO_TEXT, PageRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
+};
 use crate::data::interner::Interner;
 use crate::data::records::LinkKind;
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, IoPut, Put, Reader};
 
 fn origin_from(text: &str) -> Result<Origin, Corrupt> {
-    let url = url::Url::parse(text).map_err(|_| Corrupt("bad origin"))?;
-    Origin::of(&url).ok_or(Corrupt("bad origin"))
+    Origin::parse(text).ok_or(Corrupt("bad origin"))
 }
 
 fn put_interner(out: &mut impl Put, i: &Interner) {
@@ -64,10 +65,11 @@ impl ScopeGraph {
         put_interner(out, &self.texts);
         out.put_var(self.pages.len() as u64);
         for p in &self.pages {
-            out.put_u128(p.hash);
+            out.put_u128(p.hash());
             out.put_u32(p.links_start);
             out.put_u32(p.links_len);
             out.put_u32(p.title);
+            out.put_u32(p.canonical);
             out.put_u32(p.bytes);
         }
         out.put_var(self.links.len() as u64);
@@ -114,10 +116,11 @@ impl ScopeGraph {
         g.texts = read_interner(&mut r)?;
         for _ in 0..r.var()? {
             g.pages.push(PageRec {
-                hash: r.u128()?,
+                hash: PageRec::split_hash(r.u128()?),
                 links_start: r.u32()?,
                 links_len: r.u32()?,
                 title: r.u32()?,
+                canonical: r.u32()?,
                 bytes: r.u32()?,
             });
         }
@@ -157,7 +160,7 @@ impl ScopeGraph {
             }
             let ok = match r.state {
                 UrlState::Page => r.data < n_pages,
-                UrlState::Redirect | UrlState::OffSite => r.data < n_urls,
+                UrlState::Redirect | UrlState::Refresh | UrlState::OffSite => r.data < n_urls,
                 UrlState::Failed => (r.data & !STATIC_BIT) < n_texts,
                 _ => true,
             };
@@ -167,7 +170,8 @@ impl ScopeGraph {
         }
         for p in &self.pages {
             let end = u64::from(p.links_start) + u64::from(p.links_len);
-            if end > self.links.len() as u64 || p.title >= n_texts {
+            let canonical_ok = p.canonical == NO_TEXT || p.canonical < n_texts;
+            if end > self.links.len() as u64 || p.title >= n_texts || !canonical_ok {
                 return Err(Corrupt("page record points nowhere"));
             }
         }
