@@ -30,6 +30,7 @@
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
 
 pub mod app;
+pub mod bandit;
 pub mod cli;
 pub mod context;
 pub mod data;

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         }
         Command::Crawl { settings, hosts } => cli::crawl(&settings, &hosts, ctrl_c),
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
+        Command::Replay(args) => cli::replay(&args),
     };
     exit.into()
 }

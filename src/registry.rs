@@ -15,13 +15,14 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
+use crate::bandit;
 use crate::data::{DataManager, InMemoryDataManager};
 use crate::fetch::{Downloader, HttpDownloader};
-use crate::finish::{Finisher, StopFile, Timeout, WorkIsDone};
+use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
 use crate::parse::{HtmlParser, PageParser};
 use crate::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
 use crate::routine::{ConsoleRoutine, Routine};
-use crate::schedule::{RoundRobin, Scheduler, Sequential, TimeQuantum};
+use crate::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQuantum};
 use crate::settings::{Settings, SettingsError};
 use crate::site::SiteSpec;
 use crate::unload::{GephiSiteGraph, ResultCheck, Unloader};
@@ -46,8 +47,8 @@ pub type UrlFilterCtor = Arc<dyn Fn(&Settings, &[SiteSpec]) -> Box<dyn UrlFilter
 pub type FinisherCtor = Arc<dyn Fn(&Settings) -> Box<dyn Finisher> + Send + Sync>;
 /// Builds a result unloader.
 pub type UnloaderCtor = Arc<dyn Fn(&Settings) -> Box<dyn Unloader> + Send + Sync>;
-/// Builds a scheduler.
-pub type SchedulerCtor = Arc<dyn Fn(&Settings) -> Box<dyn Scheduler> + Send + Sync>;
+/// Builds a scheduler for a crawl of so many sites.
+pub type SchedulerCtor = Arc<dyn Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync>;
 
 /// One component key's names and what they stand for, in registration order.
 struct Table<T> {
@@ -165,17 +166,27 @@ impl Registry {
         r.register_finisher("StopFileAF", |s| {
             Box::new(StopFile::new(s.stop_file.clone()))
         });
+        r.register_finisher("PageBudgetAF", |_| Box::new(PageBudget));
         r.register_unloader("GephiSiteGraphRU", |s| {
             Box::new(GephiSiteGraph {
                 save_duplicates: s.save_duplicates,
+                reward: s.bandit.reward,
             })
         });
         r.register_unloader("TestRU", |_| Box::new(ResultCheck::default()));
-        r.register_scheduler("AllSites", |_| Box::new(RoundRobin::default()));
-        r.register_scheduler("Sequential", |_| Box::new(Sequential));
-        r.register_scheduler("TimeQuantum", |s| {
+        r.register_scheduler("AllSites", |_, _| Box::new(RoundRobin::default()));
+        r.register_scheduler("Sequential", |_, _| Box::new(Sequential));
+        r.register_scheduler("TimeQuantum", |s, _| {
             Box::new(TimeQuantum::new(s.time_quantum))
         });
+        for &rule in bandit::RULES {
+            r.register_scheduler(rule, move |s, sites| {
+                let params = s.bandit.params(sites);
+                let policy = bandit::policy(rule, &params).expect("the rules are known by name");
+                let downloaders = s.downloading_threads.get();
+                Box::new(BanditScheduler::new(policy, s.bandit.reward, downloaders))
+            });
+        }
         r
     }
 
@@ -260,7 +271,7 @@ impl Registry {
     pub fn register_scheduler(
         &mut self,
         name: &str,
-        ctor: impl Fn(&Settings) -> Box<dyn Scheduler> + Send + Sync + 'static,
+        ctor: impl Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync + 'static,
     ) {
         self.schedulers.add(name, Arc::new(ctor));
     }
@@ -350,7 +361,7 @@ impl Registry {
             robots: *self.robots.get(&c.robots)?,
             finishers,
             unloaders,
-            scheduler: (self.schedulers.get(&c.scheduler)?)(settings),
+            scheduler: (self.schedulers.get(&c.scheduler)?)(settings, hosts.len()),
         })
     }
 }

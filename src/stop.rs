@@ -17,6 +17,8 @@ pub enum StopReason {
     Timeout,
     /// `StopFileAF`: the stop file appeared.
     StopFile,
+    /// `PageBudgetAF`: the page budget is spent.
+    BudgetSpent,
     /// Ctrl+C, SIGTERM or SIGHUP.
     Interrupted,
     /// A worker thread panicked (a bug); state and results are still written.
@@ -38,6 +40,7 @@ impl fmt::Display for StopReason {
             StopReason::WorkDone => f.write_str("work is done"),
             StopReason::Timeout => f.write_str("timeout"),
             StopReason::StopFile => f.write_str("stop file"),
+            StopReason::BudgetSpent => f.write_str("page budget spent"),
             StopReason::Interrupted => f.write_str("interrupted"),
             StopReason::WorkerPanicked => f.write_str("a worker thread panicked"),
             StopReason::Failed(why) => write!(f, "failure: {why}"),

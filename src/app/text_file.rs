@@ -15,6 +15,7 @@ use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::SiteId;
 use crate::routine::LogFiles;
 use crate::schedule::Dispatcher;
+use crate::schedule::dispatcher::DispatcherConfig;
 use crate::settings::Settings;
 use crate::site::SiteSpec;
 use crate::sites::Sites;
@@ -54,8 +55,11 @@ impl ApplicationManager for TextFileManager {
             Arc::clone(&dm),
             scheduler,
             Arc::clone(&stop),
-            settings.site_down_after,
-            engine::page_buffer(settings),
+            DispatcherConfig {
+                down_after: settings.site_down_after,
+                page_buffer: engine::page_buffer(settings),
+                budget: settings.bandit.budget as u64,
+            },
         );
         let sites = Sites::new();
         let mut scopes = Vec::new();
@@ -77,6 +81,8 @@ impl ApplicationManager for TextFileManager {
                 let _ = sites.add_alias(entry.id, origin);
             }
         }
+        // And its budget is partly spent, its scheduler has learnt from what it fetched.
+        dispatcher.restore(&dm.fetches());
         for info in dm.scopes().into_iter().filter(|s| !s.active) {
             eprintln!(
                 "{} is no longer in hosts.txt: its saved data is kept and reported as removed",

@@ -101,7 +101,13 @@ pub(super) fn unload_all(
                     }
                 }
                 let seconds = progress.active.as_secs_f64();
-                let mut row = SiteSummary::of(g, info.folder.clone(), progress.pending, seconds);
+                let mut row = SiteSummary::of(
+                    g,
+                    info.folder.clone(),
+                    progress.pending,
+                    seconds,
+                    settings.bandit.reward,
+                );
                 row.state = info.state(row.state);
                 if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
                     row.reason = match row.state {

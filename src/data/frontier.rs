@@ -39,6 +39,17 @@ impl Frontier {
         None
     }
 
+    /// The first entry of the lowest level, left in place.
+    pub fn peek(&mut self) -> Option<(u32, u32)> {
+        while self.low < self.buckets.len() {
+            if let Some(&url) = self.buckets[self.low].front() {
+                return Some((self.low as u32, url));
+            }
+            self.low += 1;
+        }
+        None
+    }
+
     /// Entries held, stale ones included.
     pub fn entries(&self) -> usize {
         self.entries
@@ -56,6 +67,7 @@ mod tests {
         f.push(1, 10);
         f.push(2, 21);
         f.push(1, 11);
+        assert_eq!(f.peek(), Some((1, 10)));
         assert_eq!(f.pop(), Some((1, 10)));
         f.push(0, 1);
         assert_eq!(f.pop(), Some((0, 1)));

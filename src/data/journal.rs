@@ -5,7 +5,7 @@
 //! the new strings — each must get exactly the next id, or the journal does not belong to the
 //! state — and applies the rest with the same code as a live commit.
 
-use super::records::{Entry, LinkKind, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
+use super::records::{Entry, LinkKind, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
 use crate::message::{Decided, HopKind};
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, Put, Reader};
@@ -106,6 +106,9 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
 
 fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
     j.put_u8(COMMIT);
+    j.put_var(r.pull.seq);
+    j.put_var(u64::from(r.pull.new_external));
+    j.put_var(u64::from(r.pull.external));
     j.put_var(u64::from(r.task));
     j.put_var(r.chain.len() as u64);
     for h in &r.chain {
@@ -192,6 +195,11 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
 }
 
 fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
+    let pull = Pull {
+        seq: r.var()?,
+        new_external: r.var32()?,
+        external: r.var32()?,
+    };
     let task = r.var32()?;
     let n = r.var()?;
     let mut chain = Vec::new();
@@ -248,7 +256,12 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
         },
         _ => return Err(Corrupt("unknown outcome kind")),
     };
-    Ok(Resolved { task, chain, kind })
+    Ok(Resolved {
+        task,
+        chain,
+        kind,
+        pull,
+    })
 }
 
 #[cfg(test)]
@@ -274,6 +287,11 @@ mod tests {
             Entry::NewSite { origin: o },
             Entry::SetMaxLevel { level: 2 },
             Entry::Commit(Resolved {
+                pull: Pull {
+                    seq: 41,
+                    new_external: 2,
+                    external: 3,
+                },
                 task: 1,
                 chain: vec![
                     ResolvedHop {
@@ -299,6 +317,11 @@ mod tests {
                 },
             }),
             Entry::Commit(Resolved {
+                pull: Pull {
+                    seq: 42,
+                    new_external: 0,
+                    external: 0,
+                },
                 task: 0,
                 chain: Vec::new(),
                 kind: ResolvedKind::Failed {

@@ -14,15 +14,15 @@
 //! the journal file and writes snapshots.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
 use super::scope::replay::added_scope;
 use super::scope::{DataError, Effects, Journaling, ScopeGraph, UNBOUND};
 use super::{
-    CrawlStatus, DataManager, Persist, PersistError, Progress, ScopeInfo, ScopeLimits, ScopeOpen,
-    SiteGraph,
+    CrawlStatus, DataManager, Fetch, Persist, PersistError, Progress, ScopeInfo, ScopeLimits,
+    ScopeOpen, SiteGraph,
 };
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, Outcome, TaskKind};
@@ -44,6 +44,8 @@ struct LockedScope {
 pub struct InMemoryDataManager {
     scopes: RwLock<Vec<Arc<LockedScope>>>,
     pending: AtomicUsize,
+    /// The number of the next fetch (over every scope and run).
+    next_seq: AtomicU64,
     store: Option<Mutex<StateStore>>,
 }
 
@@ -57,7 +59,13 @@ impl InMemoryDataManager {
     /// there (snapshot, then journal replayed). Recovered scopes stay inactive until
     /// [`DataManager::open_scope`] opens them.
     pub fn with_state(store: StateStore, recovered: Recovered) -> Result<Self, DataError> {
-        let scopes = Self::decode(&recovered)?
+        let graphs = Self::decode(&recovered)?;
+        let next_seq = graphs
+            .iter()
+            .flat_map(|g| g.pulls().map(|p| p.seq + 1))
+            .max()
+            .unwrap_or(0);
+        let scopes = graphs
             .into_iter()
             .map(|mut g| {
                 g.start_journal();
@@ -71,6 +79,7 @@ impl InMemoryDataManager {
         Ok(InMemoryDataManager {
             scopes: RwLock::new(scopes),
             pending: AtomicUsize::new(0),
+            next_seq: AtomicU64::new(next_seq),
             store: Some(Mutex::new(store)),
         })
     }
@@ -195,6 +204,10 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.lock().home_origins()
     }
 
+    fn next_level(&self, scope: ScopeId, site: SiteId) -> Option<u32> {
+        self.scope(scope).graph.lock().next_level(site)
+    }
+
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {
@@ -237,7 +250,11 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {
-        self.update(outcome.task().scope, |g| g.commit(outcome))
+        self.update(outcome.task().scope, |g| {
+            // Numbered under the scope's lock, in the order the scope records them.
+            let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
+            g.commit(outcome, seq)
+        })
     }
 
     fn pending(&self) -> usize {
@@ -253,6 +270,16 @@ impl DataManager for InMemoryDataManager {
             outcomes: g.outcomes(),
             active: g.active_time(),
         }
+    }
+
+    fn fetches(&self) -> Vec<Fetch> {
+        let mut all: Vec<Fetch> = Vec::new();
+        for s in self.scopes.read().iter() {
+            let g = s.graph.lock();
+            all.extend(g.pulls());
+        }
+        all.sort_by_key(|f| f.seq);
+        all
     }
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {

@@ -20,6 +20,7 @@ use thiserror::Error;
 pub use memory::InMemoryDataManager;
 pub use open::OpenError;
 pub use scope::graph::{self, SiteGraph};
+pub use scope::yields::YieldRow;
 pub use scope::{DataError, Effects};
 
 #[cfg(test)]
@@ -72,6 +73,21 @@ pub struct ScopeInfo {
     pub active: bool,
 }
 
+/// One fetch of the crawl as the page budget counts it (SPEC §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fetch {
+    /// Its number among all fetches of the crawl, over every run.
+    pub seq: u64,
+    /// The site (this run's id; [`SiteId`]`(u32::MAX)` for a site no longer in hosts.txt).
+    pub site: SiteId,
+    /// External URLs its site's crawl had not seen before.
+    pub new_external: u32,
+    /// Distinct external URLs on the page.
+    pub external: u32,
+    /// The fetched URL's level.
+    pub level: u32,
+}
+
 /// Whether a crawl has anything left to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CrawlStatus {
@@ -116,6 +132,9 @@ pub trait DataManager: Send + Sync + Debug {
     /// (a continued crawl's site aliases, SPEC §2), in chain order; empty if none is recorded.
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin>;
 
+    /// The level of the URL `claim` would take next for `site`, if any.
+    fn next_level(&self, scope: ScopeId, site: SiteId) -> Option<u32>;
+
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
@@ -140,6 +159,10 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Figures of one scope.
     fn progress(&self, scope: ScopeId) -> Progress;
+
+    /// Every fetch recorded so far, over all scopes and runs, in the order they were made
+    /// (what a continued crawl's budget and budget rule start from).
+    fn fetches(&self) -> Vec<Fetch>;
 
     /// Builds the scope's graph and hands it to `f` (the data stays locked meanwhile).
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>));

@@ -76,12 +76,24 @@ pub(crate) struct ResolvedHop {
     pub(crate) kind: HopKind,
 }
 
-/// An outcome in ids: the task URL, its redirect hops, and what they ended in.
+/// One fetch of the crawl as the budget counts it: its place among all fetches of the run
+/// (`seq`, over every scope), and what it paid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pull {
+    pub(crate) seq: u64,
+    /// External URLs the scope had not seen before.
+    pub(crate) new_external: u32,
+    /// Distinct external URLs on the page (or the other site a redirect led to).
+    pub(crate) external: u32,
+}
+
+/// An outcome in ids: the task URL, its redirect hops, what they ended in, and the fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Resolved {
     pub(crate) task: u32,
     pub(crate) chain: Vec<ResolvedHop>,
     pub(crate) kind: ResolvedKind,
+    pub(crate) pull: Pull,
 }
 
 /// One journal entry. A record is the entries of one commit (or one scope-level change):

@@ -42,7 +42,6 @@ fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &L
     match lease.commit(&outcome) {
         Ok(effects) => {
             ctx.dispatcher.wake(&effects.woke);
-            ctx.dispatcher.observe(site, effects.new_external);
             if effects.page_limit_reached {
                 let entry = ctx.sites.get(site);
                 ctx.dispatcher.suspend(site, Suspension::PageLimit);

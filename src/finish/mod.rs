@@ -1,6 +1,7 @@
 //! Finishers (the paper's ApplicationFinisher): each looks at the crawl's state on every tick
 //! of the routine thread and may ask it to stop. Time is passed in, so tests need no sleeping.
 
+mod page_budget;
 mod stop_file;
 mod timeout;
 mod work_is_done;
@@ -11,6 +12,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
+pub use page_budget::PageBudget;
 pub use stop_file::StopFile;
 pub use timeout::Timeout;
 pub use work_is_done::WorkIsDone;
@@ -37,6 +39,8 @@ pub struct Tick {
     pub pending: usize,
     /// Sites still waiting for robots.txt.
     pub robots_pending: usize,
+    /// The page budget as (spent, under way, limit), when there is one.
+    pub budget: Option<(u64, u64, u64)>,
 }
 
 /// A condition that ends the crawl. The routine thread owns the finishers: `start` is called

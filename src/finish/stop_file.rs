@@ -54,6 +54,7 @@ mod tests {
             now: Instant::now(),
             pending: 1,
             robots_pending: 0,
+            budget: None,
         };
         assert_eq!(f.check(&t), None);
         std::fs::write(&path, "").unwrap();

@@ -48,6 +48,7 @@ mod tests {
             now: start + Duration::from_secs(s),
             pending: 5,
             robots_pending: 0,
+            budget: None,
         };
         assert_eq!(f.check(&at(9)), None);
         assert_eq!(f.check(&at(10)), Some(StopReason::Timeout));

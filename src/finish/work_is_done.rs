@@ -27,6 +27,7 @@ mod tests {
             now: Instant::now(),
             pending,
             robots_pending,
+            budget: None,
         };
         assert_eq!(WorkIsDone.check(&t(1, 0)), None);
         assert_eq!(WorkIsDone.check(&t(0, 1)), None);

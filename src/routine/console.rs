@@ -55,7 +55,12 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     break;
                 }
                 if !ctx.stop.is_requested() {
-                    let t = Tick { now: Instant::now(), pending: ctx.dm.pending(), robots_pending: ctx.dispatcher.robots_pending() };
+                    let t = Tick {
+                        now: Instant::now(),
+                        pending: ctx.dm.pending(),
+                        robots_pending: ctx.dispatcher.robots_pending(),
+                        budget: ctx.dispatcher.budget(),
+                    };
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
                         ctx.stop.request(reason);
                     }

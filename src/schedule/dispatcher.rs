@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::pacer::{Pacer, SendTurn};
-use super::{Candidate, Lease, Scheduler, with_margin};
-use crate::data::DataManager;
+use super::{Budget, Candidate, Lease, Scheduler, Yield, with_margin};
+use crate::data::{DataManager, Fetch};
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, TaskKind};
 use crate::sites::SiteEntry;
@@ -120,6 +120,21 @@ struct State {
     candidates: Vec<Candidate>,
     /// Free places in the page buffer.
     buffer_free: usize,
+    /// The page budget.
+    budget: Budget,
+    /// Page tasks handed out whose outcome the scheduler has not observed yet.
+    unobserved: usize,
+}
+
+/// How a dispatcher is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DispatcherConfig {
+    /// A site is suspended after this many transport failures in a row.
+    pub down_after: u32,
+    /// Tasks downloading or waiting for a parser at most.
+    pub page_buffer: usize,
+    /// `PageBudget` (0: none).
+    pub budget: u64,
 }
 
 /// Hands out download tasks while keeping every site's limits.
@@ -134,28 +149,27 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher over `dm`, woken by `stop`; a site is suspended after `down_after`
-    /// transport failures in a row; at most `page_buffer` tasks are downloading or waiting
-    /// for a parser at once.
+    /// A dispatcher over `dm` choosing with `scheduler`, woken by `stop`.
     pub fn new(
         dm: Arc<dyn DataManager>,
         scheduler: Box<dyn Scheduler>,
         stop: Arc<Stop>,
-        down_after: u32,
-        page_buffer: usize,
+        config: DispatcherConfig,
     ) -> Arc<Self> {
         let state = State {
             gates: Vec::new(),
             scheduler,
             candidates: Vec::new(),
-            buffer_free: page_buffer.max(1),
+            buffer_free: config.page_buffer.max(1),
+            budget: Budget::new(config.budget),
+            unobserved: 0,
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
             cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
-            down_after,
+            down_after: config.down_after,
         });
         let weak: Weak<Dispatcher> = Arc::downgrade(&d);
         stop.on_request(move || {
@@ -211,8 +225,12 @@ impl Dispatcher {
             if self.stop.is_requested() {
                 return None;
             }
-            if st.buffer_free == 0 {
-                // A parser taking a page wakes us.
+            let waits_for_rewards = st
+                .scheduler
+                .max_unobserved()
+                .is_some_and(|m| st.unobserved >= m);
+            if st.buffer_free == 0 || waits_for_rewards {
+                // A parser taking a page, or an outcome recorded, wakes us.
                 self.cv.wait(&mut st);
                 continue;
             }
@@ -220,15 +238,27 @@ impl Dispatcher {
             let mut earliest = st.scheduler.wake_at();
             let mut candidates = std::mem::take(&mut st.candidates);
             candidates.clear();
-            for gate in st.gates.iter().filter(|g| g.is_candidate()) {
-                let free = gate.in_flight < gate.max_in_flight && gate.has_work();
-                let ready = free && gate.next_start <= now;
+            let pages_allowed = st.budget.allows_another();
+            let wants_levels = st.scheduler.wants_levels();
+            for gate in st.gates.iter_mut().filter(|g| g.is_candidate()) {
+                let page_ok = pages_allowed || gate.robots == RobotsPhase::Needed;
+                let free = gate.in_flight < gate.max_in_flight && gate.has_work() && page_ok;
+                let mut ready = free && gate.next_start <= now;
                 if free && !ready {
                     earliest = Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
+                }
+                let mut level = None;
+                if ready && wants_levels && gate.robots == RobotsPhase::Ready {
+                    level = self.dm.next_level(gate.scope, gate.site);
+                    if level.is_none() {
+                        gate.has_work = false;
+                        ready = false;
+                    }
                 }
                 candidates.push(Candidate {
                     site: gate.site,
                     ready,
+                    level,
                 });
             }
             let choice = if candidates.is_empty() {
@@ -259,6 +289,11 @@ impl Dispatcher {
                     t
                 };
                 if let Some(task) = task {
+                    if task.kind == TaskKind::Page {
+                        st.budget.reserve();
+                        st.unobserved += 1;
+                        st.scheduler.started(site, task.level);
+                    }
                     let gate = &mut st.gates[site.0 as usize];
                     gate.in_flight += 1;
                     gate.unsettled += 1;
@@ -428,9 +463,43 @@ impl Dispatcher {
         self.cv.notify_one();
     }
 
-    /// Tells the scheduler what a page yielded.
-    pub fn observe(&self, site: SiteId, new_external: u32) {
-        self.state.lock().scheduler.observe(site, new_external);
+    /// A page task's outcome was recorded: it spends the budget and the scheduler learns
+    /// what it yielded.
+    pub(super) fn observed(&self, site: SiteId, yielded: Yield) {
+        let mut st = self.state.lock();
+        st.unobserved = st.unobserved.saturating_sub(1);
+        st.budget.spend();
+        st.scheduler.observe(site, yielded);
+        self.cv.notify_one();
+    }
+
+    /// A page task went back unfetched (a stop, a retry): its reservation is returned.
+    pub(super) fn cancelled(&self) {
+        let mut st = self.state.lock();
+        st.unobserved = st.unobserved.saturating_sub(1);
+        st.budget.give_back();
+        self.cv.notify_one();
+    }
+
+    /// A continued crawl: the fetches recorded by earlier runs, in order, spend the budget
+    /// and teach the scheduler what they yielded, as if this run had made them.
+    pub fn restore(&self, fetches: &[Fetch]) {
+        let mut st = self.state.lock();
+        st.budget.restore(fetches.len() as u64);
+        let known = st.gates.len();
+        for f in fetches.iter().filter(|f| (f.site.0 as usize) < known) {
+            st.scheduler.started(f.site, f.level);
+            let yielded = Yield {
+                new_external: f.new_external,
+                external: f.external,
+            };
+            st.scheduler.observe(f.site, yielded);
+        }
+    }
+
+    /// The page budget as (spent, under way, limit), when there is one.
+    pub fn budget(&self) -> Option<(u64, u64, u64)> {
+        self.state.lock().budget.state()
     }
 
     /// Active sites whose robots.txt is not known yet.

@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use super::Dispatcher;
 use super::dispatcher::Held;
+use super::{Dispatcher, Yield};
 use crate::data::{DataError, Effects};
 use crate::message::{FetchTask, Outcome, TaskKind};
 
@@ -24,6 +24,10 @@ pub struct Lease {
     /// The URL's fate is recorded (an outcome, or back in the frontier to be retried).
     recorded: bool,
 }
+
+// A page task is also one fetch of the page budget, chosen by the scheduler: recording its
+// outcome spends the budget and tells the scheduler what it yielded; any other end (a retry,
+// a stop, a lost thread) gives the reservation back.
 
 impl Lease {
     pub(super) fn new(dispatcher: Arc<Dispatcher>, task: FetchTask) -> Self {
@@ -61,6 +65,11 @@ impl Lease {
     pub fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
         let effects = self.dispatcher.data().commit(outcome)?;
         self.recorded = true;
+        let yielded = Yield {
+            new_external: effects.new_external,
+            external: effects.external,
+        };
+        self.dispatcher.observed(self.task.site, yielded);
         Ok(effects)
     }
 
@@ -69,6 +78,7 @@ impl Lease {
     pub fn retry(&mut self, max: u32) -> Option<u32> {
         let n = self.dispatcher.data().retry(&self.task, max)?;
         self.recorded = true;
+        self.dispatcher.cancelled();
         Some(n)
     }
 }
@@ -79,6 +89,7 @@ impl Drop for Lease {
             // Abandoned (the crawl is stopping, the site went down, a thread failed): the URL
             // is fetched again later, by this run or the next.
             self.dispatcher.data().release(&self.task);
+            self.dispatcher.cancelled();
         }
         self.dispatcher.end_lease(self.task.site, self.held);
     }

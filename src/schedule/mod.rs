@@ -9,6 +9,8 @@
 //! - the rules: [`RoundRobin`] (`AllSites`), [`Sequential`], [`TimeQuantum`].
 
 mod all_sites;
+pub mod bandit;
+pub mod budget;
 pub mod dispatcher;
 pub mod lease;
 pub mod pacer;
@@ -19,6 +21,8 @@ use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
 pub use all_sites::RoundRobin;
+pub use bandit::BanditScheduler;
+pub use budget::Budget;
 pub use dispatcher::{Dispatcher, Suspension};
 pub use lease::Lease;
 pub use pacer::{Pacer, SendTurn};
@@ -34,6 +38,18 @@ pub struct Candidate {
     pub site: SiteId,
     /// It may start a request now (free slot, delay passed, a URL waiting).
     pub ready: bool,
+    /// The level of the page it would fetch next, for schedulers that want it (ready sites
+    /// only).
+    pub level: Option<u32>,
+}
+
+/// What one fetch yielded (SPEC §5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Yield {
+    /// External URLs its site's crawl had not seen before.
+    pub new_external: u32,
+    /// Distinct external URLs on the page.
+    pub external: u32,
 }
 
 /// A rule choosing the next site. Called by the dispatcher under its lock, from whichever
@@ -42,12 +58,27 @@ pub trait Scheduler: Send + Debug {
     /// Picks a ready candidate for the next request, or `None` to wait. `candidates` are the
     /// sites with work or requests in flight, in site order (never empty).
     fn choose(&mut self, candidates: &[Candidate], now: Instant) -> Option<SiteId>;
-    /// Learns what one page of `site` yielded: its new distinct external links (the BeeBot
-    /// reward). Rules that do not adapt ignore it.
-    fn observe(&mut self, _site: SiteId, _new_external: u32) {}
+    /// A page task of `site` at `level` was handed out after `choose` chose it (or, when a
+    /// crawl continues, a recorded fetch is being replayed).
+    fn started(&mut self, _site: SiteId, _level: u32) {}
+    /// Learns what one fetch of `site` yielded (the BeeBot reward). Fetches are reported in
+    /// the order their outcomes are recorded; rules that do not adapt ignore them.
+    fn observe(&mut self, _site: SiteId, _yielded: Yield) {}
     /// When the rule may decide differently without any other event (a time slice ending).
     fn wake_at(&self) -> Option<Instant> {
         None
+    }
+    /// How many fetches may be chosen and not yet observed when the next is chosen (`None`:
+    /// any number). The dispatcher waits rather than choose past it: a learning rule sees
+    /// the rewards it decides on, up to this delay — which is what makes a crawl with one
+    /// downloader decide exactly as a replay of its yields does.
+    fn max_unobserved(&self) -> Option<usize> {
+        None
+    }
+    /// Whether `choose` wants each ready candidate's next level (it costs a look into the
+    /// site's frontier).
+    fn wants_levels(&self) -> bool {
+        false
     }
 }
 
@@ -74,6 +105,7 @@ pub(crate) mod tests {
             .map(|&(s, ready)| Candidate {
                 site: SiteId(s),
                 ready,
+                level: None,
             })
             .collect()
     }

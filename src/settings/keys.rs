@@ -3,7 +3,7 @@
 //! (tests keep the shipped file and the README complete).
 
 /// What kind of value a key takes (used for validation messages and docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ValueKind {
     /// One component name from the registry.
     Component,
@@ -26,6 +26,13 @@ pub enum ValueKind {
     ResolveList,
     /// One of a few words.
     Choice(&'static [&'static str]),
+    /// A decimal number in `min..=max`.
+    Decimal {
+        /// Smallest accepted value.
+        min: f64,
+        /// Largest accepted value.
+        max: f64,
+    },
     /// A key of the RCCrawler paper's settings.ini that tunes its engine (chunk sizes, sleep
     /// times): accepted, with a note that this engine does not need it.
     PaperTuning,
@@ -132,7 +139,69 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is SlidingWindowUcb): R1, R2, R3 (the BeeBot paper's), SlidingWindowUcb, DiscountedUcb, Thompson, FrontierUcb."
+    ),
+    key!(
+        "Budget",
+        "PageBudget",
+        "0",
+        int(0, 1_000_000_000),
+        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is SlidingWindowUcb, and PageBudgetAF is among the finishers."
+    ),
+    key!(
+        "Budget",
+        "BanditReward",
+        "NewExternal",
+        ValueKind::Choice(&["NewExternal", "AllExternal"]),
+        "What a page pays the budget rules: NewExternal, the external links the crawl of its site had not seen before; AllExternal, all of its external links (the paper's X(i,j))."
+    ),
+    key!(
+        "Budget",
+        "R2Step",
+        "10",
+        int(1, 100_000),
+        "R2's step n: pages given to a site at a time."
+    ),
+    key!(
+        "Budget",
+        "R3Initial",
+        "10",
+        int(1, 100_000),
+        "R3's initial m: pages of every site before UCB1 chooses."
+    ),
+    key!(
+        "Budget",
+        "BanditWindow",
+        "0",
+        int(0, 100_000_000),
+        "Pages each site's recent yield is measured over (SlidingWindowUcb, Thompson, FrontierUcb). 0: one fair share, PageBudget / sites."
+    ),
+    key!(
+        "Budget",
+        "BanditDiscount",
+        "0",
+        ValueKind::Decimal {
+            min: 0.0,
+            max: 0.999999
+        },
+        "DiscountedUcb's decay per page fetched. 0: 1 - sites / PageBudget."
+    ),
+    key!(
+        "Budget",
+        "BanditExploration",
+        "1",
+        ValueKind::Decimal {
+            min: 0.0,
+            max: 100.0
+        },
+        "The UCB rules' exploration constant c (the bonus grows with c * ln t)."
+    ),
+    key!(
+        "Budget",
+        "BanditSeed",
+        "1",
+        int(0, u64::MAX),
+        "Thompson's seed: the same seed makes the same choices."
     ),
     key!(
         "Components",

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::bandit::{Params, RewardKind};
 use crate::hosts::SiteDefaults;
 use crate::sites::OtherScheme;
 use keys::{KEYS, KeyDef, ValueKind};
@@ -214,6 +215,45 @@ pub struct Settings {
     pub display_common_log: bool,
     /// `DisplayErrorLog`.
     pub display_error_log: bool,
+    /// The page budget and the budget rules' parameters.
+    pub bandit: BanditSettings,
+}
+
+/// `PageBudget` and the budget rules' parameters (SPEC §5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BanditSettings {
+    /// `PageBudget` (0: none).
+    pub budget: usize,
+    /// `BanditReward`.
+    pub reward: RewardKind,
+    /// `R2Step`.
+    pub r2_step: usize,
+    /// `R3Initial`.
+    pub r3_initial: usize,
+    /// `BanditWindow` (0: N/K).
+    pub window: usize,
+    /// `BanditDiscount` (0: 1 − K/N).
+    pub discount: f64,
+    /// `BanditExploration`.
+    pub exploration: f64,
+    /// `BanditSeed`.
+    pub seed: u64,
+}
+
+impl BanditSettings {
+    /// The rules' parameters for `arms` sites.
+    pub fn params(&self, arms: usize) -> Params {
+        Params {
+            arms,
+            budget: self.budget,
+            r2_step: self.r2_step,
+            r3_initial: self.r3_initial,
+            window: self.window,
+            discount: self.discount,
+            exploration: self.exploration,
+            seed: self.seed,
+        }
+    }
 }
 
 /// Something about settings.ini worth saying that does not stop the crawl.
@@ -230,6 +270,9 @@ impl Warning {
 
 /// How notes start.
 const NOTE: &str = "note: ";
+
+/// The scheduler of a budgeted crawl whose settings.ini names none.
+pub const DEFAULT_BUDGET_RULE: &str = "SlidingWindowUcb";
 
 impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
@@ -287,6 +330,19 @@ impl Settings {
             unloaders: v.names("ResultUnloaders"),
             scheduler: v.name("Scheduler"),
         };
+        let mut components = components;
+        let budgeted = v.int("PageBudget")? > 0;
+        if budgeted && raw.get("Scheduler").is_none() {
+            components.scheduler = DEFAULT_BUDGET_RULE.to_owned();
+        }
+        if budgeted && !components.finishers.iter().any(|f| f == "PageBudgetAF") {
+            components.finishers.push("PageBudgetAF".to_owned());
+            if raw.get("ApplicationFinishers").is_some() {
+                warnings.push(Warning(format!(
+                    "{NOTE}settings.ini: PageBudget is set, so PageBudgetAF is added to ApplicationFinishers"
+                )));
+            }
+        }
         let settings = Settings {
             components,
             parsing_threads: v.nonzero("ParsingThreadsCount")?,
@@ -325,6 +381,19 @@ impl Settings {
             meta_refresh_max_delay: v.int("MetaRefreshMaxDelay")? as u32,
             display_common_log: v.flag("DisplayCommonLog")?,
             display_error_log: v.flag("DisplayErrorLog")?,
+            bandit: BanditSettings {
+                budget: v.int("PageBudget")? as usize,
+                reward: match v.choice("BanditReward")? {
+                    "AllExternal" => RewardKind::AllExternal,
+                    _ => RewardKind::NewExternal,
+                },
+                r2_step: v.int("R2Step")? as usize,
+                r3_initial: v.int("R3Initial")? as usize,
+                window: v.int("BanditWindow")? as usize,
+                discount: v.decimal("BanditDiscount")?,
+                exploration: v.decimal("BanditExploration")?,
+                seed: v.int("BanditSeed")?,
+            },
         };
         if settings.user_agent.trim().is_empty() {
             return Err(bad("UserAgent", "", "must not be empty"));
@@ -382,6 +451,17 @@ impl Values<'_> {
             .get(key)
             .map(str::trim)
             .unwrap_or(self.def(key).default)
+    }
+
+    fn decimal(&self, key: &str) -> Result<f64, SettingsError> {
+        let ValueKind::Decimal { min, max } = self.def(key).kind else {
+            unreachable!("{key} is declared as a decimal key")
+        };
+        let text = self.text(key);
+        text.parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite() && (min..=max).contains(n))
+            .ok_or_else(|| bad(key, text, &format!("a number from {min} to {max}")))
     }
 
     /// One of the words a `Choice` key accepts (matched without regard to case).

@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use super::gephi_csv::CsvOut;
 use super::{UnloadError, Unloader, write_gexf};
+use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 use crate::storage::{replace_file, sync_dir};
 
@@ -17,6 +18,8 @@ use crate::storage::{replace_file, sync_dir};
 pub struct GephiSiteGraph {
     /// Write duplicates.csv (`SaveDuplicates = 1`).
     pub save_duplicates: bool,
+    /// What yield.csv's `Reward` counts (`BanditReward`).
+    pub reward: RewardKind,
 }
 
 fn file(
@@ -51,6 +54,7 @@ impl Unloader for GephiSiteGraph {
         let external = |w: &mut dyn Write| write_external(g, w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
+        let yields = |w: &mut dyn Write| write_yields(g, self.reward, w);
         // Largest first, so the files of a big site finish together.
         let mut jobs: Vec<Job<'_, '_>> = vec![
             ("graph.gexf", &gexf),
@@ -58,6 +62,7 @@ impl Unloader for GephiSiteGraph {
             ("nodes.csv", &nodes),
             ("external_links.csv", &external),
             ("bad_links.csv", &bad),
+            ("yield.csv", &yields),
         ];
         if self.save_duplicates {
             jobs.push(("duplicates.csv", &duplicates));
@@ -181,6 +186,28 @@ pub(super) fn write_bad(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> 
         for r in g.bad_links(n) {
             csv.num(i + 1)?.text(r.url)?.text(r.reason)?.end()?;
         }
+    }
+    csv.finish()
+}
+
+/// yield.csv: `Page,Level,ExternalLinks,Reward` — the fetches in breadth-first order, what
+/// each revealed, and its reward for the budget rules (SPEC §5).
+pub(super) fn write_yields(
+    g: &SiteGraph<'_>,
+    reward: RewardKind,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut csv = CsvOut::new(w, &["Page", "Level", "ExternalLinks", "Reward"])?;
+    for y in g.yields() {
+        let r = match reward {
+            RewardKind::NewExternal => y.new_external,
+            RewardKind::AllExternal => y.external,
+        };
+        csv.text(y.url)?
+            .num(y.level)?
+            .num(y.external)?
+            .num(r)?
+            .end()?;
     }
     csv.finish()
 }

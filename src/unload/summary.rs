@@ -5,6 +5,7 @@ use std::io;
 use std::path::Path;
 
 use super::gephi_csv::CsvOut;
+use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 use crate::storage::write_atomic;
 
@@ -66,11 +67,23 @@ pub struct SiteSummary {
     pub home: String,
     /// Why it is unreachable, down or stopped at its page limit (empty otherwise).
     pub reason: String,
+    /// Pages fetched, every run together (what the page budget counts).
+    pub fetched: u64,
+    /// What those fetches paid (`BanditReward`).
+    pub reward: u64,
 }
 
 impl SiteSummary {
-    /// Counts a graph's rows; `pending` decides done vs stopped.
-    pub fn of(g: &SiteGraph<'_>, folder: String, pending: usize, seconds: f64) -> Self {
+    /// Counts a graph's rows; `pending` decides done vs stopped; `reward` says what a fetch
+    /// pays.
+    pub fn of(
+        g: &SiteGraph<'_>,
+        folder: String,
+        pending: usize,
+        seconds: f64,
+        reward: RewardKind,
+    ) -> Self {
+        let (fetched, new_external, external) = g.fetched();
         let mut s = SiteSummary {
             site: g.origin(),
             folder,
@@ -92,6 +105,11 @@ impl SiteSummary {
                 .map(|n| g.label(n).to_owned())
                 .unwrap_or_default(),
             reason: String::new(),
+            fetched,
+            reward: match reward {
+                RewardKind::NewExternal => new_external,
+                RewardKind::AllExternal => external,
+            },
         };
         let mut arcs = Vec::new();
         for n in g.nodes() {
@@ -141,6 +159,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 "State",
                 "Home",
                 "Reason",
+                "Fetched",
+                "Reward",
             ],
         )?;
         for r in rows {
@@ -156,6 +176,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 .text(&r.state.to_string())?
                 .text(&r.home)?
                 .text(&r.reason)?
+                .num(r.fetched)?
+                .num(r.reward)?
                 .end()?;
         }
         csv.finish()

@@ -6,6 +6,7 @@
 pub mod conformance;
 pub mod tls;
 pub mod webgen;
+pub mod yield_web;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

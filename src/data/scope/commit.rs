@@ -4,17 +4,22 @@
 //! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
 //! a journal runs too.
 
-use super::{DataError, Effects, LinkRec, NO_TEXT, PageRec, STATIC_BIT, ScopeGraph, UrlState};
-use crate::data::records::{Entry, LinkKind, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
+use super::{
+    DataError, Effects, LinkRec, NO_TEXT, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState,
+};
+use crate::data::records::{
+    Entry, LinkKind, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
+};
 use crate::ids::SiteId;
 use crate::message::{Decided, HopKind, LinkTarget, Outcome};
 use crate::site::Origin;
 
 impl ScopeGraph {
-    /// Records an outcome: interns its strings, journals it, applies it.
-    pub(crate) fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
+    /// Records an outcome, the crawl's fetch number `seq`: interns its strings, journals it,
+    /// applies it.
+    pub(crate) fn commit(&mut self, outcome: &Outcome, seq: u64) -> Result<Effects, DataError> {
         let mut effects = Effects::default();
-        let resolved = self.resolve(outcome, &mut effects);
+        let resolved = self.resolve(outcome, seq, &mut effects);
         if let Some(j) = self.journal.as_mut() {
             match &resolved {
                 Ok(r) => j.end_commit(r),
@@ -28,7 +33,12 @@ impl ScopeGraph {
         Ok(effects)
     }
 
-    fn resolve(&mut self, outcome: &Outcome, effects: &mut Effects) -> Result<Resolved, DataError> {
+    fn resolve(
+        &mut self,
+        outcome: &Outcome,
+        seq: u64,
+        effects: &mut Effects,
+    ) -> Result<Resolved, DataError> {
         let task = outcome.task().url_id.0;
         if task as usize >= self.recs.len() {
             return Err(DataError::Corrupt("an outcome for an unknown URL".into()));
@@ -104,7 +114,31 @@ impl ScopeGraph {
                 decided: failure.decided,
             },
         };
-        Ok(Resolved { task, chain, kind })
+        effects.external = match &kind {
+            ResolvedKind::Page { links, .. } => {
+                let mut ids: Vec<u32> = links
+                    .iter()
+                    .filter(|l| l.kind == LinkKind::External)
+                    .map(|l| l.target)
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.len() as u32
+            }
+            ResolvedKind::OffSite(_) => 1,
+            ResolvedKind::Failed { .. } => 0,
+        };
+        let pull = Pull {
+            seq,
+            new_external: effects.new_external,
+            external: effects.external,
+        };
+        Ok(Resolved {
+            task,
+            chain,
+            kind,
+            pull,
+        })
     }
 
     fn url_ref(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
@@ -161,6 +195,13 @@ impl ScopeGraph {
             return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
         }
         self.outcomes += 1;
+        let task = self.recs[r.task as usize];
+        self.pulls.push(PullRec {
+            pull: r.pull,
+            site: task.site,
+            url: r.task,
+            level: task.level,
+        });
         if let Some((_, last)) = &mut self.active {
             *last = std::time::Instant::now();
         }

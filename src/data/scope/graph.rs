@@ -369,6 +369,23 @@ impl<'a> SiteGraph<'a> {
         self.g.url(a.url)
     }
 
+    /// The scope's fetches in breadth-first order with their rewards (yield.csv).
+    pub fn yields(&self) -> Vec<super::yields::YieldRow<'a>> {
+        self.g.yields()
+    }
+
+    /// The fetches this scope's crawl made so far (in every run), and the external links
+    /// they revealed: (fetches, new external links, all external links).
+    pub fn fetched(&self) -> (u64, u64, u64) {
+        self.g.pulls().fold((0, 0, 0), |(n, new, all), p| {
+            (
+                n + 1,
+                new + u64::from(p.new_external),
+                all + u64::from(p.external),
+            )
+        })
+    }
+
     /// The deepest level.
     pub fn max_level(&self) -> u32 {
         self.nodes.iter().map(|n| n.level).max().unwrap_or(0)

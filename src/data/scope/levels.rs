@@ -57,8 +57,12 @@ impl ScopeGraph {
             UrlState::Page => {
                 let p = self.pages[rec.data as usize];
                 let child = level.saturating_add(1);
-                for l in &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
-                {
+                // The worklist is a stack: pushed last to first, the links are queued in
+                // document order — a site's breadth-first order (SPEC §5), and the order a
+                // continued crawl rebuilds its frontier in.
+                let links =
+                    &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize];
+                for l in links.iter().rev() {
                     if l.is_internal() {
                         self.worklist.push((l.id(), child));
                     }

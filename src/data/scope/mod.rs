@@ -23,13 +23,15 @@ pub mod graph;
 mod levels;
 pub(super) mod replay;
 mod snapshot;
+pub(super) mod yields;
 
 use std::time::{Duration, Instant};
 
+use super::Fetch;
 use super::frontier::Frontier;
 use super::interner::{Interner, InternerFull};
 use super::journal::JournalBuf;
-use super::records::{Entry, LinkKind};
+use super::records::{Entry, LinkKind, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
@@ -180,6 +182,16 @@ pub(crate) enum Journaling {
     Off,
 }
 
+/// One fetch recorded in a scope: the task URL, its local site, and what it paid.
+#[derive(Debug, Clone, Copy)]
+struct PullRec {
+    pull: Pull,
+    site: u16,
+    url: u32,
+    /// The task URL's level when it was recorded.
+    level: u32,
+}
+
 /// What a commit changed, for the caller's bookkeeping.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Effects {
@@ -187,6 +199,9 @@ pub struct Effects {
     pub woke: Vec<SiteId>,
     /// Distinct external URLs seen for the first time on this page (BeeBot's reward).
     pub new_external: u32,
+    /// Distinct external URLs on the page, new or not (the paper's X(i, j)); 1 for a redirect
+    /// to another site.
+    pub external: u32,
     /// The scope reached `MaxPagesPerSite` with this commit.
     pub page_limit_reached: bool,
 }
@@ -236,6 +251,8 @@ pub(crate) struct ScopeGraph {
     worklist: Vec<(u32, u32)>,
     /// Outcomes recorded (requests answered), for progress.
     outcomes: u64,
+    /// The fetches, in commit order.
+    pulls: Vec<PullRec>,
     /// Crawl time of earlier runs (from saved state).
     earlier_active: Duration,
     /// First claim and latest commit of this run.
@@ -294,6 +311,7 @@ impl ScopeGraph {
             in_flight: 0,
             worklist: Vec::new(),
             outcomes: 0,
+            pulls: Vec::new(),
             earlier_active: Duration::ZERO,
             active: None,
             journal: None,
@@ -320,6 +338,17 @@ impl ScopeGraph {
     /// Outcomes recorded.
     pub(crate) fn outcomes(&self) -> u64 {
         self.outcomes
+    }
+
+    /// The fetches recorded, in commit order.
+    pub(crate) fn pulls(&self) -> impl Iterator<Item = Fetch> + '_ {
+        self.pulls.iter().map(|p| Fetch {
+            seq: p.pull.seq,
+            site: self.sites[usize::from(p.site)],
+            new_external: p.pull.new_external,
+            external: p.pull.external,
+            level: p.level,
+        })
     }
 
     /// HTML pages recorded (aliases included).
@@ -405,6 +434,22 @@ impl ScopeGraph {
             }
         }
         None
+    }
+
+    /// The level of the URL `claim(site)` would take next, if any (stale entries in front of
+    /// it are dropped).
+    pub(crate) fn next_level(&mut self, site: SiteId) -> Option<u32> {
+        let l = self.local(site)?;
+        if self.limit_would_be_passed() {
+            return None;
+        }
+        loop {
+            let (level, id) = self.frontiers[l].peek()?;
+            if self.recs[id as usize].state == UrlState::Queued {
+                return Some(level);
+            }
+            self.frontiers[l].pop();
+        }
     }
 
     /// Whether `MaxPagesPerSite` pages were recorded.
@@ -493,6 +538,7 @@ impl ScopeGraph {
             + self.recs.capacity() * std::mem::size_of::<UrlRec>()
             + self.pages.capacity() * std::mem::size_of::<PageRec>()
             + self.links.capacity() * std::mem::size_of::<LinkRec>()
+            + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
     }
 }

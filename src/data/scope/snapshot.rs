@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use super::{
-    LinkRec, NO_LEVEL, NO_TEXT, PageRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
+    LinkRec, NO_LEVEL, NO_TEXT, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
 };
 use crate::data::interner::Interner;
-use crate::data::records::LinkKind;
+use crate::data::records::{LinkKind, Pull};
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, IoPut, Put, Reader};
 
@@ -77,6 +77,15 @@ impl ScopeGraph {
             out.put_u32(l.target);
             out.put_u32(l.aux);
         }
+        out.put_var(self.pulls.len() as u64);
+        for p in &self.pulls {
+            out.put_var(p.pull.seq);
+            out.put_var(u64::from(p.pull.new_external));
+            out.put_var(u64::from(p.pull.external));
+            out.put_var(u64::from(p.site));
+            out.put_var(u64::from(p.url));
+            out.put_var(u64::from(p.level));
+        }
     }
 
     /// Decodes a scope; its sites are unbound until the caller binds them to this run's ids.
@@ -128,6 +137,25 @@ impl ScopeGraph {
             g.links.push(LinkRec {
                 target: r.u32()?,
                 aux: r.u32()?,
+            });
+        }
+        for _ in 0..r.var()? {
+            let pull = Pull {
+                seq: r.var()?,
+                new_external: r.var32()?,
+                external: r.var32()?,
+            };
+            let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
+            let url = r.var32()?;
+            let level = r.var32()?;
+            if usize::from(site) >= g.sites.len().max(1) || url as usize >= g.recs.len() {
+                return Err(Corrupt("a fetch of an unknown URL"));
+            }
+            g.pulls.push(PullRec {
+                pull,
+                site,
+                url,
+                level,
             });
         }
         if !r.is_empty() {

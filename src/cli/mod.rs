@@ -2,9 +2,13 @@
 //! the result into an exit code (SPEC §7: 0 finished or stopped cleanly, 1 runtime failure,
 //! 2 invalid input files). `main.rs` only forwards to here.
 
-use std::ffi::OsString;
-use std::path::PathBuf;
+mod args;
+mod replay;
+
 use std::process::ExitCode;
+
+pub use args::{Command, ReplayArgs, USAGE, parse};
+pub use replay::replay;
 
 use crossbeam_channel::Receiver;
 
@@ -13,15 +17,6 @@ use crate::hosts;
 use crate::registry::Registry;
 use crate::settings::Settings;
 use crate::site::SiteSpec;
-
-/// Usage text.
-pub const USAGE: &str = "\
-usage: rccrawler [--settings FILE] [--hosts FILE]   crawl the sites of hosts.txt
-       rccrawler demo [--settings FILE]             serve the bundled demo site on 127.0.0.1 and crawl it
-       rccrawler --help | --version
-
-settings.ini and hosts.txt are read from the current folder unless named.
-Stop a crawl with Ctrl+C or by creating the StopFile (stop.txt); run again to continue.";
 
 /// Exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,50 +33,6 @@ impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)
     }
-}
-
-/// What to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Crawl hosts.txt.
-    Crawl {
-        /// settings.ini.
-        settings: PathBuf,
-        /// hosts.txt.
-        hosts: PathBuf,
-    },
-    /// The demo.
-    Demo {
-        /// settings.ini.
-        settings: PathBuf,
-    },
-    /// Print usage.
-    Help,
-    /// Print the version.
-    Version,
-}
-
-/// Parses arguments (without the program name).
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
-    let mut settings = PathBuf::from("settings.ini");
-    let mut hosts = PathBuf::from("hosts.txt");
-    let mut demo = false;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        match arg.to_str() {
-            Some("--help" | "-h") => return Ok(Command::Help),
-            Some("--version" | "-V") => return Ok(Command::Version),
-            Some("demo") if !demo => demo = true,
-            Some("--settings") => settings = args.next().ok_or("--settings needs a file")?.into(),
-            Some("--hosts") => hosts = args.next().ok_or("--hosts needs a file")?.into(),
-            _ => return Err(format!("unexpected argument {:?}", arg.to_string_lossy())),
-        }
-    }
-    Ok(if demo {
-        Command::Demo { settings }
-    } else {
-        Command::Crawl { settings, hosts }
-    })
 }
 
 /// Loads settings.ini, printing its warnings, and checks its component names against
@@ -193,40 +144,4 @@ pub fn print_report(r: &RunReport) {
         r.result_folder.display(),
         r.unload_elapsed.as_secs_f64()
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(args: &[&str]) -> Result<Command, String> {
-        parse(args.iter().map(OsString::from))
-    }
-
-    #[test]
-    fn arguments() {
-        assert_eq!(
-            p(&[]).unwrap(),
-            Command::Crawl {
-                settings: "settings.ini".into(),
-                hosts: "hosts.txt".into()
-            }
-        );
-        assert_eq!(
-            p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(),
-            Command::Crawl {
-                settings: "s.ini".into(),
-                hosts: "h.txt".into()
-            }
-        );
-        assert_eq!(
-            p(&["demo"]).unwrap(),
-            Command::Demo {
-                settings: "settings.ini".into()
-            }
-        );
-        assert_eq!(p(&["--version"]).unwrap(), Command::Version);
-        assert!(p(&["--hosts"]).is_err());
-        assert!(p(&["crawl"]).is_err());
-    }
 }

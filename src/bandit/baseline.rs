@@ -1,0 +1,103 @@
+//! The schedulers that do not learn, as replay runs them: `AllSites` (round robin),
+//! `Sequential` (one site after another) and `TimeQuantum` (each site in turn for a slice —
+//! counted in pages here, since a replay has no clock: a quarter of a fair share, N/(4K)).
+
+use super::{Arm, Policy};
+
+/// Round robin: the next site after the last one chosen.
+#[derive(Debug, Clone, Default)]
+pub struct RoundRobin {
+    last: Option<usize>,
+}
+
+impl Policy for RoundRobin {
+    fn select(&self, arms: &[Arm]) -> usize {
+        match self.last {
+            Some(last) => arms.iter().find(|a| a.index > last).unwrap_or(&arms[0]),
+            None => &arms[0],
+        }
+        .index
+    }
+
+    fn chosen(&mut self, arm: Arm) {
+        self.last = Some(arm.index);
+    }
+
+    fn update(&mut self, _arm: usize, _reward: f64) {}
+}
+
+/// The first site until it runs out, then the next.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sequential;
+
+impl Policy for Sequential {
+    fn select(&self, arms: &[Arm]) -> usize {
+        arms[0].index
+    }
+
+    fn update(&mut self, _arm: usize, _reward: f64) {}
+}
+
+/// Each site in turn for `quantum` pages.
+#[derive(Debug, Clone)]
+pub struct PageQuantum {
+    quantum: usize,
+    current: Option<(usize, usize)>,
+}
+
+impl PageQuantum {
+    /// Slices of `quantum` pages.
+    pub fn new(quantum: usize) -> Self {
+        PageQuantum {
+            quantum: quantum.max(1),
+            current: None,
+        }
+    }
+}
+
+impl Policy for PageQuantum {
+    fn select(&self, arms: &[Arm]) -> usize {
+        if let Some((site, left)) = self.current
+            && left > 0
+            && arms.iter().any(|a| a.index == site)
+        {
+            return site;
+        }
+        let after = self.current.map(|(s, _)| s);
+        arms.iter()
+            .find(|a| after.is_none_or(|s| a.index > s))
+            .unwrap_or(&arms[0])
+            .index
+    }
+
+    fn chosen(&mut self, arm: Arm) {
+        let continues = self
+            .current
+            .is_some_and(|(site, left)| site == arm.index && left > 0);
+        if !continues {
+            self.current = Some((arm.index, self.quantum));
+        }
+    }
+
+    fn update(&mut self, arm: usize, _reward: f64) {
+        if let Some((site, left)) = &mut self.current
+            && *site == arm
+        {
+            *left = left.saturating_sub(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::run;
+    use super::*;
+
+    #[test]
+    fn baselines_split_as_they_say() {
+        let seqs = vec![vec![1.0; 10], vec![0.0; 10], vec![0.0; 2]];
+        assert_eq!(run(&mut RoundRobin::default(), &seqs, 9).0, vec![4, 3, 2]);
+        assert_eq!(run(&mut Sequential, &seqs, 12).0, vec![10, 2, 0]);
+        assert_eq!(run(&mut PageQuantum::new(3), &seqs, 11).0, vec![6, 3, 2]);
+    }
+}

@@ -1,0 +1,219 @@
+//! Splitting a page budget across sites (SPEC §5, the BeeBot paper): "which site gets the
+//! next page" as a multi-armed bandit. Arm = site; a pull = the site's next page in
+//! breadth-first order; reward = the external links that page reveals.
+//!
+//! The rules here are pure: no clock, no threads, no randomness that is not a function of
+//! their seed and the pull count. The same [`Policy`] value decides a live crawl (through
+//! `schedule::BanditScheduler`) and a replay of recorded sequences ([`replay`]), so a replay
+//! of a crawl made with one downloader makes exactly the live crawl's choices.
+//!
+//! - [`paper`] — R1, R2 and R3 exactly as the paper writes them.
+//! - [`ucb`] — sliding-window and discounted UCB with a Poisson-shaped bonus.
+//! - [`thompson`] — windowed Gamma–Poisson Thompson sampling, seeded.
+//! - [`frontier`] — a sliding-window rule that also uses the level of each site's next page.
+//! - [`baseline`] — round robin, sequential, and time slices counted in pages.
+//! - [`oracle`] — the exact best split of a budget over breadth-first prefixes.
+//! - [`replay`] — rules run offline on recorded sequences, against the oracle.
+
+pub mod baseline;
+pub mod frontier;
+pub mod oracle;
+pub mod paper;
+pub mod replay;
+pub mod thompson;
+pub mod ucb;
+
+use std::fmt::Debug;
+
+/// What the policy may look at about an arm that can be pulled now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arm {
+    /// The arm's index (sites in hosts.txt order).
+    pub index: usize,
+    /// The level of the page a pull would fetch (known before fetching it).
+    pub level: u32,
+}
+
+/// A rule that chooses which arm to pull next. A pull goes `select` → `chosen` → (later)
+/// `update`; a continued crawl restores a rule by `chosen` + `update` of every recorded
+/// pull, in order, so everything a rule remembers must change in those two.
+pub trait Policy: Send + Debug {
+    /// Proposes one of `arms` (those that may be pulled now, by ascending index; never
+    /// empty), without changing the rule. Ties go to the lowest index, so rules are
+    /// deterministic.
+    fn select(&self, arms: &[Arm]) -> usize;
+    /// `arm` is pulled (what `select` proposed, or a recorded pull being restored).
+    fn chosen(&mut self, _arm: Arm) {}
+    /// Learns the reward of one pull of `arm`. Pulls are reported in the order they were
+    /// chosen.
+    fn update(&mut self, arm: usize, reward: f64);
+}
+
+/// What rewards count (`BanditReward`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewardKind {
+    /// External URLs the crawl of that site had not seen before (the default).
+    NewExternal,
+    /// Every external URL on the page (the paper's X(i, j)).
+    AllExternal,
+}
+
+/// The parameters of the rules, from settings.ini.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Arms (sites).
+    pub arms: usize,
+    /// The page budget N (`PageBudget`; 0: none, the rules use `fallback_budget`).
+    pub budget: usize,
+    /// R2's step n (`R2Step`).
+    pub r2_step: usize,
+    /// R3's initial pages m (`R3Initial`).
+    pub r3_initial: usize,
+    /// Sliding window in pages (`BanditWindow`; 0: N/K).
+    pub window: usize,
+    /// Discount per pull (`BanditDiscount`; 0: 1 − K/N).
+    pub discount: f64,
+    /// Exploration constant c of the UCB bonus (`BanditExploration`).
+    pub exploration: f64,
+    /// Seed of Thompson sampling (`BanditSeed`).
+    pub seed: u64,
+}
+
+impl Params {
+    /// The budget the rules plan for: `PageBudget`, or 100 pages a site without one.
+    pub fn planned_budget(&self) -> usize {
+        if self.budget > 0 {
+            self.budget
+        } else {
+            100 * self.arms.max(1)
+        }
+    }
+
+    /// The window in pages: `BanditWindow`, or one fair share N/K (at least 2).
+    pub fn window(&self) -> usize {
+        if self.window > 0 {
+            self.window
+        } else {
+            (self.planned_budget() / self.arms.max(1)).max(2)
+        }
+    }
+
+    /// The discount per pull: `BanditDiscount`, or 1 − K/N.
+    pub fn discount(&self) -> f64 {
+        if self.discount > 0.0 {
+            self.discount
+        } else {
+            (1.0 - self.arms as f64 / self.planned_budget().max(1) as f64).clamp(0.5, 0.99999)
+        }
+    }
+}
+
+/// The rules by name (settings.ini's `Scheduler` values that are bandit rules).
+pub const RULES: &[&str] = &[
+    "R1",
+    "R2",
+    "R3",
+    "SlidingWindowUcb",
+    "DiscountedUcb",
+    "Thompson",
+    "FrontierUcb",
+];
+
+/// The baselines replay also runs (settings.ini's other `Scheduler` values).
+pub const BASELINES: &[&str] = &["AllSites", "Sequential", "TimeQuantum"];
+
+/// A rule by name, for `params`; `None` for an unknown name.
+pub fn policy(name: &str, params: &Params) -> Option<Box<dyn Policy>> {
+    let k = params.arms;
+    Some(match name {
+        "R1" => Box::new(paper::R1::new(k, params.planned_budget())),
+        "R2" => Box::new(paper::R2::new(k, params.r2_step.max(1))),
+        "R3" => Box::new(paper::R3::new(k, params.r3_initial.max(1))),
+        "SlidingWindowUcb" => Box::new(ucb::SlidingWindowUcb::new(
+            k,
+            params.window(),
+            params.exploration,
+        )),
+        "DiscountedUcb" => Box::new(ucb::DiscountedUcb::new(
+            k,
+            params.discount(),
+            params.exploration,
+        )),
+        "Thompson" => Box::new(thompson::Thompson::new(k, params.window(), params.seed)),
+        "FrontierUcb" => Box::new(frontier::FrontierUcb::new(
+            k,
+            params.window(),
+            params.exploration,
+        )),
+        "AllSites" => Box::new(baseline::RoundRobin::default()),
+        "Sequential" => Box::new(baseline::Sequential),
+        "TimeQuantum" => Box::new(baseline::PageQuantum::new(
+            (params.planned_budget() / (4 * k.max(1))).max(1),
+        )),
+        _ => return None,
+    })
+}
+
+/// The lowest-index arm with the largest `score` (NaN never wins).
+pub(crate) fn argmax(arms: &[Arm], mut score: impl FnMut(&Arm) -> f64) -> usize {
+    let mut best = arms[0].index;
+    let mut best_score = f64::NEG_INFINITY;
+    for a in arms {
+        let s = score(a);
+        if s > best_score {
+            best_score = s;
+            best = a.index;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Runs a policy over fixed per-arm reward sequences for `budget` pulls; the pages each
+    /// arm got and the total.
+    pub(crate) fn run(p: &mut dyn Policy, seqs: &[Vec<f64>], budget: usize) -> (Vec<usize>, f64) {
+        let mut taken = vec![0; seqs.len()];
+        let mut total = 0.0;
+        for _ in 0..budget {
+            let arms: Vec<Arm> = (0..seqs.len())
+                .filter(|&i| taken[i] < seqs[i].len())
+                .map(|index| Arm { index, level: 0 })
+                .collect();
+            if arms.is_empty() {
+                break;
+            }
+            let i = p.select(&arms);
+            p.chosen(Arm { index: i, level: 0 });
+            let r = seqs[i][taken[i]];
+            taken[i] += 1;
+            total += r;
+            p.update(i, r);
+        }
+        (taken, total)
+    }
+
+    #[test]
+    fn every_rule_is_known_by_name_and_spends_the_budget() {
+        let params = Params {
+            arms: 3,
+            budget: 30,
+            r2_step: 2,
+            r3_initial: 2,
+            window: 0,
+            discount: 0.0,
+            exploration: 1.0,
+            seed: 7,
+        };
+        let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
+        for name in RULES.iter().chain(BASELINES) {
+            let mut p = policy(name, &params).unwrap();
+            let (taken, _) = run(p.as_mut(), &seqs, 30);
+            assert_eq!(taken.iter().sum::<usize>(), 30, "{name}: {taken:?}");
+            assert!(taken[2] <= 5, "{name}: an exhausted arm leaves");
+        }
+        assert!(policy("Nope", &params).is_none());
+    }
+}

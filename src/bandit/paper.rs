@@ -1,0 +1,249 @@
+//! The BeeBot paper's three rules (Pechnikov & Chernobrovkin 2012, section 3), as written:
+//!
+//! - **R1**: the first [N/K] pages of every site; the rest of the budget to the site whose
+//!   first [N/K] pages paid most.
+//! - **R2** ("Gittins index"): n pages of every site; then, repeatedly, n pages of the site
+//!   with the best mean so far.
+//! - **R3** (UCB1): m pages of every site; then one page at a time of the site maximising
+//!   X̄(i)/Xmax + sqrt(2 ln n / t(i)), Xmax the largest single-page reward seen, n the pages
+//!   crawled so far.
+//!
+//! Where the paper is silent (README, "Budgeted crawls"): [·] rounds to the nearest integer;
+//! the first phase of each rule goes through the sites in turns (the paper's "on each site";
+//! the total is the same in any order, and turns keep the live crawl polite); a site that runs
+//! out of pages leaves the arm set and its share goes on to the rule's next choice; ties go to
+//! the lowest site number; with Xmax = 0 the mean term of R3 is 0.
+
+use super::{Arm, Policy, argmax};
+
+/// Per-arm sums.
+#[derive(Debug, Clone, Default)]
+struct Stats {
+    pulls: Vec<usize>,
+    sums: Vec<f64>,
+}
+
+impl Stats {
+    fn new(k: usize) -> Self {
+        Stats {
+            pulls: vec![0; k],
+            sums: vec![0.0; k],
+        }
+    }
+
+    fn add(&mut self, arm: usize, reward: f64) {
+        self.pulls[arm] += 1;
+        self.sums[arm] += reward;
+    }
+
+    fn mean(&self, arm: usize) -> f64 {
+        if self.pulls[arm] == 0 {
+            0.0
+        } else {
+            self.sums[arm] / self.pulls[arm] as f64
+        }
+    }
+
+    /// The arm with the fewest pulls below `quota`, if any (turns through the sites).
+    fn next_in_turn(&self, arms: &[Arm], quota: usize) -> Option<usize> {
+        arms.iter()
+            .filter(|a| self.pulls[a.index] < quota)
+            .min_by_key(|a| (self.pulls[a.index], a.index))
+            .map(|a| a.index)
+    }
+}
+
+/// R1, the trivial rule.
+#[derive(Debug, Clone)]
+pub struct R1 {
+    quota: usize,
+    stats: Stats,
+    /// Sum of each site's first `quota` rewards.
+    first: Vec<f64>,
+}
+
+impl R1 {
+    /// For `k` sites and a budget of `budget` pages.
+    pub fn new(k: usize, budget: usize) -> Self {
+        let quota = ((budget as f64 / k.max(1) as f64).round() as usize).max(1);
+        R1 {
+            quota,
+            stats: Stats::new(k),
+            first: vec![0.0; k],
+        }
+    }
+}
+
+impl Policy for R1 {
+    fn select(&self, arms: &[Arm]) -> usize {
+        if let Some(i) = self.stats.next_in_turn(arms, self.quota) {
+            return i;
+        }
+        argmax(arms, |a| self.first[a.index])
+    }
+
+    fn update(&mut self, arm: usize, reward: f64) {
+        if self.stats.pulls[arm] < self.quota {
+            self.first[arm] += reward;
+        }
+        self.stats.add(arm, reward);
+    }
+}
+
+/// R2, the "Gittins index" rule with step n.
+#[derive(Debug, Clone)]
+pub struct R2 {
+    step: usize,
+    stats: Stats,
+    /// The site of the current batch of n pages, and pages left in it.
+    batch: Option<(usize, usize)>,
+}
+
+impl R2 {
+    /// For `k` sites with step `step`.
+    pub fn new(k: usize, step: usize) -> Self {
+        R2 {
+            step,
+            stats: Stats::new(k),
+            batch: None,
+        }
+    }
+}
+
+impl Policy for R2 {
+    fn select(&self, arms: &[Arm]) -> usize {
+        if let Some(i) = self.stats.next_in_turn(arms, self.step) {
+            return i;
+        }
+        if let Some((site, left)) = self.batch
+            && left > 0
+            && arms.iter().any(|a| a.index == site)
+        {
+            return site;
+        }
+        argmax(arms, |a| self.stats.mean(a.index))
+    }
+
+    fn chosen(&mut self, arm: Arm) {
+        let continues = self
+            .batch
+            .is_some_and(|(site, left)| site == arm.index && left > 0);
+        if self.stats.pulls[arm.index] >= self.step && !continues {
+            // A new batch of n pages of this site.
+            self.batch = Some((arm.index, self.step));
+        }
+    }
+
+    fn update(&mut self, arm: usize, reward: f64) {
+        if let Some((site, left)) = &mut self.batch
+            && *site == arm
+        {
+            *left = left.saturating_sub(1);
+        }
+        self.stats.add(arm, reward);
+    }
+}
+
+/// R3, UCB1 with the paper's normalisation by Xmax, after m pages of every site.
+#[derive(Debug, Clone)]
+pub struct R3 {
+    initial: usize,
+    stats: Stats,
+    x_max: f64,
+    total: usize,
+}
+
+impl R3 {
+    /// For `k` sites with `initial` pages of each first.
+    pub fn new(k: usize, initial: usize) -> Self {
+        R3 {
+            initial,
+            stats: Stats::new(k),
+            x_max: 0.0,
+            total: 0,
+        }
+    }
+}
+
+impl Policy for R3 {
+    fn select(&self, arms: &[Arm]) -> usize {
+        if let Some(i) = self.stats.next_in_turn(arms, self.initial) {
+            return i;
+        }
+        let ln_n = (self.total.max(1) as f64).ln();
+        argmax(arms, |a| {
+            let t = self.stats.pulls[a.index].max(1) as f64;
+            let mean = if self.x_max > 0.0 {
+                self.stats.mean(a.index) / self.x_max
+            } else {
+                0.0
+            };
+            mean + (2.0 * ln_n / t).sqrt()
+        })
+    }
+
+    fn update(&mut self, arm: usize, reward: f64) {
+        self.stats.add(arm, reward);
+        self.x_max = self.x_max.max(reward);
+        self.total += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::run;
+    use super::*;
+
+    /// Three sites' reward sequences for the hand-computed checks.
+    fn seqs() -> Vec<Vec<f64>> {
+        vec![
+            vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            vec![0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            vec![0.0, 0.0, 5.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        ]
+    }
+
+    #[test]
+    fn r1_by_hand() {
+        // N = 10, K = 3: [10/3] = 3 pages each (9), the 10th to the best first-3 sum:
+        // site 0: 1, site 1: 2, site 2: 5 -> site 2 gets its 4th page (reward 1).
+        let (taken, total) = run(&mut R1::new(3, 10), &seqs(), 10);
+        assert_eq!(taken, vec![3, 3, 4]);
+        assert_eq!(total, 1.0 + 2.0 + 5.0 + 1.0);
+    }
+
+    #[test]
+    fn r2_by_hand() {
+        // n = 2: first 2 pages each: sums 1, 2, 0 -> means 0.5, 1, 0. Site 1 gets 2 pages
+        // (0, 0): mean 2/4 = 0.5. Then site 0 (0.5, lower index than site 1's 0.5) gets 2:
+        // mean 1/4. Then site 1 (0.5) gets 2 more -> 10 pages: site 0 4, site 1 6, site 2 2.
+        let (taken, total) = run(&mut R2::new(3, 2), &seqs(), 12);
+        assert_eq!(taken, vec![4, 6, 2]);
+        assert_eq!(
+            total, 3.0,
+            "site 2's 5 is never found: R2 starves a late starter"
+        );
+    }
+
+    #[test]
+    fn r3_by_hand() {
+        // m = 1: one page each: rewards 1, 0, 0; Xmax = 1, n = 3.
+        // Indices: 1/1 + sqrt(2 ln 3 / 1) for site 0, 0 + the same for sites 1 and 2 -> 0.
+        // Site 0 (0 reward): n = 4, means 0.5, 0, 0, t = 2, 1, 1:
+        // 0.5 + sqrt(2 ln4 / 2) = 0.5 + 1.177 = 1.677; sites 1, 2: sqrt(2 ln 4) = 1.665 -> 0.
+        let mut p = R3::new(3, 1);
+        let (taken, _) = run(&mut p, &seqs(), 5);
+        assert_eq!(taken, vec![3, 1, 1]);
+        // n = 5: site 0: 1/3 + sqrt(2 ln5 / 3) = 0.333 + 1.036 = 1.369;
+        // sites 1, 2: sqrt(2 ln 5) = 1.794 -> site 1.
+        let arms: Vec<Arm> = (0..3).map(|index| Arm { index, level: 0 }).collect();
+        assert_eq!(p.select(&arms), 1);
+    }
+
+    #[test]
+    fn r3_with_no_reward_at_all_is_pure_exploration() {
+        let zeros = vec![vec![0.0; 10]; 3];
+        let (taken, total) = run(&mut R3::new(3, 1), &zeros, 9);
+        assert_eq!((taken, total), (vec![3, 3, 3], 0.0));
+    }
+}

@@ -1,0 +1,428 @@
+//! Rules run offline on recorded reward sequences (`rccrawler replay`): every rule gets the
+//! same sequences and budget, pulls one page at a time (a crawl with one downloader), and is
+//! compared with the exact oracle — the paper's Table 2 shape.
+//!
+//! Sequences come from a results folder (each site's `yield.csv`, sites in `summary.csv`
+//! order so that ties break as in the live crawl) or from one CSV `Site,Page,Reward` (an
+//! optional `Level` column too), sites in order of first appearance.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::oracle::oracle;
+use super::{Arm, Params, policy};
+
+/// One site's pulls in breadth-first order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sequence {
+    /// The site's name (its folder, or the CSV's `Site`).
+    pub site: String,
+    /// The reward of each page.
+    pub rewards: Vec<f64>,
+    /// The level of each page (0 when unknown).
+    pub levels: Vec<u32>,
+}
+
+/// Sequences could not be read.
+#[derive(Debug, Error)]
+pub enum ReplayError {
+    /// A file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not what it should be.
+    #[error("{}: {why}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// Which column is the reward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// `Reward` (the crawl's `BanditReward`).
+    Reward,
+    /// `ExternalLinks` (every external link: the paper's X(i, j)).
+    ExternalLinks,
+}
+
+/// Reads sequences from a results folder or a CSV file.
+pub fn load(path: &Path, column: Column) -> Result<Vec<Sequence>, ReplayError> {
+    if path.is_dir() {
+        load_results(path, column)
+    } else {
+        load_csv(path)
+    }
+}
+
+fn format(path: &Path, why: impl Into<String>) -> ReplayError {
+    ReplayError::Format {
+        path: path.to_owned(),
+        why: why.into(),
+    }
+}
+
+fn reader(path: &Path) -> Result<(csv::Reader<std::fs::File>, Vec<String>), ReplayError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| format(path, e.to_string()))?;
+    let header = rdr
+        .headers()
+        .map_err(|e| format(path, e.to_string()))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    Ok((rdr, header))
+}
+
+fn column_of(path: &Path, header: &[String], name: &str) -> Result<usize, ReplayError> {
+    header
+        .iter()
+        .position(|h| h == name)
+        .ok_or_else(|| format(path, format!("no {name} column (header {header:?})")))
+}
+
+fn number(path: &Path, line: usize, text: &str) -> Result<f64, ReplayError> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            format(
+                path,
+                format!("line {line}: {text:?} is not a reward (a number >= 0)"),
+            )
+        })
+}
+
+fn load_results(dir: &Path, column: Column) -> Result<Vec<Sequence>, ReplayError> {
+    let summary = dir.join("summary.csv");
+    let folders: Vec<String> = if summary.exists() {
+        let (mut rdr, header) = reader(&summary)?;
+        let at = column_of(&summary, &header, "Folder")?;
+        rdr.records()
+            .filter_map(Result::ok)
+            .filter_map(|r| r.get(at).map(str::to_owned))
+            .collect()
+    } else {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|source| ReplayError::Io {
+                path: dir.to_owned(),
+                source,
+            })?
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join("yield.csv").exists())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let mut seqs = Vec::new();
+    for folder in folders {
+        let path = dir.join(&folder).join("yield.csv");
+        if !path.exists() {
+            continue;
+        }
+        let (mut rdr, header) = reader(&path)?;
+        let value = match column {
+            Column::Reward => column_of(&path, &header, "Reward")?,
+            Column::ExternalLinks => column_of(&path, &header, "ExternalLinks")?,
+        };
+        let level = column_of(&path, &header, "Level")?;
+        let mut seq = Sequence {
+            site: folder,
+            ..Sequence::default()
+        };
+        for (i, r) in rdr.records().enumerate() {
+            let r = r.map_err(|e| format(&path, e.to_string()))?;
+            seq.rewards
+                .push(number(&path, i + 2, r.get(value).unwrap_or(""))?);
+            seq.levels
+                .push(r.get(level).and_then(|l| l.parse().ok()).unwrap_or(0));
+        }
+        seqs.push(seq);
+    }
+    if seqs.is_empty() {
+        return Err(format(dir, "no site folder with a yield.csv"));
+    }
+    Ok(seqs)
+}
+
+fn load_csv(path: &Path) -> Result<Vec<Sequence>, ReplayError> {
+    let (mut rdr, header) = reader(path)?;
+    let site = column_of(path, &header, "Site")?;
+    let reward = column_of(path, &header, "Reward")?;
+    let level = header.iter().position(|h| h == "Level");
+    let mut seqs: Vec<Sequence> = Vec::new();
+    for (i, r) in rdr.records().enumerate() {
+        let r = r.map_err(|e| format(path, e.to_string()))?;
+        let name = r.get(site).unwrap_or("").to_owned();
+        let value = number(path, i + 2, r.get(reward).unwrap_or(""))?;
+        let lv = level
+            .and_then(|l| r.get(l))
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let seq = match seqs.iter_mut().position(|s| s.site == name) {
+            Some(at) => &mut seqs[at],
+            None => {
+                seqs.push(Sequence {
+                    site: name,
+                    ..Sequence::default()
+                });
+                seqs.last_mut().expect("just pushed")
+            }
+        };
+        seq.rewards.push(value);
+        seq.levels.push(lv);
+    }
+    if seqs.is_empty() {
+        return Err(format(path, "no rows"));
+    }
+    Ok(seqs)
+}
+
+/// What one rule did with one budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The rule.
+    pub rule: String,
+    /// The budget N.
+    pub budget: usize,
+    /// SR(N): the total reward collected.
+    pub reward: f64,
+    /// The oracle's total for N.
+    pub oracle: f64,
+    /// Pages each site got.
+    pub pages: Vec<usize>,
+    /// The sites chosen, pull by pull.
+    pub choices: Vec<usize>,
+}
+
+impl Run {
+    /// SR(N) / oracle (1 when the oracle is 0).
+    pub fn ratio(&self) -> f64 {
+        if self.oracle > 0.0 {
+            self.reward / self.oracle
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Runs rule `rule` over `seqs` with `budget` pages, one page per decision.
+pub fn simulate(rule: &str, seqs: &[Sequence], budget: usize, params: &Params) -> Option<Run> {
+    let params = Params {
+        arms: seqs.len(),
+        budget,
+        ..*params
+    };
+    let mut p = policy(rule, &params)?;
+    let mut taken = vec![0usize; seqs.len()];
+    let mut reward = 0.0;
+    let mut choices = Vec::with_capacity(budget);
+    let mut arms = Vec::with_capacity(seqs.len());
+    for _ in 0..budget {
+        arms.clear();
+        arms.extend(
+            seqs.iter()
+                .enumerate()
+                .filter(|(i, s)| taken[*i] < s.rewards.len())
+                .map(|(index, s)| Arm {
+                    index,
+                    level: s.levels.get(taken[index]).copied().unwrap_or(0),
+                }),
+        );
+        if arms.is_empty() {
+            break;
+        }
+        let proposed = p.select(&arms);
+        // A rule may only choose among the arms offered.
+        let arm = *arms
+            .iter()
+            .find(|a| a.index == proposed)
+            .unwrap_or(&arms[0]);
+        p.chosen(arm);
+        let i = arm.index;
+        let r = seqs[i].rewards[taken[i]];
+        taken[i] += 1;
+        reward += r;
+        choices.push(i);
+        p.update(i, r);
+    }
+    let rewards: Vec<Vec<f64>> = seqs.iter().map(|s| s.rewards.clone()).collect();
+    let (best, _) = oracle(&rewards, budget);
+    Some(Run {
+        rule: rule.to_owned(),
+        budget,
+        reward,
+        oracle: best,
+        pages: taken,
+        choices,
+    })
+}
+
+/// Every rule at every budget.
+pub fn compare(seqs: &[Sequence], budgets: &[usize], rules: &[&str], params: &Params) -> Vec<Run> {
+    let mut out = Vec::new();
+    for &n in budgets {
+        for rule in rules {
+            if let Some(run) = simulate(rule, seqs, n, params) {
+                out.push(run);
+            }
+        }
+    }
+    out
+}
+
+/// The Table 2 of the paper, for the console.
+pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], runs: &[Run]) -> std::io::Result<()> {
+    let pages: usize = seqs.iter().map(|s| s.rewards.len()).sum();
+    let total: f64 = seqs.iter().map(|s| s.rewards.iter().sum::<f64>()).sum();
+    writeln!(
+        w,
+        "{} sites, {pages} pages, {total} reward in all",
+        seqs.len()
+    )?;
+    let per_site = seqs.len() <= 24;
+    let mut budget = None;
+    for run in runs {
+        if budget != Some(run.budget) {
+            budget = Some(run.budget);
+            writeln!(w, "\nN = {} (oracle {})", run.budget, run.oracle)?;
+            write!(w, "{:<18} {:>10} {:>7}", "rule", "SR(N)", "ratio")?;
+            if per_site {
+                for s in seqs {
+                    write!(w, " {:>6}", short(&s.site))?;
+                }
+            } else {
+                write!(w, "  pages of the sites that got most")?;
+            }
+            writeln!(w)?;
+        }
+        write!(
+            w,
+            "{:<18} {:>10} {:>7.3}",
+            run.rule,
+            run.reward,
+            run.ratio()
+        )?;
+        if per_site {
+            for p in &run.pages {
+                write!(w, " {p:>6}")?;
+            }
+        } else {
+            let mut top: Vec<(usize, usize)> = run.pages.iter().copied().enumerate().collect();
+            top.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
+            for (i, p) in top.iter().take(6).filter(|(_, p)| *p > 0) {
+                write!(w, "  {}:{p}", seqs[*i].site)?;
+            }
+        }
+        writeln!(w)?;
+    }
+    Ok(())
+}
+
+/// A site name cut to a column's width.
+fn short(site: &str) -> String {
+    site.chars().take(6).collect()
+}
+
+/// The runs as CSV: `Budget,Rule,Reward,Oracle,Ratio`.
+pub fn write_csv(w: &mut dyn Write, runs: &[Run]) -> std::io::Result<()> {
+    writeln!(w, "Budget,Rule,Reward,Oracle,Ratio")?;
+    for r in runs {
+        writeln!(
+            w,
+            "{},{},{},{},{:.6}",
+            r.budget,
+            r.rule,
+            r.reward,
+            r.oracle,
+            r.ratio()
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            arms: 0,
+            budget: 0,
+            r2_step: 2,
+            r3_initial: 1,
+            window: 0,
+            discount: 0.0,
+            exploration: 1.0,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn csv_input_keeps_site_order_and_rejects_bad_rewards() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("seq.csv");
+        std::fs::write(&p, "Site,Page,Reward\nb,1,0\na,1,2\nb,2,5\n").unwrap();
+        let seqs = load(&p, Column::Reward).unwrap();
+        assert_eq!(seqs[0].site, "b");
+        assert_eq!(seqs[0].rewards, vec![0.0, 5.0]);
+        std::fs::write(&p, "Site,Page,Reward\nb,1,-1\n").unwrap();
+        assert!(
+            load(&p, Column::Reward)
+                .unwrap_err()
+                .to_string()
+                .contains("line 2")
+        );
+    }
+
+    #[test]
+    fn runs_compare_with_the_oracle() {
+        let seqs = vec![
+            Sequence {
+                site: "a".into(),
+                rewards: vec![0.0, 0.0, 9.0],
+                levels: vec![0, 1, 1],
+            },
+            Sequence {
+                site: "b".into(),
+                rewards: vec![1.0, 1.0, 1.0],
+                levels: vec![0, 1, 1],
+            },
+        ];
+        let runs = compare(&seqs, &[3, 6], &["AllSites", "Sequential"], &params());
+        assert_eq!(runs.len(), 4);
+        assert_eq!(
+            (runs[0].reward, runs[0].oracle),
+            (1.0, 9.0),
+            "round robin: a0 b0 a1"
+        );
+        assert_eq!(runs[1].reward, 9.0, "sequential takes site a first");
+        assert!(
+            runs.iter()
+                .filter(|r| r.budget == 6)
+                .all(|r| r.ratio() == 1.0)
+        );
+        let mut out = Vec::new();
+        write_csv(&mut out, &runs).unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .starts_with("Budget,Rule,Reward,Oracle,Ratio\n3,AllSites,1,9,0.111111\n")
+        );
+    }
+}

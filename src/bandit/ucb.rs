@@ -1,0 +1,166 @@
+//! UCB rules for rewards that rot and come in heavy-tailed bursts (`../shared/research/
+//! bandits.md`): a site's present yield is estimated from its recent pages only, and the
+//! bonus is on the scale of link counts — mean + sqrt(2·mean·L/n) + L/n with L = c·ln t, the
+//! Poisson form of KL-UCB (Garivier & Cappé 2011) — never divided by a maximum.
+
+use std::collections::VecDeque;
+
+use super::{Arm, Policy, argmax};
+
+/// The Poisson-shaped upper bound of a mean estimated from `n` (effective) pages after `t`
+/// pulls in all.
+pub(crate) fn poisson_ucb(mean: f64, n: f64, t: f64, exploration: f64) -> f64 {
+    if n <= 0.0 {
+        return f64::INFINITY;
+    }
+    let l = exploration * t.max(2.0).ln();
+    mean + (2.0 * mean * l / n).sqrt() + l / n
+}
+
+/// Sliding-window UCB, rested form: each site's mean over its own last `window` pages.
+#[derive(Debug, Clone)]
+pub struct SlidingWindowUcb {
+    window: usize,
+    exploration: f64,
+    recent: Vec<VecDeque<f64>>,
+    sums: Vec<f64>,
+    total: usize,
+}
+
+impl SlidingWindowUcb {
+    /// For `k` sites, a window of `window` pages and exploration constant `exploration`.
+    pub fn new(k: usize, window: usize, exploration: f64) -> Self {
+        SlidingWindowUcb {
+            window: window.max(1),
+            exploration,
+            recent: vec![VecDeque::new(); k],
+            sums: vec![0.0; k],
+            total: 0,
+        }
+    }
+
+    /// The window mean of `arm` and how many pages it covers.
+    fn estimate(&self, arm: usize) -> (f64, f64) {
+        let n = self.recent[arm].len();
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        (self.sums[arm] / n as f64, n as f64)
+    }
+}
+
+impl Policy for SlidingWindowUcb {
+    fn select(&self, arms: &[Arm]) -> usize {
+        let t = self.total as f64;
+        argmax(arms, |a| {
+            let (mean, n) = self.estimate(a.index);
+            poisson_ucb(mean, n, t, self.exploration)
+        })
+    }
+
+    fn update(&mut self, arm: usize, reward: f64) {
+        let recent = &mut self.recent[arm];
+        recent.push_back(reward);
+        self.sums[arm] += reward;
+        if recent.len() > self.window
+            && let Some(old) = recent.pop_front()
+        {
+            self.sums[arm] -= old;
+        }
+        // Keep the running sum exact: floating point drifts over millions of updates.
+        if self.total.is_multiple_of(4096) {
+            self.sums[arm] = recent.iter().sum();
+        }
+        self.total += 1;
+    }
+}
+
+/// Discounted UCB: every site's statistics decay by `discount` at every pull of any site, so a
+/// site left idle regains optimism.
+#[derive(Debug, Clone)]
+pub struct DiscountedUcb {
+    discount: f64,
+    exploration: f64,
+    /// Discounted reward sums and page counts, both scaled by `scale` (so a pull touches one
+    /// arm, not all of them).
+    sums: Vec<f64>,
+    counts: Vec<f64>,
+    scale: f64,
+    total: usize,
+}
+
+impl DiscountedUcb {
+    /// For `k` sites, a discount per pull and an exploration constant.
+    pub fn new(k: usize, discount: f64, exploration: f64) -> Self {
+        DiscountedUcb {
+            discount,
+            exploration,
+            sums: vec![0.0; k],
+            counts: vec![0.0; k],
+            scale: 1.0,
+            total: 0,
+        }
+    }
+}
+
+impl Policy for DiscountedUcb {
+    fn select(&self, arms: &[Arm]) -> usize {
+        let n_all: f64 = self.counts.iter().sum::<f64>() * self.scale;
+        argmax(arms, |a| {
+            let n = self.counts[a.index] * self.scale;
+            let mean = if n > 0.0 {
+                self.sums[a.index] / self.counts[a.index]
+            } else {
+                0.0
+            };
+            poisson_ucb(mean, n, n_all.max(1.0), self.exploration)
+        })
+    }
+
+    fn update(&mut self, arm: usize, reward: f64) {
+        // Decaying everything by `discount` is dividing the scale's inverse by it.
+        self.scale *= self.discount;
+        if self.scale < 1e-200 {
+            for (s, c) in self.sums.iter_mut().zip(&mut self.counts) {
+                *s *= self.scale;
+                *c *= self.scale;
+            }
+            self.scale = 1.0;
+        }
+        self.sums[arm] += reward / self.scale;
+        self.counts[arm] += 1.0 / self.scale;
+        self.total += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::run;
+    use super::*;
+
+    #[test]
+    fn the_window_forgets_a_site_that_rotted() {
+        // Site 0 pays well for 20 pages then nothing; site 1 pays steadily but less.
+        let mut rotting = vec![5.0; 20];
+        rotting.extend(vec![0.0; 200]);
+        let seqs = vec![rotting, vec![1.0; 220]];
+        let (taken, total) = run(&mut SlidingWindowUcb::new(2, 10, 1.0), &seqs, 200);
+        assert!(taken[0] < 60, "it moves on once site 0 dries up: {taken:?}");
+        assert!(total > 100.0 + 150.0 * 0.9, "{total}");
+    }
+
+    #[test]
+    fn discounting_is_exact_at_any_scale() {
+        let mut d = DiscountedUcb::new(2, 0.5, 1.0);
+        d.update(0, 4.0);
+        d.update(1, 0.0);
+        // Site 0: one pull of 4 discounted once: sum 2, count 0.5 -> mean 4.
+        let n0 = d.counts[0] * d.scale;
+        assert!((n0 - 0.5).abs() < 1e-12);
+        assert!((d.sums[0] / d.counts[0] - 4.0).abs() < 1e-12);
+        for _ in 0..2000 {
+            d.update(1, 1.0);
+        }
+        assert!(d.scale > 0.0 && d.counts[0] * d.scale >= 0.0);
+    }
+}

@@ -1,0 +1,99 @@
+//! A scope's yields (SPEC §5, `yield.csv`): its fetches in the order a one-thread
+//! breadth-first crawl makes them, each with the external links it revealed — the reward
+//! sequence the budget rules are replayed on.
+//!
+//! Computed from the recorded outcomes, like the graph, so concurrency does not change it:
+//! the home page first, then URLs in the order their links were found, level by level; a URL
+//! already decided by an earlier fetch's redirect chain is not fetched again, and URLs known
+//! without a request (robots, extension) or beyond `maxCrawlLevel` are never fetched. A
+//! fetch's reward is what the live crawl's scheduler is told: the distinct external URLs its
+//! page links to (or the other site a redirect led to), all of them and those the scope had
+//! not seen before.
+
+use std::collections::VecDeque;
+
+use super::{LinkKind, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
+
+/// One fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YieldRow<'a> {
+    /// The URL the fetch ended on (after its redirects): for a page, its address.
+    pub url: &'a str,
+    /// Its breadth-first level.
+    pub level: u32,
+    /// Distinct external URLs it revealed.
+    pub external: u32,
+    /// Of which the scope had not seen before.
+    pub new_external: u32,
+}
+
+impl ScopeGraph {
+    /// The scope's fetches in breadth-first order, with their rewards.
+    pub(crate) fn yields(&self) -> Vec<YieldRow<'_>> {
+        let n = self.recs.len();
+        let mut queued = vec![false; n];
+        let mut decided = vec![false; n];
+        let mut seen = vec![false; n];
+        let mut rows = Vec::new();
+        let mut queue = VecDeque::new();
+        let mut externals: Vec<u32> = Vec::new();
+        queued[self.home as usize] = true;
+        queue.push_back((self.home, 0u32));
+        while let Some((u, level)) = queue.pop_front() {
+            let rec = self.recs[u as usize];
+            if decided[u as usize] || rec.state.is_open() {
+                // Fetched within an earlier fetch, or not fetched (a stopped crawl).
+                continue;
+            }
+            // Follow the recorded hops of this fetch.
+            let mut cur = u;
+            decided[cur as usize] = true;
+            for _ in 0..16 {
+                let r = self.recs[cur as usize];
+                if !r.state.is_hop() {
+                    break;
+                }
+                cur = r.data;
+                decided[cur as usize] = true;
+            }
+            let end = self.recs[cur as usize];
+            externals.clear();
+            match end.state {
+                UrlState::Page => {
+                    let page = self.pages[end.data as usize];
+                    for l in self.page_links(&page) {
+                        if l.kind() == Some(LinkKind::External) {
+                            externals.push(l.id());
+                        } else if l.is_internal() && level < self.max_level {
+                            let t = l.id() as usize;
+                            let r = self.recs[t];
+                            let without_request =
+                                r.state == UrlState::Failed && r.data & STATIC_BIT != 0;
+                            if !queued[t] && !without_request && r.level != NO_LEVEL {
+                                queued[t] = true;
+                                queue.push_back((l.id(), level + 1));
+                            }
+                        }
+                    }
+                }
+                UrlState::OffSite => externals.push(end.data),
+                _ => {}
+            }
+            externals.sort_unstable();
+            externals.dedup();
+            let mut new_external = 0;
+            for &e in &externals {
+                if !std::mem::replace(&mut seen[e as usize], true) {
+                    new_external += 1;
+                }
+            }
+            rows.push(YieldRow {
+                url: self.url(cur),
+                level,
+                external: externals.len() as u32,
+                new_external,
+            });
+        }
+        rows
+    }
+}

@@ -1,0 +1,87 @@
+//! The page budget (`PageBudget`, SPEC §5): how many fetches the crawl may still start. A
+//! fetch is reserved when its task is handed out and spent when its outcome is recorded
+//! (whatever it was: a page, a failure, a redirect away); a task given back unfetched (a
+//! stop, a retry) returns its reservation. So the crawl never starts more fetches than the
+//! budget has left, and stopping and continuing spends exactly what an uninterrupted crawl
+//! spends.
+
+/// What is left of the budget.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// The budget (`None`: no limit).
+    limit: Option<u64>,
+    /// Fetches recorded, this run and earlier ones.
+    spent: u64,
+    /// Fetches handed out and not recorded yet.
+    reserved: u64,
+}
+
+impl Budget {
+    /// A budget of `limit` fetches (0: none).
+    pub fn new(limit: u64) -> Self {
+        Budget {
+            limit: (limit > 0).then_some(limit),
+            spent: 0,
+            reserved: 0,
+        }
+    }
+
+    /// Whether another fetch may start.
+    pub fn allows_another(&self) -> bool {
+        self.limit.is_none_or(|l| self.spent + self.reserved < l)
+    }
+
+    /// A fetch starts.
+    pub fn reserve(&mut self) {
+        self.reserved += 1;
+    }
+
+    /// A started fetch is recorded.
+    pub fn spend(&mut self) {
+        self.reserved = self.reserved.saturating_sub(1);
+        self.spent += 1;
+    }
+
+    /// A started fetch was given back unfetched.
+    pub fn give_back(&mut self) {
+        self.reserved = self.reserved.saturating_sub(1);
+    }
+
+    /// Fetches recorded by earlier runs of the crawl.
+    pub fn restore(&mut self, spent: u64) {
+        self.spent = spent;
+    }
+
+    /// (spent, reserved, limit) when there is a limit.
+    pub fn state(&self) -> Option<(u64, u64, u64)> {
+        self.limit.map(|l| (self.spent, self.reserved, l))
+    }
+
+    /// Whether the whole budget is spent and nothing is under way.
+    pub fn is_spent(&self) -> bool {
+        self.limit
+            .is_some_and(|l| self.spent >= l && self.reserved == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reservations_count_until_recorded_or_given_back() {
+        let mut b = Budget::new(2);
+        b.reserve();
+        b.reserve();
+        assert!(!b.allows_another());
+        b.give_back();
+        assert!(b.allows_another());
+        b.spend();
+        b.reserve();
+        b.spend();
+        assert!(!b.allows_another() && b.is_spent());
+        assert_eq!(b.state(), Some((2, 0, 2)));
+        let free = Budget::new(0);
+        assert!(free.allows_another() && !free.is_spent() && free.state().is_none());
+    }
+}

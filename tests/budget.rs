@@ -1,0 +1,171 @@
+//! Budgeted crawls (SPEC §5): the budget rules decide a live crawl exactly as a replay of its
+//! yields decides; the budget is spent exactly, also across a stop; yield.csv says what
+//! external_links.csv says.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::path::Path;
+
+use common::yield_web;
+use common::{TestWeb, crawl, read_csv};
+use rccrawler::bandit::replay::{Column, load, simulate};
+use rccrawler::bandit::{BASELINES, RULES};
+use rccrawler::settings::Settings;
+
+const HOSTS: [&str; 5] = ["a.test", "b.test", "c.test", "d.test", "e.test"];
+const BUDGET: usize = 70;
+
+fn web() -> TestWeb {
+    let web = TestWeb::new();
+    yield_web::install(&web, &HOSTS);
+    web
+}
+
+fn hosts(web: &TestWeb) -> Vec<String> {
+    HOSTS
+        .iter()
+        .map(|h| format!("{};1;100;0", web.origin(h)))
+        .collect()
+}
+
+/// The pages the server served (robots.txt aside), in the order they were asked for.
+fn page_requests(web: &TestWeb, from: usize) -> Vec<(String, String)> {
+    let mut rs = web.server.requests().split_off(from);
+    rs.sort_by_key(|r| r.start);
+    rs.into_iter()
+        .filter(|r| r.target != "/robots.txt")
+        .map(|r| (r.host, r.target))
+        .collect()
+}
+
+fn replay_hosts(dir: &Path, rule: &str, budget: usize) -> Vec<String> {
+    let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
+    let seqs = load(&dir.join("results"), Column::Reward).unwrap();
+    let params = settings.bandit.params(seqs.len());
+    let run = simulate(rule, &seqs, budget, &params).unwrap();
+    run.choices
+        .iter()
+        .map(|&i| seqs[i].site.split('_').next().unwrap().to_owned())
+        .collect()
+}
+
+fn one_downloader(rule: &'static str) -> Vec<(&'static str, String)> {
+    vec![
+        ("Scheduler", rule.to_owned()),
+        ("PageBudget", BUDGET.to_string()),
+        ("DownloadingThreadsCount", "1".to_owned()),
+        ("ParsingThreadsCount", "1".to_owned()),
+    ]
+}
+
+fn settings<'a>(extra: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    extra.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+#[test]
+fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
+    let web = web();
+    for &rule in RULES
+        .iter()
+        .chain(BASELINES.iter().filter(|b| **b != "TimeQuantum"))
+    {
+        let before = web.server.requests().len();
+        let extra = one_downloader(rule);
+        let c = crawl(&hosts(&web), &settings(&extra));
+        assert_eq!(
+            c.report.reason,
+            rccrawler::stop::StopReason::BudgetSpent,
+            "{rule}"
+        );
+        let live: Vec<String> = page_requests(&web, before)
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect();
+        let replayed = replay_hosts(c.dir.path(), rule, BUDGET);
+        assert_eq!(live.len(), BUDGET, "{rule}: the budget is spent exactly");
+        if let Some(at) = live.iter().zip(&replayed).position(|(a, b)| a != b) {
+            panic!(
+                "{rule}: fetch {at} went to {} live but {} in the replay\nlive   {:?}\nreplay {:?}",
+                live[at], replayed[at], live, replayed
+            );
+        }
+        assert_eq!(live, replayed, "{rule}");
+        let fetched: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
+        assert_eq!(fetched, BUDGET as u64, "{rule}: summary.csv's Fetched");
+    }
+}
+
+#[test]
+fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend() {
+    let web = web();
+    let extra = one_downloader("SlidingWindowUcb");
+    let before = web.server.requests().len();
+    let whole = crawl(&hosts(&web), &settings(&extra));
+    assert_eq!(
+        whole.report.reason,
+        rccrawler::stop::StopReason::BudgetSpent
+    );
+    let expected = page_requests(&web, before);
+    let dir = common::prepare(&hosts(&web), &settings(&extra));
+    let before = web.server.requests().len();
+    let first = {
+        let path = dir.path().to_owned();
+        std::thread::spawn(move || common::run_in(&path))
+    };
+    while page_requests(&web, before).len() < 25 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    let stopped = first.join().unwrap();
+    assert_eq!(stopped.reason, rccrawler::stop::StopReason::StopFile);
+    let spent_first: u64 = stopped.sites.iter().map(|s| s.fetched).sum();
+    assert!((25..BUDGET as u64).contains(&spent_first), "{spent_first}");
+    let done = common::run_in(dir.path());
+    assert_eq!(done.reason, rccrawler::stop::StopReason::BudgetSpent);
+    let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
+    assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
+    // A fetch abandoned by the stop is made again first: drop the repeats.
+    let mut got = page_requests(&web, before);
+    got.dedup();
+    assert_eq!(
+        got, expected,
+        "the continued crawl chooses as the uninterrupted one"
+    );
+}
+
+#[test]
+fn yield_csv_says_what_external_links_csv_says() {
+    let web = web();
+    for reward in ["NewExternal", "AllExternal"] {
+        let c = crawl(&hosts(&web), &[("BanditReward", reward)]);
+        for host in HOSTS {
+            let dir = c.results().join(format!("{host}_{}", web.port()));
+            let (_, nodes) = read_csv(&dir.join("nodes.csv"));
+            let (_, external) = read_csv(&dir.join("external_links.csv"));
+            let (header, yields) = read_csv(&dir.join("yield.csv"));
+            assert_eq!(header, ["Page", "Level", "ExternalLinks", "Reward"]);
+            let id_of = |url: &str| nodes.iter().find(|n| n[1] == url).map(|n| n[0].clone());
+            let mut seen = std::collections::HashSet::new();
+            for row in &yields {
+                let urls: std::collections::BTreeSet<&str> = match id_of(&row[0]) {
+                    Some(id) => external
+                        .iter()
+                        .filter(|e| e[0] == id)
+                        .map(|e| e[1].as_str())
+                        .collect(),
+                    None => Default::default(),
+                };
+                let new = urls.iter().filter(|u| seen.insert(u.to_string())).count();
+                let want = if reward == "NewExternal" {
+                    new
+                } else {
+                    urls.len()
+                };
+                assert_eq!(row[2], urls.len().to_string(), "{host} {row:?}");
+                assert_eq!(row[3], want.to_string(), "{host} {reward} {row:?}");
+            }
+            assert_eq!(yields.len(), nodes.len(), "{host}: every fetch was a page");
+        }
+    }
+}
