@@ -277,7 +277,7 @@ fn invalid_utf8_and_binary_served_as_html_is_a_page() {
 fn redirects_to_other_schemes_long_urls_and_repeating_paths_are_bad_links() {
     let web = TestWeb::new();
     let long = "x".repeat(3000);
-    web.page("a.test", "/", &format!("<a href=/ftp>ftp</a><a href=/file>file</a><a href=/{long}>long</a><a href=/a/a/a/a/page>rep</a><a href=/loop/>loop</a>"));
+    web.page("a.test", "/", &format!("<a href=/ftp>ftp</a><a href=/file>file</a><a href=/{long}>long</a><a href=/a/a/a/a/page>rep</a><a href=/loop/>loop</a><a href=https://play.example/?code={long}>play</a>"));
     web.set("a.test", "/ftp", Resp::redirect(301, "ftp://a.test/pub/"));
     web.set("a.test", "/file", Resp::redirect(302, "file:///etc/passwd"));
     // A relative link that grows the path on every page: /loop/a/, /loop/a/a/, ...
@@ -296,6 +296,14 @@ fn redirects_to_other_schemes_long_urls_and_repeating_paths_are_bad_links() {
         bad_reason(&c, &web, &format!("/{long}")),
         format!("url too long ({} bytes)", long_url.len())
     );
+    // MaxUrlLength is for URLs we would fetch: a long external link is kept whole.
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let play = format!("https://play.example/?code={long}");
+    assert!(
+        site.external.iter().any(|e| e.1 == play),
+        "the long external link is in external_links.csv"
+    );
+    assert!(site.bad.iter().all(|b| b.1 != play));
     assert_eq!(
         bad_reason(&c, &web, "/a/a/a/a/page"),
         "repeating path segment (a)"

@@ -106,6 +106,32 @@ fn classify(
 ) -> LinkTarget {
     let url = match cache.normalize(base, href) {
         Ok(u) => u,
+        // MaxUrlLength is for URLs we would fetch: a long external link is still a link the
+        // site makes (SPEC §5: external links are the product; a documentation site's
+        // playground links run to thousands of bytes).
+        Err(e @ UrlError::TooLong(_)) => match url_norm::normalize(base, href) {
+            Ok(long)
+                if ctx
+                    .filter
+                    .scope_site(site, long.as_url(), &ctx.sites)
+                    .is_none() =>
+            {
+                if ctx.settings.other_scheme_links == OtherScheme::Ignore
+                    && site.is_other_scheme(long.as_url())
+                {
+                    return LinkTarget::Ignored;
+                }
+                return LinkTarget::External(long);
+            }
+            _ => {
+                return LinkTarget::Bad {
+                    raw: url_norm::resolve(base, href)
+                        .map(String::from)
+                        .unwrap_or_else(|_| href.trim().to_owned()),
+                    reason: e.to_string(),
+                };
+            }
+        },
         Err(e) => {
             // The link as resolved when it resolves (mailto:…, a too long URL), else as written.
             let raw = match &e {
