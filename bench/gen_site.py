@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Generates a large synthetic documentation-like site for the benchmarks.
 
-usage: gen_site.py OUT_DIR PAGES [SEED]
+usage: gen_site.py OUT_DIR PAGES [SEED] [skewed]
 
 Pages /secNN/pageNNN.html in up to 100 sections plus section indexes and a home page, each with a
 top navigation (25 links), a sidebar of ~30 neighbouring pages, ~10 in-text links to random
 pages (with fragments), external links, and aliases (`./`, `index.html`, `/index.html`).
 On average about 70 internal links a page (the RCCrawler paper measured 67); page sizes
 from 5 KB to ~1 MB, most of them small, like real documentation. Deterministic for a seed.
+
+With `skewed`, each section also links out in its own way, for the budget-rule data sets of
+bench/yields.sh (SPEC section 5): a reference whose every page cites one to three sources, a
+changelog whose newest pages carry dozens of issue links, a link list deep in the section,
+a section that starts paying halfway, a barren one, and one with only the shared footer.
+The default site (the throughput benchmarks') is unchanged: skew draws from its own
+generator.
 """
 import os
 import random
@@ -15,9 +22,26 @@ import sys
 
 out, pages = sys.argv[1], int(sys.argv[2])
 random.seed(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
+skewed = len(sys.argv) > 4 and sys.argv[4] == "skewed"
+skew = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
 SECTIONS = min(100, max(1, pages // 50))
 per = max(1, pages // SECTIONS)
 filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. " * 40
+
+
+def own_links(s, p):
+    """The section's own external links on page p (skewed sites only), unique to the page."""
+    kind = s % 6
+    count = 0
+    if kind == 1:
+        count = skew.randint(1, 3)
+    elif kind == 2 and p < per // 5:
+        count = skew.randint(20, 80)
+    elif kind == 3 and p > per // 2 and skew.random() < 0.02:
+        count = skew.randint(100, 500)
+    elif kind == 5 and p >= per // 2:
+        count = skew.randint(2, 5)
+    return "".join(f'<a href="https://ext{s}.example/{p}/{n}">source {n}</a> ' for n in range(count))
 
 
 def path(i):
@@ -41,6 +65,8 @@ for i in range(SECTIONS * per):
         for j in range(10)
     )
     ext = '<a href="https://github.com/example/repo">GitHub</a> <a href="https://example.org/">Example</a>'
+    if skewed:
+        ext += own_links(s, p)
     size = random.choices([5, 8, 12, 16, 24, 40, 100, 200, 1000], [30, 25, 20, 10, 7, 5, 2, 1, 0.05])[0]
     pad = "<p>" + filler * (size * 1000 // len(filler)) + "</p>" if size > 8 else ""
     html = (

@@ -6,6 +6,7 @@
 mod common;
 
 use std::path::Path;
+use std::time::Duration;
 
 use common::yield_web;
 use common::{TestWeb, crawl, read_csv};
@@ -18,7 +19,15 @@ const BUDGET: usize = 70;
 
 fn web() -> TestWeb {
     let web = TestWeb::new();
-    yield_web::install(&web, &HOSTS);
+    yield_web::install(&web, &HOSTS, Duration::ZERO);
+    web
+}
+
+/// The same web answering in 20 ms: the budget lasts at least 1.4 s with one downloader, so
+/// a stop after 25 pages lands well before it is spent, however busy the machine.
+fn slow_web() -> TestWeb {
+    let web = TestWeb::new();
+    yield_web::install(&web, &HOSTS, Duration::from_millis(20));
     web
 }
 
@@ -32,6 +41,22 @@ fn hosts(web: &TestWeb) -> Vec<String> {
 /// The pages the server served (robots.txt aside), in the order they were asked for.
 fn page_requests(web: &TestWeb, from: usize) -> Vec<(String, String)> {
     let mut rs = web.server.requests().split_off(from);
+    rs.sort_by_key(|r| r.start);
+    rs.into_iter()
+        .filter(|r| r.target != "/robots.txt")
+        .map(|r| (r.host, r.target))
+        .collect()
+}
+
+/// The pages the server was asked for (robots.txt aside) by requests that arrived after
+/// `since`, in arrival order.
+fn page_requests_since(web: &TestWeb, since: std::time::Instant) -> Vec<(String, String)> {
+    let mut rs: Vec<_> = web
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.start > since)
+        .collect();
     rs.sort_by_key(|r| r.start);
     rs.into_iter()
         .filter(|r| r.target != "/robots.txt")
@@ -98,7 +123,7 @@ fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
 
 #[test]
 fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend() {
-    let web = web();
+    let web = slow_web();
     let extra = one_downloader("SlidingWindowUcb");
     let before = web.server.requests().len();
     let whole = crawl(&hosts(&web), &settings(&extra));
@@ -168,4 +193,76 @@ fn yield_csv_says_what_external_links_csv_says() {
             assert_eq!(yields.len(), nodes.len(), "{host}: every fetch was a page");
         }
     }
+}
+
+/// Each site's yield.csv and Fetched count of a results folder.
+fn yields_of(dir: &Path) -> Vec<(String, String, Vec<Vec<String>>)> {
+    let (_, summary) = read_csv(&dir.join("results").join("summary.csv"));
+    summary
+        .iter()
+        .map(|row| {
+            let (_, y) = read_csv(&dir.join("results").join(&row[1]).join("yield.csv"));
+            (row[1].clone(), row[12].clone(), y)
+        })
+        .collect()
+}
+
+#[test]
+fn a_budgeted_crawl_killed_hard_continues_with_the_same_choices_and_the_same_spend() {
+    let web = slow_web();
+    let extra = one_downloader("PooledUcb");
+    let before = web.server.requests().len();
+    let whole = crawl(&hosts(&web), &settings(&extra));
+    assert_eq!(
+        whole.report.reason,
+        rccrawler::stop::StopReason::BudgetSpent
+    );
+    let expected = page_requests(&web, before);
+    assert_eq!(expected.len(), BUDGET);
+
+    let dir = common::prepare(&hosts(&web), &settings(&extra));
+    let before = web.server.requests().len();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while page_requests(&web, before).len() < 25 {
+        assert!(
+            std::time::Instant::now() < until,
+            "the crawler made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL: no clean stop, the journal is all there is.
+    child.wait().unwrap();
+    let killed = std::time::Instant::now();
+    let first = page_requests(&web, before).len();
+    assert!(
+        first < BUDGET,
+        "killed before the budget was spent: {first}"
+    );
+
+    let done = common::run_in(dir.path());
+    assert_eq!(done.reason, rccrawler::stop::StopReason::BudgetSpent);
+    let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
+    assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
+    // Fetches the kill lost (made but not yet journaled) are made again; from the last
+    // journaled one on, the continued crawl chooses as the uninterrupted one.
+    // The server logs a request when it answers: the killed run's last one may be logged
+    // after the kill. What arrived after the kill is the continued crawl's.
+    let second = page_requests_since(&web, killed);
+    assert!(second.len() <= BUDGET && second.len() >= BUDGET - first);
+    assert_eq!(
+        second,
+        expected[BUDGET - second.len()..],
+        "the continued crawl chooses as the uninterrupted one"
+    );
+    assert_eq!(
+        yields_of(dir.path()),
+        yields_of(whole.dir.path()),
+        "every site's pages, yields and Fetched count"
+    );
 }

@@ -2,7 +2,7 @@
 //! `Sequential` (one site after another) and `TimeQuantum` (each site in turn for a slice —
 //! counted in pages here, since a replay has no clock: a quarter of a fair share, N/(4K)).
 
-use super::{Arm, Policy};
+use super::Policy;
 
 /// Round robin: the next site after the last one chosen.
 #[derive(Debug, Clone, Default)]
@@ -11,16 +11,15 @@ pub struct RoundRobin {
 }
 
 impl Policy for RoundRobin {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         match self.last {
-            Some(last) => arms.iter().find(|a| a.index > last).unwrap_or(&arms[0]),
-            None => &arms[0],
+            Some(last) => *arms.iter().find(|&&a| a > last).unwrap_or(&arms[0]),
+            None => arms[0],
         }
-        .index
     }
 
-    fn chosen(&mut self, arm: Arm) {
-        self.last = Some(arm.index);
+    fn chosen(&mut self, arm: usize) {
+        self.last = Some(arm);
     }
 
     fn update(&mut self, _arm: usize, _reward: f64) {}
@@ -31,8 +30,8 @@ impl Policy for RoundRobin {
 pub struct Sequential;
 
 impl Policy for Sequential {
-    fn select(&self, arms: &[Arm]) -> usize {
-        arms[0].index
+    fn select(&self, arms: &[usize]) -> usize {
+        arms[0]
     }
 
     fn update(&mut self, _arm: usize, _reward: f64) {}
@@ -56,26 +55,26 @@ impl PageQuantum {
 }
 
 impl Policy for PageQuantum {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         if let Some((site, left)) = self.current
             && left > 0
-            && arms.iter().any(|a| a.index == site)
+            && arms.contains(&site)
         {
             return site;
         }
         let after = self.current.map(|(s, _)| s);
-        arms.iter()
-            .find(|a| after.is_none_or(|s| a.index > s))
+        *arms
+            .iter()
+            .find(|&&a| after.is_none_or(|s| a > s))
             .unwrap_or(&arms[0])
-            .index
     }
 
-    fn chosen(&mut self, arm: Arm) {
+    fn chosen(&mut self, arm: usize) {
         let continues = self
             .current
-            .is_some_and(|(site, left)| site == arm.index && left > 0);
+            .is_some_and(|(site, left)| site == arm && left > 0);
         if !continues {
-            self.current = Some((arm.index, self.quantum));
+            self.current = Some((arm, self.quantum));
         }
     }
 

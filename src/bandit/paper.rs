@@ -14,7 +14,7 @@
 //! out of pages leaves the arm set and its share goes on to the rule's next choice; ties go to
 //! the lowest site number; with Xmax = 0 the mean term of R3 is 0.
 
-use super::{Arm, Policy, argmax};
+use super::{Policy, argmax};
 
 /// Per-arm sums.
 #[derive(Debug, Clone, Default)]
@@ -45,11 +45,11 @@ impl Stats {
     }
 
     /// The arm with the fewest pulls below `quota`, if any (turns through the sites).
-    fn next_in_turn(&self, arms: &[Arm], quota: usize) -> Option<usize> {
+    fn next_in_turn(&self, arms: &[usize], quota: usize) -> Option<usize> {
         arms.iter()
-            .filter(|a| self.pulls[a.index] < quota)
-            .min_by_key(|a| (self.pulls[a.index], a.index))
-            .map(|a| a.index)
+            .copied()
+            .filter(|&a| self.pulls[a] < quota)
+            .min_by_key(|&a| (self.pulls[a], a))
     }
 }
 
@@ -75,11 +75,11 @@ impl R1 {
 }
 
 impl Policy for R1 {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.quota) {
             return i;
         }
-        argmax(arms, |a| self.first[a.index])
+        argmax(arms, |a| self.first[a])
     }
 
     fn update(&mut self, arm: usize, reward: f64) {
@@ -111,26 +111,26 @@ impl R2 {
 }
 
 impl Policy for R2 {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.step) {
             return i;
         }
         if let Some((site, left)) = self.batch
             && left > 0
-            && arms.iter().any(|a| a.index == site)
+            && arms.contains(&site)
         {
             return site;
         }
-        argmax(arms, |a| self.stats.mean(a.index))
+        argmax(arms, |a| self.stats.mean(a))
     }
 
-    fn chosen(&mut self, arm: Arm) {
+    fn chosen(&mut self, arm: usize) {
         let continues = self
             .batch
-            .is_some_and(|(site, left)| site == arm.index && left > 0);
-        if self.stats.pulls[arm.index] >= self.step && !continues {
+            .is_some_and(|(site, left)| site == arm && left > 0);
+        if self.stats.pulls[arm] >= self.step && !continues {
             // A new batch of n pages of this site.
-            self.batch = Some((arm.index, self.step));
+            self.batch = Some((arm, self.step));
         }
     }
 
@@ -166,15 +166,15 @@ impl R3 {
 }
 
 impl Policy for R3 {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.initial) {
             return i;
         }
         let ln_n = (self.total.max(1) as f64).ln();
         argmax(arms, |a| {
-            let t = self.stats.pulls[a.index].max(1) as f64;
+            let t = self.stats.pulls[a].max(1) as f64;
             let mean = if self.x_max > 0.0 {
-                self.stats.mean(a.index) / self.x_max
+                self.stats.mean(a) / self.x_max
             } else {
                 0.0
             };
@@ -236,8 +236,7 @@ mod tests {
         assert_eq!(taken, vec![3, 1, 1]);
         // n = 5: site 0: 1/3 + sqrt(2 ln5 / 3) = 0.333 + 1.036 = 1.369;
         // sites 1, 2: sqrt(2 ln 5) = 1.794 -> site 1.
-        let arms: Vec<Arm> = (0..3).map(|index| Arm { index, level: 0 }).collect();
-        assert_eq!(p.select(&arms), 1);
+        assert_eq!(p.select(&[0, 1, 2]), 1);
     }
 
     #[test]

@@ -3,16 +3,17 @@
 //! compared with the exact oracle — the paper's Table 2 shape.
 //!
 //! Sequences come from a results folder (each site's `yield.csv`, sites in `summary.csv`
-//! order so that ties break as in the live crawl) or from one CSV `Site,Page,Reward` (an
-//! optional `Level` column too), sites in order of first appearance.
+//! order so that ties break as in the live crawl) or from one CSV `Site,Page,Reward` (other
+//! columns are ignored), sites in order of first appearance.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
 use super::oracle::oracle;
-use super::{Arm, Params, policy};
+use super::{Params, policy};
 
 /// One site's pulls in breadth-first order.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -21,8 +22,6 @@ pub struct Sequence {
     pub site: String,
     /// The reward of each page.
     pub rewards: Vec<f64>,
-    /// The level of each page (0 when unknown).
-    pub levels: Vec<u32>,
 }
 
 /// Sequences could not be read.
@@ -140,7 +139,6 @@ fn load_results(dir: &Path, column: Column) -> Result<Vec<Sequence>, ReplayError
             Column::Reward => column_of(&path, &header, "Reward")?,
             Column::ExternalLinks => column_of(&path, &header, "ExternalLinks")?,
         };
-        let level = column_of(&path, &header, "Level")?;
         let mut seq = Sequence {
             site: folder,
             ..Sequence::default()
@@ -149,8 +147,6 @@ fn load_results(dir: &Path, column: Column) -> Result<Vec<Sequence>, ReplayError
             let r = r.map_err(|e| format(&path, e.to_string()))?;
             seq.rewards
                 .push(number(&path, i + 2, r.get(value).unwrap_or(""))?);
-            seq.levels
-                .push(r.get(level).and_then(|l| l.parse().ok()).unwrap_or(0));
         }
         seqs.push(seq);
     }
@@ -164,28 +160,24 @@ fn load_csv(path: &Path) -> Result<Vec<Sequence>, ReplayError> {
     let (mut rdr, header) = reader(path)?;
     let site = column_of(path, &header, "Site")?;
     let reward = column_of(path, &header, "Reward")?;
-    let level = header.iter().position(|h| h == "Level");
     let mut seqs: Vec<Sequence> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for (i, r) in rdr.records().enumerate() {
         let r = r.map_err(|e| format(path, e.to_string()))?;
-        let name = r.get(site).unwrap_or("").to_owned();
+        let name = r.get(site).unwrap_or("");
         let value = number(path, i + 2, r.get(reward).unwrap_or(""))?;
-        let lv = level
-            .and_then(|l| r.get(l))
-            .and_then(|l| l.parse().ok())
-            .unwrap_or(0);
-        let seq = match seqs.iter_mut().position(|s| s.site == name) {
-            Some(at) => &mut seqs[at],
+        let k = match at.get(name) {
+            Some(&k) => k,
             None => {
+                at.insert(name.to_owned(), seqs.len());
                 seqs.push(Sequence {
-                    site: name,
+                    site: name.to_owned(),
                     ..Sequence::default()
                 });
-                seqs.last_mut().expect("just pushed")
+                seqs.len() - 1
             }
         };
-        seq.rewards.push(value);
-        seq.levels.push(lv);
+        seqs[k].rewards.push(value);
     }
     if seqs.is_empty() {
         return Err(format(path, "no rows"));
@@ -202,19 +194,30 @@ pub struct Run {
     pub budget: usize,
     /// SR(N): the total reward collected.
     pub reward: f64,
-    /// The oracle's total for N.
-    pub oracle: f64,
     /// Pages each site got.
     pub pages: Vec<usize>,
     /// The sites chosen, pull by pull.
     pub choices: Vec<usize>,
 }
 
-impl Run {
-    /// SR(N) / oracle (1 when the oracle is 0).
-    pub fn ratio(&self) -> f64 {
+/// Every rule's run with one budget, and the best any rule could have done.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    /// The budget N.
+    pub budget: usize,
+    /// The oracle's total for N.
+    pub oracle: f64,
+    /// The oracle's pages per site.
+    pub oracle_pages: Vec<usize>,
+    /// The rules' runs, in the order asked for.
+    pub runs: Vec<Run>,
+}
+
+impl Round {
+    /// SR(N) of `run` over the oracle's total (1 when the oracle is 0).
+    pub fn ratio(&self, run: &Run) -> f64 {
         if self.oracle > 0.0 {
-            self.reward / self.oracle
+            run.reward / self.oracle
         } else {
             1.0
         }
@@ -239,55 +242,62 @@ pub fn simulate(rule: &str, seqs: &[Sequence], budget: usize, params: &Params) -
             seqs.iter()
                 .enumerate()
                 .filter(|(i, s)| taken[*i] < s.rewards.len())
-                .map(|(index, s)| Arm {
-                    index,
-                    level: s.levels.get(taken[index]).copied().unwrap_or(0),
-                }),
+                .map(|(i, _)| i),
         );
         if arms.is_empty() {
             break;
         }
         let proposed = p.select(&arms);
         // A rule may only choose among the arms offered.
-        let arm = *arms
-            .iter()
-            .find(|a| a.index == proposed)
-            .unwrap_or(&arms[0]);
-        p.chosen(arm);
-        let i = arm.index;
+        let i = if arms.contains(&proposed) {
+            proposed
+        } else {
+            arms[0]
+        };
+        p.chosen(i);
         let r = seqs[i].rewards[taken[i]];
         taken[i] += 1;
         reward += r;
         choices.push(i);
         p.update(i, r);
     }
-    let rewards: Vec<Vec<f64>> = seqs.iter().map(|s| s.rewards.clone()).collect();
-    let (best, _) = oracle(&rewards, budget);
     Some(Run {
         rule: rule.to_owned(),
         budget,
         reward,
-        oracle: best,
         pages: taken,
         choices,
     })
 }
 
-/// Every rule at every budget.
-pub fn compare(seqs: &[Sequence], budgets: &[usize], rules: &[&str], params: &Params) -> Vec<Run> {
-    let mut out = Vec::new();
-    for &n in budgets {
-        for rule in rules {
-            if let Some(run) = simulate(rule, seqs, n, params) {
-                out.push(run);
+/// Every rule at every budget, each budget's oracle computed once.
+pub fn compare(
+    seqs: &[Sequence],
+    budgets: &[usize],
+    rules: &[&str],
+    params: &Params,
+) -> Vec<Round> {
+    let rewards: Vec<Vec<f64>> = seqs.iter().map(|s| s.rewards.clone()).collect();
+    budgets
+        .iter()
+        .map(|&n| {
+            let (oracle, oracle_pages) = oracle(&rewards, n);
+            Round {
+                budget: n,
+                oracle,
+                oracle_pages,
+                runs: rules
+                    .iter()
+                    .filter_map(|rule| simulate(rule, seqs, n, params))
+                    .collect(),
             }
-        }
-    }
-    out
+        })
+        .collect()
 }
 
-/// The Table 2 of the paper, for the console.
-pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], runs: &[Run]) -> std::io::Result<()> {
+/// The Table 2 of the paper, for the console: per budget, every rule's SR(N), its ratio to
+/// the oracle and the pages it gave each site, and the oracle's own split last.
+pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], rounds: &[Round]) -> std::io::Result<()> {
     let pages: usize = seqs.iter().map(|s| s.rewards.len()).sum();
     let total: f64 = seqs.iter().map(|s| s.rewards.iter().sum::<f64>()).sum();
     writeln!(
@@ -296,40 +306,37 @@ pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], runs: &[Run]) -> std::i
         seqs.len()
     )?;
     let per_site = seqs.len() <= 24;
-    let mut budget = None;
-    for run in runs {
-        if budget != Some(run.budget) {
-            budget = Some(run.budget);
-            writeln!(w, "\nN = {} (oracle {})", run.budget, run.oracle)?;
-            write!(w, "{:<18} {:>10} {:>7}", "rule", "SR(N)", "ratio")?;
+    for round in rounds {
+        writeln!(w, "\nN = {} (oracle {})", round.budget, round.oracle)?;
+        write!(w, "{:<18} {:>10} {:>7}", "rule", "SR(N)", "ratio")?;
+        if per_site {
+            for s in seqs {
+                write!(w, " {:>6}", short(&s.site))?;
+            }
+        } else {
+            write!(w, "  pages of the sites that got most")?;
+        }
+        writeln!(w)?;
+        let rows = round
+            .runs
+            .iter()
+            .map(|r| (r.rule.as_str(), r.reward, round.ratio(r), &r.pages))
+            .chain([("oracle", round.oracle, 1.0, &round.oracle_pages)]);
+        for (rule, reward, ratio, split) in rows {
+            write!(w, "{rule:<18} {reward:>10} {ratio:>7.3}")?;
             if per_site {
-                for s in seqs {
-                    write!(w, " {:>6}", short(&s.site))?;
+                for p in split {
+                    write!(w, " {p:>6}")?;
                 }
             } else {
-                write!(w, "  pages of the sites that got most")?;
+                let mut top: Vec<(usize, usize)> = split.iter().copied().enumerate().collect();
+                top.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
+                for (i, p) in top.iter().take(6).filter(|(_, p)| *p > 0) {
+                    write!(w, "  {}:{p}", seqs[*i].site)?;
+                }
             }
             writeln!(w)?;
         }
-        write!(
-            w,
-            "{:<18} {:>10} {:>7.3}",
-            run.rule,
-            run.reward,
-            run.ratio()
-        )?;
-        if per_site {
-            for p in &run.pages {
-                write!(w, " {p:>6}")?;
-            }
-        } else {
-            let mut top: Vec<(usize, usize)> = run.pages.iter().copied().enumerate().collect();
-            top.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
-            for (i, p) in top.iter().take(6).filter(|(_, p)| *p > 0) {
-                write!(w, "  {}:{p}", seqs[*i].site)?;
-            }
-        }
-        writeln!(w)?;
     }
     Ok(())
 }
@@ -339,19 +346,21 @@ fn short(site: &str) -> String {
     site.chars().take(6).collect()
 }
 
-/// The runs as CSV: `Budget,Rule,Reward,Oracle,Ratio`.
-pub fn write_csv(w: &mut dyn Write, runs: &[Run]) -> std::io::Result<()> {
+/// The runs as CSV: `Budget,Rule,Reward,Oracle,Ratio`, one row per budget and rule.
+pub fn write_csv(w: &mut dyn Write, rounds: &[Round]) -> std::io::Result<()> {
     writeln!(w, "Budget,Rule,Reward,Oracle,Ratio")?;
-    for r in runs {
-        writeln!(
-            w,
-            "{},{},{},{},{:.6}",
-            r.budget,
-            r.rule,
-            r.reward,
-            r.oracle,
-            r.ratio()
-        )?;
+    for round in rounds {
+        for r in &round.runs {
+            writeln!(
+                w,
+                "{},{},{},{},{:.6}",
+                round.budget,
+                r.rule,
+                r.reward,
+                round.oracle,
+                round.ratio(r)
+            )?;
+        }
     }
     Ok(())
 }
@@ -368,6 +377,7 @@ mod tests {
             r3_initial: 1,
             window: 0,
             discount: 0.0,
+            prior_pages: 5.0,
             exploration: 1.0,
             seed: 1,
         }
@@ -396,29 +406,25 @@ mod tests {
             Sequence {
                 site: "a".into(),
                 rewards: vec![0.0, 0.0, 9.0],
-                levels: vec![0, 1, 1],
             },
             Sequence {
                 site: "b".into(),
                 rewards: vec![1.0, 1.0, 1.0],
-                levels: vec![0, 1, 1],
             },
         ];
-        let runs = compare(&seqs, &[3, 6], &["AllSites", "Sequential"], &params());
-        assert_eq!(runs.len(), 4);
+        let rounds = compare(&seqs, &[3, 6], &["AllSites", "Sequential"], &params());
+        assert_eq!(rounds.len(), 2);
+        let (three, six) = (&rounds[0], &rounds[1]);
         assert_eq!(
-            (runs[0].reward, runs[0].oracle),
+            (three.runs[0].reward, three.oracle),
             (1.0, 9.0),
             "round robin: a0 b0 a1"
         );
-        assert_eq!(runs[1].reward, 9.0, "sequential takes site a first");
-        assert!(
-            runs.iter()
-                .filter(|r| r.budget == 6)
-                .all(|r| r.ratio() == 1.0)
-        );
+        assert_eq!(three.oracle_pages, vec![3, 0]);
+        assert_eq!(three.runs[1].reward, 9.0, "sequential takes site a first");
+        assert!(six.runs.iter().all(|r| six.ratio(r) == 1.0));
         let mut out = Vec::new();
-        write_csv(&mut out, &runs).unwrap();
+        write_csv(&mut out, &rounds).unwrap();
         assert!(
             String::from_utf8(out)
                 .unwrap()

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Arm, Policy, argmax};
+use super::{Policy, argmax};
 
 /// Windowed Gamma–Poisson Thompson sampling.
 #[derive(Debug, Clone)]
@@ -31,12 +31,12 @@ impl Thompson {
 }
 
 impl Policy for Thompson {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         let (seed, total) = (self.seed, self.total);
         argmax(arms, |a| {
-            let recent = &self.recent[a.index];
+            let recent = &self.recent[a];
             let links: f64 = recent.iter().sum();
-            let mut rng = SplitMix(mix(seed, total, a.index as u64));
+            let mut rng = SplitMix(mix(seed, total, a as u64));
             gamma(&mut rng, 1.0 + links) / (1.0 + recent.len() as f64)
         })
     }

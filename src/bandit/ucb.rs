@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Arm, Policy, argmax};
+use super::{Policy, argmax};
 
 /// The Poisson-shaped upper bound of a mean estimated from `n` (effective) pages after `t`
 /// pulls in all.
@@ -50,10 +50,10 @@ impl SlidingWindowUcb {
 }
 
 impl Policy for SlidingWindowUcb {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         let t = self.total as f64;
         argmax(arms, |a| {
-            let (mean, n) = self.estimate(a.index);
+            let (mean, n) = self.estimate(a);
             poisson_ucb(mean, n, t, self.exploration)
         })
     }
@@ -104,12 +104,12 @@ impl DiscountedUcb {
 }
 
 impl Policy for DiscountedUcb {
-    fn select(&self, arms: &[Arm]) -> usize {
+    fn select(&self, arms: &[usize]) -> usize {
         let n_all: f64 = self.counts.iter().sum::<f64>() * self.scale;
         argmax(arms, |a| {
-            let n = self.counts[a.index] * self.scale;
+            let n = self.counts[a] * self.scale;
             let mean = if n > 0.0 {
-                self.sums[a.index] / self.counts[a.index]
+                self.sums[a] / self.counts[a]
             } else {
                 0.0
             };

@@ -47,14 +47,14 @@ pub fn replay(args: &ReplayArgs) -> Exit {
         );
         return Exit::BadInput;
     }
-    let runs = compare(&seqs, &args.budgets, &rules, &params);
+    let rounds = compare(&seqs, &args.budgets, &rules, &params);
     let mut out = std::io::stdout().lock();
-    if let Err(e) = write_table(&mut out, &seqs, &runs) {
+    if let Err(e) = write_table(&mut out, &seqs, &rounds) {
         eprintln!("error: {e}");
         return Exit::Failure;
     }
     if let Some(path) = &args.csv
-        && let Err(e) = write_atomic(path, |w| write_csv(w, &runs))
+        && let Err(e) = write_atomic(path, |w| write_csv(w, &rounds))
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return Exit::Failure;

@@ -204,10 +204,6 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.lock().home_origins()
     }
 
-    fn next_level(&self, scope: ScopeId, site: SiteId) -> Option<u32> {
-        self.scope(scope).graph.lock().next_level(site)
-    }
-
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {

@@ -84,8 +84,6 @@ pub struct Fetch {
     pub new_external: u32,
     /// Distinct external URLs on the page.
     pub external: u32,
-    /// The fetched URL's level.
-    pub level: u32,
 }
 
 /// Whether a crawl has anything left to do.
@@ -131,9 +129,6 @@ pub trait DataManager: Send + Sync + Debug {
     /// The origins the scope's home page's recorded redirect chain passes through or ends on
     /// (a continued crawl's site aliases, SPEC §2), in chain order; empty if none is recorded.
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin>;
-
-    /// The level of the URL `claim` would take next for `site`, if any.
-    fn next_level(&self, scope: ScopeId, site: SiteId) -> Option<u32>;
 
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.

@@ -1,6 +1,5 @@
 //! A budget rule (`crate::bandit`) as the live crawl's scheduler. The dispatcher offers the
-//! sites that may start a request now (politeness first) with the level of each one's next
-//! page; the rule picks one. Rewards arrive later than choices — a page is downloaded,
+//! sites that may start a request now (politeness first); the rule picks one. Rewards arrive later than choices — a page is downloaded,
 //! parsed and recorded before its links are known — so the scheduler declares how late:
 //! at most as many fetches as there are downloaders may be chosen and not yet observed. With
 //! one downloader every choice is made knowing every earlier reward, exactly as in a replay
@@ -10,7 +9,7 @@
 use std::time::Instant;
 
 use super::{Candidate, Scheduler, Yield};
-use crate::bandit::{Arm, Policy, RewardKind};
+use crate::bandit::{Policy, RewardKind};
 use crate::ids::SiteId;
 
 /// A budget rule scheduling a live crawl.
@@ -20,7 +19,7 @@ pub struct BanditScheduler {
     reward: RewardKind,
     /// Fetches that may be chosen and not yet observed (the downloaders).
     in_flight: usize,
-    arms: Vec<Arm>,
+    arms: Vec<usize>,
 }
 
 impl BanditScheduler {
@@ -39,22 +38,20 @@ impl BanditScheduler {
 impl Scheduler for BanditScheduler {
     fn choose(&mut self, candidates: &[Candidate], _now: Instant) -> Option<SiteId> {
         self.arms.clear();
-        self.arms
-            .extend(candidates.iter().filter(|c| c.ready).map(|c| Arm {
-                index: c.site.0 as usize,
-                level: c.level.unwrap_or(0),
-            }));
+        self.arms.extend(
+            candidates
+                .iter()
+                .filter(|c| c.ready)
+                .map(|c| c.site.0 as usize),
+        );
         if self.arms.is_empty() {
             return None;
         }
         Some(SiteId(self.policy.select(&self.arms) as u32))
     }
 
-    fn started(&mut self, site: SiteId, level: u32) {
-        self.policy.chosen(Arm {
-            index: site.0 as usize,
-            level,
-        });
+    fn started(&mut self, site: SiteId) {
+        self.policy.chosen(site.0 as usize);
     }
 
     fn observe(&mut self, site: SiteId, yielded: Yield) {
@@ -67,9 +64,5 @@ impl Scheduler for BanditScheduler {
 
     fn max_unobserved(&self) -> Option<usize> {
         Some(self.in_flight)
-    }
-
-    fn wants_levels(&self) -> bool {
-        true
     }
 }

@@ -239,26 +239,16 @@ impl Dispatcher {
             let mut candidates = std::mem::take(&mut st.candidates);
             candidates.clear();
             let pages_allowed = st.budget.allows_another();
-            let wants_levels = st.scheduler.wants_levels();
             for gate in st.gates.iter_mut().filter(|g| g.is_candidate()) {
                 let page_ok = pages_allowed || gate.robots == RobotsPhase::Needed;
                 let free = gate.in_flight < gate.max_in_flight && gate.has_work() && page_ok;
-                let mut ready = free && gate.next_start <= now;
+                let ready = free && gate.next_start <= now;
                 if free && !ready {
                     earliest = Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
-                }
-                let mut level = None;
-                if ready && wants_levels && gate.robots == RobotsPhase::Ready {
-                    level = self.dm.next_level(gate.scope, gate.site);
-                    if level.is_none() {
-                        gate.has_work = false;
-                        ready = false;
-                    }
                 }
                 candidates.push(Candidate {
                     site: gate.site,
                     ready,
-                    level,
                 });
             }
             let choice = if candidates.is_empty() {
@@ -292,7 +282,7 @@ impl Dispatcher {
                     if task.kind == TaskKind::Page {
                         st.budget.reserve();
                         st.unobserved += 1;
-                        st.scheduler.started(site, task.level);
+                        st.scheduler.started(site);
                     }
                     let gate = &mut st.gates[site.0 as usize];
                     gate.in_flight += 1;
@@ -488,7 +478,7 @@ impl Dispatcher {
         st.budget.restore(fetches.len() as u64);
         let known = st.gates.len();
         for f in fetches.iter().filter(|f| (f.site.0 as usize) < known) {
-            st.scheduler.started(f.site, f.level);
+            st.scheduler.started(f.site);
             let yielded = Yield {
                 new_external: f.new_external,
                 external: f.external,

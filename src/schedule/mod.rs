@@ -38,9 +38,6 @@ pub struct Candidate {
     pub site: SiteId,
     /// It may start a request now (free slot, delay passed, a URL waiting).
     pub ready: bool,
-    /// The level of the page it would fetch next, for schedulers that want it (ready sites
-    /// only).
-    pub level: Option<u32>,
 }
 
 /// What one fetch yielded (SPEC §5).
@@ -58,9 +55,9 @@ pub trait Scheduler: Send + Debug {
     /// Picks a ready candidate for the next request, or `None` to wait. `candidates` are the
     /// sites with work or requests in flight, in site order (never empty).
     fn choose(&mut self, candidates: &[Candidate], now: Instant) -> Option<SiteId>;
-    /// A page task of `site` at `level` was handed out after `choose` chose it (or, when a
-    /// crawl continues, a recorded fetch is being replayed).
-    fn started(&mut self, _site: SiteId, _level: u32) {}
+    /// A page task of `site` was handed out after `choose` chose it (or, when a crawl
+    /// continues, a recorded fetch is being replayed).
+    fn started(&mut self, _site: SiteId) {}
     /// Learns what one fetch of `site` yielded (the BeeBot reward). Fetches are reported in
     /// the order their outcomes are recorded; rules that do not adapt ignore them.
     fn observe(&mut self, _site: SiteId, _yielded: Yield) {}
@@ -74,11 +71,6 @@ pub trait Scheduler: Send + Debug {
     /// downloader decide exactly as a replay of its yields does.
     fn max_unobserved(&self) -> Option<usize> {
         None
-    }
-    /// Whether `choose` wants each ready candidate's next level (it costs a look into the
-    /// site's frontier).
-    fn wants_levels(&self) -> bool {
-        false
     }
 }
 
@@ -105,7 +97,6 @@ pub(crate) mod tests {
             .map(|&(s, ready)| Candidate {
                 site: SiteId(s),
                 ready,
-                level: None,
             })
             .collect()
     }

@@ -139,14 +139,14 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is SlidingWindowUcb): R1, R2, R3 (the BeeBot paper's), SlidingWindowUcb, DiscountedUcb, Thompson, FrontierUcb."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is PooledUcb): R1, R2, R3 (the BeeBot paper's), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson."
     ),
     key!(
         "Budget",
         "PageBudget",
         "0",
         int(0, 1_000_000_000),
-        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is SlidingWindowUcb, and PageBudgetAF is among the finishers."
+        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is PooledUcb, and PageBudgetAF is among the finishers."
     ),
     key!(
         "Budget",
@@ -174,7 +174,7 @@ pub const KEYS: &[KeyDef] = &[
         "BanditWindow",
         "0",
         int(0, 100_000_000),
-        "Pages each site's recent yield is measured over (SlidingWindowUcb, Thompson, FrontierUcb). 0: one fair share, PageBudget / sites."
+        "Pages each site's recent yield is measured over (PooledUcb, SlidingWindowUcb, Thompson). 0: one fair share, PageBudget / sites (100 without a budget)."
     ),
     key!(
         "Budget",
@@ -188,13 +188,23 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Budget",
+        "BanditPrior",
+        "5",
+        ValueKind::Decimal {
+            min: 0.0,
+            max: 1000.0
+        },
+        "PooledUcb: pages paying the crawl's average yield that each site's estimate is pooled with (0: none)."
+    ),
+    key!(
+        "Budget",
         "BanditExploration",
-        "1",
+        "0",
         ValueKind::Decimal {
             min: 0.0,
             max: 100.0
         },
-        "The UCB rules' exploration constant c (the bonus grows with c * ln t)."
+        "The UCB rules' exploration constant c (the bonus grows with c * ln t). 0: each rule's own, 1 for SlidingWindowUcb and DiscountedUcb, 0.2 for PooledUcb."
     ),
     key!(
         "Budget",

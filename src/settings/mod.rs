@@ -234,6 +234,8 @@ pub struct BanditSettings {
     pub window: usize,
     /// `BanditDiscount` (0: 1 − K/N).
     pub discount: f64,
+    /// `BanditPrior`.
+    pub prior_pages: f64,
     /// `BanditExploration`.
     pub exploration: f64,
     /// `BanditSeed`.
@@ -250,6 +252,7 @@ impl BanditSettings {
             r3_initial: self.r3_initial,
             window: self.window,
             discount: self.discount,
+            prior_pages: self.prior_pages,
             exploration: self.exploration,
             seed: self.seed,
         }
@@ -272,7 +275,7 @@ impl Warning {
 const NOTE: &str = "note: ";
 
 /// The scheduler of a budgeted crawl whose settings.ini names none.
-pub const DEFAULT_BUDGET_RULE: &str = "SlidingWindowUcb";
+pub const DEFAULT_BUDGET_RULE: &str = "PooledUcb";
 
 impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
@@ -391,6 +394,7 @@ impl Settings {
                 r3_initial: v.int("R3Initial")? as usize,
                 window: v.int("BanditWindow")? as usize,
                 discount: v.decimal("BanditDiscount")?,
+                prior_pages: v.decimal("BanditPrior")?,
                 exploration: v.decimal("BanditExploration")?,
                 seed: v.int("BanditSeed")?,
             },

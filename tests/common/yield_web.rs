@@ -2,6 +2,10 @@
 //! of the same partner links on every page (new once, then never), a link list deep in the
 //! site, a site that starts paying late, a steady one, one with nothing at all.
 
+use std::time::Duration;
+
+use rccrawler::loopback::Resp;
+
 use super::TestWeb;
 
 /// How a site's pages link out.
@@ -48,8 +52,9 @@ fn external(host: &str, profile: Profile, i: usize, level: u32) -> Vec<String> {
 }
 
 /// Installs one site of `PAGES` pages: a tree where page i links to pages 3i+1..3i+3 (so
-/// breadth-first order is page order), each page also linking home.
-pub fn install_site(web: &TestWeb, host: &str, profile: Profile) {
+/// breadth-first order is page order), each page also linking home; each answer takes
+/// `delay`.
+pub fn install_site(web: &TestWeb, host: &str, profile: Profile, delay: Duration) {
     let level = |mut i: usize| {
         let mut l = 0;
         while i > 0 {
@@ -73,13 +78,13 @@ pub fn install_site(web: &TestWeb, host: &str, profile: Profile) {
         } else {
             format!("/p{i}")
         };
-        web.page(host, &path, &html);
+        web.set(host, &path, Resp::html(html.into_bytes()).delayed(delay));
     }
 }
 
-/// Installs a site of each profile on `hosts` (in order).
-pub fn install(web: &TestWeb, hosts: &[&str]) {
+/// Installs a site of each profile on `hosts` (in order), each answer taking `delay`.
+pub fn install(web: &TestWeb, hosts: &[&str], delay: Duration) {
     for (host, profile) in hosts.iter().zip(PROFILES) {
-        install_site(web, host, profile);
+        install_site(web, host, profile, delay);
     }
 }

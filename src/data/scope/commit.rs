@@ -200,7 +200,6 @@ impl ScopeGraph {
             pull: r.pull,
             site: task.site,
             url: r.task,
-            level: task.level,
         });
         if let Some((_, last)) = &mut self.active {
             *last = std::time::Instant::now();

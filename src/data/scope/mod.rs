@@ -188,8 +188,6 @@ struct PullRec {
     pull: Pull,
     site: u16,
     url: u32,
-    /// The task URL's level when it was recorded.
-    level: u32,
 }
 
 /// What a commit changed, for the caller's bookkeeping.
@@ -347,7 +345,6 @@ impl ScopeGraph {
             site: self.sites[usize::from(p.site)],
             new_external: p.pull.new_external,
             external: p.pull.external,
-            level: p.level,
         })
     }
 
@@ -434,22 +431,6 @@ impl ScopeGraph {
             }
         }
         None
-    }
-
-    /// The level of the URL `claim(site)` would take next, if any (stale entries in front of
-    /// it are dropped).
-    pub(crate) fn next_level(&mut self, site: SiteId) -> Option<u32> {
-        let l = self.local(site)?;
-        if self.limit_would_be_passed() {
-            return None;
-        }
-        loop {
-            let (level, id) = self.frontiers[l].peek()?;
-            if self.recs[id as usize].state == UrlState::Queued {
-                return Some(level);
-            }
-            self.frontiers[l].pop();
-        }
     }
 
     /// Whether `MaxPagesPerSite` pages were recorded.

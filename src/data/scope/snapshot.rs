@@ -84,7 +84,6 @@ impl ScopeGraph {
             out.put_var(u64::from(p.pull.external));
             out.put_var(u64::from(p.site));
             out.put_var(u64::from(p.url));
-            out.put_var(u64::from(p.level));
         }
     }
 
@@ -147,16 +146,10 @@ impl ScopeGraph {
             };
             let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
             let url = r.var32()?;
-            let level = r.var32()?;
             if usize::from(site) >= g.sites.len().max(1) || url as usize >= g.recs.len() {
                 return Err(Corrupt("a fetch of an unknown URL"));
             }
-            g.pulls.push(PullRec {
-                pull,
-                site,
-                url,
-                level,
-            });
+            g.pulls.push(PullRec { pull, site, url });
         }
         if !r.is_empty() {
             return Err(Corrupt("trailing bytes"));
