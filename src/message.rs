@@ -141,6 +141,8 @@ pub struct PageLink {
     pub target: LinkTarget,
     /// The anchor text.
     pub anchor: String,
+    /// The text around an external link (`ExternalLinkContext`); empty otherwise.
+    pub context: String,
 }
 
 /// A parsed page, ready to be recorded.

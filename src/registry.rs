@@ -171,6 +171,7 @@ impl Registry {
             Box::new(GephiSiteGraph {
                 save_duplicates: s.save_duplicates,
                 reward: s.bandit.reward,
+                context: s.external_link_context > 0,
             })
         });
         r.register_unloader("TestRU", |_| Box::new(ResultCheck::default()));

@@ -526,3 +526,47 @@ fn user_agent_is_sent_and_names_our_robots_group() {
         assert_eq!(r.user_agent.as_deref(), Some(ua), "{}", r.target);
     }
 }
+
+#[test]
+fn external_links_carry_their_context_when_asked() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<title>Home</title><p>Our partners include <a href=http://partner.test/>Partner Inc</a> \
+         and others, listed here since 2001.</p>\
+         <ul><li>Mirror: <a href=http://mirror.test/>mirror</a></li><li><a href=/in>inside</a></li></ul>",
+    );
+    web.page(
+        "a.test",
+        "/in",
+        "<p>Read <a href=http://partner.test/>it</a>.</p>",
+    );
+    let hosts = [format!("{};1;5;0", web.origin("a.test"))];
+    let c = crawl(&hosts, &[("ExternalLinkContext", "40")]);
+    let dir = c.results().join(format!("a.test_{}", web.port()));
+    let (header, rows) = common::read_csv(&dir.join("external_links.csv"));
+    assert_eq!(header, ["Source", "Url", "Host", "Anchor", "Context"]);
+    let row = |url: &str, anchor: &str| {
+        rows.iter()
+            .find(|r| r[1] == url && r[3] == anchor)
+            .unwrap_or_else(|| panic!("no row {url} {anchor}: {rows:?}"))[4]
+            .clone()
+    };
+    // 40 characters around the anchor, whole words, the anchor whole.
+    assert_eq!(
+        row("http://partner.test/", "Partner Inc"),
+        "include Partner Inc and others,"
+    );
+    assert_eq!(row("http://mirror.test/", "mirror"), "Mirror: mirror");
+    assert_eq!(row("http://partner.test/", "it"), "Read it.");
+    // Off by default: no Context column.
+    let plain = crawl(&hosts, &[]);
+    let (header, _) = common::read_csv(
+        &plain
+            .results()
+            .join(format!("a.test_{}", web.port()))
+            .join("external_links.csv"),
+    );
+    assert_eq!(header, ["Source", "Url", "Host", "Anchor"]);
+}

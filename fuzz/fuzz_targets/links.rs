@@ -1,5 +1,6 @@
-//! Charset decoding and link extraction, then resolving every link: never panics, and every
-//! anchor and title stays within its size cap and free of control characters.
+//! Charset decoding and link extraction (with 80 characters of context), then resolving every
+//! link: never panics, and every anchor, context and title stays within its size cap and free
+//! of control characters.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,10 +9,12 @@ use rccrawler::url_norm::normalize;
 
 fuzz_target!(|data: &[u8]| {
     let (text, _) = charset::decode(data, Some("text/html"), None);
-    let extracted = links::extract(&text);
+    let mut extracted = links::Extracted::default();
+    links::extract_into(&text, &mut extracted, 80);
     let base = url::Url::parse("http://a.test/dir/page.html").expect("a valid base");
     for link in extracted.links() {
         assert!(link.anchor.len() <= 1000 && !link.anchor.chars().any(char::is_control));
+        assert!(link.context.chars().count() <= 80 && !link.context.chars().any(char::is_control));
         let _ = normalize(&base, link.href);
     }
     assert!(extracted.title.len() <= 1000);

@@ -32,6 +32,7 @@ fn internal(path: &str) -> PageLink {
             failure: None,
         },
         anchor: format!("to {path}"),
+        context: String::new(),
     }
 }
 
@@ -267,6 +268,7 @@ fn failures_and_static_failures() {
                     failure: Some(Failure::without_request("not html (extension pdf)")),
                 },
                 anchor: String::new(),
+                context: String::new(),
             },
             PageLink {
                 target: LinkTarget::Bad {
@@ -274,6 +276,7 @@ fn failures_and_static_failures() {
                     reason: "scheme mailto".into(),
                 },
                 anchor: String::new(),
+                context: String::new(),
             },
         ],
     };

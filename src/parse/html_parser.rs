@@ -19,7 +19,10 @@ pub struct HtmlParser;
 
 impl PageParser for HtmlParser {
     fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
-        Box::new(HtmlWorker::new(ctx.settings.max_url_length))
+        Box::new(HtmlWorker::new(
+            ctx.settings.max_url_length,
+            ctx.settings.external_link_context,
+        ))
     }
 }
 
@@ -29,14 +32,18 @@ impl PageParser for HtmlParser {
 pub struct HtmlWorker {
     cache: HrefCache,
     extracted: Extracted,
+    /// Characters of context kept for external links (`ExternalLinkContext`; 0: none).
+    context: usize,
 }
 
 impl HtmlWorker {
-    /// Fresh, for URLs of at most `max_url_length` bytes.
-    pub fn new(max_url_length: usize) -> Self {
+    /// Fresh, for URLs of at most `max_url_length` bytes, keeping `context` characters of
+    /// context for external links.
+    pub fn new(max_url_length: usize, context: usize) -> Self {
         HtmlWorker {
             cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES),
             extracted: Extracted::default(),
+            context,
         }
     }
 }
@@ -60,8 +67,12 @@ fn parse_page(
     // The top-level domain helps the charset detector with pages that declare none.
     let tld = page_url.host_str().and_then(|h| h.rsplit('.').next());
     let (text, _) = charset::decode(&page.body, page.content_type.as_deref(), tld);
-    let HtmlWorker { cache, extracted } = worker;
-    links::extract_into(&text, extracted);
+    let HtmlWorker {
+        cache,
+        extracted,
+        context,
+    } = worker;
+    links::extract_into(&text, extracted, *context);
     let base = extracted
         .base_href
         .as_deref()
@@ -75,9 +86,18 @@ fn parse_page(
     };
     let links = extracted
         .links()
-        .map(|raw| PageLink {
-            target: classify(ctx, &view, &base, raw.href, cache),
-            anchor: raw.anchor.to_owned(),
+        .map(|raw| {
+            let target = classify(ctx, &view, &base, raw.href, cache);
+            // Only external links keep a context: they are what it is for (BeeBot).
+            let context = match target {
+                LinkTarget::External(_) => raw.context.to_owned(),
+                _ => String::new(),
+            };
+            PageLink {
+                target,
+                anchor: raw.anchor.to_owned(),
+                context,
+            }
         })
         .collect();
     let canonical = extracted

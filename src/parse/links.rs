@@ -14,6 +14,7 @@ use std::cell::Cell;
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
 use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 
+use super::context::{BlockText, is_block};
 use super::text::{MAX_TEXT_BYTES, clean_text_into};
 
 /// Which element a link came from.
@@ -37,6 +38,9 @@ pub struct RawLink<'a> {
     /// The text people see: anchor text (with `<img alt>`), or `<area alt>`; whitespace
     /// collapsed, control characters removed.
     pub anchor: &'a str,
+    /// The text of the block around it, at most `context` characters (see [`extract_into`]);
+    /// empty when not asked for.
+    pub context: &'a str,
     /// The element.
     pub tag: LinkTag,
 }
@@ -46,6 +50,7 @@ pub struct RawLink<'a> {
 struct LinkSpan {
     href: (u32, u32),
     anchor: (u32, u32),
+    context: (u32, u32),
     tag: LinkTag,
 }
 
@@ -71,6 +76,7 @@ impl Extracted {
         self.spans.iter().map(|l| RawLink {
             href: &self.text[l.href.0 as usize..l.href.1 as usize],
             anchor: &self.text[l.anchor.0 as usize..l.anchor.1 as usize],
+            context: &self.text[l.context.0 as usize..l.context.1 as usize],
             tag: l.tag,
         })
     }
@@ -86,7 +92,12 @@ impl Extracted {
     fn push_link(&mut self, href: &str, anchor: &str, tag: LinkTag) {
         let href = self.push(href);
         let anchor = self.push(anchor);
-        self.spans.push(LinkSpan { href, anchor, tag });
+        self.spans.push(LinkSpan {
+            href,
+            anchor,
+            context: (0, 0),
+            tag,
+        });
     }
 }
 
@@ -154,6 +165,10 @@ struct Collector {
     cleaned: String,
     in_title: bool,
     raw_depth: bool,
+    /// The current block's text, when links' contexts are wanted.
+    block: Option<BlockText>,
+    /// Where the open anchor's text starts in the block.
+    anchor_start: usize,
 }
 
 fn classify(name: &[u8]) -> Tag {
@@ -188,7 +203,11 @@ impl Collector {
         if self.in_title {
             return self.out.title.len() < MAX_TEXT_BYTES * 2;
         }
-        !self.raw_depth && self.open_anchor.is_some() && self.anchor_text.len() < MAX_TEXT_BYTES * 2
+        if self.raw_depth {
+            return false;
+        }
+        self.block.is_some()
+            || (self.open_anchor.is_some() && self.anchor_text.len() < MAX_TEXT_BYTES * 2)
     }
 
     fn close_anchor(&mut self) {
@@ -196,12 +215,37 @@ impl Collector {
             clean_text_into(&self.anchor_text, &mut self.cleaned);
             let range = self.out.push(&self.cleaned);
             self.out.spans[idx].anchor = range;
+            if let Some(block) = &mut self.block {
+                block.link(idx, self.anchor_start, block.offset());
+            }
+        }
+    }
+
+    /// A link without text of its own (`<area>`, frames) sits here in its block.
+    fn mark_link(&mut self) {
+        if let Some(block) = &mut self.block {
+            let at = block.offset();
+            block.link(self.out.spans.len() - 1, at, at);
+        }
+    }
+
+    /// The block ends: its links get their contexts.
+    fn end_block(&mut self) {
+        if let Some(block) = &mut self.block {
+            let out = &mut self.out;
+            block.flush(|idx, context| {
+                let range = out.push(context);
+                out.spans[idx].context = range;
+            });
         }
     }
 
     fn event(&mut self, ev: CallbackEvent<'_>) -> Option<State> {
         match ev {
             CallbackEvent::OpenStartTag { name } => {
+                if self.block.is_some() && is_block(name) {
+                    self.end_block();
+                }
                 self.tag = Some(classify(name));
                 self.attr = None;
                 self.href.reset();
@@ -256,17 +300,27 @@ impl Collector {
             CallbackEvent::CloseStartTag { self_closing } => {
                 return self.close_start_tag(self_closing);
             }
-            CallbackEvent::EndTag { name } => match classify(name) {
-                Tag::A => self.close_anchor(),
-                Tag::Title => self.in_title = false,
-                Tag::RawText(_) | Tag::Iframe => self.raw_depth = false,
-                _ => {}
-            },
+            CallbackEvent::EndTag { name } => {
+                match classify(name) {
+                    Tag::A => self.close_anchor(),
+                    Tag::Title => self.in_title = false,
+                    Tag::RawText(_) | Tag::Iframe => self.raw_depth = false,
+                    _ => {}
+                }
+                if self.block.is_some() && is_block(name) {
+                    self.end_block();
+                }
+            }
             CallbackEvent::String { value } => {
                 if self.in_title {
                     push_text(&mut self.out.title, value);
-                } else if !self.raw_depth && self.open_anchor.is_some() {
-                    push_text(&mut self.anchor_text, value);
+                } else if !self.raw_depth {
+                    if self.open_anchor.is_some() {
+                        push_text(&mut self.anchor_text, value);
+                    }
+                    if let Some(block) = &mut self.block {
+                        block.push(&String::from_utf8_lossy(value));
+                    }
                 }
             }
             _ => {}
@@ -282,9 +336,12 @@ impl Collector {
                 self.close_anchor();
                 if let Some(href) = self.href.get() {
                     self.out.push_link(href, "", LinkTag::A);
-                    if !self_closing {
+                    if self_closing {
+                        self.mark_link();
+                    } else {
                         self.open_anchor = Some(self.out.spans.len() - 1);
                         self.anchor_text.clear();
+                        self.anchor_start = self.block.as_ref().map_or(0, BlockText::offset);
                     }
                 }
             }
@@ -292,16 +349,19 @@ impl Collector {
                 if let Some(href) = self.href.get() {
                     clean_text_into(self.alt.get().unwrap_or_default(), &mut self.cleaned);
                     self.out.push_link(href, &self.cleaned, LinkTag::Area);
+                    self.mark_link();
                 }
             }
             Tag::Frame => {
                 if let Some(src) = self.src.get() {
                     self.out.push_link(src, "", LinkTag::Frame);
+                    self.mark_link();
                 }
             }
             Tag::Iframe => {
                 if let Some(src) = self.src.get() {
                     self.out.push_link(src, "", LinkTag::Iframe);
+                    self.mark_link();
                 }
                 if !self_closing {
                     self.raw_depth = true;
@@ -389,12 +449,14 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
 /// Extracts links, base and title from decoded HTML.
 pub fn extract(html: &str) -> Extracted {
     let mut out = Extracted::default();
-    extract_into(html, &mut out);
+    extract_into(html, &mut out, 0);
     out
 }
 
 /// [`extract`] into `out`, reusing its buffers (a parser thread keeps one for all its pages).
-pub fn extract_into(html: &str, out: &mut Extracted) {
+/// With `context` > 0 every link also gets up to that many characters of its block's text
+/// ([`RawLink::context`]); reading all the text costs time, so it is off by default.
+pub fn extract_into(html: &str, out: &mut Extracted, context: usize) {
     let mut reused = std::mem::take(out);
     reused.text.clear();
     reused.spans.clear();
@@ -404,9 +466,10 @@ pub fn extract_into(html: &str, out: &mut Extracted) {
     reused.refresh = None;
     let mut collector = Collector {
         out: reused,
+        block: (context > 0).then(|| BlockText::new(context)),
         ..Collector::default()
     };
-    let want_text = Cell::new(false);
+    let want_text = Cell::new(context > 0);
     {
         let emitter = Quiet {
             inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
@@ -424,6 +487,7 @@ pub fn extract_into(html: &str, out: &mut Extracted) {
         }
     }
     collector.close_anchor();
+    collector.end_block();
     clean_text_into(&collector.out.title, &mut collector.cleaned);
     std::mem::swap(&mut collector.out.title, &mut collector.cleaned);
     *out = collector.out;
@@ -432,6 +496,34 @@ pub fn extract_into(html: &str, out: &mut Extracted) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn contexts(html: &str, n: usize) -> Vec<(String, String)> {
+        let mut out = Extracted::default();
+        extract_into(html, &mut out, n);
+        out.links()
+            .map(|l| (l.href.to_owned(), l.context.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_link_gets_the_text_of_its_own_block() {
+        let html = "<body><p>Intro text.</p><ul><li>See <a href=/a>the A list</a> of partners.</li>\
+                    <li><a href=/b>B</a></li></ul><table><tr><td>Cell <a href=/c>c</a>\
+                    <img src=x alt=ignored></td></tr></table><p>Tail <area href=/d alt=map> end\
+                    <script>var s = '<p>'</script></p>";
+        assert_eq!(
+            contexts(html, 200),
+            vec![
+                ("/a".into(), "See the A list of partners.".into()),
+                ("/b".into(), "B".into()),
+                ("/c".into(), "Cell c".into()),
+                ("/d".into(), "Tail end".into()),
+            ]
+        );
+        let cut = contexts(html, 18);
+        assert_eq!(cut[0].1, "See the A list of");
+        assert!(contexts(html, 0).iter().all(|(_, c)| c.is_empty()));
+    }
 
     fn hrefs(html: &str) -> Vec<String> {
         extract(html).links().map(|l| l.href.to_owned()).collect()
@@ -552,9 +644,10 @@ mod tests {
         extract_into(
             "<title>One</title><base href=/b/><a href=/1>one</a><a href=/2>two</a>",
             &mut buf,
+            0,
         );
         let second = "<title>Two</title><a href=/3>three</a>";
-        extract_into(second, &mut buf);
+        extract_into(second, &mut buf, 0);
         assert_eq!(buf, extract(second));
         assert_eq!(buf.base_href, None);
         assert_eq!(buf.links().count(), 1);

@@ -6,6 +6,7 @@
 //! turns one downloaded page into a [`PageRecord`].
 
 pub mod charset;
+pub mod context;
 pub mod href_cache;
 mod html_parser;
 pub mod links;

@@ -421,7 +421,14 @@ pub const KEYS: &[KeyDef] = &[
         "MaxUrlLength",
         "2048",
         int(64, 65_536),
-        "Links longer than this many bytes are bad links (url too long)."
+        "Internal links longer than this many bytes are bad links (url too long); external links are recorded whatever their length."
+    ),
+    key!(
+        "Sites",
+        "ExternalLinkContext",
+        "0",
+        int(0, 10_000),
+        "Characters of the text around each external link (its paragraph, list item, cell...) kept in a Context column of external_links.csv. 0: off (and no Context column)."
     ),
     key!(
         "Console",

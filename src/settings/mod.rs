@@ -189,6 +189,8 @@ pub struct Settings {
     pub site_defaults: SiteDefaults,
     /// `MaxUrlLength`.
     pub max_url_length: usize,
+    /// `ExternalLinkContext` (0: off).
+    pub external_link_context: usize,
     /// `MaxPagesPerSite` (0: no limit).
     pub max_pages_per_site: u32,
     /// `MaxPathSegmentRepeats`.
@@ -368,6 +370,7 @@ impl Settings {
             resolve: parse_resolve(v.text("Resolve"))?,
             site_defaults,
             max_url_length: v.int("MaxUrlLength")? as usize,
+            external_link_context: v.int("ExternalLinkContext")? as usize,
             max_pages_per_site: v.int("MaxPagesPerSite")? as u32,
             max_segment_repeats: v.int("MaxPathSegmentRepeats")? as u32,
             max_retries: v.int("MaxRetries")? as u32,

@@ -20,6 +20,8 @@ pub struct GephiSiteGraph {
     pub save_duplicates: bool,
     /// What yield.csv's `Reward` counts (`BanditReward`).
     pub reward: RewardKind,
+    /// external_links.csv has a `Context` column (`ExternalLinkContext` > 0).
+    pub context: bool,
 }
 
 fn file(
@@ -51,7 +53,7 @@ impl Unloader for GephiSiteGraph {
         let gexf = |w: &mut dyn Write| write_gexf(g, w);
         let edges = |w: &mut dyn Write| write_edges(g, w);
         let nodes = |w: &mut dyn Write| write_nodes(g, w);
-        let external = |w: &mut dyn Write| write_external(g, w);
+        let external = |w: &mut dyn Write| write_external(g, self.context, w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
         let yields = |w: &mut dyn Write| write_yields(g, self.reward, w);
@@ -161,16 +163,25 @@ pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
     csv.finish()
 }
 
-/// external_links.csv: `Source,Url,Host,Anchor`.
-pub(super) fn write_external(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Source", "Url", "Host", "Anchor"])?;
+/// external_links.csv: `Source,Url,Host,Anchor`, and `Context` when `context`.
+pub(super) fn write_external(
+    g: &SiteGraph<'_>,
+    context: bool,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let header: &[&str] = if context {
+        &["Source", "Url", "Host", "Anchor", "Context"]
+    } else {
+        &["Source", "Url", "Host", "Anchor"]
+    };
+    let mut csv = CsvOut::new(w, header)?;
     for (i, n) in g.nodes().iter().enumerate() {
         for r in g.external_links(n) {
-            csv.num(i + 1)?
-                .text(r.url)?
-                .text(r.host)?
-                .text(r.anchor)?
-                .end()?;
+            let row = csv.num(i + 1)?.text(r.url)?.text(r.host)?.text(r.anchor)?;
+            if context {
+                row.text(r.context)?;
+            }
+            csv.end()?;
         }
     }
     csv.finish()

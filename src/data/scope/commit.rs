@@ -77,12 +77,25 @@ impl ScopeGraph {
                                 failure,
                             }
                         }
-                        LinkTarget::External(url) => ResolvedLink {
-                            kind: LinkKind::External,
-                            target: self.external_ref(url.as_str(), effects)?,
-                            aux: self.text_ref(&link.anchor)?,
-                            failure: None,
-                        },
+                        LinkTarget::External(url) => {
+                            let aux = if link.context.is_empty() {
+                                self.text_ref(&link.anchor)?
+                            } else {
+                                let both = format!(
+                                    "{}{}{}",
+                                    link.anchor,
+                                    super::CONTEXT_SEPARATOR,
+                                    link.context
+                                );
+                                self.text_ref(&both)?
+                            };
+                            ResolvedLink {
+                                kind: LinkKind::External,
+                                target: self.external_ref(url.as_str(), effects)?,
+                                aux,
+                                failure: None,
+                            }
+                        }
                         LinkTarget::Ignored => continue,
                         LinkTarget::Bad { raw, reason } => ResolvedLink {
                             kind: LinkKind::Bad,

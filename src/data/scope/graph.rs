@@ -66,6 +66,8 @@ pub struct ExternalRow<'a> {
     pub host: &'a str,
     /// Anchor text.
     pub anchor: &'a str,
+    /// The text around the link (`ExternalLinkContext`; empty when not kept).
+    pub context: &'a str,
 }
 
 /// A row of bad_links.csv.
@@ -299,10 +301,15 @@ impl<'a> SiteGraph<'a> {
                 && seen.insert((ext, l.aux))
             {
                 let url = self.g.url(ext);
+                let text = self.g.texts.get(l.aux);
+                let (anchor, context) = text
+                    .split_once(super::CONTEXT_SEPARATOR)
+                    .unwrap_or((text, ""));
                 rows.push(ExternalRow {
                     url,
                     host: host_of(url),
-                    anchor: self.g.texts.get(l.aux),
+                    anchor,
+                    context,
                 });
             }
         }

@@ -141,6 +141,11 @@ impl LinkRec {
     }
 }
 
+/// Between an external link's anchor and its context (`ExternalLinkContext`) in the one text
+/// its link record names: cleaned texts hold no control characters, so it cannot occur in
+/// either, and the link record stays 8 bytes whether contexts are kept or not.
+const CONTEXT_SEPARATOR: char = '\u{1f}';
+
 /// A text id that names no text (a page without a canonical URL).
 const NO_TEXT: u32 = u32::MAX;
 
