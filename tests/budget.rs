@@ -266,3 +266,22 @@ fn a_budgeted_crawl_killed_hard_continues_with_the_same_choices_and_the_same_spe
         "every site's pages, yields and Fetched count"
     );
 }
+
+#[test]
+fn with_several_downloaders_the_budget_is_spent_exactly_too() {
+    let web = web();
+    let before = web.server.requests().len();
+    let extra = [
+        ("PageBudget", BUDGET.to_string()),
+        ("DownloadingThreadsCount", "4".to_owned()),
+        ("ParsingThreadsCount", "2".to_owned()),
+    ];
+    // No Scheduler line: a budget brings the default budget rule.
+    let c = crawl(&hosts(&web), &settings(&extra));
+    assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+    let spent: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
+    assert_eq!(spent, BUDGET as u64);
+    assert_eq!(page_requests(&web, before).len(), BUDGET, "no request beyond it");
+    let (settings, _) = Settings::load(&c.dir.path().join("settings.ini")).unwrap();
+    assert_eq!(settings.components.scheduler, "PooledUcb");
+}
