@@ -160,6 +160,9 @@ pub struct PageRecord {
     pub canonical: String,
     /// Links in document order.
     pub links: Vec<PageLink>,
+    /// Why the page is not kept although it was fetched (a probed page off topic,
+    /// `TopicFilter`): it is then a bad link with this reason.
+    pub rejected: Option<String>,
 }
 
 /// What became of one claimed URL. Every claimed URL ends in exactly one `Outcome`.
@@ -190,6 +193,18 @@ pub enum Outcome {
         /// Why.
         failure: Failure,
     },
+    /// A redirect (chain) to another site of the same scope (a multi-host scope, SPEC §6):
+    /// the target is fetched there, with that site's politeness, at the task's level.
+    Elsewhere {
+        /// The task.
+        task: FetchTask,
+        /// Same-site hops before leaving.
+        chain: Vec<Hop>,
+        /// The address on the other site, and how the last hop got there.
+        target: Hop,
+        /// The other site.
+        site: SiteId,
+    },
 }
 
 impl Outcome {
@@ -198,7 +213,8 @@ impl Outcome {
         match self {
             Outcome::Page { task, .. }
             | Outcome::OffSite { task, .. }
-            | Outcome::Failed { task, .. } => task,
+            | Outcome::Failed { task, .. }
+            | Outcome::Elsewhere { task, .. } => task,
         }
     }
 }

@@ -26,7 +26,9 @@ use crate::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQu
 use crate::settings::{Settings, SettingsError};
 use crate::site::SiteSpec;
 use crate::unload::{GephiSiteGraph, ResultCheck, Unloader};
-use crate::url_filter::{SeedSiteOnly, UrlFilter};
+use crate::url_filter::key_domain::KeyDomains;
+use crate::url_filter::topic::Topic;
+use crate::url_filter::{AllHosts, KeyDomainFilter, SeedSiteOnly, UrlFilter};
 
 /// Builds an application manager.
 pub type ManagerCtor = Arc<dyn Fn(&Settings) -> Box<dyn ApplicationManager> + Send + Sync>;
@@ -159,6 +161,15 @@ impl Registry {
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
         r.register_url_filter("EmptyUAT", |_, _| Box::new(SeedSiteOnly));
+        r.register_url_filter("KeyDomainUAT", |s, _| {
+            let domains = KeyDomains::new(
+                s.scope.key_domain_source,
+                s.scope.common_labels.iter().map(String::as_str),
+            );
+            let topic = s.scope.topic.clone().map(Topic::new);
+            Box::new(KeyDomainFilter::new(domains, topic))
+        });
+        r.register_url_filter("AllHostsUAT", |_, _| Box::new(AllHosts));
         r.register_robots("Rfc9309RobotsTxt", Rfc9309Rules::parse_shared);
         r.register_robots("OnlyDisallowRobotsTxt", OnlyDisallowRules::parse_shared);
         r.register_finisher("WorkIsDoneAF", |_| Box::new(WorkIsDone));
@@ -172,6 +183,7 @@ impl Registry {
                 save_duplicates: s.save_duplicates,
                 reward: s.bandit.reward,
                 context: s.external_link_context > 0,
+                hosts: s.components.url_filter != "EmptyUAT",
             })
         });
         r.register_unloader("TestRU", |_| Box::new(ResultCheck::default()));

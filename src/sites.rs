@@ -56,8 +56,13 @@ pub struct SiteEntry {
     pub origin: Origin,
     /// The crawl scope its pages belong to.
     pub scope: ScopeId,
-    /// Politeness and depth settings (hosts.txt).
+    /// Politeness and depth settings (hosts.txt; a host found by a multi-host filter takes
+    /// its seed's line).
     pub spec: SiteSpec,
+    /// Listed in hosts.txt (false: a host a multi-host filter found, SPEC §6).
+    pub listed: bool,
+    /// Its pages are kept only when they are about the topic (`TopicFilter`, SPEC §6).
+    pub probe: bool,
     /// The listed origin first, then the aliases in the order they were found.
     origins: RwLock<Arc<[Arc<SiteOrigin>]>>,
     /// Held while an alias's robots.txt is fetched, so it is fetched once.
@@ -169,6 +174,9 @@ pub enum OtherScheme {
 pub struct Sites {
     by_origin: DashMap<Origin, SiteId>,
     list: RwLock<Vec<Arc<SiteEntry>>>,
+    /// `OtherSchemeLinks`, once the listed sites are in (hosts found later get the same
+    /// aliases).
+    other_scheme: OnceLock<OtherScheme>,
 }
 
 impl Sites {
@@ -177,8 +185,32 @@ impl Sites {
         Self::default()
     }
 
-    /// Adds a site (or returns the existing one with that origin).
+    /// Adds a site listed in hosts.txt (or returns the existing one with that origin).
     pub fn add(&self, spec: SiteSpec, scope: ScopeId) -> Arc<SiteEntry> {
+        self.insert(spec, scope, true, false)
+    }
+
+    /// Adds a host a multi-host filter found in the scope of `like` (whose hosts.txt line it
+    /// takes), or returns the site that has its origin already. `probe`: its pages must pass
+    /// the topic score.
+    pub fn add_discovered(&self, origin: Origin, like: &SiteEntry, probe: bool) -> Arc<SiteEntry> {
+        if let Some(id) = self.by_origin.get(&origin).map(|r| *r) {
+            return self.get(id);
+        }
+        let spec = SiteSpec {
+            origin,
+            ..like.spec.clone()
+        };
+        let entry = self.insert(spec, like.scope, false, probe);
+        if self.other_scheme.get() == Some(&OtherScheme::Internal)
+            && let Some(twin) = entry.origin.other_scheme()
+        {
+            let _ = self.add_alias(entry.id, twin);
+        }
+        entry
+    }
+
+    fn insert(&self, spec: SiteSpec, scope: ScopeId, listed: bool, probe: bool) -> Arc<SiteEntry> {
         let mut list = self.list.write();
         if let Some(id) = self.by_origin.get(&spec.origin).map(|r| *r) {
             return Arc::clone(&list[id.0 as usize]);
@@ -190,6 +222,8 @@ impl Sites {
             scope,
             origins: RwLock::new(vec![SiteOrigin::new(spec.origin.clone())].into()),
             spec,
+            listed,
+            probe,
             robots_fetch: Mutex::new(()),
         });
         self.by_origin.insert(entry.origin.clone(), id);
@@ -201,6 +235,7 @@ impl Sites {
     /// the other scheme as an alias — unless that origin is a site of its own (both schemes
     /// listed). Called once every listed site is added.
     pub fn add_other_scheme_aliases(&self, other: OtherScheme) {
+        let _ = self.other_scheme.set(other);
         if other == OtherScheme::Ignore {
             return;
         }

@@ -281,7 +281,11 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
     let spent: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64);
-    assert_eq!(page_requests(&web, before).len(), BUDGET, "no request beyond it");
+    assert_eq!(
+        page_requests(&web, before).len(),
+        BUDGET,
+        "no request beyond it"
+    );
     let (settings, _) = Settings::load(&c.dir.path().join("settings.ini")).unwrap();
     assert_eq!(settings.components.scheduler, "PooledUcb");
 }

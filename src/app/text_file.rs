@@ -39,7 +39,7 @@ impl ApplicationManager for TextFileManager {
             downloader,
             parser,
             routine,
-            url_filter,
+            mut url_filter,
             robots,
             mut finishers,
             unloaders,
@@ -63,18 +63,59 @@ impl ApplicationManager for TextFileManager {
         );
         let sites = Sites::new();
         let mut scopes = Vec::new();
-        for spec in hosts {
+        // Which seeds share a scope (SPEC §6: seeds whose key domains meet).
+        let origins: Vec<_> = hosts.iter().map(|h| h.origin.clone()).collect();
+        let plans = url_filter.plan(&origins);
+        let mut seed_scopes = Vec::with_capacity(hosts.len());
+        for (i, (spec, plan)) in hosts.iter().zip(&plans).enumerate() {
             let site_id = SiteId(sites.len() as u32);
-            let limits = ScopeLimits {
-                max_level: spec.max_level,
-                max_pages: settings.max_pages_per_site,
+            if !plan.key_domains.is_empty() {
+                eprintln!(
+                    "{}: key domains {}",
+                    spec.origin,
+                    plan.key_domains.join(", ")
+                );
+            }
+            let scope = if plan.scope_of == i {
+                let limits = ScopeLimits {
+                    max_level: spec.max_level,
+                    max_pages: settings.max_pages_per_site,
+                };
+                let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, limits)?;
+                url_filter.scope_opened(i, scope);
+                scope
+            } else {
+                let scope: crate::ids::ScopeId = seed_scopes[plan.scope_of];
+                dm.add_seed(scope, spec.origin.clone(), site_id)?;
+                eprintln!(
+                    "{} shares the scope of {}: their key domains meet",
+                    spec.origin, hosts[plan.scope_of].origin
+                );
+                scope
             };
-            let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, limits)?;
+            seed_scopes.push(scope);
             let entry = sites.add(spec.clone(), scope);
             dispatcher.add_site(&entry);
-            scopes.push(ScopeRow::new(scope, Some(entry.id), &entry.origin));
+            if plan.scope_of == i {
+                scopes.push(ScopeRow::new(scope, Some(entry.id), &entry.origin));
+            }
         }
         sites.add_other_scheme_aliases(settings.other_scheme_links);
+        // A continued crawl's hosts found by a multi-host filter are sites again.
+        for (i, plan) in plans.iter().enumerate() {
+            if plan.scope_of != i {
+                continue;
+            }
+            let seed = sites.get(SiteId(i as u32));
+            for (origin, bound) in dm.scope_sites(seed.scope) {
+                if bound.is_some() {
+                    continue;
+                }
+                let entry = rebind_host(&*url_filter, &sites, &seed, origin.clone());
+                dm.bind_site(seed.scope, &origin, entry.id);
+                dispatcher.add_site(&entry);
+            }
+        }
         // A continued crawl's home page moved already: its origins are aliases again.
         for entry in sites.all() {
             for origin in dm.home_origins(entry.scope) {
@@ -141,4 +182,25 @@ impl ApplicationManager for TextFileManager {
             result_folder: settings.result_folder.clone(),
         })
     }
+}
+
+/// A host of a continued multi-host scope, registered again: as the filter now sees it (so a
+/// probed host is probed again), or as a plain host of the scope if the filter no longer
+/// counts it in (its queued URLs still need a site to be fetched from or kept for).
+fn rebind_host(
+    filter: &dyn crate::url_filter::UrlFilter,
+    sites: &Sites,
+    seed: &crate::sites::SiteEntry,
+    origin: crate::site::Origin,
+) -> Arc<crate::sites::SiteEntry> {
+    let origins = seed.origins();
+    let view = crate::sites::SiteView {
+        entry: seed,
+        origins: &origins,
+    };
+    filter
+        .scope_site(&view, origin.home().as_url(), sites)
+        .map(|id| sites.get(id))
+        .filter(|e| e.origin == origin)
+        .unwrap_or_else(|| sites.add_discovered(origin, seed, false))
 }

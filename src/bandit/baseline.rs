@@ -23,6 +23,8 @@ impl Policy for RoundRobin {
     }
 
     fn update(&mut self, _arm: usize, _reward: f64) {}
+
+    fn grow(&mut self, _arms: usize) {}
 }
 
 /// The first site until it runs out, then the next.
@@ -35,6 +37,8 @@ impl Policy for Sequential {
     }
 
     fn update(&mut self, _arm: usize, _reward: f64) {}
+
+    fn grow(&mut self, _arms: usize) {}
 }
 
 /// Each site in turn for `quantum` pages.
@@ -77,6 +81,8 @@ impl Policy for PageQuantum {
             self.current = Some((arm, self.quantum));
         }
     }
+
+    fn grow(&mut self, _arms: usize) {}
 
     fn update(&mut self, arm: usize, _reward: f64) {
         if let Some((site, left)) = &mut self.current

@@ -39,6 +39,9 @@ pub trait Policy: Send + Debug {
     /// Learns the reward of one pull of `arm`. Pulls are reported in the order they were
     /// chosen.
     fn update(&mut self, arm: usize, reward: f64);
+    /// There are at least `arms` arms now (a live crawl's arms are its scopes, numbered as
+    /// its saved state numbers them; a rule sized for fewer grows, new arms unknown).
+    fn grow(&mut self, arms: usize);
 }
 
 /// What rewards count (`BanditReward`).

@@ -31,6 +31,13 @@ impl Stats {
         }
     }
 
+    fn grow(&mut self, arms: usize) {
+        if self.pulls.len() < arms {
+            self.pulls.resize(arms, 0);
+            self.sums.resize(arms, 0.0);
+        }
+    }
+
     fn add(&mut self, arm: usize, reward: f64) {
         self.pulls[arm] += 1;
         self.sums[arm] += reward;
@@ -80,6 +87,13 @@ impl Policy for R1 {
             return i;
         }
         argmax(arms, |a| self.first[a])
+    }
+
+    fn grow(&mut self, arms: usize) {
+        self.stats.grow(arms);
+        if self.first.len() < arms {
+            self.first.resize(arms, 0.0);
+        }
     }
 
     fn update(&mut self, arm: usize, reward: f64) {
@@ -134,6 +148,10 @@ impl Policy for R2 {
         }
     }
 
+    fn grow(&mut self, arms: usize) {
+        self.stats.grow(arms);
+    }
+
     fn update(&mut self, arm: usize, reward: f64) {
         if let Some((site, left)) = &mut self.batch
             && *site == arm
@@ -180,6 +198,10 @@ impl Policy for R3 {
             };
             mean + (2.0 * ln_n / t).sqrt()
         })
+    }
+
+    fn grow(&mut self, arms: usize) {
+        self.stats.grow(arms);
     }
 
     fn update(&mut self, arm: usize, reward: f64) {

@@ -89,6 +89,15 @@ impl Policy for PooledUcb {
         argmax(arms, |a| self.index(a, rate))
     }
 
+    fn grow(&mut self, arms: usize) {
+        if self.sums.len() < arms {
+            self.sums.resize(arms, 0.0);
+            self.counts.resize(arms, 0.0);
+            self.pulls.resize(arms, 0);
+            self.last.resize(arms, 0);
+        }
+    }
+
     fn update(&mut self, arm: usize, reward: f64) {
         self.sums[arm] = self.keep * self.sums[arm] + reward;
         self.counts[arm] = self.keep * self.counts[arm] + 1.0;

@@ -41,6 +41,12 @@ impl Policy for Thompson {
         })
     }
 
+    fn grow(&mut self, arms: usize) {
+        if self.recent.len() < arms {
+            self.recent.resize(arms, VecDeque::new());
+        }
+    }
+
     fn update(&mut self, arm: usize, reward: f64) {
         let recent = &mut self.recent[arm];
         recent.push_back(reward);

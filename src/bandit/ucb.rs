@@ -58,6 +58,13 @@ impl Policy for SlidingWindowUcb {
         })
     }
 
+    fn grow(&mut self, arms: usize) {
+        if self.recent.len() < arms {
+            self.recent.resize(arms, VecDeque::new());
+            self.sums.resize(arms, 0.0);
+        }
+    }
+
     fn update(&mut self, arm: usize, reward: f64) {
         let recent = &mut self.recent[arm];
         recent.push_back(reward);
@@ -115,6 +122,13 @@ impl Policy for DiscountedUcb {
             };
             poisson_ucb(mean, n, n_all.max(1.0), self.exploration)
         })
+    }
+
+    fn grow(&mut self, arms: usize) {
+        if self.sums.len() < arms {
+            self.sums.resize(arms, 0.0);
+            self.counts.resize(arms, 0.0);
+        }
     }
 
     fn update(&mut self, arm: usize, reward: f64) {

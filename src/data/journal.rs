@@ -18,6 +18,7 @@ const COMMIT: u8 = 4;
 const SET_MAX_LEVEL: u8 = 5;
 const NEW_SITE: u8 = 6;
 const ADD_SCOPE: u8 = 7;
+const ADD_SEED: u8 = 8;
 
 /// One scope's journal records not yet handed to the state store, and the entries of the
 /// commit being assembled (kept to reuse its buffer).
@@ -100,6 +101,10 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(SET_MAX_LEVEL);
             j.put_var(u64::from(*level));
         }
+        Entry::AddSeed { origin } => {
+            j.put_u8(ADD_SEED);
+            j.put_bytes(origin.to_string().as_bytes());
+        }
         Entry::Commit(r) => encode_commit(j, r),
     }
 }
@@ -145,6 +150,11 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
             j.put_var(u64::from(*reason));
             j.put_u8(u8::from(*decided == Decided::WithoutRequest));
         }
+        ResolvedKind::Elsewhere { url, kind } => {
+            j.put_u8(3);
+            j.put_var(u64::from(*url));
+            j.put_u8(u8::from(*kind == HopKind::MetaRefresh));
+        }
     }
 }
 
@@ -189,6 +199,9 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
             origin: origin(r.str()?)?,
         },
         SET_MAX_LEVEL => Entry::SetMaxLevel { level: r.var32()? },
+        ADD_SEED => Entry::AddSeed {
+            origin: origin(r.str()?)?,
+        },
         COMMIT => Entry::Commit(decode_commit(r)?),
         _ => return Err(Corrupt("unknown journal entry")),
     })
@@ -252,6 +265,14 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
                 Decided::WithoutRequest
             } else {
                 Decided::ByRequest
+            },
+        },
+        3 => ResolvedKind::Elsewhere {
+            url: r.var32()?,
+            kind: if r.u8()? != 0 {
+                HopKind::MetaRefresh
+            } else {
+                HopKind::Http
             },
         },
         _ => return Err(Corrupt("unknown outcome kind")),

@@ -187,6 +187,21 @@ impl DataManager for InMemoryDataManager {
         Ok((ScopeId(index), ScopeOpen::Created))
     }
 
+    fn add_seed(&self, scope: ScopeId, origin: Origin, site: SiteId) -> Result<(), DataError> {
+        self.update(scope, |g| {
+            g.bind_site(&origin, site);
+            g.add_seed(origin, site).map(|_| ())
+        })
+    }
+
+    fn scope_sites(&self, scope: ScopeId) -> Vec<(Origin, Option<SiteId>)> {
+        self.scope(scope).graph.lock().site_list()
+    }
+
+    fn bind_site(&self, scope: ScopeId, origin: &Origin, site: SiteId) {
+        self.scope(scope).graph.lock().bind_site(origin, site);
+    }
+
     fn scopes(&self) -> Vec<ScopeInfo> {
         self.scopes
             .read()

@@ -123,6 +123,19 @@ pub trait DataManager: Send + Sync + Debug {
         limits: ScopeLimits,
     ) -> Result<(ScopeId, ScopeOpen), DataError>;
 
+    /// Another seed joins an open scope (seeds whose key domains meet share one, SPEC §6):
+    /// its site `site` (`origin`) is added, its home page queued at level 0. Nothing changes
+    /// when the scope has that seed already (a continued crawl), except that the site is
+    /// bound to `site`.
+    fn add_seed(&self, scope: ScopeId, origin: Origin, site: SiteId) -> Result<(), DataError>;
+
+    /// The sites of a scope: each origin, with this run's id once bound (a continued crawl's
+    /// hosts found by a multi-host filter are unbound until [`Self::bind_site`]).
+    fn scope_sites(&self, scope: ScopeId) -> Vec<(Origin, Option<SiteId>)>;
+
+    /// Binds the scope's site with `origin` to this run's id `site`.
+    fn bind_site(&self, scope: ScopeId, origin: &Origin, site: SiteId);
+
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 

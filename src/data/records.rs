@@ -65,6 +65,8 @@ pub(crate) enum ResolvedKind {
     },
     /// A redirect to another site: the external URL's id.
     OffSite(u32),
+    /// A redirect to another site of the scope: that URL's id, and the last hop's kind.
+    Elsewhere { url: u32, kind: HopKind },
     /// Not a page: the reason's text id.
     Failed { reason: u32, decided: Decided },
 }
@@ -112,6 +114,8 @@ pub(crate) enum Entry<'a> {
     NewSite { origin: Origin },
     /// `maxCrawlLevel` changed (hosts.txt edited between runs).
     SetMaxLevel { level: u32 },
+    /// Another seed joins the scope (SPEC §6): its site if new, its home page at level 0.
+    AddSeed { origin: Origin },
     /// An outcome.
     Commit(Resolved),
 }

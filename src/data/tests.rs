@@ -88,6 +88,7 @@ impl Crawl {
             title: String::new(),
             canonical: String::new(),
             links: links.iter().map(|p| internal(p)).collect(),
+            rejected: None,
         };
         self.dm.commit(&Outcome::Page { task, page }).unwrap();
     }
@@ -279,6 +280,7 @@ fn failures_and_static_failures() {
                 context: String::new(),
             },
         ],
+        rejected: None,
     };
     c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
     let missing = c.claim("/missing", &mut held);
@@ -469,4 +471,91 @@ fn links_of_a_page_reached_through_a_redirect_are_queued() {
     assert_eq!(c.dm.pending(), 0);
     let (n, _, _) = c.graph();
     assert_eq!(n, nodes(&[("/", 0), ("/b", 1), ("/c", 2)]));
+}
+
+#[test]
+fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = crate::site::Origin::parse("http://b.test").unwrap();
+    let found = crate::site::Origin::parse("http://c.test").unwrap();
+    let (b_site, c_site) = (SiteId(1), SiteId(2));
+    let expected = {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        dm.add_seed(scope, other.clone(), b_site).unwrap();
+        // Adding it again (a continued crawl) changes nothing.
+        dm.add_seed(scope, other.clone(), b_site).unwrap();
+        let home = dm.claim(scope, SITE).unwrap();
+        let link = PageLink {
+            target: LinkTarget::Internal {
+                url: NormUrl::parse("http://c.test/x").unwrap(),
+                site: c_site,
+                failure: None,
+            },
+            anchor: "x".into(),
+            context: String::new(),
+        };
+        let page = PageRecord {
+            chain: vec![],
+            hash: 7,
+            bytes: 1,
+            title: String::new(),
+            canonical: String::new(),
+            links: vec![link],
+            rejected: None,
+        };
+        dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        let b_home = dm.claim(scope, b_site).unwrap();
+        assert_eq!((b_home.url.as_str(), b_home.level), ("http://b.test/", 0));
+        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
+        dm.scope_sites(scope)
+    };
+    assert_eq!(
+        expected,
+        vec![
+            (
+                crate::site::Origin::parse("http://a.test").unwrap(),
+                Some(SITE)
+            ),
+            (other.clone(), Some(b_site)),
+            (found.clone(), Some(c_site)),
+        ]
+    );
+    let unbound = |dm: &InMemoryDataManager, scope| -> Vec<(String, Option<SiteId>)> {
+        dm.scope_sites(scope)
+            .into_iter()
+            .map(|(o, s)| (o.to_string(), s))
+            .collect()
+    };
+    for from_snapshot in [false, true] {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        // Only the listed seed is bound by opening; the others wait for this run's ids.
+        assert_eq!(
+            unbound(&dm, scope),
+            vec![
+                ("http://a.test".to_owned(), Some(SITE)),
+                ("http://b.test".to_owned(), None),
+                ("http://c.test".to_owned(), None),
+            ]
+        );
+        dm.add_seed(scope, other.clone(), b_site).unwrap();
+        dm.bind_site(scope, &found, c_site);
+        // The second seed's home page (in flight when saved) and the found URL are queued.
+        let mut queued: Vec<(String, u32)> = Vec::new();
+        for site in [b_site, c_site] {
+            while let Some(t) = dm.claim(scope, site) {
+                queued.push((t.url.as_str().to_owned(), t.level));
+            }
+        }
+        assert_eq!(
+            queued,
+            vec![
+                ("http://b.test/".to_owned(), 0),
+                ("http://c.test/x".to_owned(), 1)
+            ],
+            "from the snapshot: {from_snapshot}"
+        );
+        dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+            .unwrap();
+    }
 }

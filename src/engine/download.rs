@@ -65,7 +65,7 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
 /// Records an outcome through its lease and wakes the sites it gave work.
 pub(super) fn commit(ctx: &Context, lease: &mut Lease, outcome: &Outcome) {
     match lease.commit(outcome) {
-        Ok(effects) => ctx.dispatcher.wake(&effects.woke),
+        Ok(effects) => ctx.dispatcher.wake(&effects.woke, &ctx.sites),
         Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }
 }

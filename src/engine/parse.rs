@@ -7,7 +7,7 @@ use crossbeam_channel::{Receiver, select};
 
 use super::Fetched;
 use crate::context::{Context, Log};
-use crate::message::Outcome;
+use crate::message::{Failure, Outcome};
 use crate::parse::{PageParser, ParseWorker};
 use crate::schedule::Suspension;
 use crate::stop::{PanicGuard, StopReason};
@@ -38,10 +38,17 @@ fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &L
     drop(page);
     let task = lease.task().clone();
     let site = task.site;
-    let outcome = Outcome::Page { task, page: record };
+    let outcome = match record.rejected {
+        Some(reason) => Outcome::Failed {
+            task,
+            chain: record.chain,
+            failure: Failure::fetched(reason),
+        },
+        None => Outcome::Page { task, page: record },
+    };
     match lease.commit(&outcome) {
         Ok(effects) => {
-            ctx.dispatcher.wake(&effects.woke);
+            ctx.dispatcher.wake(&effects.woke, &ctx.sites);
             if effects.page_limit_reached {
                 let entry = ctx.sites.get(site);
                 ctx.dispatcher.suspend(site, Suspension::PageLimit);

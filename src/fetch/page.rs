@@ -17,7 +17,7 @@ use crate::message::{Downloaded, Failure, FetchTask, Hop, HopKind, Outcome};
 use crate::parse::refresh::meta_refresh;
 use crate::robots::DisallowAll;
 use crate::site::Origin;
-use crate::sites::{SiteEntry, SiteOrigin};
+use crate::sites::{SiteEntry, SiteOrigin, SiteView};
 use crate::url_norm::{self, NormUrl, UrlError};
 use crate::url_rules::{non_html_extension, repeating_segment};
 
@@ -248,6 +248,26 @@ impl Walk<'_> {
     /// loop, too many hops).
     fn hop(&mut self, next: NormUrl, kind: HopKind) -> Step {
         if !self.site.contains(next.as_url()) && !self.home_alias(&next) {
+            // Another site of the same scope (a multi-host filter, SPEC §6): that site fetches
+            // it, with its own robots.txt and politeness.
+            let origins = self.site.origins();
+            let view = SiteView {
+                entry: &self.site,
+                origins: &origins,
+            };
+            if let Some(site) = self
+                .ctx
+                .filter
+                .scope_site(&view, next.as_url(), &self.ctx.sites)
+                .filter(|s| *s != self.task.site)
+            {
+                return Step::Done(PageResult::Done(Outcome::Elsewhere {
+                    task: self.task.clone(),
+                    chain: std::mem::take(&mut self.chain),
+                    target: Hop { url: next, kind },
+                    site,
+                }));
+            }
             return Step::Done(PageResult::Done(Outcome::OffSite {
                 task: self.task.clone(),
                 chain: std::mem::take(&mut self.chain),

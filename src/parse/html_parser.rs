@@ -5,7 +5,7 @@
 use url::Url;
 
 use super::href_cache::{self, HrefCache};
-use super::links::Extracted;
+use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseWorker, charset, links};
 use crate::context::Context;
 use crate::message::{Downloaded, Failure, FetchTask, LinkTarget, PageLink, PageRecord};
@@ -72,7 +72,31 @@ fn parse_page(
         extracted,
         context,
     } = worker;
-    links::extract_into(&text, extracted, *context);
+    // A page of a probed host (TopicFilter) is kept only when it is about the topic.
+    let topic = if site.probe { ctx.filter.topic() } else { None };
+    let wanted = Wanted {
+        context: *context,
+        body_text: topic.is_some(),
+    };
+    links::extract_into(&text, extracted, wanted);
+    if let Some(topic) = topic {
+        let score = topic.score(&extracted.title, &extracted.body);
+        if !topic.keeps(score) {
+            return PageRecord {
+                chain: page.chain.clone(),
+                hash: xxhash_rust::xxh3::xxh3_128(&page.body),
+                bytes: page.body.len() as u64,
+                title: extracted.title.clone(),
+                canonical: String::new(),
+                links: Vec::new(),
+                rejected: Some(format!(
+                    "topic score {:.2}, not above {}",
+                    score.value,
+                    topic.threshold()
+                )),
+            };
+        }
+    }
     let base = extracted
         .base_href
         .as_deref()
@@ -113,6 +137,7 @@ fn parse_page(
         title: extracted.title.clone(),
         canonical,
         links,
+        rejected: None,
     }
 }
 

@@ -68,6 +68,22 @@ pub struct Extracted {
     pub canonical: Option<String>,
     /// The `content` of the first `<meta http-equiv="refresh">`, as written.
     pub refresh: Option<String>,
+    /// The page's visible text outside the title, collapsed, at most [`MAX_BODY_BYTES`]
+    /// (only when [`Wanted::body_text`]).
+    pub body: String,
+}
+
+/// The page's visible text kept for topic scoring; the rest is dropped.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// What to read besides links, base, title, canonical and refresh. Each costs time (all of
+/// the page's text is read), so both are off unless a setting asks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// Characters of context per link ([`RawLink::context`]; 0: none).
+    pub context: usize,
+    /// The visible text ([`Extracted::body`]), for `TopicFilter`.
+    pub body_text: bool,
 }
 
 impl Extracted {
@@ -169,6 +185,8 @@ struct Collector {
     block: Option<BlockText>,
     /// Where the open anchor's text starts in the block.
     anchor_start: usize,
+    /// Whether the visible text goes to `out.body`.
+    body_text: bool,
 }
 
 fn classify(name: &[u8]) -> Tag {
@@ -191,6 +209,23 @@ fn classify(name: &[u8]) -> Tag {
     }
 }
 
+/// Appends `text` to `buf` with whitespace runs as one space and control characters dropped,
+/// up to [`MAX_BODY_BYTES`].
+fn push_collapsed(buf: &mut String, text: &str) {
+    for ch in text.chars() {
+        if buf.len() + ch.len_utf8() > MAX_BODY_BYTES {
+            return;
+        }
+        if ch.is_whitespace() {
+            if !buf.is_empty() && !buf.ends_with(' ') {
+                buf.push(' ');
+            }
+        } else if !ch.is_control() {
+            buf.push(ch);
+        }
+    }
+}
+
 fn push_text(buf: &mut String, bytes: &[u8]) {
     if buf.len() < MAX_TEXT_BYTES * 2 {
         buf.push_str(&String::from_utf8_lossy(bytes));
@@ -207,6 +242,7 @@ impl Collector {
             return false;
         }
         self.block.is_some()
+            || (self.body_text && self.out.body.len() < MAX_BODY_BYTES)
             || (self.open_anchor.is_some() && self.anchor_text.len() < MAX_TEXT_BYTES * 2)
     }
 
@@ -229,6 +265,18 @@ impl Collector {
         }
     }
 
+    /// A tag named `name` starts or ends: a block-level one ends the current block of text
+    /// (and, like `<br>`, separates words of the body text).
+    fn block_boundary(&mut self, name: &[u8]) {
+        let block = is_block(name);
+        if self.body_text && (block || name == b"br") {
+            push_collapsed(&mut self.out.body, " ");
+        }
+        if block && self.block.is_some() {
+            self.end_block();
+        }
+    }
+
     /// The block ends: its links get their contexts.
     fn end_block(&mut self) {
         if let Some(block) = &mut self.block {
@@ -243,9 +291,7 @@ impl Collector {
     fn event(&mut self, ev: CallbackEvent<'_>) -> Option<State> {
         match ev {
             CallbackEvent::OpenStartTag { name } => {
-                if self.block.is_some() && is_block(name) {
-                    self.end_block();
-                }
+                self.block_boundary(name);
                 self.tag = Some(classify(name));
                 self.attr = None;
                 self.href.reset();
@@ -307,9 +353,7 @@ impl Collector {
                     Tag::RawText(_) | Tag::Iframe => self.raw_depth = false,
                     _ => {}
                 }
-                if self.block.is_some() && is_block(name) {
-                    self.end_block();
-                }
+                self.block_boundary(name);
             }
             CallbackEvent::String { value } => {
                 if self.in_title {
@@ -318,8 +362,14 @@ impl Collector {
                     if self.open_anchor.is_some() {
                         push_text(&mut self.anchor_text, value);
                     }
-                    if let Some(block) = &mut self.block {
-                        block.push(&String::from_utf8_lossy(value));
+                    if self.block.is_some() || self.body_text {
+                        let text = String::from_utf8_lossy(value);
+                        if let Some(block) = &mut self.block {
+                            block.push(&text);
+                        }
+                        if self.body_text {
+                            push_collapsed(&mut self.out.body, &text);
+                        }
                     }
                 }
             }
@@ -449,14 +499,14 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
 /// Extracts links, base and title from decoded HTML.
 pub fn extract(html: &str) -> Extracted {
     let mut out = Extracted::default();
-    extract_into(html, &mut out, 0);
+    extract_into(html, &mut out, Wanted::default());
     out
 }
 
-/// [`extract`] into `out`, reusing its buffers (a parser thread keeps one for all its pages).
-/// With `context` > 0 every link also gets up to that many characters of its block's text
-/// ([`RawLink::context`]); reading all the text costs time, so it is off by default.
-pub fn extract_into(html: &str, out: &mut Extracted, context: usize) {
+/// [`extract`] into `out`, reusing its buffers (a parser thread keeps one for all its pages),
+/// reading what `wanted` asks for too.
+pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted) {
+    let context = wanted.context;
     let mut reused = std::mem::take(out);
     reused.text.clear();
     reused.spans.clear();
@@ -464,12 +514,14 @@ pub fn extract_into(html: &str, out: &mut Extracted, context: usize) {
     reused.title.clear();
     reused.canonical = None;
     reused.refresh = None;
+    reused.body.clear();
     let mut collector = Collector {
         out: reused,
         block: (context > 0).then(|| BlockText::new(context)),
+        body_text: wanted.body_text,
         ..Collector::default()
     };
-    let want_text = Cell::new(context > 0);
+    let want_text = Cell::new(context > 0 || wanted.body_text);
     {
         let emitter = Quiet {
             inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
@@ -488,6 +540,8 @@ pub fn extract_into(html: &str, out: &mut Extracted, context: usize) {
     }
     collector.close_anchor();
     collector.end_block();
+    let kept = collector.out.body.trim_end().len();
+    collector.out.body.truncate(kept);
     clean_text_into(&collector.out.title, &mut collector.cleaned);
     std::mem::swap(&mut collector.out.title, &mut collector.cleaned);
     *out = collector.out;
@@ -499,10 +553,36 @@ mod tests {
 
     fn contexts(html: &str, n: usize) -> Vec<(String, String)> {
         let mut out = Extracted::default();
-        extract_into(html, &mut out, n);
+        extract_into(
+            html,
+            &mut out,
+            Wanted {
+                context: n,
+                body_text: false,
+            },
+        );
         out.links()
             .map(|l| (l.href.to_owned(), l.context.to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn the_body_text_is_the_visible_text_outside_the_title() {
+        let mut out = Extracted::default();
+        let wanted = Wanted {
+            context: 0,
+            body_text: true,
+        };
+        extract_into(
+            "<title>T</title><style>p{}</style><p>One\n <b>two</b></p><script>x()</script>\
+             <a href=/a>three</a>",
+            &mut out,
+            wanted,
+        );
+        assert_eq!(out.body, "One two three");
+        assert_eq!(out.title, "T");
+        extract_into("<p>again</p>", &mut out, Wanted::default());
+        assert_eq!(out.body, "", "not read unless asked");
     }
 
     #[test]
@@ -644,10 +724,10 @@ mod tests {
         extract_into(
             "<title>One</title><base href=/b/><a href=/1>one</a><a href=/2>two</a>",
             &mut buf,
-            0,
+            Wanted::default(),
         );
         let second = "<title>Two</title><a href=/3>three</a>";
-        extract_into(second, &mut buf, 0);
+        extract_into(second, &mut buf, Wanted::default());
         assert_eq!(buf, extract(second));
         assert_eq!(buf.base_href, None);
         assert_eq!(buf.links().count(), 1);

@@ -27,7 +27,7 @@ use super::{Budget, Candidate, Lease, Scheduler, Yield, with_margin};
 use crate::data::{DataManager, Fetch};
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, TaskKind};
-use crate::sites::SiteEntry;
+use crate::sites::{SiteEntry, Sites};
 use crate::stop::Stop;
 use crate::url_norm::NormUrl;
 
@@ -184,6 +184,11 @@ impl Dispatcher {
     /// Registers a site; its robots.txt is fetched first.
     pub fn add_site(&self, site: &SiteEntry) {
         let mut st = self.state.lock();
+        Self::register(&mut st, site);
+        self.cv.notify_all();
+    }
+
+    fn register(st: &mut State, site: &SiteEntry) {
         let idx = site.id.0 as usize;
         let now = Instant::now();
         while st.gates.len() <= idx {
@@ -213,7 +218,6 @@ impl Dispatcher {
         gate.pacer.set_delay(gate.delay);
         gate.has_work = true;
         gate.suspended = None;
-        self.cv.notify_all();
     }
 
     /// Blocks until some site may start a request; `None` once the crawl is stopping. The
@@ -249,6 +253,7 @@ impl Dispatcher {
                 candidates.push(Candidate {
                     site: gate.site,
                     ready,
+                    scope: gate.scope,
                 });
             }
             let choice = if candidates.is_empty() {
@@ -282,7 +287,8 @@ impl Dispatcher {
                     if task.kind == TaskKind::Page {
                         st.budget.reserve();
                         st.unobserved += 1;
-                        st.scheduler.started(site);
+                        let scope = st.gates[site.0 as usize].scope;
+                        st.scheduler.started(site, scope);
                     }
                     let gate = &mut st.gates[site.0 as usize];
                     gate.in_flight += 1;
@@ -439,15 +445,19 @@ impl Dispatcher {
         self.state.lock().gates[site.0 as usize].robots_attempts
     }
 
-    /// Sites whose frontiers got new URLs.
-    pub fn wake(&self, sites: &[SiteId]) {
+    /// Sites whose frontiers got new URLs. A site the dispatcher does not know yet (a host a
+    /// multi-host filter found, SPEC §6) is registered from `registry`: its robots.txt first.
+    pub fn wake(&self, sites: &[SiteId], registry: &Sites) {
         if sites.is_empty() {
             return;
         }
         let mut st = self.state.lock();
         for s in sites {
-            if let Some(gate) = st.gates.get_mut(s.0 as usize) {
-                gate.has_work = true;
+            match st.gates.get_mut(s.0 as usize) {
+                Some(gate) if gate.suspended != Some(Suspension::NotRegistered) => {
+                    gate.has_work = true;
+                }
+                _ => Self::register(&mut st, &registry.get(*s)),
             }
         }
         self.cv.notify_one();
@@ -459,7 +469,8 @@ impl Dispatcher {
         let mut st = self.state.lock();
         st.unobserved = st.unobserved.saturating_sub(1);
         st.budget.spend();
-        st.scheduler.observe(site, yielded);
+        let scope = st.gates[site.0 as usize].scope;
+        st.scheduler.observe(site, scope, yielded);
         self.cv.notify_one();
     }
 
@@ -478,12 +489,13 @@ impl Dispatcher {
         st.budget.restore(fetches.len() as u64);
         let known = st.gates.len();
         for f in fetches.iter().filter(|f| (f.site.0 as usize) < known) {
-            st.scheduler.started(f.site);
+            let scope = st.gates[f.site.0 as usize].scope;
+            st.scheduler.started(f.site, scope);
             let yielded = Yield {
                 new_external: f.new_external,
                 external: f.external,
             };
-            st.scheduler.observe(f.site, yielded);
+            st.scheduler.observe(f.site, scope, yielded);
         }
     }
 

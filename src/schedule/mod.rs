@@ -29,7 +29,7 @@ pub use pacer::{Pacer, SendTurn};
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;
 
-use crate::ids::SiteId;
+use crate::ids::{ScopeId, SiteId};
 
 /// A site with work, as schedulers see it (in site order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,8 @@ pub struct Candidate {
     pub site: SiteId,
     /// It may start a request now (free slot, delay passed, a URL waiting).
     pub ready: bool,
+    /// The crawl scope it belongs to (a scope may span several sites, SPEC §6).
+    pub scope: ScopeId,
 }
 
 /// What one fetch yielded (SPEC §5).
@@ -55,12 +57,13 @@ pub trait Scheduler: Send + Debug {
     /// Picks a ready candidate for the next request, or `None` to wait. `candidates` are the
     /// sites with work or requests in flight, in site order (never empty).
     fn choose(&mut self, candidates: &[Candidate], now: Instant) -> Option<SiteId>;
-    /// A page task of `site` was handed out after `choose` chose it (or, when a crawl
-    /// continues, a recorded fetch is being replayed).
-    fn started(&mut self, _site: SiteId) {}
-    /// Learns what one fetch of `site` yielded (the BeeBot reward). Fetches are reported in
-    /// the order their outcomes are recorded; rules that do not adapt ignore them.
-    fn observe(&mut self, _site: SiteId, _yielded: Yield) {}
+    /// A page task of `site` (in `scope`) was handed out after `choose` chose it (or, when a
+    /// crawl continues, a recorded fetch is being replayed).
+    fn started(&mut self, _site: SiteId, _scope: ScopeId) {}
+    /// Learns what one fetch of `site` (in `scope`) yielded (the BeeBot reward). Fetches are
+    /// reported in the order their outcomes are recorded; rules that do not adapt ignore
+    /// them.
+    fn observe(&mut self, _site: SiteId, _scope: ScopeId, _yielded: Yield) {}
     /// When the rule may decide differently without any other event (a time slice ending).
     fn wake_at(&self) -> Option<Instant> {
         None
@@ -97,6 +100,7 @@ pub(crate) mod tests {
             .map(|&(s, ready)| Candidate {
                 site: SiteId(s),
                 ready,
+                scope: ScopeId(s),
             })
             .collect()
     }

@@ -58,7 +58,7 @@ const fn int(min: u64, max: u64) -> ValueKind {
 }
 
 macro_rules! key {
-    ($group:literal, $name:literal, $default:literal, $kind:expr, $doc:literal) => {
+    ($group:literal, $name:literal, $default:expr, $kind:expr, $doc:literal) => {
         KeyDef {
             name: $name,
             default: $default,
@@ -68,6 +68,12 @@ macro_rules! key {
         }
     };
 }
+
+/// `CommonDomainLabels`' default: the domain-name filter paper's list (www, com, cn, edu, org,
+/// gov, net), then what real seeds need so that their key domain is the organisation's name:
+/// second-level labels of country domains (ac.uk, co.jp, or.kr, spb.ru, com.au...), country
+/// labels that appear before the top level (uk.com), and host prefixes (m., en., www2.).
+pub const COMMON_DOMAIN_LABELS: &str = "www,com,cn,edu,org,gov,net,ac,co,or,ne,go,int,mil,info,biz,name,pro,ru,su,uk,us,de,fr,it,es,jp,kr,tw,hk,au,ca,in,br,ua,by,kz,eu,spb,msk,m,mobile,en,www1,www2,www3,web";
 
 /// Every key, in the order the shipped settings.ini lists them.
 pub const KEYS: &[KeyDef] = &[
@@ -111,7 +117,7 @@ pub const KEYS: &[KeyDef] = &[
         "UrlAnalyzingThread",
         "EmptyUAT",
         ValueKind::Component,
-        "Decides which links are in the crawl's scope. EmptyUAT: the seed site only."
+        "Decides which links are in the crawl's scope. EmptyUAT: the seed site only. KeyDomainUAT: every host with a label equal to a key domain of the seed (the domain-name filter, SPEC 6), one graph per scope across its hosts. AllHostsUAT: every host (the paper's original crawler, bounded by maxCrawlLevel), all seeds in one scope."
     ),
     key!(
         "Components",
@@ -212,6 +218,62 @@ pub const KEYS: &[KeyDef] = &[
         "1",
         int(0, u64::MAX),
         "Thompson's seed: the same seed makes the same choices."
+    ),
+    key!(
+        "Scope",
+        "CommonDomainLabels",
+        COMMON_DOMAIN_LABELS,
+        ValueKind::Text,
+        "KeyDomainUAT: labels that are never key domains (comma-separated). A seed's key domains are its host's other labels (www.sina.com.cn -> sina); its top-level label never is one. The paper's www, com, cn, edu, org, gov, net, plus second-level and country labels real seeds carry (ac, co, ru, uk, spb, ...) and host prefixes (m, en, www1, ...)."
+    ),
+    key!(
+        "Scope",
+        "KeyDomainSource",
+        "Labels",
+        ValueKind::Choice(&["Labels", "PublicSuffix"]),
+        "KeyDomainUAT: Labels, a seed's host labels minus CommonDomainLabels (the paper's); PublicSuffix, the one label left of the host's public suffix (the Public Suffix List built in: www.spbu.spb.ru -> spbu, news.bbc.co.uk -> bbc)."
+    ),
+    key!(
+        "Scope",
+        "TopicFilter",
+        "0",
+        ValueKind::Flag,
+        "KeyDomainUAT, the paper's second stage: 1 fetches a link that is out of scope and keeps the page (crawled as part of the scope) only if its topic score is above TopicThreshold; rejected pages are bad links with their score."
+    ),
+    key!(
+        "Scope",
+        "TopicKeywords",
+        "",
+        ValueKind::Text,
+        "Topic keywords, comma-separated, any script: Chinese, Japanese, Korean and Thai keywords match anywhere in the text, others as whole words, case-insensitively."
+    ),
+    key!(
+        "Scope",
+        "TopicBodyWeight",
+        "1",
+        ValueKind::Decimal { min: 0.0, max: 1e6 },
+        "Score for a keyword in the page's body text (the paper's ct.weight)."
+    ),
+    key!(
+        "Scope",
+        "TopicTitleWeight",
+        "3",
+        ValueKind::Decimal { min: 0.0, max: 1e6 },
+        "Score for a keyword in the page's title (the paper's tl.weight)."
+    ),
+    key!(
+        "Scope",
+        "TopicGain",
+        "0.2",
+        ValueKind::Decimal { min: 0.0, max: 1e6 },
+        "Gain d for several keywords: the score is multiplied by 1 + d * (keywords found - 1)."
+    ),
+    key!(
+        "Scope",
+        "TopicThreshold",
+        "8",
+        ValueKind::Decimal { min: 0.0, max: 1e9 },
+        "A page out of scope is kept when its score is above this."
     ),
     key!(
         "Components",

@@ -19,6 +19,8 @@ use thiserror::Error;
 use crate::bandit::{Params, RewardKind};
 use crate::hosts::SiteDefaults;
 use crate::sites::OtherScheme;
+use crate::url_filter::key_domain::KeyDomainSource;
+use crate::url_filter::topic::TopicSettings;
 use keys::{KEYS, KeyDef, ValueKind};
 
 /// settings.ini could not be used.
@@ -219,6 +221,19 @@ pub struct Settings {
     pub display_error_log: bool,
     /// The page budget and the budget rules' parameters.
     pub bandit: BanditSettings,
+    /// The multi-host filters' parameters (SPEC §6).
+    pub scope: ScopeSettings,
+}
+
+/// `KeyDomainUAT`'s parameters (SPEC §6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeSettings {
+    /// `CommonDomainLabels`.
+    pub common_labels: Vec<String>,
+    /// `KeyDomainSource`.
+    pub key_domain_source: KeyDomainSource,
+    /// The topic stage (`TopicFilter = 1`).
+    pub topic: Option<TopicSettings>,
 }
 
 /// `PageBudget` and the budget rules' parameters (SPEC §5).
@@ -401,7 +416,43 @@ impl Settings {
                 exploration: v.decimal("BanditExploration")?,
                 seed: v.int("BanditSeed")?,
             },
+            scope: ScopeSettings {
+                common_labels: list(v.text("CommonDomainLabels")),
+                key_domain_source: match v.choice("KeyDomainSource")? {
+                    "PublicSuffix" => KeyDomainSource::PublicSuffix,
+                    _ => KeyDomainSource::Labels,
+                },
+                topic: if v.flag("TopicFilter")? {
+                    Some(TopicSettings {
+                        keywords: list(v.text("TopicKeywords")),
+                        body_weight: v.decimal("TopicBodyWeight")?,
+                        title_weight: v.decimal("TopicTitleWeight")?,
+                        gain: v.decimal("TopicGain")?,
+                        threshold: v.decimal("TopicThreshold")?,
+                    })
+                } else {
+                    None
+                },
+            },
         };
+        if settings
+            .scope
+            .topic
+            .as_ref()
+            .is_some_and(|t| t.keywords.is_empty())
+        {
+            return Err(bad(
+                "TopicKeywords",
+                "",
+                "at least one keyword when TopicFilter = 1",
+            ));
+        }
+        if settings.scope.topic.is_some() && settings.components.url_filter != "KeyDomainUAT" {
+            warnings.push(Warning(format!(
+                "TopicFilter = 1 applies to UrlAnalyzingThread = KeyDomainUAT only (here {}): ignored",
+                settings.components.url_filter
+            )));
+        }
         if settings.user_agent.trim().is_empty() {
             return Err(bad("UserAgent", "", "must not be empty"));
         }
@@ -537,6 +588,15 @@ impl Values<'_> {
             self.base.join(p)
         }
     }
+}
+
+/// A comma-separated list: items trimmed, empty ones dropped.
+fn list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {

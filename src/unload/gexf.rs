@@ -6,8 +6,9 @@ use std::io::{self, Write};
 use super::gephi_csv::CHUNK;
 use crate::data::SiteGraph;
 
-/// Writes the graph as GEXF 1.3.
-pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
+/// Writes the graph as GEXF 1.3; with `hosts`, each node's host as an attribute too (a
+/// multi-host scope, SPEC §6).
+pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         w,
@@ -33,6 +34,12 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         w,
         r#"      <attribute id="bytes" title="Bytes" type="integer"/>"#
     )?;
+    if hosts {
+        writeln!(
+            w,
+            r#"      <attribute id="host" title="Host" type="string"/>"#
+        )?;
+    }
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
     // Rows are assembled in a buffer written in chunks (millions of edges on big sites).
@@ -49,6 +56,10 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         xml_into(graph.title(n), &mut line);
         line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
         line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
+        if hosts {
+            line.extend_from_slice(br#""/><attvalue for="host" value=""#);
+            xml_into(graph.host(n), &mut line);
+        }
         line.extend_from_slice(b"\"/></attvalues></node>\n");
         flush_chunk(w, &mut line, CHUNK)?;
     }

@@ -71,6 +71,15 @@ pub struct SiteSummary {
     pub fetched: u64,
     /// What those fetches paid (`BanditReward`).
     pub reward: u64,
+    /// Hosts its pages are on (a multi-host scope, SPEC §6).
+    pub hosts: usize,
+}
+
+impl SiteSummary {
+    /// The domain-name filter paper's time-link product: seconds × URLs fetched (SPEC §6).
+    pub fn tlp(&self) -> f64 {
+        self.seconds * self.fetched as f64
+    }
 }
 
 impl SiteSummary {
@@ -110,7 +119,12 @@ impl SiteSummary {
                 RewardKind::NewExternal => new_external,
                 RewardKind::AllExternal => external,
             },
+            hosts: 0,
         };
+        let mut hosts: Vec<&str> = g.nodes().iter().map(|n| g.host(n)).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        s.hosts = hosts.len();
         let mut arcs = Vec::new();
         for n in g.nodes() {
             g.arcs_into(n, &mut arcs);
@@ -161,6 +175,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 "Reason",
                 "Fetched",
                 "Reward",
+                "Hosts",
+                "TLP",
             ],
         )?;
         for r in rows {
@@ -178,6 +194,8 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
                 .text(&r.reason)?
                 .num(r.fetched)?
                 .num(r.reward)?
+                .num(r.hosts)?
+                .raw(&format!("{:.1}", r.tlp()))?
                 .end()?;
         }
         csv.finish()

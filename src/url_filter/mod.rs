@@ -1,22 +1,72 @@
 //! The URL filter (the paper's UrlAnalyzingThread): which links are inside a crawl's scope.
-//! Called by the parser threads for every http(s) link. `EmptyUAT` keeps a crawl on its seed
-//! site; the key-domain filter (SPEC §6) will let a scope span several sites.
+//! Called by the parser threads for every http(s) link, and by downloaders for redirects.
+//!
+//! - `EmptyUAT` ([`SeedSiteOnly`]): a scope is its seed site.
+//! - `KeyDomainUAT` ([`KeyDomainFilter`], SPEC §6): a scope is every host that carries one of
+//!   its seeds' key domains ([`key_domain`], held in a [`trie`]), and — with `TopicFilter` —
+//!   pages of other hosts that are about the topic ([`topic`]).
+//! - `AllHostsUAT` ([`AllHosts`]): every host, all seeds in one scope (the paper's baseline).
 
+mod all_hosts;
 mod empty;
+pub mod key_domain;
+mod key_domain_filter;
+pub mod topic;
+pub mod trie;
 
 use std::fmt::Debug;
 
+pub use all_hosts::AllHosts;
 pub use empty::SeedSiteOnly;
+pub use key_domain_filter::KeyDomainFilter;
 use url::Url;
 
-use crate::ids::SiteId;
+use crate::ids::{ScopeId, SiteId};
+use crate::site::Origin;
 use crate::sites::{SiteView, Sites};
+use topic::Topic;
+
+/// How a seed of hosts.txt is crawled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedPlan {
+    /// The seed (hosts.txt order) whose scope this seed is crawled in: itself, or an earlier
+    /// seed whose key domains meet its own.
+    pub scope_of: usize,
+    /// Its key domains (empty for filters without them).
+    pub key_domains: Vec<String>,
+}
 
 /// Decides whether a link is internal to a crawl. Called by the parsing threads, concurrently,
 /// for every http(s) link of every page.
 pub trait UrlFilter: Send + Sync + Debug {
-    /// The site (of the crawl that the page's site `from` belongs to) that `url` is on, or
-    /// `None` when the link leaves the crawl (an external link). `sites` holds every site
-    /// of the run.
+    /// Before the crawl: how each seed is crawled (in hosts.txt order). By default each seed
+    /// is a scope of its own.
+    fn plan(&mut self, seeds: &[Origin]) -> Vec<SeedPlan> {
+        (0..seeds.len())
+            .map(|i| SeedPlan {
+                scope_of: i,
+                key_domains: Vec::new(),
+            })
+            .collect()
+    }
+
+    /// Before the crawl: seed `seed`'s scope was opened as `scope` (called for each seed
+    /// that [`Self::plan`] made a scope of its own).
+    fn scope_opened(&mut self, _seed: usize, _scope: ScopeId) {}
+
+    /// The site (of the crawl scope that the page's site `from` belongs to) that `url` is on,
+    /// or `None` when the link leaves the scope (an external link). `sites` holds every site
+    /// of the run; a filter whose scopes span hosts registers a host the first time it meets
+    /// one ([`Sites::add_discovered`]).
     fn scope_site(&self, from: &SiteView<'_>, url: &Url, sites: &Sites) -> Option<SiteId>;
+
+    /// Whether a scope may span several hosts (the results then name each page's host).
+    fn spans_hosts(&self) -> bool {
+        false
+    }
+
+    /// The topic a page of a probed site must be about (`TopicFilter`), if any.
+    fn topic(&self) -> Option<&Topic> {
+        None
+    }
 }

@@ -27,6 +27,23 @@ pub const HOSTS: &[&str] = &[
     "e.test",
     "old.test",
     "new.test",
+    // Multi-host scopes (tests/scopes.rs).
+    "www.uni.test",
+    "uni.test",
+    "lib.uni.test",
+    "cs.uni.test",
+    "blocked.uni.test",
+    "www.other.test",
+    "www.partner.test",
+    "www.spbu.spb.ru",
+    "lib.spbu.spb.ru",
+    "www.itmo.spb.ru",
+    "news.bbc.co.uk",
+    "www.bbc.co.uk",
+    "www.co.uk",
+    "sports.example.test",
+    "news.example.test",
+    "shop.example.test",
 ];
 
 /// A web served by the test process.

@@ -46,7 +46,9 @@ impl ScopeGraph {
         let site = self.recs[task as usize].site;
         let chain = match outcome {
             Outcome::Page { page, .. } => &page.chain,
-            Outcome::OffSite { chain, .. } | Outcome::Failed { chain, .. } => chain,
+            Outcome::OffSite { chain, .. }
+            | Outcome::Failed { chain, .. }
+            | Outcome::Elsewhere { chain, .. } => chain,
         };
         let chain = chain
             .iter()
@@ -63,7 +65,7 @@ impl ScopeGraph {
                 for link in &page.links {
                     let r = match &link.target {
                         LinkTarget::Internal { url, site, failure } => {
-                            let local = self.site_ref(*site, url.as_url());
+                            let local = self.site_ref(*site, url.as_url())?;
                             let target = self.url_ref(url.as_str(), local)?;
                             let aux = self.text_ref(&link.anchor)?;
                             let failure = failure
@@ -126,6 +128,13 @@ impl ScopeGraph {
                 reason: self.text_ref(&failure.reason)?,
                 decided: failure.decided,
             },
+            Outcome::Elsewhere { target, site, .. } => {
+                let local = self.site_ref(*site, target.url.as_url())?;
+                ResolvedKind::Elsewhere {
+                    url: self.url_ref(target.url.as_str(), local)?,
+                    kind: target.kind,
+                }
+            }
         };
         effects.external = match &kind {
             ResolvedKind::Page { links, .. } => {
@@ -139,7 +148,7 @@ impl ScopeGraph {
                 ids.len() as u32
             }
             ResolvedKind::OffSite(_) => 1,
-            ResolvedKind::Failed { .. } => 0,
+            ResolvedKind::Failed { .. } | ResolvedKind::Elsewhere { .. } => 0,
         };
         let pull = Pull {
             seq,
@@ -187,9 +196,9 @@ impl ScopeGraph {
     }
 
     /// The local index of `site` (whose URLs look like `url`), adding it to the scope if new.
-    fn site_ref(&mut self, site: SiteId, url: &url::Url) -> u16 {
+    fn site_ref(&mut self, site: SiteId, url: &url::Url) -> Result<u16, DataError> {
         if let Some(l) = self.local(site) {
-            return l as u16;
+            return Ok(l as u16);
         }
         let origin = Origin::of(url).unwrap_or_else(|| self.origin.clone());
         if let Some(j) = self.journal.as_mut() {
@@ -252,6 +261,14 @@ impl ScopeGraph {
                     Decided::ByRequest => *reason,
                 };
                 self.finish(last, UrlState::Failed, data);
+            }
+            ResolvedKind::Elsewhere { url, kind } => {
+                if !valid(*url) {
+                    return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+                }
+                if *url != last {
+                    self.finish(last, UrlState::hop(*kind), *url);
+                }
             }
         }
         // The task URL was in flight; if it is still open (its outcome went to another URL of

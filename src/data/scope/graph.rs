@@ -114,8 +114,12 @@ impl<'a> SiteGraph<'a> {
         let mut aliases = Vec::new();
         let mut by_hash: HashMap<u128, u32> = HashMap::new();
         let mut queue = VecDeque::new();
-        visited[g.home as usize] = 0;
-        queue.push_back(g.home);
+        for home in g.homes() {
+            if visited[home as usize] == NO_LEVEL {
+                visited[home as usize] = 0;
+                queue.push_back(home);
+            }
+        }
         let mut chain = Vec::new();
         while let Some(u) = queue.pop_front() {
             let level = visited[u as usize];
@@ -207,6 +211,11 @@ impl<'a> SiteGraph<'a> {
     /// A node's label: its normalized URL.
     pub fn label(&self, node: &Node) -> &'a str {
         self.g.url(node.url)
+    }
+
+    /// A node's host (a multi-host scope's pages are on several, SPEC §6).
+    pub fn host(&self, node: &Node) -> &'a str {
+        host_of(self.label(node))
     }
 
     /// A node's `<title>`.
@@ -401,7 +410,8 @@ impl<'a> SiteGraph<'a> {
 
 /// The host of a normalized absolute URL, as `url::Url::host_str` gives it (IPv6 in
 /// brackets), without parsing the whole URL: external links are counted in millions.
-fn host_of(url: &str) -> &str {
+/// The host of a URL as written (no port, no user), for result files.
+pub(crate) fn host_of(url: &str) -> &str {
     let Some((_, rest)) = url.split_once("://") else {
         return "";
     };

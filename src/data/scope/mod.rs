@@ -25,6 +25,7 @@ pub(super) mod replay;
 mod snapshot;
 pub(super) mod yields;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::Fetch;
@@ -218,6 +219,9 @@ pub enum DataError {
     /// More than 2^30 URLs in one scope.
     #[error("more than 2^30 URLs in one crawl scope")]
     TooManyUrls,
+    /// More than 65,534 hosts in one scope.
+    #[error("more than 65,534 hosts in one crawl scope")]
+    TooManySites,
     /// Saved state does not decode or does not fit the data it is applied to.
     #[error("saved state: {0}")]
     Corrupt(String),
@@ -237,6 +241,8 @@ pub(crate) struct ScopeGraph {
     /// This run's ids of the scope's sites, and their origins (kept in saved state).
     sites: Vec<SiteId>,
     site_origins: Vec<Origin>,
+    /// Local index of each bound site (a scope may span thousands of hosts).
+    local_of: HashMap<SiteId, u16>,
     urls: Interner,
     recs: Vec<UrlRec>,
     texts: Interner,
@@ -246,6 +252,8 @@ pub(crate) struct ScopeGraph {
     frontiers: Vec<Frontier>,
     queued: Vec<usize>,
     home: u32,
+    /// The home pages of the other seeds that share this scope (SPEC §6), level 0 too.
+    more_homes: Vec<u32>,
     /// URLs queued or in flight.
     pending: usize,
     /// URLs claimed and not yet decided.
@@ -279,7 +287,7 @@ impl ScopeGraph {
         journaling: Journaling,
     ) -> Result<Self, DataError> {
         let mut g = ScopeGraph::empty(index, origin.clone(), max_level);
-        g.add_local_site(site, origin);
+        g.add_local_site(site, origin)?;
         if journaling == Journaling::On {
             let mut j = JournalBuf::new(index);
             j.put(&Entry::AddScope {
@@ -302,6 +310,7 @@ impl ScopeGraph {
             max_level,
             sites: Vec::new(),
             site_origins: Vec::new(),
+            local_of: HashMap::new(),
             urls: Interner::default(),
             recs: Vec::new(),
             texts: Interner::default(),
@@ -310,6 +319,7 @@ impl ScopeGraph {
             frontiers: Vec::new(),
             queued: Vec::new(),
             home: 0,
+            more_homes: Vec::new(),
             pending: 0,
             in_flight: 0,
             worklist: Vec::new(),
@@ -385,8 +395,63 @@ impl ScopeGraph {
         for (l, o) in self.site_origins.iter().enumerate() {
             if o == origin {
                 self.sites[l] = site;
+                self.local_of.insert(site, l as u16);
             }
         }
+    }
+
+    /// The scope's sites: each origin, with this run's id when it is bound.
+    pub(crate) fn site_list(&self) -> Vec<(Origin, Option<SiteId>)> {
+        self.site_origins
+            .iter()
+            .zip(&self.sites)
+            .map(|(o, &s)| (o.clone(), (s != UNBOUND).then_some(s)))
+            .collect()
+    }
+
+    /// Another seed joins the scope (its key domains meet the scope's, SPEC §6): its site is
+    /// added if new and its home page is queued at level 0. Nothing happens for a seed the
+    /// scope has already (a continued crawl). Returns the sites woken.
+    pub(crate) fn add_seed(
+        &mut self,
+        origin: Origin,
+        site: SiteId,
+    ) -> Result<Vec<SiteId>, DataError> {
+        let home = origin.home();
+        if let Some(id) = self.urls.lookup(home.as_str())
+            && (id == self.home || self.more_homes.contains(&id))
+        {
+            return Ok(Vec::new());
+        }
+        if let Some(j) = self.journal.as_mut() {
+            j.put(&Entry::AddSeed {
+                origin: origin.clone(),
+            });
+            j.end_record();
+        }
+        self.seed(origin, site)
+    }
+
+    /// [`Self::add_seed`] without the journal (what replaying it does).
+    fn seed(&mut self, origin: Origin, site: SiteId) -> Result<Vec<SiteId>, DataError> {
+        let local = match self.site_origins.iter().position(|o| *o == origin) {
+            Some(l) => l as u16,
+            None => self.add_local_site(site, origin.clone())?,
+        };
+        if site != UNBOUND {
+            self.sites[usize::from(local)] = site;
+            self.local_of.insert(site, local);
+        }
+        let id = self.intern_url(origin.home().as_str(), local)?;
+        if id != self.home && !self.more_homes.contains(&id) {
+            self.more_homes.push(id);
+        }
+        Ok(self.relax(id, 0))
+    }
+
+    /// Every seed's home page: the scope's own first, then those of seeds that joined it.
+    pub(crate) fn homes(&self) -> impl Iterator<Item = u32> + '_ {
+        std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
     /// Sets `maxCrawlLevel` (journaled when it changes) and `MaxPagesPerSite` for this run.
@@ -415,7 +480,7 @@ impl ScopeGraph {
     }
 
     fn local(&self, site: SiteId) -> Option<usize> {
-        self.sites.iter().position(|&s| s == site)
+        self.local_of.get(&site).map(|&l| usize::from(l))
     }
 
     /// Takes the lowest-level queued URL of `site`; it becomes in flight.
@@ -496,12 +561,19 @@ impl ScopeGraph {
     }
 
     /// Adds a site to the scope; returns its local index.
-    fn add_local_site(&mut self, site: SiteId, origin: Origin) -> u16 {
+    fn add_local_site(&mut self, site: SiteId, origin: Origin) -> Result<u16, DataError> {
+        let local = u16::try_from(self.sites.len()).map_err(|_| DataError::TooManySites)?;
+        if local == u16::MAX {
+            return Err(DataError::TooManySites);
+        }
         self.sites.push(site);
         self.site_origins.push(origin);
         self.frontiers.push(Frontier::default());
         self.queued.push(0);
-        (self.sites.len() - 1) as u16
+        if site != UNBOUND {
+            self.local_of.insert(site, local);
+        }
+        Ok(local)
     }
 
     /// Links of page `p`.

@@ -37,9 +37,12 @@ impl ScopeGraph {
                     }
                 }
                 Entry::NewSite { origin } => {
-                    self.add_local_site(UNBOUND, origin);
+                    self.add_local_site(UNBOUND, origin)?;
                 }
                 Entry::SetMaxLevel { level } => self.set_max_level(level),
+                Entry::AddSeed { origin } => {
+                    self.seed(origin, UNBOUND)?;
+                }
                 Entry::Commit(resolved) => {
                     self.apply(&resolved)?;
                 }

@@ -52,6 +52,10 @@ impl ScopeGraph {
             out.put_bytes(o.to_string().as_bytes());
         }
         out.put_var(u64::from(self.home));
+        out.put_var(self.more_homes.len() as u64);
+        for &h in &self.more_homes {
+            out.put_var(u64::from(h));
+        }
         out.put_var(self.outcomes);
         out.put_var(self.active_time().as_millis() as u64);
         put_interner(out, &self.urls);
@@ -96,9 +100,13 @@ impl ScopeGraph {
         let mut g = ScopeGraph::empty(index, origin, max_level);
         for _ in 0..r.var()? {
             let o = origin_from(r.str()?)?;
-            g.add_local_site(UNBOUND, o);
+            g.add_local_site(UNBOUND, o)
+                .map_err(|_| Corrupt("too many sites"))?;
         }
         g.home = r.var32()?;
+        for _ in 0..r.var()? {
+            g.more_homes.push(r.var32()?);
+        }
         g.outcomes = r.var()?;
         g.earlier_active = Duration::from_millis(r.var()?);
         g.urls = read_interner(&mut r)?;
@@ -166,7 +174,7 @@ impl ScopeGraph {
             self.texts.len() as u32,
             self.pages.len() as u32,
         );
-        if self.home >= n_urls {
+        if self.home >= n_urls || self.more_homes.iter().any(|&h| h >= n_urls) {
             return Err(Corrupt("home page"));
         }
         for r in &self.recs {

@@ -37,20 +37,32 @@ impl ScopeGraph {
         let mut rows = Vec::new();
         let mut queue = VecDeque::new();
         let mut externals: Vec<u32> = Vec::new();
-        queued[self.home as usize] = true;
-        queue.push_back((self.home, 0u32));
+        for home in self.homes() {
+            if !std::mem::replace(&mut queued[home as usize], true) {
+                queue.push_back((home, 0u32));
+            }
+        }
         while let Some((u, level)) = queue.pop_front() {
             let rec = self.recs[u as usize];
             if decided[u as usize] || rec.state.is_open() {
                 // Fetched within an earlier fetch, or not fetched (a stopped crawl).
                 continue;
             }
-            // Follow the recorded hops of this fetch.
+            // Follow the recorded hops of this fetch. A hop to another site of the scope ends
+            // it: that site fetches the target itself, at this level (SPEC §6).
             let mut cur = u;
             decided[cur as usize] = true;
             for _ in 0..16 {
                 let r = self.recs[cur as usize];
                 if !r.state.is_hop() {
+                    break;
+                }
+                if self.recs[r.data as usize].site != r.site {
+                    let t = r.data as usize;
+                    if !queued[t] {
+                        queued[t] = true;
+                        queue.push_back((r.data, level));
+                    }
                     break;
                 }
                 cur = r.data;
