@@ -268,6 +268,10 @@ impl Collector {
     /// A tag named `name` starts or ends: a block-level one ends the current block of text
     /// (and, like `<br>`, separates words of the body text).
     fn block_boundary(&mut self, name: &[u8]) {
+        // Every tag of every page comes here: nothing to do unless the text is wanted.
+        if !self.body_text && self.block.is_none() {
+            return;
+        }
         let block = is_block(name);
         if self.body_text && (block || name == b"br") {
             push_collapsed(&mut self.out.body, " ");

@@ -480,6 +480,11 @@ impl ScopeGraph {
     }
 
     fn local(&self, site: SiteId) -> Option<usize> {
+        // Most scopes are one site (a few with aliases): a scan beats hashing, for every
+        // link of every page.
+        if self.sites.len() <= 8 {
+            return self.sites.iter().position(|&s| s == site);
+        }
         self.local_of.get(&site).map(|&l| usize::from(l))
     }
 
