@@ -2,7 +2,7 @@
 //! must be taken in their breadth-first order — max over t₁ + … + t_K ≤ N of Σ prefixᵢ(tᵢ).
 //!
 //! Prefix sums are not concave (a link list deep in a site), so no greedy split is exact. A
-//! dynamic programme over sites is: f[b] is the best total with b pages over the sites so
+//! dynamic programme over sites is: `f[b]` is the best total with b pages over the sites so
 //! far. Rewards are never negative, so only prefixes that end on a positive reward need be
 //! tried (a page that pays nothing is never worth ending on), which keeps it fast on the
 //! mostly-zero sequences of real sites.
