@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use crossbeam_channel::Sender;
 
-use crate::data::DataManager;
-use crate::ids::SiteId;
+use crate::data::{DataError, DataManager};
+use crate::ids::{ScopeId, SiteId};
 use crate::message::LogEvent;
 use crate::robots::RobotsParse;
 use crate::schedule::Dispatcher;
@@ -36,6 +36,16 @@ pub struct Context {
     pub robots: RobotsParse,
     /// When this run started.
     pub started: Instant,
+    /// Opens scopes while the crawl runs, when the data manager hands out more (a store
+    /// shared by several processes); `None` for a crawl whose scopes are all opened first.
+    pub feeder: Option<Box<dyn ScopeFeeder>>,
+}
+
+/// Opens more scopes while the crawl runs (`PgDM` gives a process the scopes other
+/// processes gave back or left behind). The routine thread calls it about once a second.
+pub trait ScopeFeeder: Send + Sync + std::fmt::Debug {
+    /// Opens what there is to open now; each new scope with its name (for the progress line).
+    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, DataError>;
 }
 
 /// A handle for sending log events; sending never fails the caller (if the routine thread is

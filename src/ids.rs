@@ -9,6 +9,11 @@ pub struct ScopeId(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SiteId(pub u32);
 
+impl SiteId {
+    /// No site of this run: a saved site not bound yet (or no longer listed).
+    pub const NONE: SiteId = SiteId(u32::MAX);
+}
+
 /// A URL within one scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UrlId(pub u32);

@@ -42,6 +42,12 @@ fn main() -> ExitCode {
         Command::Crawl { settings, hosts } => cli::crawl(&settings, &hosts, ctrl_c),
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
+        Command::Status { settings } => cli::status(&settings),
+        Command::Export {
+            settings,
+            to,
+            scopes,
+        } => cli::export(&settings, to.as_deref(), &scopes),
     };
     exit.into()
 }

@@ -16,6 +16,7 @@ use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
 use crate::bandit;
+use crate::data::pg::PgDataManager;
 use crate::data::{DataManager, InMemoryDataManager};
 use crate::fetch::{Downloader, HttpDownloader};
 use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
@@ -157,6 +158,7 @@ impl Registry {
         let mut r = Self::empty();
         r.register_manager("TextFileAM", |_| Box::new(TextFileManager));
         r.register_data_manager("BMICDM", |s| Ok(InMemoryDataManager::open(s)?));
+        r.register_data_manager("PgDM", |s| Ok(PgDataManager::open(s)?));
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
@@ -347,6 +349,16 @@ impl Registry {
         Ok((self.managers.get(&settings.components.manager)?)(settings))
     }
 
+    /// The result unloaders settings.ini names.
+    pub fn unloaders(&self, settings: &Settings) -> Result<Vec<Box<dyn Unloader>>, AppError> {
+        settings
+            .components
+            .unloaders
+            .iter()
+            .map(|u| Ok((self.unloaders.get(u)?)(settings)))
+            .collect()
+    }
+
     /// Builds every other component settings.ini names, for a crawl of `hosts`. Opening the
     /// data manager recovers saved state, so this may fail.
     pub fn components(
@@ -360,11 +372,7 @@ impl Registry {
             .iter()
             .map(|f| Ok((self.finishers.get(f)?)(settings)))
             .collect::<Result<Vec<_>, AppError>>()?;
-        let unloaders = c
-            .unloaders
-            .iter()
-            .map(|u| Ok((self.unloaders.get(u)?)(settings)))
-            .collect::<Result<Vec<_>, AppError>>()?;
+        let unloaders = self.unloaders(settings)?;
         Ok(Components {
             data: (self.data_managers.get(&c.data_manager)?)(settings)?,
             downloader: (self.downloaders.get(&c.downloader)?)(settings)?,

@@ -6,6 +6,7 @@
 //! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
 //! fires or Ctrl+C arrives, saving the state, then writing the results.
 
+mod seeds;
 mod text_file;
 mod unload_all;
 
@@ -71,6 +72,24 @@ pub trait ApplicationManager: Send + Sync + Debug {
     ) -> Result<RunReport, AppError>;
 }
 
+/// Writes the results of saved `scopes` (seed origins given) with `unloaders`, and
+/// summary.csv, into `ResultFolder`: `rccrawler export` of a crawl kept in a database.
+pub fn write_results(
+    settings: &Settings,
+    dm: &dyn DataManager,
+    unloaders: &[Box<dyn Unloader>],
+    scopes: &[(crate::ids::ScopeId, crate::site::Origin)],
+) -> Result<Vec<SiteSummary>, AppError> {
+    let mut rows: Vec<unload_all::ScopeRow> = scopes
+        .iter()
+        .map(|(scope, origin)| {
+            unload_all::ScopeRow::new(*scope, Some(crate::ids::SiteId::NONE), origin)
+        })
+        .collect();
+    unload_all::ScopeRow::dedupe_folders(&mut rows);
+    Ok(unload_all::unload_all(settings, dm, unloaders, &rows)?.rows)
+}
+
 /// A run could not complete its work.
 #[derive(Debug, Error)]
 pub enum AppError {
@@ -101,6 +120,9 @@ pub enum AppError {
     /// A thread could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// The crawl's database (`PgDM`) cannot be used.
+    #[error(transparent)]
+    Database(#[from] crate::data::pg::PgError),
 }
 
 /// What a run did.

@@ -1,18 +1,21 @@
-//! `TextFileAM`: one process crawls the sites of hosts.txt. It registers every site (its
-//! saved crawl continues, or a new one starts), keeps the saved crawls of sites no longer
-//! listed (reported as removed), runs the engine, saves the state, and writes the results.
+//! `TextFileAM`: the crawl of the sites of hosts.txt by this process. It opens the scopes the
+//! data manager gives it (every one for a store of its own; with a store shared by several
+//! processes, those nobody else crawls, and more while it runs), keeps the saved crawls of
+//! sites no longer listed (reported as removed), runs the engine, saves the state, hands back
+//! what it holds, and writes the results of what it crawled.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
+use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, unload_all};
 use super::{AppError, ApplicationManager, Components, RunReport};
-use crate::context::Context;
-use crate::data::{CrawlStatus, Persist, ScopeLimits};
+use crate::context::{Context, ScopeFeeder};
+use crate::data::{CrawlStatus, DataError, Persist};
 use crate::engine::{self, RoutineInputs, Workers};
-use crate::ids::SiteId;
+use crate::ids::ScopeId;
 use crate::routine::LogFiles;
 use crate::schedule::Dispatcher;
 use crate::schedule::dispatcher::DispatcherConfig;
@@ -62,76 +65,42 @@ impl ApplicationManager for TextFileManager {
             },
         );
         let sites = Sites::new();
-        let mut scopes = Vec::new();
-        // Which seeds share a scope (SPEC §6: seeds whose key domains meet).
-        let origins: Vec<_> = hosts.iter().map(|h| h.origin.clone()).collect();
-        let plans = url_filter.plan(&origins);
-        let mut seed_scopes = Vec::with_capacity(hosts.len());
-        for (i, (spec, plan)) in hosts.iter().zip(&plans).enumerate() {
-            let site_id = SiteId(sites.len() as u32);
-            if !plan.key_domains.is_empty() {
-                eprintln!(
-                    "{}: key domains {}",
-                    spec.origin,
-                    plan.key_domains.join(", ")
-                );
-            }
-            let scope = if plan.scope_of == i {
-                let limits = ScopeLimits {
-                    max_level: spec.max_level,
-                    max_pages: settings.max_pages_per_site,
-                };
-                let (scope, _) = dm.open_scope(spec.origin.clone(), site_id, limits)?;
-                url_filter.scope_opened(i, scope);
-                scope
-            } else {
-                let scope: crate::ids::ScopeId = seed_scopes[plan.scope_of];
-                dm.add_seed(scope, spec.origin.clone(), site_id)?;
-                eprintln!(
-                    "{} shares the scope of {}: their key domains meet",
-                    spec.origin, hosts[plan.scope_of].origin
-                );
-                scope
+        // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the data manager
+        // opens those this process crawls (a shared store, SPEC §10, may give it some only).
+        let seeds = Arc::new(Seeds::plan(
+            hosts,
+            &mut *url_filter,
+            settings.max_pages_per_site,
+        ));
+        dm.register_seeds(&seeds.scope_origins())?;
+        {
+            let crawl = Crawl {
+                dm: &*dm,
+                sites: &sites,
+                dispatcher: &dispatcher,
+                filter: &*url_filter,
             };
-            seed_scopes.push(scope);
-            let entry = sites.add(spec.clone(), scope);
-            dispatcher.add_site(&entry);
-            if plan.scope_of == i {
-                scopes.push(ScopeRow::new(scope, Some(entry.id), &entry.origin));
-            }
+            seeds.open_all(&crawl)?;
+            sites.add_other_scheme_aliases(settings.other_scheme_links);
+            let opened: Vec<ScopeId> = seeds.rows().iter().map(|r| r.scope).collect();
+            seeds.restore_sites(&opened, &crawl);
         }
-        sites.add_other_scheme_aliases(settings.other_scheme_links);
-        // A continued crawl's hosts found by a multi-host filter are sites again.
-        for (i, plan) in plans.iter().enumerate() {
-            if plan.scope_of != i {
-                continue;
-            }
-            let seed = sites.get(SiteId(i as u32));
-            for (origin, bound) in dm.scope_sites(seed.scope) {
-                if bound.is_some() {
-                    continue;
-                }
-                let entry = rebind_host(&*url_filter, &sites, &seed, origin.clone());
-                dm.bind_site(seed.scope, &origin, entry.id);
-                dispatcher.add_site(&entry);
-            }
-        }
-        // A continued crawl's home page moved already: its origins are aliases again.
-        for entry in sites.all() {
-            for origin in dm.home_origins(entry.scope) {
-                let _ = sites.add_alias(entry.id, origin);
-            }
-        }
-        // And its budget is partly spent, its scheduler has learnt from what it fetched.
+        // A continued crawl's budget is partly spent, its scheduler has learnt from what it
+        // fetched.
         dispatcher.restore(&dm.fetches());
+        let mut removed = Vec::new();
         for info in dm.scopes().into_iter().filter(|s| !s.active) {
             eprintln!(
                 "{} is no longer in hosts.txt: its saved data is kept and reported as removed",
                 info.origin
             );
-            scopes.push(ScopeRow::new(info.id, None, &info.origin));
+            removed.push(ScopeRow::new(info.id, None, &info.origin));
         }
-        ScopeRow::dedupe_folders(&mut scopes);
+        let names: Vec<_> = seeds
+            .rows()
+            .iter()
+            .map(|s| (s.scope, s.name.clone()))
+            .collect();
         let ctx = Context {
             settings: settings.clone(),
             sites,
@@ -141,12 +110,10 @@ impl ApplicationManager for TextFileManager {
             filter: url_filter,
             robots,
             started,
+            feeder: Some(Box::new(Feeder {
+                seeds: Arc::clone(&seeds),
+            })),
         };
-        let names: Vec<_> = scopes
-            .iter()
-            .filter(|s| s.site.is_some())
-            .map(|s| (s.scope, s.name.clone()))
-            .collect();
         let workers = Workers {
             downloader: &*downloader,
             parser: &*parser,
@@ -159,6 +126,9 @@ impl ApplicationManager for TextFileManager {
             scopes: &names,
         };
         engine::run(&ctx, workers, inputs)?;
+        let mut scopes = seeds.rows();
+        scopes.extend(removed);
+        ScopeRow::dedupe_folders(&mut scopes);
         for row in &mut scopes {
             row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
         }
@@ -171,6 +141,7 @@ impl ApplicationManager for TextFileManager {
             CrawlStatus::Unfinished
         };
         dm.persist(Persist::Checkpoint(status))?;
+        dm.hand_back()?;
         let unload_started = Instant::now();
         let unloaded = unload_all(settings, &*dm, &unloaders, &scopes)?;
         Ok(RunReport {
@@ -184,23 +155,29 @@ impl ApplicationManager for TextFileManager {
     }
 }
 
-/// A host of a continued multi-host scope, registered again: as the filter now sees it (so a
-/// probed host is probed again), or as a plain host of the scope if the filter no longer
-/// counts it in (its queued URLs still need a site to be fetched from or kept for).
-fn rebind_host(
-    filter: &dyn crate::url_filter::UrlFilter,
-    sites: &Sites,
-    seed: &crate::sites::SiteEntry,
-    origin: crate::site::Origin,
-) -> Arc<crate::sites::SiteEntry> {
-    let origins = seed.origins();
-    let view = crate::sites::SiteView {
-        entry: seed,
-        origins: &origins,
-    };
-    filter
-        .scope_site(&view, origin.home().as_url(), sites)
-        .map(|id| sites.get(id))
-        .filter(|e| e.origin == origin)
-        .unwrap_or_else(|| sites.add_discovered(origin, seed, false))
+/// Opens the scopes a shared store hands out while the crawl runs.
+#[derive(Debug)]
+struct Feeder {
+    seeds: Arc<Seeds>,
+}
+
+impl ScopeFeeder for Feeder {
+    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, DataError> {
+        let origins = ctx.dm.more_seeds()?;
+        if origins.is_empty() {
+            return Ok(Vec::new());
+        }
+        let crawl = Crawl {
+            dm: &*ctx.dm,
+            sites: &ctx.sites,
+            dispatcher: &ctx.dispatcher,
+            filter: &*ctx.filter,
+        };
+        let opened = self.seeds.open_more(&origins, &crawl)?;
+        ctx.sites
+            .add_other_scheme_aliases(ctx.settings.other_scheme_links);
+        let scopes: Vec<ScopeId> = opened.iter().map(|(s, _)| *s).collect();
+        self.seeds.restore_sites(&scopes, &crawl);
+        Ok(opened)
+    }
 }

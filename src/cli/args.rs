@@ -1,4 +1,5 @@
-//! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, parsed with
+//! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, `status`,
+//! `export`, parsed with
 //! lexopt (strict: an unknown option or a stray word is an error, exit code 2).
 
 use std::ffi::OsString;
@@ -11,6 +12,9 @@ usage: rccrawler [--settings FILE] [--hosts FILE]   crawl the sites of hosts.txt
        rccrawler replay RESULTS|CSV [--budget N,N,...] [--rules R,R,...] [--reward new|all]
                         [--csv FILE] [--settings FILE]
                                                     compare the budget rules on recorded yields
+       rccrawler status [--settings FILE]           every scope of a PgDM crawl: state, owner, pages, queue
+       rccrawler export [--settings FILE] [--to DIR] [ORIGIN ...]
+                                                    write a PgDM crawl's results (all scopes, or those named)
        rccrawler --help | --version
 
 settings.ini and hosts.txt are read from the current folder unless named.
@@ -35,6 +39,20 @@ pub enum Command {
     },
     /// Compare the budget rules on recorded sequences.
     Replay(ReplayArgs),
+    /// Print the state of a crawl kept in a database.
+    Status {
+        /// settings.ini (its `DatabaseUrl` and `CrawlName`).
+        settings: PathBuf,
+    },
+    /// Write the results of a crawl kept in a database.
+    Export {
+        /// settings.ini (its `DatabaseUrl`, `CrawlName`, unloaders and `ResultFolder`).
+        settings: PathBuf,
+        /// Where to write instead of `ResultFolder`.
+        to: Option<PathBuf>,
+        /// Seed origins of the scopes to write (empty: all).
+        scopes: Vec<String>,
+    },
     /// Print usage.
     Help,
     /// Print the version.
@@ -70,6 +88,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
     let mut rules = Vec::new();
     let mut all_links = false;
     let mut csv = None;
+    let mut to = None;
+    let mut scopes = Vec::new();
     let text = |e: lexopt::Error| e.to_string();
     let list = |v: OsString| -> Result<Vec<String>, String> {
         Ok(v.to_string_lossy()
@@ -107,9 +127,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("csv") if command.as_deref() == Some("replay") => {
                 csv = Some(p.value().map_err(text)?.into())
             }
+            Long("to") if command.as_deref() == Some("export") => {
+                to = Some(p.value().map_err(text)?.into())
+            }
+            Value(v) if command.as_deref() == Some("export") => {
+                scopes.push(v.to_string_lossy().trim_end_matches('/').to_owned());
+            }
             Value(v) if command.is_none() => {
                 let word = v.to_string_lossy().into_owned();
-                if !matches!(word.as_str(), "demo" | "replay") {
+                if !matches!(word.as_str(), "demo" | "replay" | "status" | "export") {
                     return Err(format!("unexpected argument {word:?}"));
                 }
                 command = Some(word);
@@ -122,6 +148,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
     }
     Ok(match command.as_deref() {
         Some("demo") => Command::Demo { settings },
+        Some("status") => Command::Status { settings },
+        Some("export") => Command::Export {
+            settings,
+            to,
+            scopes,
+        },
         Some("replay") => Command::Replay(ReplayArgs {
             input: input.ok_or("replay needs a results folder or a CSV file")?,
             budgets,
@@ -181,6 +213,21 @@ mod tests {
                 settings: "settings.ini".into(),
             })
         );
+        assert_eq!(
+            p(&["export", "--to", "out", "http://a.test/", "http://b.test"]).unwrap(),
+            Command::Export {
+                settings: "settings.ini".into(),
+                to: Some("out".into()),
+                scopes: vec!["http://a.test".into(), "http://b.test".into()],
+            }
+        );
+        assert_eq!(
+            p(&["status"]).unwrap(),
+            Command::Status {
+                settings: "settings.ini".into()
+            }
+        );
+        assert!(p(&["status", "x"]).is_err());
         assert!(p(&["replay"]).is_err(), "replay needs an input");
         assert!(p(&["replay", "r", "--budget", "lots"]).is_err());
         assert!(

@@ -13,6 +13,8 @@ pub use replay::replay;
 use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, RunReport};
+use crate::data::DataError;
+use crate::data::pg::{self, PgError};
 use crate::hosts;
 use crate::registry::Registry;
 use crate::settings::Settings;
@@ -101,7 +103,7 @@ pub fn run(
                 Exit::Ok
             }
         }
-        Err(e @ (AppError::Settings(_) | AppError::CaFile(_))) => {
+        Err(e) if bad_input(&e) => {
             eprintln!("error: {e:#}");
             Exit::BadInput
         }
@@ -109,6 +111,128 @@ pub fn run(
             eprintln!("error: {e:#}");
             Exit::Failure
         }
+    }
+}
+
+/// Whether a run that could not start was given bad input (exit code 2): settings that name
+/// what cannot be used — a CA file, a database URL that is not one or reaches no server — or
+/// a hosts.txt that a shared crawl refuses.
+fn bad_input(e: &AppError) -> bool {
+    matches!(
+        e,
+        AppError::Settings(_)
+            | AppError::CaFile(_)
+            | AppError::Database(PgError::BadUrl { .. } | PgError::Connect { .. })
+            | AppError::Data(DataError::Refused(_))
+    )
+}
+
+/// `rccrawler status`: every scope of the `PgDM` crawl settings.ini names.
+pub fn status(settings_path: &std::path::Path) -> Exit {
+    let settings = match load_database_settings(settings_path) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let scopes = match pg::status(&settings) {
+        Ok(s) => s,
+        Err(e) => return database_failure(&e),
+    };
+    println!(
+        "crawl {:?}: {} scopes, {} done",
+        settings.database.crawl,
+        scopes.len(),
+        scopes.iter().filter(|s| s.state == "done").count()
+    );
+    println!(
+        "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} owner (lease left)",
+        "scope", "state", "pages", "queued", "fetched", "journal", "last checkpoint"
+    );
+    let now = std::time::SystemTime::now();
+    for s in &scopes {
+        let checkpoint = s
+            .checkpoint
+            .and_then(|t| now.duration_since(t).ok())
+            .map_or_else(|| "never".to_owned(), |d| format!("{} s ago", d.as_secs()));
+        let owner = match (&s.owner, s.lease_left) {
+            (Some(o), Some(left)) if left < 0.0 => format!("{o} (expired {:.0} s ago)", -left),
+            (Some(o), Some(left)) => format!("{o} ({left:.0} s)"),
+            (Some(o), None) => o.clone(),
+            (None, _) => "-".to_owned(),
+        };
+        println!(
+            "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} {owner}",
+            s.origin, s.state, s.pages, s.pending, s.fetched, s.journal_batches, checkpoint
+        );
+    }
+    Exit::Ok
+}
+
+/// `rccrawler export`: the results of the `PgDM` crawl's scopes (all, or those named by seed
+/// origin, host or folder name), written as a crawling process writes them.
+pub fn export(
+    settings_path: &std::path::Path,
+    to: Option<&std::path::Path>,
+    which: &[String],
+) -> Exit {
+    let mut settings = match load_database_settings(settings_path) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    if let Some(to) = to {
+        settings.result_folder = to.to_path_buf();
+    }
+    let (dm, scopes) = match pg::load_scopes(&settings, which) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::Failure;
+        }
+    };
+    if scopes.is_empty() {
+        eprintln!("error: no crawled scope matches: nothing to export");
+        return Exit::BadInput;
+    }
+    let registry = Registry::builtin();
+    let written = registry
+        .unloaders(&settings)
+        .and_then(|u| crate::app::write_results(&settings, &dm, &u, &scopes));
+    match written {
+        Ok(rows) => {
+            for r in &rows {
+                println!("{:<40} {:>7} pages  {}", r.site, r.pages, r.state);
+            }
+            println!(
+                "{} scopes written to {}",
+                rows.len(),
+                settings.result_folder.display()
+            );
+            Exit::Ok
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Exit::Failure
+        }
+    }
+}
+
+/// settings.ini for `status` and `export`: it must name a database.
+fn load_database_settings(path: &std::path::Path) -> Result<Settings, Exit> {
+    let settings = load_settings(path, &Registry::builtin())?;
+    if settings.database.url.is_empty() {
+        eprintln!(
+            "error: {}: DatabaseUrl is not set: status and export read a crawl kept in PostgreSQL (DataManager = PgDM)",
+            path.display()
+        );
+        return Err(Exit::BadInput);
+    }
+    Ok(settings)
+}
+
+fn database_failure(e: &PgError) -> Exit {
+    eprintln!("error: {e}");
+    match e {
+        PgError::BadUrl { .. } | PgError::Connect { .. } => Exit::BadInput,
+        _ => Exit::Failure,
     }
 }
 

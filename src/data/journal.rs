@@ -39,6 +39,11 @@ impl JournalBuf {
         }
     }
 
+    /// Frames records for scope number `scope` from now on.
+    pub(crate) fn set_scope(&mut self, scope: u32) {
+        self.scope = scope;
+    }
+
     /// Adds one entry to the record being assembled.
     pub(crate) fn put(&mut self, entry: &Entry<'_>) {
         encode(&mut self.entries, entry);

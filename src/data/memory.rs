@@ -47,6 +47,9 @@ pub struct InMemoryDataManager {
     /// The number of the next fetch (over every scope and run).
     next_seq: AtomicU64,
     store: Option<Mutex<StateStore>>,
+    /// New scopes journal their commits even without a store: a caller keeps the records
+    /// elsewhere (`PgDM`).
+    journal_always: bool,
 }
 
 impl InMemoryDataManager {
@@ -81,7 +84,62 @@ impl InMemoryDataManager {
             pending: AtomicUsize::new(0),
             next_seq: AtomicU64::new(next_seq),
             store: Some(Mutex::new(store)),
+            journal_always: false,
         })
+    }
+
+    /// An empty data manager whose scopes journal their commits for the caller to take
+    /// ([`Self::take_journal`]) and keep (the database data manager).
+    pub(crate) fn journaled() -> Self {
+        InMemoryDataManager {
+            journal_always: true,
+            ..Self::default()
+        }
+    }
+
+    /// Adds a scope recovered elsewhere (a database); it stays inactive until
+    /// [`DataManager::open_scope`] opens it by its origin.
+    pub(crate) fn adopt(&self, mut g: ScopeGraph) -> ScopeId {
+        let mut scopes = self.scopes.write();
+        let id = ScopeId(scopes.len() as u32);
+        g.set_index(id.0);
+        let next = g.pulls().map(|p| p.seq + 1).max().unwrap_or(0);
+        self.next_seq.fetch_max(next, Ordering::SeqCst);
+        scopes.push(Arc::new(LockedScope {
+            graph: Mutex::new(g),
+            active: AtomicBool::new(false),
+        }));
+        id
+    }
+
+    /// Whether `scope` is being crawled (opened and not suspended).
+    pub(crate) fn is_active(&self, scope: ScopeId) -> bool {
+        self.scope(scope).active.load(Ordering::SeqCst)
+    }
+
+    /// Fetches recorded in `scope`.
+    pub(crate) fn fetches_of(&self, scope: ScopeId) -> usize {
+        self.scope(scope).graph.lock().pulls().count()
+    }
+
+    /// The journal records `scope` committed since the last call.
+    pub(crate) fn take_journal(&self, scope: ScopeId) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.scope(scope).graph.lock().take_journal(&mut out);
+        out
+    }
+
+    /// A snapshot of `scope`, and the journal records it replaces (taken under the same
+    /// lock, so nothing committed falls between the two).
+    pub(crate) fn snapshot(&self, scope: ScopeId) -> (Vec<u8>, Vec<u8>) {
+        let s = self.scope(scope);
+        let mut g = s.graph.lock();
+        let mut journal = Vec::new();
+        g.take_journal(&mut journal);
+        let mut snapshot = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = g.write_to(&mut snapshot);
+        (snapshot, journal)
     }
 
     /// Checks that saved state decodes (snapshot blobs, then journal records), returning the
@@ -153,7 +211,7 @@ impl DataManager for InMemoryDataManager {
         origin: Origin,
         site: SiteId,
         limits: ScopeLimits,
-    ) -> Result<(ScopeId, ScopeOpen), DataError> {
+    ) -> Result<Option<(ScopeId, ScopeOpen)>, DataError> {
         let found = self
             .scopes
             .read()
@@ -168,11 +226,11 @@ impl DataManager for InMemoryDataManager {
             if !scope.active.swap(true, Ordering::SeqCst) {
                 self.pending.fetch_add(g.pending(), Ordering::SeqCst);
             }
-            return Ok((id, ScopeOpen::Resumed));
+            return Ok(Some((id, ScopeOpen::Resumed)));
         }
         let mut scopes = self.scopes.write();
         let index = scopes.len() as u32;
-        let journaling = if self.store.is_some() {
+        let journaling = if self.store.is_some() || self.journal_always {
             Journaling::On
         } else {
             Journaling::Off
@@ -184,7 +242,7 @@ impl DataManager for InMemoryDataManager {
             graph: Mutex::new(g),
             active: AtomicBool::new(true),
         }));
-        Ok((ScopeId(index), ScopeOpen::Created))
+        Ok(Some((ScopeId(index), ScopeOpen::Created)))
     }
 
     fn add_seed(&self, scope: ScopeId, origin: Origin, site: SiteId) -> Result<(), DataError> {

@@ -10,6 +10,7 @@ pub mod interner;
 mod journal;
 mod memory;
 mod open;
+pub mod pg;
 mod records;
 mod scope;
 
@@ -110,18 +111,42 @@ pub enum PersistError {
     /// The state folder's files could not be written.
     #[error(transparent)]
     Files(#[from] StateError),
+    /// The crawl's database could not be written.
+    #[error(transparent)]
+    Database(#[from] pg::PgError),
 }
 
 /// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
 pub trait DataManager: Send + Sync + Debug {
-    /// Opens the crawl of `origin` on site `site`: continues the saved one if there is one
-    /// (with these limits), else starts it with the home page queued at level 0.
+    /// Before any scope is opened: the seed origin of every scope of hosts.txt (a store shared
+    /// by several processes checks them against what the others crawl, and adds new ones).
+    fn register_seeds(&self, _seeds: &[Origin]) -> Result<(), DataError> {
+        Ok(())
+    }
+
+    /// Opens the crawl of `origin` on site `site` ([`SiteId::NONE`] to bind it later with
+    /// [`Self::bind_site`]): continues the saved one if there is one (with these limits), else
+    /// starts it with the home page queued at level 0. `None`: this process does not crawl it
+    /// (a shared store gave it to another process, or it is done).
     fn open_scope(
         &self,
         origin: Origin,
         site: SiteId,
         limits: ScopeLimits,
-    ) -> Result<(ScopeId, ScopeOpen), DataError>;
+    ) -> Result<Option<(ScopeId, ScopeOpen)>, DataError>;
+
+    /// While the crawl runs (about once a second): seed origins of scopes this process may
+    /// open now besides those it opened (a shared store hands out scopes other processes gave
+    /// back or left behind). Empty for a store of one process.
+    fn more_seeds(&self) -> Result<Vec<Origin>, DataError> {
+        Ok(Vec::new())
+    }
+
+    /// The crawl ends for this process, after its last checkpoint: what it holds goes back
+    /// (a shared store hands unfinished scopes to other processes at once).
+    fn hand_back(&self) -> Result<(), PersistError> {
+        Ok(())
+    }
 
     /// Another seed joins an open scope (seeds whose key domains meet share one, SPEC §6):
     /// its site `site` (`origin`) is added, its home page queued at level 0. Nothing changes

@@ -61,7 +61,8 @@ impl Crawl {
                     max_pages: 0,
                 },
             )
-            .unwrap();
+            .unwrap()
+            .expect("a store of one process opens every scope");
         Crawl { dm, scope }
     }
 
@@ -336,7 +337,8 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
                 max_pages: 0,
             },
         )
-        .unwrap();
+        .unwrap()
+        .expect("a store of one process opens every scope");
     (dm, scope, open)
 }
 

@@ -19,6 +19,9 @@ use crate::stop::StopReason;
 /// interval). Also the longest a finished crawl waits to be noticed.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
+/// How often the feeder (a shared store's new scopes) is asked.
+const FEED_INTERVAL: Duration = Duration::from_secs(1);
+
 /// The console routine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConsoleRoutine;
@@ -39,6 +42,9 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
         scopes,
     } = io;
     let ticker = tick(CHECK_INTERVAL);
+    // Scopes a shared store hands out while the crawl runs join the progress line.
+    let mut scopes: Vec<(ScopeId, String)> = scopes.to_vec();
+    let mut last_feed = Instant::now();
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.progress_interval);
     let mut writer = EventWriter {
@@ -64,7 +70,16 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
                         ctx.stop.request(reason);
                     }
-                    progress.maybe_print(ctx, scopes);
+                    if let Some(feeder) = &ctx.feeder
+                        && last_feed.elapsed() >= FEED_INTERVAL
+                    {
+                        last_feed = Instant::now();
+                        match feeder.feed(ctx) {
+                            Ok(more) => scopes.extend(more),
+                            Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+                        }
+                    }
+                    progress.maybe_print(ctx, &scopes);
                 }
             },
             recv(ctrl_c) -> msg => {

@@ -37,6 +37,10 @@ pub struct RoutineIo<'a> {
 /// (the engine waits for it to notice that the work is done), and request the stop on
 /// `ctx.stop` with the first reason one gives; request [`Interrupted`] on Ctrl+C; and return
 /// once `events` is disconnected (every other thread has ended), after writing what is left.
+/// With a `ctx.feeder`, it calls it about once a second while the crawl runs, and requests a
+/// [`Failed`] stop if it fails.
+///
+/// [`Failed`]: crate::stop::StopReason::Failed
 ///
 /// [`Interrupted`]: crate::stop::StopReason::Interrupted
 pub trait Routine: Send + Sync + Debug {

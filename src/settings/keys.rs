@@ -89,7 +89,7 @@ pub const KEYS: &[KeyDef] = &[
         "DataManager",
         "BMICDM",
         ValueKind::Component,
-        "Holds pages, links and frontiers (the paper's Boost multi-index container data manager, here over hash indexes)."
+        "Holds pages, links and frontiers. BMICDM: in memory, saved in StateFolder (the paper's Boost multi-index container data manager, here over hash indexes). PgDM: the crawl lives in PostgreSQL (DatabaseUrl), shared by every rccrawler process that names the same CrawlName, on one machine or many."
     ),
     key!(
         "Components",
@@ -316,6 +316,34 @@ pub const KEYS: &[KeyDef] = &[
         "1",
         ValueKind::Flag,
         "1: save the crawl state in StateFolder so a stopped or killed crawl continues where it was (journal flushed every 100 ms, fsynced every second). 0: save nothing."
+    ),
+    key!(
+        "Database",
+        "DatabaseUrl",
+        "",
+        ValueKind::Text,
+        "PgDM: the PostgreSQL server, as a URL (postgres://user:password@host:5432/database) or key=value pairs (host=/run/postgresql dbname=crawl)."
+    ),
+    key!(
+        "Database",
+        "CrawlName",
+        "default",
+        ValueKind::Text,
+        "PgDM: which crawl of the database this process works on; one database holds several."
+    ),
+    key!(
+        "Database",
+        "LeaseSeconds",
+        "30",
+        int(2, 86_400),
+        "PgDM: a process renews its claim on its scopes every third of this; a scope whose process stopped renewing (killed, cut off) is continued by another after this long, from its last journal record."
+    ),
+    key!(
+        "Database",
+        "ScopesPerProcess",
+        "0",
+        int(0, 1_000_000),
+        "PgDM: scopes (sites) one process crawls at once; it takes more as its own finish. 0: DownloadingThreadsCount."
     ),
     key!(
         "Stopping",

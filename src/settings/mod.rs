@@ -223,6 +223,21 @@ pub struct Settings {
     pub bandit: BanditSettings,
     /// The multi-host filters' parameters (SPEC §6).
     pub scope: ScopeSettings,
+    /// Where `PgDM` keeps the crawl (SPEC §10).
+    pub database: DatabaseSettings,
+}
+
+/// `PgDM`'s settings (SPEC §10).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseSettings {
+    /// `DatabaseUrl`.
+    pub url: String,
+    /// `CrawlName`.
+    pub crawl: String,
+    /// `LeaseSeconds`.
+    pub lease: Duration,
+    /// `ScopesPerProcess`, resolved (0 became `DownloadingThreadsCount`).
+    pub scopes_per_process: usize,
 }
 
 /// `KeyDomainUAT`'s parameters (SPEC §6).
@@ -416,6 +431,15 @@ impl Settings {
                 exploration: v.decimal("BanditExploration")?,
                 seed: v.int("BanditSeed")?,
             },
+            database: DatabaseSettings {
+                url: v.text("DatabaseUrl").trim().to_owned(),
+                crawl: v.text("CrawlName").trim().to_owned(),
+                lease: Duration::from_secs(v.int("LeaseSeconds")?),
+                scopes_per_process: match v.int("ScopesPerProcess")? as usize {
+                    0 => v.nonzero("DownloadingThreadsCount")?.get(),
+                    n => n,
+                },
+            },
             scope: ScopeSettings {
                 common_labels: list(v.text("CommonDomainLabels")),
                 key_domain_source: match v.choice("KeyDomainSource")? {
@@ -446,6 +470,18 @@ impl Settings {
                 "",
                 "at least one keyword when TopicFilter = 1",
             ));
+        }
+        if settings.components.data_manager == "PgDM" {
+            if settings.database.url.is_empty() {
+                return Err(bad(
+                    "DatabaseUrl",
+                    "",
+                    "a PostgreSQL URL when DataManager = PgDM",
+                ));
+            }
+            if settings.database.crawl.is_empty() {
+                return Err(bad("CrawlName", "", "a name when DataManager = PgDM"));
+            }
         }
         if settings.scope.topic.is_some() && settings.components.url_filter != "KeyDomainUAT" {
             warnings.push(Warning(format!(

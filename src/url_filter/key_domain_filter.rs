@@ -5,6 +5,7 @@
 //! no scope's key domains is still fetched from, page by page: its pages are kept when they
 //! are about the topic (the parser scores them, [`Topic`]).
 
+use parking_lot::RwLock;
 use url::Url;
 
 use super::key_domain::KeyDomains;
@@ -21,8 +22,9 @@ pub struct KeyDomainFilter {
     domains: KeyDomains,
     /// Each planned scope's key domains, by its first seed.
     planned: Vec<(usize, LabelTrie)>,
-    /// Each opened scope's key domains, in hosts.txt order of their first seeds.
-    scopes: Vec<(ScopeId, LabelTrie)>,
+    /// Each opened scope's key domains, in hosts.txt order of their first seeds (scopes may
+    /// be opened while the crawl runs).
+    scopes: RwLock<Vec<(usize, ScopeId, LabelTrie)>>,
     topic: Option<Topic>,
 }
 
@@ -32,7 +34,7 @@ impl KeyDomainFilter {
         KeyDomainFilter {
             domains,
             planned: Vec::new(),
-            scopes: Vec::new(),
+            scopes: RwLock::new(Vec::new()),
             topic,
         }
     }
@@ -40,9 +42,10 @@ impl KeyDomainFilter {
     /// The scope `host` belongs to by its key domains.
     fn owner(&self, host: &str) -> Option<ScopeId> {
         self.scopes
+            .read()
             .iter()
-            .find(|(_, keys)| keys.any_label_of(host))
-            .map(|(s, _)| *s)
+            .find(|(_, _, keys)| keys.any_label_of(host))
+            .map(|(_, s, _)| *s)
     }
 }
 
@@ -88,9 +91,11 @@ impl UrlFilter for KeyDomainFilter {
             .collect()
     }
 
-    fn scope_opened(&mut self, seed: usize, scope: ScopeId) {
+    fn scope_opened(&self, seed: usize, scope: ScopeId) {
         if let Some((_, keys)) = self.planned.iter().find(|(l, _)| *l == seed) {
-            self.scopes.push((scope, keys.clone()));
+            let mut scopes = self.scopes.write();
+            let at = scopes.partition_point(|(s, _, _)| *s < seed);
+            scopes.insert(at, (seed, scope, keys.clone()));
         }
     }
 

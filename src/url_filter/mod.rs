@@ -50,9 +50,10 @@ pub trait UrlFilter: Send + Sync + Debug {
             .collect()
     }
 
-    /// Before the crawl: seed `seed`'s scope was opened as `scope` (called for each seed
-    /// that [`Self::plan`] made a scope of its own).
-    fn scope_opened(&mut self, _seed: usize, _scope: ScopeId) {}
+    /// Seed `seed`'s scope was opened as `scope` (called for each seed that [`Self::plan`]
+    /// made a scope of its own, before the crawl or — with a store shared by several
+    /// processes — while it runs).
+    fn scope_opened(&self, _seed: usize, _scope: ScopeId) {}
 
     /// The site (of the crawl scope that the page's site `from` belongs to) that `url` is on,
     /// or `None` when the link leaves the scope (an external link). `sites` holds every site

@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 pub mod conformance;
+pub mod pg;
 pub mod tls;
 pub mod webgen;
 pub mod yield_web;
@@ -44,6 +45,19 @@ pub const HOSTS: &[&str] = &[
     "sports.example.test",
     "news.example.test",
     "shop.example.test",
+    // Sites shared by several processes (tests/pg.rs).
+    "s01.test",
+    "s02.test",
+    "s03.test",
+    "s04.test",
+    "s05.test",
+    "s06.test",
+    "s07.test",
+    "s08.test",
+    "s09.test",
+    "s10.test",
+    "s11.test",
+    "s12.test",
 ];
 
 /// A web served by the test process.

@@ -43,7 +43,7 @@ const NO_LEVEL: u32 = u32::MAX;
 /// Set in a `Failed` record's data when the failure was decided without a request.
 const STATIC_BIT: u32 = 1 << 31;
 /// A site not bound to one of this run's site ids yet (just loaded from the state).
-pub(crate) const UNBOUND: SiteId = SiteId(u32::MAX);
+pub(crate) const UNBOUND: SiteId = SiteId::NONE;
 
 /// Where a URL stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +225,18 @@ pub enum DataError {
     /// Saved state does not decode or does not fit the data it is applied to.
     #[error("saved state: {0}")]
     Corrupt(String),
+    /// The shared store refused this process's crawl (another hosts.txt is being crawled).
+    #[error("{0}")]
+    Refused(String),
+    /// The shared store's database failed (its message).
+    #[error("{0}")]
+    Database(String),
+}
+
+impl From<crate::data::pg::PgError> for DataError {
+    fn from(e: crate::data::pg::PgError) -> Self {
+        DataError::Database(e.to_string())
+    }
 }
 
 impl From<Corrupt> for DataError {
@@ -336,6 +348,19 @@ impl ScopeGraph {
     /// The seed site.
     pub(crate) fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    /// Renumbers the scope (one recovered on its own, from a database).
+    pub(crate) fn set_index(&mut self, index: u32) {
+        self.index = index;
+        if let Some(j) = self.journal.as_mut() {
+            j.set_scope(index);
+        }
+    }
+
+    /// `maxCrawlLevel` the scope was crawled with.
+    pub(crate) fn level_limit(&self) -> u32 {
+        self.max_level
     }
 
     /// This scope's number in the saved state.

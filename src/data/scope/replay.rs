@@ -53,6 +53,44 @@ impl ScopeGraph {
     }
 }
 
+impl ScopeGraph {
+    /// One scope saved on its own (a database row): its snapshot if it has one, then its
+    /// journal records (framed) replayed — the first record creates the scope when there is
+    /// no snapshot. The scope comes back journaling, with its frontiers rebuilt (URLs that were
+    /// in flight are queued again).
+    pub(crate) fn recover(
+        snapshot: Option<&[u8]>,
+        journal: &[u8],
+    ) -> Result<ScopeGraph, DataError> {
+        let corrupt = |what: &str| DataError::Corrupt(format!("saved scope: {what}"));
+        let mut graph = match snapshot {
+            Some(bytes) => Some(ScopeGraph::from_bytes(bytes)?),
+            None => None,
+        };
+        for payload in crate::storage::frames::frames(journal) {
+            let (_, entries) = journal::split_scope(payload)?;
+            match (&mut graph, added_scope(entries)?) {
+                (None, Some((origin, max_level))) => {
+                    graph = Some(ScopeGraph::new(
+                        0,
+                        origin,
+                        UNBOUND,
+                        max_level,
+                        super::Journaling::Off,
+                    )?);
+                }
+                (Some(g), None) => g.replay(entries)?,
+                (Some(_), Some(_)) => return Err(corrupt("a scope created twice")),
+                (None, None) => return Err(corrupt("a journal for a scope never created")),
+            }
+        }
+        let mut g = graph.ok_or_else(|| corrupt("no saved scope"))?;
+        g.start_journal();
+        g.rebuild_frontiers();
+        Ok(g)
+    }
+}
+
 /// If a record creates a scope: its first entry, decoded.
 pub(crate) fn added_scope(entries: &[u8]) -> Result<Option<(crate::site::Origin, u32)>, DataError> {
     let mut decoded = journal::decode(entries);

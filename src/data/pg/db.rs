@@ -1,0 +1,185 @@
+//! One connection to the crawl's PostgreSQL server, reconnected and retried when the
+//! connection is lost: a server restart or a network cut of a few seconds costs a crawl
+//! nothing. A query that the server refused (SQL errors) is not retried.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use postgres::{Client, Config, NoTls};
+use thiserror::Error;
+
+/// What went wrong with the database.
+#[derive(Debug, Error)]
+pub enum PgError {
+    /// `DatabaseUrl` is not a PostgreSQL connection string.
+    #[error("DatabaseUrl {url:?} is not a PostgreSQL URL: {source}")]
+    BadUrl {
+        /// The URL, its password hidden.
+        url: String,
+        /// Why.
+        #[source]
+        source: postgres::Error,
+    },
+    /// The server could not be reached or refused us.
+    #[error("cannot connect to the database at {url}: {source}")]
+    Connect {
+        /// The URL, its password hidden.
+        url: String,
+        /// Why.
+        #[source]
+        source: postgres::Error,
+    },
+    /// A query failed (after the retries a lost connection gets).
+    #[error("database: {what}: {source}")]
+    Query {
+        /// What we were doing.
+        what: String,
+        /// Why.
+        #[source]
+        source: postgres::Error,
+    },
+    /// The database holds a schema this rccrawler does not know.
+    #[error("database schema: {0}")]
+    Schema(String),
+    /// Another process took a scope this one was crawling (its lease ran out).
+    #[error("the lease on {0} was lost: another process continues it")]
+    LeaseLost(String),
+    /// Leases could not be renewed for longer than a lease lasts.
+    #[error("leases could not be renewed for longer than LeaseSeconds: {0}")]
+    Renewal(String),
+}
+
+/// Attempts at a query whose connection fails, and the first pause (doubling each time):
+/// 0.2 + 0.4 + 0.8 + 1.6 + 3.2 s, about six seconds of outage survived.
+const ATTEMPTS: u32 = 6;
+const FIRST_PAUSE: Duration = Duration::from_millis(200);
+
+/// A connection that comes back.
+pub(crate) struct Db {
+    config: Config,
+    url: String,
+    client: Option<Client>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("url", &self.url).finish()
+    }
+}
+
+/// `url` with its password replaced, for messages.
+pub(crate) fn redact(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((auth, host)) = rest.split_once('@')
+        && let Some((user, _)) = auth.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
+    }
+    url.split_whitespace()
+        .map(|kv| {
+            if kv.starts_with("password=") {
+                "password=***"
+            } else {
+                kv
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a failed query may pass when tried again on a new connection: the connection
+/// broke, or the server is starting or stopping.
+fn transient(e: &postgres::Error) -> bool {
+    match e.code() {
+        None => true,
+        Some(code) => {
+            let c = code.code();
+            c.starts_with("08") || c.starts_with("57")
+        }
+    }
+}
+
+impl Db {
+    /// Parses `url` and connects.
+    pub(crate) fn connect(url: &str) -> Result<Db, PgError> {
+        let shown = redact(url);
+        let mut config = Config::from_str(url).map_err(|source| PgError::BadUrl {
+            url: shown.clone(),
+            source,
+        })?;
+        config.connect_timeout(Duration::from_secs(10));
+        config.application_name("rccrawler");
+        let client = config.connect(NoTls).map_err(|source| PgError::Connect {
+            url: shown.clone(),
+            source,
+        })?;
+        Ok(Db {
+            config,
+            url: shown,
+            client: Some(client),
+        })
+    }
+
+    /// Runs `f` (one query, or one transaction: it must be all-or-nothing, since a lost
+    /// connection runs it again), reconnecting and retrying while the connection fails.
+    pub(crate) fn run<T>(
+        &mut self,
+        what: &str,
+        mut f: impl FnMut(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, PgError> {
+        let mut pause = FIRST_PAUSE;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let result = match self.client.as_mut().filter(|c| !c.is_closed()) {
+                Some(client) => f(client),
+                None => match self.config.connect(NoTls) {
+                    Ok(client) => f(self.client.insert(client)),
+                    Err(e) => Err(e),
+                },
+            };
+            match result {
+                Ok(v) => return Ok(v),
+                Err(e) if transient(&e) && attempt < ATTEMPTS => {
+                    self.client = None;
+                    std::thread::sleep(pause);
+                    pause *= 2;
+                }
+                Err(source) => {
+                    if transient(&source) {
+                        self.client = None;
+                    }
+                    return Err(PgError::Query {
+                        what: format!("{what} (at {})", self.url),
+                        source,
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_never_shown() {
+        assert_eq!(
+            redact("postgres://crawler:s3cret@db.example:5432/crawl"),
+            "postgres://crawler:***@db.example:5432/crawl"
+        );
+        assert_eq!(
+            redact("host=db user=crawler password=s3cret dbname=crawl"),
+            "host=db user=crawler password=*** dbname=crawl"
+        );
+        assert_eq!(redact("postgres://db/crawl"), "postgres://db/crawl");
+    }
+
+    #[test]
+    fn a_url_that_is_not_one_is_an_error_naming_it() {
+        let e = Db::connect("postgres://crawler:pw@[bad").unwrap_err();
+        assert!(matches!(e, PgError::BadUrl { .. }), "{e}");
+        assert!(!e.to_string().contains("pw@"), "{e}");
+    }
+}

@@ -1,0 +1,152 @@
+//! The crawl's tables and their versions. A process that finds an older schema brings it up
+//! to date (under an advisory lock, so processes starting together migrate once); a newer one
+//! than it knows is an error, not a guess.
+//!
+//! - `rccrawler_crawls`: one row per crawl (`CrawlName`) with the seeds of its hosts.txt.
+//! - `rccrawler_scopes`: one row per scope — its seed origin, state (`queued`, `active`,
+//!   `done`, `removed`), the process that holds it and until when (its lease), the last
+//!   snapshot and when it was taken, and figures for `rccrawler status`.
+//! - `rccrawler_journal`: what was committed since a scope's snapshot, in order; each batch
+//!   named so that a batch sent again after a lost connection is not recorded twice.
+//! - The graph tables of finished scopes, for SQL: `rccrawler_pages`, `rccrawler_arcs`,
+//!   `rccrawler_external_links`, `rccrawler_bad_links`, `rccrawler_duplicates`,
+//!   `rccrawler_yields` — the same rows as the result files.
+
+use postgres::Client;
+
+use super::db::{Db, PgError};
+
+/// The schema versions, each the statements that take the previous one to it.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: scopes, their leases and saved state.
+    "CREATE TABLE rccrawler_crawls (
+        name text PRIMARY KEY,
+        seeds text NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE rccrawler_scopes (
+        id bigserial PRIMARY KEY,
+        crawl text NOT NULL REFERENCES rccrawler_crawls(name) ON DELETE CASCADE,
+        origin text NOT NULL,
+        state text NOT NULL DEFAULT 'queued',
+        owner text,
+        lease_until timestamptz,
+        snapshot bytea,
+        checkpoint_at timestamptz,
+        pages bigint NOT NULL DEFAULT 0,
+        pending bigint NOT NULL DEFAULT 0,
+        UNIQUE (crawl, origin)
+    );
+    CREATE TABLE rccrawler_journal (
+        id bigserial PRIMARY KEY,
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        batch text NOT NULL,
+        data bytea NOT NULL,
+        UNIQUE (scope, batch)
+    );",
+    // 2: fetch counts and the graph tables of finished scopes.
+    "ALTER TABLE rccrawler_scopes
+        ADD COLUMN fetched bigint NOT NULL DEFAULT 0,
+        ADD COLUMN finished_at timestamptz,
+        ADD COLUMN last_save text;
+    CREATE TABLE rccrawler_pages (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        id integer NOT NULL,
+        url text NOT NULL,
+        level integer NOT NULL,
+        host text NOT NULL,
+        title text NOT NULL,
+        out_degree integer NOT NULL,
+        external_links integer NOT NULL,
+        bytes bigint NOT NULL,
+        content_hash text NOT NULL,
+        canonical text NOT NULL,
+        PRIMARY KEY (scope, id)
+    );
+    CREATE TABLE rccrawler_arcs (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        source integer NOT NULL,
+        target integer NOT NULL,
+        weight integer NOT NULL
+    );
+    CREATE TABLE rccrawler_external_links (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        source integer NOT NULL,
+        url text NOT NULL,
+        host text NOT NULL,
+        anchor text NOT NULL,
+        context text NOT NULL
+    );
+    CREATE TABLE rccrawler_bad_links (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        source integer,
+        url text NOT NULL,
+        reason text NOT NULL
+    );
+    CREATE TABLE rccrawler_duplicates (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        url text NOT NULL,
+        id integer NOT NULL,
+        reason text NOT NULL
+    );
+    CREATE TABLE rccrawler_yields (
+        scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        seq integer NOT NULL,
+        page text NOT NULL,
+        level integer NOT NULL,
+        external_links integer NOT NULL,
+        reward integer NOT NULL
+    );
+    CREATE INDEX rccrawler_arcs_scope ON rccrawler_arcs (scope, source);
+    CREATE INDEX rccrawler_external_links_scope ON rccrawler_external_links (scope, source);",
+];
+
+/// The version this rccrawler writes.
+pub const VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// Any number: the advisory lock processes take to migrate one at a time.
+const MIGRATION_LOCK: i64 = 0x0072_6363_7261_776c;
+
+/// Brings the schema to [`VERSION`]; returns the version found.
+pub(crate) fn migrate(db: &mut Db) -> Result<i32, PgError> {
+    let found = db.run("migrating the schema", |c| {
+        let mut tx = c.transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+        tx.batch_execute("CREATE TABLE IF NOT EXISTS rccrawler_schema (version integer NOT NULL)")?;
+        let found: i32 = match tx.query_opt("SELECT version FROM rccrawler_schema", &[])? {
+            Some(row) => row.get(0),
+            None => {
+                tx.execute("INSERT INTO rccrawler_schema VALUES (0)", &[])?;
+                0
+            }
+        };
+        if found < VERSION {
+            for script in &MIGRATIONS[found.max(0) as usize..] {
+                tx.batch_execute(script)?;
+            }
+            tx.execute("UPDATE rccrawler_schema SET version = $1", &[&VERSION])?;
+        }
+        tx.commit()?;
+        Ok(found)
+    })?;
+    if found > VERSION {
+        return Err(PgError::Schema(format!(
+            "the database is at version {found}, newer than this rccrawler's {VERSION}: use a newer rccrawler"
+        )));
+    }
+    Ok(found)
+}
+
+/// Applies the first `version` migrations to an empty database (tests of migration).
+pub fn create_at_version(client: &mut Client, version: usize) -> Result<(), postgres::Error> {
+    let mut tx = client.transaction()?;
+    tx.batch_execute("CREATE TABLE rccrawler_schema (version integer NOT NULL)")?;
+    for script in &MIGRATIONS[..version.min(MIGRATIONS.len())] {
+        tx.batch_execute(script)?;
+    }
+    tx.execute(
+        "INSERT INTO rccrawler_schema VALUES ($1)",
+        &[&(version as i32)],
+    )?;
+    tx.commit()
+}

@@ -1,0 +1,510 @@
+//! One crawl shared by several processes through PostgreSQL (SPEC §10, `DataManager = PgDM`),
+//! against a private PostgreSQL server each test starts (tests/common/pg.rs): the real binary,
+//! several processes at once, kill -9, a server that goes away, an old schema.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use common::pg::{self, PgServer};
+use common::webgen::{self, WebSpec};
+use common::{ResultBytes, TestWeb, result_bytes};
+use pretty_assertions::assert_eq;
+
+/// The twelve sites the processes share.
+const SITES: [&str; 12] = [
+    "s01.test", "s02.test", "s03.test", "s04.test", "s05.test", "s06.test", "s07.test", "s08.test",
+    "s09.test", "s10.test", "s11.test", "s12.test",
+];
+
+/// Twelve generated sites of `pages` pages, every answer delayed `delay`.
+fn twelve_sites(pages: u64, delay: Duration) -> TestWeb {
+    let web = TestWeb::new();
+    for (i, host) in SITES.iter().enumerate() {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages,
+                seed: 1000 + i as u64,
+                delay,
+                slow: Vec::new(),
+            },
+        );
+    }
+    web
+}
+
+fn origins(web: &TestWeb) -> Vec<String> {
+    SITES.iter().map(|h| web.origin(h)).collect()
+}
+
+/// The graphs one in-memory process writes for the sites, by results folder.
+fn single_process(web: &TestWeb) -> BTreeMap<String, ResultBytes> {
+    let c = common::crawl(&origins(web), &[]);
+    folders(&c.results())
+}
+
+/// Every site folder's result files.
+fn folders(results: &Path) -> BTreeMap<String, ResultBytes> {
+    std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("nodes.csv").exists())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                result_bytes(&e.path()),
+            )
+        })
+        .collect()
+}
+
+/// A process's folder, as if on its own machine: settings.ini naming the database, and the
+/// crawl's hosts.txt.
+fn machine(web: &TestWeb, name: &str, db: &PgServer, extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let ua = format!("rccrawler-test-{name}");
+    let mut all = vec![
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "shared"),
+        ("UserAgent", ua.as_str()),
+    ];
+    all.extend_from_slice(extra);
+    common::prepare(&origins(web), &all)
+}
+
+fn start(dir: &Path, args: &[&str]) -> Child {
+    let out = std::fs::File::create(dir.join("stdout.txt")).unwrap();
+    let err = std::fs::File::create(dir.join("stderr.txt")).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(err)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(child: &mut Child, limit: Duration, dir: &Path) -> ExitStatus {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("the crawler did not exit within {limit:?}: {}", output(dir));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn output(dir: &Path) -> String {
+    let read = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap_or_default();
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        read("stdout.txt"),
+        read("stderr.txt")
+    )
+}
+
+/// Runs the binary with `args` in `dir` to the end.
+fn run(dir: &Path, args: &[&str]) -> (ExitStatus, String) {
+    let mut c = start(dir, args);
+    let status = wait(&mut c, Duration::from_secs(120), dir);
+    (status, output(dir))
+}
+
+/// `rccrawler export` into `dir/exported`; its site folders.
+fn export(dir: &Path) -> BTreeMap<String, ResultBytes> {
+    let (status, out) = run(dir, &["export", "--to", "exported"]);
+    assert!(status.success(), "export failed: {out}");
+    folders(&dir.join("exported"))
+}
+
+/// Checks that requests of different processes (told apart by User-Agent) to one site were
+/// never in flight at once, from the server's own record; returns how many processes each
+/// site was crawled by.
+fn assert_one_process_per_site_at_a_time(web: &TestWeb, from: usize) -> BTreeMap<String, usize> {
+    let log = web.server.requests();
+    let mut by_host: BTreeMap<String, Vec<_>> = BTreeMap::new();
+    for r in &log[from..] {
+        by_host.entry(r.host.clone()).or_default().push(r.clone());
+    }
+    let mut crawled_by = BTreeMap::new();
+    for (host, mut reqs) in by_host {
+        reqs.sort_by_key(|r| r.start);
+        for (i, r) in reqs.iter().enumerate() {
+            for earlier in &reqs[..i] {
+                if earlier.user_agent != r.user_agent {
+                    assert!(
+                        r.start >= earlier.end,
+                        "{host}: {} by {:?} started while {} by {:?} was in flight",
+                        r.target,
+                        r.user_agent,
+                        earlier.target,
+                        earlier.user_agent
+                    );
+                }
+            }
+        }
+        let agents: BTreeSet<_> = reqs.iter().map(|r| r.user_agent.clone()).collect();
+        crawled_by.insert(host, agents.len());
+    }
+    crawled_by
+}
+
+fn scope_states(db: &PgServer) -> Vec<(String, String)> {
+    // Before the first process made the tables: none.
+    db.client()
+        .query(
+            "SELECT origin, state FROM rccrawler_scopes WHERE crawl = 'shared' ORDER BY id",
+            &[],
+        )
+        .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
+    let Some(db) = pg::server("three_processes_share_twelve_sites") else {
+        return;
+    };
+    let web = twelve_sites(60, Duration::from_millis(2));
+    let expected = single_process(&web);
+    assert_eq!(expected.len(), 12);
+    let from = web.server.requests().len();
+    let dirs: Vec<_> = (0..3)
+        .map(|i| machine(&web, &format!("p{i}"), &db, &[("ScopesPerProcess", "2")]))
+        .collect();
+    let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
+    for (c, d) in children.iter_mut().zip(&dirs) {
+        let status = wait(c, Duration::from_secs(120), d.path());
+        assert!(status.success(), "{}", output(d.path()));
+    }
+    // Work was shared: every process crawled some sites, and wrote their results.
+    let mine: Vec<usize> = dirs
+        .iter()
+        .map(|d| folders(&d.path().join("results")).len())
+        .collect();
+    assert!(
+        mine.iter().all(|&n| n > 0),
+        "every process crawls some of the sites: {mine:?}"
+    );
+    let crawled_by = assert_one_process_per_site_at_a_time(&web, from);
+    assert_eq!(crawled_by.len(), 12, "{crawled_by:?}");
+    assert!(
+        scope_states(&db).iter().all(|(_, s)| s == "done"),
+        "{:?}",
+        scope_states(&db)
+    );
+    let exported = export(dirs[0].path());
+    assert_eq!(
+        exported.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (site, files) in &expected {
+        assert_eq!(&exported[site], files, "{site}: exported graph differs");
+    }
+    // A process's own results folder holds the same graphs for the sites it crawled.
+    for d in &dirs {
+        for (site, files) in folders(&d.path().join("results")) {
+            assert_eq!(&files, &expected[&site], "{site}");
+        }
+    }
+    // The graph tables hold the rows of the result files.
+    let mut c = db.client();
+    for (site, files) in &expected {
+        let nodes = String::from_utf8_lossy(&files[0].1).lines().count() as i64 - 1;
+        let edges = String::from_utf8_lossy(&files[1].1).lines().count() as i64 - 1;
+        let origin = format!("http://{}", site.replace('_', ":"));
+        let row = c
+            .query_one(
+                "SELECT (SELECT count(*) FROM rccrawler_pages p WHERE p.scope = s.id), \
+                 (SELECT count(*) FROM rccrawler_arcs a WHERE a.scope = s.id) \
+                 FROM rccrawler_scopes s WHERE s.origin = $1",
+                &[&origin],
+            )
+            .unwrap();
+        assert_eq!(
+            (row.get::<_, i64>(0), row.get::<_, i64>(1)),
+            (nodes, edges),
+            "{site}"
+        );
+    }
+    // status reads it all back.
+    let (status, out) = run(dirs[1].path(), &["status"]);
+    assert!(status.success(), "{out}");
+    assert!(out.contains("12 scopes, 12 done"), "{out}");
+}
+
+#[test]
+fn a_process_killed_mid_crawl_leaves_its_sites_to_the_others_and_the_graphs_stay_exact() {
+    let Some(db) = pg::server("a_process_killed_mid_crawl") else {
+        return;
+    };
+    let web = twelve_sites(80, Duration::from_millis(8));
+    let expected = single_process(&web);
+    let extra = [("ScopesPerProcess", "2"), ("LeaseSeconds", "2")];
+    let dirs: Vec<_> = (0..3)
+        .map(|i| machine(&web, &format!("p{i}"), &db, &extra))
+        .collect();
+    let mut victim = start(dirs[0].path(), &[]);
+    // The victim takes its first scopes before the others start, and is killed once it has
+    // journaled work in them.
+    let pid = victim.id();
+    let until = Instant::now() + Duration::from_secs(60);
+    let held = loop {
+        let rows = db
+            .client()
+            .query(
+                "SELECT s.origin FROM rccrawler_scopes s WHERE s.owner LIKE $1 \
+                 AND s.state = 'active' AND EXISTS (SELECT 1 FROM rccrawler_journal j \
+                 WHERE j.scope = s.id) AND (SELECT count(*) FROM rccrawler_journal j \
+                 WHERE j.scope = s.id) >= 3",
+                &[&format!("%:{pid}:%")],
+            )
+            .map(|rows| {
+                rows.iter()
+                    .map(|r| r.get::<_, String>(0))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        if !rows.is_empty() {
+            break rows;
+        }
+        assert!(Instant::now() < until, "{}", output(dirs[0].path()));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut others: Vec<Child> = dirs[1..].iter().map(|d| start(d.path(), &[])).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    victim.kill().unwrap(); // SIGKILL
+    let _ = victim.wait();
+    let killed_at = Instant::now();
+    for (c, d) in others.iter_mut().zip(&dirs[1..]) {
+        let status = wait(c, Duration::from_secs(120), d.path());
+        assert!(status.success(), "{}", output(d.path()));
+    }
+    eprintln!(
+        "kill -9: the victim held {held:?} with journaled work; the others finished {:.1} s after the kill",
+        killed_at.elapsed().as_secs_f64()
+    );
+    assert!(scope_states(&db).iter().all(|(_, s)| s == "done"));
+    let exported = export(dirs[1].path());
+    assert_eq!(exported.len(), 12);
+    for (site, files) in &expected {
+        assert_eq!(&exported[site], files, "{site}: exported graph differs");
+    }
+}
+
+#[test]
+fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved() {
+    let Some(db) = pg::server("a_lost_database") else {
+        return;
+    };
+    if !db.is_private() {
+        eprintln!("*** SKIPPED a_lost_database: the test must stop its own server");
+        return;
+    }
+    let web = twelve_sites(60, Duration::from_millis(8));
+    let before = web.server.requests().len();
+    let expected = single_process(&web);
+    let whole_crawl = web.server.requests().len() - before;
+    let dir = machine(&web, "p0", &db, &[("ScopesPerProcess", "3")]);
+    let progress = |db: &PgServer| -> i64 {
+        db.client()
+            .query_one("SELECT count(*) FROM rccrawler_journal", &[])
+            .map(|r| r.get(0))
+            .unwrap_or(0)
+    };
+    let mut child = start(dir.path(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    while progress(&db) < 5 {
+        assert!(Instant::now() < until, "{}", output(dir.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A short outage (a server restart) is waited out: the crawl goes on.
+    db.crash();
+    std::thread::sleep(Duration::from_millis(800));
+    db.restart();
+    let journal_after_restart = progress(&db);
+    let until = Instant::now() + Duration::from_secs(60);
+    while progress(&db) <= journal_after_restart {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the process did not survive a short outage: {}",
+            output(dir.path())
+        );
+        assert!(Instant::now() < until, "{}", output(dir.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A long one stops the process cleanly, with a message naming the database.
+    db.crash();
+    let stopped = Instant::now();
+    let status = wait(&mut child, Duration::from_secs(60), dir.path());
+    let out = output(dir.path());
+    assert!(!status.success(), "{out}");
+    assert!(out.contains("database"), "{out}");
+    eprintln!(
+        "database gone: the process stopped {:.1} s later; it said: {}",
+        stopped.elapsed().as_secs_f64(),
+        out.lines()
+            .filter(|l| l.contains("error"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    );
+    // What it had committed is in the database: the next run continues from it, exact.
+    db.restart();
+    let saved: i64 = db
+        .client()
+        .query_one(
+            "SELECT (SELECT count(*) FROM rccrawler_journal) + \
+             (SELECT count(*) FROM rccrawler_scopes WHERE snapshot IS NOT NULL)",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(saved > 0, "committed work was kept");
+    let before = web.server.requests().len();
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    let refetched = web.server.requests().len() - before;
+    assert!(
+        refetched < whole_crawl,
+        "the second run made {refetched} requests, the whole crawl {whole_crawl}: it continued, not restarted"
+    );
+    eprintln!("after the outage: {refetched} requests of the whole crawl's {whole_crawl}");
+    let exported = export(dir.path());
+    for (site, files) in &expected {
+        assert_eq!(&exported[site], files, "{site}: exported graph differs");
+    }
+}
+
+#[test]
+fn an_older_schema_is_migrated_and_a_newer_one_refused() {
+    let Some(db) = pg::server("an_older_schema_is_migrated") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<title>A</title><a href=/x>x</a>");
+    web.page("a.test", "/x", "<title>X</title>");
+    let mut c = db.client();
+    rccrawler::data::pg::schema::create_at_version(&mut c, 1).unwrap();
+    c.execute(
+        "INSERT INTO rccrawler_crawls (name, seeds) VALUES ('old', 'http://old.test')",
+        &[],
+    )
+    .unwrap();
+    let dir = common::prepare(
+        &[web.origin("a.test")],
+        &[("DataManager", "PgDM"), ("DatabaseUrl", &db.url)],
+    );
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    let version: i32 = c
+        .query_one("SELECT version FROM rccrawler_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, rccrawler::data::pg::schema::VERSION);
+    let kept: i64 = c
+        .query_one(
+            "SELECT count(*) FROM rccrawler_crawls WHERE name = 'old'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(kept, 1, "the old crawl's rows survive the migration");
+    let pages: i64 = c
+        .query_one("SELECT count(*) FROM rccrawler_pages", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(pages, 2, "the migrated schema's graph tables are written");
+    c.execute("UPDATE rccrawler_schema SET version = version + 1", &[])
+        .unwrap();
+    let (status, out) = run(dir.path(), &["status"]);
+    assert!(!status.success());
+    assert!(out.contains("newer than this rccrawler"), "{out}");
+}
+
+#[test]
+fn another_hosts_txt_is_refused_while_the_crawl_runs_elsewhere() {
+    let Some(db) = pg::server("another_hosts_txt_is_refused") else {
+        return;
+    };
+    let web = twelve_sites(200, Duration::from_millis(20));
+    let first = machine(&web, "p0", &db, &[("ScopesPerProcess", "1")]);
+    let mut running = start(first.path(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    while !scope_states(&db).iter().any(|(_, s)| s == "active") {
+        assert!(Instant::now() < until, "{}", output(first.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let other = common::prepare(
+        &[web.origin("s01.test")],
+        &[
+            ("DataManager", "PgDM"),
+            ("DatabaseUrl", &db.url),
+            ("CrawlName", "shared"),
+        ],
+    );
+    let (status, out) = run(other.path(), &[]);
+    assert_eq!(status.code(), Some(2), "{out}");
+    assert!(out.contains("different hosts.txt"), "{out}");
+    std::fs::write(first.path().join("stop.txt"), "").unwrap();
+    let status = wait(&mut running, Duration::from_secs(60), first.path());
+    assert!(status.success(), "{}", output(first.path()));
+    // Stopped: its scopes were handed back at once, nobody holds them.
+    let held: i64 = db
+        .client()
+        .query_one(
+            "SELECT count(*) FROM rccrawler_scopes WHERE owner IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(held, 0);
+    // With no process running, the edit is allowed (SPEC §8): the removed sites are kept.
+    let (status, out) = run(other.path(), &["status"]);
+    assert!(status.success(), "{out}");
+}
+
+/// Needs no server: a URL that is not one, and one that reaches nothing, are bad input.
+#[test]
+fn a_bad_database_url_is_bad_input() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<title>A</title>");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (url, says) in [
+        ("postgres://crawler:secret@[bad", "is not a PostgreSQL URL"),
+        (
+            &*format!("postgres://crawler:secret@127.0.0.1:{closed}/crawl?connect_timeout=2"),
+            "cannot connect to the database",
+        ),
+    ] {
+        let dir = common::prepare(
+            &[web.origin("a.test")],
+            &[("DataManager", "PgDM"), ("DatabaseUrl", url)],
+        );
+        let (status, out) = run(dir.path(), &[]);
+        assert_eq!(status.code(), Some(2), "{url}: {out}");
+        assert!(out.contains(says), "{url}: {out}");
+        assert!(
+            !out.contains("secret"),
+            "the password is never shown: {out}"
+        );
+    }
+    let dir = common::prepare(&[web.origin("a.test")], &[("DataManager", "PgDM")]);
+    let (status, out) = run(dir.path(), &[]);
+    assert_eq!(status.code(), Some(2), "{out}");
+    assert!(out.contains("DatabaseUrl"), "{out}");
+}
