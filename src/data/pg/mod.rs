@@ -17,7 +17,7 @@
 //! from their last journal record. A process that stops (stop file, Ctrl+C, SIGTERM) hands
 //! its unfinished scopes back at once. A process takes `ScopesPerProcess` scopes at a time and
 //! more as its own finish; its crawl is over when every scope of the crawl is done. A
-//! finished scope's graph is also written into tables for SQL ([`tables`]).
+//! finished scope's graph is also written into tables for SQL (`rccrawler_pages`, `rccrawler_arcs`, …; see `schema`).
 
 mod catalog;
 mod db;
