@@ -69,6 +69,8 @@ struct Held {
 pub struct PgDataManager {
     inner: InMemoryDataManager,
     db: Mutex<Db>,
+    /// `DatabaseUrl`, for the connections that write graph tables.
+    url: String,
     crawl: String,
     owner: String,
     lease: Duration,
@@ -111,6 +113,7 @@ impl PgDataManager {
         Ok(Arc::new(PgDataManager {
             inner: InMemoryDataManager::journaled(),
             db: Mutex::new(db),
+            url: cfg.url.clone(),
             crawl: cfg.crawl.clone(),
             owner,
             lease: cfg.lease,
@@ -136,7 +139,10 @@ impl PgDataManager {
     fn look(&self, room: usize) -> Result<Vec<Origin>, PgError> {
         let (crawl, owner) = (&self.crawl, &self.owner);
         let limit = room as i64;
-        let (outstanding, origins) = self.db.lock().run("looking for scopes", |c| {
+        // The count is stored under the connection's lock, which claims also hold: a claim
+        // is never counted both in the count and in the decrement that follows it.
+        let mut db = self.db.lock();
+        let (outstanding, origins) = db.run("looking for scopes", |c| {
             let row = c.query_one(
                 "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
                  AND state IN ('queued', 'active') AND owner IS DISTINCT FROM $2",
@@ -154,6 +160,7 @@ impl PgDataManager {
         })?;
         self.outstanding
             .store(usize::try_from(outstanding).unwrap_or(0), Ordering::SeqCst);
+        drop(db);
         Ok(origins.iter().filter_map(|o| Origin::parse(o)).collect())
     }
 
@@ -172,6 +179,8 @@ impl PgDataManager {
         for h in held.iter_mut().filter(|h| !h.done) {
             if self.settled(h).is_some() {
                 self.save_snapshot(h)?;
+                // Whether the crawl is over now depends on the others' scopes.
+                self.look(0)?;
                 continue;
             }
             let bytes = self.inner.take_journal(h.local);
@@ -255,12 +264,19 @@ impl PgDataManager {
         }
         let progress = self.inner.progress(h.local);
         let fetched = self.inner.fetches_of(h.local) as i64;
-        let (id, owner, reward) = (h.id, &self.owner, self.reward);
+        let (id, owner) = (h.id, &self.owner);
         let (pages, pending) = (progress.pages as i64, progress.pending as i64);
-        let inner = &self.inner;
-        let local = h.local;
         // Named, so that a save whose commit was not acknowledged (the connection broke) and
         // is tried again is recognised as done rather than as a lease lost.
+        if settled.is_some() {
+            let mut written = Ok(true);
+            self.inner.with_graph(h.local, &mut |g| {
+                written = tables::write_graph(&self.url, h.id, &self.owner, g, self.reward);
+            });
+            if !written? {
+                return Err(PgError::LeaseLost(h.origin.to_string()).into());
+            }
+        }
         let save = self.next_batch();
         let saved = self.db.lock().run("saving a snapshot", |c| {
             let mut tx = c.transaction()?;
@@ -288,11 +304,6 @@ impl PgDataManager {
             )?;
             tx.execute("DELETE FROM rccrawler_journal WHERE scope = $1", &[&id])?;
             if let Some(state) = settled {
-                let mut written = Ok(());
-                inner.with_graph(local, &mut |g| {
-                    written = tables::write_graph(&mut tx, id, g, reward);
-                });
-                written?;
                 tx.execute(
                     "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), \
                      owner = NULL, lease_until = NULL WHERE id = $1",
@@ -401,7 +412,8 @@ impl DataManager for PgDataManager {
         }
         let (crawl, owner, name) = (&self.crawl, &self.owner, origin.to_string());
         let secs = lease_secs(self.lease);
-        let claimed = self.db.lock().run("claiming a scope", |c| {
+        let mut db = self.db.lock();
+        let claimed = db.run("claiming a scope", |c| {
             let mut tx = c.transaction()?;
             let row = tx.query_opt(
                 "UPDATE rccrawler_scopes SET state = 'active', owner = $3, \
@@ -430,6 +442,13 @@ impl DataManager for PgDataManager {
         let Some((id, snapshot, journal)) = claimed else {
             return Ok(None);
         };
+        // It was counted as outstanding elsewhere (nobody held it, or its lease had run out).
+        let _ = self
+            .outstanding
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_sub(1))
+            });
+        drop(db);
         if snapshot.is_some() || !journal.is_empty() {
             let g = ScopeGraph::recover(snapshot.as_deref(), &journal)?;
             self.inner.adopt(g);

@@ -8,7 +8,8 @@
 //!   snapshot and when it was taken, and figures for `rccrawler status`.
 //! - `rccrawler_journal`: what was committed since a scope's snapshot, in order; each batch
 //!   named so that a batch sent again after a lost connection is not recorded twice.
-//! - The graph tables of finished scopes, for SQL: `rccrawler_pages`, `rccrawler_arcs`,
+//! - The graph tables of finished scopes, for SQL: `rccrawler_pages`, `rccrawler_arcs` (a
+//!   view over `rccrawler_page_arcs`, one row per page with its arcs as arrays),
 //!   `rccrawler_external_links`, `rccrawler_bad_links`, `rccrawler_duplicates`,
 //!   `rccrawler_yields` — the same rows as the result files.
 
@@ -63,12 +64,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         canonical text NOT NULL,
         PRIMARY KEY (scope, id)
     );
-    CREATE TABLE rccrawler_arcs (
+    CREATE TABLE rccrawler_page_arcs (
         scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
         source integer NOT NULL,
-        target integer NOT NULL,
-        weight integer NOT NULL
+        targets integer[] NOT NULL,
+        weights integer[] NOT NULL,
+        PRIMARY KEY (scope, source)
     );
+    CREATE VIEW rccrawler_arcs AS
+        SELECT scope, source, t.target, t.weight
+        FROM rccrawler_page_arcs, unnest(targets, weights) AS t(target, weight);
     CREATE TABLE rccrawler_external_links (
         scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
         source integer NOT NULL,
@@ -97,7 +102,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         external_links integer NOT NULL,
         reward integer NOT NULL
     );
-    CREATE INDEX rccrawler_arcs_scope ON rccrawler_arcs (scope, source);
+    -- Snapshots and journal batches are compact binary already: compressing them again
+    -- (TOAST's default) cost the server more time than the crawl's last seconds.
+    ALTER TABLE rccrawler_scopes ALTER COLUMN snapshot SET STORAGE EXTERNAL;
+    ALTER TABLE rccrawler_journal ALTER COLUMN data SET STORAGE EXTERNAL;
     CREATE INDEX rccrawler_external_links_scope ON rccrawler_external_links (scope, source);",
 ];
 

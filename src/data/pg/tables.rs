@@ -6,18 +6,13 @@ use std::io::Write;
 
 use postgres::Transaction;
 
+use super::db::{Db, PgError};
 use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 
-/// The graph tables.
-const TABLES: [&str; 6] = [
-    "rccrawler_pages",
-    "rccrawler_arcs",
-    "rccrawler_external_links",
-    "rccrawler_bad_links",
-    "rccrawler_duplicates",
-    "rccrawler_yields",
-];
+/// Rows are sent to the server whenever this much is assembled: memory stays bounded
+/// whatever the size of the graph.
+const FLUSH_BYTES: usize = 1 << 20;
 
 /// One text field of a `COPY … FROM STDIN` row (text format): backslash, tab, newline and
 /// carriage return escaped.
@@ -60,6 +55,20 @@ impl Rows {
         self
     }
 
+    /// An integer array, `{1,2,3}`.
+    fn nums(&mut self, ns: impl Iterator<Item = u32>) -> &mut Self {
+        self.sep();
+        self.buf.push(b'{');
+        for (i, n) in ns.enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            let _ = write!(self.buf, "{n}");
+        }
+        self.buf.push(b'}');
+        self
+    }
+
     fn null(&mut self) -> &mut Self {
         self.sep();
         self.buf.extend_from_slice(b"\\N");
@@ -79,99 +88,213 @@ impl Rows {
     }
 }
 
-/// Writes `rows` into `table` with COPY.
-fn copy(tx: &mut Transaction<'_>, table: &str, rows: &Rows) -> Result<(), postgres::Error> {
+/// Sends the rows assembled so far once there are enough of them.
+type Flush<'a> = dyn FnMut(&mut Rows) -> std::io::Result<()> + 'a;
+
+/// Streams the rows `fill` writes into `table` with one COPY, sending them in blocks of
+/// [`FLUSH_BYTES`].
+fn copy(
+    tx: &mut Transaction<'_>,
+    table: &str,
+    fill: &mut dyn FnMut(&mut Rows, &mut Flush<'_>) -> std::io::Result<()>,
+) -> Result<(), postgres::Error> {
     let mut w = tx.copy_in(&format!("COPY {table} FROM STDIN"))?;
-    // A failed write is reported by finish().
-    let _ = w.write_all(&rows.buf);
+    let mut rows = Rows::new();
+    let mut flush = |rows: &mut Rows| -> std::io::Result<()> {
+        if rows.buf.len() >= FLUSH_BYTES {
+            w.write_all(&rows.buf)?;
+            rows.buf.clear();
+        }
+        Ok(())
+    };
+    // A failed write is reported by finish(): the server has the COPY's error.
+    if fill(&mut rows, &mut flush).is_ok() {
+        let _ = w.write_all(&rows.buf);
+    }
     w.finish()?;
     Ok(())
 }
 
-/// Replaces scope `scope`'s rows of every graph table with graph `g`.
+/// The graph tables, in the groups written side by side (each on its own connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    PageArcs,
+    Pages,
+    ExternalLinks,
+    BadLinks,
+    Duplicates,
+    Yields,
+}
+
+const GROUPS: [&[Table]; 4] = [
+    &[Table::PageArcs],
+    &[Table::Pages, Table::Duplicates],
+    &[Table::ExternalLinks, Table::BadLinks],
+    &[Table::Yields],
+];
+
+/// Replaces scope `scope`'s rows of every graph table with graph `g`, four tables at a time
+/// on connections of their own (the largest graphs spent seconds here, one table after
+/// another). Each connection first takes a share lock on the scope's row, held while owner
+/// `owner` holds it: a process that lost its lease never writes over its successor's rows.
+/// Returns `Ok(false)` if the lease was lost.
 pub(crate) fn write_graph(
+    url: &str,
+    scope: i64,
+    owner: &str,
+    g: &SiteGraph<'_>,
+    reward: RewardKind,
+) -> Result<bool, PgError> {
+    let results: Vec<Result<bool, PgError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = GROUPS
+            .iter()
+            .map(|group| {
+                s.spawn(move || -> Result<bool, PgError> {
+                    let mut db = Db::connect(url)?;
+                    db.run("writing the graph tables", |c| {
+                        let mut tx = c.transaction()?;
+                        let mine = tx.query_opt(
+                            "SELECT 1 FROM rccrawler_scopes WHERE id = $1 AND owner = $2 \
+                             AND state = 'active' FOR SHARE",
+                            &[&scope, &owner],
+                        )?;
+                        if mine.is_none() {
+                            return Ok(false);
+                        }
+                        for &t in group.iter() {
+                            write_table(&mut tx, t, scope, g, reward)?;
+                        }
+                        tx.commit()?;
+                        Ok(true)
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(PgError::Schema("a table writer panicked".into())))
+            })
+            .collect()
+    });
+    let mut all = true;
+    for r in results {
+        all &= r?;
+    }
+    Ok(all)
+}
+
+/// Replaces scope `scope`'s rows of table `t` with graph `g`'s.
+fn write_table(
     tx: &mut Transaction<'_>,
+    t: Table,
     scope: i64,
     g: &SiteGraph<'_>,
     reward: RewardKind,
 ) -> Result<(), postgres::Error> {
-    for t in TABLES {
-        tx.execute(&format!("DELETE FROM {t} WHERE scope = $1"), &[&scope])?;
-    }
-    let (mut pages, mut arcs, mut external, mut bad, mut dups, mut yields) = (
-        Rows::new(),
-        Rows::new(),
-        Rows::new(),
-        Rows::new(),
-        Rows::new(),
-        Rows::new(),
-    );
+    let name = match t {
+        Table::PageArcs => "rccrawler_page_arcs",
+        Table::Pages => "rccrawler_pages",
+        Table::ExternalLinks => "rccrawler_external_links",
+        Table::BadLinks => "rccrawler_bad_links",
+        Table::Duplicates => "rccrawler_duplicates",
+        Table::Yields => "rccrawler_yields",
+    };
+    tx.execute(&format!("DELETE FROM {name} WHERE scope = $1"), &[&scope])?;
+    let nodes = g.nodes();
     let mut edges = Vec::new();
-    if let Some(r) = g.home_failure() {
-        bad.num(scope).null().text(r.url).text(r.reason).end();
-    }
-    for (i, n) in g.nodes().iter().enumerate() {
-        let id = i + 1;
-        g.arcs_into(n, &mut edges);
-        let ext = g.external_links(n);
-        pages
-            .num(scope)
-            .num(id)
-            .text(g.label(n))
-            .num(n.level)
-            .text(g.host(n))
-            .text(g.title(n))
-            .num(edges.len())
-            .num(ext.len())
-            .num(g.bytes(n))
-            .text(&format!("{:032x}", g.content_hash(n)))
-            .text(g.canonical(n))
-            .end();
-        for e in &edges {
-            arcs.num(scope).num(id).num(e.target).num(e.weight).end();
+    copy(tx, name, &mut |rows, flush| {
+        match t {
+            // One row per page with its arcs as arrays: a 50,000-page site has millions of
+            // arcs, and a row each made saving it take longer than crawling it. The view
+            // rccrawler_arcs unnests them.
+            Table::PageArcs => {
+                for (i, n) in nodes.iter().enumerate() {
+                    g.arcs_into(n, &mut edges);
+                    if edges.is_empty() {
+                        continue;
+                    }
+                    rows.num(scope)
+                        .num(i + 1)
+                        .nums(edges.iter().map(|e| e.target))
+                        .nums(edges.iter().map(|e| e.weight))
+                        .end();
+                    flush(rows)?;
+                }
+            }
+            Table::Pages => {
+                for (i, n) in nodes.iter().enumerate() {
+                    g.arcs_into(n, &mut edges);
+                    rows.num(scope)
+                        .num(i + 1)
+                        .text(g.label(n))
+                        .num(n.level)
+                        .text(g.host(n))
+                        .text(g.title(n))
+                        .num(edges.len())
+                        .num(g.external_links(n).len())
+                        .num(g.bytes(n))
+                        .text(&format!("{:032x}", g.content_hash(n)))
+                        .text(g.canonical(n))
+                        .end();
+                    flush(rows)?;
+                }
+            }
+            Table::ExternalLinks => {
+                for (i, n) in nodes.iter().enumerate() {
+                    for r in g.external_links(n) {
+                        rows.num(scope)
+                            .num(i + 1)
+                            .text(r.url)
+                            .text(r.host)
+                            .text(r.anchor)
+                            .text(r.context)
+                            .end();
+                    }
+                    flush(rows)?;
+                }
+            }
+            Table::BadLinks => {
+                if let Some(r) = g.home_failure() {
+                    rows.num(scope).null().text(r.url).text(r.reason).end();
+                }
+                for (i, n) in nodes.iter().enumerate() {
+                    for r in g.bad_links(n) {
+                        rows.num(scope).num(i + 1).text(r.url).text(r.reason).end();
+                    }
+                    flush(rows)?;
+                }
+            }
+            Table::Duplicates => {
+                for a in g.aliases() {
+                    rows.num(scope)
+                        .text(g.alias_url(a))
+                        .num(a.node)
+                        .text(a.reason.as_str())
+                        .end();
+                    flush(rows)?;
+                }
+            }
+            Table::Yields => {
+                for (i, y) in g.yields().iter().enumerate() {
+                    let r = match reward {
+                        RewardKind::NewExternal => y.new_external,
+                        RewardKind::AllExternal => y.external,
+                    };
+                    rows.num(scope)
+                        .num(i + 1)
+                        .text(y.url)
+                        .num(y.level)
+                        .num(y.external)
+                        .num(r)
+                        .end();
+                    flush(rows)?;
+                }
+            }
         }
-        for r in ext {
-            external
-                .num(scope)
-                .num(id)
-                .text(r.url)
-                .text(r.host)
-                .text(r.anchor)
-                .text(r.context)
-                .end();
-        }
-        for r in g.bad_links(n) {
-            bad.num(scope).num(id).text(r.url).text(r.reason).end();
-        }
-    }
-    for a in g.aliases() {
-        dups.num(scope)
-            .text(g.alias_url(a))
-            .num(a.node)
-            .text(a.reason.as_str())
-            .end();
-    }
-    for (i, y) in g.yields().iter().enumerate() {
-        let r = match reward {
-            RewardKind::NewExternal => y.new_external,
-            RewardKind::AllExternal => y.external,
-        };
-        yields
-            .num(scope)
-            .num(i + 1)
-            .text(y.url)
-            .num(y.level)
-            .num(y.external)
-            .num(r)
-            .end();
-    }
-    for (table, rows) in TABLES
-        .iter()
-        .zip([&pages, &arcs, &external, &bad, &dups, &yields])
-    {
-        copy(tx, table, rows)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -181,7 +304,11 @@ mod tests {
     #[test]
     fn copy_fields_escape_what_the_text_format_reads_as_markup() {
         let mut r = Rows::new();
-        r.text("a\tb\\c\nd").num(7).null().end();
-        assert_eq!(r.buf, b"a\\tb\\\\c\\nd\t7\t\\N\n");
+        r.text("a\tb\\c\nd")
+            .num(7)
+            .null()
+            .nums([1, 2].into_iter())
+            .end();
+        assert_eq!(r.buf, b"a\\tb\\\\c\\nd\t7\t\\N\t{1,2}\n");
     }
 }
