@@ -9,13 +9,15 @@
 #      which all processes share);
 #   3. the same with 3 processes each in its own network namespace (ip netns + veth), reaching
 #      PostgreSQL and nginx over its veth link as separate machines would (root only).
-# Environment: PAGES (50000), RUNS (3), SITES (24), SITE_PAGES (1000), NETNS (1).
+# Environment: PAGES (50000), RUNS (3), SITES (24), SITE_PAGES (1000), NETNS (1), PARTS (123:
+# which of the three to run).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 SITES=${SITES:-24}
 SITE_PAGES=${SITE_PAGES:-1000}
 NETNS=${NETNS:-1}
+PARTS=${PARTS:-123}
 PGPORT=${PGPORT:-18470}
 PG=$WORK/pg
 OUT=$WORK/pg-results.txt
@@ -46,6 +48,7 @@ note "== $(nproc) cores; PostgreSQL $("$PGBIN/postgres" --version | awk '{print 
 
 # --- 1. one site: BMICDM vs PgDM ------------------------------------------------------------
 SET=("DownloadingThreadsCount = 8" "ParsingThreadsCount = $(nproc)")
+if [[ $PARTS == *1* ]]; then
 find "$SITE" -type f -exec cat {} + > /dev/null
 crawl "$WORK/pg-mem" "${SET[@]}" > /dev/null
 note "== 1. the generated site, $PAGES pages: BMICDM vs PgDM, $RUNS alternating rounds"
@@ -67,6 +70,7 @@ done
 tm=$(awk '$1=="median" && $2=="bmicdm" {print $4}' "$OUT")
 tp=$(awk '$1=="median" && $2=="pgdm" {print $4}' "$OUT")
 note "ratio pgdm/bmicdm $(awk "BEGIN {printf \"%.3f\", $tp / $tm}")"
+fi
 
 # --- 2. many sites, 1 / 2 / 3 processes -----------------------------------------------------
 generate_multisite "$SITES" $((SITES * SITE_PAGES)) > "$WORK/pg-hosts.txt"
@@ -105,6 +109,7 @@ shared() {
     done
     echo "$(awk "BEGIN {printf \"%.3f\", ($end - $start) / 1e9}")$per"
 }
+if [[ $PARTS == *2* ]]; then
 note "== 2. $SITES sites of $SITE_PAGES pages shared by 1, 2, 3 processes (seconds to the end of the last; pages and peak RSS per process), $RUNS rounds"
 for i in $(seq "$RUNS"); do
     note "one_bmicdm $(HOSTS_FILE=$WORK/pg-hosts.txt crawl "$WORK/pg-many" "$RESOLVE" "DownloadingThreadsCount = 8" "ParsingThreadsCount = $(nproc)")"
@@ -115,9 +120,10 @@ done
 for k in one_bmicdm processes_1 processes_2 processes_3; do
     note "median $k seconds $(awk -v k=$k '$1==k {print $2}' "$OUT" | median)"
 done
+fi
 
 # --- 3. three processes in three network namespaces ------------------------------------------
-if [ "$NETNS" = 1 ] && [ "$(id -u)" = 0 ]; then
+if [[ $PARTS == *3* ]] && [ "$NETNS" = 1 ] && [ "$(id -u)" = 0 ]; then
     netns_down
     for i in 1 2 3; do
         ip netns add "rcbench$i"
@@ -128,9 +134,11 @@ if [ "$NETNS" = 1 ] && [ "$(id -u)" = 0 ]; then
         ip netns exec "rcbench$i" ip link set lo up
         ip netns exec "rcbench$i" ip route add default via "10.77.$i.1"
     done
-    # nginx answers on every address for the namespaces (a second server block set).
+    # nginx answers on every address, for the namespaces (restarted: a reload cannot move
+    # a socket bound to 127.0.0.1 to the wildcard address).
     sed -i "s/listen 127.0.0.1:$PORT/listen $PORT/" "$WORK/nginx.conf"
-    /usr/sbin/nginx -c "$WORK/nginx.conf" -s reload && sleep 0.5
+    stop_nginx
+    /usr/sbin/nginx -c "$WORK/nginx.conf"
     note "== 3. 3 processes in 3 network namespaces over veth (each reaches nginx and PostgreSQL at 10.77.N.1), $RUNS rounds"
     for i in $(seq "$RUNS"); do
         note "netns_3 $(NS=1 shared 3 "netns-$i-$$")"

@@ -245,6 +245,69 @@ fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
 }
 
 #[test]
+fn three_processes_spend_one_page_budget_between_them() {
+    let Some(db) = pg::server("three_processes_spend_one_page_budget") else {
+        return;
+    };
+    const BUDGET: i64 = 300;
+    let web = twelve_sites(60, Duration::from_millis(2));
+    let budget = BUDGET.to_string();
+    let extra = [("ScopesPerProcess", "4"), ("PageBudget", budget.as_str())];
+    let dirs: Vec<_> = (0..3)
+        .map(|i| machine(&web, &format!("p{i}"), &db, &extra))
+        .collect();
+    let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
+    for (c, d) in children.iter_mut().zip(&dirs) {
+        let status = wait(c, Duration::from_secs(120), d.path());
+        let out = output(d.path());
+        assert!(status.success(), "{out}");
+        assert!(out.contains("budget"), "stopped by the budget: {out}");
+    }
+    let spent = |db: &PgServer| -> i64 {
+        db.client()
+            .query_one(
+                "SELECT sum(fetched)::bigint FROM rccrawler_scopes WHERE crawl = 'shared'",
+                &[],
+            )
+            .unwrap()
+            .get(0)
+    };
+    assert_eq!(spent(&db), BUDGET, "the crawl spent exactly its budget");
+    // summary.csv's Fetched, per process.
+    let per_process: Vec<usize> = dirs
+        .iter()
+        .map(|d| {
+            let (header, rows) = common::read_csv(&d.path().join("results/summary.csv"));
+            let col = header.iter().position(|h| h == "Fetched").unwrap();
+            rows.iter().map(|r| r[col].parse::<usize>().unwrap()).sum()
+        })
+        .collect();
+    assert_eq!(
+        per_process.iter().sum::<usize>() as i64,
+        BUDGET,
+        "fetches per process {per_process:?}"
+    );
+    assert!(
+        per_process.iter().filter(|&&n| n > 0).count() >= 2,
+        "the budget was shared: {per_process:?}"
+    );
+    // A process started afterwards finds it spent and fetches no page (robots.txt only).
+    let before = web.server.requests().len();
+    let (status, out) = run(dirs[0].path(), &[]);
+    assert!(status.success(), "{out}");
+    assert_eq!(spent(&db), BUDGET);
+    let pages: Vec<String> = web.server.requests()[before..]
+        .iter()
+        .filter(|r| r.target != "/robots.txt")
+        .map(|r| r.target.clone())
+        .collect();
+    assert!(
+        pages.is_empty(),
+        "no page fetched past the budget: {pages:?}"
+    );
+}
+
+#[test]
 fn a_process_killed_mid_crawl_leaves_its_sites_to_the_others_and_the_graphs_stay_exact() {
     let Some(db) = pg::server("a_process_killed_mid_crawl") else {
         return;

@@ -62,6 +62,7 @@ impl ApplicationManager for TextFileManager {
                 down_after: settings.site_down_after,
                 page_buffer: engine::page_buffer(settings),
                 budget: settings.bandit.budget as u64,
+                shared_budget: dm.shares_budget(),
             },
         );
         let sites = Sites::new();

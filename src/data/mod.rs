@@ -208,4 +208,16 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Whether state is saved, so a stopped crawl can continue.
     fn saves_state(&self) -> bool;
+
+    /// Whether `PageBudget` is the whole crawl's, shared with other processes through this
+    /// store and granted with [`Self::share_budget`] (else each process has it all).
+    fn shares_budget(&self) -> bool {
+        false
+    }
+
+    /// Reserves up to `want` more fetches of the crawl's budget of `total` for this process:
+    /// (granted, whether no more will ever be granted).
+    fn share_budget(&self, _total: u64, want: u64) -> Result<(u64, bool), DataError> {
+        Ok((want, false))
+    }
 }

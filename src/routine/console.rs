@@ -22,6 +22,12 @@ const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 /// How often the feeder (a shared store's new scopes) is asked.
 const FEED_INTERVAL: Duration = Duration::from_secs(1);
 
+/// A budget shared with other processes is asked for in blocks of this many fetches per
+/// downloading thread, when less than half a block is left.
+const BUDGET_BLOCK_PER_THREAD: u64 = 4;
+/// After the store granted nothing (others hold what is left), ask again after this long.
+const BUDGET_RETRY: Duration = Duration::from_millis(200);
+
 /// The console routine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConsoleRoutine;
@@ -29,6 +35,28 @@ pub struct ConsoleRoutine;
 impl Routine for ConsoleRoutine {
     fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
         run_routine(ctx, io);
+    }
+}
+
+/// Of a page budget shared with other processes: asks the store for another block when less
+/// than half a block is left (at most every [`BUDGET_RETRY`] while it grants nothing).
+fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
+    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.downloading_threads.get() as u64;
+    let Some(room) = ctx.dispatcher.budget_room() else {
+        return;
+    };
+    if room >= block / 2 || asked_empty.is_some_and(|t| t.elapsed() < BUDGET_RETRY) {
+        return;
+    }
+    match ctx
+        .dm
+        .share_budget(ctx.settings.bandit.budget as u64, block - room)
+    {
+        Ok((granted, last)) => {
+            *asked_empty = (granted == 0).then(Instant::now);
+            ctx.dispatcher.grant_budget(granted, last);
+        }
+        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }
 }
 
@@ -45,6 +73,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     // Scopes a shared store hands out while the crawl runs join the progress line.
     let mut scopes: Vec<(ScopeId, String)> = scopes.to_vec();
     let mut last_feed = Instant::now();
+    let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.progress_interval);
     let mut writer = EventWriter {
@@ -79,6 +108,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                             Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
                         }
                     }
+                    top_up_budget(ctx, &mut budget_asked);
                     progress.maybe_print(ctx, &scopes);
                 }
             },

@@ -14,6 +14,9 @@ pub struct Budget {
     spent: u64,
     /// Fetches handed out and not recorded yet.
     reserved: u64,
+    /// A budget shared with other processes (`PgDM`), granted in blocks: the whole crawl's
+    /// budget while more may come. `None` once no more will (or for a budget of its own).
+    pool: Option<u64>,
 }
 
 impl Budget {
@@ -23,6 +26,35 @@ impl Budget {
             limit: (limit > 0).then_some(limit),
             spent: 0,
             reserved: 0,
+            pool: None,
+        }
+    }
+
+    /// A share of a budget of `total` fetches spread over several processes: nothing may
+    /// start until [`Self::grant`] allows it.
+    pub fn shared(total: u64) -> Self {
+        Budget {
+            limit: Some(0),
+            spent: 0,
+            reserved: 0,
+            pool: (total > 0).then_some(total),
+        }
+    }
+
+    /// Fetches that may still start before more must be granted, while more may come.
+    pub fn room(&self) -> Option<u64> {
+        self.pool?;
+        let l = self.limit.unwrap_or(0);
+        Some(l.saturating_sub(self.spent + self.reserved))
+    }
+
+    /// `n` more fetches granted; `last`: no more will come.
+    pub fn grant(&mut self, n: u64, last: bool) {
+        if let Some(l) = self.limit.as_mut() {
+            *l += n;
+        }
+        if last {
+            self.pool = None;
         }
     }
 
@@ -47,20 +79,30 @@ impl Budget {
         self.reserved = self.reserved.saturating_sub(1);
     }
 
-    /// Fetches recorded by earlier runs of the crawl.
+    /// Fetches recorded by earlier runs of the crawl (of a shared budget: in this process's
+    /// scopes, already paid for).
     pub fn restore(&mut self, spent: u64) {
+        if self.pool.is_some() {
+            self.limit = Some(self.limit.unwrap_or(0) + spent);
+        }
         self.spent = spent;
     }
 
-    /// (spent, reserved, limit) when there is a limit.
+    /// (spent, reserved, limit) when there is a limit; while a shared budget may still grant
+    /// more, its limit is the whole crawl's (so it is not spent yet).
     pub fn state(&self) -> Option<(u64, u64, u64)> {
-        self.limit.map(|l| (self.spent, self.reserved, l))
+        match self.pool {
+            Some(total) => Some((self.spent, self.reserved, total.max(self.spent + 1))),
+            None => self.limit.map(|l| (self.spent, self.reserved, l)),
+        }
     }
 
     /// Whether the whole budget is spent and nothing is under way.
     pub fn is_spent(&self) -> bool {
-        self.limit
-            .is_some_and(|l| self.spent >= l && self.reserved == 0)
+        self.pool.is_none()
+            && self
+                .limit
+                .is_some_and(|l| self.spent >= l && self.reserved == 0)
     }
 }
 
@@ -81,6 +123,27 @@ mod tests {
         b.spend();
         assert!(!b.allows_another() && b.is_spent());
         assert_eq!(b.state(), Some((2, 0, 2)));
+        let mut shared = Budget::shared(10);
+        shared.restore(3);
+        assert_eq!(
+            shared.room(),
+            Some(0),
+            "fetches already paid for grant nothing"
+        );
+        assert!(!shared.allows_another() && !shared.is_spent());
+        shared.grant(2, false);
+        shared.reserve();
+        assert_eq!(shared.room(), Some(1));
+        shared.spend();
+        shared.reserve();
+        shared.spend();
+        assert!(
+            !shared.allows_another() && !shared.is_spent(),
+            "more may come"
+        );
+        shared.grant(0, true);
+        assert!(shared.is_spent() && shared.room().is_none());
+        assert_eq!(shared.state(), Some((5, 0, 5)));
         let free = Budget::new(0);
         assert!(free.allows_another() && !free.is_spent() && free.state().is_none());
     }

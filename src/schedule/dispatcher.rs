@@ -135,6 +135,9 @@ pub struct DispatcherConfig {
     pub page_buffer: usize,
     /// `PageBudget` (0: none).
     pub budget: u64,
+    /// The budget is the whole crawl's, shared with other processes and granted in blocks
+    /// ([`Dispatcher::grant_budget`]).
+    pub shared_budget: bool,
 }
 
 /// Hands out download tasks while keeping every site's limits.
@@ -161,7 +164,11 @@ impl Dispatcher {
             scheduler,
             candidates: Vec::new(),
             buffer_free: config.page_buffer.max(1),
-            budget: Budget::new(config.budget),
+            budget: if config.shared_budget {
+                Budget::shared(config.budget)
+            } else {
+                Budget::new(config.budget)
+            },
             unobserved: 0,
         };
         let d = Arc::new(Dispatcher {
@@ -497,6 +504,18 @@ impl Dispatcher {
             };
             st.scheduler.observe(f.site, scope, yielded);
         }
+    }
+
+    /// Of a budget shared with other processes, while more may be granted: fetches that may
+    /// start before more must be.
+    pub fn budget_room(&self) -> Option<u64> {
+        self.state.lock().budget.room()
+    }
+
+    /// `n` more fetches of a shared budget granted; `last`: no more will come.
+    pub fn grant_budget(&self, n: u64, last: bool) {
+        self.state.lock().budget.grant(n, last);
+        self.cv.notify_all();
     }
 
     /// The page budget as (spent, under way, limit), when there is one.

@@ -41,6 +41,11 @@ impl LeaseKeeper {
                     }
                     let renewed = db.run("renewing leases", |c| {
                         c.execute(
+                            "UPDATE rccrawler_processes SET lease_until = now() + make_interval(secs => $2) \
+                             WHERE owner = $1",
+                            &[&owner, &secs],
+                        )?;
+                        c.execute(
                             "UPDATE rccrawler_scopes SET lease_until = now() + make_interval(secs => $2) \
                              WHERE owner = $1 AND state = 'active'",
                             &[&owner, &secs],

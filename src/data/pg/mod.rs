@@ -62,6 +62,8 @@ struct Held {
     done: bool,
     /// Journal batches taken from the scope and not yet in the database, with their names.
     unsent: Batches,
+    /// Fetches of the scope the database counts (its `fetched`).
+    fetched_saved: usize,
 }
 
 /// The database data manager.
@@ -76,6 +78,8 @@ pub struct PgDataManager {
     lease: Duration,
     per_process: usize,
     reward: RewardKind,
+    /// `PageBudget` is set: it is the crawl's, reserved in blocks ([`DataManager::share_budget`]).
+    budgeted: bool,
     held: Mutex<Vec<Held>>,
     /// Scopes of the crawl not done and not held here (others crawl them, or nobody yet):
     /// while there are some, this process's work is not done.
@@ -119,6 +123,7 @@ impl PgDataManager {
             lease: cfg.lease,
             per_process: cfg.scopes_per_process.max(1),
             reward: settings.bandit.reward,
+            budgeted: settings.bandit.budget > 0,
             held: Mutex::new(Vec::new()),
             outstanding: AtomicUsize::new(0),
             batches: AtomicU64::new(0),
@@ -176,12 +181,18 @@ impl PgDataManager {
     /// to fetch (or was suspended) is saved at once, so that the others see it settled.
     fn send_journal(&self) -> Result<(), PersistError> {
         let mut held = self.held.lock();
+        // Fetch counts go with the records that hold them (counted first, so never ahead).
+        let mut counts: Vec<(i64, usize)> = Vec::new();
         for h in held.iter_mut().filter(|h| !h.done) {
             if self.settled(h).is_some() {
                 self.save_snapshot(h)?;
                 // Whether the crawl is over now depends on the others' scopes.
                 self.look(0)?;
                 continue;
+            }
+            let fetched = self.inner.fetches_of(h.local);
+            if fetched > h.fetched_saved {
+                counts.push((h.id, fetched));
             }
             let bytes = self.inner.take_journal(h.local);
             if !bytes.is_empty() {
@@ -197,7 +208,16 @@ impl PgDataManager {
         if work.is_empty() {
             return Ok(());
         }
-        let owner = &self.owner;
+        let spent: usize = counts
+            .iter()
+            .map(|&(id, n)| {
+                n - held
+                    .iter()
+                    .find(|h| h.id == id)
+                    .map_or(n, |h| h.fetched_saved)
+            })
+            .sum();
+        let (owner, crawl) = (&self.owner, &self.crawl);
         let lost = self.db.lock().run("saving the journal", |c| {
             let mut tx = c.transaction()?;
             let ids: Vec<i64> = work.iter().map(|w| w.0).collect();
@@ -219,6 +239,20 @@ impl PgDataManager {
                     )?;
                 }
             }
+            for (id, n) in &counts {
+                tx.execute(
+                    "UPDATE rccrawler_scopes SET fetched = $2 WHERE id = $1",
+                    &[id, &(*n as i64)],
+                )?;
+            }
+            if spent > 0 {
+                // What was reserved is now counted as fetched.
+                tx.execute(
+                    "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
+                     WHERE crawl = $1 AND owner = $2",
+                    &[crawl, owner, &(spent as i64)],
+                )?;
+            }
             tx.commit()?;
             Ok(None)
         })?;
@@ -227,6 +261,9 @@ impl PgDataManager {
         }
         for h in held.iter_mut() {
             h.unsent.clear();
+            if let Some(&(_, n)) = counts.iter().find(|(id, _)| *id == h.id) {
+                h.fetched_saved = n;
+            }
         }
         Ok(())
     }
@@ -257,13 +294,16 @@ impl PgDataManager {
     /// and graph tables, and released.
     fn save_snapshot(&self, h: &mut Held) -> Result<(), PersistError> {
         let settled = self.settled(h);
+        let fetched_now = self.inner.fetches_of(h.local);
         let (snapshot, rest) = self.inner.snapshot(h.local);
         if !rest.is_empty() {
             let name = self.next_batch();
             h.unsent.push((name, rest));
         }
         let progress = self.inner.progress(h.local);
-        let fetched = self.inner.fetches_of(h.local) as i64;
+        let fetched = fetched_now as i64;
+        let spent = fetched_now.saturating_sub(h.fetched_saved) as i64;
+        let crawl = &self.crawl;
         let (id, owner) = (h.id, &self.owner);
         let (pages, pending) = (progress.pages as i64, progress.pending as i64);
         // Named, so that a save whose commit was not acknowledged (the connection broke) and
@@ -303,6 +343,13 @@ impl PgDataManager {
                 &[&id, &snapshot, &pages, &pending, &fetched, &save],
             )?;
             tx.execute("DELETE FROM rccrawler_journal WHERE scope = $1", &[&id])?;
+            if spent > 0 {
+                tx.execute(
+                    "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
+                     WHERE crawl = $1 AND owner = $2",
+                    &[crawl, owner, &spent],
+                )?;
+            }
             if let Some(state) = settled {
                 tx.execute(
                     "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), \
@@ -317,6 +364,7 @@ impl PgDataManager {
             return Err(PgError::LeaseLost(h.origin.to_string()).into());
         }
         h.unsent.clear();
+        h.fetched_saved = fetched_now;
         h.done = settled.is_some();
         Ok(())
     }
@@ -461,6 +509,7 @@ impl DataManager for PgDataManager {
                 origin,
                 done: false,
                 unsent: Vec::new(),
+                fetched_saved: self.inner.fetches_of(local),
             });
         }
         Ok(opened)
@@ -477,12 +526,16 @@ impl DataManager for PgDataManager {
         }
         let owner = &self.owner;
         self.db.lock().run("handing back scopes", |c| {
-            c.execute(
+            let mut tx = c.transaction()?;
+            tx.execute(
                 "UPDATE rccrawler_scopes SET owner = NULL, lease_until = NULL, \
                  state = CASE WHEN state = 'active' THEN 'queued' ELSE state END \
                  WHERE owner = $1",
                 &[owner],
-            )
+            )?;
+            // Budget reserved and not spent goes back to the crawl.
+            tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
+            tx.commit()
         })?;
         Ok(())
     }
@@ -561,6 +614,50 @@ impl DataManager for PgDataManager {
 
     fn saves_state(&self) -> bool {
         true
+    }
+
+    fn shares_budget(&self) -> bool {
+        self.budgeted
+    }
+
+    fn share_budget(&self, total: u64, want: u64) -> Result<(u64, bool), DataError> {
+        let (crawl, owner) = (&self.crawl, &self.owner);
+        let (total, want) = (total as i64, want as i64);
+        let secs = lease_secs(self.lease);
+        let (granted, last) = self.db.lock().run("reserving page budget", |c| {
+            let mut tx = c.transaction()?;
+            // One reservation at a time per crawl: the crawl's row is the lock.
+            tx.execute(
+                "UPDATE rccrawler_crawls SET budget = $2 WHERE name = $1",
+                &[crawl, &total],
+            )?;
+            // One statement, so one snapshot: a journal saved meanwhile moves fetches from
+            // `reserved` to `fetched` in one transaction, and two statements could see it
+            // half (and grant those fetches twice).
+            let row = tx.query_one(
+                "SELECT (SELECT coalesce(sum(fetched), 0)::bigint FROM rccrawler_scopes \
+                 WHERE crawl = $1), \
+                 coalesce(sum(reserved) FILTER (WHERE owner = $2), 0)::bigint, \
+                 coalesce(sum(reserved) FILTER (WHERE owner <> $2), 0)::bigint \
+                 FROM rccrawler_processes WHERE crawl = $1 AND (lease_until > now() OR owner = $2)",
+                &[crawl, owner],
+            )?;
+            let fetched: i64 = row.get(0);
+            let (mine, others): (i64, i64) = (row.get(1), row.get(2));
+            let free = (total - fetched - mine - others).max(0);
+            let granted = want.min(free);
+            tx.execute(
+                "INSERT INTO rccrawler_processes (crawl, owner, reserved, lease_until) \
+                 VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
+                 ON CONFLICT (crawl, owner) DO UPDATE SET reserved = rccrawler_processes.reserved + $3, \
+                 lease_until = excluded.lease_until",
+                &[crawl, owner, &granted, &secs],
+            )?;
+            tx.commit()?;
+            // Nothing left, and nobody holds any that could come back.
+            Ok((granted, free == granted && others == 0))
+        })?;
+        Ok((granted as u64, last))
     }
 }
 

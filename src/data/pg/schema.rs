@@ -50,6 +50,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         ADD COLUMN fetched bigint NOT NULL DEFAULT 0,
         ADD COLUMN finished_at timestamptz,
         ADD COLUMN last_save text;
+    -- PageBudget of the whole crawl, and what each live process has reserved of it and not
+    -- yet recorded as fetches of its scopes.
+    ALTER TABLE rccrawler_crawls ADD COLUMN budget bigint NOT NULL DEFAULT 0;
+    CREATE TABLE rccrawler_processes (
+        crawl text NOT NULL REFERENCES rccrawler_crawls(name) ON DELETE CASCADE,
+        owner text NOT NULL,
+        reserved bigint NOT NULL DEFAULT 0,
+        lease_until timestamptz NOT NULL,
+        PRIMARY KEY (crawl, owner)
+    );
     CREATE TABLE rccrawler_pages (
         scope bigint NOT NULL REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
         id integer NOT NULL,
