@@ -102,6 +102,20 @@ fn transient(e: &postgres::Error) -> bool {
 impl Db {
     /// Parses `url` and connects.
     pub(crate) fn connect(url: &str) -> Result<Db, PgError> {
+        let mut db = Self::connect_later(url)?;
+        let client = db
+            .config
+            .connect(NoTls)
+            .map_err(|source| PgError::Connect {
+                url: db.url.clone(),
+                source,
+            })?;
+        db.client = Some(client);
+        Ok(db)
+    }
+
+    /// Parses `url`; connects on first use (retried as a lost connection is).
+    pub(crate) fn connect_later(url: &str) -> Result<Db, PgError> {
         let shown = redact(url);
         let mut config = Config::from_str(url).map_err(|source| PgError::BadUrl {
             url: shown.clone(),
@@ -109,14 +123,10 @@ impl Db {
         })?;
         config.connect_timeout(Duration::from_secs(10));
         config.application_name("rccrawler");
-        let client = config.connect(NoTls).map_err(|source| PgError::Connect {
-            url: shown.clone(),
-            source,
-        })?;
         Ok(Db {
             config,
             url: shown,
-            client: Some(client),
+            client: None,
         })
     }
 

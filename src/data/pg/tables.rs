@@ -150,7 +150,7 @@ pub(crate) fn write_graph(
             .iter()
             .map(|group| {
                 s.spawn(move || -> Result<bool, PgError> {
-                    let mut db = Db::connect(url)?;
+                    let mut db = Db::connect_later(url)?;
                     db.run("writing the graph tables", |c| {
                         let mut tx = c.transaction()?;
                         let mine = tx.query_opt(
