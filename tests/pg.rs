@@ -428,7 +428,7 @@ fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved(
         .client()
         .query_one(
             "SELECT (SELECT count(*) FROM rccrawler_journal) + \
-             (SELECT count(*) FROM rccrawler_scopes WHERE snapshot IS NOT NULL)",
+             (SELECT count(*) FROM rccrawler_snapshots)",
             &[],
         )
         .unwrap()
@@ -464,6 +464,12 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         &[],
     )
     .unwrap();
+    c.execute(
+        "INSERT INTO rccrawler_scopes (crawl, origin, state, snapshot) \
+         VALUES ('old', 'http://old.test', 'done', '\\x0102'::bytea)",
+        &[],
+    )
+    .unwrap();
     let dir = common::prepare(
         &[web.origin("a.test")],
         &[("DataManager", "PgDM"), ("DatabaseUrl", &db.url)],
@@ -483,6 +489,19 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         .unwrap()
         .get(0);
     assert_eq!(kept, 1, "the old crawl's rows survive the migration");
+    let moved: Vec<u8> = c
+        .query_one(
+            "SELECT n.data FROM rccrawler_snapshots n JOIN rccrawler_scopes s ON s.id = n.scope \
+             WHERE s.origin = 'http://old.test'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        moved,
+        [1, 2],
+        "version 2 moves snapshots into their own table"
+    );
     let pages: i64 = c
         .query_one("SELECT count(*) FROM rccrawler_pages", &[])
         .unwrap()
@@ -519,6 +538,36 @@ fn another_hosts_txt_is_refused_while_the_crawl_runs_elsewhere() {
     let (status, out) = run(other.path(), &[]);
     assert_eq!(status.code(), Some(2), "{out}");
     assert!(out.contains("different hosts.txt"), "{out}");
+    // status, from anywhere, shows the scope being crawled, its owner and figures that move.
+    let until = Instant::now() + Duration::from_secs(60);
+    let line = loop {
+        let (status, out) = run(other.path(), &["status"]);
+        assert!(status.success(), "{out}");
+        let line = out
+            .lines()
+            .find(|l| l.contains(" active "))
+            .map(str::to_owned);
+        if let Some(l) = line.filter(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            fields
+                .get(2)
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+                > 0
+        }) {
+            break l;
+        }
+        assert!(Instant::now() < until, "{out}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        line.contains("s left") || line.contains(" s)"),
+        "an owner with its lease: {line}"
+    );
+    assert!(
+        line.contains(&format!(":{}:", running.id())),
+        "owned by the process: {line}"
+    );
     std::fs::write(first.path().join("stop.txt"), "").unwrap();
     let status = wait(&mut running, Duration::from_secs(60), first.path());
     assert!(status.success(), "{}", output(first.path()));

@@ -88,7 +88,8 @@ pub fn load_scopes(
     let crawl = &settings.database.crawl;
     let saved = db.run("reading scopes", |c| {
         let rows = c.query(
-            "SELECT id, origin, snapshot FROM rccrawler_scopes WHERE crawl = $1 ORDER BY id",
+            "SELECT s.id, s.origin, n.data FROM rccrawler_scopes s \
+             LEFT JOIN rccrawler_snapshots n ON n.scope = s.id WHERE s.crawl = $1 ORDER BY s.id",
             &[crawl],
         )?;
         let mut out = Vec::new();

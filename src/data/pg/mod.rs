@@ -181,8 +181,10 @@ impl PgDataManager {
     /// to fetch (or was suspended) is saved at once, so that the others see it settled.
     fn send_journal(&self) -> Result<(), PersistError> {
         let mut held = self.held.lock();
-        // Fetch counts go with the records that hold them (counted first, so never ahead).
+        // Fetch counts go with the records that hold them (counted first, so never ahead),
+        // and the figures `rccrawler status` shows with them.
         let mut counts: Vec<(i64, usize)> = Vec::new();
+        let mut figures: Vec<(i64, i64, i64)> = Vec::new();
         for h in held.iter_mut().filter(|h| !h.done) {
             if self.settled(h).is_some() {
                 self.save_snapshot(h)?;
@@ -193,6 +195,8 @@ impl PgDataManager {
             let fetched = self.inner.fetches_of(h.local);
             if fetched > h.fetched_saved {
                 counts.push((h.id, fetched));
+                let p = self.inner.progress(h.local);
+                figures.push((h.id, p.pages as i64, p.pending as i64));
             }
             let bytes = self.inner.take_journal(h.local);
             if !bytes.is_empty() {
@@ -239,10 +243,10 @@ impl PgDataManager {
                     )?;
                 }
             }
-            for (id, n) in &counts {
+            for ((id, n), (_, pages, pending)) in counts.iter().zip(&figures) {
                 tx.execute(
-                    "UPDATE rccrawler_scopes SET fetched = $2 WHERE id = $1",
-                    &[id, &(*n as i64)],
+                    "UPDATE rccrawler_scopes SET fetched = $2, pages = $3, pending = $4 WHERE id = $1",
+                    &[id, &(*n as i64), pages, pending],
                 )?;
             }
             if spent > 0 {
@@ -311,12 +315,16 @@ impl PgDataManager {
         if settled.is_some() {
             let mut written = Ok(true);
             self.inner.with_graph(h.local, &mut |g| {
-                written = tables::write_graph(&self.url, h.id, &self.owner, g, self.reward);
+                written =
+                    tables::write_graph(&self.url, h.id, &self.owner, g, self.reward, &snapshot);
             });
             if !written? {
                 return Err(PgError::LeaseLost(h.origin.to_string()).into());
             }
+            // The snapshot holds every record taken so far.
+            h.unsent.clear();
         }
+        let with_snapshot = settled.is_none();
         let save = self.next_batch();
         let saved = self.db.lock().run("saving a snapshot", |c| {
             let mut tx = c.transaction()?;
@@ -337,12 +345,14 @@ impl PgDataManager {
             if !mine {
                 return Ok(false);
             }
+            if with_snapshot {
+                tables::write_snapshot(&mut tx, id, &snapshot)?;
+            }
             tx.execute(
-                "UPDATE rccrawler_scopes SET snapshot = $2, checkpoint_at = now(), \
-                 pages = $3, pending = $4, fetched = $5, last_save = $6 WHERE id = $1",
-                &[&id, &snapshot, &pages, &pending, &fetched, &save],
+                "UPDATE rccrawler_scopes SET checkpoint_at = now(), \
+                 pages = $2, pending = $3, fetched = $4, last_save = $5 WHERE id = $1",
+                &[&id, &pages, &pending, &fetched, &save],
             )?;
-            tx.execute("DELETE FROM rccrawler_journal WHERE scope = $1", &[&id])?;
             if spent > 0 {
                 tx.execute(
                     "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
@@ -468,7 +478,7 @@ impl DataManager for PgDataManager {
                  lease_until = now() + make_interval(secs => $4) \
                  WHERE crawl = $1 AND origin = $2 AND state IN ('queued', 'active') \
                  AND (owner IS NULL OR owner = $3 OR lease_until < now()) \
-                 RETURNING id, snapshot",
+                 RETURNING id, (SELECT data FROM rccrawler_snapshots WHERE scope = id)",
                 &[crawl, &name, owner, &secs],
             )?;
             let Some(row) = row else {

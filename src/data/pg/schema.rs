@@ -4,8 +4,9 @@
 //!
 //! - `rccrawler_crawls`: one row per crawl (`CrawlName`) with the seeds of its hosts.txt.
 //! - `rccrawler_scopes`: one row per scope — its seed origin, state (`queued`, `active`,
-//!   `done`, `removed`), the process that holds it and until when (its lease), the last
-//!   snapshot and when it was taken, and figures for `rccrawler status`.
+//!   `done`, `stopped`, `removed`), the process that holds it and until when (its lease),
+//!   when its last snapshot was taken, and figures for `rccrawler status`.
+//! - `rccrawler_snapshots`: each scope's last snapshot.
 //! - `rccrawler_journal`: what was committed since a scope's snapshot, in order; each batch
 //!   named so that a batch sent again after a lost connection is not recorded twice.
 //! - The graph tables of finished scopes, for SQL: `rccrawler_pages`, `rccrawler_arcs` (a
@@ -112,9 +113,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         external_links integer NOT NULL,
         reward integer NOT NULL
     );
-    -- Snapshots and journal batches are compact binary already: compressing them again
-    -- (TOAST's default) cost the server more time than the crawl's last seconds.
-    ALTER TABLE rccrawler_scopes ALTER COLUMN snapshot SET STORAGE EXTERNAL;
+    -- Snapshots in a table of their own, so that one is saved beside the graph tables
+    -- without waiting for a lock on the scope's row. They and journal batches are compact
+    -- binary already: compressing them again (TOAST's default) cost the server more time
+    -- than the crawl's last seconds.
+    CREATE TABLE rccrawler_snapshots (
+        scope bigint PRIMARY KEY REFERENCES rccrawler_scopes(id) ON DELETE CASCADE,
+        data bytea NOT NULL
+    );
+    ALTER TABLE rccrawler_snapshots ALTER COLUMN data SET STORAGE EXTERNAL;
+    INSERT INTO rccrawler_snapshots (scope, data)
+        SELECT id, snapshot FROM rccrawler_scopes WHERE snapshot IS NOT NULL;
+    ALTER TABLE rccrawler_scopes DROP COLUMN snapshot;
     ALTER TABLE rccrawler_journal ALTER COLUMN data SET STORAGE EXTERNAL;
     CREATE INDEX rccrawler_external_links_scope ON rccrawler_external_links (scope, source);",
 ];

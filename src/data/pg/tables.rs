@@ -133,9 +133,9 @@ const GROUPS: [&[Table]; 4] = [
     &[Table::Yields],
 ];
 
-/// Replaces scope `scope`'s rows of every graph table with graph `g`, four tables at a time
-/// on connections of their own (the largest graphs spent seconds here, one table after
-/// another). Each connection first takes a share lock on the scope's row, held while owner
+/// Replaces scope `scope`'s rows of every graph table with graph `g`, and its saved state
+/// with `snapshot`: four groups of tables and the snapshot at once, on connections of their
+/// own (the largest graphs spent seconds here, one after another). Each connection first takes a share lock on the scope's row, held while owner
 /// `owner` holds it: a process that lost its lease never writes over its successor's rows.
 /// Returns `Ok(false)` if the lease was lost.
 pub(crate) fn write_graph(
@@ -144,32 +144,49 @@ pub(crate) fn write_graph(
     owner: &str,
     g: &SiteGraph<'_>,
     reward: RewardKind,
+    snapshot: &[u8],
 ) -> Result<bool, PgError> {
+    // Each writer: its own connection and transaction, under the share lock.
+    let writer = |what: &'static str,
+                  work: &(dyn Fn(&mut Transaction<'_>) -> Result<(), postgres::Error> + Sync)|
+     -> Result<bool, PgError> {
+        let mut db = Db::connect_later(url)?;
+        db.run(what, |c| {
+            let mut tx = c.transaction()?;
+            let mine = tx.query_opt(
+                "SELECT 1 FROM rccrawler_scopes WHERE id = $1 AND owner = $2 \
+                 AND state = 'active' FOR SHARE",
+                &[&scope, &owner],
+            )?;
+            if mine.is_none() {
+                return Ok(false);
+            }
+            work(&mut tx)?;
+            tx.commit()?;
+            Ok(true)
+        })
+    };
+    let writer = &writer;
     let results: Vec<Result<bool, PgError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = GROUPS
+        let mut handles: Vec<_> = GROUPS
             .iter()
             .map(|group| {
-                s.spawn(move || -> Result<bool, PgError> {
-                    let mut db = Db::connect_later(url)?;
-                    db.run("writing the graph tables", |c| {
-                        let mut tx = c.transaction()?;
-                        let mine = tx.query_opt(
-                            "SELECT 1 FROM rccrawler_scopes WHERE id = $1 AND owner = $2 \
-                             AND state = 'active' FOR SHARE",
-                            &[&scope, &owner],
-                        )?;
-                        if mine.is_none() {
-                            return Ok(false);
-                        }
+                s.spawn(move || {
+                    writer("writing the graph tables", &|tx| {
                         for &t in group.iter() {
-                            write_table(&mut tx, t, scope, g, reward)?;
+                            write_table(tx, t, scope, g, reward)?;
                         }
-                        tx.commit()?;
-                        Ok(true)
+                        Ok(())
                     })
                 })
             })
             .collect();
+        // The scope's saved state, beside the tables.
+        handles.push(s.spawn(move || {
+            writer("saving a snapshot", &|tx| {
+                write_snapshot(tx, scope, snapshot)
+            })
+        }));
         handles
             .into_iter()
             .map(|h| {
@@ -183,6 +200,21 @@ pub(crate) fn write_graph(
         all &= r?;
     }
     Ok(all)
+}
+
+/// Saves `snapshot` as scope `scope`'s state, replacing its journal (which it includes).
+pub(crate) fn write_snapshot(
+    tx: &mut Transaction<'_>,
+    scope: i64,
+    snapshot: &[u8],
+) -> Result<(), postgres::Error> {
+    tx.execute(
+        "INSERT INTO rccrawler_snapshots (scope, data) VALUES ($1, $2) \
+         ON CONFLICT (scope) DO UPDATE SET data = excluded.data",
+        &[&scope, &snapshot],
+    )?;
+    tx.execute("DELETE FROM rccrawler_journal WHERE scope = $1", &[&scope])?;
+    Ok(())
 }
 
 /// Replaces scope `scope`'s rows of table `t` with graph `g`'s.
