@@ -312,7 +312,7 @@ fn a_process_killed_mid_crawl_leaves_its_sites_to_the_others_and_the_graphs_stay
     let Some(db) = pg::server("a_process_killed_mid_crawl") else {
         return;
     };
-    let web = twelve_sites(80, Duration::from_millis(8));
+    let web = twelve_sites(80, Duration::from_millis(15));
     let expected = single_process(&web);
     let extra = [("ScopesPerProcess", "2"), ("LeaseSeconds", "2")];
     let dirs: Vec<_> = (0..3)
@@ -329,8 +329,7 @@ fn a_process_killed_mid_crawl_leaves_its_sites_to_the_others_and_the_graphs_stay
             .query(
                 "SELECT s.origin FROM rccrawler_scopes s WHERE s.owner LIKE $1 \
                  AND s.state = 'active' AND EXISTS (SELECT 1 FROM rccrawler_journal j \
-                 WHERE j.scope = s.id) AND (SELECT count(*) FROM rccrawler_journal j \
-                 WHERE j.scope = s.id) >= 3",
+                 WHERE j.scope = s.id)",
                 &[&format!("%:{pid}:%")],
             )
             .map(|rows| {
@@ -375,7 +374,7 @@ fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved(
         eprintln!("*** SKIPPED a_lost_database: the test must stop its own server");
         return;
     }
-    let web = twelve_sites(60, Duration::from_millis(8));
+    let web = twelve_sites(60, Duration::from_millis(15));
     let before = web.server.requests().len();
     let expected = single_process(&web);
     let whole_crawl = web.server.requests().len() - before;
@@ -388,7 +387,7 @@ fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved(
     };
     let mut child = start(dir.path(), &[]);
     let until = Instant::now() + Duration::from_secs(60);
-    while progress(&db) < 5 {
+    while progress(&db) < 2 {
         assert!(Instant::now() < until, "{}", output(dir.path()));
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -142,9 +142,19 @@ impl ApplicationManager for TextFileManager {
             CrawlStatus::Unfinished
         };
         dm.persist(Persist::Checkpoint(status))?;
-        dm.hand_back()?;
         let unload_started = Instant::now();
-        let unloaded = unload_all(settings, &*dm, &unloaders, &scopes)?;
+        // A shared store hands the scopes back (after writing what it keeps of finished
+        // ones) while the result files are written.
+        let (handed_back, unloaded) = std::thread::scope(|s| {
+            let back = s.spawn(|| dm.hand_back());
+            let unloaded = unload_all(settings, &*dm, &unloaders, &scopes);
+            let back = back
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (back, unloaded)
+        });
+        handed_back?;
+        let unloaded = unloaded?;
         Ok(RunReport {
             reason,
             sites: unloaded.rows,

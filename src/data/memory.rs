@@ -34,7 +34,8 @@ use crate::url_norm::NormUrl;
 /// A scope and whether this run crawls it.
 #[derive(Debug)]
 struct LockedScope {
-    graph: Mutex<ScopeGraph>,
+    /// Written by commits; read by the unloaders and the database's table writer at once.
+    graph: RwLock<ScopeGraph>,
     /// Opened by this run (in hosts.txt): its pending URLs count towards the total.
     active: AtomicBool,
 }
@@ -74,7 +75,7 @@ impl InMemoryDataManager {
                 g.start_journal();
                 g.rebuild_frontiers();
                 Arc::new(LockedScope {
-                    graph: Mutex::new(g),
+                    graph: RwLock::new(g),
                     active: AtomicBool::new(false),
                 })
             })
@@ -106,7 +107,7 @@ impl InMemoryDataManager {
         let next = g.pulls().map(|p| p.seq + 1).max().unwrap_or(0);
         self.next_seq.fetch_max(next, Ordering::SeqCst);
         scopes.push(Arc::new(LockedScope {
-            graph: Mutex::new(g),
+            graph: RwLock::new(g),
             active: AtomicBool::new(false),
         }));
         id
@@ -119,13 +120,13 @@ impl InMemoryDataManager {
 
     /// Fetches recorded in `scope`.
     pub(crate) fn fetches_of(&self, scope: ScopeId) -> usize {
-        self.scope(scope).graph.lock().pulls().count()
+        self.scope(scope).graph.read().pulls().count()
     }
 
     /// The journal records `scope` committed since the last call.
     pub(crate) fn take_journal(&self, scope: ScopeId) -> Vec<u8> {
         let mut out = Vec::new();
-        self.scope(scope).graph.lock().take_journal(&mut out);
+        self.scope(scope).graph.write().take_journal(&mut out);
         out
     }
 
@@ -133,7 +134,7 @@ impl InMemoryDataManager {
     /// lock, so nothing committed falls between the two).
     pub(crate) fn snapshot(&self, scope: ScopeId) -> (Vec<u8>, Vec<u8>) {
         let s = self.scope(scope);
-        let mut g = s.graph.lock();
+        let mut g = s.graph.write();
         let mut journal = Vec::new();
         g.take_journal(&mut journal);
         let mut snapshot = Vec::new();
@@ -190,7 +191,7 @@ impl InMemoryDataManager {
     /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
     fn update<R>(&self, id: ScopeId, f: impl FnOnce(&mut ScopeGraph) -> R) -> R {
         let scope = self.scope(id);
-        let mut g = scope.graph.lock();
+        let mut g = scope.graph.write();
         let before = g.pending();
         let r = f(&mut g);
         let after = g.pending();
@@ -216,11 +217,11 @@ impl DataManager for InMemoryDataManager {
             .scopes
             .read()
             .iter()
-            .position(|s| *s.graph.lock().origin() == origin);
+            .position(|s| *s.graph.read().origin() == origin);
         if let Some(i) = found {
             let id = ScopeId(i as u32);
             let scope = self.scope(id);
-            let mut g = scope.graph.lock();
+            let mut g = scope.graph.write();
             g.bind_site(&origin, site);
             g.set_limits(limits.max_level, limits.max_pages);
             if !scope.active.swap(true, Ordering::SeqCst) {
@@ -239,7 +240,7 @@ impl DataManager for InMemoryDataManager {
         g.set_limits(limits.max_level, limits.max_pages);
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
         scopes.push(Arc::new(LockedScope {
-            graph: Mutex::new(g),
+            graph: RwLock::new(g),
             active: AtomicBool::new(true),
         }));
         Ok(Some((ScopeId(index), ScopeOpen::Created)))
@@ -253,11 +254,11 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn scope_sites(&self, scope: ScopeId) -> Vec<(Origin, Option<SiteId>)> {
-        self.scope(scope).graph.lock().site_list()
+        self.scope(scope).graph.read().site_list()
     }
 
     fn bind_site(&self, scope: ScopeId, origin: &Origin, site: SiteId) {
-        self.scope(scope).graph.lock().bind_site(origin, site);
+        self.scope(scope).graph.write().bind_site(origin, site);
     }
 
     fn scopes(&self) -> Vec<ScopeInfo> {
@@ -267,14 +268,14 @@ impl DataManager for InMemoryDataManager {
             .enumerate()
             .map(|(i, s)| ScopeInfo {
                 id: ScopeId(i as u32),
-                origin: s.graph.lock().origin().clone(),
+                origin: s.graph.read().origin().clone(),
                 active: s.active.load(Ordering::SeqCst),
             })
             .collect()
     }
 
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin> {
-        self.scope(scope).graph.lock().home_origins()
+        self.scope(scope).graph.read().home_origins()
     }
 
     fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
@@ -312,7 +313,7 @@ impl DataManager for InMemoryDataManager {
 
     fn suspend(&self, scope: ScopeId) {
         let scope = self.scope(scope);
-        let g = scope.graph.lock();
+        let g = scope.graph.read();
         if scope.active.swap(false, Ordering::SeqCst) {
             self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
         }
@@ -332,7 +333,7 @@ impl DataManager for InMemoryDataManager {
 
     fn progress(&self, scope: ScopeId) -> Progress {
         let s = self.scope(scope);
-        let g = s.graph.lock();
+        let g = s.graph.read();
         Progress {
             pages: g.page_count(),
             pending: g.pending(),
@@ -344,7 +345,7 @@ impl DataManager for InMemoryDataManager {
     fn fetches(&self) -> Vec<Fetch> {
         let mut all: Vec<Fetch> = Vec::new();
         for s in self.scopes.read().iter() {
-            let g = s.graph.lock();
+            let g = s.graph.read();
             all.extend(g.pulls());
         }
         all.sort_by_key(|f| f.seq);
@@ -353,7 +354,7 @@ impl DataManager for InMemoryDataManager {
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
         let s = self.scope(scope);
-        let g = s.graph.lock();
+        let g = s.graph.read();
         let graph = SiteGraph::build(&g);
         f(&graph);
     }
@@ -362,7 +363,7 @@ impl DataManager for InMemoryDataManager {
         self.scopes
             .read()
             .iter()
-            .map(|s| s.graph.lock().heap_bytes())
+            .map(|s| s.graph.read().heap_bytes())
             .sum()
     }
 
@@ -376,7 +377,7 @@ impl DataManager for InMemoryDataManager {
         let status = match how {
             Persist::Journal(durability) => {
                 for s in &scopes {
-                    s.graph.lock().take_journal(&mut records);
+                    s.graph.write().take_journal(&mut records);
                 }
                 store.append(&records)?;
                 return Ok(store.flush(durability)?);
@@ -388,7 +389,7 @@ impl DataManager for InMemoryDataManager {
         let count = if finished { 0 } else { scopes.len() as u64 };
         let mut snapshot = store.begin_snapshot(finished, count)?;
         for s in &scopes {
-            let mut g = s.graph.lock();
+            let mut g = s.graph.write();
             g.take_journal(&mut records);
             if !finished {
                 snapshot.add_scope(|w| g.write_to(w))?;

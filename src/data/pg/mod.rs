@@ -5,7 +5,7 @@
 //! claim is one `UPDATE`, so two processes never both win), loads the scope's last snapshot
 //! and the journal records since, and crawls it in memory with the same engine and data
 //! structures as `BMICDM` — a scope is crawled by one process at a time, so politeness per
-//! site holds across processes. Every 100 ms the records committed since go to the scope's
+//! site holds across processes. Every second the records committed since go to the scope's
 //! journal table (batches named, so one sent again after a lost connection counts once);
 //! every `CheckpointSeconds` and at the end a snapshot replaces them. Every write first
 //! checks, under a row lock, that the process still holds the scope: a process that lost its
@@ -23,6 +23,7 @@ mod catalog;
 mod db;
 mod lease;
 pub mod schema;
+mod settle;
 mod tables;
 
 use std::sync::Arc;
@@ -39,13 +40,14 @@ use super::{
     DataError, DataManager, Effects, Fetch, InMemoryDataManager, Persist, PersistError, Progress,
     ScopeInfo, ScopeLimits, ScopeOpen, SiteGraph,
 };
-use crate::bandit::RewardKind;
 use crate::ids::{ScopeId, SiteId};
 use crate::message::{FetchTask, Outcome};
 use crate::settings::Settings;
 use crate::site::Origin;
+use crate::storage::Durability;
 use db::Db;
 use lease::LeaseKeeper;
+use settle::{Job, Settler};
 
 /// Journal batches with their names, in order.
 type Batches = Vec<(String, Vec<u8>)>;
@@ -69,15 +71,12 @@ struct Held {
 /// The database data manager.
 #[derive(Debug)]
 pub struct PgDataManager {
-    inner: InMemoryDataManager,
+    inner: Arc<InMemoryDataManager>,
     db: Mutex<Db>,
-    /// `DatabaseUrl`, for the connections that write graph tables.
-    url: String,
     crawl: String,
     owner: String,
     lease: Duration,
     per_process: usize,
-    reward: RewardKind,
     /// `PageBudget` is set: it is the crawl's, reserved in blocks ([`DataManager::share_budget`]).
     budgeted: bool,
     held: Mutex<Vec<Held>>,
@@ -86,6 +85,8 @@ pub struct PgDataManager {
     outstanding: AtomicUsize,
     batches: AtomicU64,
     keeper: Mutex<Option<LeaseKeeper>>,
+    /// Writes finished scopes' graph tables and marks them done, off the crawl's path.
+    settler: Mutex<Settler>,
 }
 
 /// This process's name in the database: host, process id and start time, unique enough
@@ -114,20 +115,26 @@ impl PgDataManager {
         schema::migrate(&mut db)?;
         let owner = owner_name();
         let keeper = LeaseKeeper::start(&cfg.url, owner.clone(), cfg.lease)?;
-        Ok(Arc::new(PgDataManager {
-            inner: InMemoryDataManager::journaled(),
-            db: Mutex::new(db),
+        let inner = Arc::new(InMemoryDataManager::journaled());
+        let settler = Settler::start(settle::Setup {
             url: cfg.url.clone(),
+            owner: owner.clone(),
+            reward: settings.bandit.reward,
+            data: Arc::clone(&inner),
+        })?;
+        Ok(Arc::new(PgDataManager {
+            inner,
+            db: Mutex::new(db),
             crawl: cfg.crawl.clone(),
             owner,
             lease: cfg.lease,
             per_process: cfg.scopes_per_process.max(1),
-            reward: settings.bandit.reward,
             budgeted: settings.bandit.budget > 0,
             held: Mutex::new(Vec::new()),
             outstanding: AtomicUsize::new(0),
             batches: AtomicU64::new(0),
             keeper: Mutex::new(Some(keeper)),
+            settler: Mutex::new(settler),
         }))
     }
 
@@ -294,8 +301,8 @@ impl PgDataManager {
         Ok(())
     }
 
-    /// Replaces scope `h`'s journal with a snapshot; a settled scope is saved with its state
-    /// and graph tables, and released.
+    /// Replaces scope `h`'s journal with a snapshot; a settled scope then goes to the settle
+    /// thread (graph tables, state, release).
     fn save_snapshot(&self, h: &mut Held) -> Result<(), PersistError> {
         let settled = self.settled(h);
         let fetched_now = self.inner.fetches_of(h.local);
@@ -312,19 +319,6 @@ impl PgDataManager {
         let (pages, pending) = (progress.pages as i64, progress.pending as i64);
         // Named, so that a save whose commit was not acknowledged (the connection broke) and
         // is tried again is recognised as done rather than as a lease lost.
-        if settled.is_some() {
-            let mut written = Ok(true);
-            self.inner.with_graph(h.local, &mut |g| {
-                written =
-                    tables::write_graph(&self.url, h.id, &self.owner, g, self.reward, &snapshot);
-            });
-            if !written? {
-                return Err(PgError::LeaseLost(h.origin.to_string()).into());
-            }
-            // The snapshot holds every record taken so far.
-            h.unsent.clear();
-        }
-        let with_snapshot = settled.is_none();
         let save = self.next_batch();
         let saved = self.db.lock().run("saving a snapshot", |c| {
             let mut tx = c.transaction()?;
@@ -345,9 +339,7 @@ impl PgDataManager {
             if !mine {
                 return Ok(false);
             }
-            if with_snapshot {
-                tables::write_snapshot(&mut tx, id, &snapshot)?;
-            }
+            tables::write_snapshot(&mut tx, id, &snapshot)?;
             tx.execute(
                 "UPDATE rccrawler_scopes SET checkpoint_at = now(), \
                  pages = $2, pending = $3, fetched = $4, last_save = $5 WHERE id = $1",
@@ -360,13 +352,6 @@ impl PgDataManager {
                     &[crawl, owner, &spent],
                 )?;
             }
-            if let Some(state) = settled {
-                tx.execute(
-                    "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), \
-                     owner = NULL, lease_until = NULL WHERE id = $1",
-                    &[&id, &state],
-                )?;
-            }
             tx.commit()?;
             Ok(true)
         })?;
@@ -375,7 +360,17 @@ impl PgDataManager {
         }
         h.unsent.clear();
         h.fetched_saved = fetched_now;
-        h.done = settled.is_some();
+        if let Some(state) = settled {
+            // Its tables are written and it is marked settled by the settle thread.
+            self.settler.lock().send(Job {
+                local: h.local,
+                id: h.id,
+                origin: h.origin.to_string(),
+                state,
+                save: self.next_batch(),
+            });
+            h.done = true;
+        }
         Ok(())
     }
 }
@@ -531,6 +526,8 @@ impl DataManager for PgDataManager {
     }
 
     fn hand_back(&self) -> Result<(), PersistError> {
+        // Finished scopes first (their leases are renewed meanwhile).
+        let settled = self.settler.lock().finish();
         if let Some(k) = self.keeper.lock().take() {
             k.stop();
         }
@@ -547,6 +544,7 @@ impl DataManager for PgDataManager {
             tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
             tx.commit()
         })?;
+        settled?;
         Ok(())
     }
 
@@ -616,7 +614,13 @@ impl DataManager for PgDataManager {
         {
             return Err(e.into());
         }
+        if let Some(e) = self.settler.lock().failure() {
+            return Err(PgError::Schema(format!("settling a finished scope: {e}")).into());
+        }
         match how {
+            // Once a second, not every 100 ms: each send is a transaction the server commits
+            // to disk, and ten a second slowed the crawl of one large site by a fifth.
+            Persist::Journal(Durability::Process) => Ok(()),
             Persist::Journal(_) => self.send_journal(),
             Persist::Checkpoint(_) => self.checkpoint(),
         }

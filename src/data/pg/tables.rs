@@ -133,9 +133,9 @@ const GROUPS: [&[Table]; 4] = [
     &[Table::Yields],
 ];
 
-/// Replaces scope `scope`'s rows of every graph table with graph `g`, and its saved state
-/// with `snapshot`: four groups of tables and the snapshot at once, on connections of their
-/// own (the largest graphs spent seconds here, one after another). Each connection first takes a share lock on the scope's row, held while owner
+/// Replaces scope `scope`'s rows of every graph table with graph `g`, four groups of tables
+/// at once on connections of their own (the largest graphs spent seconds here, one table
+/// after another). Each connection first takes a share lock on the scope's row, held while owner
 /// `owner` holds it: a process that lost its lease never writes over its successor's rows.
 /// Returns `Ok(false)` if the lease was lost.
 pub(crate) fn write_graph(
@@ -144,7 +144,6 @@ pub(crate) fn write_graph(
     owner: &str,
     g: &SiteGraph<'_>,
     reward: RewardKind,
-    snapshot: &[u8],
 ) -> Result<bool, PgError> {
     // Each writer: its own connection and transaction, under the share lock.
     let writer = |what: &'static str,
@@ -168,7 +167,7 @@ pub(crate) fn write_graph(
     };
     let writer = &writer;
     let results: Vec<Result<bool, PgError>> = std::thread::scope(|s| {
-        let mut handles: Vec<_> = GROUPS
+        let handles: Vec<_> = GROUPS
             .iter()
             .map(|group| {
                 s.spawn(move || {
@@ -181,12 +180,6 @@ pub(crate) fn write_graph(
                 })
             })
             .collect();
-        // The scope's saved state, beside the tables.
-        handles.push(s.spawn(move || {
-            writer("saving a snapshot", &|tx| {
-                write_snapshot(tx, scope, snapshot)
-            })
-        }));
         handles
             .into_iter()
             .map(|h| {
