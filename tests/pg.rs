@@ -374,11 +374,11 @@ fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved(
         eprintln!("*** SKIPPED a_lost_database: the test must stop its own server");
         return;
     }
-    let web = twelve_sites(60, Duration::from_millis(15));
+    let web = twelve_sites(60, Duration::from_millis(30));
     let before = web.server.requests().len();
     let expected = single_process(&web);
     let whole_crawl = web.server.requests().len() - before;
-    let dir = machine(&web, "p0", &db, &[("ScopesPerProcess", "3")]);
+    let dir = machine(&web, "p0", &db, &[("ScopesPerProcess", "2")]);
     let progress = |db: &PgServer| -> i64 {
         db.client()
             .query_one("SELECT count(*) FROM rccrawler_journal", &[])

@@ -184,9 +184,9 @@ impl PgDataManager {
         )
     }
 
-    /// Sends every held scope's journal records taken so far; a scope that has nothing left
-    /// to fetch (or was suspended) is saved at once, so that the others see it settled.
-    fn send_journal(&self) -> Result<(), PersistError> {
+    /// Saves every held scope that has nothing left to fetch (or was suspended), so that the
+    /// others see it settled; with `records`, sends the others' journal records taken so far.
+    fn send_journal(&self, records: bool) -> Result<(), PersistError> {
         let mut held = self.held.lock();
         // Fetch counts go with the records that hold them (counted first, so never ahead),
         // and the figures `rccrawler status` shows with them.
@@ -197,6 +197,9 @@ impl PgDataManager {
                 self.save_snapshot(h)?;
                 // Whether the crawl is over now depends on the others' scopes.
                 self.look(0)?;
+                continue;
+            }
+            if !records {
                 continue;
             }
             let fetched = self.inner.fetches_of(h.local);
@@ -618,10 +621,11 @@ impl DataManager for PgDataManager {
             return Err(PgError::Schema(format!("settling a finished scope: {e}")).into());
         }
         match how {
-            // Once a second, not every 100 ms: each send is a transaction the server commits
-            // to disk, and ten a second slowed the crawl of one large site by a fifth.
-            Persist::Journal(Durability::Process) => Ok(()),
-            Persist::Journal(_) => self.send_journal(),
+            // Journal records once a second, not every 100 ms: each send is a transaction the
+            // server commits to disk, and ten a second slowed the crawl of one large site by a
+            // fifth. Finished scopes are saved at once, so that the crawl moves on.
+            Persist::Journal(Durability::Process) => self.send_journal(false),
+            Persist::Journal(_) => self.send_journal(true),
             Persist::Checkpoint(_) => self.checkpoint(),
         }
     }
