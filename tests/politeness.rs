@@ -114,8 +114,14 @@ fn limits_and_delays_hold_for_every_site_at_once() {
         if *c > 1 && *d == 0 {
             assert!(conc > 1, "{host}: the limit is used");
         }
+        // The server's clock is the kernel's receive stamp, taken when loopback's softirq
+        // runs; on a loaded machine that can run milliseconds late for one request and not
+        // the next (seen: 38.4 ms for 40 under stress-ng, the rest at or above 45.4 ms, the
+        // delay plus the crawler's margin). The crawler spaces its writes by the delay plus
+        // that margin; the check allows the stamp this much error.
+        let stamp_error = Duration::from_millis(4);
         assert!(
-            gap >= delay,
+            gap + stamp_error >= delay,
             "{host}: two requests started {gap:?} apart, delay {delay:?}"
         );
     }
