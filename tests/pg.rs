@@ -92,17 +92,7 @@ fn start(dir: &Path, args: &[&str]) -> Child {
 }
 
 fn wait(child: &mut Child, limit: Duration, dir: &Path) -> ExitStatus {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            panic!("the crawler did not exit within {limit:?}: {}", output(dir));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_exit(child, limit, || output(dir))
 }
 
 fn output(dir: &Path) -> String {

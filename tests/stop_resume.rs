@@ -69,17 +69,7 @@ fn start(dir: &Path, run: usize) -> Child {
 }
 
 fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            panic!("the crawler did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_exit(child, limit, String::new)
 }
 
 fn output(dir: &Path, run: usize) -> (String, String) {

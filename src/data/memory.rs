@@ -120,7 +120,7 @@ impl InMemoryDataManager {
 
     /// Fetches recorded in `scope`.
     pub(crate) fn fetches_of(&self, scope: ScopeId) -> usize {
-        self.scope(scope).graph.read().pulls().count()
+        self.scope(scope).graph.read().pull_count()
     }
 
     /// The journal records `scope` committed since the last call.

@@ -137,6 +137,26 @@ pub fn settings_text(extra: &[(&str, &str)]) -> String {
     s
 }
 
+/// Waits for a crawler process to exit; past `limit` it is killed and the test fails with
+/// `describe()` (its output, say).
+pub fn wait_exit(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    describe: impl Fn() -> String,
+) -> std::process::ExitStatus {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("the child's status") {
+            return status;
+        }
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            panic!("the crawler did not exit within {limit:?}: {}", describe());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// Writes settings.ini and hosts.txt into a new temporary folder.
 pub fn prepare(hosts: &[String], extra: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temp dir");

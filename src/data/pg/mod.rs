@@ -103,6 +103,24 @@ fn owner_name() -> String {
     format!("{host}:{}:{nanos:x}", std::process::id())
 }
 
+/// `spent` fetches saved by `owner`, in the same transaction as the records that hold them:
+/// what it had reserved of the page budget is now counted as fetched.
+fn spend_reserved(
+    tx: &mut postgres::Transaction<'_>,
+    crawl: &str,
+    owner: &str,
+    spent: i64,
+) -> Result<(), postgres::Error> {
+    if spent > 0 {
+        tx.execute(
+            "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
+             WHERE crawl = $1 AND owner = $2",
+            &[&crawl, &owner, &spent],
+        )?;
+    }
+    Ok(())
+}
+
 fn lease_secs(lease: Duration) -> f64 {
     lease.as_secs_f64()
 }
@@ -259,14 +277,7 @@ impl PgDataManager {
                     &[id, &(*n as i64), pages, pending],
                 )?;
             }
-            if spent > 0 {
-                // What was reserved is now counted as fetched.
-                tx.execute(
-                    "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
-                     WHERE crawl = $1 AND owner = $2",
-                    &[crawl, owner, &(spent as i64)],
-                )?;
-            }
+            spend_reserved(&mut tx, crawl, owner, spent as i64)?;
             tx.commit()?;
             Ok(None)
         })?;
@@ -348,13 +359,7 @@ impl PgDataManager {
                  pages = $2, pending = $3, fetched = $4, last_save = $5 WHERE id = $1",
                 &[&id, &pages, &pending, &fetched, &save],
             )?;
-            if spent > 0 {
-                tx.execute(
-                    "UPDATE rccrawler_processes SET reserved = greatest(reserved - $3, 0) \
-                     WHERE crawl = $1 AND owner = $2",
-                    &[crawl, owner, &spent],
-                )?;
-            }
+            spend_reserved(&mut tx, crawl, owner, spent)?;
             tx.commit()?;
             Ok(true)
         })?;
@@ -397,14 +402,15 @@ impl DataManager for PgDataManager {
                     &[crawl],
                 )?
                 .get(0);
+            // Scopes held under a live lease: other processes are crawling.
+            let live: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
+                     AND state = 'active' AND lease_until > now()",
+                    &[crawl],
+                )?
+                .get(0);
             if known != listed {
-                let live: i64 = tx
-                    .query_one(
-                        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
-                         AND state = 'active' AND lease_until > now()",
-                        &[crawl],
-                    )?
-                    .get(0);
                 if live > 0 {
                     return Ok(Some(live));
                 }
@@ -413,13 +419,6 @@ impl DataManager for PgDataManager {
                     &[crawl, &listed],
                 )?;
             }
-            let live: i64 = tx
-                .query_one(
-                    "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
-                     AND state = 'active' AND lease_until > now()",
-                    &[crawl],
-                )?
-                .get(0);
             if live == 0 {
                 // A new run of the crawl: sites suspended in the last one are tried again,
                 // as one process's continued crawl tries them again.

@@ -378,6 +378,11 @@ impl ScopeGraph {
         self.outcomes
     }
 
+    /// How many fetches are recorded.
+    pub(crate) fn pull_count(&self) -> usize {
+        self.pulls.len()
+    }
+
     /// The fetches recorded, in commit order.
     pub(crate) fn pulls(&self) -> impl Iterator<Item = Fetch> + '_ {
         self.pulls.iter().map(|p| Fetch {
