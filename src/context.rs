@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use crossbeam_channel::Sender;
 
-use crate::data::{DataError, DataManager};
+use crate::data::coord::Coordinator;
+use crate::data::{DataManager, OpenScopeError};
 use crate::ids::{ScopeId, SiteId};
 use crate::message::LogEvent;
 use crate::robots::RobotsParse;
@@ -24,8 +25,10 @@ pub struct Context {
     pub settings: Settings,
     /// Sites and their robots rules.
     pub sites: Sites,
-    /// Storage.
+    /// The scopes' data.
     pub dm: Arc<dyn DataManager>,
+    /// How the crawl is shared with other processes.
+    pub coordinator: Arc<dyn Coordinator>,
     /// Politeness and site choice.
     pub dispatcher: Arc<Dispatcher>,
     /// The stop broadcast.
@@ -41,11 +44,11 @@ pub struct Context {
     pub feeder: Option<Box<dyn ScopeFeeder>>,
 }
 
-/// Opens more scopes while the crawl runs (`PgDM` gives a process the scopes other
+/// Opens more scopes while the crawl runs (a shared crawl gives a process the scopes other
 /// processes gave back or left behind). The routine thread calls it about once a second.
 pub trait ScopeFeeder: Send + Sync + std::fmt::Debug {
     /// Opens what there is to open now; each new scope with its name (for the progress line).
-    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, DataError>;
+    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError>;
 }
 
 /// A handle for sending log events; sending never fails the caller (if the routine thread is

@@ -16,8 +16,7 @@ use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
 use crate::bandit;
-use crate::data::pg::PgDataManager;
-use crate::data::{DataManager, InMemoryDataManager};
+use crate::data::{self, DataLayer};
 use crate::fetch::{Downloader, HttpDownloader};
 use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
 use crate::parse::{HtmlParser, PageParser};
@@ -33,9 +32,8 @@ use crate::url_filter::{AllHosts, KeyDomainFilter, SeedSiteOnly, UrlFilter};
 
 /// Builds an application manager.
 pub type ManagerCtor = Arc<dyn Fn(&Settings) -> Box<dyn ApplicationManager> + Send + Sync>;
-/// Opens a data manager (it may recover saved state, so it may fail).
-pub type DataManagerCtor =
-    Arc<dyn Fn(&Settings) -> Result<Arc<dyn DataManager>, AppError> + Send + Sync>;
+/// Opens a data manager with its coordinator (it may recover saved state, so it may fail).
+pub type DataManagerCtor = Arc<dyn Fn(&Settings) -> Result<DataLayer, AppError> + Send + Sync>;
 /// Builds the downloading threads' component (its configuration may name files, so it may
 /// fail).
 pub type DownloaderCtor =
@@ -157,8 +155,8 @@ impl Registry {
     pub fn builtin() -> Self {
         let mut r = Self::empty();
         r.register_manager("TextFileAM", |_| Box::new(TextFileManager));
-        r.register_data_manager("BMICDM", |s| Ok(InMemoryDataManager::open(s)?));
-        r.register_data_manager("PgDM", |s| Ok(PgDataManager::open(s)?));
+        r.register_data_manager("BMICDM", |s| Ok(data::open_in_memory(s)?));
+        r.register_data_manager("PgDM", |s| Ok(data::open_pg(s)?));
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
@@ -218,7 +216,7 @@ impl Registry {
     pub fn register_data_manager(
         &mut self,
         name: &str,
-        ctor: impl Fn(&Settings) -> Result<Arc<dyn DataManager>, AppError> + Send + Sync + 'static,
+        ctor: impl Fn(&Settings) -> Result<DataLayer, AppError> + Send + Sync + 'static,
     ) {
         self.data_managers.add(name, Arc::new(ctor));
     }
@@ -373,8 +371,10 @@ impl Registry {
             .map(|f| Ok((self.finishers.get(f)?)(settings)))
             .collect::<Result<Vec<_>, AppError>>()?;
         let unloaders = self.unloaders(settings)?;
+        let layer = (self.data_managers.get(&c.data_manager)?)(settings)?;
         Ok(Components {
-            data: (self.data_managers.get(&c.data_manager)?)(settings)?,
+            data: layer.data,
+            coordinator: layer.coordinator,
             downloader: (self.downloaders.get(&c.downloader)?)(settings)?,
             parser: (self.parsers.get(&c.parser)?)(settings),
             routine: (self.routines.get(&c.routine)?)(settings),

@@ -20,7 +20,8 @@ use thiserror::Error;
 
 pub use text_file::TextFileManager;
 
-use crate::data::{DataError, DataManager, OpenError, PersistError};
+use crate::data::coord::{CoordError, Coordinator};
+use crate::data::{DataError, DataManager, OpenScopeError, PersistError};
 use crate::engine::SpawnError;
 use crate::fetch::{CaFileError, Downloader};
 use crate::finish::{Finisher, FinisherError};
@@ -40,6 +41,8 @@ use crate::url_filter::UrlFilter;
 pub struct Components {
     /// `DataManager`, opened (saved state recovered).
     pub data: Arc<dyn DataManager>,
+    /// How `DataManager` shares the crawl with other processes.
+    pub coordinator: Arc<dyn Coordinator>,
     /// `DownloadingThread`.
     pub downloader: Arc<dyn Downloader>,
     /// `ParsingThread`.
@@ -105,12 +108,15 @@ pub enum AppError {
     /// A finisher could not get ready.
     #[error(transparent)]
     Finisher(#[from] FinisherError),
-    /// The data manager could not be opened (saved state).
-    #[error(transparent)]
-    Open(#[from] OpenError),
-    /// The crawl's data could not be recorded.
+    /// The crawl's data could not be recorded, or the saved state recovered.
     #[error(transparent)]
     Data(#[from] DataError),
+    /// A scope could not be opened.
+    #[error(transparent)]
+    OpenScope(#[from] OpenScopeError),
+    /// Sharing the crawl with other processes failed.
+    #[error(transparent)]
+    Coord(#[from] CoordError),
     /// The crawl's data could not be saved.
     #[error("cannot save the crawl state: {0}")]
     Persist(#[from] PersistError),
@@ -120,9 +126,6 @@ pub enum AppError {
     /// A thread could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
-    /// The crawl's database (`PgDM`) cannot be used.
-    #[error(transparent)]
-    Database(#[from] crate::data::pg::PgError),
 }
 
 /// What a run did.

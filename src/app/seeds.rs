@@ -12,7 +12,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::unload_all::ScopeRow;
-use crate::data::{DataError, DataManager, ScopeLimits};
+use crate::data::coord::Coordinator;
+use crate::data::{DataManager, OpenScopeError, ScopeLimits};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::Dispatcher;
 use crate::site::{Origin, SiteSpec};
@@ -32,6 +33,7 @@ pub(crate) struct Seeds {
 /// What opening a scope needs.
 pub(crate) struct Crawl<'a> {
     pub(crate) dm: &'a dyn DataManager,
+    pub(crate) coordinator: &'a dyn Coordinator,
     pub(crate) sites: &'a Sites,
     pub(crate) dispatcher: &'a Dispatcher,
     pub(crate) filter: &'a dyn UrlFilter,
@@ -71,7 +73,7 @@ impl Seeds {
     }
 
     /// Opens every scope the data manager gives this process.
-    pub(crate) fn open_all(&self, c: &Crawl<'_>) -> Result<(), DataError> {
+    pub(crate) fn open_all(&self, c: &Crawl<'_>) -> Result<(), OpenScopeError> {
         for i in self.leaders().collect::<Vec<_>>() {
             self.open(i, c)?;
         }
@@ -84,7 +86,7 @@ impl Seeds {
         &self,
         origins: &[Origin],
         c: &Crawl<'_>,
-    ) -> Result<Vec<(ScopeId, String)>, DataError> {
+    ) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
         let mut opened = Vec::new();
         for origin in origins {
             let Some(i) = self.leaders().find(|&i| self.hosts[i].origin == *origin) else {
@@ -104,7 +106,7 @@ impl Seeds {
 
     /// Opens the scope of seed `i` (the first of its scope) if the data manager gives it to
     /// this process, with the seeds that share it.
-    fn open(&self, i: usize, c: &Crawl<'_>) -> Result<Option<ScopeId>, DataError> {
+    fn open(&self, i: usize, c: &Crawl<'_>) -> Result<Option<ScopeId>, OpenScopeError> {
         let spec = &self.hosts[i];
         if self
             .rows
@@ -118,9 +120,15 @@ impl Seeds {
             max_level: spec.max_level,
             max_pages: self.max_pages,
         };
-        let Some((scope, _)) = c.dm.open_scope(spec.origin.clone(), SiteId::NONE, limits)? else {
+        if let Some(most) = c.coordinator.scopes_per_process()
+            && busy_scopes(c.dm) >= most
+        {
+            return Ok(None);
+        }
+        let Some(claim) = c.coordinator.claim(&spec.origin)? else {
             return Ok(None);
         };
+        let (scope, _) = c.dm.open_scope(claim, SiteId::NONE, limits)?;
         c.filter.scope_opened(i, scope);
         let seed = c.sites.add(spec.clone(), scope);
         c.dm.bind_site(scope, &seed.origin, seed.id);
@@ -169,6 +177,14 @@ impl Seeds {
             }
         }
     }
+}
+
+/// Scopes this process crawls that still have work.
+pub(crate) fn busy_scopes(dm: &dyn DataManager) -> usize {
+    dm.scopes()
+        .iter()
+        .filter(|s| s.active && dm.progress(s.id).pending > 0)
+        .count()
 }
 
 /// A host of a continued multi-host scope, registered again: as the filter now sees it (so a

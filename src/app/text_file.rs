@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
-use super::seeds::{Crawl, Seeds};
+use super::seeds::{Crawl, Seeds, busy_scopes};
 use super::unload_all::{ScopeRow, unload_all};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeFeeder};
-use crate::data::{CrawlStatus, DataError, Persist};
+use crate::data::{CrawlStatus, OpenScopeError, Persist};
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
 use crate::routine::LogFiles;
@@ -39,6 +39,7 @@ impl ApplicationManager for TextFileManager {
         let started = Instant::now();
         let Components {
             data: dm,
+            coordinator,
             downloader,
             parser,
             routine,
@@ -62,7 +63,7 @@ impl ApplicationManager for TextFileManager {
                 down_after: settings.site_down_after,
                 page_buffer: engine::page_buffer(settings),
                 budget: settings.bandit.budget as u64,
-                shared_budget: dm.shares_budget(),
+                shared_budget: coordinator.shares_budget(),
             },
         );
         let sites = Sites::new();
@@ -73,10 +74,11 @@ impl ApplicationManager for TextFileManager {
             &mut *url_filter,
             settings.max_pages_per_site,
         ));
-        dm.register_seeds(&seeds.scope_origins())?;
+        coordinator.register_seeds(&seeds.scope_origins())?;
         {
             let crawl = Crawl {
                 dm: &*dm,
+                coordinator: &*coordinator,
                 sites: &sites,
                 dispatcher: &dispatcher,
                 filter: &*url_filter,
@@ -106,6 +108,7 @@ impl ApplicationManager for TextFileManager {
             settings: settings.clone(),
             sites,
             dm: Arc::clone(&dm),
+            coordinator: Arc::clone(&coordinator),
             dispatcher,
             stop: Arc::clone(&stop),
             filter: url_filter,
@@ -146,7 +149,10 @@ impl ApplicationManager for TextFileManager {
         // A shared store hands the scopes back (after writing what it keeps of finished
         // ones) while the result files are written.
         let (handed_back, unloaded) = std::thread::scope(|s| {
-            let back = s.spawn(|| dm.hand_back());
+            let back = s.spawn(|| -> Result<(), AppError> {
+                dm.close()?;
+                Ok(coordinator.hand_back()?)
+            });
             let unloaded = unload_all(settings, &*dm, &unloaders, &scopes);
             let back = back
                 .join()
@@ -173,13 +179,18 @@ struct Feeder {
 }
 
 impl ScopeFeeder for Feeder {
-    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, DataError> {
-        let origins = ctx.dm.more_seeds()?;
+    fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
+        let room = match ctx.coordinator.scopes_per_process() {
+            Some(most) => most.saturating_sub(busy_scopes(&*ctx.dm)),
+            None => usize::MAX,
+        };
+        let origins = ctx.coordinator.more_seeds(room)?;
         if origins.is_empty() {
             return Ok(Vec::new());
         }
         let crawl = Crawl {
             dm: &*ctx.dm,
+            coordinator: &*ctx.coordinator,
             sites: &ctx.sites,
             dispatcher: &ctx.dispatcher,
             filter: &*ctx.filter,

@@ -44,6 +44,26 @@ pub trait Policy: Send + Debug {
     fn grow(&mut self, arms: usize);
 }
 
+/// What one fetch yielded (SPEC §5): the external URLs it revealed. Recorded with every fetch
+/// (`data`), written to yield.csv, and what the budget rules are paid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Yield {
+    /// External URLs its site's crawl had not seen before.
+    pub new_external: u32,
+    /// Distinct external URLs on the page (or the other site a redirect led to).
+    pub external: u32,
+}
+
+impl Yield {
+    /// The reward a rule is paid for it.
+    pub fn reward(self, kind: RewardKind) -> u32 {
+        match kind {
+            RewardKind::NewExternal => self.new_external,
+            RewardKind::AllExternal => self.external,
+        }
+    }
+}
+
 /// What rewards count (`BanditReward`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardKind {

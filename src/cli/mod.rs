@@ -13,8 +13,9 @@ pub use replay::replay;
 use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, RunReport};
-use crate::data::DataError;
+use crate::data::coord::CoordError;
 use crate::data::pg::{self, PgError};
+use crate::data::{DataError, OpenScopeError, PersistError};
 use crate::hosts;
 use crate::registry::Registry;
 use crate::settings::Settings;
@@ -122,8 +123,11 @@ fn bad_input(e: &AppError) -> bool {
         e,
         AppError::Settings(_)
             | AppError::CaFile(_)
-            | AppError::Database(PgError::BadUrl { .. } | PgError::Connect { .. })
-            | AppError::Data(DataError::Refused(_))
+            | AppError::Data(DataError::Persist(PersistError::Database(
+                PgError::BadUrl { .. } | PgError::Connect { .. }
+            )))
+            | AppError::Coord(CoordError::Refused { .. })
+            | AppError::OpenScope(OpenScopeError::Claim(CoordError::Refused { .. }))
     )
 }
 
@@ -141,7 +145,10 @@ pub fn status(settings_path: &std::path::Path) -> Exit {
         "crawl {:?}: {} scopes, {} done",
         settings.database.crawl,
         scopes.len(),
-        scopes.iter().filter(|s| s.state == "done").count()
+        scopes
+            .iter()
+            .filter(|s| s.state == pg::ScopeState::Done)
+            .count()
     );
     println!(
         "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} owner (lease left)",

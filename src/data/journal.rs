@@ -6,6 +6,7 @@
 //! state — and applies the rest with the same code as a live commit.
 
 use super::records::{Entry, LinkKind, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
+use crate::bandit::Yield;
 use crate::message::{Decided, HopKind};
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, Put, Reader};
@@ -117,8 +118,8 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
 fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
     j.put_u8(COMMIT);
     j.put_var(r.pull.seq);
-    j.put_var(u64::from(r.pull.new_external));
-    j.put_var(u64::from(r.pull.external));
+    j.put_var(u64::from(r.pull.yielded.new_external));
+    j.put_var(u64::from(r.pull.yielded.external));
     j.put_var(u64::from(r.task));
     j.put_var(r.chain.len() as u64);
     for h in &r.chain {
@@ -215,8 +216,10 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
 fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
     let pull = Pull {
         seq: r.var()?,
-        new_external: r.var32()?,
-        external: r.var32()?,
+        yielded: Yield {
+            new_external: r.var32()?,
+            external: r.var32()?,
+        },
     };
     let task = r.var32()?;
     let n = r.var()?;
@@ -315,8 +318,10 @@ mod tests {
             Entry::Commit(Resolved {
                 pull: Pull {
                     seq: 41,
-                    new_external: 2,
-                    external: 3,
+                    yielded: Yield {
+                        new_external: 2,
+                        external: 3,
+                    },
                 },
                 task: 1,
                 chain: vec![
@@ -345,8 +350,7 @@ mod tests {
             Entry::Commit(Resolved {
                 pull: Pull {
                     seq: 42,
-                    new_external: 0,
-                    external: 0,
+                    yielded: Yield::default(),
                 },
                 task: 0,
                 chain: Vec::new(),

@@ -1,7 +1,9 @@
-//! `BMICDM`: the in-memory data manager. The paper's version was a Boost multi-index
-//! container; here each scope is one [`ScopeGraph`] (hash indexes by URL and by content, link
-//! arena, level-bucket frontiers) behind its own mutex, so scopes never contend and one
-//! commit is one short critical section.
+//! The in-memory data manager, the one [`DataManager`] (`BMICDM` and `PgDM` differ in where
+//! it saves, a [`Persistence`] backend, and in how processes share the crawl, a
+//! `Coordinator`). The paper's version was a Boost multi-index container; here each scope is
+//! one [`ScopeGraph`] (hash indexes by URL and by content, link arena, level-bucket
+//! frontiers) behind its own lock, so scopes never contend and one commit is one short
+//! critical section.
 //!
 //! Why not one `DashMap` per index: a commit must intern a page's links, lower levels and
 //! queue URLs as one atomic step (a half-applied commit would let the work-is-done check see
@@ -9,98 +11,117 @@
 //! journal can replay them. A per-scope lock gives both; the interner also stores each URL
 //! string once with 4 bytes of overhead instead of a key copy per index.
 //!
-//! With a [`StateStore`], every commit also leaves a journal record in its scope (written
-//! under the same lock, so in commit order); [`DataManager::persist`] moves those records to
-//! the journal file and writes snapshots.
+//! When the backend saves, every commit also leaves a journal record in its scope (written
+//! under the same lock, so in commit order); [`DataManager::persist`] hands the backend the
+//! scopes ([`ScopeSource`]) to take those records and snapshots from.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 
-use super::scope::replay::added_scope;
-use super::scope::{DataError, Effects, Journaling, ScopeGraph, UNBOUND};
+use super::coord::ScopeClaim;
+use super::persist::{NoStore, Persistence, SavedScope, ScopeFigures, ScopeSource};
+use super::scope::{Journaling, ScopeGraph};
 use super::{
-    CrawlStatus, DataManager, Fetch, Persist, PersistError, Progress, ScopeInfo, ScopeLimits,
-    ScopeOpen, SiteGraph,
+    DataError, DataManager, Effects, Fetch, Persist, PersistError, Progress, ScopeInfo,
+    ScopeLimits, ScopeOpen, SiteGraph,
 };
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, Outcome, TaskKind};
 use crate::site::Origin;
-use crate::storage::frames::frames;
-use crate::storage::{Recovered, StateStore};
 use crate::url_norm::NormUrl;
 
-/// A scope and whether this run crawls it.
+/// A scope and how this run holds it.
 #[derive(Debug)]
 struct LockedScope {
-    /// Written by commits; read by the unloaders and the database's table writer at once.
+    /// Written by commits; read by the unloaders and a database's table writer at once.
     graph: RwLock<ScopeGraph>,
-    /// Opened by this run (in hosts.txt): its pending URLs count towards the total.
+    /// Opened by this run and not suspended: its pending URLs count towards the total.
     active: AtomicBool,
+    /// How it was claimed (its row in a shared store); set when it is opened.
+    claim: RwLock<Option<ScopeClaim>>,
+}
+
+/// Reads one scope's graph later, from another thread (a database's table writer), whatever
+/// the data manager does meanwhile.
+#[derive(Debug, Clone)]
+pub struct GraphHandle(Arc<LockedScope>);
+
+impl GraphHandle {
+    /// Builds the scope's graph and hands it to `f` (the scope stays locked for reading).
+    pub fn with_graph(&self, f: &mut dyn FnMut(&SiteGraph<'_>)) {
+        let g = self.0.graph.read();
+        f(&SiteGraph::build(&g));
+    }
 }
 
 /// The in-memory data manager.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InMemoryDataManager {
     scopes: RwLock<Vec<Arc<LockedScope>>>,
     pending: AtomicUsize,
     /// The number of the next fetch (over every scope and run).
     next_seq: AtomicU64,
-    store: Option<Mutex<StateStore>>,
-    /// New scopes journal their commits even without a store: a caller keeps the records
-    /// elsewhere (`PgDM`).
-    journal_always: bool,
+    store: Box<dyn Persistence>,
+}
+
+impl Default for InMemoryDataManager {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl InMemoryDataManager {
     /// An empty data manager that saves nothing.
     pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A data manager that saves its state in `store`, starting from what was `recovered`
-    /// there (snapshot, then journal replayed). Recovered scopes stay inactive until
-    /// [`DataManager::open_scope`] opens them.
-    pub fn with_state(store: StateStore, recovered: Recovered) -> Result<Self, DataError> {
-        let graphs = Self::decode(&recovered)?;
-        let next_seq = graphs
-            .iter()
-            .flat_map(|g| g.pulls().map(|p| p.seq + 1))
-            .max()
-            .unwrap_or(0);
-        let scopes = graphs
-            .into_iter()
-            .map(|mut g| {
-                g.start_journal();
-                g.rebuild_frontiers();
-                Arc::new(LockedScope {
-                    graph: RwLock::new(g),
-                    active: AtomicBool::new(false),
-                })
-            })
-            .collect();
-        Ok(InMemoryDataManager {
-            scopes: RwLock::new(scopes),
-            pending: AtomicUsize::new(0),
-            next_seq: AtomicU64::new(next_seq),
-            store: Some(Mutex::new(store)),
-            journal_always: false,
-        })
-    }
-
-    /// An empty data manager whose scopes journal their commits for the caller to take
-    /// ([`Self::take_journal`]) and keep (the database data manager).
-    pub(crate) fn journaled() -> Self {
         InMemoryDataManager {
-            journal_always: true,
-            ..Self::default()
+            scopes: RwLock::new(Vec::new()),
+            pending: AtomicUsize::new(0),
+            next_seq: AtomicU64::new(0),
+            store: Box::new(NoStore),
         }
     }
 
-    /// Adds a scope recovered elsewhere (a database); it stays inactive until
-    /// [`DataManager::open_scope`] opens it by its origin.
-    pub(crate) fn adopt(&self, mut g: ScopeGraph) -> ScopeId {
+    /// A data manager that saves into `store`, holding what it recovered (inactive until
+    /// [`DataManager::open_scope`] opens them by their origin).
+    pub fn with_store(store: Box<dyn Persistence>) -> Result<Self, DataError> {
+        let dm = InMemoryDataManager {
+            store,
+            ..Self::new()
+        };
+        for saved in dm.store.recovered()? {
+            dm.adopt(&saved)?;
+        }
+        Ok(dm)
+    }
+
+    /// Holds a scope as it was saved (open with its own limits, bound to no site), to read
+    /// its graph: `rccrawler export`.
+    pub fn hold_saved(&self, saved: &SavedScope) -> Result<(ScopeId, Origin), DataError> {
+        let id = self.adopt(saved)?;
+        let scope = self.scope(id);
+        let g = scope.graph.read();
+        scope.active.store(true, Ordering::SeqCst);
+        self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+        Ok((id, g.origin().clone()))
+    }
+
+    /// Checks that a state folder's saved state decodes (snapshot blobs, then journal
+    /// records), returning the number of scopes. Damaged bytes give an error, never a panic:
+    /// the fuzz target's entry.
+    pub fn check_saved_state(recovered: &crate::storage::Recovered) -> Result<usize, DataError> {
+        let scopes = super::persist::files::split_scopes(recovered)?;
+        for s in &scopes {
+            ScopeGraph::recover(s.snapshot.as_deref(), &s.journal)?;
+        }
+        Ok(scopes.len())
+    }
+
+    /// Adds a scope saved elsewhere, inactive until it is opened by its origin; its number in
+    /// the saved state is its place here.
+    fn adopt(&self, saved: &SavedScope) -> Result<ScopeId, DataError> {
+        let mut g = ScopeGraph::recover(saved.snapshot.as_deref(), &saved.journal)?;
         let mut scopes = self.scopes.write();
         let id = ScopeId(scopes.len() as u32);
         g.set_index(id.0);
@@ -109,79 +130,9 @@ impl InMemoryDataManager {
         scopes.push(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(false),
+            claim: RwLock::new(None),
         }));
-        id
-    }
-
-    /// Whether `scope` is being crawled (opened and not suspended).
-    pub(crate) fn is_active(&self, scope: ScopeId) -> bool {
-        self.scope(scope).active.load(Ordering::SeqCst)
-    }
-
-    /// Fetches recorded in `scope`.
-    pub(crate) fn fetches_of(&self, scope: ScopeId) -> usize {
-        self.scope(scope).graph.read().pull_count()
-    }
-
-    /// The journal records `scope` committed since the last call.
-    pub(crate) fn take_journal(&self, scope: ScopeId) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.scope(scope).graph.write().take_journal(&mut out);
-        out
-    }
-
-    /// A snapshot of `scope`, and the journal records it replaces (taken under the same
-    /// lock, so nothing committed falls between the two).
-    pub(crate) fn snapshot(&self, scope: ScopeId) -> (Vec<u8>, Vec<u8>) {
-        let s = self.scope(scope);
-        let mut g = s.graph.write();
-        let mut journal = Vec::new();
-        g.take_journal(&mut journal);
-        let mut snapshot = Vec::new();
-        // Writing into a Vec cannot fail.
-        let _ = g.write_to(&mut snapshot);
-        (snapshot, journal)
-    }
-
-    /// Checks that saved state decodes (snapshot blobs, then journal records), returning the
-    /// number of scopes. Damaged bytes give an error, never a panic: the fuzz target's entry.
-    pub fn check_saved_state(recovered: &Recovered) -> Result<usize, DataError> {
-        Self::decode(recovered).map(|g| g.len())
-    }
-
-    fn decode(recovered: &Recovered) -> Result<Vec<ScopeGraph>, DataError> {
-        let mut graphs: Vec<ScopeGraph> = Vec::new();
-        for blob in &recovered.scopes {
-            let g = ScopeGraph::from_bytes(blob)?;
-            if g.index() as usize != graphs.len() {
-                return Err(DataError::Corrupt("snapshot scopes out of order".into()));
-            }
-            graphs.push(g);
-        }
-        for payload in frames(&recovered.journal) {
-            let (index, entries) = super::journal::split_scope(payload)?;
-            let index = index as usize;
-            if let Some((origin, max_level)) = added_scope(entries)? {
-                if index != graphs.len() {
-                    return Err(DataError::Corrupt(format!(
-                        "journal: scope {index} created out of order"
-                    )));
-                }
-                graphs.push(ScopeGraph::new(
-                    index as u32,
-                    origin,
-                    UNBOUND,
-                    max_level,
-                    Journaling::Off,
-                )?);
-            } else {
-                let g = graphs
-                    .get_mut(index)
-                    .ok_or_else(|| DataError::Corrupt(format!("journal: unknown scope {index}")))?;
-                g.replay(entries)?;
-            }
-        }
-        Ok(graphs)
+        Ok(id)
     }
 
     fn scope(&self, id: ScopeId) -> Arc<LockedScope> {
@@ -204,46 +155,75 @@ impl InMemoryDataManager {
         }
         r
     }
+
+    /// Activates scope `id` for this run.
+    fn activate(&self, id: ScopeId, claim: ScopeClaim, site: SiteId, limits: ScopeLimits) {
+        let scope = self.scope(id);
+        let mut g = scope.graph.write();
+        g.bind_site(&claim.origin, site);
+        g.set_limits(limits.max_level, limits.max_pages);
+        if !scope.active.swap(true, Ordering::SeqCst) {
+            self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+        }
+        drop(g);
+        self.store.opened(&claim, self.figures(id));
+        *scope.claim.write() = Some(claim);
+    }
 }
 
 impl DataManager for InMemoryDataManager {
     fn open_scope(
         &self,
-        origin: Origin,
+        claim: ScopeClaim,
         site: SiteId,
         limits: ScopeLimits,
-    ) -> Result<Option<(ScopeId, ScopeOpen)>, DataError> {
+    ) -> Result<(ScopeId, ScopeOpen), DataError> {
+        let origin = &claim.origin;
         let found = self
             .scopes
             .read()
             .iter()
-            .position(|s| *s.graph.read().origin() == origin);
+            .position(|s| s.graph.read().origin() == origin);
         if let Some(i) = found {
             let id = ScopeId(i as u32);
-            let scope = self.scope(id);
-            let mut g = scope.graph.write();
-            g.bind_site(&origin, site);
-            g.set_limits(limits.max_level, limits.max_pages);
-            if !scope.active.swap(true, Ordering::SeqCst) {
-                self.pending.fetch_add(g.pending(), Ordering::SeqCst);
-            }
-            return Ok(Some((id, ScopeOpen::Resumed)));
+            self.activate(id, claim, site, limits);
+            return Ok((id, ScopeOpen::Resumed));
+        }
+        if let Some(saved) = self.store.load(&claim)? {
+            let id = self.adopt(&saved)?;
+            self.activate(id, claim, site, limits);
+            return Ok((id, ScopeOpen::Resumed));
         }
         let mut scopes = self.scopes.write();
         let index = scopes.len() as u32;
-        let journaling = if self.store.is_some() || self.journal_always {
+        let journaling = if self.store.saves() {
             Journaling::On
         } else {
             Journaling::Off
         };
-        let mut g = ScopeGraph::new(index, origin, site, limits.max_level, journaling)?;
+        let mut g = ScopeGraph::new(
+            index,
+            claim.origin.clone(),
+            site,
+            limits.max_level,
+            journaling,
+        )?;
         g.set_limits(limits.max_level, limits.max_pages);
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
+        let figures = ScopeFigures {
+            pages: 0,
+            pending: g.pending(),
+            fetched: 0,
+            crawled: true,
+        };
         scopes.push(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(true),
+            claim: RwLock::new(Some(claim.clone())),
         }));
-        Ok(Some((ScopeId(index), ScopeOpen::Created)))
+        drop(scopes);
+        self.store.opened(&claim, figures);
+        Ok((ScopeId(index), ScopeOpen::Created))
     }
 
     fn add_seed(&self, scope: ScopeId, origin: Origin, site: SiteId) -> Result<(), DataError> {
@@ -278,7 +258,7 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.read().home_origins()
     }
 
-    fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
+    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {
                 let (id, level) = g.claim(site)?;
@@ -353,10 +333,7 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
-        let s = self.scope(scope);
-        let g = s.graph.read();
-        let graph = SiteGraph::build(&g);
-        f(&graph);
+        GraphHandle(self.scope(scope)).with_graph(f);
     }
 
     fn memory_bytes(&self) -> usize {
@@ -368,37 +345,57 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn persist(&self, how: Persist) -> Result<(), PersistError> {
-        let Some(store) = &self.store else {
-            return Ok(());
-        };
-        let scopes: Vec<Arc<LockedScope>> = self.scopes.read().clone();
-        let mut store = store.lock();
-        let mut records = Vec::new();
-        let status = match how {
-            Persist::Journal(durability) => {
-                for s in &scopes {
-                    s.graph.write().take_journal(&mut records);
-                }
-                store.append(&records)?;
-                return Ok(store.flush(durability)?);
-            }
-            Persist::Checkpoint(status) => status,
-        };
-        // A finished crawl keeps no data: the next run starts afresh anyway.
-        let finished = status == CrawlStatus::Finished;
-        let count = if finished { 0 } else { scopes.len() as u64 };
-        let mut snapshot = store.begin_snapshot(finished, count)?;
-        for s in &scopes {
-            let mut g = s.graph.write();
-            g.take_journal(&mut records);
-            if !finished {
-                snapshot.add_scope(|w| g.write_to(w))?;
-            }
-        }
-        Ok(store.finish_snapshot(snapshot, &records)?)
+        self.store.save(self, how)
     }
 
     fn saves_state(&self) -> bool {
-        self.store.is_some()
+        self.store.saves()
+    }
+
+    fn close(&self) -> Result<(), PersistError> {
+        self.store.close()
+    }
+}
+
+impl ScopeSource for InMemoryDataManager {
+    fn scope_ids(&self) -> Vec<ScopeId> {
+        (0..self.scopes.read().len() as u32).map(ScopeId).collect()
+    }
+
+    fn claim(&self, scope: ScopeId) -> ScopeClaim {
+        let s = self.scope(scope);
+        let claim = s.claim.read().clone();
+        claim.unwrap_or_else(|| ScopeClaim::solo(s.graph.read().origin().clone()))
+    }
+
+    fn take_journal(&self, scope: ScopeId, out: &mut Vec<u8>) {
+        self.scope(scope).graph.write().take_journal(out);
+    }
+
+    fn write_snapshot(
+        &self,
+        scope: ScopeId,
+        w: &mut dyn std::io::Write,
+        replaced: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        let s = self.scope(scope);
+        let mut g = s.graph.write();
+        g.take_journal(replaced);
+        g.write_to(w)
+    }
+
+    fn figures(&self, scope: ScopeId) -> ScopeFigures {
+        let s = self.scope(scope);
+        let g = s.graph.read();
+        ScopeFigures {
+            pages: g.page_count(),
+            pending: g.pending(),
+            fetched: g.pull_count(),
+            crawled: s.active.load(Ordering::SeqCst),
+        }
+    }
+
+    fn graph(&self, scope: ScopeId) -> GraphHandle {
+        GraphHandle(self.scope(scope))
     }
 }

@@ -1,36 +1,54 @@
-//! The data manager (the paper's DataManager): every URL, page and link of every crawl scope,
-//! the frontiers, and the final graphs. Parser and downloader threads commit outcomes to it;
-//! the dispatcher claims URLs from it; the unloaders read graphs from it.
+//! The data layer: every URL, page and link of every crawl scope, the frontiers and the final
+//! graphs, and where they are saved and how processes share them. Three jobs, three traits:
 //!
-//! The trait is deliberately narrow (claim, release, commit, pending, progress, graph), so a
-//! data manager backed by a database shared by several crawler processes can implement it.
+//! - [`DataManager`] (the paper's DataManager) — a scope's data: parsers and downloaders commit
+//!   outcomes to it, the dispatcher takes tasks from it, the unloaders read graphs from it. One
+//!   implementation, [`InMemoryDataManager`]: every scope in memory while it is crawled.
+//! - [`persist::Persistence`] — where a scope's journal and snapshots go: nowhere
+//!   ([`persist::NoStore`]), the state folder ([`persist::FileStore`]) or PostgreSQL
+//!   ([`pg::PgStore`]).
+//! - [`coord::Coordinator`] — sharing a crawl between processes (seeds, scope claims, hand-back,
+//!   budget blocks): [`coord::Solo`] for one process, [`pg::PgCoordinator`] for many.
+//!
+//! settings.ini's `DataManager` names a pairing: `BMICDM` is the in-memory data manager over the
+//! state folder with [`coord::Solo`] ([`open_in_memory`]); `PgDM` is the same data manager over
+//! PostgreSQL with [`pg::PgCoordinator`] ([`open_pg`]).
+//!
+//! Inside: [`scope`] holds one scope's records (commit, levels, graph, yields, snapshot,
+//! replay); `journal` and `records` are the journal's bytes and values; [`interner`] and
+//! [`frontier`] the scope's string table and queues.
 
+pub mod coord;
+mod error;
 pub mod frontier;
 pub mod interner;
 mod journal;
 mod memory;
-mod open;
+pub mod persist;
 pub mod pg;
 mod records;
 mod scope;
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
-use thiserror::Error;
-
-pub use memory::InMemoryDataManager;
-pub use open::OpenError;
+pub use error::{DataError, PersistError};
+pub use memory::{GraphHandle, InMemoryDataManager};
+pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
 pub use scope::yields::YieldRow;
-pub use scope::{DataError, Effects};
 
 #[cfg(test)]
 mod tests;
 
+use crate::bandit::Yield;
 use crate::ids::{ScopeId, SiteId};
 use crate::message::{FetchTask, Outcome};
+use crate::settings::Settings;
 use crate::site::Origin;
-use crate::storage::{Durability, StateError};
+use crate::storage::Durability;
+use coord::{Coordinator, ScopeClaim, Solo};
+use persist::{FileStore, NoStore, Persistence};
 
 /// Figures for the progress line and the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -81,10 +99,8 @@ pub struct Fetch {
     pub seq: u64,
     /// The site (this run's id; [`SiteId`]`(u32::MAX)` for a site no longer in hosts.txt).
     pub site: SiteId,
-    /// External URLs its site's crawl had not seen before.
-    pub new_external: u32,
-    /// Distinct external URLs on the page.
-    pub external: u32,
+    /// What it yielded.
+    pub yielded: Yield,
 }
 
 /// Whether a crawl has anything left to do.
@@ -105,48 +121,26 @@ pub enum Persist {
     Checkpoint(CrawlStatus),
 }
 
-/// Recorded work could not be made durable.
-#[derive(Debug, Error)]
-pub enum PersistError {
-    /// The state folder's files could not be written.
-    #[error(transparent)]
-    Files(#[from] StateError),
-    /// The crawl's database could not be written.
-    #[error(transparent)]
-    Database(#[from] pg::PgError),
-}
-
-/// Storage of the crawl (SPEC's DataManager; `BMICDM` is the in-memory one).
+/// A crawl's scope data (SPEC's DataManager). Every method may be called from any thread.
+///
+/// What the engine relies on:
+/// - [`Self::pending`] counts URLs queued or in flight over the scopes being crawled, and a
+///   commit changes it in the same step as it records the outcome and queues the links: zero
+///   means the work is done, never "not yet queued";
+/// - levels are only ever lowered, so every node ends at its true breadth-first depth
+///   whatever order commits arrive in (SPEC §2.10);
+/// - every claimed task ends in exactly one of [`Self::commit`], [`Self::release`] or a
+///   successful [`Self::retry`].
 pub trait DataManager: Send + Sync + Debug {
-    /// Before any scope is opened: the seed origin of every scope of hosts.txt (a store shared
-    /// by several processes checks them against what the others crawl, and adds new ones).
-    fn register_seeds(&self, _seeds: &[Origin]) -> Result<(), DataError> {
-        Ok(())
-    }
-
-    /// Opens the crawl of `origin` on site `site` ([`SiteId::NONE`] to bind it later with
-    /// [`Self::bind_site`]): continues the saved one if there is one (with these limits), else
-    /// starts it with the home page queued at level 0. `None`: this process does not crawl it
-    /// (a shared store gave it to another process, or it is done).
+    /// Opens the crawl of a scope this process claimed, its first seed on site `site`
+    /// ([`SiteId::NONE`] to bind it later with [`Self::bind_site`]): continues the saved one
+    /// if there is one (with these limits), else starts it with the home page queued at level 0.
     fn open_scope(
         &self,
-        origin: Origin,
+        claim: ScopeClaim,
         site: SiteId,
         limits: ScopeLimits,
-    ) -> Result<Option<(ScopeId, ScopeOpen)>, DataError>;
-
-    /// While the crawl runs (about once a second): seed origins of scopes this process may
-    /// open now besides those it opened (a shared store hands out scopes other processes gave
-    /// back or left behind). Empty for a store of one process.
-    fn more_seeds(&self) -> Result<Vec<Origin>, DataError> {
-        Ok(Vec::new())
-    }
-
-    /// The crawl ends for this process, after its last checkpoint: what it holds goes back
-    /// (a shared store hands unfinished scopes to other processes at once).
-    fn hand_back(&self) -> Result<(), PersistError> {
-        Ok(())
-    }
+    ) -> Result<(ScopeId, ScopeOpen), DataError>;
 
     /// Another seed joins an open scope (seeds whose key domains meet share one, SPEC §6):
     /// its site `site` (`origin`) is added, its home page queued at level 0. Nothing changes
@@ -170,12 +164,12 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.
-    fn claim(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
+    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
 
-    /// Returns a claimed URL to its frontier (the crawl is stopping).
+    /// Returns a taken URL to its frontier (the crawl is stopping).
     fn release(&self, task: &FetchTask);
 
-    /// Returns a claimed URL to its frontier to be fetched again, if it has been retried
+    /// Returns a taken URL to its frontier to be fetched again, if it has been retried
     /// fewer than `max` times: `Some(n)` for the n-th retry; `None` means the caller records
     /// its failure instead.
     fn retry(&self, task: &FetchTask, max: u32) -> Option<u32>;
@@ -184,10 +178,11 @@ pub trait DataManager: Send + Sync + Debug {
     /// queued for the next run but no longer count as pending.
     fn suspend(&self, scope: ScopeId);
 
-    /// Records what became of a claimed URL, with the links of its page.
+    /// Records what became of a taken URL, with the links of its page.
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;
 
-    /// URLs queued or in flight, over all scopes. Zero means the work is done.
+    /// URLs queued or in flight, over the scopes being crawled. Zero means this process's
+    /// work is done.
     fn pending(&self) -> usize;
 
     /// Figures of one scope.
@@ -203,21 +198,70 @@ pub trait DataManager: Send + Sync + Debug {
     /// Approximate heap bytes held.
     fn memory_bytes(&self) -> usize;
 
-    /// Makes recorded work durable (a no-op for storage that is durable by itself).
+    /// Makes recorded work durable, through the persistence backend.
     fn persist(&self, how: Persist) -> Result<(), PersistError>;
 
     /// Whether state is saved, so a stopped crawl can continue.
     fn saves_state(&self) -> bool;
 
-    /// Whether `PageBudget` is the whole crawl's, shared with other processes through this
-    /// store and granted with [`Self::share_budget`] (else each process has it all).
-    fn shares_budget(&self) -> bool {
-        false
-    }
+    /// The crawl ends for this process: the backend's work off the crawl's path is finished.
+    fn close(&self) -> Result<(), PersistError>;
+}
 
-    /// Reserves up to `want` more fetches of the crawl's budget of `total` for this process:
-    /// (granted, whether no more will ever be granted).
-    fn share_budget(&self, _total: u64, want: u64) -> Result<(u64, bool), DataError> {
-        Ok((want, false))
+/// A scope could not be opened: claiming it or loading it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenScopeError {
+    /// Claiming it for this process failed.
+    #[error(transparent)]
+    Claim(#[from] coord::CoordError),
+    /// Its data could not be loaded or started.
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+/// The data manager and the coordinator settings.ini's `DataManager` chose.
+#[derive(Debug, Clone)]
+pub struct DataLayer {
+    /// The scopes' data.
+    pub data: Arc<dyn DataManager>,
+    /// How the crawl is shared between processes.
+    pub coordinator: Arc<dyn Coordinator>,
+}
+
+/// `BMICDM`: the in-memory data manager over the state folder (`SaveState = 1`, the saved
+/// state recovered and what was found said on the console) or over nothing, for one process.
+pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
+    let store: Box<dyn Persistence> = if settings.save_state {
+        Box::new(FileStore::open(&settings.state_folder)?)
+    } else {
+        Box::new(NoStore)
+    };
+    let dm = InMemoryDataManager::with_store(store)?;
+    let saved = dm.scopes();
+    if !saved.is_empty() {
+        let (mut pages, mut pending) = (0, 0);
+        for info in &saved {
+            let p = dm.progress(info.id);
+            pages += p.pages;
+            pending += p.pending;
+        }
+        eprintln!(
+            "continuing the crawl saved in {}: {pages} pages recorded, {pending} URLs still to fetch",
+            settings.state_folder.display()
+        );
     }
+    Ok(DataLayer {
+        data: Arc::new(dm),
+        coordinator: Arc::new(Solo),
+    })
+}
+
+/// `PgDM`: the in-memory data manager over the crawl's PostgreSQL database, shared with the
+/// other processes of the crawl.
+pub fn open_pg(settings: &Settings) -> Result<DataLayer, DataError> {
+    let (store, coordinator) = pg::open(settings).map_err(PersistError::from)?;
+    Ok(DataLayer {
+        data: Arc::new(InMemoryDataManager::with_store(Box::new(store))?),
+        coordinator: Arc::new(coordinator),
+    })
 }

@@ -3,6 +3,7 @@
 //! commit produces them, the journal stores them (`journal.rs`), and replaying a journal
 //! applies the same values with the same code.
 
+use crate::bandit::Yield;
 use crate::message::{Decided, HopKind};
 use crate::site::Origin;
 
@@ -83,10 +84,8 @@ pub(crate) struct ResolvedHop {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pull {
     pub(crate) seq: u64,
-    /// External URLs the scope had not seen before.
-    pub(crate) new_external: u32,
-    /// Distinct external URLs on the page (or the other site a redirect led to).
-    pub(crate) external: u32,
+    /// What it revealed.
+    pub(crate) yielded: Yield,
 }
 
 /// An outcome in ids: the task URL, its redirect hops, what they ended in, and the fetch.

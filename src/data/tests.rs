@@ -1,6 +1,7 @@
 //! Scope records and graph replay under out-of-order commits.
 
 use super::*;
+use crate::data::coord::ScopeClaim;
 use crate::data::{Persist, ScopeLimits, ScopeOpen};
 use crate::message::{Failure, Hop, HopKind, LinkTarget, PageLink, PageRecord};
 use crate::url_norm::NormUrl;
@@ -54,15 +55,14 @@ impl Crawl {
         let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
         let (scope, _) = dm
             .open_scope(
-                origin,
+                ScopeClaim::solo(origin),
                 SITE,
                 ScopeLimits {
                     max_level,
                     max_pages: 0,
                 },
             )
-            .unwrap()
-            .expect("a store of one process opens every scope");
+            .unwrap();
         Crawl { dm, scope }
     }
 
@@ -71,7 +71,7 @@ impl Crawl {
         if let Some(i) = held.iter().position(|t| t.url == u(path)) {
             return held.remove(i);
         }
-        while let Some(t) = self.dm.claim(self.scope, SITE) {
+        while let Some(t) = self.dm.take_task(self.scope, SITE) {
             if t.url == u(path) {
                 return t;
             }
@@ -136,7 +136,7 @@ fn first_seen_beyond_max_level_then_found_shallower_is_fetched() {
     let cc = c.claim("/c", &mut held);
     c.page(cc, &[], "c", &["/d"]); // /d at level 3: beyond max, not queued
     assert!(
-        c.dm.claim(c.scope, SITE).is_none(),
+        c.dm.take_task(c.scope, SITE).is_none(),
         "/d must not be queued yet"
     );
     assert_eq!(c.dm.pending(), 1, "only /a is in flight");
@@ -167,7 +167,7 @@ fn level_lowered_after_fetch_propagates_to_children() {
     let cc = c.claim("/c", &mut held);
     assert_eq!(cc.level, 3);
     c.page(cc, &[], "c", &["/d"]); // /d at 4: beyond max
-    assert!(c.dm.claim(c.scope, SITE).is_none());
+    assert!(c.dm.take_task(c.scope, SITE).is_none());
     c.page(x, &[], "x", &["/c"]); // /c drops to 2, so /d to 3: now within max
     let d = c.claim("/d", &mut held);
     assert_eq!(d.level, 3);
@@ -316,29 +316,28 @@ fn failures_and_static_failures() {
 #[test]
 fn released_tasks_are_claimed_again() {
     let c = Crawl::new(1);
-    let t = c.dm.claim(c.scope, SITE).unwrap();
-    assert!(c.dm.claim(c.scope, SITE).is_none());
+    let t = c.dm.take_task(c.scope, SITE).unwrap();
+    assert!(c.dm.take_task(c.scope, SITE).is_none());
     c.dm.release(&t);
-    assert_eq!(c.dm.claim(c.scope, SITE).unwrap().url, t.url);
+    assert_eq!(c.dm.take_task(c.scope, SITE).unwrap().url, t.url);
     assert_eq!(c.dm.pending(), 1);
 }
 
 /// A crawl recorded with a journal, for recovery tests.
 fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
-    let (store, rec) = crate::storage::StateStore::open(dir).unwrap();
-    let dm = InMemoryDataManager::with_state(store, rec).unwrap();
+    let store = crate::data::persist::FileStore::open(dir).unwrap();
+    let dm = InMemoryDataManager::with_store(Box::new(store)).unwrap();
     let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
     let (scope, open) = dm
         .open_scope(
-            origin,
+            ScopeClaim::solo(origin),
             SITE,
             ScopeLimits {
                 max_level: 3,
                 max_pages: 0,
             },
         )
-        .unwrap()
-        .expect("a store of one process opens every scope");
+        .unwrap();
     (dm, scope, open)
 }
 
@@ -393,7 +392,7 @@ fn finish(c: &Crawl, held: Vec<FetchTask>) {
     for t in held {
         fetch(c, t);
     }
-    while let Some(t) = c.dm.claim(c.scope, SITE) {
+    while let Some(t) = c.dm.take_task(c.scope, SITE) {
         fetch(c, t);
     }
 }
@@ -486,7 +485,7 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
         dm.add_seed(scope, other.clone(), b_site).unwrap();
         // Adding it again (a continued crawl) changes nothing.
         dm.add_seed(scope, other.clone(), b_site).unwrap();
-        let home = dm.claim(scope, SITE).unwrap();
+        let home = dm.take_task(scope, SITE).unwrap();
         let link = PageLink {
             target: LinkTarget::Internal {
                 url: NormUrl::parse("http://c.test/x").unwrap(),
@@ -506,7 +505,7 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
             rejected: None,
         };
         dm.commit(&Outcome::Page { task: home, page }).unwrap();
-        let b_home = dm.claim(scope, b_site).unwrap();
+        let b_home = dm.take_task(scope, b_site).unwrap();
         assert_eq!((b_home.url.as_str(), b_home.level), ("http://b.test/", 0));
         dm.persist(Persist::Journal(crate::storage::Durability::Disk))
             .unwrap();
@@ -545,7 +544,7 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
         // The second seed's home page (in flight when saved) and the found URL are queued.
         let mut queued: Vec<(String, u32)> = Vec::new();
         for site in [b_site, c_site] {
-            while let Some(t) = dm.claim(scope, site) {
+            while let Some(t) = dm.take_task(scope, site) {
                 queued.push((t.url.as_str().to_owned(), t.level));
             }
         }

@@ -49,7 +49,7 @@ fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
         return;
     }
     match ctx
-        .dm
+        .coordinator
         .share_budget(ctx.settings.bandit.budget as u64, block - room)
     {
         Ok((granted, last)) => {
@@ -92,7 +92,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                 if !ctx.stop.is_requested() {
                     let t = Tick {
                         now: Instant::now(),
-                        pending: ctx.dm.pending(),
+                        pending: ctx.dm.pending() + ctx.coordinator.outstanding(),
                         robots_pending: ctx.dispatcher.robots_pending(),
                         budget: ctx.dispatcher.budget(),
                     };

@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::{Candidate, Scheduler, Yield};
-use crate::bandit::{Policy, RewardKind};
+use super::{Candidate, Scheduler};
+use crate::bandit::{Policy, RewardKind, Yield};
 use crate::ids::{ScopeId, SiteId};
 
 /// A budget rule scheduling a live crawl.
@@ -76,10 +76,7 @@ impl Scheduler for BanditScheduler {
     }
 
     fn observe(&mut self, _site: SiteId, scope: ScopeId, yielded: Yield) {
-        let reward = match self.reward {
-            RewardKind::NewExternal => yielded.new_external,
-            RewardKind::AllExternal => yielded.external,
-        };
+        let reward = yielded.reward(self.reward);
         self.policy.grow(scope.0 as usize + 1);
         self.policy.update(scope.0 as usize, f64::from(reward));
     }

@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::pacer::{Pacer, SendTurn};
-use super::{Budget, Candidate, Lease, Scheduler, Yield, with_margin};
+use super::{Budget, Candidate, Lease, Scheduler, with_margin};
+use crate::bandit::Yield;
 use crate::data::{DataManager, Fetch};
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, TaskKind};
@@ -284,7 +285,7 @@ impl Dispatcher {
                         kind: TaskKind::Robots,
                     })
                 } else {
-                    let t = self.dm.claim(gate.scope, site);
+                    let t = self.dm.take_task(gate.scope, site);
                     if t.is_none() {
                         gate.has_work = false;
                     }
@@ -498,11 +499,7 @@ impl Dispatcher {
         for f in fetches.iter().filter(|f| (f.site.0 as usize) < known) {
             let scope = st.gates[f.site.0 as usize].scope;
             st.scheduler.started(f.site, scope);
-            let yielded = Yield {
-                new_external: f.new_external,
-                external: f.external,
-            };
-            st.scheduler.observe(f.site, scope, yielded);
+            st.scheduler.observe(f.site, scope, f.yielded);
         }
     }
 

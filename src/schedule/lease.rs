@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
+use super::Dispatcher;
 use super::dispatcher::Held;
-use super::{Dispatcher, Yield};
 use crate::data::{DataError, Effects};
 use crate::message::{FetchTask, Outcome, TaskKind};
 
@@ -65,11 +65,7 @@ impl Lease {
     pub fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
         let effects = self.dispatcher.data().commit(outcome)?;
         self.recorded = true;
-        let yielded = Yield {
-            new_external: effects.new_external,
-            external: effects.external,
-        };
-        self.dispatcher.observed(self.task.site, yielded);
+        self.dispatcher.observed(self.task.site, effects.yielded);
         Ok(effects)
     }
 

@@ -29,6 +29,7 @@ pub use pacer::{Pacer, SendTurn};
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;
 
+use crate::bandit::Yield;
 use crate::ids::{ScopeId, SiteId};
 
 /// A site with work, as schedulers see it (in site order).
@@ -40,15 +41,6 @@ pub struct Candidate {
     pub ready: bool,
     /// The crawl scope it belongs to (a scope may span several sites, SPEC §6).
     pub scope: ScopeId,
-}
-
-/// What one fetch yielded (SPEC §5).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Yield {
-    /// External URLs its site's crawl had not seen before.
-    pub new_external: u32,
-    /// Distinct external URLs on the page.
-    pub external: u32,
 }
 
 /// A rule choosing the next site. Called by the dispatcher under its lock, from whichever

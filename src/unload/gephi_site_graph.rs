@@ -214,13 +214,10 @@ pub(super) fn write_yields(
 ) -> io::Result<()> {
     let mut csv = CsvOut::new(w, &["Page", "Level", "ExternalLinks", "Reward"])?;
     for y in g.yields() {
-        let r = match reward {
-            RewardKind::NewExternal => y.new_external,
-            RewardKind::AllExternal => y.external,
-        };
+        let r = y.yielded.reward(reward);
         csv.text(y.url)?
             .num(y.level)?
-            .num(y.external)?
+            .num(y.yielded.external)?
             .num(r)?
             .end()?;
     }

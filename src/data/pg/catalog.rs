@@ -6,9 +6,10 @@ use std::time::SystemTime;
 
 use super::db::{Db, PgError};
 use super::schema;
-use crate::data::scope::ScopeGraph;
-use crate::data::{DataError, DataManager, InMemoryDataManager, ScopeLimits};
-use crate::ids::{ScopeId, SiteId};
+use super::scope_state::ScopeState;
+use crate::data::persist::SavedScope;
+use crate::data::{DataError, InMemoryDataManager};
+use crate::ids::ScopeId;
 use crate::settings::Settings;
 use crate::site::Origin;
 
@@ -17,18 +18,18 @@ use crate::site::Origin;
 pub struct ScopeStatus {
     /// The seed origin.
     pub origin: String,
-    /// `queued`, `active`, `done` or `removed`.
-    pub state: String,
+    /// Where it stands.
+    pub state: ScopeState,
     /// The process crawling it, if one holds it.
     pub owner: Option<String>,
     /// Seconds left on the owner's lease (negative: it ran out, another process may take
     /// the scope).
     pub lease_left: Option<f64>,
-    /// Pages, URLs queued and fetches at the last checkpoint.
+    /// Pages at the last save.
     pub pages: i64,
-    /// URLs queued at the last checkpoint.
+    /// URLs queued at the last save.
     pub pending: i64,
-    /// Fetches at the last checkpoint.
+    /// Fetches at the last save.
     pub fetched: i64,
     /// When its last snapshot was saved.
     pub checkpoint: Option<SystemTime>,
@@ -46,7 +47,7 @@ fn open_db(settings: &Settings) -> Result<Db, PgError> {
 pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
     let mut db = open_db(settings)?;
     let crawl = &settings.database.crawl;
-    db.run("reading the crawl", |c| {
+    let rows = db.run("reading the crawl", |c| {
         let rows = c.query(
             "SELECT s.origin, s.state, s.owner, \
              extract(epoch FROM s.lease_until - now())::float8, s.pages, s.pending, s.fetched, \
@@ -54,21 +55,36 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
              FROM rccrawler_scopes s WHERE s.crawl = $1 ORDER BY s.id",
             &[crawl],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| ScopeStatus {
-                origin: r.get(0),
-                state: r.get(1),
-                owner: r.get(2),
-                lease_left: r.get(3),
-                pages: r.get(4),
-                pending: r.get(5),
-                fetched: r.get(6),
-                checkpoint: r.get(7),
-                journal_batches: r.get(8),
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<_, String>(1)?,
+                    ScopeStatus {
+                        origin: r.try_get(0)?,
+                        state: ScopeState::Queued,
+                        owner: r.try_get(2)?,
+                        lease_left: r.try_get(3)?,
+                        pages: r.try_get(4)?,
+                        pending: r.try_get(5)?,
+                        fetched: r.try_get(6)?,
+                        checkpoint: r.try_get(7)?,
+                        journal_batches: r.try_get(8)?,
+                    },
+                ))
             })
-            .collect())
-    })
+            .collect::<Result<Vec<_>, postgres::Error>>()
+    })?;
+    rows.into_iter()
+        .map(|(word, mut s)| {
+            s.state = ScopeState::parse(&word).ok_or_else(|| {
+                PgError::Schema(format!(
+                    "scope {} is in an unknown state {word:?}",
+                    s.origin
+                ))
+            })?;
+            Ok(s)
+        })
+        .collect()
 }
 
 /// Whether `wanted` (a seed origin, its host, or its results folder name) names scope
@@ -83,7 +99,7 @@ fn names(origin: &str, wanted: &str) -> bool {
 pub fn load_scopes(
     settings: &Settings,
     which: &[String],
-) -> Result<(InMemoryDataManager, Vec<(ScopeId, Origin)>), DataError> {
+) -> Result<(InMemoryDataManager, Vec<(ScopeId, Origin)>), PgError> {
     let mut db = open_db(settings)?;
     let crawl = &settings.database.crawl;
     let saved = db.run("reading scopes", |c| {
@@ -94,42 +110,45 @@ pub fn load_scopes(
         )?;
         let mut out = Vec::new();
         for r in rows {
-            let (id, origin, snapshot): (i64, String, Option<Vec<u8>>) =
-                (r.get(0), r.get(1), r.get(2));
+            let id: i64 = r.try_get(0)?;
+            let origin: String = r.try_get(1)?;
+            let snapshot: Option<Vec<u8>> = r.try_get(2)?;
             if !which.is_empty() && !which.iter().any(|w| names(&origin, w)) {
                 continue;
             }
-            let journal: Vec<Vec<u8>> = c
+            let journal = c
                 .query(
                     "SELECT data FROM rccrawler_journal WHERE scope = $1 ORDER BY id",
                     &[&id],
                 )?
                 .iter()
-                .map(|row| row.get(0))
-                .collect();
-            out.push((origin, snapshot, journal.concat()));
+                .map(|row| row.try_get::<_, Vec<u8>>(0))
+                .collect::<Result<Vec<_>, _>>()?;
+            out.push((
+                origin,
+                SavedScope {
+                    snapshot,
+                    journal: journal.concat(),
+                },
+            ));
         }
         Ok(out)
     })?;
-    let dm = InMemoryDataManager::journaled();
+    let dm = InMemoryDataManager::new();
     let mut scopes = Vec::new();
-    for (origin, snapshot, journal) in saved {
-        let Some(origin) = Origin::parse(&origin) else {
-            return Err(DataError::Corrupt(format!("a scope named {origin:?}")));
-        };
-        if snapshot.is_none() && journal.is_empty() {
-            // Never crawled: nothing to export.
+    for (origin, s) in saved {
+        if Origin::parse(&origin).is_none() {
+            return Err(PgError::Schema(format!("a scope named {origin:?}")));
+        }
+        // Never crawled: nothing to export.
+        if s.snapshot.is_none() && s.journal.is_empty() {
             continue;
         }
-        let g = ScopeGraph::recover(snapshot.as_deref(), &journal)?;
-        let limits = ScopeLimits {
-            max_level: g.level_limit(),
-            max_pages: 0,
-        };
-        dm.adopt(g);
-        if let Some((id, _)) = dm.open_scope(origin.clone(), SiteId::NONE, limits)? {
-            scopes.push((id, origin));
-        }
+        let held = dm.hold_saved(&s).map_err(|e: DataError| PgError::Scope {
+            origin,
+            source: Box::new(e),
+        })?;
+        scopes.push(held);
     }
     Ok((dm, scopes))
 }

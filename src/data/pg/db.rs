@@ -46,7 +46,22 @@ pub enum PgError {
     LeaseLost(String),
     /// Leases could not be renewed for longer than a lease lasts.
     #[error("leases could not be renewed for longer than LeaseSeconds: {0}")]
-    Renewal(String),
+    Renewal(#[source] std::sync::Arc<PgError>),
+    /// A finished scope could not be settled (its graph tables, its state).
+    #[error("settling a finished scope: {0}")]
+    Settle(#[source] std::sync::Arc<PgError>),
+    /// A thread of the database's work could not be started.
+    #[error("cannot start a database thread: {0}")]
+    Thread(#[source] std::io::Error),
+    /// A saved scope does not decode.
+    #[error("saved scope {origin}: {source}")]
+    Scope {
+        /// Its seed.
+        origin: String,
+        /// What is wrong.
+        #[source]
+        source: Box<crate::data::DataError>,
+    },
 }
 
 /// Attempts at a query whose connection fails, and the first pause (doubling each time):

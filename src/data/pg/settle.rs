@@ -11,22 +11,22 @@ use crossbeam_channel::{Sender, unbounded};
 use parking_lot::Mutex;
 
 use super::db::{Db, PgError};
+use super::scope_state::{self, ScopeState};
 use super::tables;
 use crate::bandit::RewardKind;
-use crate::data::{DataManager, InMemoryDataManager};
-use crate::ids::ScopeId;
+use crate::data::GraphHandle;
 
 /// A scope to settle.
 #[derive(Debug)]
 pub(super) struct Job {
-    /// Its id in this process.
-    pub(super) local: ScopeId,
+    /// Its graph.
+    pub(super) graph: GraphHandle,
     /// Its row.
-    pub(super) id: i64,
+    pub(super) row: i64,
     /// Its seed origin, for messages.
     pub(super) origin: String,
-    /// `done` or `stopped`.
-    pub(super) state: &'static str,
+    /// `Done` or `Stopped`.
+    pub(super) state: ScopeState,
     /// The name of this save (a retried commit that did land is recognised by it).
     pub(super) save: String,
 }
@@ -36,7 +36,7 @@ pub(super) struct Job {
 pub(super) struct Settler {
     jobs: Option<Sender<Job>>,
     handle: Option<JoinHandle<()>>,
-    failed: Arc<Mutex<Option<PgError>>>,
+    failed: Arc<Mutex<Option<Arc<PgError>>>>,
 }
 
 /// What the thread needs.
@@ -44,7 +44,6 @@ pub(super) struct Setup {
     pub(super) url: String,
     pub(super) owner: String,
     pub(super) reward: RewardKind,
-    pub(super) data: Arc<InMemoryDataManager>,
 }
 
 impl Settler {
@@ -62,11 +61,11 @@ impl Settler {
                         continue;
                     }
                     if let Err(e) = settle(&setup, &mut db, &job) {
-                        *flag.lock() = Some(e);
+                        *flag.lock() = Some(Arc::new(e));
                     }
                 }
             })
-            .map_err(|e| PgError::Schema(format!("cannot start the settle thread: {e}")))?;
+            .map_err(PgError::Thread)?;
         Ok(Settler {
             jobs: Some(tx),
             handle: Some(handle),
@@ -84,18 +83,19 @@ impl Settler {
 
     /// The first failure, if any (the others are not settled: their leases run out and
     /// another process settles them).
-    pub(super) fn failure(&self) -> Option<String> {
-        self.failed.lock().as_ref().map(ToString::to_string)
+    pub(super) fn failure(&self) -> Option<PgError> {
+        self.failed.lock().clone().map(PgError::Settle)
     }
 
-    /// Settles what is queued, then ends the thread; the first failure, if any.
+    /// Settles what is queued, then ends the thread; the first failure, if any. Later calls
+    /// return at once.
     pub(super) fn finish(&mut self) -> Result<(), PgError> {
         self.jobs = None;
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
         match self.failed.lock().take() {
-            Some(e) => Err(e),
+            Some(e) => Err(PgError::Settle(e)),
             None => Ok(()),
         }
     }
@@ -104,8 +104,8 @@ impl Settler {
 /// Writes one scope's graph tables, then marks it settled and releases it.
 fn settle(setup: &Setup, db: &mut Option<Db>, job: &Job) -> Result<(), PgError> {
     let mut written = Ok(true);
-    setup.data.with_graph(job.local, &mut |g| {
-        written = tables::write_graph(&setup.url, job.id, &setup.owner, g, setup.reward);
+    job.graph.with_graph(&mut |g| {
+        written = tables::write_graph(&setup.url, job.row, &setup.owner, g, setup.reward);
     });
     if !written? {
         return Err(PgError::LeaseLost(job.origin.clone()));
@@ -114,16 +114,11 @@ fn settle(setup: &Setup, db: &mut Option<Db>, job: &Job) -> Result<(), PgError> 
         Some(db) => db,
         None => db.insert(Db::connect_later(&setup.url)?),
     };
-    let (id, owner, state, save) = (job.id, &setup.owner, job.state, &job.save);
+    let (row, owner, state, save) = (job.row, &setup.owner, job.state, &job.save);
     let marked = db.run("marking a scope settled", |c| {
-        c.execute(
-            "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), owner = NULL, \
-             lease_until = NULL, last_save = $4 \
-             WHERE id = $1 AND ((owner = $3 AND state = 'active') OR last_save = $4)",
-            &[&id, &state, owner, save],
-        )
+        scope_state::settle(c, row, state, owner, save)
     })?;
-    if marked == 0 {
+    if !marked {
         return Err(PgError::LeaseLost(job.origin.clone()));
     }
     Ok(())

@@ -7,6 +7,7 @@ use std::io::Write;
 use postgres::Transaction;
 
 use super::db::{Db, PgError};
+use super::scope_state;
 use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 
@@ -152,12 +153,7 @@ pub(crate) fn write_graph(
         let mut db = Db::connect_later(url)?;
         db.run(what, |c| {
             let mut tx = c.transaction()?;
-            let mine = tx.query_opt(
-                "SELECT 1 FROM rccrawler_scopes WHERE id = $1 AND owner = $2 \
-                 AND state = 'active' FOR SHARE",
-                &[&scope, &owner],
-            )?;
-            if mine.is_none() {
+            if !scope_state::owned_for_share(&mut tx, scope, owner)? {
                 return Ok(false);
             }
             work(&mut tx)?;
@@ -184,7 +180,7 @@ pub(crate) fn write_graph(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(PgError::Schema("a table writer panicked".into())))
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
             .collect()
     });
@@ -303,15 +299,12 @@ fn write_table(
             }
             Table::Yields => {
                 for (i, y) in g.yields().iter().enumerate() {
-                    let r = match reward {
-                        RewardKind::NewExternal => y.new_external,
-                        RewardKind::AllExternal => y.external,
-                    };
+                    let r = y.yielded.reward(reward);
                     rows.num(scope)
                         .num(i + 1)
                         .text(y.url)
                         .num(y.level)
-                        .num(y.external)
+                        .num(y.yielded.external)
                         .num(r)
                         .end();
                     flush(rows)?;

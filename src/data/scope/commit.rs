@@ -41,7 +41,7 @@ impl ScopeGraph {
     ) -> Result<Resolved, DataError> {
         let task = outcome.task().url_id.0;
         if task as usize >= self.recs.len() {
-            return Err(DataError::Corrupt("an outcome for an unknown URL".into()));
+            return Err(DataError::inconsistent("an outcome for an unknown URL"));
         }
         let site = self.recs[task as usize].site;
         let chain = match outcome {
@@ -136,7 +136,7 @@ impl ScopeGraph {
                 }
             }
         };
-        effects.external = match &kind {
+        effects.yielded.external = match &kind {
             ResolvedKind::Page { links, .. } => {
                 let mut ids: Vec<u32> = links
                     .iter()
@@ -152,8 +152,7 @@ impl ScopeGraph {
         };
         let pull = Pull {
             seq,
-            new_external: effects.new_external,
-            external: effects.external,
+            yielded: effects.yielded,
         };
         Ok(Resolved {
             task,
@@ -179,7 +178,7 @@ impl ScopeGraph {
         let id = self.intern_url(url, 0)?;
         if self.recs.len() > before {
             self.recs[id as usize].state = UrlState::External;
-            effects.new_external += 1;
+            effects.yielded.new_external += 1;
             if let Some(j) = self.journal.as_mut() {
                 j.put(&Entry::NewExternal { url });
             }
@@ -214,7 +213,7 @@ impl ScopeGraph {
         let n = self.recs.len() as u32;
         let valid = |id: u32| id < n;
         if !valid(r.task) || !r.chain.iter().all(|h| valid(h.url)) {
-            return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+            return Err(DataError::inconsistent("an outcome names an unknown URL"));
         }
         self.outcomes += 1;
         let task = self.recs[r.task as usize];
@@ -251,7 +250,7 @@ impl ScopeGraph {
             }
             ResolvedKind::OffSite(target) => {
                 if !valid(*target) {
-                    return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+                    return Err(DataError::inconsistent("an outcome names an unknown URL"));
                 }
                 self.finish(last, UrlState::OffSite, *target);
             }
@@ -264,7 +263,7 @@ impl ScopeGraph {
             }
             ResolvedKind::Elsewhere { url, kind } => {
                 if !valid(*url) {
-                    return Err(DataError::Corrupt("an outcome names an unknown URL".into()));
+                    return Err(DataError::inconsistent("an outcome names an unknown URL"));
                 }
                 if *url != last {
                     self.finish(last, UrlState::hop(*kind), *url);
@@ -300,7 +299,7 @@ impl ScopeGraph {
     ) -> Result<u32, DataError> {
         let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
         if title >= n_texts || (canonical != NO_TEXT && canonical >= n_texts) {
-            return Err(DataError::Corrupt("a page names an unknown text".into()));
+            return Err(DataError::inconsistent("a page names an unknown text"));
         }
         let start = self.links.len() as u32;
         for l in links {
@@ -309,8 +308,8 @@ impl ScopeGraph {
                 LinkKind::Internal | LinkKind::External => l.target < n_urls && l.aux < n_texts,
             };
             if !ok || l.failure.is_some_and(|f| f >= n_texts) {
-                return Err(DataError::Corrupt(
-                    "a link names an unknown URL or text".into(),
+                return Err(DataError::inconsistent(
+                    "a link names an unknown URL or text",
                 ));
             }
             if let Some(reason) = l.failure

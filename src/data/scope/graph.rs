@@ -396,8 +396,8 @@ impl<'a> SiteGraph<'a> {
         self.g.pulls().fold((0, 0, 0), |(n, new, all), p| {
             (
                 n + 1,
-                new + u64::from(p.new_external),
-                all + u64::from(p.external),
+                new + u64::from(p.yielded.new_external),
+                all + u64::from(p.yielded.external),
             )
         })
     }

@@ -21,22 +21,22 @@
 mod commit;
 pub mod graph;
 mod levels;
-pub(super) mod replay;
+pub(crate) mod replay;
 mod snapshot;
 pub(super) mod yields;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use super::DataError;
 use super::Fetch;
 use super::frontier::Frontier;
-use super::interner::{Interner, InternerFull};
+use super::interner::Interner;
 use super::journal::JournalBuf;
 use super::records::{Entry, LinkKind, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
-use crate::storage::codec::Corrupt;
 
 /// Level of a URL not reached by any path yet.
 const NO_LEVEL: u32 = u32::MAX;
@@ -201,48 +201,11 @@ struct PullRec {
 pub struct Effects {
     /// Sites (global ids) that got new URLs to fetch.
     pub woke: Vec<SiteId>,
-    /// Distinct external URLs seen for the first time on this page (BeeBot's reward).
-    pub new_external: u32,
-    /// Distinct external URLs on the page, new or not (the paper's X(i, j)); 1 for a redirect
-    /// to another site.
-    pub external: u32,
+    /// What the fetch yielded (BeeBot's reward): distinct external URLs seen for the first
+    /// time, and all of them (the paper's X(i, j)); 1 for a redirect to another site.
+    pub yielded: crate::bandit::Yield,
     /// The scope reached `MaxPagesPerSite` with this commit.
     pub page_limit_reached: bool,
-}
-
-/// The scope's data cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DataError {
-    /// Too many distinct strings.
-    #[error(transparent)]
-    Full(#[from] InternerFull),
-    /// More than 2^30 URLs in one scope.
-    #[error("more than 2^30 URLs in one crawl scope")]
-    TooManyUrls,
-    /// More than 65,534 hosts in one scope.
-    #[error("more than 65,534 hosts in one crawl scope")]
-    TooManySites,
-    /// Saved state does not decode or does not fit the data it is applied to.
-    #[error("saved state: {0}")]
-    Corrupt(String),
-    /// The shared store refused this process's crawl (another hosts.txt is being crawled).
-    #[error("{0}")]
-    Refused(String),
-    /// The shared store's database failed (its message).
-    #[error("{0}")]
-    Database(String),
-}
-
-impl From<crate::data::pg::PgError> for DataError {
-    fn from(e: crate::data::pg::PgError) -> Self {
-        DataError::Database(e.to_string())
-    }
-}
-
-impl From<Corrupt> for DataError {
-    fn from(c: Corrupt) -> Self {
-        DataError::Corrupt(c.to_string())
-    }
 }
 
 /// Data of one scope.
@@ -358,16 +321,6 @@ impl ScopeGraph {
         }
     }
 
-    /// `maxCrawlLevel` the scope was crawled with.
-    pub(crate) fn level_limit(&self) -> u32 {
-        self.max_level
-    }
-
-    /// This scope's number in the saved state.
-    pub(crate) fn index(&self) -> u32 {
-        self.index
-    }
-
     /// URLs queued or in flight.
     pub(crate) fn pending(&self) -> usize {
         self.pending
@@ -388,8 +341,7 @@ impl ScopeGraph {
         self.pulls.iter().map(|p| Fetch {
             seq: p.pull.seq,
             site: self.sites[usize::from(p.site)],
-            new_external: p.pull.new_external,
-            external: p.pull.external,
+            yielded: p.pull.yielded,
         })
     }
 

@@ -9,7 +9,7 @@ use crate::data::records::Entry;
 impl ScopeGraph {
     /// Replays the entries of one record.
     pub(crate) fn replay(&mut self, entries: &[u8]) -> Result<(), DataError> {
-        let corrupt = |what: &str| DataError::Corrupt(format!("journal: {what}"));
+        let corrupt = |what: &str| DataError::inconsistent(format!("journal: {what}"));
         for entry in journal::decode(entries) {
             match entry? {
                 Entry::NewUrl { site, url } => {
@@ -62,7 +62,7 @@ impl ScopeGraph {
         snapshot: Option<&[u8]>,
         journal: &[u8],
     ) -> Result<ScopeGraph, DataError> {
-        let corrupt = |what: &str| DataError::Corrupt(format!("saved scope: {what}"));
+        let corrupt = |what: &str| DataError::inconsistent(format!("saved scope: {what}"));
         let mut graph = match snapshot {
             Some(bytes) => Some(ScopeGraph::from_bytes(bytes)?),
             None => None,
@@ -97,8 +97,8 @@ pub(crate) fn added_scope(entries: &[u8]) -> Result<Option<(crate::site::Origin,
     match decoded.next() {
         Some(Ok(Entry::AddScope { origin, max_level })) => {
             if decoded.next().is_some() {
-                return Err(DataError::Corrupt(
-                    "journal: trailing entries after a new scope".into(),
+                return Err(DataError::inconsistent(
+                    "journal: trailing entries after a new scope",
                 ));
             }
             Ok(Some((origin, max_level)))

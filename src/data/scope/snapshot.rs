@@ -84,8 +84,8 @@ impl ScopeGraph {
         out.put_var(self.pulls.len() as u64);
         for p in &self.pulls {
             out.put_var(p.pull.seq);
-            out.put_var(u64::from(p.pull.new_external));
-            out.put_var(u64::from(p.pull.external));
+            out.put_var(u64::from(p.pull.yielded.new_external));
+            out.put_var(u64::from(p.pull.yielded.external));
             out.put_var(u64::from(p.site));
             out.put_var(u64::from(p.url));
         }
@@ -149,8 +149,10 @@ impl ScopeGraph {
         for _ in 0..r.var()? {
             let pull = Pull {
                 seq: r.var()?,
-                new_external: r.var32()?,
-                external: r.var32()?,
+                yielded: crate::bandit::Yield {
+                    new_external: r.var32()?,
+                    external: r.var32()?,
+                },
             };
             let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
             let url = r.var32()?;

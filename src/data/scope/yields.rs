@@ -12,6 +12,8 @@
 
 use std::collections::VecDeque;
 
+use crate::bandit::Yield;
+
 use super::{LinkKind, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 
 /// One fetch.
@@ -21,10 +23,9 @@ pub struct YieldRow<'a> {
     pub url: &'a str,
     /// Its breadth-first level.
     pub level: u32,
-    /// Distinct external URLs it revealed.
-    pub external: u32,
-    /// Of which the scope had not seen before.
-    pub new_external: u32,
+    /// The external URLs it revealed: all distinct ones, and those the scope had not seen
+    /// before.
+    pub yielded: Yield,
 }
 
 impl ScopeGraph {
@@ -102,8 +103,10 @@ impl ScopeGraph {
             rows.push(YieldRow {
                 url: self.url(cur),
                 level,
-                external: externals.len() as u32,
-                new_external,
+                yielded: Yield {
+                    external: externals.len() as u32,
+                    new_external,
+                },
             });
         }
         rows

@@ -1,7 +1,8 @@
-//! The lease keeper: a thread with its own connection that renews this process's leases every
-//! third of `LeaseSeconds`, so that a slow snapshot never delays a renewal. If renewing keeps
-//! failing for longer than a lease, the leases may be gone: the next write of the crawl
-//! reports it and the process stops rather than risk writing over another's work.
+//! The claim renewer: a thread with its own connection that renews the leases of this
+//! process's claims (its scopes, its page-budget reservation) every third of `LeaseSeconds`,
+//! so that a slow snapshot never delays a renewal. If renewing keeps failing for longer than a
+//! lease, the claims may be gone: the next write of the crawl reports it and the process stops
+//! rather than risk writing over another's work.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -11,16 +12,17 @@ use crossbeam_channel::{Sender, bounded, select};
 use parking_lot::Mutex;
 
 use super::db::{Db, PgError};
+use super::scope_state;
 
-/// Renews leases until stopped.
+/// Renews claims until stopped.
 #[derive(Debug)]
-pub(super) struct LeaseKeeper {
+pub(super) struct ClaimRenewer {
     stop: Sender<()>,
     handle: Option<JoinHandle<()>>,
-    failed: Arc<Mutex<Option<String>>>,
+    failed: Arc<Mutex<Option<Arc<PgError>>>>,
 }
 
-impl LeaseKeeper {
+impl ClaimRenewer {
     /// Connects (now, so that a bad URL fails at the start) and starts renewing the leases of
     /// `owner` every third of `lease`.
     pub(super) fn start(url: &str, owner: String, lease: Duration) -> Result<Self, PgError> {
@@ -45,30 +47,26 @@ impl LeaseKeeper {
                              WHERE owner = $1",
                             &[&owner, &secs],
                         )?;
-                        c.execute(
-                            "UPDATE rccrawler_scopes SET lease_until = now() + make_interval(secs => $2) \
-                             WHERE owner = $1 AND state = 'active'",
-                            &[&owner, &secs],
-                        )
+                        scope_state::renew(c, &owner, secs)
                     });
                     match renewed {
                         Ok(_) => last_ok = Instant::now(),
                         Err(e) if last_ok.elapsed() > lease => {
-                            *flag.lock() = Some(e.to_string());
+                            *flag.lock() = Some(Arc::new(e));
                         }
                         Err(_) => {}
                     }
                 }
             })
-            .map_err(|e| PgError::Schema(format!("cannot start the lease thread: {e}")))?;
-        Ok(LeaseKeeper {
+            .map_err(PgError::Thread)?;
+        Ok(ClaimRenewer {
             stop,
             handle: Some(handle),
             failed,
         })
     }
 
-    /// Why the leases may be lost, once renewing failed for longer than a lease.
+    /// Why the claims may be lost, once renewing failed for longer than a lease.
     pub(super) fn failure(&self) -> Option<PgError> {
         self.failed.lock().clone().map(PgError::Renewal)
     }

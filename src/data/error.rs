@@ -1,0 +1,59 @@
+//! The data layer's errors: what recording a crawl's data can run into ([`DataError`]), and
+//! what making it durable can ([`PersistError`]).
+
+use thiserror::Error;
+
+use super::interner::InternerFull;
+use crate::storage::StateError;
+use crate::storage::codec::Corrupt;
+
+/// A scope's data cannot be recorded or restored.
+#[derive(Debug, Error)]
+pub enum DataError {
+    /// Too many distinct strings in one scope.
+    #[error(transparent)]
+    Full(#[from] InternerFull),
+    /// More than 2^30 URLs in one scope.
+    #[error("more than 2^30 URLs in one crawl scope")]
+    TooManyUrls,
+    /// More than 65,534 hosts in one scope.
+    #[error("more than 65,534 hosts in one crawl scope")]
+    TooManySites,
+    /// Saved bytes do not decode.
+    #[error("saved state: {0}")]
+    Undecodable(#[from] Corrupt),
+    /// Saved data decodes but does not fit the data it is applied to (a journal of another
+    /// state, records out of order); or an outcome names what its scope does not know.
+    #[error("saved state: {0}")]
+    Inconsistent(String),
+    /// The scope's saved data could not be loaded.
+    #[error(transparent)]
+    Persist(#[from] PersistError),
+}
+
+impl DataError {
+    /// An [`Inconsistent`](DataError::Inconsistent) error saying `what`.
+    pub(crate) fn inconsistent(what: impl Into<String>) -> Self {
+        DataError::Inconsistent(what.into())
+    }
+}
+
+/// Recorded work could not be made durable, or saved work could not be read.
+#[derive(Debug, Error)]
+pub enum PersistError {
+    /// The state folder's files could not be used.
+    #[error(transparent)]
+    Files(#[from] StateError),
+    /// The crawl's database could not be used.
+    #[error(transparent)]
+    Database(#[from] super::pg::PgError),
+    /// What was saved does not decode or fit together.
+    #[error("{}: {source}; move the state folder away to start afresh", dir.display())]
+    Recover {
+        /// The state folder.
+        dir: std::path::PathBuf,
+        /// What is wrong.
+        #[source]
+        source: Box<DataError>,
+    },
+}

@@ -1,0 +1,147 @@
+//! [`PgCoordinator`]: processes sharing one crawl through its database — seeds registered once
+//! for all, scopes claimed under leases (see [`scope_state`]), handed back, and the page
+//! budget reserved in blocks (`rccrawler_processes`).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::PgCrawl;
+use super::scope_state::{self, Registered};
+use crate::data::coord::{CoordError, Coordinator, ScopeClaim};
+use crate::site::Origin;
+
+/// The coordinator of a `PgDM` process.
+#[derive(Debug)]
+pub struct PgCoordinator {
+    crawl: Arc<PgCrawl>,
+    /// `ScopesPerProcess`.
+    per_process: usize,
+    /// `PageBudget` is set: it is the crawl's, reserved in blocks.
+    budgeted: bool,
+}
+
+impl PgCoordinator {
+    pub(super) fn new(crawl: Arc<PgCrawl>, per_process: usize, budgeted: bool) -> Self {
+        PgCoordinator {
+            crawl,
+            per_process,
+            budgeted,
+        }
+    }
+}
+
+impl Coordinator for PgCoordinator {
+    fn register_seeds(&self, seeds: &[Origin]) -> Result<(), CoordError> {
+        let origins: Vec<String> = seeds.iter().map(Origin::to_string).collect();
+        let crawl = &self.crawl.crawl;
+        let registered = self.crawl.db.lock().run("registering the seeds", |c| {
+            scope_state::register(c, crawl, &origins)
+        })?;
+        if let Registered::Refused { live } = registered {
+            return Err(CoordError::Refused {
+                crawl: crawl.clone(),
+                live,
+            });
+        }
+        // Other processes' work counts as this one's until it is done (the crawl is over
+        // when every scope is): known before the engine first asks.
+        self.crawl.look(0)?;
+        Ok(())
+    }
+
+    fn claim(&self, origin: &Origin) -> Result<Option<ScopeClaim>, CoordError> {
+        let (crawl, owner, name) = (&self.crawl.crawl, &self.crawl.owner, origin.to_string());
+        let secs = self.crawl.lease.as_secs_f64();
+        let mut db = self.crawl.db.lock();
+        let row = db.run("claiming a scope", |c| {
+            scope_state::claim(c, crawl, &name, owner, secs)
+        })?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        // It was counted as outstanding elsewhere (nobody held it, or its lease had run out).
+        let _ = self
+            .crawl
+            .outstanding
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_sub(1))
+            });
+        drop(db);
+        Ok(Some(ScopeClaim {
+            origin: origin.clone(),
+            row: Some(row),
+        }))
+    }
+
+    fn more_seeds(&self, room: usize) -> Result<Vec<Origin>, CoordError> {
+        Ok(self.crawl.look(room)?)
+    }
+
+    fn outstanding(&self) -> usize {
+        self.crawl.outstanding.load(Ordering::SeqCst)
+    }
+
+    fn scopes_per_process(&self) -> Option<usize> {
+        Some(self.per_process)
+    }
+
+    fn hand_back(&self) -> Result<(), CoordError> {
+        // Finished scopes first (their leases are renewed meanwhile).
+        let settled = self.crawl.settler.lock().finish();
+        self.crawl.stop_renewing();
+        let owner = &self.crawl.owner;
+        self.crawl.db.lock().run("handing back scopes", |c| {
+            let mut tx = c.transaction()?;
+            scope_state::hand_back(&mut tx, owner)?;
+            // Budget reserved and not spent goes back to the crawl.
+            tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
+            tx.commit()
+        })?;
+        settled?;
+        Ok(())
+    }
+
+    fn shares_budget(&self) -> bool {
+        self.budgeted
+    }
+
+    fn share_budget(&self, total: u64, want: u64) -> Result<(u64, bool), CoordError> {
+        let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
+        let (total, want) = (total as i64, want as i64);
+        let secs = self.crawl.lease.as_secs_f64();
+        let (granted, last) = self.crawl.db.lock().run("reserving page budget", |c| {
+            let mut tx = c.transaction()?;
+            // One reservation at a time per crawl: the crawl's row is the lock.
+            tx.execute(
+                "UPDATE rccrawler_crawls SET budget = $2 WHERE name = $1",
+                &[crawl, &total],
+            )?;
+            // One statement, so one snapshot: a journal saved meanwhile moves fetches from
+            // `reserved` to `fetched` in one transaction, and two statements could see it
+            // half (and grant those fetches twice).
+            let row = tx.query_one(
+                "SELECT (SELECT coalesce(sum(fetched), 0)::bigint FROM rccrawler_scopes \
+                 WHERE crawl = $1), \
+                 coalesce(sum(reserved) FILTER (WHERE owner = $2), 0)::bigint, \
+                 coalesce(sum(reserved) FILTER (WHERE owner <> $2), 0)::bigint \
+                 FROM rccrawler_processes WHERE crawl = $1 AND (lease_until > now() OR owner = $2)",
+                &[crawl, owner],
+            )?;
+            let fetched: i64 = row.try_get(0)?;
+            let (mine, others): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
+            let free = (total - fetched - mine - others).max(0);
+            let granted = want.min(free);
+            tx.execute(
+                "INSERT INTO rccrawler_processes (crawl, owner, reserved, lease_until) \
+                 VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
+                 ON CONFLICT (crawl, owner) DO UPDATE SET reserved = rccrawler_processes.reserved + $3, \
+                 lease_until = excluded.lease_until",
+                &[crawl, owner, &granted, &secs],
+            )?;
+            tx.commit()?;
+            // Nothing left, and nobody holds any that could come back.
+            Ok((granted, free == granted && others == 0))
+        })?;
+        Ok((granted as u64, last))
+    }
+}

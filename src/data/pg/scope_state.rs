@@ -1,0 +1,382 @@
+//! The life of a scope's row in `rccrawler_scopes`: its states and every transition between
+//! them, each one SQL statement (or transaction) here and nowhere else.
+//!
+//! ```text
+//!            register_seeds                claim (lease)             settle
+//!   (new) ─────────────────▶ queued ────────────────────▶ active ─────────────▶ done
+//!                              ▲  ▲   hand_back / lease      │  └──────────────▶ stopped
+//!                              │  └──── runs out, another ◀──┘   (its site was     │
+//!                              │        process claims it        down / page limit)│
+//!                              └─────────────── a new run of the crawl ◀───────────┘
+//!   queued, active ──(no longer in hosts.txt)──▶ removed ──(listed again)──▶ queued
+//! ```
+//!
+//! A row's `owner` is set exactly while it is `active`; `lease_until` says until when the
+//! owner's claim holds unless renewed. Every write of a scope's data first checks, under a
+//! row lock, that this process still owns it ([`owned_for_update`], [`snapshot_turn`],
+//! [`owned_for_share`]): a process whose lease ran out never writes over its successor.
+
+use postgres::{Client, GenericClient, Transaction};
+
+/// Where a scope stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScopeState {
+    /// Waiting for a process to claim it.
+    Queued,
+    /// Claimed: a process crawls it under a lease.
+    Active,
+    /// Nothing left to fetch; its graph tables are written.
+    Done,
+    /// Its site was suspended (down, page limit); a new run of the crawl tries it again.
+    Stopped,
+    /// No longer in hosts.txt; its saved data is kept.
+    Removed,
+}
+
+impl ScopeState {
+    /// Every state.
+    pub const ALL: [ScopeState; 5] = [
+        ScopeState::Queued,
+        ScopeState::Active,
+        ScopeState::Done,
+        ScopeState::Stopped,
+        ScopeState::Removed,
+    ];
+
+    /// The word stored in the `state` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScopeState::Queued => "queued",
+            ScopeState::Active => "active",
+            ScopeState::Done => "done",
+            ScopeState::Stopped => "stopped",
+            ScopeState::Removed => "removed",
+        }
+    }
+
+    /// The state a stored word names.
+    pub fn parse(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for ScopeState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The states in which a scope still has work for some process.
+const WORKING: [&str; 2] = ["queued", "active"];
+
+/// What registering a hosts.txt's seeds found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Registered {
+    /// The seeds are the crawl's (or were made so).
+    Accepted,
+    /// Other processes crawl the crawl with other seeds: `live` scopes are held.
+    Refused { live: i64 },
+}
+
+/// Registers the seed `origins` of a crawl, in one transaction: a new crawl is created; a
+/// different seed list is refused while others hold live leases, else accepted (new scopes
+/// queued, missing ones removed); with no process running, scopes stopped in the last run are
+/// queued again.
+pub(super) fn register(
+    c: &mut Client,
+    crawl: &str,
+    origins: &[String],
+) -> Result<Registered, postgres::Error> {
+    let mut sorted = origins.to_vec();
+    sorted.sort();
+    let listed = sorted.join("\n");
+    let mut tx = c.transaction()?;
+    tx.execute(
+        "INSERT INTO rccrawler_crawls (name, seeds) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        &[&crawl, &listed],
+    )?;
+    let known: String = tx
+        .query_one(
+            "SELECT seeds FROM rccrawler_crawls WHERE name = $1 FOR UPDATE",
+            &[&crawl],
+        )?
+        .try_get(0)?;
+    let live = live(&mut tx, crawl)?;
+    if known != listed {
+        if live > 0 {
+            return Ok(Registered::Refused { live });
+        }
+        tx.execute(
+            "UPDATE rccrawler_crawls SET seeds = $2 WHERE name = $1",
+            &[&crawl, &listed],
+        )?;
+    }
+    if live == 0 {
+        // A new run of the crawl: sites suspended in the last one are tried again, as one
+        // process's continued crawl tries them again.
+        tx.execute(
+            "UPDATE rccrawler_scopes SET state = $2 WHERE crawl = $1 AND state = $3",
+            &[
+                &crawl,
+                &ScopeState::Queued.as_str(),
+                &ScopeState::Stopped.as_str(),
+            ],
+        )?;
+    }
+    tx.execute(
+        "INSERT INTO rccrawler_scopes (crawl, origin, state) \
+         SELECT $1, o, $3 FROM unnest($2::text[]) AS o \
+         ON CONFLICT (crawl, origin) DO UPDATE SET state = $3 \
+         WHERE rccrawler_scopes.state = $4",
+        &[
+            &crawl,
+            &origins,
+            &ScopeState::Queued.as_str(),
+            &ScopeState::Removed.as_str(),
+        ],
+    )?;
+    tx.execute(
+        "UPDATE rccrawler_scopes SET state = $3, owner = NULL, lease_until = NULL \
+         WHERE crawl = $1 AND origin <> ALL($2) AND state = ANY($4)",
+        &[
+            &crawl,
+            &origins,
+            &ScopeState::Removed.as_str(),
+            &&WORKING[..],
+        ],
+    )?;
+    tx.commit()?;
+    Ok(Registered::Accepted)
+}
+
+/// Scopes of the crawl that still have work and are not `owner`'s.
+pub(super) fn outstanding(
+    c: &mut impl GenericClient,
+    crawl: &str,
+    owner: &str,
+) -> Result<i64, postgres::Error> {
+    c.query_one(
+        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
+         AND state = ANY($3) AND owner IS DISTINCT FROM $2",
+        &[&crawl, &owner, &&WORKING[..]],
+    )?
+    .try_get(0)
+}
+
+/// Seed origins of up to `limit` scopes with work that nobody holds (or whose holder's
+/// lease ran out), in hosts.txt order.
+pub(super) fn claimable(
+    c: &mut impl GenericClient,
+    crawl: &str,
+    limit: i64,
+) -> Result<Vec<String>, postgres::Error> {
+    c.query(
+        "SELECT origin FROM rccrawler_scopes WHERE crawl = $1 \
+         AND state = ANY($3) AND (owner IS NULL OR lease_until < now()) \
+         ORDER BY id LIMIT $2",
+        &[&crawl, &limit, &&WORKING[..]],
+    )?
+    .iter()
+    .map(|r| r.try_get(0))
+    .collect()
+}
+
+/// Claims the scope of seed `origin` for `owner` for `secs` seconds (one `UPDATE`: two
+/// processes never both win): its row id, or `None` when another holds it or it is done.
+pub(super) fn claim(
+    c: &mut impl GenericClient,
+    crawl: &str,
+    origin: &str,
+    owner: &str,
+    secs: f64,
+) -> Result<Option<i64>, postgres::Error> {
+    let row = c.query_opt(
+        "UPDATE rccrawler_scopes SET state = $5, owner = $3, \
+         lease_until = now() + make_interval(secs => $4) \
+         WHERE crawl = $1 AND origin = $2 AND state = ANY($6) \
+         AND (owner IS NULL OR owner = $3 OR lease_until < now()) \
+         RETURNING id",
+        &[
+            &crawl,
+            &origin,
+            &owner,
+            &secs,
+            &ScopeState::Active.as_str(),
+            &&WORKING[..],
+        ],
+    )?;
+    row.map(|r| r.try_get(0)).transpose()
+}
+
+/// Extends the leases of every scope `owner` holds by `secs` seconds from now.
+pub(super) fn renew(c: &mut Client, owner: &str, secs: f64) -> Result<u64, postgres::Error> {
+    c.execute(
+        "UPDATE rccrawler_scopes SET lease_until = now() + make_interval(secs => $2) \
+         WHERE owner = $1 AND state = $3",
+        &[&owner, &secs, &ScopeState::Active.as_str()],
+    )
+}
+
+/// Locks the rows of `ids` that `owner` still holds (for update); returns their ids.
+pub(super) fn owned_for_update(
+    tx: &mut Transaction<'_>,
+    ids: &[i64],
+    owner: &str,
+) -> Result<Vec<i64>, postgres::Error> {
+    tx.query(
+        "SELECT id FROM rccrawler_scopes WHERE id = ANY($1) AND owner = $2 \
+         AND state = $3 FOR UPDATE",
+        &[&ids, &owner, &ScopeState::Active.as_str()],
+    )?
+    .iter()
+    .map(|r| r.try_get(0))
+    .collect()
+}
+
+/// May `owner` save a snapshot of scope `id` as save `save`?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SnapshotTurn {
+    /// Yes: the row is locked for update.
+    Owned,
+    /// This very save was already committed (its acknowledgement was lost).
+    AlreadySaved,
+    /// No: the lease was lost.
+    Lost,
+}
+
+/// Locks scope `id`'s row and says whether `owner` may save snapshot `save`.
+pub(super) fn snapshot_turn(
+    tx: &mut Transaction<'_>,
+    id: i64,
+    owner: &str,
+    save: &str,
+) -> Result<SnapshotTurn, postgres::Error> {
+    let row = tx.query_opt(
+        "SELECT owner = $2 AND state = $4, last_save = $3 \
+         FROM rccrawler_scopes WHERE id = $1 FOR UPDATE",
+        &[&id, &owner, &save, &ScopeState::Active.as_str()],
+    )?;
+    let Some(row) = row else {
+        return Ok(SnapshotTurn::Lost);
+    };
+    let mine: Option<bool> = row.try_get(0)?;
+    let done_before: Option<bool> = row.try_get(1)?;
+    Ok(if done_before == Some(true) {
+        SnapshotTurn::AlreadySaved
+    } else if mine == Some(true) {
+        SnapshotTurn::Owned
+    } else {
+        SnapshotTurn::Lost
+    })
+}
+
+/// Records a saved snapshot's figures (after [`snapshot_turn`] said `Owned`).
+pub(super) fn snapshot_saved(
+    tx: &mut Transaction<'_>,
+    id: i64,
+    figures: [i64; 3],
+    save: &str,
+) -> Result<(), postgres::Error> {
+    let [pages, pending, fetched] = figures;
+    tx.execute(
+        "UPDATE rccrawler_scopes SET checkpoint_at = now(), \
+         pages = $2, pending = $3, fetched = $4, last_save = $5 WHERE id = $1",
+        &[&id, &pages, &pending, &fetched, &save],
+    )?;
+    Ok(())
+}
+
+/// Records a scope's figures as of its latest journal batch.
+pub(super) fn figures(
+    tx: &mut Transaction<'_>,
+    id: i64,
+    figures: [i64; 3],
+) -> Result<(), postgres::Error> {
+    let [pages, pending, fetched] = figures;
+    tx.execute(
+        "UPDATE rccrawler_scopes SET fetched = $4, pages = $2, pending = $3 WHERE id = $1",
+        &[&id, &pages, &pending, &fetched],
+    )?;
+    Ok(())
+}
+
+/// Takes a share lock on scope `id`'s row while `owner` holds it: whether it does.
+pub(super) fn owned_for_share(
+    tx: &mut Transaction<'_>,
+    id: i64,
+    owner: &str,
+) -> Result<bool, postgres::Error> {
+    Ok(tx
+        .query_opt(
+            "SELECT 1 FROM rccrawler_scopes WHERE id = $1 AND owner = $2 \
+             AND state = $3 FOR SHARE",
+            &[&id, &owner, &ScopeState::Active.as_str()],
+        )?
+        .is_some())
+}
+
+/// Marks scope `id` settled as `state` (`Done` or `Stopped`) and releases it, if `owner`
+/// holds it (or this save `save` did it already): whether it was marked.
+pub(super) fn settle(
+    c: &mut Client,
+    id: i64,
+    state: ScopeState,
+    owner: &str,
+    save: &str,
+) -> Result<bool, postgres::Error> {
+    debug_assert!(matches!(state, ScopeState::Done | ScopeState::Stopped));
+    let marked = c.execute(
+        "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), owner = NULL, \
+         lease_until = NULL, last_save = $4 \
+         WHERE id = $1 AND ((owner = $3 AND state = $5) OR last_save = $4)",
+        &[
+            &id,
+            &state.as_str(),
+            &owner,
+            &save,
+            &ScopeState::Active.as_str(),
+        ],
+    )?;
+    Ok(marked > 0)
+}
+
+/// Gives back every scope `owner` holds: unfinished ones are queued for another process.
+pub(super) fn hand_back(tx: &mut Transaction<'_>, owner: &str) -> Result<(), postgres::Error> {
+    tx.execute(
+        "UPDATE rccrawler_scopes SET owner = NULL, lease_until = NULL, \
+         state = CASE WHEN state = $2 THEN $3 ELSE state END WHERE owner = $1",
+        &[
+            &owner,
+            &ScopeState::Active.as_str(),
+            &ScopeState::Queued.as_str(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// The number of scopes of `crawl` held under a live lease (processes are crawling it).
+pub(super) fn live(c: &mut impl GenericClient, crawl: &str) -> Result<i64, postgres::Error> {
+    c.query_one(
+        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
+         AND state = $2 AND lease_until > now()",
+        &[&crawl, &ScopeState::Active.as_str()],
+    )?
+    .try_get(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_state_reads_back_from_its_word() {
+        for s in ScopeState::ALL {
+            assert_eq!(ScopeState::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(ScopeState::parse("finished"), None);
+        assert_eq!(
+            WORKING,
+            [ScopeState::Queued.as_str(), ScopeState::Active.as_str()]
+        );
+    }
+}

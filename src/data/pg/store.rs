@@ -1,0 +1,304 @@
+//! [`PgStore`]: the scopes a process holds, saved in the crawl's database. Journal records
+//! go to `rccrawler_journal` once a second in named batches; a snapshot in
+//! `rccrawler_snapshots` replaces them every `CheckpointSeconds`, and at once when the scope is
+//! settled (nothing left to fetch, or its site suspended), after which the settle thread writes
+//! its graph tables and marks it. Each write checks the claim first ([`scope_state`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+use super::db::PgError;
+use super::scope_state::{self, ScopeState, SnapshotTurn};
+use super::settle::Job;
+use super::{PgCrawl, spend_reserved, tables};
+use crate::data::coord::ScopeClaim;
+use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
+use crate::data::{CrawlStatus, Persist, PersistError};
+use crate::ids::ScopeId;
+use crate::storage::Durability;
+
+/// Journal batches with their names, in order.
+type Batches = Vec<(String, Vec<u8>)>;
+
+/// What is saved of one claimed scope.
+#[derive(Debug, Default)]
+struct SavedRow {
+    /// Settled and handed to the settle thread: nothing more to write.
+    settled: bool,
+    /// Journal batches taken from the scope and not yet in the database, with their names.
+    unsent: Batches,
+    /// Fetches of the scope the database counts (its `fetched`).
+    fetched_saved: usize,
+}
+
+/// The crawl's database as a [`Persistence`] backend.
+#[derive(Debug)]
+pub struct PgStore {
+    crawl: Arc<PgCrawl>,
+    /// By row id.
+    rows: Mutex<HashMap<i64, SavedRow>>,
+    batches: AtomicU64,
+    /// Held for a whole save: saves never interleave.
+    saving: Mutex<()>,
+}
+
+/// The figures a scope's row carries: pages, queued URLs, fetches.
+fn row_figures(f: &ScopeFigures) -> [i64; 3] {
+    [f.pages as i64, f.pending as i64, f.fetched as i64]
+}
+
+impl PgStore {
+    pub(super) fn new(crawl: Arc<PgCrawl>) -> Self {
+        PgStore {
+            crawl,
+            rows: Mutex::new(HashMap::new()),
+            batches: AtomicU64::new(0),
+            saving: Mutex::new(()),
+        }
+    }
+
+    fn next_batch(&self) -> String {
+        format!(
+            "{}:{}",
+            self.crawl.owner,
+            self.batches.fetch_add(1, Ordering::SeqCst)
+        )
+    }
+
+    /// The scopes held with their rows, those not settled yet.
+    fn held(&self, scopes: &dyn ScopeSource) -> Vec<(ScopeId, i64)> {
+        let rows = self.rows.lock();
+        scopes
+            .scope_ids()
+            .into_iter()
+            .filter_map(|id| Some((id, scopes.claim(id).row?)))
+            .filter(|(_, row)| rows.get(row).is_some_and(|r| !r.settled))
+            .collect()
+    }
+
+    /// Saves every held scope that is settled, so that the others see it; with `records`,
+    /// sends the others' journal records taken so far.
+    fn send_journal(&self, scopes: &dyn ScopeSource, records: bool) -> Result<(), PersistError> {
+        // Fetch counts go with the records that hold them (counted first, so never ahead),
+        // and the figures `rccrawler status` shows with them.
+        let mut figures: Vec<(i64, ScopeFigures)> = Vec::new();
+        let mut work: Vec<(i64, String, Batches)> = Vec::new();
+        for (id, row) in self.held(scopes) {
+            let f = scopes.figures(id);
+            if f.settled().is_some() {
+                self.save_snapshot(scopes, id, row)?;
+                // Whether the crawl is over now depends on the others' scopes.
+                self.crawl.look(0)?;
+                continue;
+            }
+            if !records {
+                continue;
+            }
+            let mut rows = self.rows.lock();
+            let Some(saved) = rows.get_mut(&row) else {
+                continue;
+            };
+            if f.fetched > saved.fetched_saved {
+                figures.push((row, f));
+            }
+            let mut bytes = Vec::new();
+            scopes.take_journal(id, &mut bytes);
+            if !bytes.is_empty() {
+                let name = self.next_batch();
+                saved.unsent.push((name, bytes));
+            }
+            if !saved.unsent.is_empty() {
+                work.push((
+                    row,
+                    scopes.claim(id).origin.to_string(),
+                    saved.unsent.clone(),
+                ));
+            }
+        }
+        if work.is_empty() {
+            return Ok(());
+        }
+        let spent: usize = {
+            let rows = self.rows.lock();
+            figures
+                .iter()
+                .map(|(row, f)| f.fetched - rows.get(row).map_or(f.fetched, |r| r.fetched_saved))
+                .sum()
+        };
+        let (owner, crawl) = (&self.crawl.owner, &self.crawl.crawl);
+        let lost = self.crawl.db.lock().run("saving the journal", |c| {
+            let mut tx = c.transaction()?;
+            let ids: Vec<i64> = work.iter().map(|w| w.0).collect();
+            let owned = scope_state::owned_for_update(&mut tx, &ids, owner)?;
+            if let Some(w) = work.iter().find(|w| !owned.contains(&w.0)) {
+                return Ok(Some(w.1.clone()));
+            }
+            for (id, _, batches) in &work {
+                for (name, data) in batches {
+                    tx.execute(
+                        "INSERT INTO rccrawler_journal (scope, batch, data) VALUES ($1, $2, $3) \
+                         ON CONFLICT (scope, batch) DO NOTHING",
+                        &[id, name, data],
+                    )?;
+                }
+            }
+            for (row, f) in &figures {
+                scope_state::figures(&mut tx, *row, row_figures(f))?;
+            }
+            spend_reserved(&mut tx, crawl, owner, spent as i64)?;
+            tx.commit()?;
+            Ok(None)
+        })?;
+        if let Some(origin) = lost {
+            return Err(PgError::LeaseLost(origin).into());
+        }
+        let mut rows = self.rows.lock();
+        for (row, _, _) in &work {
+            if let Some(r) = rows.get_mut(row) {
+                r.unsent.clear();
+            }
+        }
+        for (row, f) in &figures {
+            if let Some(r) = rows.get_mut(row) {
+                r.fetched_saved = f.fetched;
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces scope `id`'s journal (row `row`) with a snapshot; a settled scope then goes
+    /// to the settle thread (graph tables, state, release).
+    fn save_snapshot(
+        &self,
+        scopes: &dyn ScopeSource,
+        id: ScopeId,
+        row: i64,
+    ) -> Result<(), PersistError> {
+        let mut snapshot = Vec::new();
+        let mut rest = Vec::new();
+        let f = scopes.figures(id);
+        // Writing into a Vec cannot fail.
+        let _ = scopes.write_snapshot(id, &mut snapshot, &mut rest);
+        let origin = scopes.claim(id).origin.to_string();
+        let fetched_saved = {
+            let mut rows = self.rows.lock();
+            let saved = rows.entry(row).or_default();
+            if !rest.is_empty() {
+                let name = self.next_batch();
+                saved.unsent.push((name, rest));
+            }
+            saved.fetched_saved
+        };
+        let spent = f.fetched.saturating_sub(fetched_saved) as i64;
+        let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
+        // Named, so that a save whose commit was not acknowledged (the connection broke) and
+        // is tried again is recognised as done rather than as a lease lost.
+        let save = self.next_batch();
+        let saved = self.crawl.db.lock().run("saving a snapshot", |c| {
+            let mut tx = c.transaction()?;
+            match scope_state::snapshot_turn(&mut tx, row, owner, &save)? {
+                SnapshotTurn::AlreadySaved => return Ok(true),
+                SnapshotTurn::Lost => return Ok(false),
+                SnapshotTurn::Owned => {}
+            }
+            tables::write_snapshot(&mut tx, row, &snapshot)?;
+            scope_state::snapshot_saved(&mut tx, row, row_figures(&f), &save)?;
+            spend_reserved(&mut tx, crawl, owner, spent)?;
+            tx.commit()?;
+            Ok(true)
+        })?;
+        if !saved {
+            return Err(PgError::LeaseLost(origin).into());
+        }
+        let mut rows = self.rows.lock();
+        let saved = rows.entry(row).or_default();
+        saved.unsent.clear();
+        saved.fetched_saved = f.fetched;
+        if let Some(status) = f.settled() {
+            saved.settled = true;
+            let state = match status {
+                CrawlStatus::Finished => ScopeState::Done,
+                CrawlStatus::Unfinished => ScopeState::Stopped,
+            };
+            // Its tables are written and it is marked settled by the settle thread.
+            self.crawl.settler.lock().send(Job {
+                graph: scopes.graph(id),
+                row,
+                origin,
+                state,
+                save: self.next_batch(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Persistence for PgStore {
+    fn load(&self, claim: &ScopeClaim) -> Result<Option<SavedScope>, PersistError> {
+        let Some(row) = claim.row else {
+            return Ok(None);
+        };
+        let saved = self.crawl.db.lock().run("loading a scope", |c| {
+            let snapshot: Option<Vec<u8>> = c
+                .query_opt(
+                    "SELECT data FROM rccrawler_snapshots WHERE scope = $1",
+                    &[&row],
+                )?
+                .map(|r| r.try_get(0))
+                .transpose()?;
+            let journal = c
+                .query(
+                    "SELECT data FROM rccrawler_journal WHERE scope = $1 ORDER BY id",
+                    &[&row],
+                )?
+                .iter()
+                .map(|r| r.try_get::<_, Vec<u8>>(0))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(SavedScope {
+                snapshot,
+                journal: journal.concat(),
+            })
+        })?;
+        Ok((saved.snapshot.is_some() || !saved.journal.is_empty()).then_some(saved))
+    }
+
+    fn opened(&self, claim: &ScopeClaim, figures: ScopeFigures) {
+        if let Some(row) = claim.row {
+            self.rows.lock().insert(
+                row,
+                SavedRow {
+                    settled: false,
+                    unsent: Vec::new(),
+                    fetched_saved: figures.fetched,
+                },
+            );
+        }
+    }
+
+    fn save(&self, scopes: &dyn ScopeSource, how: Persist) -> Result<(), PersistError> {
+        let _saving = self.saving.lock();
+        if let Some(e) = self.crawl.failure() {
+            return Err(e.into());
+        }
+        match how {
+            // Journal records once a second, not every 100 ms: each send is a transaction the
+            // server commits to disk, and ten a second slowed the crawl of one large site by a
+            // fifth. Settled scopes are saved at once, so that the crawl moves on.
+            Persist::Journal(Durability::Process) => self.send_journal(scopes, false),
+            Persist::Journal(_) => self.send_journal(scopes, true),
+            Persist::Checkpoint(_) => {
+                for (id, row) in self.held(scopes) {
+                    self.save_snapshot(scopes, id, row)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn close(&self) -> Result<(), PersistError> {
+        Ok(self.crawl.settler.lock().finish()?)
+    }
+}
