@@ -59,10 +59,8 @@ pub struct SiteEntry {
     /// Politeness and depth settings (hosts.txt; a host found by a multi-host filter takes
     /// its seed's line).
     pub spec: SiteSpec,
-    /// Listed in hosts.txt (false: a host a multi-host filter found, SPEC §6).
-    pub listed: bool,
-    /// Its pages are kept only when they are about the topic (`TopicFilter`, SPEC §6).
-    pub probe: bool,
+    /// How it came into the crawl.
+    pub kind: SiteKind,
     /// The listed origin first, then the aliases in the order they were found.
     origins: RwLock<Arc<[Arc<SiteOrigin>]>>,
     /// Held while an alias's robots.txt is fetched, so it is fetched once.
@@ -127,6 +125,30 @@ impl SiteEntry {
     }
 }
 
+/// How a site came into the crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SiteKind {
+    /// Listed in hosts.txt.
+    Listed,
+    /// A host a multi-host filter found in a seed's scope (SPEC §6).
+    Found,
+    /// A host out of scope whose pages are kept only when they are about the topic
+    /// (`TopicFilter`, SPEC §6).
+    Probed,
+}
+
+impl SiteEntry {
+    /// Whether hosts.txt lists it.
+    pub fn is_listed(&self) -> bool {
+        self.kind == SiteKind::Listed
+    }
+
+    /// Whether its pages must pass the topic score.
+    pub fn is_probed(&self) -> bool {
+        self.kind == SiteKind::Probed
+    }
+}
+
 /// A site as one page sees it: its origins when the page was parsed (a snapshot taken once per
 /// page, so that classifying its links takes no lock).
 #[derive(Debug, Clone, Copy)]
@@ -187,13 +209,18 @@ impl Sites {
 
     /// Adds a site listed in hosts.txt (or returns the existing one with that origin).
     pub fn add(&self, spec: SiteSpec, scope: ScopeId) -> Arc<SiteEntry> {
-        self.insert(spec, scope, true, false)
+        self.insert(spec, scope, SiteKind::Listed)
     }
 
     /// Adds a host a multi-host filter found in the scope of `like` (whose hosts.txt line it
-    /// takes), or returns the site that has its origin already. `probe`: its pages must pass
-    /// the topic score.
-    pub fn add_discovered(&self, origin: Origin, like: &SiteEntry, probe: bool) -> Arc<SiteEntry> {
+    /// takes) as `kind` ([`SiteKind::Found`] or [`SiteKind::Probed`]), or returns the site
+    /// that has its origin already.
+    pub fn add_discovered(
+        &self,
+        origin: Origin,
+        like: &SiteEntry,
+        kind: SiteKind,
+    ) -> Arc<SiteEntry> {
         if let Some(id) = self.by_origin.get(&origin).map(|r| *r) {
             return self.get(id);
         }
@@ -201,7 +228,7 @@ impl Sites {
             origin,
             ..like.spec.clone()
         };
-        let entry = self.insert(spec, like.scope, false, probe);
+        let entry = self.insert(spec, like.scope, kind);
         if self.other_scheme.get() == Some(&OtherScheme::Internal)
             && let Some(twin) = entry.origin.other_scheme()
         {
@@ -210,7 +237,7 @@ impl Sites {
         entry
     }
 
-    fn insert(&self, spec: SiteSpec, scope: ScopeId, listed: bool, probe: bool) -> Arc<SiteEntry> {
+    fn insert(&self, spec: SiteSpec, scope: ScopeId, kind: SiteKind) -> Arc<SiteEntry> {
         let mut list = self.list.write();
         if let Some(id) = self.by_origin.get(&spec.origin).map(|r| *r) {
             return Arc::clone(&list[id.0 as usize]);
@@ -222,8 +249,7 @@ impl Sites {
             scope,
             origins: RwLock::new(vec![SiteOrigin::new(spec.origin.clone())].into()),
             spec,
-            listed,
-            probe,
+            kind,
             robots_fetch: Mutex::new(()),
         });
         self.by_origin.insert(entry.origin.clone(), id);

@@ -17,7 +17,7 @@ use crate::data::{DataManager, OpenScopeError, ScopeLimits};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::Dispatcher;
 use crate::site::{Origin, SiteSpec};
-use crate::sites::{SiteEntry, SiteView, Sites};
+use crate::sites::{SiteEntry, SiteKind, SiteView, Sites};
 use crate::url_filter::{SeedPlan, UrlFilter};
 
 /// The seeds and the scopes opened for them in this process.
@@ -160,7 +160,7 @@ impl Seeds {
                 .sites
                 .all()
                 .into_iter()
-                .find(|e| e.scope == scope && e.listed)
+                .find(|e| e.scope == scope && e.is_listed())
             else {
                 continue;
             };
@@ -205,5 +205,5 @@ fn rebind_host(
         .scope_site(&view, origin.home().as_url(), sites)
         .map(|id| sites.get(id))
         .filter(|e| e.origin == origin)
-        .unwrap_or_else(|| sites.add_discovered(origin, seed, false))
+        .unwrap_or_else(|| sites.add_discovered(origin, seed, SiteKind::Found))
 }

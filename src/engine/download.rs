@@ -15,7 +15,7 @@ use crate::fetch::retry::back_off;
 use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
 use crate::message::{Outcome, TaskKind};
 use crate::robots::DisallowAll;
-use crate::schedule::Lease;
+use crate::schedule::TaskLease;
 use crate::stop::{PanicGuard, StopReason};
 
 /// Runs one downloader thread until the crawl stops.
@@ -63,7 +63,7 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
 }
 
 /// Records an outcome through its lease and wakes the sites it gave work.
-pub(super) fn commit(ctx: &Context, lease: &mut Lease, outcome: &Outcome) {
+pub(super) fn commit(ctx: &Context, lease: &mut TaskLease, outcome: &Outcome) {
     match lease.commit(outcome) {
         Ok(effects) => ctx.dispatcher.wake(&effects.woke, &ctx.sites),
         Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
@@ -71,7 +71,7 @@ pub(super) fn commit(ctx: &Context, lease: &mut Lease, outcome: &Outcome) {
 }
 
 /// A transient failure: back off the site and try the URL again later, or give up.
-fn retry(ctx: &Context, mut lease: Lease, outcome: Outcome, transient: &Transient, log: &Log) {
+fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Transient, log: &Log) {
     let task = lease.task().clone();
     let entry = ctx.sites.get(task.site);
     if transient.transport {
@@ -122,7 +122,7 @@ fn retry(ctx: &Context, mut lease: Lease, outcome: Outcome, transient: &Transien
 
 /// What robots.txt said, applied: rules obeyed from now on, or another try after a back-off,
 /// or — when it stays unavailable — everything disallowed (RFC 9309 §2.3.1.4).
-fn robots_answered(ctx: &Context, lease: &Lease, answer: RobotsAnswer, log: &Log) {
+fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: &Log) {
     let task = lease.task();
     let site = ctx.sites.get(task.site);
     let rules = match answer {

@@ -2,7 +2,7 @@
 //! manager builds the [`Context`] and the components; the engine starts
 //!
 //! ```text
-//!             claim                 Lease                 Fetched (bounded channel)
+//!           take_task           TaskLease             Fetched (bounded channel)
 //! DataManager ─────▶ Dispatcher ─────────▶ downloader ×D ──────────────────────────▶ parser ×N
 //!      ▲             (politeness,  acquire()     │ non-page outcomes                     │
 //!      │              Scheduler)                 ▼                                       │
@@ -35,7 +35,7 @@ use crate::ids::ScopeId;
 use crate::message::Downloaded;
 use crate::parse::PageParser;
 use crate::routine::{LogFiles, Routine, RoutineIo};
-use crate::schedule::Lease;
+use crate::schedule::TaskLease;
 use crate::settings::Settings;
 use crate::stop::StopReason;
 
@@ -43,7 +43,7 @@ use crate::stop::StopReason;
 #[derive(Debug)]
 pub struct Fetched {
     /// The task; dropping it gives back what it holds.
-    pub lease: Lease,
+    pub lease: TaskLease,
     /// The page.
     pub page: Downloaded,
 }

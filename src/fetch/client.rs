@@ -50,11 +50,15 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// Whether trying again later could help (timeouts, broken connections).
+    /// Whether trying again later could help: timeouts, broken or refused connections, and
+    /// a host not found (a resolver that failed for a moment looks the same).
     pub fn is_transient(&self) -> bool {
         matches!(
             self,
-            FetchError::Timeout | FetchError::Broken(_) | FetchError::Refused
+            FetchError::Timeout
+                | FetchError::Broken(_)
+                | FetchError::Refused
+                | FetchError::HostNotFound
         )
     }
 }

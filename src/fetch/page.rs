@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::client::{HttpClient, Response, is_html};
-use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
+use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::robots_txt::fetch_robots;
 use super::{PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
@@ -175,7 +175,7 @@ impl Walk<'_> {
         self.log.request(self.site.id, url, 0, 0, started);
         self.log.problem(&self.site.origin, url, e.to_string());
         let outcome = self.outcome(Failure::fetched(e.to_string()));
-        if is_transient_error(&e) {
+        if e.is_transient() {
             return PageResult::Retry {
                 outcome,
                 transient: Transient {

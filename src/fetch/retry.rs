@@ -4,8 +4,6 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::client::FetchError;
-
 /// A failure that may pass.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transient {
@@ -19,17 +17,6 @@ pub struct Transient {
 /// Whether a status is worth retrying.
 pub fn is_transient_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
-}
-
-/// Whether a transport error is worth retrying.
-pub fn is_transient_error(e: &FetchError) -> bool {
-    matches!(
-        e,
-        FetchError::Timeout
-            | FetchError::Broken(_)
-            | FetchError::Refused
-            | FetchError::HostNotFound
-    )
 }
 
 /// A `Retry-After` value: delay-seconds or an HTTP date.

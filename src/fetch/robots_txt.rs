@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::page::MAX_HOPS;
-use super::retry::{Transient, is_transient_error, is_transient_status, parse_retry_after};
+use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::{HttpClient, RobotsAnswer};
 use crate::context::{Context, Log};
 use crate::ids::SiteId;
@@ -36,7 +36,7 @@ pub(super) fn fetch_robots(
             Ok(r) => r,
             Err(e) => {
                 log.request(site.id, &url, 0, 0, started);
-                let transient = is_transient_error(&e).then_some(Transient {
+                let transient = e.is_transient().then_some(Transient {
                     retry_after: None,
                     transport: true,
                 });
@@ -56,7 +56,7 @@ pub(super) fn fetch_robots(
                         RobotsAnswer::Rules((ctx.robots)(&body, ctx.settings.robots_agent()))
                     }
                     Err(e) => {
-                        let transient = is_transient_error(&e).then_some(Transient {
+                        let transient = e.is_transient().then_some(Transient {
                             retry_after: None,
                             transport: true,
                         });

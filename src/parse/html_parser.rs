@@ -73,7 +73,11 @@ fn parse_page(
         context,
     } = worker;
     // A page of a probed host (TopicFilter) is kept only when it is about the topic.
-    let topic = if site.probe { ctx.filter.topic() } else { None };
+    let topic = if site.is_probed() {
+        ctx.filter.topic()
+    } else {
+        None
+    };
     let wanted = Wanted {
         context: *context,
         body_text: topic.is_some(),

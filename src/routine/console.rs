@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::finish::Tick;
 use crate::ids::ScopeId;
 use crate::message::LogEvent;
+use crate::schedule::BudgetGrant;
 use crate::stop::StopReason;
 
 /// How often finishers are checked and log events written (the progress line has its own
@@ -52,9 +53,12 @@ fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
         .coordinator
         .share_budget(ctx.settings.bandit.budget as u64, block - room)
     {
-        Ok((granted, last)) => {
+        Ok(grant) => {
+            let granted = match grant {
+                BudgetGrant::More(n) | BudgetGrant::Last(n) => n,
+            };
             *asked_empty = (granted == 0).then(Instant::now);
-            ctx.dispatcher.grant_budget(granted, last);
+            ctx.dispatcher.grant_budget(grant);
         }
         Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }

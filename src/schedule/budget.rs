@@ -5,6 +5,16 @@
 //! budget has left, and stopping and continuing spends exactly what an uninterrupted crawl
 //! spends.
 
+/// Fetches of a shared budget granted to this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetGrant {
+    /// This many more; more may be granted later.
+    More(u64),
+    /// This many more, and no more will ever be granted (the crawl's budget is spent or
+    /// reserved by nobody else).
+    Last(u64),
+}
+
 /// What is left of the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Budget {
@@ -48,8 +58,12 @@ impl Budget {
         Some(l.saturating_sub(self.spent + self.reserved))
     }
 
-    /// `n` more fetches granted; `last`: no more will come.
-    pub fn grant(&mut self, n: u64, last: bool) {
+    /// More fetches granted.
+    pub fn grant(&mut self, grant: BudgetGrant) {
+        let (n, last) = match grant {
+            BudgetGrant::More(n) => (n, false),
+            BudgetGrant::Last(n) => (n, true),
+        };
         if let Some(l) = self.limit.as_mut() {
             *l += n;
         }
@@ -131,7 +145,7 @@ mod tests {
             "fetches already paid for grant nothing"
         );
         assert!(!shared.allows_another() && !shared.is_spent());
-        shared.grant(2, false);
+        shared.grant(BudgetGrant::More(2));
         shared.reserve();
         assert_eq!(shared.room(), Some(1));
         shared.spend();
@@ -141,7 +155,7 @@ mod tests {
             !shared.allows_another() && !shared.is_spent(),
             "more may come"
         );
-        shared.grant(0, true);
+        shared.grant(BudgetGrant::Last(0));
         assert!(shared.is_spent() && shared.room().is_none());
         assert_eq!(shared.state(), Some((5, 0, 5)));
         let free = Budget::new(0);

@@ -14,7 +14,7 @@
 //! ready or not, and may only pick a ready one (or wait), so no rule can break politeness.
 //!
 //! What a task holds (a request slot of its site, a place in the page buffer, its site's
-//! "unsettled" count) is given back through its [`Lease`], exactly once.
+//! "unsettled" count) is given back through its [`TaskLease`], exactly once.
 
 use std::fmt;
 use std::sync::{Arc, Weak};
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::pacer::{Pacer, SendTurn};
-use super::{Budget, Candidate, Lease, Scheduler, with_margin};
+use super::{Budget, BudgetGrant, Candidate, Scheduler, TaskLease, with_margin};
 use crate::bandit::Yield;
 use crate::data::{DataManager, Fetch};
 use crate::ids::{ScopeId, SiteId, UrlId};
@@ -62,7 +62,7 @@ enum RobotsPhase {
 
 /// What a lease still holds when it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Held {
+pub(super) struct LeaseHolds {
     /// A request slot of its site.
     pub(super) slot: bool,
     /// A place in the page buffer.
@@ -229,9 +229,9 @@ impl Dispatcher {
     }
 
     /// Blocks until some site may start a request; `None` once the crawl is stopping. The
-    /// task comes as a [`Lease`] holding the site's request slot and a place in the page
+    /// task comes as a [`TaskLease`] holding the site's request slot and a place in the page
     /// buffer.
-    pub fn acquire(self: &Arc<Self>) -> Option<Lease> {
+    pub fn acquire(self: &Arc<Self>) -> Option<TaskLease> {
         let mut st = self.state.lock();
         loop {
             if self.stop.is_requested() {
@@ -311,7 +311,7 @@ impl Dispatcher {
                         // There may be more to hand out: pass the wake-up on.
                         self.cv.notify_one();
                     }
-                    return Some(Lease::new(Arc::clone(self), task));
+                    return Some(TaskLease::new(Arc::clone(self), task));
                 }
                 continue;
             }
@@ -354,7 +354,7 @@ impl Dispatcher {
     /// A lease of `site` ended: what it still `held` is given back and its task is settled —
     /// its outcome is recorded or its URL went back to the frontier. With nothing unsettled
     /// and nothing queued the site is finished. One lock for all of it.
-    pub(super) fn end_lease(&self, site: SiteId, held: Held) {
+    pub(super) fn end_lease(&self, site: SiteId, held: LeaseHolds) {
         let mut st = self.state.lock();
         if held.buffer {
             st.buffer_free += 1;
@@ -509,9 +509,9 @@ impl Dispatcher {
         self.state.lock().budget.room()
     }
 
-    /// `n` more fetches of a shared budget granted; `last`: no more will come.
-    pub fn grant_budget(&self, n: u64, last: bool) {
-        self.state.lock().budget.grant(n, last);
+    /// More fetches of a shared budget granted.
+    pub fn grant_budget(&self, grant: BudgetGrant) {
+        self.state.lock().budget.grant(grant);
         self.cv.notify_all();
     }
 

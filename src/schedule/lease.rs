@@ -1,7 +1,7 @@
 //! A claimed task as one value. When the dispatcher hands out a task it takes three things for
 //! it: a request slot of its site (`maxDownloadsAtTime`), a place in the page buffer, and a
 //! mark on its site ("unsettled": the site is not finished while it has one). The URL itself
-//! is in flight in the data manager. A [`Lease`] owns all four and gives each back exactly
+//! is in flight in the data manager. A [`TaskLease`] owns all four and gives each back exactly
 //! once: the slot when its requests are done, the buffer place when no page waits for a
 //! parser, and — when it is dropped, on whatever path — the mark, plus the URL back to its
 //! frontier if no outcome was recorded for it. Before, each path of the downloader called
@@ -10,17 +10,17 @@
 use std::sync::Arc;
 
 use super::Dispatcher;
-use super::dispatcher::Held;
+use super::dispatcher::LeaseHolds;
 use crate::data::{DataError, Effects};
 use crate::message::{FetchTask, Outcome, TaskKind};
 
 /// A task handed out by [`Dispatcher::acquire`].
 #[derive(Debug)]
-pub struct Lease {
+pub struct TaskLease {
     dispatcher: Arc<Dispatcher>,
     task: FetchTask,
     /// What it still holds.
-    held: Held,
+    held: LeaseHolds,
     /// The URL's fate is recorded (an outcome, or back in the frontier to be retried).
     recorded: bool,
 }
@@ -29,12 +29,12 @@ pub struct Lease {
 // outcome spends the budget and tells the scheduler what it yielded; any other end (a retry,
 // a stop, a lost thread) gives the reservation back.
 
-impl Lease {
+impl TaskLease {
     pub(super) fn new(dispatcher: Arc<Dispatcher>, task: FetchTask) -> Self {
-        Lease {
+        TaskLease {
             dispatcher,
             task,
-            held: Held {
+            held: LeaseHolds {
                 slot: true,
                 buffer: true,
             },
@@ -79,7 +79,7 @@ impl Lease {
     }
 }
 
-impl Drop for Lease {
+impl Drop for TaskLease {
     fn drop(&mut self) {
         if !self.recorded && self.task.kind == TaskKind::Page {
             // Abandoned (the crawl is stopping, the site went down, a thread failed): the URL

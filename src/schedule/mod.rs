@@ -3,7 +3,7 @@
 //! - [`dispatcher`] — the [`Dispatcher`]: per-site politeness (requests in flight, delays,
 //!   robots.txt first, back-off, suspension) and the page buffer; it asks the [`Scheduler`]
 //!   which ready site goes next, so no rule can break politeness.
-//! - [`lease`] — a claimed task as one value ([`Lease`]) that gives back what it holds exactly
+//! - [`lease`] — a claimed task as one value ([`TaskLease`]) that gives back what it holds exactly
 //!   once, whatever path the code takes.
 //! - [`pacer`] — a site's delay kept between requests as they are written ([`Pacer`]).
 //! - the rules: [`RoundRobin`] (`AllSites`), [`Sequential`], [`TimeQuantum`].
@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 
 pub use all_sites::RoundRobin;
 pub use bandit::BanditScheduler;
-pub use budget::Budget;
+pub use budget::{Budget, BudgetGrant};
 pub use dispatcher::{Dispatcher, Suspension};
-pub use lease::Lease;
+pub use lease::TaskLease;
 pub use pacer::{Pacer, SendTurn};
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;

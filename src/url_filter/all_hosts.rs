@@ -8,7 +8,7 @@ use url::Url;
 use super::{SeedPlan, UrlFilter};
 use crate::ids::SiteId;
 use crate::site::Origin;
-use crate::sites::{SiteView, Sites};
+use crate::sites::{SiteKind, SiteView, Sites};
 
 /// Every host of every link.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,7 +32,7 @@ impl UrlFilter for AllHosts {
             return (sites.get(id).scope == from.entry.scope).then_some(id);
         }
         let origin = Origin::of(url)?;
-        Some(sites.add_discovered(origin, from.entry, false).id)
+        Some(sites.add_discovered(origin, from.entry, SiteKind::Found).id)
     }
 
     fn spans_hosts(&self) -> bool {

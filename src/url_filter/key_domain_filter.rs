@@ -14,7 +14,7 @@ use super::trie::LabelTrie;
 use super::{SeedPlan, UrlFilter};
 use crate::ids::{ScopeId, SiteId};
 use crate::site::Origin;
-use crate::sites::{SiteView, Sites};
+use crate::sites::{SiteKind, SiteView, Sites};
 
 /// The domain-name link filter.
 #[derive(Debug)]
@@ -109,10 +109,14 @@ impl UrlFilter for KeyDomainFilter {
         let origin = Origin::of(url)?;
         match self.owner(origin.host()) {
             Some(scope) if scope == from.entry.scope => {
-                Some(sites.add_discovered(origin, from.entry, false).id)
+                Some(sites.add_discovered(origin, from.entry, SiteKind::Found).id)
             }
             Some(_) => None,
-            None if self.topic.is_some() => Some(sites.add_discovered(origin, from.entry, true).id),
+            None if self.topic.is_some() => Some(
+                sites
+                    .add_discovered(origin, from.entry, SiteKind::Probed)
+                    .id,
+            ),
             None => None,
         }
     }

@@ -14,6 +14,7 @@ use std::fmt::Debug;
 
 use thiserror::Error;
 
+use crate::schedule::BudgetGrant;
 use crate::site::Origin;
 
 /// A scope this process may crawl: its seed origin and where a shared store keeps it.
@@ -95,10 +96,9 @@ pub trait Coordinator: Send + Sync + Debug {
         false
     }
 
-    /// Reserves up to `want` more fetches of the crawl's budget of `total` for this process:
-    /// (granted, whether no more will ever be granted).
-    fn share_budget(&self, _total: u64, want: u64) -> Result<(u64, bool), CoordError> {
-        Ok((want, false))
+    /// Reserves up to `want` more fetches of the crawl's budget of `total` for this process.
+    fn share_budget(&self, _total: u64, want: u64) -> Result<BudgetGrant, CoordError> {
+        Ok(BudgetGrant::More(want))
     }
 }
 

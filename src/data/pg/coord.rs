@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use super::PgCrawl;
 use super::scope_state::{self, Registered};
 use crate::data::coord::{CoordError, Coordinator, ScopeClaim};
+use crate::schedule::BudgetGrant;
 use crate::site::Origin;
 
 /// The coordinator of a `PgDM` process.
@@ -105,7 +106,7 @@ impl Coordinator for PgCoordinator {
         self.budgeted
     }
 
-    fn share_budget(&self, total: u64, want: u64) -> Result<(u64, bool), CoordError> {
+    fn share_budget(&self, total: u64, want: u64) -> Result<BudgetGrant, CoordError> {
         let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
         let (total, want) = (total as i64, want as i64);
         let secs = self.crawl.lease.as_secs_f64();
@@ -142,6 +143,11 @@ impl Coordinator for PgCoordinator {
             // Nothing left, and nobody holds any that could come back.
             Ok((granted, free == granted && others == 0))
         })?;
-        Ok((granted as u64, last))
+        let granted = granted as u64;
+        Ok(if last {
+            BudgetGrant::Last(granted)
+        } else {
+            BudgetGrant::More(granted)
+        })
     }
 }

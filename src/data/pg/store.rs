@@ -23,6 +23,15 @@ use crate::storage::Durability;
 /// Journal batches with their names, in order.
 type Batches = Vec<(String, Vec<u8>)>;
 
+/// Whether a journal save sends the records of scopes still being crawled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Records {
+    /// Only settled scopes are saved (their snapshots); records wait for the next send.
+    Keep,
+    /// Records taken so far are sent.
+    Send,
+}
+
 /// What is saved of one claimed scope.
 #[derive(Debug, Default)]
 struct SavedRow {
@@ -79,9 +88,9 @@ impl PgStore {
             .collect()
     }
 
-    /// Saves every held scope that is settled, so that the others see it; with `records`,
-    /// sends the others' journal records taken so far.
-    fn send_journal(&self, scopes: &dyn ScopeSource, records: bool) -> Result<(), PersistError> {
+    /// Saves every held scope that is settled, so that the others see it; with
+    /// [`Records::Send`], sends the others' journal records taken so far.
+    fn send_journal(&self, scopes: &dyn ScopeSource, records: Records) -> Result<(), PersistError> {
         // Fetch counts go with the records that hold them (counted first, so never ahead),
         // and the figures `rccrawler status` shows with them.
         let mut figures: Vec<(i64, ScopeFigures)> = Vec::new();
@@ -94,7 +103,7 @@ impl PgStore {
                 self.crawl.look(0)?;
                 continue;
             }
-            if !records {
+            if records == Records::Keep {
                 continue;
             }
             let mut rows = self.rows.lock();
@@ -287,8 +296,8 @@ impl Persistence for PgStore {
             // Journal records once a second, not every 100 ms: each send is a transaction the
             // server commits to disk, and ten a second slowed the crawl of one large site by a
             // fifth. Settled scopes are saved at once, so that the crawl moves on.
-            Persist::Journal(Durability::Process) => self.send_journal(scopes, false),
-            Persist::Journal(_) => self.send_journal(scopes, true),
+            Persist::Journal(Durability::Process) => self.send_journal(scopes, Records::Keep),
+            Persist::Journal(_) => self.send_journal(scopes, Records::Send),
             Persist::Checkpoint(_) => {
                 for (id, row) in self.held(scopes) {
                     self.save_snapshot(scopes, id, row)?;
