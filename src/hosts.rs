@@ -13,7 +13,7 @@ use url::Url;
 use crate::site::{Origin, SiteSpec};
 
 /// Values for fields a line leaves out (from settings.ini).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SiteDefaults {
     /// Default `maxDownloadsAtTime`.
     pub max_downloads: u32,

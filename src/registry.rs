@@ -7,7 +7,13 @@
 //! (or a test) may [`register`](Registry::register_downloader) more implementations under new
 //! names and run a crawl with them by naming them in settings.ini. Each component key has one
 //! table of constructors; every name a settings.ini gives is looked up in it before anything
-//! starts ([`Registry::check`]), and an unknown name is an error listing the valid ones.
+//! starts ([`Registry::resolve`]), and an unknown name is an error listing the valid ones.
+//!
+//! What a component implies is declared with it, not inferred from its name elsewhere: a data
+//! manager names the settings it needs (`PgDM`: `DatabaseUrl`, `CrawlName`), a URL filter
+//! whether its scopes span hosts and whether it has a topic stage, a scheduler whether it is a
+//! budget rule (and how replay runs it); a page budget implies the budget finisher and, unless
+//! settings.ini names a scheduler, the default budget rule.
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,7 +21,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use crate::bandit;
+use crate::bandit::{self, Params, Policy, PolicyCtor};
 use crate::data::{self, DataLayer};
 use crate::fetch::{Downloader, HttpDownloader};
 use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
@@ -23,7 +29,7 @@ use crate::parse::{HtmlParser, PageParser};
 use crate::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
 use crate::routine::{ConsoleRoutine, Routine};
 use crate::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQuantum};
-use crate::settings::{Settings, SettingsError};
+use crate::settings::{Settings, SettingsError, Warning};
 use crate::site::SiteSpec;
 use crate::unload::{GephiSiteGraph, ResultCheck, Unloader};
 use crate::url_filter::key_domain::KeyDomains;
@@ -46,10 +52,46 @@ pub type RoutineCtor = Arc<dyn Fn(&Settings) -> Arc<dyn Routine> + Send + Sync>;
 pub type UrlFilterCtor = Arc<dyn Fn(&Settings, &[SiteSpec]) -> Box<dyn UrlFilter> + Send + Sync>;
 /// Builds a finisher.
 pub type FinisherCtor = Arc<dyn Fn(&Settings) -> Box<dyn Finisher> + Send + Sync>;
-/// Builds a result unloader.
-pub type UnloaderCtor = Arc<dyn Fn(&Settings) -> Box<dyn Unloader> + Send + Sync>;
+/// Builds a result unloader, knowing what the other chosen components imply.
+pub type UnloaderCtor = Arc<dyn Fn(&Settings, &Implied) -> Box<dyn Unloader> + Send + Sync>;
 /// Builds a scheduler for a crawl of so many sites.
 pub type SchedulerCtor = Arc<dyn Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync>;
+
+/// What the chosen components imply for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Implied {
+    /// The URL filter's scopes may span several hosts (results name each page's host).
+    pub scopes_span_hosts: bool,
+}
+
+/// What a URL filter declares with its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlFilterTraits {
+    /// Its scopes may span several hosts (SPEC §6).
+    pub spans_hosts: bool,
+    /// It has the topic stage (`TopicFilter`, SPEC §6).
+    pub topic_stage: bool,
+}
+
+/// A data manager with the settings it needs set.
+struct DataManagerEntry {
+    ctor: DataManagerCtor,
+    requires: &'static [&'static str],
+}
+
+/// A URL filter with what it declares.
+struct UrlFilterEntry {
+    ctor: UrlFilterCtor,
+    traits: UrlFilterTraits,
+}
+
+/// A scheduler: how a live crawl makes it, and how a replay of recorded yields runs it
+/// (`None`: replay cannot); a budget rule makes both from one policy.
+struct SchedulerEntry {
+    live: SchedulerCtor,
+    replay: Option<PolicyCtor>,
+    budget_rule: bool,
+}
 
 /// One component key's names and what they stand for, in registration order.
 struct Table<T> {
@@ -93,15 +135,19 @@ impl<T> Table<T> {
 /// Every component implementation known by name.
 pub struct Registry {
     managers: Table<ManagerCtor>,
-    data_managers: Table<DataManagerCtor>,
+    data_managers: Table<DataManagerEntry>,
     downloaders: Table<DownloaderCtor>,
     parsers: Table<ParserCtor>,
     routines: Table<RoutineCtor>,
-    url_filters: Table<UrlFilterCtor>,
+    url_filters: Table<UrlFilterEntry>,
     robots: Table<RobotsParse>,
     finishers: Table<FinisherCtor>,
     unloaders: Table<UnloaderCtor>,
-    schedulers: Table<SchedulerCtor>,
+    schedulers: Table<SchedulerEntry>,
+    /// The finisher a page budget needs.
+    budget_finisher: Option<String>,
+    /// The scheduler of a budgeted crawl whose settings.ini names none.
+    default_budget_rule: Option<String>,
 }
 
 impl fmt::Debug for Registry {
@@ -148,6 +194,8 @@ impl Registry {
             finishers: Table::new("ApplicationFinishers"),
             unloaders: Table::new("ResultUnloaders"),
             schedulers: Table::new("Scheduler"),
+            budget_finisher: None,
+            default_budget_rule: None,
         }
     }
 
@@ -155,13 +203,29 @@ impl Registry {
     pub fn builtin() -> Self {
         let mut r = Self::empty();
         r.register_manager("TextFileAM", |_| Box::new(TextFileManager));
-        r.register_data_manager("BMICDM", |s| Ok(data::open_in_memory(s)?));
-        r.register_data_manager("PgDM", |s| Ok(data::open_pg(s)?));
+        r.register_data_manager("BMICDM", &[], |s| Ok(data::open_in_memory(s)?));
+        r.register_data_manager("PgDM", &["DatabaseUrl", "CrawlName"], |s| {
+            Ok(data::open_pg(s)?)
+        });
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
-        r.register_url_filter("EmptyUAT", |_, _| Box::new(SeedSiteOnly));
-        r.register_url_filter("KeyDomainUAT", |s, _| {
+        let (one_host, many_hosts) = (
+            UrlFilterTraits {
+                spans_hosts: false,
+                topic_stage: false,
+            },
+            UrlFilterTraits {
+                spans_hosts: true,
+                topic_stage: false,
+            },
+        );
+        r.register_url_filter("EmptyUAT", one_host, |_, _| Box::new(SeedSiteOnly));
+        let key_domains = UrlFilterTraits {
+            topic_stage: true,
+            ..many_hosts
+        };
+        r.register_url_filter("KeyDomainUAT", key_domains, |s, _| {
             let domains = KeyDomains::new(
                 s.scope.key_domain_source,
                 s.scope.common_labels.iter().map(String::as_str),
@@ -169,37 +233,79 @@ impl Registry {
             let topic = s.scope.topic.clone().map(Topic::new);
             Box::new(KeyDomainFilter::new(domains, topic))
         });
-        r.register_url_filter("AllHostsUAT", |_, _| Box::new(AllHosts));
+        r.register_url_filter("AllHostsUAT", many_hosts, |_, _| Box::new(AllHosts));
         r.register_robots("Rfc9309RobotsTxt", Rfc9309Rules::parse_shared);
         r.register_robots("OnlyDisallowRobotsTxt", OnlyDisallowRules::parse_shared);
         r.register_finisher("WorkIsDoneAF", |_| Box::new(WorkIsDone));
-        r.register_finisher("TimeoutAF", |s| Box::new(Timeout::new(s.timeout)));
+        r.register_finisher("TimeoutAF", |s| Box::new(Timeout::new(s.stop.timeout)));
         r.register_finisher("StopFileAF", |s| {
-            Box::new(StopFile::new(s.stop_file.clone()))
+            Box::new(StopFile::new(s.stop.stop_file.clone()))
         });
         r.register_finisher("PageBudgetAF", |_| Box::new(PageBudget));
-        r.register_unloader("GephiSiteGraphRU", |s| {
+        r.set_budget_finisher("PageBudgetAF");
+        r.register_unloader("GephiSiteGraphRU", |s, implied| {
             Box::new(GephiSiteGraph {
-                save_duplicates: s.save_duplicates,
+                save_duplicates: s.results.save_duplicates,
                 reward: s.bandit.reward,
-                context: s.external_link_context > 0,
-                hosts: s.components.url_filter != "EmptyUAT",
+                context: s.results.external_link_context > 0,
+                hosts: implied.scopes_span_hosts,
             })
         });
-        r.register_unloader("TestRU", |_| Box::new(ResultCheck::default()));
-        r.register_scheduler("AllSites", |_, _| Box::new(RoundRobin::default()));
-        r.register_scheduler("Sequential", |_, _| Box::new(Sequential));
-        r.register_scheduler("TimeQuantum", |s, _| {
-            Box::new(TimeQuantum::new(s.time_quantum))
+        r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));
+        r.register_baseline(
+            "AllSites",
+            |_, _| Box::new(RoundRobin::default()),
+            |_| Box::new(bandit::baseline::RoundRobin::default()),
+        );
+        r.register_baseline(
+            "Sequential",
+            |_, _| Box::new(Sequential),
+            |_| Box::new(bandit::baseline::Sequential),
+        );
+        r.register_baseline(
+            "TimeQuantum",
+            |s, _| Box::new(TimeQuantum::new(s.time_quantum)),
+            // Time slices counted in pages: a quarter of each site's fair share.
+            |p| {
+                let quantum = (p.planned_budget() / (4 * p.arms.max(1))).max(1);
+                Box::new(bandit::baseline::PageQuantum::new(quantum))
+            },
+        );
+        r.register_budget_rule("R1", |p| {
+            Box::new(bandit::paper::R1::new(p.arms, p.planned_budget()))
         });
-        for &rule in bandit::RULES {
-            r.register_scheduler(rule, move |s, sites| {
-                let params = s.bandit.params(sites);
-                let policy = bandit::policy(rule, &params).expect("the rules are known by name");
-                let downloaders = s.downloading_threads.get();
-                Box::new(BanditScheduler::new(policy, s.bandit.reward, downloaders))
-            });
-        }
+        r.register_budget_rule("R2", |p| {
+            Box::new(bandit::paper::R2::new(p.arms, p.r2_step.max(1)))
+        });
+        r.register_budget_rule("R3", |p| {
+            Box::new(bandit::paper::R3::new(p.arms, p.r3_initial.max(1)))
+        });
+        r.register_budget_rule("PooledUcb", |p| {
+            Box::new(bandit::pooled::PooledUcb::new(
+                p.arms,
+                p.window(),
+                p.prior_pages,
+                p.exploration(bandit::POOLED_EXPLORATION),
+            ))
+        });
+        r.register_budget_rule("SlidingWindowUcb", |p| {
+            Box::new(bandit::ucb::SlidingWindowUcb::new(
+                p.arms,
+                p.window(),
+                p.exploration(bandit::UCB_EXPLORATION),
+            ))
+        });
+        r.register_budget_rule("DiscountedUcb", |p| {
+            Box::new(bandit::ucb::DiscountedUcb::new(
+                p.arms,
+                p.discount(),
+                p.exploration(bandit::UCB_EXPLORATION),
+            ))
+        });
+        r.register_budget_rule("Thompson", |p| {
+            Box::new(bandit::thompson::Thompson::new(p.arms, p.window(), p.seed))
+        });
+        r.set_default_budget_rule("PooledUcb");
         r
     }
 
@@ -212,13 +318,17 @@ impl Registry {
         self.managers.add(name, Arc::new(ctor));
     }
 
-    /// Registers a `DataManager` under `name`.
+    /// Registers a `DataManager` under `name`; settings.ini must set the keys of `requires`
+    /// (to something not empty) when it is chosen.
     pub fn register_data_manager(
         &mut self,
         name: &str,
+        requires: &'static [&'static str],
         ctor: impl Fn(&Settings) -> Result<DataLayer, AppError> + Send + Sync + 'static,
     ) {
-        self.data_managers.add(name, Arc::new(ctor));
+        let ctor = Arc::new(ctor);
+        self.data_managers
+            .add(name, DataManagerEntry { ctor, requires });
     }
 
     /// Registers a `DownloadingThread` under `name`.
@@ -248,13 +358,15 @@ impl Registry {
         self.routines.add(name, Arc::new(ctor));
     }
 
-    /// Registers a `UrlAnalyzingThread` (URL filter) under `name`.
+    /// Registers a `UrlAnalyzingThread` (URL filter) under `name`, with what it declares.
     pub fn register_url_filter(
         &mut self,
         name: &str,
+        traits: UrlFilterTraits,
         ctor: impl Fn(&Settings, &[SiteSpec]) -> Box<dyn UrlFilter> + Send + Sync + 'static,
     ) {
-        self.url_filters.add(name, Arc::new(ctor));
+        let ctor = Arc::new(ctor);
+        self.url_filters.add(name, UrlFilterEntry { ctor, traits });
     }
 
     /// Registers a `RobotsTxtClass` under `name`.
@@ -271,22 +383,112 @@ impl Registry {
         self.finishers.add(name, Arc::new(ctor));
     }
 
+    /// The finisher a page budget needs: added to `ApplicationFinishers` when `PageBudget` is
+    /// set and the list lacks it.
+    pub fn set_budget_finisher(&mut self, name: &str) {
+        self.budget_finisher = Some(name.to_owned());
+    }
+
+    /// The scheduler of a budgeted crawl whose settings.ini names none.
+    pub fn set_default_budget_rule(&mut self, name: &str) {
+        self.default_budget_rule = Some(name.to_owned());
+    }
+
     /// Registers one of the `ResultUnloaders` under `name`.
     pub fn register_unloader(
         &mut self,
         name: &str,
-        ctor: impl Fn(&Settings) -> Box<dyn Unloader> + Send + Sync + 'static,
+        ctor: impl Fn(&Settings, &Implied) -> Box<dyn Unloader> + Send + Sync + 'static,
     ) {
         self.unloaders.add(name, Arc::new(ctor));
     }
 
-    /// Registers a `Scheduler` under `name`.
+    /// Registers a `Scheduler` under `name` that replay cannot run.
     pub fn register_scheduler(
         &mut self,
         name: &str,
         ctor: impl Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync + 'static,
     ) {
-        self.schedulers.add(name, Arc::new(ctor));
+        let live = Arc::new(ctor);
+        self.schedulers.add(
+            name,
+            SchedulerEntry {
+                live,
+                replay: None,
+                budget_rule: false,
+            },
+        );
+    }
+
+    /// Registers a `Scheduler` under `name` that is not a budget rule, with the policy that
+    /// stands for it when recorded yields are replayed (one page per decision).
+    pub fn register_baseline(
+        &mut self,
+        name: &str,
+        live: impl Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync + 'static,
+        replay: impl Fn(&Params) -> Box<dyn Policy> + Send + Sync + 'static,
+    ) {
+        let (live, replay) = (Arc::new(live), Arc::new(replay));
+        self.schedulers.add(
+            name,
+            SchedulerEntry {
+                live,
+                replay: Some(replay),
+                budget_rule: false,
+            },
+        );
+    }
+
+    /// Registers a budget rule (SPEC §5) under `name`: a `Scheduler` for budgeted crawls that
+    /// runs the policy `make` builds, and the same policy in replays.
+    pub fn register_budget_rule(
+        &mut self,
+        name: &str,
+        make: impl Fn(&Params) -> Box<dyn Policy> + Send + Sync + 'static,
+    ) {
+        let make: PolicyCtor = Arc::new(make);
+        let for_crawl = Arc::clone(&make);
+        let live: SchedulerCtor = Arc::new(move |s: &Settings, sites: usize| {
+            let policy = for_crawl(&s.bandit.params(sites));
+            let downloaders = s.threads.downloading.get();
+            Box::new(BanditScheduler::new(policy, s.bandit.reward, downloaders))
+                as Box<dyn Scheduler>
+        });
+        self.schedulers.add(
+            name,
+            SchedulerEntry {
+                live,
+                replay: Some(make),
+                budget_rule: true,
+            },
+        );
+    }
+
+    /// Every scheduler replay can run, budget rules first, with its policy maker.
+    pub fn replay_rules(&self) -> Vec<(&str, PolicyCtor)> {
+        let mut rules: Vec<(&str, PolicyCtor, bool)> = self
+            .schedulers
+            .entries
+            .iter()
+            .filter_map(|(n, e)| Some((n.as_str(), Arc::clone(e.replay.as_ref()?), e.budget_rule)))
+            .collect();
+        rules.sort_by_key(|r| !r.2);
+        rules.into_iter().map(|(n, m, _)| (n, m)).collect()
+    }
+
+    /// The budget rules' names.
+    pub fn budget_rules(&self) -> Vec<&str> {
+        self.schedulers
+            .entries
+            .iter()
+            .filter(|(_, e)| e.budget_rule)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    /// The scheduler of a budgeted crawl whose settings.ini names none.
+    pub fn default_budget_rule(&self) -> Option<&str> {
+        self.default_budget_rule.as_deref()
     }
 
     /// The names known for a component key of settings.ini (empty for other keys).
@@ -306,16 +508,56 @@ impl Registry {
         }
     }
 
-    /// Checks that every component settings.ini names is known: the first unknown one is an
-    /// error listing the valid names of its key.
-    pub fn check(&self, settings: &Settings) -> Result<(), SettingsError> {
+    /// Checks every component settings.ini names and completes the settings with what the
+    /// choice implies: the first unknown name is an error listing the valid names of its key;
+    /// a data manager's required settings must be set; a page budget adds the budget finisher
+    /// and, if settings.ini names no scheduler, the default budget rule. Notes and warnings
+    /// about the choice come back with the settings.
+    pub fn resolve(
+        &self,
+        mut settings: Settings,
+    ) -> Result<(Settings, Vec<Warning>), SettingsError> {
+        let mut warnings = Vec::new();
+        let budgeted = settings.bandit.budget > 0;
+        if budgeted {
+            if !settings.is_written("Scheduler")
+                && let Some(rule) = &self.default_budget_rule
+            {
+                settings.components.scheduler = rule.clone();
+            }
+            if let Some(finisher) = &self.budget_finisher
+                && !settings.components.finishers.contains(finisher)
+            {
+                settings.components.finishers.push(finisher.clone());
+                if settings.is_written("ApplicationFinishers") {
+                    warnings.push(Warning::note(format!(
+                        "PageBudget is set, so {finisher} is added to ApplicationFinishers"
+                    )));
+                }
+            }
+        }
         let c = &settings.components;
         self.managers.get(&c.manager)?;
-        self.data_managers.get(&c.data_manager)?;
+        let data = self.data_managers.get(&c.data_manager)?;
+        for key in data.requires {
+            if settings.text(key).trim().is_empty() {
+                return Err(SettingsError::BadValue {
+                    key: (*key).to_owned(),
+                    value: String::new(),
+                    expected: format!("a value when DataManager = {}", c.data_manager),
+                });
+            }
+        }
         self.downloaders.get(&c.downloader)?;
         self.parsers.get(&c.parser)?;
         self.routines.get(&c.routine)?;
-        self.url_filters.get(&c.url_filter)?;
+        let filter = self.url_filters.get(&c.url_filter)?;
+        if settings.scope.topic.is_some() && !filter.traits.topic_stage {
+            warnings.push(Warning::new(format!(
+                "TopicFilter = 1 applies to a URL filter with a topic stage only (here {}): ignored",
+                c.url_filter
+            )));
+        }
         self.robots.get(&c.robots)?;
         for f in &c.finishers {
             self.finishers.get(f)?;
@@ -324,7 +566,15 @@ impl Registry {
             self.unloaders.get(u)?;
         }
         self.schedulers.get(&c.scheduler)?;
-        Ok(())
+        Ok((settings, warnings))
+    }
+
+    /// What the chosen components imply for the others (`settings` already resolved).
+    fn implied(&self, settings: &Settings) -> Result<Implied, SettingsError> {
+        let filter = self.url_filters.get(&settings.components.url_filter)?;
+        Ok(Implied {
+            scopes_span_hosts: filter.traits.spans_hosts,
+        })
     }
 
     /// Runs a crawl of `hosts` with the components `settings` names: checks the names, builds
@@ -336,10 +586,11 @@ impl Registry {
         hosts: &[SiteSpec],
         ctrl_c: Receiver<()>,
     ) -> Result<RunReport, AppError> {
-        self.check(settings)?;
-        let manager = self.manager(settings)?;
-        let parts = self.components(settings, hosts)?;
-        manager.run(settings, hosts, parts, ctrl_c)
+        // Settings already resolved resolve to themselves; their notes were said then.
+        let (settings, _) = self.resolve(settings.clone())?;
+        let manager = self.manager(&settings)?;
+        let parts = self.components(&settings, hosts)?;
+        manager.run(&settings, hosts, parts, ctrl_c)
     }
 
     /// The application manager settings.ini names.
@@ -349,11 +600,12 @@ impl Registry {
 
     /// The result unloaders settings.ini names.
     pub fn unloaders(&self, settings: &Settings) -> Result<Vec<Box<dyn Unloader>>, AppError> {
+        let implied = self.implied(settings)?;
         settings
             .components
             .unloaders
             .iter()
-            .map(|u| Ok((self.unloaders.get(u)?)(settings)))
+            .map(|u| Ok((self.unloaders.get(u)?)(settings, &implied)))
             .collect()
     }
 
@@ -371,18 +623,18 @@ impl Registry {
             .map(|f| Ok((self.finishers.get(f)?)(settings)))
             .collect::<Result<Vec<_>, AppError>>()?;
         let unloaders = self.unloaders(settings)?;
-        let layer = (self.data_managers.get(&c.data_manager)?)(settings)?;
+        let layer = (self.data_managers.get(&c.data_manager)?.ctor)(settings)?;
         Ok(Components {
             data: layer.data,
             coordinator: layer.coordinator,
             downloader: (self.downloaders.get(&c.downloader)?)(settings)?,
             parser: (self.parsers.get(&c.parser)?)(settings),
             routine: (self.routines.get(&c.routine)?)(settings),
-            url_filter: (self.url_filters.get(&c.url_filter)?)(settings, hosts),
+            url_filter: (self.url_filters.get(&c.url_filter)?.ctor)(settings, hosts),
             robots: *self.robots.get(&c.robots)?,
             finishers,
             unloaders,
-            scheduler: (self.schedulers.get(&c.scheduler)?)(settings, hosts.len()),
+            scheduler: (self.schedulers.get(&c.scheduler)?.live)(settings, hosts.len()),
         })
     }
 }
@@ -403,7 +655,7 @@ mod tests {
     fn unknown_component_lists_valid_names() {
         let r = Registry::builtin();
         let e = r
-            .check(&settings("RobotsTxtClass = Magic\n"))
+            .resolve(settings("RobotsTxtClass = Magic\n"))
             .unwrap_err()
             .to_string();
         assert!(
@@ -413,11 +665,77 @@ mod tests {
             "{e}"
         );
         let e = r
-            .check(&settings("ApplicationFinishers = WorkIsDoneAF,Nope\n"))
+            .resolve(settings("ApplicationFinishers = WorkIsDoneAF,Nope\n"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("StopFileAF"), "{e}");
-        assert!(r.check(&settings("")).is_ok(), "the defaults are all known");
+        assert!(
+            r.resolve(settings("")).is_ok(),
+            "the defaults are all known"
+        );
+    }
+
+    #[test]
+    fn a_budget_implies_its_finisher_and_the_default_rule_unless_a_scheduler_is_named() {
+        let r = Registry::builtin();
+        let (s, notes) = r.resolve(settings("PageBudget = 10\n")).unwrap();
+        assert_eq!(s.components.scheduler, "PooledUcb");
+        assert!(s.components.finishers.iter().any(|f| f == "PageBudgetAF"));
+        assert!(notes.is_empty(), "{notes:?}");
+        let (s, notes) = r
+            .resolve(settings(
+                "PageBudget = 10\nScheduler = R2\nApplicationFinishers = WorkIsDoneAF\n",
+            ))
+            .unwrap();
+        assert_eq!(s.components.scheduler, "R2");
+        assert_eq!(s.components.finishers, ["WorkIsDoneAF", "PageBudgetAF"]);
+        assert!(notes[0].is_note() && notes[0].0.contains("PageBudgetAF is added"));
+        let e = r
+            .resolve(settings("DataManager = PgDM\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("DatabaseUrl") && e.contains("PgDM"), "{e}");
+        let (_, w) = r
+            .resolve(settings("TopicFilter = 1\nTopicKeywords = x\n"))
+            .unwrap();
+        assert!(w[0].0.contains("TopicFilter"), "{w:?}");
+    }
+
+    #[test]
+    fn every_rule_replay_runs_is_known_by_name_and_spends_the_budget() {
+        let r = Registry::builtin();
+        let params = Params {
+            arms: 3,
+            budget: 30,
+            r2_step: 2,
+            r3_initial: 2,
+            window: 0,
+            discount: 0.0,
+            prior_pages: 5.0,
+            exploration: 1.0,
+            seed: 7,
+        };
+        let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
+        let rules = r.replay_rules();
+        assert_eq!(rules.len(), 10, "seven budget rules and three baselines");
+        assert_eq!(
+            r.budget_rules(),
+            [
+                "R1",
+                "R2",
+                "R3",
+                "PooledUcb",
+                "SlidingWindowUcb",
+                "DiscountedUcb",
+                "Thompson"
+            ]
+        );
+        for (name, make) in rules {
+            let mut p = make(&params);
+            let (taken, _) = crate::bandit::tests::run(p.as_mut(), &seqs, 30);
+            assert_eq!(taken.iter().sum::<usize>(), 30, "{name}: {taken:?}");
+            assert!(taken[2] <= 5, "{name}: an exhausted arm leaves");
+        }
     }
 
     #[test]
@@ -426,9 +744,9 @@ mod tests {
         for key in COMPONENT_KEYS {
             assert!(!r.names(key).is_empty(), "{key}");
         }
-        assert!(r.check(&settings("ParsingThread = Mine\n")).is_err());
+        assert!(r.resolve(settings("ParsingThread = Mine\n")).is_err());
         r.register_parser("Mine", |_| Arc::new(HtmlParser));
         assert_eq!(r.names("ParsingThread"), ["PT0", "Mine"]);
-        assert!(r.check(&settings("ParsingThread = Mine\n")).is_ok());
+        assert!(r.resolve(settings("ParsingThread = Mine\n")).is_ok());
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::yield_web;
 use common::{TestWeb, crawl, read_csv};
 use rccrawler::bandit::replay::{Column, load, simulate};
-use rccrawler::bandit::{BASELINES, RULES};
+use rccrawler::registry::Registry;
 use rccrawler::settings::Settings;
 
 const HOSTS: [&str; 5] = ["a.test", "b.test", "c.test", "d.test", "e.test"];
@@ -68,14 +68,20 @@ fn replay_hosts(dir: &Path, rule: &str, budget: usize) -> Vec<String> {
     let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
     let seqs = load(&dir.join("results"), Column::Reward).unwrap();
     let params = settings.bandit.params(seqs.len());
-    let run = simulate(rule, &seqs, budget, &params).unwrap();
+    let registry = Registry::builtin();
+    let (_, make) = registry
+        .replay_rules()
+        .into_iter()
+        .find(|(name, _)| *name == rule)
+        .unwrap();
+    let run = simulate((rule, &*make), &seqs, budget, &params);
     run.choices
         .iter()
         .map(|&i| seqs[i].site.split('_').next().unwrap().to_owned())
         .collect()
 }
 
-fn one_downloader(rule: &'static str) -> Vec<(&'static str, String)> {
+fn one_downloader(rule: &str) -> Vec<(&'static str, String)> {
     vec![
         ("Scheduler", rule.to_owned()),
         ("PageBudget", BUDGET.to_string()),
@@ -91,10 +97,15 @@ fn settings<'a>(extra: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a s
 #[test]
 fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
     let web = web();
-    for &rule in RULES
-        .iter()
-        .chain(BASELINES.iter().filter(|b| **b != "TimeQuantum"))
-    {
+    let registry = Registry::builtin();
+    let rules: Vec<String> = registry
+        .replay_rules()
+        .into_iter()
+        .map(|(name, _)| name.to_owned())
+        .filter(|name| name != "TimeQuantum")
+        .collect();
+    for rule in &rules {
+        let rule = rule.as_str();
         let before = web.server.requests().len();
         let extra = one_downloader(rule);
         let c = crawl(&hosts(&web), &settings(&extra));
@@ -287,5 +298,6 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
         "no request beyond it"
     );
     let (settings, _) = Settings::load(&c.dir.path().join("settings.ini")).unwrap();
+    let (settings, _) = Registry::builtin().resolve(settings).unwrap();
     assert_eq!(settings.components.scheduler, "PooledUcb");
 }

@@ -52,15 +52,15 @@ impl ApplicationManager for TextFileManager {
         for f in &mut finishers {
             f.start(started)?;
         }
-        let logs =
-            LogFiles::open(&settings.common_log, &settings.error_log).map_err(AppError::Logs)?;
+        let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
+            .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
         let dispatcher = Dispatcher::new(
             Arc::clone(&dm),
             scheduler,
             Arc::clone(&stop),
             DispatcherConfig {
-                down_after: settings.site_down_after,
+                down_after: settings.faults.site_down_after,
                 page_buffer: engine::page_buffer(settings),
                 budget: settings.bandit.budget as u64,
                 shared_budget: coordinator.shares_budget(),
@@ -72,7 +72,7 @@ impl ApplicationManager for TextFileManager {
         let seeds = Arc::new(Seeds::plan(
             hosts,
             &mut *url_filter,
-            settings.max_pages_per_site,
+            settings.sites.max_pages,
         ));
         coordinator.register_seeds(&seeds.scope_origins())?;
         {
@@ -84,7 +84,7 @@ impl ApplicationManager for TextFileManager {
                 filter: &*url_filter,
             };
             seeds.open_all(&crawl)?;
-            sites.add_other_scheme_aliases(settings.other_scheme_links);
+            sites.add_other_scheme_aliases(settings.sites.other_scheme_links);
             let opened: Vec<ScopeId> = seeds.rows().iter().map(|r| r.scope).collect();
             seeds.restore_sites(&opened, &crawl);
         }
@@ -167,7 +167,7 @@ impl ApplicationManager for TextFileManager {
             problems: unloaded.problems,
             elapsed: started.elapsed(),
             unload_elapsed: unload_started.elapsed(),
-            result_folder: settings.result_folder.clone(),
+            result_folder: settings.results.folder.clone(),
         })
     }
 }
@@ -197,7 +197,7 @@ impl ScopeFeeder for Feeder {
         };
         let opened = self.seeds.open_more(&origins, &crawl)?;
         ctx.sites
-            .add_other_scheme_aliases(ctx.settings.other_scheme_links);
+            .add_other_scheme_aliases(ctx.settings.sites.other_scheme_links);
         let scopes: Vec<ScopeId> = opened.iter().map(|(s, _)| *s).collect();
         self.seeds.restore_sites(&scopes, &crawl);
         Ok(opened)

@@ -91,7 +91,7 @@ pub(super) fn unload_all(
             let Some(info) = scopes.get(index) else {
                 break;
             };
-            let folder = settings.result_folder.join(&info.folder);
+            let folder = settings.results.folder.join(&info.folder);
             let progress = dm.progress(info.scope);
             let mut result = Ok(());
             dm.with_graph(info.scope, &mut |g| {
@@ -112,9 +112,12 @@ pub(super) fn unload_all(
                 if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
                     row.reason = match row.state {
                         SiteState::Down => {
-                            format!("{} connection failures in a row", settings.site_down_after)
+                            format!(
+                                "{} connection failures in a row",
+                                settings.faults.site_down_after
+                            )
                         }
-                        _ => format!("MaxPagesPerSite = {}", settings.max_pages_per_site),
+                        _ => format!("MaxPagesPerSite = {}", settings.sites.max_pages),
                     };
                 }
                 rows.lock()[index] = Some(row);
@@ -138,10 +141,10 @@ pub(super) fn unload_all(
     }
     let mut problems = Vec::new();
     for u in unloaders {
-        problems.extend(u.finish(&settings.result_folder)?);
+        problems.extend(u.finish(&settings.results.folder)?);
     }
     let rows: Vec<SiteSummary> = rows.into_inner().into_iter().flatten().collect();
-    let path = settings.result_folder.join("summary.csv");
+    let path = settings.results.folder.join("summary.csv");
     write_summary(&path, &rows).map_err(|source| UnloadError { path, source })?;
     Ok(Unloaded { rows, problems })
 }

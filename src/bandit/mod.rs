@@ -145,52 +145,9 @@ pub const UCB_EXPLORATION: f64 = 1.0;
 /// 0.905 of the oracle at N = 500 / 2,000 / 10,000 against 0.796 / 0.854 / 0.901 with c = 1).
 pub const POOLED_EXPLORATION: f64 = 0.2;
 
-/// The rules by name (settings.ini's `Scheduler` values that are bandit rules).
-pub const RULES: &[&str] = &[
-    "R1",
-    "R2",
-    "R3",
-    "PooledUcb",
-    "SlidingWindowUcb",
-    "DiscountedUcb",
-    "Thompson",
-];
-
-/// The baselines replay also runs (settings.ini's other `Scheduler` values).
-pub const BASELINES: &[&str] = &["AllSites", "Sequential", "TimeQuantum"];
-
-/// A rule by name, for `params`; `None` for an unknown name.
-pub fn policy(name: &str, params: &Params) -> Option<Box<dyn Policy>> {
-    let k = params.arms;
-    Some(match name {
-        "R1" => Box::new(paper::R1::new(k, params.planned_budget())),
-        "R2" => Box::new(paper::R2::new(k, params.r2_step.max(1))),
-        "R3" => Box::new(paper::R3::new(k, params.r3_initial.max(1))),
-        "SlidingWindowUcb" => Box::new(ucb::SlidingWindowUcb::new(
-            k,
-            params.window(),
-            params.exploration(UCB_EXPLORATION),
-        )),
-        "DiscountedUcb" => Box::new(ucb::DiscountedUcb::new(
-            k,
-            params.discount(),
-            params.exploration(UCB_EXPLORATION),
-        )),
-        "Thompson" => Box::new(thompson::Thompson::new(k, params.window(), params.seed)),
-        "PooledUcb" => Box::new(pooled::PooledUcb::new(
-            k,
-            params.window(),
-            params.prior_pages,
-            params.exploration(POOLED_EXPLORATION),
-        )),
-        "AllSites" => Box::new(baseline::RoundRobin::default()),
-        "Sequential" => Box::new(baseline::Sequential),
-        "TimeQuantum" => Box::new(baseline::PageQuantum::new(
-            (params.planned_budget() / (4 * k.max(1))).max(1),
-        )),
-        _ => return None,
-    })
-}
+/// Makes a rule for a crawl or replay with these parameters (the registry keeps one per
+/// rule name, `Registry::replay_rules`).
+pub type PolicyCtor = std::sync::Arc<dyn Fn(&Params) -> Box<dyn Policy> + Send + Sync>;
 
 /// The lowest-index arm with the largest `score` (NaN never wins).
 pub(crate) fn argmax(arms: &[usize], mut score: impl FnMut(usize) -> f64) -> usize {
@@ -230,28 +187,5 @@ pub(crate) mod tests {
             p.update(i, r);
         }
         (taken, total)
-    }
-
-    #[test]
-    fn every_rule_is_known_by_name_and_spends_the_budget() {
-        let params = Params {
-            arms: 3,
-            budget: 30,
-            r2_step: 2,
-            r3_initial: 2,
-            window: 0,
-            discount: 0.0,
-            prior_pages: 5.0,
-            exploration: 1.0,
-            seed: 7,
-        };
-        let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
-        for name in RULES.iter().chain(BASELINES) {
-            let mut p = policy(name, &params).unwrap();
-            let (taken, _) = run(p.as_mut(), &seqs, 30);
-            assert_eq!(taken.iter().sum::<usize>(), 30, "{name}: {taken:?}");
-            assert!(taken[2] <= 5, "{name}: an exhausted arm leaves");
-        }
-        assert!(policy("Nope", &params).is_none());
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::oracle::oracle;
-use super::{Params, policy};
+use super::{Params, Policy};
 
 /// One site's pulls in breadth-first order.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -224,14 +224,22 @@ impl Round {
     }
 }
 
-/// Runs rule `rule` over `seqs` with `budget` pages, one page per decision.
-pub fn simulate(rule: &str, seqs: &[Sequence], budget: usize, params: &Params) -> Option<Run> {
+/// A rule by name, and how to make it for given parameters.
+pub type NamedRule<'a> = (&'a str, &'a dyn Fn(&Params) -> Box<dyn Policy>);
+
+/// Runs rule `rule` (made by `make`) over `seqs` with `budget` pages, one page per decision.
+pub fn simulate(
+    (rule, make): NamedRule<'_>,
+    seqs: &[Sequence],
+    budget: usize,
+    params: &Params,
+) -> Run {
     let params = Params {
         arms: seqs.len(),
         budget,
         ..*params
     };
-    let mut p = policy(rule, &params)?;
+    let mut p = make(&params);
     let mut taken = vec![0usize; seqs.len()];
     let mut reward = 0.0;
     let mut choices = Vec::with_capacity(budget);
@@ -261,20 +269,20 @@ pub fn simulate(rule: &str, seqs: &[Sequence], budget: usize, params: &Params) -
         choices.push(i);
         p.update(i, r);
     }
-    Some(Run {
+    Run {
         rule: rule.to_owned(),
         budget,
         reward,
         pages: taken,
         choices,
-    })
+    }
 }
 
 /// Every rule at every budget, each budget's oracle computed once.
 pub fn compare(
     seqs: &[Sequence],
     budgets: &[usize],
-    rules: &[&str],
+    rules: &[NamedRule<'_>],
     params: &Params,
 ) -> Vec<Round> {
     let rewards: Vec<Vec<f64>> = seqs.iter().map(|s| s.rewards.clone()).collect();
@@ -288,7 +296,7 @@ pub fn compare(
                 oracle_pages,
                 runs: rules
                     .iter()
-                    .filter_map(|rule| simulate(rule, seqs, n, params))
+                    .map(|&rule| simulate(rule, seqs, n, params))
                     .collect(),
             }
         })
@@ -412,7 +420,13 @@ mod tests {
                 rewards: vec![1.0, 1.0, 1.0],
             },
         ];
-        let rounds = compare(&seqs, &[3, 6], &["AllSites", "Sequential"], &params());
+        let round_robin = |_: &Params| -> Box<dyn Policy> {
+            Box::new(crate::bandit::baseline::RoundRobin::default())
+        };
+        let sequential =
+            |_: &Params| -> Box<dyn Policy> { Box::new(crate::bandit::baseline::Sequential) };
+        let rules: [NamedRule<'_>; 2] = [("AllSites", &round_robin), ("Sequential", &sequential)];
+        let rounds = compare(&seqs, &[3, 6], &rules, &params());
         assert_eq!(rounds.len(), 2);
         let (three, six) = (&rounds[0], &rounds[1]);
         assert_eq!(

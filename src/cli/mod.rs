@@ -41,25 +41,29 @@ impl From<Exit> for ExitCode {
 /// Loads settings.ini, printing its warnings, and checks its component names against
 /// `registry`. `Err` is the exit code to use.
 pub fn load_settings(path: &std::path::Path, registry: &Registry) -> Result<Settings, Exit> {
-    let settings = match Settings::load(path) {
-        Ok((settings, warnings)) => {
-            for w in warnings {
-                if w.is_note() {
-                    eprintln!("{}", w.0);
-                } else {
-                    eprintln!("warning: {}", w.0);
-                }
-            }
-            settings
-        }
+    let (settings, mut warnings) = match Settings::load(path) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("error: {e}");
             return Err(Exit::BadInput);
         }
     };
-    if let Err(e) = registry.check(&settings) {
-        eprintln!("error: {}: {e}", path.display());
-        return Err(Exit::BadInput);
+    let settings = match registry.resolve(settings) {
+        Ok((settings, more)) => {
+            warnings.extend(more);
+            settings
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return Err(Exit::BadInput);
+        }
+    };
+    for w in warnings {
+        if w.is_note() {
+            eprintln!("{}", w.0);
+        } else {
+            eprintln!("warning: {}", w.0);
+        }
     }
     Ok(settings)
 }
@@ -75,7 +79,7 @@ pub fn crawl(
         Ok(s) => s,
         Err(code) => return code,
     };
-    let sites = match hosts::load(hosts_path, settings.site_defaults) {
+    let sites = match hosts::load(hosts_path, settings.sites.defaults) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -186,7 +190,7 @@ pub fn export(
         Err(code) => return code,
     };
     if let Some(to) = to {
-        settings.result_folder = to.to_path_buf();
+        settings.results.folder = to.to_path_buf();
     }
     let (dm, scopes) = match pg::load_scopes(&settings, which) {
         Ok(loaded) => loaded,
@@ -211,7 +215,7 @@ pub fn export(
             println!(
                 "{} scopes written to {}",
                 rows.len(),
-                settings.result_folder.display()
+                settings.results.folder.display()
             );
             Exit::Ok
         }

@@ -3,8 +3,9 @@
 use std::path::Path;
 
 use super::{Exit, ReplayArgs};
+use crate::bandit::replay::NamedRule;
 use crate::bandit::replay::{Column, compare, load, write_csv, write_table};
-use crate::bandit::{BASELINES, RULES, policy};
+use crate::registry::Registry;
 use crate::settings::Settings;
 use crate::storage::write_atomic;
 
@@ -34,18 +35,24 @@ pub fn replay(args: &ReplayArgs) -> Exit {
         }
     };
     let params = settings.bandit.params(seqs.len());
-    let all: Vec<&str> = RULES.iter().chain(BASELINES).copied().collect();
-    let rules: Vec<&str> = if args.rules.is_empty() {
-        all.clone()
-    } else {
-        args.rules.iter().map(String::as_str).collect()
-    };
-    if let Some(bad) = rules.iter().find(|r| policy(r, &params).is_none()) {
-        eprintln!(
-            "error: --rules: unknown rule {bad}; valid: {}",
-            all.join(", ")
-        );
-        return Exit::BadInput;
+    let registry = Registry::builtin();
+    let all = registry.replay_rules();
+    let mut rules: Vec<NamedRule<'_>> = Vec::new();
+    if args.rules.is_empty() {
+        rules.extend(all.iter().map(|(name, make)| (*name, &**make as _)));
+    }
+    for wanted in &args.rules {
+        match all.iter().find(|(name, _)| name == wanted) {
+            Some((name, make)) => rules.push((*name, &**make as _)),
+            None => {
+                let valid: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+                eprintln!(
+                    "error: --rules: unknown rule {wanted}; valid: {}",
+                    valid.join(", ")
+                );
+                return Exit::BadInput;
+            }
+        }
     }
     let rounds = compare(&seqs, &args.budgets, &rules, &params);
     let mut out = std::io::stdout().lock();

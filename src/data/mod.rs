@@ -231,8 +231,8 @@ pub struct DataLayer {
 /// `BMICDM`: the in-memory data manager over the state folder (`SaveState = 1`, the saved
 /// state recovered and what was found said on the console) or over nothing, for one process.
 pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
-    let store: Box<dyn Persistence> = if settings.save_state {
-        Box::new(FileStore::open(&settings.state_folder)?)
+    let store: Box<dyn Persistence> = if settings.state.save {
+        Box::new(FileStore::open(&settings.state.folder)?)
     } else {
         Box::new(NoStore)
     };
@@ -247,7 +247,7 @@ pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
         }
         eprintln!(
             "continuing the crawl saved in {}: {pages} pages recorded, {pending} URLs still to fetch",
-            settings.state_folder.display()
+            settings.state.folder.display()
         );
     }
     Ok(DataLayer {

@@ -42,22 +42,22 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
     };
     let port = server.port();
     site::install(&server, port);
-    settings.resolve.push(ResolveEntry {
+    settings.http.resolve.push(ResolveEntry {
         host: site::HOST.into(),
         port: None,
         addr: [127, 0, 0, 1].into(),
     });
-    settings.state_folder = settings.state_folder.join("demo");
+    settings.state.folder = settings.state.folder.join("demo");
     let url = url::Url::parse(&format!("http://{}:{port}/", site::HOST)).expect("a valid demo URL");
     let origin = Origin::of(&url).expect("the demo URL has an origin");
     println!("demo site: {url} (served on 127.0.0.1:{port})");
     let spec = SiteSpec {
         origin: origin.clone(),
-        max_downloads: settings.site_defaults.max_downloads,
-        max_level: settings.site_defaults.max_level,
-        crawl_delay: settings.site_defaults.crawl_delay,
+        max_downloads: settings.sites.defaults.max_downloads,
+        max_level: settings.sites.defaults.max_level,
+        crawl_delay: settings.sites.defaults.crawl_delay,
     };
-    let results = settings.result_folder.join(origin.folder_name());
+    let results = settings.results.folder.join(origin.folder_name());
     let exit = cli::run(&registry, &settings, &[spec], ctrl_c);
     println!(
         "open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf",

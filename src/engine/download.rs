@@ -81,7 +81,7 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
                 &"",
                 format!(
                     "{} connection failures in a row: the site is taken as down and not crawled further in this run; its queue is kept",
-                    ctx.settings.site_down_after
+                    ctx.settings.faults.site_down_after
                 ),
             );
             // The URL goes back with the lease; the scope leaves this run.
@@ -93,13 +93,13 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
         ctx.dispatcher.answered(task.site);
     }
     let settings = &ctx.settings;
-    match lease.retry(settings.max_retries) {
+    match lease.retry(settings.faults.max_retries) {
         Some(n) => {
             let wait = back_off(
                 n,
-                settings.retry_base_delay,
+                settings.faults.retry_base_delay,
                 transient.retry_after,
-                settings.max_retry_after,
+                settings.faults.max_retry_after,
             );
             ctx.dispatcher.back_off(task.site, Instant::now() + wait);
             let reason = match &outcome {
@@ -111,7 +111,7 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
                 &task.url,
                 format!(
                     "{reason}: retry {n} of {} in {:.1} s",
-                    settings.max_retries,
+                    settings.faults.max_retries,
                     wait.as_secs_f64()
                 ),
             );
@@ -146,13 +146,13 @@ fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: 
                     return;
                 }
                 let tries = ctx.dispatcher.robots_attempts(task.site);
-                if tries < ctx.settings.max_retries && !ctx.stop.is_requested() {
+                if tries < ctx.settings.faults.max_retries && !ctx.stop.is_requested() {
                     let s = &ctx.settings;
                     let wait = back_off(
                         tries + 1,
-                        s.retry_base_delay,
+                        s.faults.retry_base_delay,
                         t.retry_after,
-                        s.max_retry_after,
+                        s.faults.max_retry_after,
                     );
                     log.problem(
                         &site.origin,
@@ -160,7 +160,7 @@ fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: 
                         format!(
                             "robots.txt unavailable ({why}): retry {} of {} in {:.1} s",
                             tries + 1,
-                            s.max_retries,
+                            s.faults.max_retries,
                             wait.as_secs_f64()
                         ),
                     );

@@ -81,7 +81,7 @@ pub struct SpawnError(#[source] pub std::io::Error);
 /// queued per parser so that no parser waits for the network. It is also the channel's
 /// capacity, so handing a page to the parsers never blocks.
 pub fn page_buffer(settings: &Settings) -> usize {
-    settings.downloading_threads.get() + 2 * settings.parsing_threads.get()
+    settings.threads.downloading.get() + 2 * settings.threads.parsing.get()
 }
 
 /// Runs the crawl's threads until the stop is requested and every thread has ended.
@@ -114,13 +114,13 @@ pub fn run(
             .spawn_scoped(s, move || routine.run(ctx, io));
         handles.push(h.map_err(failed)?);
         if ctx.dm.saves_state() {
-            let every = settings.checkpoint_interval;
+            let every = settings.state.checkpoint_interval;
             let h = thread::Builder::new()
                 .name("state-saver".into())
                 .spawn_scoped(s, move || saver::run(ctx, every));
             handles.push(h.map_err(failed)?);
         }
-        for i in 0..settings.downloading_threads.get() {
+        for i in 0..settings.threads.downloading.get() {
             let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
             let downloader = workers.downloader;
             let h = thread::Builder::new()
@@ -128,7 +128,7 @@ pub fn run(
                 .spawn_scoped(s, move || download::run(ctx, downloader, tx, log));
             handles.push(h.map_err(failed)?);
         }
-        for i in 0..settings.parsing_threads.get() {
+        for i in 0..settings.threads.parsing.get() {
             let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
             let parser = workers.parser;
             let h = thread::Builder::new()

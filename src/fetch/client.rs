@@ -284,12 +284,12 @@ pub struct HttpClient {
 impl HttpClient {
     /// Builds the client from settings; fails only when `CaFile` cannot be used.
     pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
-        let roots = root_certs(settings.ca_file.as_deref())?;
+        let roots = root_certs(settings.http.ca_file.as_deref())?;
         let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
-        let resolver = CachingResolver::new(settings.resolve.clone());
+        let resolver = CachingResolver::new(settings.http.resolve.clone());
         let (request_timeout, connect_timeout) =
-            (settings.request_timeout, settings.connect_timeout);
-        let user_agent = settings.user_agent.clone();
+            (settings.http.request_timeout, settings.http.connect_timeout);
+        let user_agent = settings.http.user_agent.clone();
         let make = move |idle: usize, pacer: &Arc<Pacer>| {
             let config = ureq::Agent::config_builder()
                 .tls_config(tls.clone())
@@ -315,7 +315,7 @@ impl HttpClient {
         };
         Ok(HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
-            downloaders: u32::try_from(settings.downloading_threads.get()).unwrap_or(u32::MAX),
+            downloaders: u32::try_from(settings.threads.downloading.get()).unwrap_or(u32::MAX),
         })
     }
 

@@ -118,7 +118,7 @@ impl Walk<'_> {
                 let reason = format!("not html (extension {ext})");
                 return Some(self.failed(Failure::without_request(reason)));
             }
-            let repeats = self.ctx.settings.max_segment_repeats;
+            let repeats = self.ctx.settings.sites.max_segment_repeats;
             if let Some(seg) = repeating_segment(url.path(), repeats) {
                 let reason = format!("repeating path segment ({seg})");
                 return Some(self.failed(Failure::without_request(reason)));
@@ -319,7 +319,7 @@ impl Walk<'_> {
     /// enough (`MetaRefreshMaxDelay`), a hop like a 302.
     fn read_page(&mut self, url: &NormUrl, response: Response, started: Instant) -> Step {
         let content_type = response.content_type.clone();
-        let body = match response.read_body(self.ctx.settings.max_page_bytes) {
+        let body = match response.read_body(self.ctx.settings.http.max_page_bytes) {
             Ok(body) => body,
             Err(e) => {
                 self.log.request(self.site.id, url, 200, 0, started);
@@ -331,7 +331,7 @@ impl Walk<'_> {
             .request(self.site.id, url, 200, body.len() as u64, started);
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, content_type.as_deref(), tld)
-            .filter(|r| r.delay <= self.ctx.settings.meta_refresh_max_delay)
+            .filter(|r| r.delay <= self.ctx.settings.sites.meta_refresh_max_delay)
             .and_then(|r| r.url)
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
             .filter(|next| next != url);

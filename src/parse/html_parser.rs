@@ -20,8 +20,8 @@ pub struct HtmlParser;
 impl PageParser for HtmlParser {
     fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
         Box::new(HtmlWorker::new(
-            ctx.settings.max_url_length,
-            ctx.settings.external_link_context,
+            ctx.settings.sites.max_url_length,
+            ctx.settings.results.external_link_context,
         ))
     }
 }
@@ -165,7 +165,7 @@ fn classify(
                     .scope_site(site, long.as_url(), &ctx.sites)
                     .is_none() =>
             {
-                if ctx.settings.other_scheme_links == OtherScheme::Ignore
+                if ctx.settings.sites.other_scheme_links == OtherScheme::Ignore
                     && site.is_other_scheme(long.as_url())
                 {
                     return LinkTarget::Ignored;
@@ -196,7 +196,7 @@ fn classify(
         }
     };
     let Some(target_site) = ctx.filter.scope_site(site, url.as_url(), &ctx.sites) else {
-        if ctx.settings.other_scheme_links == OtherScheme::Ignore
+        if ctx.settings.sites.other_scheme_links == OtherScheme::Ignore
             && site.is_other_scheme(url.as_url())
         {
             return LinkTarget::Ignored;
@@ -207,7 +207,8 @@ fn classify(
         Some(Failure::without_request(format!(
             "not html (extension {ext})"
         )))
-    } else if let Some(seg) = repeating_segment(url.path(), ctx.settings.max_segment_repeats) {
+    } else if let Some(seg) = repeating_segment(url.path(), ctx.settings.sites.max_segment_repeats)
+    {
         Some(Failure::without_request(format!(
             "repeating path segment ({seg})"
         )))

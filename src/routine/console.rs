@@ -42,7 +42,7 @@ impl Routine for ConsoleRoutine {
 /// Of a page budget shared with other processes: asks the store for another block when less
 /// than half a block is left (at most every [`BUDGET_RETRY`] while it grants nothing).
 fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
-    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.downloading_threads.get() as u64;
+    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.threads.downloading.get() as u64;
     let Some(room) = ctx.dispatcher.budget_room() else {
         return;
     };
@@ -79,7 +79,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     let mut last_feed = Instant::now();
     let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
-    let mut progress = ProgressLine::new(ctx.settings.progress_interval);
+    let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
     let mut writer = EventWriter {
         logs,
         site_names: Vec::new(),
@@ -173,14 +173,14 @@ impl EventWriter {
                 let name = self.site_names[i]
                     .get_or_insert_with(|| ctx.sites.get(*site).origin.to_string());
                 let ms = elapsed.as_millis();
-                if ctx.settings.display_common_log {
+                if ctx.settings.logs.display_common_log {
                     eprintln!("{name} {} {status} {bytes} B {ms} ms", url.as_str());
                 }
                 self.logs.request(name, url.as_str(), *status, *bytes, ms)
             }
             LogEvent::Problem { site, url, what } => {
                 progress.problems += 1;
-                if ctx.settings.display_error_log {
+                if ctx.settings.logs.display_error_log {
                     eprintln!("problem: {site} {url}: {what}");
                 }
                 self.logs.problem(site, url, what)

@@ -1,12 +1,20 @@
-//! settings.ini (SPEC §1) in two stages: the file becomes a [`RawSettings`] map of strings
-//! (through the `config` crate's INI reader), then [`Settings::from_raw`] validates every key
-//! against the key table into typed values. Threads only ever see `&Settings`.
+//! settings.ini (SPEC §1), read in three stages:
 //!
-//! Component names (`DT0`, `BMICDM`, …) are kept as written in [`ComponentNames`]: which names
-//! exist is the component registry's business, which checks them before
-//! anything starts.
+//! 1. [`ini`] — the file becomes a [`RawSettings`] map of strings, with the line of each key;
+//! 2. `values` — each key, as written or its default from the key table ([`keys`]), becomes a
+//!    typed value (an error names the key, the value and what is accepted);
+//! 3. `rules` — rules across keys (a topic filter needs keywords, a user agent needs a
+//!    product token…).
+//!
+//! The typed settings are grouped by who reads them (HTTP, logs, state, faults, sites, …);
+//! threads only ever see `&Settings`. Component names (`DT0`, `BMICDM`, …) are kept as
+//! written in [`ComponentNames`]: which names exist, and what choosing one implies, is the
+//! component registry's business (`Registry::resolve`).
 
+pub mod ini;
 pub mod keys;
+mod rules;
+mod values;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -16,12 +24,14 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+pub use ini::RawSettings;
+
 use crate::bandit::{Params, RewardKind};
 use crate::hosts::SiteDefaults;
 use crate::sites::OtherScheme;
 use crate::url_filter::key_domain::KeyDomainSource;
 use crate::url_filter::topic::TopicSettings;
-use keys::{KEYS, KeyDef, ValueKind};
+use values::{Values, list};
 
 /// settings.ini could not be used.
 #[derive(Debug, Error)]
@@ -36,12 +46,13 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// The file is not valid INI.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {source}", path.display())]
     Syntax {
         /// The file.
         path: PathBuf,
-        /// The parser's message.
-        message: String,
+        /// The INI reader's error.
+        #[source]
+        source: Box<config::ConfigError>,
     },
     /// A component name is not known.
     #[error("{key} = {name}: unknown component; valid names: {}", valid.join(", "))]
@@ -63,55 +74,6 @@ pub enum SettingsError {
         /// What is accepted.
         expected: String,
     },
-}
-
-/// The keys and values of settings.ini as written, before validation.
-#[derive(Debug, Clone, Default)]
-pub struct RawSettings {
-    values: BTreeMap<String, String>,
-}
-
-impl RawSettings {
-    /// Parses INI text. Keys keep their case; `; comments` after a value are dropped.
-    pub fn from_ini(text: &str, path: &Path) -> Result<Self, SettingsError> {
-        use config::Source;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let file = config::File::from_str(text, config::FileFormat::Ini);
-        let map = file.collect().map_err(|e| SettingsError::Syntax {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        let mut values = BTreeMap::new();
-        for (key, value) in map {
-            match value.clone().into_string() {
-                Ok(s) => {
-                    values.insert(key, s);
-                }
-                Err(_) => {
-                    // A [section]: we use none, so its keys are unknown keys.
-                    if let Ok(table) = value.into_table() {
-                        for (k, v) in table {
-                            values.insert(
-                                format!("[{key}] {k}"),
-                                v.into_string().unwrap_or_default(),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        Ok(RawSettings { values })
-    }
-
-    /// Sets one key (tests and the demo use this to override the file).
-    pub fn set(&mut self, key: &str, value: impl Into<String>) {
-        self.values.insert(key.to_owned(), value.into());
-    }
-
-    /// The value written for `key`, if any.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(String::as_str)
-    }
 }
 
 /// One `Resolve` entry: connections to `host` (on `port`, or any port) go to `addr`.
@@ -150,33 +112,98 @@ pub struct ComponentNames {
     pub scheduler: String,
 }
 
-/// Validated settings. Built once; shared read-only by every thread.
+/// Validated settings, grouped by who reads them. Built once; shared read-only by every
+/// thread.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// The components, by name.
     pub components: ComponentNames,
+    /// How many threads of each kind.
+    pub threads: ThreadSettings,
+    /// When the crawl stops by itself.
+    pub stop: StopSettings,
+    /// The saved crawl state.
+    pub state: StateSettings,
+    /// The result files.
+    pub results: ResultSettings,
+    /// The log files and the console.
+    pub logs: LogSettings,
+    /// Requests.
+    pub http: HttpSettings,
+    /// What is crawled of a site, and its defaults.
+    pub sites: SiteRules,
+    /// Retries, back-off and sites taken as down.
+    pub faults: FaultSettings,
+    /// `TimeQuantumSeconds`: the time slice of the `TimeQuantum` scheduler.
+    pub time_quantum: Duration,
+    /// The page budget and the budget rules' parameters.
+    pub bandit: BanditSettings,
+    /// The multi-host filters' parameters (SPEC §6).
+    pub scope: ScopeSettings,
+    /// Where `PgDM` keeps the crawl (SPEC §10).
+    pub database: DatabaseSettings,
+    /// Keys settings.ini sets, with their values as written (defaults are not in it).
+    written: BTreeMap<String, String>,
+}
+
+/// `ParsingThreadsCount`, `DownloadingThreadsCount`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadSettings {
     /// `ParsingThreadsCount`.
-    pub parsing_threads: NonZeroUsize,
+    pub parsing: NonZeroUsize,
     /// `DownloadingThreadsCount`.
-    pub downloading_threads: NonZeroUsize,
+    pub downloading: NonZeroUsize,
+}
+
+/// The finishers' settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopSettings {
     /// `TimeoutSeconds`.
     pub timeout: Duration,
-    /// `SaveState`.
-    pub save_state: bool,
-    /// `CheckpointSeconds`.
-    pub checkpoint_interval: Duration,
     /// `StopFile`, resolved.
     pub stop_file: PathBuf,
-    /// `ResultFolder`, resolved.
-    pub result_folder: PathBuf,
+}
+
+/// The saved state's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateSettings {
+    /// `SaveState`.
+    pub save: bool,
     /// `StateFolder`, resolved.
-    pub state_folder: PathBuf,
+    pub folder: PathBuf,
+    /// `CheckpointSeconds`.
+    pub checkpoint_interval: Duration,
+}
+
+/// The result files' settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultSettings {
+    /// `ResultFolder`, resolved.
+    pub folder: PathBuf,
+    /// `SaveDuplicates`.
+    pub save_duplicates: bool,
+    /// `ExternalLinkContext` (0: off).
+    pub external_link_context: usize,
+}
+
+/// The log files' and the console's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
     /// `CommonLogFile`, resolved.
     pub common_log: PathBuf,
     /// `ErrorLogFile`, resolved.
     pub error_log: PathBuf,
-    /// `SaveDuplicates`.
-    pub save_duplicates: bool,
+    /// `DisplayCommonLog`.
+    pub display_common_log: bool,
+    /// `DisplayErrorLog`.
+    pub display_error_log: bool,
+    /// `ProgressSeconds`.
+    pub progress_interval: Duration,
+}
+
+/// The HTTP client's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
     /// `UserAgent` with `<version>` replaced.
     pub user_agent: String,
     /// `RequestTimeoutSeconds`.
@@ -187,16 +214,30 @@ pub struct Settings {
     pub max_page_bytes: u64,
     /// `Resolve`.
     pub resolve: Vec<ResolveEntry>,
+    /// `CaFile`, resolved (`None`: empty).
+    pub ca_file: Option<PathBuf>,
+}
+
+/// What is crawled of a site (SPEC §2, §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SiteRules {
     /// `DefaultMaxDownloadsAtTime`, `DefaultMaxCrawlLevel`, `DefaultCrawlDelay`.
-    pub site_defaults: SiteDefaults,
+    pub defaults: SiteDefaults,
     /// `MaxUrlLength`.
     pub max_url_length: usize,
-    /// `ExternalLinkContext` (0: off).
-    pub external_link_context: usize,
     /// `MaxPagesPerSite` (0: no limit).
-    pub max_pages_per_site: u32,
+    pub max_pages: u32,
     /// `MaxPathSegmentRepeats`.
     pub max_segment_repeats: u32,
+    /// `OtherSchemeLinks`.
+    pub other_scheme_links: OtherScheme,
+    /// `MetaRefreshMaxDelay`, seconds.
+    pub meta_refresh_max_delay: u32,
+}
+
+/// Retries and back-off (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultSettings {
     /// `MaxRetries`.
     pub max_retries: u32,
     /// `RetryBaseDelayMs`.
@@ -205,26 +246,6 @@ pub struct Settings {
     pub max_retry_after: Duration,
     /// `SiteDownAfterFailures`.
     pub site_down_after: u32,
-    /// `TimeQuantumSeconds`.
-    pub time_quantum: Duration,
-    /// `ProgressSeconds`.
-    pub progress_interval: Duration,
-    /// `CaFile`, resolved (`None`: empty).
-    pub ca_file: Option<PathBuf>,
-    /// `OtherSchemeLinks`.
-    pub other_scheme_links: OtherScheme,
-    /// `MetaRefreshMaxDelay`, seconds.
-    pub meta_refresh_max_delay: u32,
-    /// `DisplayCommonLog`.
-    pub display_common_log: bool,
-    /// `DisplayErrorLog`.
-    pub display_error_log: bool,
-    /// The page budget and the budget rules' parameters.
-    pub bandit: BanditSettings,
-    /// The multi-host filters' parameters (SPEC §6).
-    pub scope: ScopeSettings,
-    /// Where `PgDM` keeps the crawl (SPEC §10).
-    pub database: DatabaseSettings,
 }
 
 /// `PgDM`'s settings (SPEC §10).
@@ -296,8 +317,18 @@ impl BanditSettings {
 pub struct Warning(pub String);
 
 impl Warning {
-    /// A note rather than a warning: nothing is wrong (a key of the paper's settings.ini
-    /// that this engine does not need).
+    /// A warning: something is probably not what the user meant.
+    pub fn new(text: impl Into<String>) -> Self {
+        Warning(format!("settings.ini: {}", text.into()))
+    }
+
+    /// A note: nothing is wrong, but the user should know (a key of the paper's settings.ini
+    /// that this engine does not need, a component added because another needs it).
+    pub fn note(text: impl Into<String>) -> Self {
+        Warning(format!("{NOTE}settings.ini: {}", text.into()))
+    }
+
+    /// A note rather than a warning.
     pub fn is_note(&self) -> bool {
         self.0.starts_with(NOTE)
     }
@@ -305,9 +336,6 @@ impl Warning {
 
 /// How notes start.
 const NOTE: &str = "note: ";
-
-/// The scheduler of a budgeted crawl whose settings.ini names none.
-pub const DEFAULT_BUDGET_RULE: &str = "PooledUcb";
 
 impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
@@ -327,184 +355,70 @@ impl Settings {
         raw: &RawSettings,
         base: &Path,
     ) -> Result<(Settings, Vec<Warning>), SettingsError> {
-        let mut warnings = Vec::new();
-        for key in raw.values.keys() {
-            if let Some(def) = keys::find(key)
-                && def.kind == ValueKind::PaperTuning
-            {
-                warnings.push(Warning(format!(
-                    "{NOTE}settings.ini: {key} is a tuning knob of the RCCrawler paper's engine; this engine does not need it (accepted, not used)"
-                )));
-            }
-            if keys::find(key).is_none() {
-                let hint = KEYS
-                    .iter()
-                    .find(|k| k.name.eq_ignore_ascii_case(key))
-                    .map(|k| format!(" (did you mean {}? keys are case-sensitive)", k.name))
-                    .unwrap_or_default();
-                warnings.push(Warning(format!(
-                    "settings.ini: unknown key {key} ignored{hint}"
-                )));
-            }
-        }
+        let mut warnings = rules::key_warnings(raw);
         let v = Values { raw, base };
-        let site_defaults = SiteDefaults {
-            max_downloads: v.int("DefaultMaxDownloadsAtTime")? as u32,
-            max_level: v.int("DefaultMaxCrawlLevel")? as u32,
-            crawl_delay: Duration::from_millis(v.int("DefaultCrawlDelay")?),
-        };
-        let components = ComponentNames {
-            manager: v.name("ApplicationManager"),
-            data_manager: v.name("DataManager"),
-            downloader: v.name("DownloadingThread"),
-            parser: v.name("ParsingThread"),
-            routine: v.name("RoutineThread"),
-            url_filter: v.name("UrlAnalyzingThread"),
-            robots: v.name("RobotsTxtClass"),
-            finishers: v.names("ApplicationFinishers"),
-            unloaders: v.names("ResultUnloaders"),
-            scheduler: v.name("Scheduler"),
-        };
-        let mut components = components;
-        let budgeted = v.int("PageBudget")? > 0;
-        if budgeted && raw.get("Scheduler").is_none() {
-            components.scheduler = DEFAULT_BUDGET_RULE.to_owned();
-        }
-        if budgeted && !components.finishers.iter().any(|f| f == "PageBudgetAF") {
-            components.finishers.push("PageBudgetAF".to_owned());
-            if raw.get("ApplicationFinishers").is_some() {
-                warnings.push(Warning(format!(
-                    "{NOTE}settings.ini: PageBudget is set, so PageBudgetAF is added to ApplicationFinishers"
-                )));
-            }
-        }
         let settings = Settings {
-            components,
-            parsing_threads: v.nonzero("ParsingThreadsCount")?,
-            downloading_threads: v.nonzero("DownloadingThreadsCount")?,
-            timeout: Duration::from_secs(v.int("TimeoutSeconds")?),
-            save_state: v.flag("SaveState")?,
-            checkpoint_interval: Duration::from_secs(v.int("CheckpointSeconds")?),
-            stop_file: v.path("StopFile"),
-            result_folder: v.path("ResultFolder"),
-            state_folder: v.path("StateFolder"),
-            common_log: v.path("CommonLogFile"),
-            error_log: v.path("ErrorLogFile"),
-            save_duplicates: v.flag("SaveDuplicates")?,
-            user_agent: v
-                .text("UserAgent")
-                .replace("<version>", env!("CARGO_PKG_VERSION")),
-            request_timeout: Duration::from_secs(v.int("RequestTimeoutSeconds")?),
-            connect_timeout: Duration::from_secs(v.int("ConnectTimeoutSeconds")?),
-            max_page_bytes: v.int("MaxPageBytes")?,
-            resolve: parse_resolve(v.text("Resolve"))?,
-            site_defaults,
-            max_url_length: v.int("MaxUrlLength")? as usize,
-            external_link_context: v.int("ExternalLinkContext")? as usize,
-            max_pages_per_site: v.int("MaxPagesPerSite")? as u32,
-            max_segment_repeats: v.int("MaxPathSegmentRepeats")? as u32,
-            max_retries: v.int("MaxRetries")? as u32,
-            retry_base_delay: Duration::from_millis(v.int("RetryBaseDelayMs")?),
-            max_retry_after: Duration::from_secs(v.int("MaxRetryAfterSeconds")?),
-            site_down_after: v.int("SiteDownAfterFailures")? as u32,
-            time_quantum: Duration::from_secs(v.int("TimeQuantumSeconds")?),
-            progress_interval: Duration::from_secs(v.int("ProgressSeconds")?),
-            ca_file: (!v.text("CaFile").is_empty()).then(|| v.path("CaFile")),
-            other_scheme_links: match v.choice("OtherSchemeLinks")? {
-                "Ignore" => OtherScheme::Ignore,
-                _ => OtherScheme::Internal,
+            components: components(&v),
+            threads: ThreadSettings {
+                parsing: v.nonzero("ParsingThreadsCount")?,
+                downloading: v.nonzero("DownloadingThreadsCount")?,
             },
-            meta_refresh_max_delay: v.int("MetaRefreshMaxDelay")? as u32,
-            display_common_log: v.flag("DisplayCommonLog")?,
-            display_error_log: v.flag("DisplayErrorLog")?,
-            bandit: BanditSettings {
-                budget: v.int("PageBudget")? as usize,
-                reward: match v.choice("BanditReward")? {
-                    "AllExternal" => RewardKind::AllExternal,
-                    _ => RewardKind::NewExternal,
-                },
-                r2_step: v.int("R2Step")? as usize,
-                r3_initial: v.int("R3Initial")? as usize,
-                window: v.int("BanditWindow")? as usize,
-                discount: v.decimal("BanditDiscount")?,
-                prior_pages: v.decimal("BanditPrior")?,
-                exploration: v.decimal("BanditExploration")?,
-                seed: v.int("BanditSeed")?,
+            stop: StopSettings {
+                timeout: v.seconds("TimeoutSeconds")?,
+                stop_file: v.path("StopFile"),
             },
+            state: StateSettings {
+                save: v.flag("SaveState")?,
+                folder: v.path("StateFolder"),
+                checkpoint_interval: v.seconds("CheckpointSeconds")?,
+            },
+            results: ResultSettings {
+                folder: v.path("ResultFolder"),
+                save_duplicates: v.flag("SaveDuplicates")?,
+                external_link_context: v.small("ExternalLinkContext")?,
+            },
+            logs: LogSettings {
+                common_log: v.path("CommonLogFile"),
+                error_log: v.path("ErrorLogFile"),
+                display_common_log: v.flag("DisplayCommonLog")?,
+                display_error_log: v.flag("DisplayErrorLog")?,
+                progress_interval: v.seconds("ProgressSeconds")?,
+            },
+            http: HttpSettings {
+                user_agent: v
+                    .text("UserAgent")
+                    .replace("<version>", env!("CARGO_PKG_VERSION")),
+                request_timeout: v.seconds("RequestTimeoutSeconds")?,
+                connect_timeout: v.seconds("ConnectTimeoutSeconds")?,
+                max_page_bytes: v.int("MaxPageBytes")?,
+                resolve: parse_resolve(v.text("Resolve"))?,
+                ca_file: v.optional_path("CaFile"),
+            },
+            sites: site_rules(&v)?,
+            faults: FaultSettings {
+                max_retries: v.small("MaxRetries")?,
+                retry_base_delay: v.millis("RetryBaseDelayMs")?,
+                max_retry_after: v.seconds("MaxRetryAfterSeconds")?,
+                site_down_after: v.small("SiteDownAfterFailures")?,
+            },
+            time_quantum: v.seconds("TimeQuantumSeconds")?,
+            bandit: bandit(&v)?,
             database: DatabaseSettings {
-                url: v.text("DatabaseUrl").trim().to_owned(),
-                crawl: v.text("CrawlName").trim().to_owned(),
-                lease: Duration::from_secs(v.int("LeaseSeconds")?),
-                scopes_per_process: match v.int("ScopesPerProcess")? as usize {
+                url: v.text("DatabaseUrl").to_owned(),
+                crawl: v.text("CrawlName").to_owned(),
+                lease: v.seconds("LeaseSeconds")?,
+                scopes_per_process: match v.small::<usize>("ScopesPerProcess")? {
                     0 => v.nonzero("DownloadingThreadsCount")?.get(),
                     n => n,
                 },
             },
-            scope: ScopeSettings {
-                common_labels: list(v.text("CommonDomainLabels")),
-                key_domain_source: match v.choice("KeyDomainSource")? {
-                    "PublicSuffix" => KeyDomainSource::PublicSuffix,
-                    _ => KeyDomainSource::Labels,
-                },
-                topic: if v.flag("TopicFilter")? {
-                    Some(TopicSettings {
-                        keywords: list(v.text("TopicKeywords")),
-                        body_weight: v.decimal("TopicBodyWeight")?,
-                        title_weight: v.decimal("TopicTitleWeight")?,
-                        gain: v.decimal("TopicGain")?,
-                        threshold: v.decimal("TopicThreshold")?,
-                    })
-                } else {
-                    None
-                },
-            },
+            scope: scope(&v)?,
+            written: raw
+                .written()
+                .map(|(k, w)| (k.to_owned(), w.value.clone()))
+                .collect(),
         };
-        if settings
-            .scope
-            .topic
-            .as_ref()
-            .is_some_and(|t| t.keywords.is_empty())
-        {
-            return Err(bad(
-                "TopicKeywords",
-                "",
-                "at least one keyword when TopicFilter = 1",
-            ));
-        }
-        if settings.components.data_manager == "PgDM" {
-            if settings.database.url.is_empty() {
-                return Err(bad(
-                    "DatabaseUrl",
-                    "",
-                    "a PostgreSQL URL when DataManager = PgDM",
-                ));
-            }
-            if settings.database.crawl.is_empty() {
-                return Err(bad("CrawlName", "", "a name when DataManager = PgDM"));
-            }
-        }
-        if settings.scope.topic.is_some() && settings.components.url_filter != "KeyDomainUAT" {
-            warnings.push(Warning(format!(
-                "TopicFilter = 1 applies to UrlAnalyzingThread = KeyDomainUAT only (here {}): ignored",
-                settings.components.url_filter
-            )));
-        }
-        if settings.user_agent.trim().is_empty() {
-            return Err(bad("UserAgent", "", "must not be empty"));
-        }
-        if !crate::robots::is_valid_product_token(crate::robots::product_token(
-            &settings.user_agent,
-        )) {
-            warnings.push(Warning(format!(
-                "settings.ini: UserAgent {:?} does not start with a product token ([A-Za-z_-]+); robots.txt groups cannot name it",
-                settings.user_agent
-            )));
-        }
-        if settings.components.unloaders.is_empty() {
-            warnings.push(Warning(
-                "settings.ini: ResultUnloaders is empty: no results will be written".into(),
-            ));
-        }
+        warnings.extend(rules::check(&settings)?);
         Ok((settings, warnings))
     }
 
@@ -517,131 +431,103 @@ impl Settings {
 
     /// The product token robots.txt groups are matched against.
     pub fn robots_agent(&self) -> &str {
-        crate::robots::product_token(&self.user_agent)
-    }
-}
-
-fn bad(key: &str, value: &str, expected: &str) -> SettingsError {
-    SettingsError::BadValue {
-        key: key.to_owned(),
-        value: value.to_owned(),
-        expected: expected.to_owned(),
-    }
-}
-
-/// Key lookup with defaults from the table.
-struct Values<'a> {
-    raw: &'a RawSettings,
-    base: &'a Path,
-}
-
-impl Values<'_> {
-    fn def(&self, key: &str) -> &'static KeyDef {
-        keys::find(key).expect("every key read by Settings is in the key table")
+        crate::robots::product_token(&self.http.user_agent)
     }
 
-    fn text(&self, key: &str) -> &str {
-        self.raw
-            .get(key)
-            .map(str::trim)
-            .unwrap_or(self.def(key).default)
+    /// Whether settings.ini sets `key` (rather than leaving it to its default).
+    pub fn is_written(&self, key: &str) -> bool {
+        self.written.contains_key(key)
     }
 
-    fn decimal(&self, key: &str) -> Result<f64, SettingsError> {
-        let ValueKind::Decimal { min, max } = self.def(key).kind else {
-            unreachable!("{key} is declared as a decimal key")
-        };
-        let text = self.text(key);
-        text.parse::<f64>()
-            .ok()
-            .filter(|n| n.is_finite() && (min..=max).contains(n))
-            .ok_or_else(|| bad(key, text, &format!("a number from {min} to {max}")))
-    }
-
-    /// One of the words a `Choice` key accepts (matched without regard to case).
-    fn choice(&self, key: &str) -> Result<&'static str, SettingsError> {
-        let ValueKind::Choice(words) = self.def(key).kind else {
-            unreachable!("{key} is declared as a choice key")
-        };
-        let text = self.text(key);
-        words
-            .iter()
-            .find(|w| w.eq_ignore_ascii_case(text))
-            .copied()
-            .ok_or_else(|| bad(key, text, &format!("one of {}", words.join(", "))))
-    }
-
-    /// A component name as written.
-    fn name(&self, key: &str) -> String {
-        self.text(key).to_owned()
-    }
-
-    /// A comma-separated list of component names: empty items dropped, each name once.
-    fn names(&self, key: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for name in self
-            .text(key)
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-        {
-            if !out.iter().any(|o| o == name) {
-                out.push(name.to_owned());
-            }
-        }
-        out
-    }
-
-    fn int(&self, key: &str) -> Result<u64, SettingsError> {
-        let ValueKind::Integer { min, max } = self.def(key).kind else {
-            unreachable!("{key} is declared as an integer key")
-        };
-        let text = self.text(key);
-        text.parse::<u64>()
-            .ok()
-            .filter(|n| (min..=max).contains(n))
-            .ok_or_else(|| bad(key, text, &format!("an integer from {min} to {max}")))
-    }
-
-    fn nonzero(&self, key: &str) -> Result<NonZeroUsize, SettingsError> {
-        let n = self.int(key)?;
-        NonZeroUsize::new(n as usize).ok_or_else(|| bad(key, self.text(key), "at least 1"))
-    }
-
-    fn flag(&self, key: &str) -> Result<bool, SettingsError> {
-        match self.text(key).to_ascii_lowercase().as_str() {
-            "1" | "yes" | "true" | "on" => Ok(true),
-            "0" | "no" | "false" | "off" => Ok(false),
-            other => Err(bad(key, other, "1 or 0")),
+    /// The text of `key`: as written, else its default (empty for a key not in the table).
+    pub fn text(&self, key: &str) -> &str {
+        match self.written.get(key) {
+            Some(v) => v,
+            None => keys::find(key).map_or("", |k| k.default),
         }
     }
+}
 
-    fn path(&self, key: &str) -> PathBuf {
-        let p = PathBuf::from(self.text(key));
-        if p.is_absolute() {
-            p
+fn components(v: &Values<'_>) -> ComponentNames {
+    ComponentNames {
+        manager: v.name("ApplicationManager"),
+        data_manager: v.name("DataManager"),
+        downloader: v.name("DownloadingThread"),
+        parser: v.name("ParsingThread"),
+        routine: v.name("RoutineThread"),
+        url_filter: v.name("UrlAnalyzingThread"),
+        robots: v.name("RobotsTxtClass"),
+        finishers: v.names("ApplicationFinishers"),
+        unloaders: v.names("ResultUnloaders"),
+        scheduler: v.name("Scheduler"),
+    }
+}
+
+fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
+    Ok(SiteRules {
+        defaults: SiteDefaults {
+            max_downloads: v.small("DefaultMaxDownloadsAtTime")?,
+            max_level: v.small("DefaultMaxCrawlLevel")?,
+            crawl_delay: v.millis("DefaultCrawlDelay")?,
+        },
+        max_url_length: v.small("MaxUrlLength")?,
+        max_pages: v.small("MaxPagesPerSite")?,
+        max_segment_repeats: v.small("MaxPathSegmentRepeats")?,
+        other_scheme_links: match v.choice("OtherSchemeLinks")? {
+            "Ignore" => OtherScheme::Ignore,
+            _ => OtherScheme::Internal,
+        },
+        meta_refresh_max_delay: v.small("MetaRefreshMaxDelay")?,
+    })
+}
+
+fn bandit(v: &Values<'_>) -> Result<BanditSettings, SettingsError> {
+    Ok(BanditSettings {
+        budget: v.small("PageBudget")?,
+        reward: match v.choice("BanditReward")? {
+            "AllExternal" => RewardKind::AllExternal,
+            _ => RewardKind::NewExternal,
+        },
+        r2_step: v.small("R2Step")?,
+        r3_initial: v.small("R3Initial")?,
+        window: v.small("BanditWindow")?,
+        discount: v.decimal("BanditDiscount")?,
+        prior_pages: v.decimal("BanditPrior")?,
+        exploration: v.decimal("BanditExploration")?,
+        seed: v.int("BanditSeed")?,
+    })
+}
+
+fn scope(v: &Values<'_>) -> Result<ScopeSettings, SettingsError> {
+    Ok(ScopeSettings {
+        common_labels: list(v.text("CommonDomainLabels")),
+        key_domain_source: match v.choice("KeyDomainSource")? {
+            "PublicSuffix" => KeyDomainSource::PublicSuffix,
+            _ => KeyDomainSource::Labels,
+        },
+        topic: if v.flag("TopicFilter")? {
+            Some(TopicSettings {
+                keywords: list(v.text("TopicKeywords")),
+                body_weight: v.decimal("TopicBodyWeight")?,
+                title_weight: v.decimal("TopicTitleWeight")?,
+                gain: v.decimal("TopicGain")?,
+                threshold: v.decimal("TopicThreshold")?,
+            })
         } else {
-            self.base.join(p)
-        }
-    }
-}
-
-/// A comma-separated list: items trimmed, empty ones dropped.
-fn list(text: &str) -> Vec<String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
+            None
+        },
+    })
 }
 
 fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
-    let expected = "comma-separated host:address or host:port:address entries";
+    let bad = |item: &str| SettingsError::BadValue {
+        key: "Resolve".to_owned(),
+        value: item.to_owned(),
+        expected: "comma-separated host:address or host:port:address entries".to_owned(),
+    };
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (host, rest) = item
-            .split_once(':')
-            .ok_or_else(|| bad("Resolve", item, expected))?;
+        let (host, rest) = item.split_once(':').ok_or_else(|| bad(item))?;
         let parse_addr = |s: &str| {
             s.trim_start_matches('[')
                 .trim_end_matches(']')
@@ -651,20 +537,13 @@ fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
         let (port, addr) = match parse_addr(rest) {
             Some(addr) => (None, addr),
             None => {
-                let (port, addr) = rest
-                    .split_once(':')
-                    .ok_or_else(|| bad("Resolve", item, expected))?;
-                let port = port
-                    .parse::<u16>()
-                    .map_err(|_| bad("Resolve", item, expected))?;
-                (
-                    Some(port),
-                    parse_addr(addr).ok_or_else(|| bad("Resolve", item, expected))?,
-                )
+                let (port, addr) = rest.split_once(':').ok_or_else(|| bad(item))?;
+                let port = port.parse::<u16>().map_err(|_| bad(item))?;
+                (Some(port), parse_addr(addr).ok_or_else(|| bad(item))?)
             }
         };
         if host.is_empty() {
-            return Err(bad("Resolve", item, expected));
+            return Err(bad(item));
         }
         out.push(ResolveEntry {
             host: host.to_ascii_lowercase(),
@@ -687,7 +566,7 @@ mod tests {
     #[test]
     fn pascal_case_keys_and_inline_comments() {
         let (s, w) = load("ParsingThreadsCount = 3 ; three parsers\nUrlAnalyzingThread = EmptyUAT          ; or KeyDomainUAT\n").unwrap();
-        assert_eq!(s.parsing_threads.get(), 3);
+        assert_eq!(s.threads.parsing.get(), 3);
         assert_eq!(s.components.url_filter, "EmptyUAT");
         assert!(w.is_empty(), "{w:?}");
     }
@@ -698,7 +577,7 @@ mod tests {
             load("ApplicationFinishers = \"WorkIsDoneAF,TimeoutAF\"\nResultFolder = \"result\"\n")
                 .unwrap();
         assert_eq!(s.components.finishers, ["WorkIsDoneAF", "TimeoutAF"]);
-        assert_eq!(s.result_folder, PathBuf::from("/base/result"));
+        assert_eq!(s.results.folder, PathBuf::from("/base/result"));
     }
 
     #[test]
@@ -732,12 +611,12 @@ mod tests {
         let (s, _) =
             load("OtherSchemeLinks = ignore\nCaFile = certs/ca.pem\nMetaRefreshMaxDelay = 0\n")
                 .unwrap();
-        assert_eq!(s.other_scheme_links, OtherScheme::Ignore);
-        assert_eq!(s.ca_file, Some(PathBuf::from("/base/certs/ca.pem")));
-        assert_eq!(s.meta_refresh_max_delay, 0);
+        assert_eq!(s.sites.other_scheme_links, OtherScheme::Ignore);
+        assert_eq!(s.http.ca_file, Some(PathBuf::from("/base/certs/ca.pem")));
+        assert_eq!(s.sites.meta_refresh_max_delay, 0);
         let (d, _) = load("").unwrap();
         assert_eq!(
-            (d.other_scheme_links, d.ca_file),
+            (d.sites.other_scheme_links, d.http.ca_file),
             (OtherScheme::Internal, None)
         );
         let e = load("OtherSchemeLinks = Maybe\n").unwrap_err().to_string();
@@ -778,7 +657,7 @@ mod tests {
     fn user_agent_version_placeholder() {
         let (s, _) = load("").unwrap();
         assert_eq!(
-            s.user_agent,
+            s.http.user_agent,
             format!("rccrawler/{}", env!("CARGO_PKG_VERSION"))
         );
         assert_eq!(s.robots_agent(), "rccrawler");
@@ -788,6 +667,6 @@ mod tests {
     fn rendered_ini_loads_with_no_warnings_and_all_defaults() {
         let (s, w) = load(&keys::render_ini()).unwrap();
         assert!(w.is_empty(), "{w:?}");
-        assert_eq!(s.parsing_threads.get(), 2);
+        assert_eq!(s.threads.parsing.get(), 2);
     }
 }

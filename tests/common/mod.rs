@@ -169,7 +169,7 @@ pub fn prepare(hosts: &[String], extra: &[(&str, &str)]) -> tempfile::TempDir {
 pub fn try_run_with(registry: &Registry, dir: &Path) -> Result<RunReport, AppError> {
     let (settings, warnings) = Settings::load(&dir.join("settings.ini")).expect("valid settings");
     assert!(warnings.iter().all(|w| w.is_note()), "{warnings:?}");
-    let sites = rccrawler::hosts::load(&dir.join("hosts.txt"), settings.site_defaults)
+    let sites = rccrawler::hosts::load(&dir.join("hosts.txt"), settings.sites.defaults)
         .expect("valid hosts");
     registry.run(&settings, &sites, crossbeam_channel::never())
 }
