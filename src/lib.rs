@@ -22,7 +22,10 @@
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`] — what a link is and whether it
 //!   is fetched.
-//! - [`data`] — the `DataManager` (`BMICDM`), journal records, and the exact graph.
+//! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
+//!   (`Persistence`: none, the state folder, PostgreSQL) and how processes share a crawl
+//!   (`Coordinator`); `BMICDM` and `PgDM` are two pairings of these.
+//! - [`bandit`] — the budget rules (the BeeBot paper's R1–R3 and others), the oracle, replay.
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
 //!   summary).

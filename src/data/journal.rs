@@ -5,7 +5,9 @@
 //! the new strings — each must get exactly the next id, or the journal does not belong to the
 //! state — and applies the rest with the same code as a live commit.
 
-use super::records::{Entry, LinkKind, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink};
+use super::records::{
+    Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
+};
 use crate::bandit::Yield;
 use crate::message::{Decided, HopKind};
 use crate::site::Origin;
@@ -127,18 +129,9 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
         j.put_var(u64::from(h.url) << 1 | u64::from(h.kind == HopKind::MetaRefresh));
     }
     match &r.kind {
-        ResolvedKind::Page {
-            hash,
-            bytes,
-            title,
-            canonical,
-            links,
-        } => {
+        ResolvedKind::Page { meta, links } => {
             j.put_u8(0);
-            j.put_u128(*hash);
-            j.put_var(u64::from(*bytes));
-            j.put_var(u64::from(*title));
-            j.put_var(canonical.map_or(0, |c| u64::from(c) + 1));
+            meta.put(j);
             j.put_var(links.len() as u64);
             for l in links {
                 j.put_u8(l.kind.code() as u8);
@@ -236,10 +229,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
     }
     let kind = match r.u8()? {
         0 => {
-            let hash = r.u128()?;
-            let bytes = r.var32()?;
-            let title = r.var32()?;
-            let canonical = r.var32()?.checked_sub(1);
+            let meta = PageMeta::read(r)?;
             let n = r.var()?;
             let mut links = Vec::new();
             for _ in 0..n {
@@ -258,13 +248,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
                     failure,
                 });
             }
-            ResolvedKind::Page {
-                hash,
-                bytes,
-                title,
-                canonical,
-                links,
-            }
+            ResolvedKind::Page { meta, links }
         }
         1 => ResolvedKind::OffSite(r.var32()?),
         2 => ResolvedKind::Failed {
@@ -335,10 +319,7 @@ mod tests {
                     },
                 ],
                 kind: ResolvedKind::Page {
-                    hash: 1 << 100,
-                    bytes: 5,
-                    title: 0,
-                    canonical: Some(7),
+                    meta: PageMeta::new(1 << 100, 5, 0, Some(7)),
                     links: vec![ResolvedLink {
                         kind: LinkKind::Bad,
                         target: 4,

@@ -14,7 +14,7 @@
 //! state folder with [`coord::Solo`] ([`open_in_memory`]); `PgDM` is the same data manager over
 //! PostgreSQL with [`pg::PgCoordinator`] ([`open_pg`]).
 //!
-//! Inside: [`scope`] holds one scope's records (commit, levels, graph, yields, snapshot,
+//! Inside: `scope` holds one scope's records (commit, levels, graph, yields, snapshot,
 //! replay); `journal` and `records` are the journal's bytes and values; [`interner`] and
 //! [`frontier`] the scope's string table and queues.
 

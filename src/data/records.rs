@@ -6,6 +6,7 @@
 use crate::bandit::Yield;
 use crate::message::{Decided, HopKind};
 use crate::site::Origin;
+use crate::storage::codec::{Corrupt, Put, Reader};
 
 /// What a link of a page points to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,77 @@ impl LinkKind {
     }
 }
 
+/// A text id that names no text (a page without a canonical URL).
+pub(crate) const NO_TEXT: u32 = u32::MAX;
+
+/// What a scope records of a page besides its links, in ids: one value and one codec, used by
+/// live commits, the journal and snapshots alike. A new per-page field goes here (its bytes
+/// in [`PageMeta::put`] and [`PageMeta::read`], with a `storage::FORMAT_VERSION` bump), in the
+/// parser's `PageRecord` that fills it, in the commit that interns it, and in a `SiteGraph`
+/// accessor for the unloaders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PageMeta {
+    /// The body's 128-bit hash, as four words (so a page record is not padded to a 16-byte
+    /// alignment).
+    hash: [u32; 4],
+    /// Body bytes (capped at `u32::MAX`).
+    pub(crate) bytes: u32,
+    /// The `<title>`'s text id.
+    pub(crate) title: u32,
+    /// The `<link rel="canonical">` URL's text id, or [`NO_TEXT`].
+    pub(crate) canonical: u32,
+}
+
+impl PageMeta {
+    /// A page's record.
+    pub(crate) fn new(hash: u128, bytes: u32, title: u32, canonical: Option<u32>) -> Self {
+        PageMeta {
+            hash: [
+                hash as u32,
+                (hash >> 32) as u32,
+                (hash >> 64) as u32,
+                (hash >> 96) as u32,
+            ],
+            bytes,
+            title,
+            canonical: canonical.unwrap_or(NO_TEXT),
+        }
+    }
+
+    /// The body's hash.
+    pub(crate) fn hash(&self) -> u128 {
+        let [a, b, c, d] = self.hash;
+        u128::from(a) | u128::from(b) << 32 | u128::from(c) << 64 | u128::from(d) << 96
+    }
+
+    /// The canonical URL's text id, if the page names one.
+    pub(crate) fn canonical(&self) -> Option<u32> {
+        (self.canonical != NO_TEXT).then_some(self.canonical)
+    }
+
+    /// Whether every text id it names is below `texts`.
+    pub(crate) fn texts_known(&self, texts: u32) -> bool {
+        self.title < texts && self.canonical().is_none_or(|c| c < texts)
+    }
+
+    /// Its bytes, as journal records and snapshots hold them.
+    pub(crate) fn put(&self, out: &mut impl Put) {
+        out.put_u128(self.hash());
+        out.put_var(u64::from(self.bytes));
+        out.put_var(u64::from(self.title));
+        out.put_var(self.canonical().map_or(0, |c| u64::from(c) + 1));
+    }
+
+    /// Reads what [`Self::put`] wrote.
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        let hash = r.u128()?;
+        let bytes = r.var32()?;
+        let title = r.var32()?;
+        let canonical = r.var32()?.checked_sub(1);
+        Ok(PageMeta::new(hash, bytes, title, canonical))
+    }
+}
+
 /// One link in ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ResolvedLink {
@@ -57,11 +129,7 @@ pub(crate) struct ResolvedLink {
 pub(crate) enum ResolvedKind {
     /// An HTML page.
     Page {
-        hash: u128,
-        bytes: u32,
-        title: u32,
-        /// The canonical URL's text id, if the page names one.
-        canonical: Option<u32>,
+        meta: PageMeta,
         links: Vec<ResolvedLink>,
     },
     /// A redirect to another site: the external URL's id.

@@ -11,7 +11,7 @@
 //! - records handed to [`Persistence::save`] with [`Persist::Journal`] survive the process
 //!   (`Durability::Process`) or a power cut (`Durability::Disk`) once it returns `Ok`;
 //! - a scope's saved bytes are always a snapshot (or none) and the records committed after it,
-//!   in commit order, so [`ScopeGraph::recover`](super::scope) rebuilds exactly what was saved;
+//!   in commit order, so `ScopeGraph::recover` rebuilds exactly what was saved;
 //! - a failure is an `Err`, never a silent loss: the crawl stops and says why.
 
 pub(crate) mod files;

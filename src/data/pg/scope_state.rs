@@ -13,8 +13,8 @@
 //!
 //! A row's `owner` is set exactly while it is `active`; `lease_until` says until when the
 //! owner's claim holds unless renewed. Every write of a scope's data first checks, under a
-//! row lock, that this process still owns it ([`owned_for_update`], [`snapshot_turn`],
-//! [`owned_for_share`]): a process whose lease ran out never writes over its successor.
+//! row lock, that this process still owns it (`owned_for_update`, `snapshot_turn`,
+//! `owned_for_share`): a process whose lease ran out never writes over its successor.
 
 use postgres::{Client, GenericClient, Transaction};
 

@@ -4,11 +4,9 @@
 //! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
 //! a journal runs too.
 
-use super::{
-    DataError, Effects, LinkRec, NO_TEXT, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState,
-};
+use super::{DataError, Effects, LinkRec, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState};
 use crate::data::records::{
-    Entry, LinkKind, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
+    Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
 use crate::ids::SiteId;
 use crate::message::{Decided, HopKind, LinkTarget, Outcome};
@@ -113,11 +111,10 @@ impl ScopeGraph {
                 } else {
                     Some(self.text_ref(&page.canonical)?)
                 };
+                let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
+                let title = self.text_ref(&page.title)?;
                 ResolvedKind::Page {
-                    hash: page.hash,
-                    bytes: u32::try_from(page.bytes).unwrap_or(u32::MAX),
-                    title: self.text_ref(&page.title)?,
-                    canonical,
+                    meta: PageMeta::new(page.hash, bytes, title, canonical),
                     links,
                 }
             }
@@ -235,16 +232,9 @@ impl ScopeGraph {
         }
         let last = *ids.last().expect("never empty");
         match &r.kind {
-            ResolvedKind::Page {
-                hash,
-                bytes,
-                title,
-                canonical,
-                links,
-            } => {
+            ResolvedKind::Page { meta, links } => {
                 if self.recs[last as usize].state.is_open() {
-                    let canonical = canonical.unwrap_or(NO_TEXT);
-                    let p = self.add_page(*hash, *bytes, *title, canonical, links)?;
+                    let p = self.add_page(*meta, links)?;
                     self.finish(last, UrlState::Page, p);
                 }
             }
@@ -289,16 +279,9 @@ impl ScopeGraph {
         Ok(self.drain())
     }
 
-    fn add_page(
-        &mut self,
-        hash: u128,
-        bytes: u32,
-        title: u32,
-        canonical: u32,
-        links: &[ResolvedLink],
-    ) -> Result<u32, DataError> {
+    fn add_page(&mut self, meta: PageMeta, links: &[ResolvedLink]) -> Result<u32, DataError> {
         let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
-        if title >= n_texts || (canonical != NO_TEXT && canonical >= n_texts) {
+        if !meta.texts_known(n_texts) {
             return Err(DataError::inconsistent("a page names an unknown text"));
         }
         let start = self.links.len() as u32;
@@ -320,12 +303,9 @@ impl ScopeGraph {
             self.links.push(LinkRec::new(l.kind, l.target, l.aux));
         }
         self.pages.push(PageRec {
-            hash: PageRec::split_hash(hash),
+            meta,
             links_start: start,
             links_len: self.links.len() as u32 - start,
-            title,
-            bytes,
-            canonical,
         });
         Ok(self.pages.len() as u32 - 1)
     }

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::{NO_LEVEL, NO_TEXT, STATIC_BIT, ScopeGraph, UrlState};
+use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 use crate::data::records::LinkKind;
 
 /// Why an alias URL maps to a node.
@@ -145,7 +145,7 @@ impl<'a> SiteGraph<'a> {
                 node_of[cur as usize]
             } else {
                 let page = g.pages[rec.data as usize];
-                if let Some(&existing) = by_hash.get(&page.hash()) {
+                if let Some(&existing) = by_hash.get(&page.meta.hash()) {
                     node_of[cur as usize] = existing;
                     aliases.push(Alias {
                         url: cur,
@@ -161,7 +161,7 @@ impl<'a> SiteGraph<'a> {
                     });
                     let id = nodes.len() as u32;
                     node_of[cur as usize] = id;
-                    by_hash.insert(page.hash(), id);
+                    by_hash.insert(page.meta.hash(), id);
                     if level < g.max_level {
                         for l in g.page_links(&page) {
                             if l.is_internal() && visited[l.id() as usize] == NO_LEVEL {
@@ -220,25 +220,27 @@ impl<'a> SiteGraph<'a> {
 
     /// A node's `<title>`.
     pub fn title(&self, node: &Node) -> &'a str {
-        self.g.texts.get(self.g.pages[node.page as usize].title)
+        self.g
+            .texts
+            .get(self.g.pages[node.page as usize].meta.title)
     }
 
     /// A node's content hash.
     pub fn content_hash(&self, node: &Node) -> u128 {
-        self.g.pages[node.page as usize].hash()
+        self.g.pages[node.page as usize].meta.hash()
     }
 
     /// A node's `<link rel="canonical">` URL, normalized (empty: none).
     pub fn canonical(&self, node: &Node) -> &'a str {
-        match self.g.pages[node.page as usize].canonical {
-            NO_TEXT => "",
-            text => self.g.texts.get(text),
+        match self.g.pages[node.page as usize].meta.canonical() {
+            None => "",
+            Some(text) => self.g.texts.get(text),
         }
     }
 
     /// A node's body size in bytes.
     pub fn bytes(&self, node: &Node) -> u32 {
-        self.g.pages[node.page as usize].bytes
+        self.g.pages[node.page as usize].meta.bytes
     }
 
     /// Where an internal link target resolves: `Ok(node id)`, or the final URL state.

@@ -33,7 +33,7 @@ use super::Fetch;
 use super::frontier::Frontier;
 use super::interner::Interner;
 use super::journal::JournalBuf;
-use super::records::{Entry, LinkKind, Pull};
+use super::records::{Entry, LinkKind, PageMeta, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
@@ -147,36 +147,12 @@ impl LinkRec {
 /// either, and the link record stays 8 bytes whether contexts are kept or not.
 const CONTEXT_SEPARATOR: char = '\u{1f}';
 
-/// A text id that names no text (a page without a canonical URL).
-const NO_TEXT: u32 = u32::MAX;
-
-/// One HTML page. 36 bytes: the hash is kept as four words so the record is not padded to
-/// a 16-byte alignment.
+/// One HTML page: what is recorded of it, and where its links are. 36 bytes.
 #[derive(Debug, Clone, Copy)]
 struct PageRec {
-    hash: [u32; 4],
+    meta: PageMeta,
     links_start: u32,
     links_len: u32,
-    title: u32,
-    bytes: u32,
-    /// The `<link rel="canonical">` URL's text id, or `NO_TEXT`.
-    canonical: u32,
-}
-
-impl PageRec {
-    fn hash(&self) -> u128 {
-        let [a, b, c, d] = self.hash;
-        u128::from(a) | u128::from(b) << 32 | u128::from(c) << 64 | u128::from(d) << 96
-    }
-
-    fn split_hash(h: u128) -> [u32; 4] {
-        [
-            h as u32,
-            (h >> 32) as u32,
-            (h >> 64) as u32,
-            (h >> 96) as u32,
-        ]
-    }
 }
 
 /// Whether a scope writes journal records as it changes.

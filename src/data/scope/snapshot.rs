@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use super::{
-    LinkRec, NO_LEVEL, NO_TEXT, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
+    LinkRec, NO_LEVEL, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
 };
 use crate::data::interner::Interner;
-use crate::data::records::{LinkKind, Pull};
+use crate::data::records::{LinkKind, PageMeta, Pull};
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, IoPut, Put, Reader};
 
@@ -69,12 +69,9 @@ impl ScopeGraph {
         put_interner(out, &self.texts);
         out.put_var(self.pages.len() as u64);
         for p in &self.pages {
-            out.put_u128(p.hash());
             out.put_u32(p.links_start);
             out.put_u32(p.links_len);
-            out.put_u32(p.title);
-            out.put_u32(p.canonical);
-            out.put_u32(p.bytes);
+            p.meta.put(out);
         }
         out.put_var(self.links.len() as u64);
         for l in &self.links {
@@ -132,12 +129,9 @@ impl ScopeGraph {
         g.texts = read_interner(&mut r)?;
         for _ in 0..r.var()? {
             g.pages.push(PageRec {
-                hash: PageRec::split_hash(r.u128()?),
                 links_start: r.u32()?,
                 links_len: r.u32()?,
-                title: r.u32()?,
-                canonical: r.u32()?,
-                bytes: r.u32()?,
+                meta: PageMeta::read(&mut r)?,
             });
         }
         for _ in 0..r.var()? {
@@ -201,8 +195,7 @@ impl ScopeGraph {
         }
         for p in &self.pages {
             let end = u64::from(p.links_start) + u64::from(p.links_len);
-            let canonical_ok = p.canonical == NO_TEXT || p.canonical < n_texts;
-            if end > self.links.len() as u64 || p.title >= n_texts || !canonical_ok {
+            if end > self.links.len() as u64 || !p.meta.texts_known(n_texts) {
                 return Err(Corrupt("page record points nowhere"));
             }
         }
