@@ -31,6 +31,14 @@ pub enum LineError {
         "{0:?} is not a site address: write protocol://host[:port] with protocol http or https"
     )]
     BadSite(String),
+    /// The host is not a host name.
+    #[error("{why}{}", if text.contains(',') { "; the fields of a line are separated by ';', not ','" } else { "" })]
+    BadHost {
+        /// The address as written.
+        text: String,
+        /// What is wrong with its host.
+        why: String,
+    },
     /// The address names a page, not a site.
     #[error("{0:?} has a path, query or fragment: hosts.txt names sites (protocol://host[:port])")]
     NotASite(String),
@@ -180,6 +188,12 @@ fn parse_site(text: &str) -> Result<Origin, LineError> {
     }
     let url = Url::parse(text).map_err(|_| bad())?;
     let origin = Origin::of(&url).ok_or_else(bad)?;
+    if let Err(why) = crate::site::check_host_name(origin.host()) {
+        return Err(LineError::BadHost {
+            text: text.to_owned(),
+            why,
+        });
+    }
     let has_extra = url.path() != "/"
         || url.query().is_some()
         || url.fragment().is_some()
@@ -258,6 +272,15 @@ mod tests {
             err("http://x.test;1;1;1;1").1,
             LineError::TooManyFields(5)
         ));
+        // See: issue 17 — a line written with commas became a host named "alpha.test,2,1,0".
+        let e = err("http://alpha.test,2,1,0").1.to_string();
+        assert!(
+            e.contains("\"alpha.test,2,1,0\" is not a host name")
+                && e.contains("separated by ';', not ','"),
+            "{e}"
+        );
+        assert!(matches!(err("http://a..test").1, LineError::BadHost { .. }));
+        assert!(parse("http://10.0.0.1:8080\nhttp://[::1]\nhttp://my_host.lan", D).is_ok());
     }
 
     #[test]

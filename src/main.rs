@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             println!("rccrawler {}", env!("CARGO_PKG_VERSION"));
             Exit::Ok
         }
-        Command::Crawl { settings, hosts } => cli::crawl(&settings, &hosts, ctrl_c),
+        Command::Crawl { settings, hosts } => cli::crawl(&settings, hosts.as_deref(), ctrl_c),
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings } => cli::status(&settings),

@@ -22,7 +22,7 @@ use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
 use crate::bandit::{self, Params, Policy, PolicyCtor};
-use crate::data::{self, DataLayer};
+use crate::data::{self, DataLayer, SavedCrawl};
 use crate::fetch::{Downloader, HttpDownloader};
 use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
 use crate::parse::{HtmlParser, PageParser};
@@ -73,11 +73,17 @@ pub struct UrlFilterTraits {
     pub topic_stage: bool,
 }
 
-/// A data manager with the settings it needs set.
+/// A data manager with the settings it needs set, and how `rccrawler export` reads what it
+/// saved.
 struct DataManagerEntry {
     ctor: DataManagerCtor,
     requires: &'static [&'static str],
+    read_saved: SavedReader,
 }
+
+/// Reads a saved crawl's scopes named by seed (all when none is named), to write their results.
+pub type SavedReader =
+    Arc<dyn Fn(&Settings, &[String]) -> Result<SavedCrawl, AppError> + Send + Sync>;
 
 /// A URL filter with what it declares.
 struct UrlFilterEntry {
@@ -115,12 +121,14 @@ impl<T> Table<T> {
         }
     }
 
-    fn get(&self, name: &str) -> Result<&T, SettingsError> {
+    /// The component `name` of this key, as `settings` names it (an error says where).
+    fn get(&self, name: &str, settings: &Settings) -> Result<&T, SettingsError> {
         self.entries
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
             .ok_or_else(|| SettingsError::UnknownComponent {
+                at: settings.location(self.key),
                 key: self.key.to_owned(),
                 name: name.to_owned(),
                 valid: self.names().into_iter().map(str::to_owned).collect(),
@@ -203,10 +211,18 @@ impl Registry {
     pub fn builtin() -> Self {
         let mut r = Self::empty();
         r.register_manager("TextFileAM", |_| Box::new(TextFileManager));
-        r.register_data_manager("BMICDM", &[], |s| Ok(data::open_in_memory(s)?));
-        r.register_data_manager("PgDM", &["DatabaseUrl", "CrawlName"], |s| {
-            Ok(data::open_pg(s)?)
-        });
+        r.register_data_manager(
+            "BMICDM",
+            &[],
+            |s| Ok(data::open_in_memory(s)?),
+            |s, which| Ok(data::read_state_folder(s, which)?),
+        );
+        r.register_data_manager(
+            "PgDM",
+            &["DatabaseUrl", "CrawlName"],
+            |s| Ok(data::open_pg(s)?),
+            |s, which| Ok(data::read_database(s, which)?),
+        );
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
@@ -318,17 +334,38 @@ impl Registry {
         self.managers.add(name, Arc::new(ctor));
     }
 
-    /// Registers a `DataManager` under `name`; settings.ini must set the keys of `requires`
-    /// (to something not empty) when it is chosen.
+    /// Registers a `DataManager` under `name`, opened by `open`; settings.ini must set the
+    /// keys of `requires` (to something not empty) when it is chosen; `read_saved` reads what
+    /// it saved, for `rccrawler export`.
     pub fn register_data_manager(
         &mut self,
         name: &str,
         requires: &'static [&'static str],
-        ctor: impl Fn(&Settings) -> Result<DataLayer, AppError> + Send + Sync + 'static,
+        open: impl Fn(&Settings) -> Result<DataLayer, AppError> + Send + Sync + 'static,
+        read_saved: impl Fn(&Settings, &[String]) -> Result<SavedCrawl, AppError>
+        + Send
+        + Sync
+        + 'static,
     ) {
-        let ctor = Arc::new(ctor);
-        self.data_managers
-            .add(name, DataManagerEntry { ctor, requires });
+        let entry = DataManagerEntry {
+            ctor: Arc::new(open),
+            requires,
+            read_saved: Arc::new(read_saved),
+        };
+        self.data_managers.add(name, entry);
+    }
+
+    /// The saved crawl of the data manager `settings` names, its scopes named by seed in
+    /// `which` (all when empty).
+    pub fn read_saved(
+        &self,
+        settings: &Settings,
+        which: &[String],
+    ) -> Result<SavedCrawl, AppError> {
+        let entry = self
+            .data_managers
+            .get(&settings.components.data_manager, settings)?;
+        (entry.read_saved)(settings, which)
     }
 
     /// Registers a `DownloadingThread` under `name`.
@@ -530,48 +567,57 @@ impl Registry {
             {
                 settings.components.finishers.push(finisher.clone());
                 if settings.is_written("ApplicationFinishers") {
-                    warnings.push(Warning::note(format!(
-                        "PageBudget is set, so {finisher} is added to ApplicationFinishers"
-                    )));
+                    warnings.push(Warning::note(
+                        settings.location("ApplicationFinishers"),
+                        format!(
+                            "PageBudget is set, so {finisher} is added to ApplicationFinishers"
+                        ),
+                    ));
                 }
             }
         }
         let c = &settings.components;
-        self.managers.get(&c.manager)?;
-        let data = self.data_managers.get(&c.data_manager)?;
+        self.managers.get(&c.manager, &settings)?;
+        let data = self.data_managers.get(&c.data_manager, &settings)?;
         for key in data.requires {
             if settings.text(key).trim().is_empty() {
                 return Err(SettingsError::BadValue {
+                    at: settings.location(key),
                     key: (*key).to_owned(),
                     value: String::new(),
                     expected: format!("a value when DataManager = {}", c.data_manager),
                 });
             }
         }
-        self.downloaders.get(&c.downloader)?;
-        self.parsers.get(&c.parser)?;
-        self.routines.get(&c.routine)?;
-        let filter = self.url_filters.get(&c.url_filter)?;
+        self.downloaders.get(&c.downloader, &settings)?;
+        self.parsers.get(&c.parser, &settings)?;
+        self.routines.get(&c.routine, &settings)?;
+        let filter = self.url_filters.get(&c.url_filter, &settings)?;
         if settings.scope.topic.is_some() && !filter.traits.topic_stage {
-            warnings.push(Warning::new(format!(
-                "TopicFilter = 1 applies to a URL filter with a topic stage only (here {}): ignored",
-                c.url_filter
-            )));
+            warnings.push(Warning::new(
+                settings.location("TopicFilter"),
+                format!(
+                    "TopicFilter = 1 applies to a URL filter with a topic stage only (here {}): ignored",
+                    c.url_filter
+                ),
+            ));
         }
-        self.robots.get(&c.robots)?;
+        self.robots.get(&c.robots, &settings)?;
         for f in &c.finishers {
-            self.finishers.get(f)?;
+            self.finishers.get(f, &settings)?;
         }
         for u in &c.unloaders {
-            self.unloaders.get(u)?;
+            self.unloaders.get(u, &settings)?;
         }
-        self.schedulers.get(&c.scheduler)?;
+        self.schedulers.get(&c.scheduler, &settings)?;
         Ok((settings, warnings))
     }
 
     /// What the chosen components imply for the others (`settings` already resolved).
     fn implied(&self, settings: &Settings) -> Result<Implied, SettingsError> {
-        let filter = self.url_filters.get(&settings.components.url_filter)?;
+        let filter = self
+            .url_filters
+            .get(&settings.components.url_filter, settings)?;
         Ok(Implied {
             scopes_span_hosts: filter.traits.spans_hosts,
         })
@@ -588,6 +634,7 @@ impl Registry {
     ) -> Result<RunReport, AppError> {
         // Settings already resolved resolve to themselves; their notes were said then.
         let (settings, _) = self.resolve(settings.clone())?;
+        settings.check_folders()?;
         let manager = self.manager(&settings)?;
         let parts = self.components(&settings, hosts)?;
         manager.run(&settings, hosts, parts, ctrl_c)
@@ -595,7 +642,11 @@ impl Registry {
 
     /// The application manager settings.ini names.
     pub fn manager(&self, settings: &Settings) -> Result<Box<dyn ApplicationManager>, AppError> {
-        Ok((self.managers.get(&settings.components.manager)?)(settings))
+        Ok((self
+            .managers
+            .get(&settings.components.manager, settings)?)(
+            settings
+        ))
     }
 
     /// The result unloaders settings.ini names.
@@ -605,7 +656,7 @@ impl Registry {
             .components
             .unloaders
             .iter()
-            .map(|u| Ok((self.unloaders.get(u)?)(settings, &implied)))
+            .map(|u| Ok((self.unloaders.get(u, settings)?)(settings, &implied)))
             .collect()
     }
 
@@ -620,21 +671,21 @@ impl Registry {
         let finishers = c
             .finishers
             .iter()
-            .map(|f| Ok((self.finishers.get(f)?)(settings)))
+            .map(|f| Ok((self.finishers.get(f, settings)?)(settings)))
             .collect::<Result<Vec<_>, AppError>>()?;
         let unloaders = self.unloaders(settings)?;
-        let layer = (self.data_managers.get(&c.data_manager)?.ctor)(settings)?;
+        let layer = (self.data_managers.get(&c.data_manager, settings)?.ctor)(settings)?;
         Ok(Components {
             data: layer.data,
             coordinator: layer.coordinator,
-            downloader: (self.downloaders.get(&c.downloader)?)(settings)?,
-            parser: (self.parsers.get(&c.parser)?)(settings),
-            routine: (self.routines.get(&c.routine)?)(settings),
-            url_filter: (self.url_filters.get(&c.url_filter)?.ctor)(settings, hosts),
-            robots: *self.robots.get(&c.robots)?,
+            downloader: (self.downloaders.get(&c.downloader, settings)?)(settings)?,
+            parser: (self.parsers.get(&c.parser, settings)?)(settings),
+            routine: (self.routines.get(&c.routine, settings)?)(settings),
+            url_filter: (self.url_filters.get(&c.url_filter, settings)?.ctor)(settings, hosts),
+            robots: *self.robots.get(&c.robots, settings)?,
             finishers,
             unloaders,
-            scheduler: (self.schedulers.get(&c.scheduler)?.live)(settings, hosts.len()),
+            scheduler: (self.schedulers.get(&c.scheduler, settings)?.live)(settings, hosts.len()),
         })
     }
 }
@@ -689,7 +740,7 @@ mod tests {
             .unwrap();
         assert_eq!(s.components.scheduler, "R2");
         assert_eq!(s.components.finishers, ["WorkIsDoneAF", "PageBudgetAF"]);
-        assert!(notes[0].is_note() && notes[0].0.contains("PageBudgetAF is added"));
+        assert!(notes[0].is_note() && notes[0].text.contains("PageBudgetAF is added"));
         let e = r
             .resolve(settings("DataManager = PgDM\n"))
             .unwrap_err()
@@ -698,7 +749,7 @@ mod tests {
         let (_, w) = r
             .resolve(settings("TopicFilter = 1\nTopicKeywords = x\n"))
             .unwrap();
-        assert!(w[0].0.contains("TopicFilter"), "{w:?}");
+        assert!(w[0].text.contains("TopicFilter"), "{w:?}");
     }
 
     #[test]

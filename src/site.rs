@@ -11,6 +11,43 @@ use url::Url;
 
 use crate::url_norm::NormUrl;
 
+/// Checks that `host` (as a URL gives it: lower case, punycode) is a host name or an IP
+/// address a site can have: labels of letters, digits, `-` and `_` (which real intranet
+/// hosts use), none empty or longer than 63 bytes, 253 bytes at most in all. `Err` says
+/// what is wrong, for the user (`alpha.test,2,1,0`: a hosts.txt line with `,` for `;`).
+pub fn check_host_name(host: &str) -> Result<(), String> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.parse::<std::net::IpAddr>().is_ok() {
+        return Ok(());
+    }
+    if host.is_empty() {
+        return Err("the host name is empty".into());
+    }
+    if host.len() > 253 {
+        return Err(format!("the host name {host:?} is longer than 253 bytes"));
+    }
+    if let Some(c) = host
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+    {
+        return Err(format!(
+            "{host:?} is not a host name: it holds {c:?} (host names hold letters, digits, '-' and '.')"
+        ));
+    }
+    for label in host.trim_end_matches('.').split('.') {
+        if label.is_empty() {
+            return Err(format!("{host:?} has an empty label (two dots in a row)"));
+        }
+        if label.len() > 63 {
+            return Err(format!("{host:?} has a label longer than 63 bytes"));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return Err(format!("{host:?} has a label starting or ending with '-'"));
+        }
+    }
+    Ok(())
+}
+
 /// `http` or `https`: the only schemes crawled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scheme {

@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
@@ -53,6 +54,8 @@ type Waker = Box<dyn Fn() + Send + Sync>;
 /// The shutdown broadcast.
 pub struct Stop {
     reason: OnceLock<StopReason>,
+    /// When the first reason came.
+    at: OnceLock<Instant>,
     sender: Mutex<Option<Sender<()>>>,
     receiver: Receiver<()>,
     wakers: Mutex<Vec<Waker>>,
@@ -78,6 +81,7 @@ impl Stop {
         let (sender, receiver) = crossbeam_channel::bounded(0);
         Stop {
             reason: OnceLock::new(),
+            at: OnceLock::new(),
             sender: Mutex::new(Some(sender)),
             receiver,
             wakers: Mutex::new(Vec::new()),
@@ -87,6 +91,7 @@ impl Stop {
     /// Asks everyone to stop. Only the first reason is kept.
     pub fn request(&self, reason: StopReason) {
         if self.reason.set(reason).is_ok() {
+            let _ = self.at.set(Instant::now());
             self.sender.lock().take();
             for wake in self.wakers.lock().iter() {
                 wake();
@@ -102,6 +107,11 @@ impl Stop {
     /// The reason, once requested.
     pub fn reason(&self) -> Option<StopReason> {
         self.reason.get().cloned()
+    }
+
+    /// How long after `start` the stop was requested, once it was.
+    pub fn requested_after(&self, start: Instant) -> Option<std::time::Duration> {
+        self.at.get().map(|at| at.saturating_duration_since(start))
     }
 
     /// A receiver that becomes ready (disconnected) when the stop is requested.

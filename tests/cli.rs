@@ -100,29 +100,70 @@ fn missing_files_and_bad_arguments_exit_2() {
     );
 }
 
+// See: issue 17 — `PageBudgt = 100` was a warning with no suggestion, then an unbudgeted crawl.
 #[test]
-fn unknown_key_is_a_warning_and_the_crawl_runs() {
+fn a_misspelled_key_is_an_error_that_suggests_the_known_one() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("settings.ini"),
-        "DownloadingThreadsCnt = 5\nDownloadingThreadPDChunkSizeMultiplier = 5\n",
+        "DownloadingThreadPDChunkSizeMultiplier = 5\nPageBudgt = 100\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join("hosts.txt"), "").unwrap();
+    std::fs::write(dir.path().join("hosts.txt"), "http://ok.test\n").unwrap();
     let o = run(dir.path(), &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
-        err.contains("warning: settings.ini: unknown key DownloadingThreadsCnt ignored"),
+        err.contains("error: settings.ini:2: unknown key PageBudgt (did you mean PageBudget?)"),
         "{err}"
     );
-    // The paper's tuning keys are known: a note, not a warning.
+    nothing_started(dir.path());
+    // The paper's tuning keys are known: a note, not an error.
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        "DownloadingThreadPDChunkSizeMultiplier = 5\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("hosts.txt"), "# none yet\n").unwrap();
+    let err = stderr(&run(dir.path(), &[]));
     assert!(
-        err.contains("note: settings.ini: DownloadingThreadPDChunkSizeMultiplier is a tuning knob")
-            && !err.contains("unknown key DownloadingThreadPDChunkSizeMultiplier"),
+        err.contains(
+            "note: settings.ini:1: DownloadingThreadPDChunkSizeMultiplier is a tuning knob"
+        ),
         "{err}"
     );
-    assert!(dir.path().join("results/summary.csv").exists());
+}
+
+// See: issue 17 — warnings said settings.ini for --settings s3.ini and gave no line; hosts.txt
+// was read from the current folder, and its error gave no path.
+#[test]
+fn messages_name_the_settings_file_given_and_hosts_txt_is_found_beside_it() {
+    let top = tempfile::tempdir().unwrap();
+    let proj = top.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    std::fs::write(proj.join("s3.ini"), "\nTimeoutSeconds = soon\n").unwrap();
+    let o = run(top.path(), &["--settings", "proj/s3.ini"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("proj/s3.ini:2: TimeoutSeconds = \"soon\""),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(proj.join("s3.ini"), "").unwrap();
+    let o = run(top.path(), &["--settings", "proj/s3.ini"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let expected = std::path::absolute(proj.join("hosts.txt")).unwrap();
+    assert!(
+        err.contains(&format!("error: {}: ", expected.display())),
+        "the missing hosts.txt is named with its whole path: {err}"
+    );
+    std::fs::write(proj.join("hosts.txt"), "http://a,2,1,0\n").unwrap();
+    let err = stderr(&run(top.path(), &["--settings", "proj/s3.ini"]));
+    assert!(
+        err.contains("sites from proj/hosts.txt") && err.contains("proj/hosts.txt:1:"),
+        "hosts.txt beside settings.ini is read: {err}"
+    );
 }
 
 #[test]
@@ -151,7 +192,7 @@ fn a_crawl_as_a_child_process_exits_0_with_results() {
     assert_eq!(site.nodes.len(), 2);
     assert_eq!(site.edges.len(), 2);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("stopped: work is done"), "{stdout}");
+    assert!(stdout.contains("finished after"), "{stdout}");
     let log = std::fs::read_to_string(dir.path().join("logs/common_log.csv")).unwrap();
     assert_eq!(
         log.lines().count(),
@@ -233,17 +274,72 @@ fn input_files_with_bom_crlf_blank_lines_and_comments_work() {
     );
 }
 
+// See: issue 17 — an empty hosts.txt, or a run where every site is unreachable, exited 0
+// saying `stopped: work is done`.
 #[test]
-fn an_empty_hosts_txt_is_a_clean_run_with_an_empty_summary() {
+fn nothing_to_crawl_is_exit_code_3() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("settings.ini"), "").unwrap();
     std::fs::write(dir.path().join("hosts.txt"), "# nothing yet\n").unwrap();
     let o = run(dir.path(), &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("lists no sites"), "{}", stderr(&o));
-    let (header, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
-    assert_eq!(header[0], "Site");
-    assert!(rows.is_empty());
+    nothing_started(dir.path());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("MaxRetries", "0"), ("SiteDownAfterFailures", "1")]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("http://a.test:{closed}\nhttp://b.test:{closed}\n"),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing was crawled"), "{}", stderr(&o));
+    let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
+    assert_eq!(
+        rows.len(),
+        2,
+        "summary.csv still says what became of each site"
+    );
+}
+
+// See: issue 17 — `ResultFolder = resfile` (a file) ran the whole crawl, then failed to write it.
+#[test]
+fn a_folder_that_cannot_be_written_is_bad_input_before_any_request() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<title>A</title>");
+    for key in ["ResultFolder", "StateFolder", "CommonLogFile"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("resfile"), "a file").unwrap();
+        let value = if key == "CommonLogFile" {
+            "resfile/common.csv"
+        } else {
+            "resfile"
+        };
+        std::fs::write(
+            dir.path().join("settings.ini"),
+            settings_text(&[(key, value)]),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("hosts.txt"), web.origin("a.test")).unwrap();
+        let before = web.server.requests().len();
+        let o = run(dir.path(), &[]);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{key} = ")) && stderr(&o).contains("cannot write there"),
+            "{key}: {}",
+            stderr(&o)
+        );
+        assert_eq!(web.server.requests().len(), before, "{key}: no request");
+    }
 }
 
 #[test]
@@ -373,7 +469,8 @@ fn the_papers_settings_ini_runs_unchanged() {
         "the paper's keys are all known: {err}"
     );
     assert!(
-        err.contains("note: settings.ini: RoutineThreadSleepTime is a tuning knob"),
+        err.contains("note: settings.ini:")
+            && err.contains(" RoutineThreadSleepTime is a tuning knob"),
         "{err}"
     );
     // DisplayCommonLog / DisplayErrorLog echo the log rows on the console.

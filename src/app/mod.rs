@@ -137,8 +137,10 @@ pub struct RunReport {
     pub sites: Vec<SiteSummary>,
     /// Failed result checks (`TestRU`): any makes the run a failure.
     pub problems: Vec<String>,
-    /// Wall time.
+    /// Wall time, from the start to the end of the run.
     pub elapsed: Duration,
+    /// When the stop was asked for (a finisher, Ctrl+C), from the start.
+    pub stopped_after: Option<Duration>,
     /// Of which writing the result files.
     pub unload_elapsed: Duration,
     /// Where results were written.
@@ -146,6 +148,12 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// Whether the crawl finished without recording a page of any site (every site
+    /// unreachable, down or blocked by robots.txt before its first page): exit code 3.
+    pub fn crawled_nothing(&self) -> bool {
+        self.reason.is_complete() && self.sites.iter().all(|s| s.pages == 0)
+    }
+
     /// Whether the run failed (exit code 1): it ended because of a failure rather than a
     /// finisher, or a result check failed.
     pub fn is_failure(&self) -> bool {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use super::seeds::{Crawl, Seeds, busy_scopes};
-use super::unload_all::{ScopeRow, unload_all};
+use super::unload_all::{ScopeRow, Unloaded, unload_all};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeFeeder};
 use crate::data::{CrawlStatus, OpenScopeError, Persist};
@@ -23,6 +23,7 @@ use crate::settings::Settings;
 use crate::site::SiteSpec;
 use crate::sites::Sites;
 use crate::stop::{Stop, StopReason};
+use crate::storage::Durability;
 
 /// The text-file application manager.
 #[derive(Debug, Clone, Copy, Default)]
@@ -139,37 +140,59 @@ impl ApplicationManager for TextFileManager {
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
         let finished =
             reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
-        let status = if finished {
-            CrawlStatus::Finished
-        } else {
-            CrawlStatus::Unfinished
-        };
-        dm.persist(Persist::Checkpoint(status))?;
         let unload_started = Instant::now();
-        // A shared store hands the scopes back (after writing what it keeps of finished
-        // ones) while the result files are written.
-        let (handed_back, unloaded) = std::thread::scope(|s| {
-            let back = s.spawn(|| -> Result<(), AppError> {
-                dm.close()?;
-                Ok(coordinator.hand_back()?)
-            });
-            let unloaded = unload_all(settings, &*dm, &unloaders, &scopes);
-            let back = back
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (back, unloaded)
-        });
-        handed_back?;
-        let unloaded = unloaded?;
+        let unloaded = save_and_unload(settings, &ctx, &unloaders, &scopes, finished)?;
         Ok(RunReport {
             reason,
             sites: unloaded.rows,
             problems: unloaded.problems,
             elapsed: started.elapsed(),
+            stopped_after: stop.requested_after(started),
             unload_elapsed: unload_started.elapsed(),
             result_folder: settings.results.folder.clone(),
         })
     }
+}
+
+/// The end of a run: the state saved, the results written, the scopes handed back — in the
+/// order that never loses a crawl. The state is made durable first, as unfinished; a shared
+/// store hands the scopes back (after writing what it keeps of finished ones) while the result
+/// files are written; only once they are written is a finished crawl marked finished in its
+/// state. A result folder that cannot be written leaves the crawl saved, to be written by the
+/// next run or by `rccrawler export`.
+fn save_and_unload(
+    settings: &Settings,
+    ctx: &Context,
+    unloaders: &[Box<dyn crate::unload::Unloader>],
+    scopes: &[ScopeRow],
+    finished: bool,
+) -> Result<Unloaded, AppError> {
+    let dm = &*ctx.dm;
+    // A finished crawl's records are only made durable (its snapshot would be thrown away);
+    // a stopped one is compacted for the next run.
+    let before = if finished {
+        Persist::Journal(Durability::Disk)
+    } else {
+        Persist::Checkpoint(CrawlStatus::Unfinished)
+    };
+    dm.persist(before)?;
+    let (handed_back, unloaded) = std::thread::scope(|s| {
+        let back = s.spawn(|| -> Result<(), AppError> {
+            dm.close()?;
+            Ok(ctx.coordinator.hand_back()?)
+        });
+        let unloaded = unload_all(settings, dm, unloaders, scopes);
+        let back = back
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (back, unloaded)
+    });
+    handed_back?;
+    let unloaded = unloaded?;
+    if finished {
+        dm.persist(Persist::Checkpoint(CrawlStatus::Finished))?;
+    }
+    Ok(unloaded)
 }
 
 /// Opens the scopes a shared store hands out while the crawl runs.

@@ -17,7 +17,9 @@ usage: rccrawler [--settings FILE] [--hosts FILE]   crawl the sites of hosts.txt
                                                     write a PgDM crawl's results (all scopes, or those named)
        rccrawler --help | --version
 
-settings.ini and hosts.txt are read from the current folder unless named.
+settings.ini is read from the current folder unless named; hosts.txt from settings.ini's folder.
+Exit codes: 0 finished or stopped, 1 runtime failure, 2 bad input (nothing started),
+3 nothing crawled (no site listed, or no page of any site recorded).
 Stop a crawl with Ctrl+C or by creating the StopFile (stop.txt); run again to continue.
 replay reads a results folder (each site's yield.csv) or one CSV Site,Page,Reward; the
 rules' parameters (R2Step, R3Initial, BanditWindow, ...) come from settings.ini.";
@@ -29,8 +31,8 @@ pub enum Command {
     Crawl {
         /// settings.ini.
         settings: PathBuf,
-        /// hosts.txt.
-        hosts: PathBuf,
+        /// hosts.txt (`None`: the one beside settings.ini).
+        hosts: Option<PathBuf>,
     },
     /// The demo.
     Demo {
@@ -81,7 +83,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
     use lexopt::prelude::*;
     let mut p = lexopt::Parser::from_args(args);
     let mut settings = PathBuf::from("settings.ini");
-    let mut hosts = PathBuf::from("hosts.txt");
+    let mut hosts: Option<PathBuf> = None;
     let mut command: Option<String> = None;
     let mut input: Option<PathBuf> = None;
     let mut budgets = vec![500, 2000, 10_000];
@@ -104,7 +106,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             Long("settings") => settings = p.value().map_err(text)?.into(),
-            Long("hosts") if command.is_none() => hosts = p.value().map_err(text)?.into(),
+            Long("hosts") if command.is_none() => hosts = Some(p.value().map_err(text)?.into()),
             Long("budget") if command.as_deref() == Some("replay") => {
                 budgets = list(p.value().map_err(text)?)?
                     .iter()
@@ -180,14 +182,14 @@ mod tests {
             p(&[]).unwrap(),
             Command::Crawl {
                 settings: "settings.ini".into(),
-                hosts: "hosts.txt".into()
+                hosts: None
             }
         );
         assert_eq!(
             p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(),
             Command::Crawl {
                 settings: "s.ini".into(),
-                hosts: "h.txt".into()
+                hosts: Some("h.txt".into())
             }
         );
         assert_eq!(

@@ -10,6 +10,8 @@ use std::process::ExitCode;
 pub use args::{Command, ReplayArgs, USAGE, parse};
 pub use replay::replay;
 
+use std::path::{Path, PathBuf};
+
 use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, RunReport};
@@ -28,8 +30,12 @@ pub enum Exit {
     Ok = 0,
     /// A runtime failure.
     Failure = 1,
-    /// Invalid settings.ini, hosts.txt or arguments.
+    /// Invalid settings.ini, hosts.txt or arguments, or folders that cannot be written:
+    /// nothing was started.
     BadInput = 2,
+    /// The crawl ran but crawled nothing: hosts.txt lists no site, or every site was
+    /// unreachable (no page of any site was recorded).
+    NothingCrawled = 3,
 }
 
 impl From<Exit> for ExitCode {
@@ -59,35 +65,62 @@ pub fn load_settings(path: &std::path::Path, registry: &Registry) -> Result<Sett
         }
     };
     for w in warnings {
-        if w.is_note() {
-            eprintln!("{}", w.0);
-        } else {
-            eprintln!("warning: {}", w.0);
-        }
+        eprintln!("{w}");
     }
     Ok(settings)
 }
 
+/// The hosts.txt of a crawl: the one named with `--hosts`, else the one beside settings.ini.
+pub fn hosts_path(settings_path: &Path, named: Option<&Path>) -> PathBuf {
+    match named {
+        Some(path) => path.to_owned(),
+        None => settings_path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join("hosts.txt"),
+    }
+}
+
+/// A path as a user can find it: absolute.
+fn shown(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
 /// Runs a crawl from the input files with the built-in components.
-pub fn crawl(
-    settings_path: &std::path::Path,
-    hosts_path: &std::path::Path,
-    ctrl_c: Receiver<()>,
-) -> Exit {
+pub fn crawl(settings_path: &Path, named_hosts: Option<&Path>, ctrl_c: Receiver<()>) -> Exit {
     let registry = Registry::builtin();
     let settings = match load_settings(settings_path, &registry) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let sites = match hosts::load(hosts_path, settings.sites.defaults) {
+    let hosts_path = hosts_path(settings_path, named_hosts);
+    let elsewhere = settings_path
+        .parent()
+        .is_some_and(|p| !p.as_os_str().is_empty());
+    if named_hosts.is_none() && elsewhere {
+        eprintln!(
+            "sites from {} (the hosts.txt beside settings.ini; --hosts names another)",
+            hosts_path.display()
+        );
+    }
+    let sites = match hosts::load(&hosts_path, settings.sites.defaults) {
         Ok(s) => s,
+        Err(hosts::HostsError::Io { source, .. }) => {
+            eprintln!("error: {}: {source}", shown(&hosts_path).display());
+            return Exit::BadInput;
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return Exit::BadInput;
         }
     };
     if sites.is_empty() {
-        eprintln!("{} lists no sites: nothing to crawl", hosts_path.display());
+        eprintln!(
+            "{} lists no sites: nothing to crawl (exit code {})",
+            shown(&hosts_path).display(),
+            Exit::NothingCrawled as u8
+        );
+        return Exit::NothingCrawled;
     }
     run(&registry, &settings, &sites, ctrl_c)
 }
@@ -104,6 +137,12 @@ pub fn run(
             print_report(&report);
             if report.is_failure() {
                 Exit::Failure
+            } else if report.crawled_nothing() {
+                eprintln!(
+                    "nothing was crawled: no page of any site was recorded (every site unreachable?); exit code {}",
+                    Exit::NothingCrawled as u8
+                );
+                Exit::NothingCrawled
             } else {
                 Exit::Ok
             }
@@ -178,35 +217,60 @@ pub fn status(settings_path: &std::path::Path) -> Exit {
     Exit::Ok
 }
 
-/// `rccrawler export`: the results of the `PgDM` crawl's scopes (all, or those named by seed
-/// origin, host or folder name), written as a crawling process writes them.
-pub fn export(
-    settings_path: &std::path::Path,
-    to: Option<&std::path::Path>,
-    which: &[String],
-) -> Exit {
-    let mut settings = match load_database_settings(settings_path) {
+/// `rccrawler export`: the results of a saved crawl's scopes (all, or those named by seed
+/// origin, host or folder name), written as a crawling process writes them — from the state
+/// folder (`BMICDM`) or the database (`PgDM`), whichever settings.ini's `DataManager` keeps it in.
+pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit {
+    let registry = Registry::builtin();
+    let mut settings = match load_settings(settings_path, &registry) {
         Ok(s) => s,
         Err(code) => return code,
     };
     if let Some(to) = to {
         settings.results.folder = to.to_path_buf();
     }
-    let (dm, scopes) = match pg::load_scopes(&settings, which) {
-        Ok(loaded) => loaded,
+    let saved = match registry.read_saved(&settings, which) {
+        Ok(saved) => saved,
         Err(e) => {
-            eprintln!("error: {e}");
-            return Exit::Failure;
+            eprintln!("error: {e:#}");
+            return if bad_input(&e) {
+                Exit::BadInput
+            } else {
+                Exit::Failure
+            };
         }
     };
-    if scopes.is_empty() {
-        eprintln!("error: no crawled scope matches: nothing to export");
+    if !saved.unmatched.is_empty() {
+        let known: Vec<String> = saved.scopes.iter().map(|(_, o)| o.to_string()).collect();
+        eprintln!(
+            "error: no saved scope is named {} (a seed origin, its host or its folder name){}",
+            saved.unmatched.join(", "),
+            if which.len() > saved.unmatched.len() {
+                format!("; found: {}", known.join(", "))
+            } else {
+                String::new()
+            }
+        );
         return Exit::BadInput;
     }
-    let registry = Registry::builtin();
+    if saved.scopes.is_empty() {
+        if saved.finished {
+            eprintln!(
+                "the crawl saved in {} had finished and its results were written: the state keeps nothing to export",
+                settings.state.folder.display()
+            );
+        } else {
+            eprintln!("error: no crawled scope: nothing to export");
+        }
+        return Exit::NothingCrawled;
+    }
+    if let Err(e) = settings.check_folders() {
+        eprintln!("error: {e}");
+        return Exit::BadInput;
+    }
     let written = registry
         .unloaders(&settings)
-        .and_then(|u| crate::app::write_results(&settings, &dm, &u, &scopes));
+        .and_then(|u| crate::app::write_results(&settings, &saved.data, &u, &saved.scopes));
     match written {
         Ok(rows) => {
             for r in &rows {
@@ -249,11 +313,17 @@ fn database_failure(e: &PgError) -> Exit {
 
 /// Prints the end-of-run summary.
 pub fn print_report(r: &RunReport) {
-    println!(
-        "stopped: {} after {:.1} s",
-        r.reason,
-        r.elapsed.as_secs_f64()
-    );
+    match (&r.reason, r.stopped_after) {
+        (reason, _) if reason.is_complete() => {
+            println!("finished after {:.1} s", r.elapsed.as_secs_f64());
+        }
+        (reason, Some(at)) => println!(
+            "stopped ({reason}) after {:.1} s; state and results saved {:.1} s after the start",
+            at.as_secs_f64(),
+            r.elapsed.as_secs_f64()
+        ),
+        (reason, None) => println!("stopped ({reason}) after {:.1} s", r.elapsed.as_secs_f64()),
+    }
     println!(
         "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
         "site", "pages", "arcs", "external", "bad", "dups", "level"

@@ -48,7 +48,7 @@ use crate::settings::Settings;
 use crate::site::Origin;
 use crate::storage::Durability;
 use coord::{Coordinator, ScopeClaim, Solo};
-use persist::{FileStore, NoStore, Persistence};
+use persist::{FileStore, NoStore, Persistence, SavedScope};
 
 /// Figures for the progress line and the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -254,6 +254,73 @@ pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
         data: Arc::new(dm),
         coordinator: Arc::new(Solo),
     })
+}
+
+/// A crawl's saved scopes, held to be read (`rccrawler export`): each as its snapshot and
+/// journal say.
+#[derive(Debug)]
+pub struct SavedCrawl {
+    /// The scopes' data.
+    pub data: InMemoryDataManager,
+    /// The scopes held, with their seed origins, in saved order.
+    pub scopes: Vec<(ScopeId, Origin)>,
+    /// Names asked for that matched no saved scope.
+    pub unmatched: Vec<String>,
+    /// The saved crawl had finished (the state folder then keeps no scopes).
+    pub finished: bool,
+}
+
+/// Whether `wanted` (a seed origin, its host, or its results folder name) names the scope of
+/// seed `origin`.
+pub fn names_scope(origin: &Origin, wanted: &str) -> bool {
+    let wanted = wanted.trim_end_matches('/');
+    origin.to_string() == wanted || origin.host() == wanted || origin.folder_name() == wanted
+}
+
+impl SavedCrawl {
+    /// Holds the `saved` scopes whose seeds `which` names (all when empty).
+    pub fn hold(saved: &[SavedScope], which: &[String], finished: bool) -> Result<Self, DataError> {
+        let data = InMemoryDataManager::new();
+        let mut scopes = Vec::new();
+        let mut matched = vec![false; which.len()];
+        for s in saved {
+            let (id, origin) = data.hold_saved(s)?;
+            let hits: Vec<usize> = (0..which.len())
+                .filter(|&i| names_scope(&origin, &which[i]))
+                .collect();
+            for &i in &hits {
+                matched[i] = true;
+            }
+            if which.is_empty() || !hits.is_empty() {
+                scopes.push((id, origin));
+            }
+        }
+        let unmatched = which
+            .iter()
+            .zip(&matched)
+            .filter(|(_, m)| !**m)
+            .map(|(w, _)| w.clone())
+            .collect();
+        Ok(SavedCrawl {
+            data,
+            scopes,
+            unmatched,
+            finished,
+        })
+    }
+}
+
+/// `BMICDM`'s saved crawl, read from the state folder without changing it.
+pub fn read_state_folder(settings: &Settings, which: &[String]) -> Result<SavedCrawl, DataError> {
+    let (saved, finished) = FileStore::read_saved(&settings.state.folder)?;
+    SavedCrawl::hold(&saved, which, finished)
+}
+
+/// `PgDM`'s saved crawl, read from the database (every scope as its snapshot and journal
+/// say, whoever crawls it now).
+pub fn read_database(settings: &Settings, which: &[String]) -> Result<SavedCrawl, DataError> {
+    let saved = pg::read_saved(settings).map_err(PersistError::from)?;
+    SavedCrawl::hold(&saved, which, false)
 }
 
 /// `PgDM`: the in-memory data manager over the crawl's PostgreSQL database, shared with the

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_channel::{Sender, TrySendError, select};
+use crossbeam_channel::Sender;
 
 use super::Fetched;
 use crate::context::{Context, Log};
@@ -21,7 +21,6 @@ use crate::stop::{PanicGuard, StopReason};
 /// Runs one downloader thread until the crawl stops.
 pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
-    let shutdown = ctx.stop.receiver();
     while let Some(mut lease) = ctx.dispatcher.acquire() {
         if lease.task().kind == TaskKind::Robots {
             let answer = downloader.fetch_robots(ctx, lease.task(), &log);
@@ -48,16 +47,11 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
         };
         ctx.dispatcher.answered(lease.task().site);
         // The parser frees the buffer place when it takes the page and commits it. The
-        // dispatcher keeps the channel from filling up, so this send does not wait; should it
-        // ever, stopping still interrupts it (and the dropped lease puts the URL back).
-        let fetched = match pages.try_send(Fetched { lease, page }) {
-            Ok(()) => continue,
-            Err(TrySendError::Full(f)) => f,
-            Err(TrySendError::Disconnected(_)) => break,
-        };
-        select! {
-            send(pages, fetched) -> sent => if sent.is_err() { break },
-            recv(shutdown) -> _ => break,
+        // dispatcher keeps the channel from filling up (a task takes a place in it before it
+        // starts), so this send does not wait — also while the crawl stops: a page that was
+        // downloaded is parsed and kept.
+        if pages.send(Fetched { lease, page }).is_err() {
+            break;
         }
     }
 }

@@ -23,7 +23,9 @@ mod saver;
 
 use std::thread;
 
-use crossbeam_channel::{Receiver, bounded};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, bounded, select};
 use thiserror::Error;
 
 pub use saver::{FLUSH_INTERVAL, SYNC_INTERVAL};
@@ -84,6 +86,23 @@ pub fn page_buffer(settings: &Settings) -> usize {
     settings.threads.downloading.get() + 2 * settings.threads.parsing.get()
 }
 
+/// How long requests under way may still finish once the crawl stops (SPEC §8: a stop acts
+/// within a second). Later, they are abandoned and their URLs fetched again by the next run.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
+
+/// Once the stop is requested, gives the downloaders [`STOP_GRACE`] to end, then has the
+/// `Downloader` abandon what it still waits for.
+fn abandon_late_requests(ctx: &Context, downloader: &dyn Downloader, done: Receiver<()>) {
+    let stop = ctx.stop.receiver();
+    select! {
+        recv(stop) -> _ => {},
+        recv(done) -> _ => return,
+    }
+    if let Err(RecvTimeoutError::Timeout) = done.recv_timeout(STOP_GRACE) {
+        downloader.abandon_requests();
+    }
+}
+
 /// Runs the crawl's threads until the stop is requested and every thread has ended.
 pub fn run(
     ctx: &Context,
@@ -120,14 +139,28 @@ pub fn run(
                 .spawn_scoped(s, move || saver::run(ctx, every));
             handles.push(h.map_err(failed)?);
         }
+        // Each downloader holds a sender; the channel disconnects when the last one ends.
+        let (running, downloaders_done) = bounded::<()>(0);
         for i in 0..settings.threads.downloading.get() {
             let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
             let downloader = workers.downloader;
+            let running = running.clone();
             let h = thread::Builder::new()
                 .name(format!("downloader-{i}"))
-                .spawn_scoped(s, move || download::run(ctx, downloader, tx, log));
+                .spawn_scoped(s, move || {
+                    download::run(ctx, downloader, tx, log);
+                    drop(running);
+                });
             handles.push(h.map_err(failed)?);
         }
+        drop(running);
+        let downloader = workers.downloader;
+        let h = thread::Builder::new()
+            .name("stop-watch".into())
+            .spawn_scoped(s, move || {
+                abandon_late_requests(ctx, downloader, downloaders_done)
+            });
+        handles.push(h.map_err(failed)?);
         for i in 0..settings.threads.parsing.get() {
             let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
             let parser = workers.parser;

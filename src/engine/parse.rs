@@ -1,9 +1,10 @@
 //! The parsing threads' loop: take a downloaded page, free its place in the page buffer, have
-//! the `ParsingThread` component turn it into a record, and commit it through its lease. When
-//! the crawl stops, pages already downloaded are still parsed and recorded: that work is not
-//! lost.
+//! the `ParsingThread` component turn it into a record, and commit it through its lease. A
+//! parser runs until every downloader has ended and the channel is empty: when the crawl
+//! stops, every page that finished downloading — also those that finish during the stop — is
+//! parsed and recorded, never fetched again.
 
-use crossbeam_channel::{Receiver, select};
+use crossbeam_channel::Receiver;
 
 use super::Fetched;
 use crate::context::{Context, Log};
@@ -15,18 +16,8 @@ use crate::stop::{PanicGuard, StopReason};
 /// Runs one parser thread until the crawl stops and the pages already fetched are recorded.
 pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
-    let shutdown = ctx.stop.receiver();
     let mut worker = parser.worker(ctx);
-    loop {
-        select! {
-            recv(pages) -> msg => match msg {
-                Ok(fetched) => handle(ctx, &mut *worker, fetched, &log),
-                Err(_) => return,
-            },
-            recv(shutdown) -> _ => break,
-        }
-    }
-    while let Ok(fetched) = pages.try_recv() {
+    for fetched in pages.iter() {
         handle(ctx, &mut *worker, fetched, &log);
     }
 }

@@ -7,6 +7,7 @@
 use std::io::Read;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use thiserror::Error;
 
 use ureq::unversioned::transport::{Connector, DefaultConnector};
@@ -44,6 +45,9 @@ pub enum FetchError {
     /// HTTPS could not be set up: the server's certificate is not trusted for this host.
     #[error("{0}")]
     Tls(String),
+    /// The crawl is stopping: the request was abandoned (its URL is fetched again later).
+    #[error("abandoned (the crawl is stopping)")]
+    Abandoned,
     /// Anything else.
     #[error("fetch failed ({0})")]
     Other(String),
@@ -87,12 +91,19 @@ fn tls_reason(e: &rustls::Error) -> String {
 impl From<ureq::Error> for FetchError {
     fn from(e: ureq::Error) -> Self {
         use std::io::ErrorKind;
-        if let ureq::Error::Io(io) = &e
-            && let Some(tls) = io
+        if let ureq::Error::Io(io) = &e {
+            if let Some(tls) = io
                 .get_ref()
                 .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-        {
-            return FetchError::Tls(tls_reason(tls));
+            {
+                return FetchError::Tls(tls_reason(tls));
+            }
+            if io
+                .get_ref()
+                .is_some_and(|inner| inner.is::<super::paced::Abandoned>())
+            {
+                return FetchError::Abandoned;
+            }
         }
         match e {
             ureq::Error::Rustls(tls) => FetchError::Tls(tls_reason(&tls)),
@@ -279,6 +290,8 @@ pub struct HttpClient {
     pools: AgentPools,
     /// No site can have more connections in use than there are downloaders.
     downloaders: u32,
+    /// Set: requests still waiting for input are abandoned.
+    abort: Arc<AtomicBool>,
 }
 
 impl HttpClient {
@@ -290,6 +303,8 @@ impl HttpClient {
         let (request_timeout, connect_timeout) =
             (settings.http.request_timeout, settings.http.connect_timeout);
         let user_agent = settings.http.user_agent.clone();
+        let abort = Arc::new(AtomicBool::new(false));
+        let aborts = Arc::clone(&abort);
         let make = move |idle: usize, pacer: &Arc<Pacer>| {
             let config = ureq::Agent::config_builder()
                 .tls_config(tls.clone())
@@ -310,13 +325,21 @@ impl HttpClient {
                 .build();
             let connector = DefaultConnector::default().chain(PacedConnector {
                 pacer: Arc::clone(pacer),
+                abort: Arc::clone(&aborts),
             });
             ureq::Agent::with_parts(config, connector, resolver.clone())
         };
         Ok(HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
             downloaders: u32::try_from(settings.threads.downloading.get()).unwrap_or(u32::MAX),
+            abort,
         })
+    }
+
+    /// Requests still waiting for their answer give up (within a tenth of a second) with
+    /// [`FetchError::Abandoned`]; so do all requests from now on.
+    pub fn abandon_requests(&self) {
+        self.abort.store(true, Ordering::Relaxed);
     }
 
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the

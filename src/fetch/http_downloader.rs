@@ -32,4 +32,8 @@ impl Downloader for HttpDownloader {
     fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
         fetch_page(ctx, &self.client, task, log)
     }
+
+    fn abandon_requests(&self) {
+        self.client.abandon_requests();
+    }
 }

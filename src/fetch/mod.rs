@@ -74,4 +74,8 @@ pub trait Downloader: Send + Sync + Debug {
     fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer;
     /// Fetches a page task, following its redirects.
     fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult;
+    /// The crawl stopped a while ago: requests still under way should end now, their tasks
+    /// abandoned (the engine calls this a second after the stop, so that a stop acts within
+    /// a second). The default does nothing: requests end within their timeout.
+    fn abandon_requests(&self) {}
 }

@@ -1,18 +1,35 @@
-//! The hook that tells a site's [`Pacer`] when a request was written: a ureq connector that
-//! wraps every connection of a site's agent (TCP or TLS, fresh or pooled) in a transport that
-//! reports each write of a request. The delay between a site's requests is then counted from
-//! the moment the bytes reached the kernel, not from when a thread decided to send them.
+//! The hooks inside every connection of a site's agent (TCP or TLS, fresh or pooled): a ureq
+//! connector that wraps each in a transport that
+//!
+//! - reports each write of a request to the site's [`Pacer`], so the delay between a site's
+//!   requests is counted from the moment the bytes reached the kernel, not from when a thread
+//!   decided to send them;
+//! - waits for input in slices of [`ABORT_CHECK`], so that once the crawl stops, a request
+//!   still waiting for its answer a second later is abandoned (its URL goes back to its
+//!   frontier) instead of holding the stop for up to `RequestTimeoutSeconds`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use ureq::unversioned::transport::time::Duration as UreqDuration;
 use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
 
 use crate::schedule::Pacer;
+
+/// How long one wait for input lasts before the abort flag is looked at again.
+pub(super) const ABORT_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The error a transport gives when its request is abandoned (the crawl is stopping).
+#[derive(Debug, thiserror::Error)]
+#[error("abandoned: the crawl is stopping")]
+pub(super) struct Abandoned;
 
 /// Wraps the connections of one site's agent.
 #[derive(Debug)]
 pub(super) struct PacedConnector {
     pub(super) pacer: Arc<Pacer>,
+    /// Set when requests still under way must be abandoned.
+    pub(super) abort: Arc<AtomicBool>,
 }
 
 impl Connector<Box<dyn Transport>> for PacedConnector {
@@ -26,15 +43,17 @@ impl Connector<Box<dyn Transport>> for PacedConnector {
         Ok(chained.map(|inner| PacedTransport {
             inner,
             pacer: Arc::clone(&self.pacer),
+            abort: Arc::clone(&self.abort),
         }))
     }
 }
 
-/// A connection that reports its writes to its site's pacer.
+/// A connection that reports its writes to its site's pacer and can be abandoned.
 #[derive(Debug)]
 pub(super) struct PacedTransport {
     inner: Box<dyn Transport>,
     pacer: Arc<Pacer>,
+    abort: Arc<AtomicBool>,
 }
 
 impl Transport for PacedTransport {
@@ -49,7 +68,33 @@ impl Transport for PacedTransport {
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
-        self.inner.await_input(timeout)
+        let timeout = timeout.for_read();
+        let deadline = match timeout.after {
+            UreqDuration::Exact(d) => Some(std::time::Instant::now() + d),
+            UreqDuration::NotHappening => None,
+        };
+        loop {
+            if self.abort.load(Ordering::Relaxed) {
+                return Err(ureq::Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::Interrupted,
+                    Abandoned,
+                )));
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            let slice = left.map_or(ABORT_CHECK, |l| l.min(ABORT_CHECK));
+            let last = left.is_some_and(|l| l <= ABORT_CHECK);
+            let wait = NextTimeout {
+                after: UreqDuration::Exact(slice),
+                reason: timeout.reason,
+                per_read: None,
+                per_write: timeout.per_write,
+            };
+            match self.inner.await_input(wait) {
+                // Only a slice ran out: wait on, unless the request's own time is up.
+                Err(ureq::Error::Timeout(_)) if !last => continue,
+                other => return other,
+            }
+        }
     }
 
     fn is_open(&mut self) -> bool {

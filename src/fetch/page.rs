@@ -172,6 +172,9 @@ impl Walk<'_> {
         e: super::FetchError,
         started: Instant,
     ) -> PageResult {
+        if e == super::FetchError::Abandoned {
+            return PageResult::Abandoned;
+        }
         self.log.request(self.site.id, url, 0, 0, started);
         self.log.problem(&self.site.origin, url, e.to_string());
         let outcome = self.outcome(Failure::fetched(e.to_string()));
@@ -321,6 +324,7 @@ impl Walk<'_> {
         let content_type = response.content_type.clone();
         let body = match response.read_body(self.ctx.settings.http.max_page_bytes) {
             Ok(body) => body,
+            Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {
                 self.log.request(self.site.id, url, 200, 0, started);
                 self.log.problem(&self.site.origin, url, e.to_string());

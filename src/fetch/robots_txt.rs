@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 
 use super::page::MAX_HOPS;
 use super::retry::{Transient, is_transient_status, parse_retry_after};
-use super::{HttpClient, RobotsAnswer};
+use super::{FetchError, HttpClient, RobotsAnswer};
 use crate::context::{Context, Log};
 use crate::ids::SiteId;
 use crate::robots::{AllowAll, MAX_ROBOTS_BYTES};
@@ -34,6 +34,7 @@ pub(super) fn fetch_robots(
         drop(turn);
         let response = match sent {
             Ok(r) => r,
+            Err(FetchError::Abandoned) => return RobotsAnswer::Abandoned,
             Err(e) => {
                 log.request(site.id, &url, 0, 0, started);
                 let transient = e.is_transient().then_some(Transient {
@@ -47,14 +48,20 @@ pub(super) fn fetch_robots(
             }
         };
         let status = response.status;
-        log.request(site.id, &url, status, 0, started);
+        if !(200..=299).contains(&status) {
+            log.request(site.id, &url, status, 0, started);
+        }
         match status {
             200..=299 => {
                 // RFC 9309 §2.5: parse at least 500 KiB; the rest is ignored.
-                return match response.read_body_truncated(MAX_ROBOTS_BYTES as u64) {
+                let body = response.read_body_truncated(MAX_ROBOTS_BYTES as u64);
+                let bytes = body.as_ref().map_or(0, Vec::len) as u64;
+                log.request(site.id, &url, status, bytes, started);
+                return match body {
                     Ok(body) => {
                         RobotsAnswer::Rules((ctx.robots)(&body, ctx.settings.robots_agent()))
                     }
+                    Err(FetchError::Abandoned) => RobotsAnswer::Abandoned,
                     Err(e) => {
                         let transient = e.is_transient().then_some(Transient {
                             retry_after: None,

@@ -64,6 +64,15 @@ fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
     }
 }
 
+/// Says at once that the crawl stops, and what happens next.
+fn announce_stop(ctx: &Context, reason: &StopReason) {
+    eprintln!(
+        "{reason} after {:.1} s: stopping — no new request starts; requests under way finish within {} s or are abandoned (fetched again next run); then the state and the results are saved",
+        ctx.started.elapsed().as_secs_f64(),
+        crate::engine::STOP_GRACE.as_secs()
+    );
+}
+
 /// Runs the routine thread until all log senders are gone.
 fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     let RoutineIo {
@@ -101,6 +110,9 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                         budget: ctx.dispatcher.budget(),
                     };
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
+                        if !reason.is_complete() {
+                            announce_stop(ctx, &reason);
+                        }
                         ctx.stop.request(reason);
                     }
                     if let Some(feeder) = &ctx.feeder
@@ -120,8 +132,8 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                 if msg.is_err() {
                     // Nobody can send Ctrl+C any more; stop listening.
                     ctrl_c = never();
-                } else {
-                    eprintln!("interrupted: stopping (in-flight requests finish or are abandoned)");
+                } else if !ctx.stop.is_requested() {
+                    announce_stop(ctx, &StopReason::Interrupted);
                     ctx.stop.request(StopReason::Interrupted);
                 }
             },

@@ -33,6 +33,24 @@ use crate::url_filter::key_domain::KeyDomainSource;
 use crate::url_filter::topic::TopicSettings;
 use values::{Values, list};
 
+/// Where in settings.ini something is: the file, and the line when it is known.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    /// The file.
+    pub path: PathBuf,
+    /// Its line (1-based).
+    pub line: Option<usize>,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.path.display()),
+            None => write!(f, "{}", self.path.display()),
+        }
+    }
+}
+
 /// settings.ini could not be used.
 #[derive(Debug, Error)]
 pub enum SettingsError {
@@ -55,8 +73,10 @@ pub enum SettingsError {
         source: Box<config::ConfigError>,
     },
     /// A component name is not known.
-    #[error("{key} = {name}: unknown component; valid names: {}", valid.join(", "))]
+    #[error("{at}: {key} = {name}: unknown component; valid names: {}", valid.join(", "))]
     UnknownComponent {
+        /// Where.
+        at: Location,
         /// The key.
         key: String,
         /// The name given.
@@ -65,14 +85,59 @@ pub enum SettingsError {
         valid: Vec<String>,
     },
     /// A value is out of range or of the wrong form.
-    #[error("{key} = {value:?}: {expected}")]
+    #[error("{at}: {key} = {value:?}: {expected}")]
     BadValue {
+        /// Where.
+        at: Location,
         /// The key.
         key: String,
         /// The value given.
         value: String,
         /// What is accepted.
         expected: String,
+    },
+    /// A key this rccrawler does not know.
+    #[error("{at}: unknown key {key}{}", suggestion.as_ref().map(|s| format!(" (did you mean {s}?)")).unwrap_or_default())]
+    UnknownKey {
+        /// Where.
+        at: Location,
+        /// The key as written.
+        key: String,
+        /// The nearest known key, if one is near.
+        suggestion: Option<String>,
+    },
+    /// A `[section]` header: settings.ini has none.
+    #[error(
+        "{at}: section header [{name}]: settings.ini has no sections; write every key at the top level, without [{name}]"
+    )]
+    Section {
+        /// Where.
+        at: Location,
+        /// The section's name.
+        name: String,
+    },
+    /// A folder the crawl writes into cannot be written.
+    #[error("{at}: {key} = {}: cannot write there: {source}", path.display())]
+    Unwritable {
+        /// Where the key is (or the file, for a default).
+        at: Location,
+        /// The key.
+        key: String,
+        /// The folder, resolved.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A key written twice.
+    #[error("{at}: {key} is set again (first on line {first}); set each key once")]
+    Duplicate {
+        /// Where the second one is.
+        at: Location,
+        /// The key.
+        key: String,
+        /// The line of the first.
+        first: usize,
     },
 }
 
@@ -142,8 +207,11 @@ pub struct Settings {
     pub scope: ScopeSettings,
     /// Where `PgDM` keeps the crawl (SPEC §10).
     pub database: DatabaseSettings,
-    /// Keys settings.ini sets, with their values as written (defaults are not in it).
-    written: BTreeMap<String, String>,
+    /// Keys settings.ini sets, with their values and lines as written (defaults are not in
+    /// it).
+    written: BTreeMap<String, ini::Written>,
+    /// The file they came from.
+    path: PathBuf,
 }
 
 /// `ParsingThreadsCount`, `DownloadingThreadsCount`.
@@ -314,28 +382,47 @@ impl BanditSettings {
 
 /// Something about settings.ini worth saying that does not stop the crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning(pub String);
+pub struct Warning {
+    /// Where it is about.
+    pub at: Location,
+    /// What.
+    pub text: String,
+    note: bool,
+}
 
 impl Warning {
     /// A warning: something is probably not what the user meant.
-    pub fn new(text: impl Into<String>) -> Self {
-        Warning(format!("settings.ini: {}", text.into()))
+    pub fn new(at: Location, text: impl Into<String>) -> Self {
+        Warning {
+            at,
+            text: text.into(),
+            note: false,
+        }
     }
 
     /// A note: nothing is wrong, but the user should know (a key of the paper's settings.ini
     /// that this engine does not need, a component added because another needs it).
-    pub fn note(text: impl Into<String>) -> Self {
-        Warning(format!("{NOTE}settings.ini: {}", text.into()))
+    pub fn note(at: Location, text: impl Into<String>) -> Self {
+        Warning {
+            at,
+            text: text.into(),
+            note: true,
+        }
     }
 
     /// A note rather than a warning.
     pub fn is_note(&self) -> bool {
-        self.0.starts_with(NOTE)
+        self.note
     }
 }
 
-/// How notes start.
-const NOTE: &str = "note: ";
+impl std::fmt::Display for Warning {
+    /// `note: FILE:LINE: text` or `warning: FILE:LINE: text`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.note { "note" } else { "warning" };
+        write!(f, "{kind}: {}: {}", self.at, self.text)
+    }
+}
 
 impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
@@ -355,7 +442,7 @@ impl Settings {
         raw: &RawSettings,
         base: &Path,
     ) -> Result<(Settings, Vec<Warning>), SettingsError> {
-        let mut warnings = rules::key_warnings(raw);
+        let mut warnings = rules::check_keys(raw)?;
         let v = Values { raw, base };
         let settings = Settings {
             components: components(&v),
@@ -391,7 +478,7 @@ impl Settings {
                 request_timeout: v.seconds("RequestTimeoutSeconds")?,
                 connect_timeout: v.seconds("ConnectTimeoutSeconds")?,
                 max_page_bytes: v.int("MaxPageBytes")?,
-                resolve: parse_resolve(v.text("Resolve"))?,
+                resolve: parse_resolve(&v)?,
                 ca_file: v.optional_path("CaFile"),
             },
             sites: site_rules(&v)?,
@@ -415,8 +502,9 @@ impl Settings {
             scope: scope(&v)?,
             written: raw
                 .written()
-                .map(|(k, w)| (k.to_owned(), w.value.clone()))
+                .map(|(k, w)| (k.to_owned(), w.clone()))
                 .collect(),
+            path: raw.path().to_owned(),
         };
         warnings.extend(rules::check(&settings)?);
         Ok((settings, warnings))
@@ -442,9 +530,53 @@ impl Settings {
     /// The text of `key`: as written, else its default (empty for a key not in the table).
     pub fn text(&self, key: &str) -> &str {
         match self.written.get(key) {
-            Some(v) => v,
+            Some(w) => &w.value,
             None => keys::find(key).map_or("", |k| k.default),
         }
+    }
+
+    /// Where `key` is written (the file alone for a key left to its default).
+    pub fn location(&self, key: &str) -> Location {
+        Location {
+            path: self.path.clone(),
+            line: self.written.get(key).and_then(|w| w.line),
+        }
+    }
+
+    /// The file the settings came from.
+    pub fn file(&self) -> &Path {
+        &self.path
+    }
+
+    /// Checks, before anything is fetched, that every folder the crawl writes into can be
+    /// written (creating it): `ResultFolder`, `StateFolder` when state is saved, and the
+    /// log files' folders. A crawl must not run for hours to fail at its first write.
+    pub fn check_folders(&self) -> Result<(), SettingsError> {
+        let mut folders = vec![("ResultFolder", self.results.folder.clone())];
+        if self.state.save {
+            folders.push(("StateFolder", self.state.folder.clone()));
+        }
+        for (key, file) in [
+            ("CommonLogFile", &self.logs.common_log),
+            ("ErrorLogFile", &self.logs.error_log),
+        ] {
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+                folders.push((key, dir.to_path_buf()));
+            }
+        }
+        for (key, dir) in folders {
+            let tried = std::fs::create_dir_all(&dir)
+                .and_then(|()| tempfile::NamedTempFile::new_in(&dir).map(drop));
+            if let Err(source) = tried {
+                return Err(SettingsError::Unwritable {
+                    at: self.location(key),
+                    key: key.to_owned(),
+                    path: dir,
+                    source,
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -519,11 +651,14 @@ fn scope(v: &Values<'_>) -> Result<ScopeSettings, SettingsError> {
     })
 }
 
-fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
-    let bad = |item: &str| SettingsError::BadValue {
-        key: "Resolve".to_owned(),
-        value: item.to_owned(),
-        expected: "comma-separated host:address or host:port:address entries".to_owned(),
+fn parse_resolve(v: &Values<'_>) -> Result<Vec<ResolveEntry>, SettingsError> {
+    let text = v.text("Resolve");
+    let bad = |item: &str| {
+        v.bad(
+            "Resolve",
+            item,
+            "comma-separated host:address or host:port:address entries",
+        )
     };
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -542,8 +677,12 @@ fn parse_resolve(text: &str) -> Result<Vec<ResolveEntry>, SettingsError> {
                 (Some(port), parse_addr(addr).ok_or_else(|| bad(item))?)
             }
         };
-        if host.is_empty() {
-            return Err(bad(item));
+        if let Err(why) = crate::site::check_host_name(host) {
+            return Err(v.bad(
+                "Resolve",
+                item,
+                format!("{why} (one host name per entry: wildcards are not supported)"),
+            ));
         }
         out.push(ResolveEntry {
             host: host.to_ascii_lowercase(),
@@ -581,18 +720,56 @@ mod tests {
     }
 
     #[test]
-    fn unknown_key_is_a_warning_and_a_paper_key_a_note() {
-        let (_, w) = load(
-            "DownloadingThreadPDChunkSizeMultiplier = 5\nparsingthreadscount = 2\nNoSuch = 1\n",
-        )
-        .unwrap();
-        assert_eq!(w.len(), 3, "{w:?}");
-        assert!(w[0].is_note() && w[0].0.contains("DownloadingThreadPDChunkSizeMultiplier"));
-        assert!(
-            !w[1].is_note() && w[1].0.contains("unknown key NoSuch"),
-            "{w:?}"
+    fn a_paper_key_is_a_note_naming_its_line() {
+        let (_, w) = load("\nDownloadingThreadPDChunkSizeMultiplier = 5\n").unwrap();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].is_note() && w[0].text.contains("DownloadingThreadPDChunkSizeMultiplier"));
+        assert_eq!(
+            w[0].to_string(),
+            "note: settings.ini:2: DownloadingThreadPDChunkSizeMultiplier is a tuning knob of the RCCrawler paper's engine; this engine does not need it (accepted, not used)"
         );
-        assert!(w[2].0.contains("did you mean ParsingThreadsCount"), "{w:?}");
+    }
+
+    // See: issue 17 — a typo'd key was a warning, then an unbudgeted crawl; a [crawl] header
+    // made every later key unknown; a key set twice silently took the last value.
+    #[test]
+    fn unknown_keys_sections_and_keys_set_twice_are_errors_naming_the_line() {
+        let e = load("ParsingThreadsCount = 2\nPageBudgt = 100\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "settings.ini:2: unknown key PageBudgt (did you mean PageBudget?)"
+        );
+        let e = load("parsingthreadscount = 2\n").unwrap_err().to_string();
+        assert!(e.contains("did you mean ParsingThreadsCount?"), "{e}");
+        let e = load("NoSuch = 1\n").unwrap_err().to_string();
+        assert_eq!(e, "settings.ini:1: unknown key NoSuch");
+        let e = load("; c\n[crawl]\nPageBudget = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("settings.ini:2: section header [crawl]"),
+            "{e}"
+        );
+        let e = load("PageBudget = 5\nTimeoutSeconds = 9\nPageBudget = 6\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "settings.ini:3: PageBudget is set again (first on line 1); set each key once"
+        );
+    }
+
+    #[test]
+    fn value_errors_name_the_file_and_line() {
+        let raw =
+            RawSettings::from_ini("\nTimeoutSeconds = soon\n", Path::new("/p/s3.ini")).unwrap();
+        let e = Settings::from_raw(&raw, Path::new("/p"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "/p/s3.ini:2: TimeoutSeconds = \"soon\": an integer from 1 to 31536000"
+        );
     }
 
     #[test]
@@ -638,6 +815,11 @@ mod tests {
 
     #[test]
     fn resolve_entries() {
+        let parse_resolve = |text: &str| {
+            let mut raw = RawSettings::default();
+            raw.set("Resolve", text);
+            Settings::from_raw(&raw, Path::new("/")).map(|(s, _)| s.http.resolve)
+        };
         let r = parse_resolve("a.test:127.0.0.1, B.test:8080:127.0.0.2,c.test:[::1]").unwrap();
         assert_eq!(
             r[0],
@@ -651,6 +833,12 @@ mod tests {
         assert_eq!(r[1].host, "b.test");
         assert_eq!(r[2].addr, "::1".parse::<IpAddr>().unwrap());
         assert!(parse_resolve("nohost").is_err());
+        // See: issue 17 — a wildcard was accepted, and every site was then unreachable.
+        let e = parse_resolve("*.test:127.0.0.1").unwrap_err().to_string();
+        assert!(
+            e.contains("is not a host name") && e.contains("wildcards"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use super::keys::{self, KeyDef, ValueKind};
-use super::{RawSettings, SettingsError};
+use super::{Location, RawSettings, SettingsError};
 
 /// Typed lookup of keys, with defaults from the key table; relative paths start at `base`.
 pub(super) struct Values<'a> {
@@ -18,8 +18,18 @@ impl Values<'_> {
         keys::find(key).expect("every key read by Settings is in the key table")
     }
 
-    fn bad(&self, key: &str, value: &str, expected: impl Into<String>) -> SettingsError {
+    /// Where `key` is written (the file alone when it is left to its default).
+    pub(super) fn at(&self, key: &str) -> Location {
+        Location {
+            path: self.raw.path().to_owned(),
+            line: self.raw.line(key),
+        }
+    }
+
+    /// `key`'s value `value` is not one `expected` describes.
+    pub(super) fn bad(&self, key: &str, value: &str, expected: impl Into<String>) -> SettingsError {
         SettingsError::BadValue {
+            at: self.at(key),
             key: key.to_owned(),
             value: value.to_owned(),
             expected: expected.into(),

@@ -123,18 +123,29 @@ pub struct Crawled {
     pub report: RunReport,
 }
 
-/// Settings text for a test crawl: every host resolved to 127.0.0.1, files in `dir`, a
-/// timeout so a hang fails the test, then `extra` lines (which win).
+/// Settings text for a test crawl: every host resolved to 127.0.0.1, a timeout so a hang
+/// fails the test, no delay between requests unless a test asks for one (the shipped default
+/// is polite to real servers: a second), then `extra` keys (which win; each key is written
+/// once, as settings.ini wants).
 pub fn settings_text(extra: &[(&str, &str)]) -> String {
     let resolve: Vec<String> = HOSTS.iter().map(|h| format!("{h}:127.0.0.1")).collect();
-    let mut s = format!(
-        "Resolve = {}\nTimeoutSeconds = 60\nRequestTimeoutSeconds = 10\nConnectTimeoutSeconds = 5\nProgressSeconds = 3600\nRetryBaseDelayMs = 20\n",
-        resolve.join(",")
-    );
-    for (k, v) in extra {
-        s.push_str(&format!("{k} = {v}\n"));
+    let resolve = resolve.join(",");
+    let mut keys: Vec<(&str, &str)> = vec![
+        ("Resolve", &resolve),
+        ("TimeoutSeconds", "60"),
+        ("RequestTimeoutSeconds", "10"),
+        ("ConnectTimeoutSeconds", "5"),
+        ("ProgressSeconds", "3600"),
+        ("RetryBaseDelayMs", "20"),
+        ("DefaultCrawlDelay", "0"),
+    ];
+    for &(k, v) in extra {
+        match keys.iter_mut().find(|(key, _)| *key == k) {
+            Some(slot) => slot.1 = v,
+            None => keys.push((k, v)),
+        }
     }
-    s
+    keys.iter().map(|(k, v)| format!("{k} = {v}\n")).collect()
 }
 
 /// Waits for a crawler process to exit; past `limit` it is killed and the test fails with

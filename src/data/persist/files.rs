@@ -60,6 +60,27 @@ impl FileStore {
         &self.dir
     }
 
+    /// Reads what the state folder `dir` holds without changing it (locking it meanwhile):
+    /// every saved scope, and whether the saved crawl had finished (a finished crawl keeps
+    /// no scopes: its results were written). For `rccrawler export`.
+    pub fn read_saved(dir: &Path) -> Result<(Vec<SavedScope>, bool), PersistError> {
+        if !dir.join("lock").exists() {
+            return Err(PersistError::Files(crate::storage::StateError::Io {
+                path: dir.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no saved crawl here (StateFolder)",
+                ),
+            }));
+        }
+        let (_store, recovered) = StateStore::open(dir)?;
+        let scopes = split_scopes(&recovered).map_err(|source| PersistError::Recover {
+            dir: dir.to_owned(),
+            source: Box::new(source),
+        })?;
+        Ok((scopes, recovered.finished))
+    }
+
     fn recover_error(&self, source: DataError) -> PersistError {
         PersistError::Recover {
             dir: self.dir.clone(),

@@ -8,8 +8,6 @@ use super::db::{Db, PgError};
 use super::schema;
 use super::scope_state::ScopeState;
 use crate::data::persist::SavedScope;
-use crate::data::{DataError, InMemoryDataManager};
-use crate::ids::ScopeId;
 use crate::settings::Settings;
 use crate::site::Origin;
 
@@ -87,19 +85,9 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
         .collect()
 }
 
-/// Whether `wanted` (a seed origin, its host, or its results folder name) names scope
-/// `origin`.
-fn names(origin: &str, wanted: &str) -> bool {
-    origin == wanted
-        || Origin::parse(origin).is_some_and(|o| o.host() == wanted || o.folder_name() == wanted)
-}
-
-/// Loads the scopes of the crawl whose seed origins are in `which` (all when empty) into an
-/// in-memory data manager: each as its snapshot and journal say, whoever crawls it now.
-pub fn load_scopes(
-    settings: &Settings,
-    which: &[String],
-) -> Result<(InMemoryDataManager, Vec<(ScopeId, Origin)>), PgError> {
+/// Every scope of the crawl saved so far (its snapshot and the journal since), in hosts.txt
+/// order, whoever crawls it now; scopes never crawled have nothing saved and are left out.
+pub fn read_saved(settings: &Settings) -> Result<Vec<SavedScope>, PgError> {
     let mut db = open_db(settings)?;
     let crawl = &settings.database.crawl;
     let saved = db.run("reading scopes", |c| {
@@ -113,9 +101,6 @@ pub fn load_scopes(
             let id: i64 = r.try_get(0)?;
             let origin: String = r.try_get(1)?;
             let snapshot: Option<Vec<u8>> = r.try_get(2)?;
-            if !which.is_empty() && !which.iter().any(|w| names(&origin, w)) {
-                continue;
-            }
             let journal = c
                 .query(
                     "SELECT data FROM rccrawler_journal WHERE scope = $1 ORDER BY id",
@@ -134,21 +119,14 @@ pub fn load_scopes(
         }
         Ok(out)
     })?;
-    let dm = InMemoryDataManager::new();
     let mut scopes = Vec::new();
     for (origin, s) in saved {
         if Origin::parse(&origin).is_none() {
             return Err(PgError::Schema(format!("a scope named {origin:?}")));
         }
-        // Never crawled: nothing to export.
-        if s.snapshot.is_none() && s.journal.is_empty() {
-            continue;
+        if s.snapshot.is_some() || !s.journal.is_empty() {
+            scopes.push(s);
         }
-        let held = dm.hold_saved(&s).map_err(|e: DataError| PgError::Scope {
-            origin,
-            source: Box::new(e),
-        })?;
-        scopes.push(held);
     }
-    Ok((dm, scopes))
+    Ok(scopes)
 }

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-pub use catalog::{ScopeStatus, load_scopes, status};
+pub use catalog::{ScopeStatus, read_saved, status};
 pub use coord::PgCoordinator;
 pub use db::PgError;
 pub use scope_state::ScopeState;
