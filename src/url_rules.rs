@@ -1,7 +1,11 @@
 //! Rules that decide from a URL alone that it is not fetched: a known non-HTML extension
-//! (SPEC §2.3, the paper's "rar, ppt, xls, doc, js and others") and a path that repeats one
-//! segment endlessly (`/a/a/a/…`, an infinite URL space; SPEC §9). Applied to links by the
+//! (SPEC §2.3, the paper's "rar, ppt, xls, doc, js and others"), a path that repeats one
+//! segment endlessly (`/a/a/a/…`, an infinite URL space; SPEC §9) and a query of more
+//! parameters than faceted navigation needs (filters that multiply). Applied to links by the
 //! parsers and to redirect hops by the downloaders.
+//!
+//! And the *shape* of a URL, for the trap rule of `data::scope` (calendars and numbered
+//! pages that never end): the URL with every run of digits made one `0`.
 
 /// Lower-case extensions of documents (pdf, doc, xls, ppt, odt, epub, txt, csv, xml, json,
 /// rss...), archives and binaries (rar, zip, 7z, gz, tar, exe, msi, dmg, iso, apk, jar, deb...),
@@ -74,9 +78,97 @@ pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
     None
 }
 
+/// The number of parameters of `url`'s query, if it has more than `max` (0: no limit).
+/// Faceted navigation makes one URL per combination of filters, each page linking to
+/// combinations with one filter more: an endless space in practice.
+pub fn too_many_parameters(url: &url::Url, max: u32) -> Option<usize> {
+    let query = url.query()?;
+    let n = query.split('&').filter(|p| !p.is_empty()).count();
+    (max > 0 && n > max as usize).then_some(n)
+}
+
+/// The shape of a URL with digits in its path or query: the URL with every run of digits
+/// made one `0`, hashed (`/calendar/2024/05/` and `/calendar/2031/12/` have the same shape).
+/// `None` for a URL without digits there: a numbered sequence cannot run through it.
+pub fn trap_shape(url: &str) -> Option<u64> {
+    let start = path_start(url);
+    let rest = url.as_bytes().get(start..)?;
+    if !rest.iter().any(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&url.as_bytes()[..start]);
+    let mut run = false;
+    for &b in rest {
+        if b.is_ascii_digit() {
+            if !run {
+                h.update(b"0");
+            }
+            run = true;
+        } else {
+            h.update(&[b]);
+            run = false;
+        }
+    }
+    Some(h.digest())
+}
+
+/// A shape for people: the path and query of `url` with every run of digits written `N`
+/// (`/calendar/N/N/`).
+pub fn trap_pattern(url: &str) -> String {
+    let rest = &url[path_start(url)..];
+    let mut out = String::with_capacity(rest.len());
+    let mut run = false;
+    for c in rest.chars() {
+        if c.is_ascii_digit() {
+            if !run {
+                out.push('N');
+            }
+            run = true;
+        } else {
+            out.push(c);
+            run = false;
+        }
+    }
+    out
+}
+
+/// Where the path starts in an absolute URL (after `scheme://host[:port]`).
+fn path_start(url: &str) -> usize {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    url[after_scheme..]
+        .find('/')
+        .map_or(url.len(), |i| after_scheme + i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_of_numbered_urls() {
+        let a = trap_shape("http://a.test:8080/calendar/2024/05/?day=12");
+        assert!(a.is_some());
+        assert_eq!(a, trap_shape("http://a.test:8080/calendar/1999/1/?day=7"));
+        assert_ne!(
+            a,
+            trap_shape("http://a.test:8080/calendar/2024/05/?week=12")
+        );
+        assert_ne!(a, trap_shape("http://b.test:8080/calendar/2024/05/?day=12"));
+        assert_eq!(
+            trap_shape("http://a2.test/about/"),
+            None,
+            "digits of the host do not count"
+        );
+        assert_eq!(
+            trap_pattern("http://a.test/calendar/2024/05/?day=12"),
+            "/calendar/N/N/?day=N"
+        );
+        let u = url::Url::parse("http://a.test/shop?a=1&b=2&c=3").unwrap();
+        assert_eq!(too_many_parameters(&u, 2), Some(3));
+        assert_eq!(too_many_parameters(&u, 3), None);
+        assert_eq!(too_many_parameters(&u, 0), None);
+    }
 
     #[test]
     fn every_extension_and_edge_case() {

@@ -514,3 +514,30 @@ fn a_failed_result_check_is_exit_code_1_with_a_report() {
         "{report}"
     );
 }
+
+// See: issue 17 — `rccrawler demo` run inside a crawl folder overwrote that crawl's
+// results/summary.csv.
+#[test]
+fn the_demo_runs_with_the_shipped_settings_and_writes_only_into_its_own_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.ini"), repo_file("settings.ini")).unwrap();
+    std::fs::create_dir(dir.path().join("results")).unwrap();
+    std::fs::write(dir.path().join("results/summary.csv"), "a crawl's summary").unwrap();
+    let o = run(dir.path(), &["demo"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("writing into demo"), "it says where: {out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("results/summary.csv")).unwrap(),
+        "a crawl's summary",
+        "the crawl's files are left alone"
+    );
+    let summary = common::read_csv(&dir.path().join("demo/results/summary.csv"));
+    assert_eq!(summary.1.len(), 1);
+    assert_eq!(summary.1[0][9], "done");
+    let folder = dir.path().join("demo/results").join(&summary.1[0][1]);
+    let files = common::SiteFiles::read(&folder);
+    assert!(files.nodes.len() > 10, "{}", files.nodes.len());
+    assert!(dir.path().join("demo/state").exists());
+    assert!(!dir.path().join("state").exists());
+}

@@ -556,4 +556,166 @@ fn a_site_whose_results_cannot_be_written_does_not_stop_the_others() {
             "{host}: header + 2 pages"
         );
     }
+    // See: issue 17 — a failed result write lost the whole crawl: the next run found it
+    // "finished" in its state and started afresh. Now the crawl stays saved until its
+    // results are written: `rccrawler export` writes them from the state folder, and so does
+    // the next run, without fetching a page again.
+    let want = common::result_bytes(&dir.path().join(format!("results/a.test_{}", web.port())));
+    std::fs::remove_file(&blocked).unwrap();
+    let export = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(["export", "--to", "exported", "b.test"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let exported =
+        common::SiteFiles::read(&dir.path().join(format!("exported/b.test_{}", web.port())));
+    assert_eq!(exported.nodes.len(), 2);
+    let unknown = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(["export", "http://nosuch.test"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("no saved scope is named http://nosuch.test"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
+    let before = web.server.requests().len();
+    let report = common::try_run_with(&registry, dir.path()).expect("the results are written now");
+    assert!(report.reason.is_complete());
+    let pages_again = web.server.requests()[before..]
+        .iter()
+        .filter(|r| r.target != "/robots.txt")
+        .count();
+    assert_eq!(pages_again, 0, "nothing is fetched again");
+    let b = common::SiteFiles::read(&dir.path().join(format!("results/b.test_{}", web.port())));
+    assert_eq!(b.nodes.len(), 2);
+    assert_eq!(
+        common::result_bytes(&dir.path().join(format!("results/a.test_{}", web.port()))),
+        want
+    );
+}
+
+/// A calendar that never ends: every month links to the next and the previous one and to its
+/// days, each day to the next day — the `/calendar/…` trap of issue 17 (12.2 million pages in
+/// ten minutes with the old defaults).
+fn calendar_web() -> TestWeb {
+    let web = TestWeb::new();
+    let mut home = String::from("<title>Beta</title><a href=/calendar/2024/01/>calendar</a>");
+    // Numbered pages that are not a trap: 40 news items, all one level below the home page.
+    for n in 1..=40 {
+        home.push_str(&format!("<a href=/news/{n}>news {n}</a>"));
+    }
+    web.page("a.test", "/", &home);
+    for n in 1..=40 {
+        web.page(
+            "a.test",
+            &format!("/news/{n}"),
+            &format!("news {n}<a href=/>home</a>"),
+        );
+    }
+    let month = |y: i32, m: i32| -> (i32, i32) {
+        let t = y * 12 + (m - 1);
+        (t.div_euclid(12), t.rem_euclid(12) + 1)
+    };
+    let serve = move |req: &rccrawler::loopback::Request| {
+        let parts: Vec<i32> = req
+            .target
+            .trim_start_matches("/calendar/")
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        let body = match parts[..] {
+            [y, m] => {
+                let (ny, nm) = month(y, m + 1);
+                let (py, pm) = month(y, m - 1);
+                format!(
+                    "<title>{y}-{m}</title><a href=/calendar/{ny}/{nm:02}/>next</a>\
+                     <a href=/calendar/{py}/{pm:02}/>previous</a><a href=/calendar/{y}/{m:02}/1>day 1</a>"
+                )
+            }
+            [y, m, d] => format!(
+                "<title>{y}-{m}-{d}</title><a href=/calendar/{y}/{m:02}/{}>next day</a>",
+                d + 1
+            ),
+            _ => "nothing".to_owned(),
+        };
+        Resp::html(body)
+    };
+    web.server
+        .route_prefix("a.test", "/calendar/", Route::Generated(Arc::new(serve)));
+    web
+}
+
+// See: issue 17 — a bare hosts line ran into a calendar trap: 12.2 million pages, 27,000
+// requests a second against one server; MaxPathSegmentRepeats does not catch the pattern.
+#[test]
+fn a_calendar_that_never_ends_is_cut_and_summary_csv_names_the_pattern() {
+    let web = calendar_web();
+    let mut files = Vec::new();
+    for threads in ["1", "4"] {
+        let c = crawl(
+            &[web.origin("a.test")],
+            &[("DownloadingThreadsCount", threads), ("TrapLevels", "10")],
+        );
+        assert!(c.report.reason.is_complete(), "the crawl ends by itself");
+        let (_, rows) = common::read_csv(&c.results().join("summary.csv"));
+        let reason = &rows[0][11];
+        assert!(
+            reason.contains("trap: /calendar/N/N/") && reason.contains("left out"),
+            "{reason}"
+        );
+        let site = c.site(&format!("a.test_{}", web.port()));
+        let news = site.nodes.iter().filter(|n| n.1.contains("/news/")).count();
+        assert_eq!(news, 40, "numbered pages one level deep are not a trap");
+        // Months from level 1 to 11 on each side of January 2024, and their days.
+        assert!(site.nodes.len() < 400, "{} pages", site.nodes.len());
+        let deepest = site.nodes.iter().map(|n| n.2).max().unwrap();
+        assert!(deepest <= 12, "no page deeper than the cut: {deepest}");
+        site.assert_levels_are_bfs_depths();
+        files.push(common::result_bytes(
+            &c.results().join(format!("a.test_{}", web.port())),
+        ));
+    }
+    assert_eq!(
+        files[0], files[1],
+        "one thread and four write the same files"
+    );
+}
+
+#[test]
+fn the_shipped_defaults_are_polite_and_bounded() {
+    let s = rccrawler::settings::Settings::defaults(std::path::Path::new("."));
+    assert_eq!(s.sites.defaults.crawl_delay, Duration::from_secs(1));
+    assert!(s.sites.max_pages >= 30_000 * 3, "{}", s.sites.max_pages);
+    assert!(s.sites.trap_levels > 0 && s.sites.max_query_parameters > 0);
+    // A site with the default delay is crawled a request a second: 4 pages take 3 s or more.
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/1>1</a><a href=/2>2</a><a href=/3>3</a>",
+    );
+    for p in ["/1", "/2", "/3"] {
+        web.page("a.test", p, &format!("page {p}"));
+    }
+    let started = Instant::now();
+    let c = crawl(
+        &[format!("{};2", web.origin("a.test"))],
+        &[("DefaultCrawlDelay", "1000")],
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(c.site(&format!("a.test_{}", web.port())).nodes.len(), 4);
 }

@@ -433,3 +433,91 @@ fn a_finished_crawl_is_followed_by_a_fresh_one() {
     assert_eq!(web.hits("a.test", "/x"), 2, "the second run crawls again");
     assert_eq!(summary_states(dir.path())[0].1, "done");
 }
+
+// See: issue 17 — with 8-second pages, a stop file that appeared at 2 s was acted on at 8 s
+// ("stopped: stop file after 8.0 s"), and two pages that finished downloading during the stop
+// were logged but not recorded, and fetched again on the next run.
+#[test]
+fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use rccrawler::loopback::{Resp, Route};
+
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/slow1>s</a><a href=/slow2>s</a><a href=/mid1>m</a><a href=/mid2>m</a>",
+    );
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let slow_for = Arc::new(parking_lot::Mutex::new(Duration::from_secs(8)));
+    for (path, quick) in [
+        ("/slow1", false),
+        ("/slow2", false),
+        ("/mid1", true),
+        ("/mid2", true),
+    ] {
+        let (arrived, slow_for) = (Arc::clone(&arrived), Arc::clone(&slow_for));
+        let make = move |_: &rccrawler::loopback::Request| {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            let delay = if quick {
+                Duration::from_millis(400)
+            } else {
+                *slow_for.lock()
+            };
+            Resp::html(format!("<title>{path}</title>")).delayed(delay)
+        };
+        web.route("a.test", path, Route::Generated(Arc::new(make)));
+    }
+    let dir = folder(&web, &["a.test"]);
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("{};8;100;0", web.origin("a.test")),
+    )
+    .unwrap();
+    let mut child = start(dir.path(), 1);
+    let until = Instant::now() + Duration::from_secs(30);
+    while arrived.load(Ordering::SeqCst) < 4 {
+        assert!(Instant::now() < until, "the four requests never arrived");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let stop_written = Instant::now();
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    let status = wait(&mut child, Duration::from_secs(30));
+    let took = stop_written.elapsed();
+    let (out, err) = output(dir.path(), 1);
+    assert_eq!(status.code(), Some(0), "{err}");
+    // The 8-second pages are abandoned a second after the stop; generous for a loaded machine.
+    assert!(
+        took < Duration::from_secs(5),
+        "the stop took {took:?}: {err}"
+    );
+    assert!(
+        err.contains("stop file after") && err.contains("stopping"),
+        "the stop is said at once: {err}"
+    );
+    assert!(out.contains("stopped (stop file) after"), "{out}");
+    let files = common::SiteFiles::read(&dir.path().join(format!("results/a.test_{}", web.port())));
+    let labels: Vec<&str> = files.nodes.iter().map(|n| n.1.as_str()).collect();
+    let host = web.origin("a.test");
+    for mid in ["/mid1", "/mid2"] {
+        assert!(
+            labels.contains(&format!("{host}{mid}").as_str()),
+            "{mid} finished downloading during the stop and is kept: {labels:?}"
+        );
+    }
+    assert_eq!(files.nodes.len(), 3, "{labels:?}");
+    // The next run fetches only what was abandoned.
+    *slow_for.lock() = Duration::ZERO;
+    let mut child = start(dir.path(), 2);
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    // Counted on arrival (the server logs a request once it has answered, 8 s later).
+    assert_eq!(
+        arrived.load(Ordering::SeqCst),
+        6,
+        "the two abandoned pages are fetched again, the two kept are not"
+    );
+    let files = common::SiteFiles::read(&dir.path().join(format!("results/a.test_{}", web.port())));
+    assert_eq!(files.nodes.len(), 5);
+}

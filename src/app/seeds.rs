@@ -16,6 +16,7 @@ use crate::data::coord::Coordinator;
 use crate::data::{DataManager, OpenScopeError, ScopeLimits};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::Dispatcher;
+use crate::settings::SiteRules;
 use crate::site::{Origin, SiteSpec};
 use crate::sites::{SiteEntry, SiteKind, SiteView, Sites};
 use crate::url_filter::{SeedPlan, UrlFilter};
@@ -25,7 +26,8 @@ use crate::url_filter::{SeedPlan, UrlFilter};
 pub(crate) struct Seeds {
     hosts: Vec<SiteSpec>,
     plans: Vec<SeedPlan>,
-    max_pages: u32,
+    /// `MaxPagesPerSite` and `TrapLevels`, for every scope.
+    limits: SiteRules,
     /// The scopes opened, as the results name them.
     rows: Mutex<Vec<ScopeRow>>,
 }
@@ -41,7 +43,7 @@ pub(crate) struct Crawl<'a> {
 
 impl Seeds {
     /// Plans hosts.txt's seeds with `filter` (printing their key domains, if any).
-    pub(crate) fn plan(hosts: &[SiteSpec], filter: &mut dyn UrlFilter, max_pages: u32) -> Self {
+    pub(crate) fn plan(hosts: &[SiteSpec], filter: &mut dyn UrlFilter, limits: SiteRules) -> Self {
         let origins: Vec<Origin> = hosts.iter().map(|h| h.origin.clone()).collect();
         let plans = filter.plan(&origins);
         for (spec, plan) in hosts.iter().zip(&plans) {
@@ -56,7 +58,7 @@ impl Seeds {
         Seeds {
             hosts: hosts.to_vec(),
             plans,
-            max_pages,
+            limits,
             rows: Mutex::new(Vec::new()),
         }
     }
@@ -118,7 +120,8 @@ impl Seeds {
         }
         let limits = ScopeLimits {
             max_level: spec.max_level,
-            max_pages: self.max_pages,
+            max_pages: self.limits.max_pages,
+            trap_levels: self.limits.trap_levels,
         };
         if let Some(most) = c.coordinator.scopes_per_process()
             && busy_scopes(c.dm) >= most

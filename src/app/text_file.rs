@@ -70,11 +70,7 @@ impl ApplicationManager for TextFileManager {
         let sites = Sites::new();
         // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the data manager
         // opens those this process crawls (a shared store, SPEC §10, may give it some only).
-        let seeds = Arc::new(Seeds::plan(
-            hosts,
-            &mut *url_filter,
-            settings.sites.max_pages,
-        ));
+        let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
         coordinator.register_seeds(&seeds.scope_origins())?;
         {
             let crawl = Crawl {

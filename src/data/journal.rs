@@ -18,7 +18,7 @@ const NEW_URL: u8 = 1;
 const NEW_EXTERNAL: u8 = 2;
 const NEW_TEXT: u8 = 3;
 const COMMIT: u8 = 4;
-const SET_MAX_LEVEL: u8 = 5;
+const SET_LEVEL_LIMITS: u8 = 5;
 const NEW_SITE: u8 = 6;
 const ADD_SCOPE: u8 = 7;
 const ADD_SEED: u8 = 8;
@@ -105,9 +105,13 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(NEW_SITE);
             j.put_bytes(origin.to_string().as_bytes());
         }
-        Entry::SetMaxLevel { level } => {
-            j.put_u8(SET_MAX_LEVEL);
-            j.put_var(u64::from(*level));
+        Entry::SetLevelLimits {
+            max_level,
+            trap_levels,
+        } => {
+            j.put_u8(SET_LEVEL_LIMITS);
+            j.put_var(u64::from(*trap_levels));
+            j.put_var(u64::from(*max_level));
         }
         Entry::AddSeed { origin } => {
             j.put_u8(ADD_SEED);
@@ -197,7 +201,13 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
         NEW_SITE => Entry::NewSite {
             origin: origin(r.str()?)?,
         },
-        SET_MAX_LEVEL => Entry::SetMaxLevel { level: r.var32()? },
+        SET_LEVEL_LIMITS => {
+            let trap_levels = r.var32()?;
+            Entry::SetLevelLimits {
+                max_level: r.var32()?,
+                trap_levels,
+            }
+        }
         ADD_SEED => Entry::AddSeed {
             origin: origin(r.str()?)?,
         },
@@ -298,7 +308,10 @@ mod tests {
             },
             Entry::NewText { text: "héllo" },
             Entry::NewSite { origin: o },
-            Entry::SetMaxLevel { level: 2 },
+            Entry::SetLevelLimits {
+                max_level: 2,
+                trap_levels: 30,
+            },
             Entry::Commit(Resolved {
                 pull: Pull {
                     seq: 41,

@@ -36,6 +36,7 @@ pub use error::{DataError, PersistError};
 pub use memory::{GraphHandle, InMemoryDataManager};
 pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
+pub use scope::traps::TrapCut;
 pub use scope::yields::YieldRow;
 
 #[cfg(test)]
@@ -70,6 +71,8 @@ pub struct ScopeLimits {
     pub max_level: u32,
     /// `MaxPagesPerSite` (0: none).
     pub max_pages: u32,
+    /// `TrapLevels` (0: off).
+    pub trap_levels: u32,
 }
 
 /// Whether `open_scope` continued saved work or started anew.

@@ -60,6 +60,7 @@ impl Crawl {
                 ScopeLimits {
                     max_level,
                     max_pages: 0,
+                    trap_levels: 0,
                 },
             )
             .unwrap();
@@ -335,6 +336,7 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
             ScopeLimits {
                 max_level: 3,
                 max_pages: 0,
+                trap_levels: 0,
             },
         )
         .unwrap();

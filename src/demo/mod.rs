@@ -1,7 +1,7 @@
 //! `rccrawler demo`: serves the bundled demo site on 127.0.0.1 and crawls it with the shipped
 //! settings.ini, so the first command of the README works on a machine with no network.
-//! The demo keeps its crawl state apart (`<StateFolder>/demo`) so it never mixes with a real
-//! crawl in progress.
+//! Everything it writes goes to a `demo/` folder beside settings.ini (results, state, logs):
+//! a demo run in a crawl's folder never touches that crawl's files.
 
 pub mod site;
 
@@ -17,6 +17,9 @@ use crate::site::{Origin, SiteSpec};
 
 /// The port tried first, so repeated demos write to the same results folder.
 pub const PREFERRED_PORT: u16 = 18421;
+
+/// The delay between two requests to the demo site.
+pub const DEMO_DELAY: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Runs the demo.
 pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
@@ -47,16 +50,34 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
         port: None,
         addr: [127, 0, 0, 1].into(),
     });
-    settings.state.folder = settings.state.folder.join("demo");
+    // Its own folder: results, state and logs of a real crawl beside it are left alone.
+    let base = settings
+        .file()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let demo = base.join("demo");
+    let under_demo = |p: &Path| demo.join(p.strip_prefix(&base).unwrap_or(p));
+    settings.results.folder = under_demo(&settings.results.folder);
+    settings.state.folder = under_demo(&settings.state.folder);
+    settings.logs.common_log = under_demo(&settings.logs.common_log);
+    settings.logs.error_log = under_demo(&settings.logs.error_log);
     let url = url::Url::parse(&format!("http://{}:{port}/", site::HOST)).expect("a valid demo URL");
     let origin = Origin::of(&url).expect("the demo URL has an origin");
     println!("demo site: {url} (served on 127.0.0.1:{port})");
+    // The demo site is served by this very process: a short delay shows the politeness
+    // machinery without making the demo slow (real sites get DefaultCrawlDelay).
     let spec = SiteSpec {
         origin: origin.clone(),
         max_downloads: settings.sites.defaults.max_downloads,
         max_level: settings.sites.defaults.max_level,
-        crawl_delay: settings.sites.defaults.crawl_delay,
+        crawl_delay: DEMO_DELAY,
     };
+    println!(
+        "writing into {} (results, state, logs), {} ms between requests",
+        demo.display(),
+        DEMO_DELAY.as_millis()
+    );
     let results = settings.results.folder.join(origin.folder_name());
     let exit = cli::run(&registry, &settings, &[spec], ctrl_c);
     println!(

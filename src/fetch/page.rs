@@ -19,7 +19,7 @@ use crate::robots::DisallowAll;
 use crate::site::Origin;
 use crate::sites::{SiteEntry, SiteOrigin, SiteView};
 use crate::url_norm::{self, NormUrl, UrlError};
-use crate::url_rules::{non_html_extension, repeating_segment};
+use crate::url_rules::{non_html_extension, repeating_segment, too_many_parameters};
 
 /// Most redirect hops followed (SPEC §2.4).
 pub(crate) const MAX_HOPS: usize = 5;
@@ -121,6 +121,11 @@ impl Walk<'_> {
             let repeats = self.ctx.settings.sites.max_segment_repeats;
             if let Some(seg) = repeating_segment(url.path(), repeats) {
                 let reason = format!("repeating path segment ({seg})");
+                return Some(self.failed(Failure::without_request(reason)));
+            }
+            let most = self.ctx.settings.sites.max_query_parameters;
+            if let Some(n) = too_many_parameters(url.as_url(), most) {
+                let reason = format!("too many query parameters ({n})");
                 return Some(self.failed(Failure::without_request(reason)));
             }
         }

@@ -11,7 +11,7 @@ use crate::context::Context;
 use crate::message::{Downloaded, Failure, FetchTask, LinkTarget, PageLink, PageRecord};
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
-use crate::url_rules::{non_html_extension, repeating_segment};
+use crate::url_rules::{non_html_extension, repeating_segment, too_many_parameters};
 
 /// The HTML parser component.
 #[derive(Debug, Clone, Copy, Default)]
@@ -211,6 +211,12 @@ fn classify(
     {
         Some(Failure::without_request(format!(
             "repeating path segment ({seg})"
+        )))
+    } else if let Some(n) =
+        too_many_parameters(url.as_url(), ctx.settings.sites.max_query_parameters)
+    {
+        Some(Failure::without_request(format!(
+            "too many query parameters ({n})"
         )))
     } else {
         // Borrowed from the page's snapshot, not cloned: an Arc count touched by every link of

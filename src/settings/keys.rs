@@ -460,16 +460,16 @@ pub const KEYS: &[KeyDef] = &[
     key!(
         "Sites",
         "DefaultCrawlDelay",
-        "0",
+        "1000",
         int(0, 3_600_000),
-        "crawlDelay in milliseconds for hosts.txt lines that leave it out; a larger robots.txt Crawl-delay wins."
+        "crawlDelay in milliseconds for hosts.txt lines that leave it out: a second between two requests to one site, polite to a real server (as Hyphe and StormCrawler); a larger robots.txt Crawl-delay wins. Set 0 only for servers you own."
     ),
     key!(
         "Sites",
         "MaxPagesPerSite",
-        "0",
+        "100000",
         int(0, 100_000_000),
-        "Stop a site's crawl after this many pages (0: no limit); its state in summary.csv is then \"page limit\"."
+        "Stop a site's crawl after this many pages (0: no limit), a bound on what a trap the other rules miss can cost; its state in summary.csv is then \"page limit\". The RCCrawler paper's largest site had 30,000 pages."
     ),
     key!(
         "Sites",
@@ -477,6 +477,20 @@ pub const KEYS: &[KeyDef] = &[
         "3",
         int(1, 1000),
         "A link whose path holds one segment more often than this (/a/a/a/a/…) is a bad link (repeating path): an endless URL space."
+    ),
+    key!(
+        "Sites",
+        "TrapLevels",
+        "30",
+        int(0, 10_000),
+        "Trap detection for numbered URLs that never end (calendars, pages): URLs with digits that differ only in their numbers (/calendar/2024/05/, /calendar/2031/12/) are not fetched deeper than this many levels below the shallowest of them; summary.csv names the pattern cut. 0: off."
+    ),
+    key!(
+        "Sites",
+        "MaxQueryParameters",
+        "8",
+        int(0, 1000),
+        "A link whose query has more parameters than this is a bad link (too many query parameters): filters that multiply (faceted navigation). 0: no limit."
     ),
     key!(
         "Faults",

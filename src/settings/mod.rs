@@ -297,6 +297,10 @@ pub struct SiteRules {
     pub max_pages: u32,
     /// `MaxPathSegmentRepeats`.
     pub max_segment_repeats: u32,
+    /// `MaxQueryParameters` (0: no limit).
+    pub max_query_parameters: u32,
+    /// `TrapLevels` (0: off).
+    pub trap_levels: u32,
     /// `OtherSchemeLinks`.
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.
@@ -605,6 +609,8 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         max_url_length: v.small("MaxUrlLength")?,
         max_pages: v.small("MaxPagesPerSite")?,
         max_segment_repeats: v.small("MaxPathSegmentRepeats")?,
+        max_query_parameters: v.small("MaxQueryParameters")?,
+        trap_levels: v.small("TrapLevels")?,
         other_scheme_links: match v.choice("OtherSchemeLinks")? {
             "Ignore" => OtherScheme::Ignore,
             _ => OtherScheme::Internal,

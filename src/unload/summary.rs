@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::gephi_csv::CsvOut;
 use crate::bandit::RewardKind;
-use crate::data::SiteGraph;
+use crate::data::{SiteGraph, TrapCut};
 use crate::storage::write_atomic;
 
 /// How a site's crawl ended.
@@ -139,6 +139,9 @@ impl SiteSummary {
                 .map(|f| f.reason.to_owned())
                 .unwrap_or_default();
         }
+        if s.reason.is_empty() {
+            s.reason = trap_reason(g.traps());
+        }
         s
     }
 
@@ -153,6 +156,24 @@ impl SiteSummary {
         let home_origin = &self.home[..origin_end];
         (!self.home.is_empty() && home_origin != listed).then_some(home_origin)
     }
+}
+
+/// What the trap rule left out, for the `Reason` column: the three patterns with most URLs.
+fn trap_reason(traps: &[TrapCut]) -> String {
+    let mut parts: Vec<String> = traps
+        .iter()
+        .take(3)
+        .map(|t| {
+            format!(
+                "trap: {} deeper than level {} left out ({} URLs)",
+                t.pattern, t.deepest_kept, t.urls
+            )
+        })
+        .collect();
+    if traps.len() > 3 {
+        parts.push(format!("{} more trap patterns", traps.len() - 3));
+    }
+    parts.join("; ")
 }
 
 /// Writes summary.csv atomically.

@@ -161,7 +161,7 @@ impl ScopeGraph {
 
     fn url_ref(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
         let before = self.recs.len();
-        let id = self.intern_url(url, site)?;
+        let id = self.intern_url(url, site, LinkKind::Internal)?;
         if self.recs.len() > before
             && let Some(j) = self.journal.as_mut()
         {
@@ -172,7 +172,7 @@ impl ScopeGraph {
 
     fn external_ref(&mut self, url: &str, effects: &mut Effects) -> Result<u32, DataError> {
         let before = self.recs.len();
-        let id = self.intern_url(url, 0)?;
+        let id = self.intern_url(url, 0, LinkKind::External)?;
         if self.recs.len() > before {
             self.recs[id as usize].state = UrlState::External;
             effects.yielded.new_external += 1;

@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use hashbrown::{HashMap, HashSet};
 
+use super::traps::{TrapCut, TrapReplay};
 use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 use crate::data::records::LinkKind;
 
@@ -99,6 +100,8 @@ pub struct SiteGraph<'a> {
     /// Per URL id: node id (1-based) it resolves to, or 0.
     node_of: Vec<u32>,
     aliases: Vec<Alias>,
+    /// URL patterns the trap rule left out.
+    traps: Vec<TrapCut>,
 }
 
 /// Longest redirect chain followed through the records (the downloader stops at 5 hops).
@@ -114,9 +117,11 @@ impl<'a> SiteGraph<'a> {
         let mut aliases = Vec::new();
         let mut by_hash: HashMap<u128, u32> = HashMap::new();
         let mut queue = VecDeque::new();
+        let mut traps = TrapReplay::new(g);
         for home in g.homes() {
             if visited[home as usize] == NO_LEVEL {
                 visited[home as usize] = 0;
+                traps.reached(home, 0);
                 queue.push_back(home);
             }
         }
@@ -133,6 +138,7 @@ impl<'a> SiteGraph<'a> {
                 }
                 if visited[next as usize] == NO_LEVEL {
                     visited[next as usize] = level;
+                    traps.reached(next, level);
                 }
                 chain.push(next);
                 cur = next;
@@ -164,9 +170,13 @@ impl<'a> SiteGraph<'a> {
                     by_hash.insert(page.meta.hash(), id);
                     if level < g.max_level {
                         for l in g.page_links(&page) {
-                            if l.is_internal() && visited[l.id() as usize] == NO_LEVEL {
-                                visited[l.id() as usize] = level + 1;
-                                queue.push_back(l.id());
+                            let t = l.id();
+                            if l.is_internal() && visited[t as usize] == NO_LEVEL {
+                                traps.reached(t, level + 1);
+                                if traps.admits(t, level + 1) {
+                                    visited[t as usize] = level + 1;
+                                    queue.push_back(t);
+                                }
                             }
                         }
                     }
@@ -189,12 +199,14 @@ impl<'a> SiteGraph<'a> {
                 }
             }
         }
+        let traps = traps.cuts();
         SiteGraph {
             g,
             nodes,
             visited,
             node_of,
             aliases,
+            traps,
         }
     }
 
@@ -402,6 +414,12 @@ impl<'a> SiteGraph<'a> {
                 all + u64::from(p.yielded.external),
             )
         })
+    }
+
+    /// URL patterns the trap rule left out (calendars, numbered pages that never end), most
+    /// URLs first.
+    pub fn traps(&self) -> &[TrapCut] {
+        &self.traps
     }
 
     /// The deepest level.

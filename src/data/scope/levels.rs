@@ -21,8 +21,9 @@ impl ScopeGraph {
                 continue;
             }
             self.recs[id as usize].level = level;
+            self.shapes.lowered(id, level);
             match rec.state {
-                UrlState::Seen if level <= self.max_level => {
+                UrlState::Seen if self.within_limits(id, level) => {
                     self.queue(id);
                     let site = self.sites[usize::from(rec.site)];
                     if !woke.contains(&site) {
@@ -37,6 +38,12 @@ impl ScopeGraph {
             }
         }
         woke
+    }
+
+    /// Whether URL `id` at `level` may be fetched: within `maxCrawlLevel`, and not left out
+    /// by the trap rule ([`super::traps`]).
+    fn within_limits(&self, id: u32, level: u32) -> bool {
+        level <= self.max_level && self.shapes.admits(id, level, self.trap_levels)
     }
 
     /// Seen → Queued.
@@ -94,18 +101,34 @@ impl ScopeGraph {
         r.data = data;
     }
 
-    /// Changes `maxCrawlLevel` (hosts.txt edited between runs): URLs now within it are
-    /// queued, queued URLs now beyond it wait again.
-    pub(super) fn set_max_level(&mut self, max_level: u32) {
+    /// Changes `maxCrawlLevel` and `TrapLevels` (hosts.txt or settings.ini edited between
+    /// runs): URLs now within them are queued, queued URLs now beyond them wait again.
+    pub(super) fn set_level_limits(&mut self, max_level: u32, trap_levels: u32) {
         self.max_level = max_level;
+        self.trap_levels = trap_levels;
         for id in 0..self.recs.len() as u32 {
             let rec = self.recs[id as usize];
-            if rec.state == UrlState::Seen && rec.level <= max_level {
+            let within = rec.level != NO_LEVEL && self.within_limits(id, rec.level);
+            if rec.state == UrlState::Seen && within {
                 self.queue(id);
-            } else if rec.state == UrlState::Queued && rec.level > max_level {
+            } else if rec.state == UrlState::Queued && !within {
                 self.recs[id as usize].state = UrlState::Seen;
                 self.queued[usize::from(rec.site)] -= 1;
                 self.pending -= 1;
+            }
+        }
+    }
+
+    /// Rebuilds the URLs' shapes and their shallowest levels (after loading a snapshot, which
+    /// does not keep them: they follow from the URLs).
+    pub(super) fn rebuild_shapes(&mut self) {
+        self.shapes = super::traps::Shapes::default();
+        for id in 0..self.recs.len() as u32 {
+            let rec = self.recs[id as usize];
+            let internal = rec.state != UrlState::External;
+            self.shapes.push(internal.then(|| self.urls.get(id)));
+            if rec.level != NO_LEVEL {
+                self.shapes.lowered(id, rec.level);
             }
         }
     }
@@ -121,7 +144,8 @@ impl ScopeGraph {
             let state = self.recs[id as usize].state;
             let level = self.recs[id as usize].level;
             let waiting = matches!(state, UrlState::Queued | UrlState::InFlight);
-            if waiting || (state == UrlState::Seen && level != NO_LEVEL && level <= self.max_level)
+            if waiting
+                || (state == UrlState::Seen && level != NO_LEVEL && self.within_limits(id, level))
             {
                 self.queue(id);
             }

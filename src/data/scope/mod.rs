@@ -23,6 +23,7 @@ pub mod graph;
 mod levels;
 pub(crate) mod replay;
 mod snapshot;
+pub(crate) mod traps;
 pub(super) mod yields;
 
 use std::collections::HashMap;
@@ -225,6 +226,10 @@ pub(crate) struct ScopeGraph {
     index: u32,
     /// `MaxPagesPerSite` of this run (0: none); not saved.
     page_limit: u32,
+    /// `TrapLevels` (0: off); saved, so that a replay of the scope cuts what the crawl cut.
+    trap_levels: u32,
+    /// The shapes of its URLs, for the trap rule.
+    shapes: traps::Shapes,
 }
 
 impl ScopeGraph {
@@ -249,7 +254,7 @@ impl ScopeGraph {
             g.journal = Some(j);
         }
         let home = g.origin.home();
-        g.home = g.intern_url(home.as_str(), 0)?;
+        g.home = g.intern_url(home.as_str(), 0, LinkKind::Internal)?;
         let _ = g.relax(g.home, 0);
         Ok(g)
     }
@@ -281,6 +286,8 @@ impl ScopeGraph {
             journal: None,
             index,
             page_limit: 0,
+            trap_levels: 0,
+            shapes: traps::Shapes::default(),
         }
     }
 
@@ -400,7 +407,7 @@ impl ScopeGraph {
             self.sites[usize::from(local)] = site;
             self.local_of.insert(site, local);
         }
-        let id = self.intern_url(origin.home().as_str(), local)?;
+        let id = self.intern_url(origin.home().as_str(), local, LinkKind::Internal)?;
         if id != self.home && !self.more_homes.contains(&id) {
             self.more_homes.push(id);
         }
@@ -412,14 +419,18 @@ impl ScopeGraph {
         std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
-    /// Sets `maxCrawlLevel` (journaled when it changes) and `MaxPagesPerSite` for this run.
-    pub(crate) fn set_limits(&mut self, max_level: u32, page_limit: u32) {
-        if self.max_level != max_level {
+    /// Sets `maxCrawlLevel` and `TrapLevels` (journaled when they change) and
+    /// `MaxPagesPerSite` for this run.
+    pub(crate) fn set_limits(&mut self, max_level: u32, trap_levels: u32, page_limit: u32) {
+        if self.max_level != max_level || self.trap_levels != trap_levels {
             if let Some(j) = self.journal.as_mut() {
-                j.put(&Entry::SetMaxLevel { level: max_level });
+                j.put(&Entry::SetLevelLimits {
+                    max_level,
+                    trap_levels,
+                });
                 j.end_record();
             }
-            self.set_max_level(max_level);
+            self.set_level_limits(max_level, trap_levels);
         }
         self.page_limit = page_limit;
     }
@@ -506,8 +517,9 @@ impl ScopeGraph {
         self.urls.get(id)
     }
 
-    /// Interns a URL of local site `site`; a new one starts unseen.
-    fn intern_url(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
+    /// Interns a URL of local site `site` (an internal one) or of another site (`site` 0,
+    /// [`LinkKind::External`]); a new one starts unseen.
+    fn intern_url(&mut self, url: &str, site: u16, kind: LinkKind) -> Result<u32, DataError> {
         let (id, new) = self.urls.intern(url)?;
         if id > ID_MASK {
             return Err(DataError::TooManyUrls);
@@ -519,6 +531,8 @@ impl ScopeGraph {
                 state: UrlState::Seen,
                 site,
             });
+            let internal = (kind == LinkKind::Internal).then_some(url);
+            self.shapes.push(internal);
         }
         Ok(id)
     }
@@ -561,5 +575,6 @@ impl ScopeGraph {
             + self.links.capacity() * std::mem::size_of::<LinkRec>()
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
+            + self.shapes.heap_bytes()
     }
 }

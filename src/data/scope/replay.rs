@@ -4,7 +4,7 @@
 
 use super::{DataError, ScopeGraph, UNBOUND, UrlState};
 use crate::data::journal;
-use crate::data::records::Entry;
+use crate::data::records::{Entry, LinkKind};
 
 impl ScopeGraph {
     /// Replays the entries of one record.
@@ -17,14 +17,14 @@ impl ScopeGraph {
                         return Err(corrupt("URL of an unknown site"));
                     }
                     let before = self.recs.len();
-                    self.intern_url(url, site)?;
+                    self.intern_url(url, site, LinkKind::Internal)?;
                     if self.recs.len() == before {
                         return Err(corrupt("a new URL was already known"));
                     }
                 }
                 Entry::NewExternal { url } => {
                     let before = self.recs.len();
-                    let id = self.intern_url(url, 0)?;
+                    let id = self.intern_url(url, 0, LinkKind::External)?;
                     if self.recs.len() == before {
                         return Err(corrupt("a new URL was already known"));
                     }
@@ -39,7 +39,10 @@ impl ScopeGraph {
                 Entry::NewSite { origin } => {
                     self.add_local_site(UNBOUND, origin)?;
                 }
-                Entry::SetMaxLevel { level } => self.set_max_level(level),
+                Entry::SetLevelLimits {
+                    max_level,
+                    trap_levels,
+                } => self.set_level_limits(max_level, trap_levels),
                 Entry::AddSeed { origin } => {
                     self.seed(origin, UNBOUND)?;
                 }

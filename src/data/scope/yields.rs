@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 
+use super::traps::TrapReplay;
 use crate::bandit::Yield;
 
 use super::{LinkKind, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
@@ -38,8 +39,10 @@ impl ScopeGraph {
         let mut rows = Vec::new();
         let mut queue = VecDeque::new();
         let mut externals: Vec<u32> = Vec::new();
+        let mut traps = TrapReplay::new(self);
         for home in self.homes() {
             if !std::mem::replace(&mut queued[home as usize], true) {
+                traps.reached(home, 0);
                 queue.push_back((home, 0u32));
             }
         }
@@ -62,12 +65,14 @@ impl ScopeGraph {
                     let t = r.data as usize;
                     if !queued[t] {
                         queued[t] = true;
+                        traps.reached(r.data, level);
                         queue.push_back((r.data, level));
                     }
                     break;
                 }
                 cur = r.data;
                 decided[cur as usize] = true;
+                traps.reached(cur, level);
             }
             let end = self.recs[cur as usize];
             externals.clear();
@@ -83,8 +88,11 @@ impl ScopeGraph {
                             let without_request =
                                 r.state == UrlState::Failed && r.data & STATIC_BIT != 0;
                             if !queued[t] && !without_request && r.level != NO_LEVEL {
-                                queued[t] = true;
-                                queue.push_back((l.id(), level + 1));
+                                traps.reached(l.id(), level + 1);
+                                if traps.admits(l.id(), level + 1) {
+                                    queued[t] = true;
+                                    queue.push_back((l.id(), level + 1));
+                                }
                             }
                         }
                     }
