@@ -719,3 +719,57 @@ fn the_shipped_defaults_are_polite_and_bounded() {
     );
     assert_eq!(c.site(&format!("a.test_{}", web.port())).nodes.len(), 4);
 }
+
+// See: issue 17 — 30 URLs answering 500 made a 61-URL site take 34 s: each failing URL backed
+// off the whole site.
+#[test]
+fn a_failing_url_is_retried_later_without_stalling_its_site() {
+    let web = TestWeb::new();
+    let mut home = String::new();
+    for i in 0..30 {
+        home.push_str(&format!("<a href=/ok{i}>ok</a><a href=/bad{i}>bad</a>"));
+        web.page("a.test", &format!("/ok{i}"), &format!("ok {i}"));
+        web.set(
+            "a.test",
+            &format!("/bad{i}"),
+            Resp::new(500, "text/html", "broken"),
+        );
+    }
+    web.page("a.test", "/", &home);
+    let c = crawl(
+        &[format!("{};2", web.origin("a.test"))],
+        &[("MaxRetries", "2"), ("RetryBaseDelayMs", "500")],
+    );
+    assert_eq!(node_count(&c, &web), 31);
+    let requests = web.server.requests();
+    let first_retry = requests
+        .iter()
+        .filter(|r| r.target.starts_with("/bad"))
+        .fold(std::collections::HashMap::new(), |mut seen, r| {
+            seen.entry(r.target.clone())
+                .or_insert_with(Vec::new)
+                .push(r.start);
+            seen
+        })
+        .values()
+        .filter_map(|starts| starts.get(1).copied())
+        .min()
+        .expect("failing URLs are retried");
+    let last_ok = requests
+        .iter()
+        .filter(|r| r.target.starts_with("/ok"))
+        .map(|r| r.start)
+        .max()
+        .unwrap();
+    assert!(
+        last_ok < first_retry,
+        "every good page was fetched before the first retry: the site went on"
+    );
+    assert_eq!(web.hits("a.test", "/bad7"), 3, "tried once, retried twice");
+    assert!(
+        error_log(&c).contains("(the site goes on)"),
+        "{}",
+        error_log(&c)
+    );
+    assert_eq!(bad_reason(&c, &web, "/bad7"), "status 500");
+}

@@ -328,6 +328,43 @@ fn seeds_whose_key_domains_meet_share_one_scope() {
     );
 }
 
+// See: issue 17 — TestRU failed on shared scopes ("node 2: level 0, but its breadth-first
+// depth is 1"; with AllHostsUAT "not reachable from node 1"), and the console said the seeds'
+// key domains meet where there are none.
+#[test]
+fn test_ru_checks_levels_from_every_seed_home_page_of_a_shared_scope() {
+    let web = uni_web();
+    let hosts = [
+        format!("{};2;5;0", web.origin("www.uni.test")),
+        format!("{};2;5;0", web.origin("lib.uni.test")),
+        format!("{};2;1;0", web.origin("www.partner.test")),
+    ];
+    for (filter, says) in [
+        ("KeyDomainUAT", "shares the scope of http://www.uni.test"),
+        ("AllHostsUAT", "AllHostsUAT crawls every seed in one scope"),
+    ] {
+        let dir = common::prepare(
+            &hosts,
+            &[
+                ("UrlAnalyzingThread", filter),
+                ("ResultUnloaders", "GephiSiteGraphRU,TestRU"),
+            ],
+        );
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{filter}: {err}");
+        assert!(err.contains(says), "{filter}: {err}");
+        if filter == "KeyDomainUAT" {
+            assert!(err.contains("their key domains meet (uni)"), "{err}");
+        }
+        let report = std::fs::read_to_string(dir.path().join("results/test_report.txt")).unwrap();
+        assert!(report.contains(" 0 failed"), "{filter}: {report}");
+    }
+}
+
 #[test]
 fn the_public_suffix_list_keeps_a_city_domain_from_joining_the_scope() {
     let web = TestWeb::new();

@@ -144,8 +144,8 @@ impl Seeds {
             c.dm.add_seed(scope, member.origin.clone(), member.id)?;
             c.dispatcher.add_site(&member);
             eprintln!(
-                "{} shares the scope of {}: their key domains meet",
-                member.origin, seed.origin
+                "{} shares the scope of {}: {}",
+                member.origin, seed.origin, plan.shares_because
             );
         }
         self.rows

@@ -172,9 +172,10 @@ pub trait DataManager: Send + Sync + Debug {
     /// Returns a taken URL to its frontier (the crawl is stopping).
     fn release(&self, task: &FetchTask);
 
-    /// Returns a taken URL to its frontier to be fetched again, if it has been retried
-    /// fewer than `max` times: `Some(n)` for the n-th retry; `None` means the caller records
-    /// its failure instead.
+    /// Counts one more retry of a taken URL, if it has been retried fewer than `max` times:
+    /// `Some(n)` for the n-th retry, and the URL stays in flight (the caller hands the task out
+    /// again when its wait is over, or releases it); `None` means the caller records its
+    /// failure instead.
     fn retry(&self, task: &FetchTask, max: u32) -> Option<u32>;
 
     /// Takes a scope out of this run (its site is down or hit its page limit): its URLs stay

@@ -64,7 +64,12 @@ pub(super) fn commit(ctx: &Context, lease: &mut TaskLease, outcome: &Outcome) {
     }
 }
 
-/// A transient failure: back off the site and try the URL again later, or give up.
+/// Transport failures in a row that read as a server in trouble: its site backs off.
+const OVERLOAD_AFTER_FAILURES: u32 = 2;
+
+/// A transient failure: try the URL again later (its site goes on meanwhile), or give up. The
+/// whole site backs off only on signs of overload: 429, 503, `Retry-After`, or transport
+/// failures in a row.
 fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Transient, log: &Log) {
     let task = lease.task().clone();
     let entry = ctx.sites.get(task.site);
@@ -86,26 +91,38 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
     } else {
         ctx.dispatcher.answered(task.site);
     }
-    let settings = &ctx.settings;
-    match lease.retry(settings.faults.max_retries) {
-        Some(n) => {
-            let wait = back_off(
-                n,
-                settings.faults.retry_base_delay,
-                transient.retry_after,
-                settings.faults.max_retry_after,
-            );
-            ctx.dispatcher.back_off(task.site, Instant::now() + wait);
+    let faults = &ctx.settings.faults;
+    let overloaded = transient.overload
+        || (transient.transport
+            && ctx.dispatcher.failures_in_a_row(task.site) >= OVERLOAD_AFTER_FAILURES);
+    let wait_for = |n| {
+        back_off(
+            n,
+            faults.retry_base_delay,
+            transient.retry_after,
+            faults.max_retry_after,
+        )
+    };
+    match lease.retry(faults.max_retries, wait_for) {
+        Some((n, wait)) => {
+            if overloaded {
+                ctx.dispatcher.back_off(task.site, Instant::now() + wait);
+            }
             let reason = match &outcome {
                 Outcome::Failed { failure, .. } => failure.reason.as_str(),
                 _ => "failure",
+            };
+            let whom = if overloaded {
+                "the site backs off"
+            } else {
+                "the site goes on"
             };
             log.problem(
                 &entry.origin,
                 &task.url,
                 format!(
-                    "{reason}: retry {n} of {} in {:.1} s",
-                    settings.faults.max_retries,
+                    "{reason}: retry {n} of {} in {:.1} s ({whom})",
+                    faults.max_retries,
                     wait.as_secs_f64()
                 ),
             );

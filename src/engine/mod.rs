@@ -177,7 +177,9 @@ pub fn run(
         }
         Ok(())
     });
-    // Pages fetched but never parsed: dropping their leases puts their URLs back.
+    // Pages fetched but never parsed: dropping their leases puts their URLs back; so do the
+    // tasks that waited for a retry.
     drop(leftover.try_iter().collect::<Vec<_>>());
+    ctx.dispatcher.release_parked();
     spawned
 }

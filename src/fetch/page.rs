@@ -189,6 +189,7 @@ impl Walk<'_> {
                 transient: Transient {
                     retry_after: None,
                     transport: true,
+                    overload: false,
                 },
             };
         }
@@ -210,6 +211,7 @@ impl Walk<'_> {
             return Step::Done(PageResult::Retry {
                 outcome,
                 transient: Transient {
+                    overload: status == 429 || status == 503 || retry_after.is_some(),
                     retry_after,
                     transport: false,
                 },

@@ -12,6 +12,9 @@ pub struct Transient {
     /// The connection itself failed (refused, timeout, broken, no such host): counts towards
     /// declaring the site down.
     pub transport: bool,
+    /// The server said it is overloaded (429, 503, or any `Retry-After`): the whole site
+    /// backs off, not only this URL.
+    pub overload: bool,
 }
 
 /// Whether a status is worth retrying.

@@ -40,6 +40,7 @@ pub(super) fn fetch_robots(
                 let transient = e.is_transient().then_some(Transient {
                     retry_after: None,
                     transport: true,
+                    overload: false,
                 });
                 return RobotsAnswer::Unavailable {
                     why: e.to_string(),
@@ -66,6 +67,7 @@ pub(super) fn fetch_robots(
                         let transient = e.is_transient().then_some(Transient {
                             retry_after: None,
                             transport: true,
+                            overload: false,
                         });
                         RobotsAnswer::Unavailable {
                             why: e.to_string(),
@@ -90,6 +92,7 @@ pub(super) fn fetch_robots(
                     .as_deref()
                     .and_then(|v| parse_retry_after(v, SystemTime::now()));
                 let transient = Some(Transient {
+                    overload: s == 429 || s == 503 || retry_after.is_some(),
                     retry_after,
                     transport: false,
                 });

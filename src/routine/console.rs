@@ -253,6 +253,14 @@ impl ProgressLine {
             ctx.dm.pending(),
             self.problems
         );
+        // Why the rate may be low: say what waits.
+        let (retrying, backed_off) = ctx.dispatcher.waiting();
+        if retrying > 0 {
+            line.push_str(&format!(", {retrying} URLs waiting to be retried"));
+        }
+        if backed_off > 0 {
+            line.push_str(&format!(", {backed_off} sites backed off"));
+        }
         for (_, s) in per_site.iter().take(4) {
             line.push_str(" | ");
             line.push_str(s);

@@ -93,6 +93,8 @@ struct SiteGate {
     unsettled: u32,
     /// Why the site is no longer crawled in this run.
     suspended: Option<Suspension>,
+    /// Tasks waiting to be retried, with when (a failing URL waits; its site goes on).
+    parked: Vec<(Instant, FetchTask)>,
 }
 
 impl SiteGate {
@@ -110,7 +112,26 @@ impl SiteGate {
             && (self.has_work()
                 || self.in_flight > 0
                 || self.unsettled > 0
+                || !self.parked.is_empty()
                 || self.robots == RobotsPhase::Fetching)
+    }
+
+    /// The parked task whose wait is over soonest, if its wait is over at `now`.
+    fn ready_parked(&self, now: Instant) -> Option<usize> {
+        if self.robots != RobotsPhase::Ready {
+            return None;
+        }
+        let (i, (at, _)) = self
+            .parked
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (at, _))| *at)?;
+        (*at <= now).then_some(i)
+    }
+
+    /// When the next parked task's wait is over.
+    fn next_parked(&self) -> Option<Instant> {
+        self.parked.iter().map(|(at, _)| *at).min()
     }
 }
 
@@ -216,6 +237,7 @@ impl Dispatcher {
                 failures_in_a_row: 0,
                 unsettled: 0,
                 suspended: Some(Suspension::NotRegistered),
+                parked: Vec::new(),
             });
         }
         let gate = &mut st.gates[idx];
@@ -253,10 +275,19 @@ impl Dispatcher {
             let pages_allowed = st.budget.allows_another();
             for gate in st.gates.iter_mut().filter(|g| g.is_candidate()) {
                 let page_ok = pages_allowed || gate.robots == RobotsPhase::Needed;
-                let free = gate.in_flight < gate.max_in_flight && gate.has_work() && page_ok;
+                let work = gate.has_work() || gate.ready_parked(now).is_some();
+                let slot = gate.in_flight < gate.max_in_flight && page_ok;
+                let free = slot && work;
                 let ready = free && gate.next_start <= now;
+                let mut wake = None;
                 if free && !ready {
-                    earliest = Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
+                    wake = Some(gate.next_start);
+                } else if slot && !work && gate.robots == RobotsPhase::Ready {
+                    // Only retries wait: wake when the first one's wait is over.
+                    wake = gate.next_parked().map(|at| at.max(gate.next_start));
+                }
+                if let Some(w) = wake {
+                    earliest = Some(earliest.map_or(w, |e| e.min(w)));
                 }
                 candidates.push(Candidate {
                     site: gate.site,
@@ -284,6 +315,8 @@ impl Dispatcher {
                         level: 0,
                         kind: TaskKind::Robots,
                     })
+                } else if let Some(i) = gate.ready_parked(now) {
+                    Some(gate.parked.swap_remove(i).1)
                 } else {
                     let t = self.dm.take_task(gate.scope, site);
                     if t.is_none() {
@@ -372,6 +405,49 @@ impl Dispatcher {
     /// The data manager the dispatcher claims from (leases give URLs back to it).
     pub(super) fn data(&self) -> &dyn DataManager {
         &*self.dm
+    }
+
+    /// A task to fetch again from `until` (a retry); its URL stays in flight meanwhile.
+    pub(super) fn park(&self, task: FetchTask, until: Instant) {
+        let mut st = self.state.lock();
+        if let Some(gate) = st.gates.get_mut(task.site.0 as usize) {
+            gate.parked.push((until, task));
+        }
+        self.cv.notify_one();
+    }
+
+    /// Tasks parked for a retry go back to their frontiers (the crawl stopped; a next run
+    /// fetches them). Called once every downloader has ended.
+    pub fn release_parked(&self) {
+        let parked: Vec<FetchTask> = {
+            let mut st = self.state.lock();
+            st.gates
+                .iter_mut()
+                .flat_map(|g| std::mem::take(&mut g.parked))
+                .map(|(_, t)| t)
+                .collect()
+        };
+        for task in &parked {
+            self.dm.release(task);
+        }
+    }
+
+    /// URLs waiting to be retried, and sites backed off now (for the progress line).
+    pub fn waiting(&self) -> (usize, usize) {
+        let st = self.state.lock();
+        let now = Instant::now();
+        let parked = st.gates.iter().map(|g| g.parked.len()).sum();
+        let backed_off = st
+            .gates
+            .iter()
+            .filter(|g| g.suspended.is_none() && g.next_start > now + Duration::from_secs(1))
+            .count();
+        (parked, backed_off)
+    }
+
+    /// Transport failures of `site` since its last answer.
+    pub fn failures_in_a_row(&self, site: SiteId) -> u32 {
+        self.state.lock().gates[site.0 as usize].failures_in_a_row
     }
 
     /// No request to `site` starts before `until` (429/503, retries).

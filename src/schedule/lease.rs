@@ -69,13 +69,21 @@ impl TaskLease {
         Ok(effects)
     }
 
-    /// Puts the URL back in its frontier to be fetched again, unless it was retried `max`
-    /// times: `Some(n)` for the n-th retry, `None` when the caller must commit its failure.
-    pub fn retry(&mut self, max: u32) -> Option<u32> {
+    /// Has the task fetched again once the wait `wait(n)` of its n-th retry is over (its
+    /// site goes on meanwhile), unless it was retried `max` times: `Some((n, wait))`, or
+    /// `None` when the caller must commit its failure.
+    pub fn retry(
+        &mut self,
+        max: u32,
+        wait: impl FnOnce(u32) -> std::time::Duration,
+    ) -> Option<(u32, std::time::Duration)> {
         let n = self.dispatcher.data().retry(&self.task, max)?;
         self.recorded = true;
         self.dispatcher.cancelled();
-        Some(n)
+        let wait = wait(n);
+        self.dispatcher
+            .park(self.task.clone(), std::time::Instant::now() + wait);
+        Some((n, wait))
     }
 }
 

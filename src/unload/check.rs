@@ -193,16 +193,25 @@ pub fn check_folder(folder: &Path) -> ScopeCheck {
         graph.add_edge(s, t, weight.unwrap_or(1) as u32);
     }
     if n > 0 {
-        let depth = dijkstra(&graph, NodeIndex::new(0), None, |_| 1u32);
+        // Every seed's home page is level 0 (a scope may hold several seeds, SPEC §6): depths
+        // count from all of them at once, through a source one step before each.
+        let mut from_homes = graph.clone();
+        let source = from_homes.add_node(u32::MAX);
         for (i, &level) in levels.iter().enumerate() {
-            match depth.get(&NodeIndex::new(i)) {
-                Some(&d) if d == level => {}
-                Some(&d) => f.push(format!(
+            if level == 0 {
+                from_homes.add_edge(source, NodeIndex::new(i), 1);
+            }
+        }
+        let depth = dijkstra(&from_homes, source, None, |_| 1u32);
+        for (i, &level) in levels.iter().enumerate() {
+            match depth.get(&NodeIndex::new(i)).map(|d| d - 1) {
+                Some(d) if d == level => {}
+                Some(d) => f.push(format!(
                     "node {}: level {level}, but its breadth-first depth is {d}",
                     i + 1
                 )),
                 None => f.push(format!(
-                    "node {}: not reachable from node 1 over the arcs",
+                    "node {}: not reachable from a home page (a level-0 node) over the arcs",
                     i + 1
                 )),
             }

@@ -17,9 +17,14 @@ pub struct AllHosts;
 impl UrlFilter for AllHosts {
     fn plan(&mut self, seeds: &[Origin]) -> Vec<SeedPlan> {
         (0..seeds.len())
-            .map(|_| SeedPlan {
+            .map(|i| SeedPlan {
                 scope_of: 0,
                 key_domains: Vec::new(),
+                shares_because: if i == 0 {
+                    String::new()
+                } else {
+                    "AllHostsUAT crawls every seed in one scope".to_owned()
+                },
             })
             .collect()
     }

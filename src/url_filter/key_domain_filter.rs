@@ -81,12 +81,29 @@ impl UrlFilter for KeyDomainFilter {
                     .push((leader, keys[i].iter().map(String::as_str).collect())),
             }
         }
-        leaders
-            .into_iter()
-            .zip(keys)
-            .map(|(scope_of, key_domains)| SeedPlan {
-                scope_of,
-                key_domains,
+        (0..seeds.len())
+            .map(|i| {
+                let leader = leaders[i];
+                let shares_because = if leader == i {
+                    String::new()
+                } else {
+                    // The key domains it has in common with the other seeds of its scope.
+                    let mut common: Vec<&str> = keys[i]
+                        .iter()
+                        .filter(|k| {
+                            (0..seeds.len())
+                                .any(|j| j != i && leaders[j] == leader && keys[j].contains(k))
+                        })
+                        .map(String::as_str)
+                        .collect();
+                    common.dedup();
+                    format!("their key domains meet ({})", common.join(", "))
+                };
+                SeedPlan {
+                    scope_of: leader,
+                    key_domains: keys[i].clone(),
+                    shares_because,
+                }
             })
             .collect()
     }

@@ -34,6 +34,8 @@ pub struct SeedPlan {
     pub scope_of: usize,
     /// Its key domains (empty for filters without them).
     pub key_domains: Vec<String>,
+    /// Why it shares the scope of another seed, for the console (empty when it does not).
+    pub shares_because: String,
 }
 
 /// Decides whether a link is internal to a crawl. Called by the parsing threads, concurrently,
@@ -46,6 +48,7 @@ pub trait UrlFilter: Send + Sync + Debug {
             .map(|i| SeedPlan {
                 scope_of: i,
                 key_domains: Vec::new(),
+                shares_because: String::new(),
             })
             .collect()
     }

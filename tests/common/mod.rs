@@ -352,12 +352,20 @@ impl SiteFiles {
         for (s, t, _) in &self.edges {
             g.add_edge(idx[s], idx[t], ());
         }
-        let Some(home) = self.nodes.first() else {
-            return;
-        };
-        let dist = petgraph::algo::dijkstra(&g, idx[&home.0], None, |_| 1u32);
+        // Every seed's home page is level 0: depths count from all of them.
+        let source = g.add_node(0);
+        for (id, _, level) in &self.nodes {
+            if *level == 0 {
+                g.add_edge(source, idx[id], ());
+            }
+        }
+        let dist = petgraph::algo::dijkstra(&g, source, None, |_| 1u32);
         for (id, label, level) in &self.nodes {
-            assert_eq!(dist.get(&idx[id]), Some(level), "level of {label}");
+            assert_eq!(
+                dist.get(&idx[id]).map(|d| d - 1),
+                Some(*level),
+                "level of {label}"
+            );
         }
     }
 }

@@ -488,15 +488,15 @@ impl ScopeGraph {
         self.page_limit > 0 && self.pages.len() + self.in_flight >= self.page_limit as usize
     }
 
-    /// Gives a claimed URL back to be fetched again, unless it was retried `max` times.
-    /// While a URL is open its record's `data` counts its retries.
+    /// Counts one more retry of a claimed URL, which stays in flight (the caller hands it out
+    /// again when its wait is over), unless it was retried `max` times. While a URL is open
+    /// its record's `data` counts its retries.
     pub(crate) fn retry(&mut self, id: u32, max: u32) -> Option<u32> {
         let rec = self.recs[id as usize];
         if rec.state != UrlState::InFlight || rec.data >= max {
             return None;
         }
         self.recs[id as usize].data += 1;
-        self.release(id);
         Some(rec.data + 1)
     }
 
