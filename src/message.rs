@@ -193,8 +193,10 @@ pub enum Outcome {
         /// Why.
         failure: Failure,
     },
-    /// A redirect (chain) to another site of the same scope (a multi-host scope, SPEC §6):
-    /// the target is fetched there, with that site's politeness, at the task's level.
+    /// A redirect (chain) to a URL that another fetch decides: on another site of the same
+    /// scope (a multi-host scope, SPEC §6: the target is fetched there, with that site's
+    /// politeness, at the task's level), or on this site when another task fetches it or
+    /// has fetched it already (so it is never fetched twice).
     Elsewhere {
         /// The task.
         task: FetchTask,
@@ -202,7 +204,7 @@ pub enum Outcome {
         chain: Vec<Hop>,
         /// The address on the other site, and how the last hop got there.
         target: Hop,
-        /// The other site.
+        /// The target's site.
         site: SiteId,
     },
 }

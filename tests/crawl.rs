@@ -570,3 +570,65 @@ fn external_links_carry_their_context_when_asked() {
     );
     assert_eq!(header, ["Source", "Url", "Host", "Anchor"]);
 }
+
+// See: issue 17 — `Fetched` was 37 in one demo run and 38 in another: a redirect target was
+// fetched twice, once by its own task and once at the end of another page's redirect chain.
+// And the figures of a page with two addresses disagreed (pages recorded vs nodes).
+#[test]
+fn a_redirect_target_is_fetched_once_and_every_figure_counts_nodes() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/a>a</a><a href=/b>b</a><a href=/c>c</a><a href=/copy>copy</a>",
+    );
+    // /a answers slowly: the chains of /b and /c reach it while its own task is in flight.
+    web.set(
+        "a.test",
+        "/a",
+        rccrawler::loopback::Resp::html("<title>A</title>")
+            .delayed(std::time::Duration::from_millis(300)),
+    );
+    for from in ["/b", "/c"] {
+        web.set(
+            "a.test",
+            from,
+            rccrawler::loopback::Resp::redirect(301, "/a"),
+        );
+    }
+    web.page(
+        "a.test",
+        "/copy",
+        "<a href=/a>a</a><a href=/b>b</a><a href=/c>c</a><a href=/copy>copy</a>",
+    );
+    let mut fetched = Vec::new();
+    for threads in ["1", "4"] {
+        let before = web.hits("a.test", "/a");
+        let c = crawl(
+            &[format!("{};4", web.origin("a.test"))],
+            &[("DownloadingThreadsCount", threads)],
+        );
+        assert_eq!(
+            web.hits("a.test", "/a") - before,
+            1,
+            "{threads} threads: /a fetched once"
+        );
+        let (header, rows) = common::read_csv(&c.results().join("summary.csv"));
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        // Home and /a are nodes; /copy is the home page's content again.
+        assert_eq!(rows[0][col("Pages")], "2", "{threads} threads");
+        assert_eq!(c.report.sites[0].pages, 2);
+        fetched.push(rows[0][col("Fetched")].clone());
+        let site = c.site(&format!("a.test_{}", web.port()));
+        let dups: Vec<&str> = site.duplicates.iter().map(|d| d.2.as_str()).collect();
+        assert_eq!(
+            dups.len(),
+            3,
+            "/b, /c (redirect) and /copy (same content): {dups:?}"
+        );
+    }
+    assert_eq!(
+        fetched[0], fetched[1],
+        "one thread and four make as many fetches"
+    );
+}

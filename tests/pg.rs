@@ -232,6 +232,13 @@ fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
     let (status, out) = run(dirs[1].path(), &["status"]);
     assert!(status.success(), "{out}");
     assert!(out.contains("12 scopes, 12 done"), "{out}");
+    // See: issue 17 — a process started for a finished crawl printed an empty table.
+    let (status, out) = run(dirs[2].path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("crawl \"shared\" is finished") && out.contains("another CrawlName"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -348,6 +355,13 @@ fn a_process_killed_mid_crawl_leaves_its_sites_to_the_others_and_the_graphs_stay
         killed_at.elapsed().as_secs_f64()
     );
     assert!(scope_states(&db).iter().all(|(_, s)| s == "done"));
+    // See: issue 17 — a process taking over a dead process's scope said nothing.
+    let said: Vec<String> = dirs[1..].iter().map(|d| output(d.path())).collect();
+    assert!(
+        said.iter()
+            .any(|o| o.contains("taken over from") && o.contains("its lease ran out")),
+        "{said:?}"
+    );
     let exported = export(dirs[1].path());
     assert_eq!(exported.len(), 12);
     for (site, files) in &expected {
@@ -608,4 +622,36 @@ fn a_bad_database_url_is_bad_input() {
     let (status, out) = run(dir.path(), &[]);
     assert_eq!(status.code(), Some(2), "{out}");
     assert!(out.contains("DatabaseUrl"), "{out}");
+}
+
+// See: issue 17 — a missing role or database gave only "db error".
+#[test]
+fn a_missing_role_or_database_is_named_by_the_servers_own_words() {
+    let Some(db) = pg::server("a_missing_role_or_database") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<title>A</title>");
+    let url = url::Url::parse(&db.url).unwrap();
+    let host = url.host_str().unwrap().to_owned();
+    let port = url.port().unwrap_or(5432);
+    let user = url.username().to_owned();
+    for (bad, says) in [
+        (
+            format!("postgres://{user}@{host}:{port}/nosuchdb"),
+            "database \"nosuchdb\" does not exist",
+        ),
+        (
+            format!("postgres://nosuchrole@{host}:{port}/postgres"),
+            "role \"nosuchrole\" does not exist",
+        ),
+    ] {
+        let dir = common::prepare(
+            &[web.origin("a.test")],
+            &[("DataManager", "PgDM"), ("DatabaseUrl", bad.as_str())],
+        );
+        let (status, out) = run(dir.path(), &[]);
+        assert_eq!(status.code(), Some(2), "{bad}: {out}");
+        assert!(out.contains(says), "{bad}: {out}");
+    }
 }

@@ -151,7 +151,9 @@ impl RunReport {
     /// Whether the crawl finished without recording a page of any site (every site
     /// unreachable, down or blocked by robots.txt before its first page): exit code 3.
     pub fn crawled_nothing(&self) -> bool {
-        self.reason.is_complete() && self.sites.iter().all(|s| s.pages == 0)
+        self.reason.is_complete()
+            && !self.sites.is_empty()
+            && self.sites.iter().all(|s| s.pages == 0)
     }
 
     /// Whether the run failed (exit code 1): it ended because of a failure rather than a

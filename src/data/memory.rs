@@ -24,7 +24,7 @@ use super::coord::ScopeClaim;
 use super::persist::{NoStore, Persistence, SavedScope, ScopeFigures, ScopeSource};
 use super::scope::{Journaling, ScopeGraph};
 use super::{
-    DataError, DataManager, Effects, Fetch, Persist, PersistError, Progress, ScopeInfo,
+    DataError, DataManager, Effects, Fetch, HopClaim, Persist, PersistError, Progress, ScopeInfo,
     ScopeLimits, ScopeOpen, SiteGraph,
 };
 use crate::ids::{ScopeId, SiteId, UrlId};
@@ -278,9 +278,16 @@ impl DataManager for InMemoryDataManager {
         })
     }
 
+    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim {
+        if task.kind != TaskKind::Page {
+            return HopClaim::Fetch;
+        }
+        self.update(task.scope, |g| g.claim_hop(task.url_id.0, url.as_str()))
+    }
+
     fn release(&self, task: &FetchTask) {
         if task.kind == TaskKind::Page {
-            self.update(task.scope, |g| g.release(task.url_id.0));
+            self.update(task.scope, |g| g.release_task(task.url_id.0));
         }
     }
 

@@ -48,6 +48,7 @@ use crate::message::{FetchTask, Outcome};
 use crate::settings::Settings;
 use crate::site::Origin;
 use crate::storage::Durability;
+use crate::url_norm::NormUrl;
 use coord::{Coordinator, ScopeClaim, Solo};
 use persist::{FileStore, NoStore, Persistence, SavedScope};
 
@@ -82,6 +83,15 @@ pub enum ScopeOpen {
     Created,
     /// The site's saved crawl continues.
     Resumed,
+}
+
+/// Whether a redirect hop's target may be fetched by the chain that reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HopClaim {
+    /// Yes: this chain fetches it (a queued URL is taken from its frontier for it).
+    Fetch,
+    /// No: another task fetches it, or it is decided already; the chain ends with a hop to it.
+    Taken,
 }
 
 /// A scope known to the data manager.
@@ -169,7 +179,14 @@ pub trait DataManager: Send + Sync + Debug {
     /// outcome is committed or it is released.
     fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
 
-    /// Returns a taken URL to its frontier (the crawl is stopping).
+    /// A redirect hop of `task` leads to `url` (of the task's site): whether the chain may
+    /// fetch it. A URL is fetched by one task only: one queued is claimed for the chain (and
+    /// given back with the task if the task is released), one in flight for another task or
+    /// already decided is not fetched again.
+    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim;
+
+    /// Returns a taken URL to its frontier (the crawl is stopping), with the hop targets its
+    /// chain had claimed.
     fn release(&self, task: &FetchTask);
 
     /// Counts one more retry of a taken URL, if it has been retried fewer than `max` times:

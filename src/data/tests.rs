@@ -228,6 +228,9 @@ fn redirects_and_duplicate_content_collapse_into_one_node() {
             ("/dir/index.html".to_owned(), 3, "same content")
         ]
     );
+    // See: issue 17 — progress, status and the continue message counted 4 pages here (the
+    // same content twice) where the results have 3 nodes.
+    assert_eq!(c.dm.progress(c.scope).pages, n.len());
 }
 
 #[test]

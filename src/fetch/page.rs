@@ -13,6 +13,7 @@ use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::robots_txt::fetch_robots;
 use super::{PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
+use crate::data::HopClaim;
 use crate::message::{Downloaded, Failure, FetchTask, Hop, HopKind, Outcome};
 use crate::parse::refresh::meta_refresh;
 use crate::robots::DisallowAll;
@@ -295,6 +296,15 @@ impl Walk<'_> {
             self.log.problem(&self.site.origin, &self.task.url, problem);
             self.chain.clear();
             return Step::Done(self.failed(Failure::fetched(problem)));
+        }
+        // A URL is fetched once: another task fetching it (or one that did) decides it.
+        if self.ctx.dm.claim_hop(self.task, &next) == HopClaim::Taken {
+            return Step::Done(PageResult::Done(Outcome::Elsewhere {
+                task: self.task.clone(),
+                chain: std::mem::take(&mut self.chain),
+                target: Hop { url: next, kind },
+                site: self.task.site,
+            }));
         }
         self.chain.push(Hop {
             url: next.clone(),

@@ -47,6 +47,13 @@ impl Coordinator for PgCoordinator {
         // Other processes' work counts as this one's until it is done (the crawl is over
         // when every scope is): known before the engine first asks.
         self.crawl.look(0)?;
+        if self.outstanding() == 0 {
+            eprintln!(
+                "crawl {crawl:?} is finished: every one of its {} scopes is done. `rccrawler export` writes its results; \
+                 to crawl the sites again, give it another CrawlName",
+                seeds.len()
+            );
+        }
         Ok(())
     }
 
@@ -54,12 +61,18 @@ impl Coordinator for PgCoordinator {
         let (crawl, owner, name) = (&self.crawl.crawl, &self.crawl.owner, origin.to_string());
         let secs = self.crawl.lease.as_secs_f64();
         let mut db = self.crawl.db.lock();
-        let row = db.run("claiming a scope", |c| {
+        let claimed = db.run("claiming a scope", |c| {
             scope_state::claim(c, crawl, &name, owner, secs)
         })?;
-        let Some(row) = row else {
+        let Some(claimed) = claimed else {
             return Ok(None);
         };
+        if let Some((previous, late)) = &claimed.taken_from {
+            eprintln!(
+                "{origin}: taken over from {previous} (its lease ran out {late:.0} s ago: it stopped or lost the database); continuing from its last saved work"
+            );
+        }
+        let row = claimed.row;
         // It was counted as outstanding elsewhere (nobody held it, or its lease had run out).
         let _ = self
             .crawl

@@ -21,7 +21,7 @@ pub enum PgError {
         source: postgres::Error,
     },
     /// The server could not be reached or refused us.
-    #[error("cannot connect to the database at {url}: {source}")]
+    #[error("cannot connect to the database at {url}: {}", describe(source))]
     Connect {
         /// The URL, its password hidden.
         url: String,
@@ -30,7 +30,7 @@ pub enum PgError {
         source: postgres::Error,
     },
     /// A query failed (after the retries a lost connection gets).
-    #[error("database: {what}: {source}")]
+    #[error("database: {what}: {}", describe(source))]
     Query {
         /// What we were doing.
         what: String,
@@ -62,6 +62,32 @@ pub enum PgError {
         #[source]
         source: Box<crate::data::DataError>,
     },
+}
+
+/// A database error as the server said it (`role "x" does not exist`, `database "y" does not
+/// exist`, with its detail and hint), or as the client library says it (`error connecting to
+/// server: Connection refused`): `postgres::Error` alone prints only "db error".
+pub(crate) fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        let mut text = format!("{} ({})", db.message(), db.code().code());
+        if let Some(detail) = db.detail() {
+            text.push_str(&format!("; {detail}"));
+        }
+        if let Some(hint) = db.hint() {
+            text.push_str(&format!("; hint: {hint}"));
+        }
+        return text;
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(&format!(": {more}"));
+        }
+        source = s.source();
+    }
+    text
 }
 
 /// Attempts at a query whose connection fails, and the first pause (doubling each time):

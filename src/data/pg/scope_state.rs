@@ -181,6 +181,14 @@ pub(super) fn claimable(
     .collect()
 }
 
+/// A scope claimed: its row, and the process it was taken over from (whose lease ran out,
+/// this many seconds ago), if any.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Claimed {
+    pub(super) row: i64,
+    pub(super) taken_from: Option<(String, f64)>,
+}
+
 /// Claims the scope of seed `origin` for `owner` for `secs` seconds (one `UPDATE`: two
 /// processes never both win): its row id, or `None` when another holds it or it is done.
 pub(super) fn claim(
@@ -189,13 +197,15 @@ pub(super) fn claim(
     origin: &str,
     owner: &str,
     secs: f64,
-) -> Result<Option<i64>, postgres::Error> {
+) -> Result<Option<Claimed>, postgres::Error> {
     let row = c.query_opt(
-        "UPDATE rccrawler_scopes SET state = $5, owner = $3, \
-         lease_until = now() + make_interval(secs => $4) \
-         WHERE crawl = $1 AND origin = $2 AND state = ANY($6) \
-         AND (owner IS NULL OR owner = $3 OR lease_until < now()) \
-         RETURNING id",
+        "WITH before AS (SELECT id, owner, extract(epoch FROM now() - lease_until)::float8 AS late \
+         FROM rccrawler_scopes WHERE crawl = $1 AND origin = $2 FOR UPDATE) \
+         UPDATE rccrawler_scopes s SET state = $5, owner = $3, \
+         lease_until = now() + make_interval(secs => $4) FROM before \
+         WHERE s.id = before.id AND s.state = ANY($6) \
+         AND (s.owner IS NULL OR s.owner = $3 OR s.lease_until < now()) \
+         RETURNING s.id, before.owner, before.late",
         &[
             &crawl,
             &origin,
@@ -205,7 +215,17 @@ pub(super) fn claim(
             &&WORKING[..],
         ],
     )?;
-    row.map(|r| r.try_get(0)).transpose()
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let previous: Option<String> = row.try_get(1)?;
+    let late: Option<f64> = row.try_get(2)?;
+    Ok(Some(Claimed {
+        row: row.try_get(0)?,
+        taken_from: previous
+            .filter(|p| p != owner)
+            .map(|p| (p, late.unwrap_or(0.0))),
+    }))
 }
 
 /// Extends the leases of every scope `owner` holds by `secs` seconds from now.

@@ -27,6 +27,8 @@ impl ScopeGraph {
         let resolved = resolved?;
         let was_limited = self.limit_reached();
         effects.woke = self.apply(&resolved)?;
+        // Hop targets the chain claimed are decided by now; any that is not goes back.
+        self.release_hops(resolved.task);
         effects.page_limit_reached = !was_limited && self.limit_reached();
         Ok(effects)
     }
@@ -302,6 +304,7 @@ impl ScopeGraph {
             }
             self.links.push(LinkRec::new(l.kind, l.target, l.aux));
         }
+        self.contents.insert(meta.hash());
         self.pages.push(PageRec {
             meta,
             links_start: start,

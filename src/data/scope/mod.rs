@@ -230,6 +230,10 @@ pub(crate) struct ScopeGraph {
     trap_levels: u32,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
+    /// The content hashes of its pages (rebuilt from the pages when loaded).
+    contents: hashbrown::HashSet<u128>,
+    /// Queued URLs a task's redirect chain took to fetch them: hop URL id → task URL id.
+    hop_claims: HashMap<u32, u32>,
 }
 
 impl ScopeGraph {
@@ -288,6 +292,8 @@ impl ScopeGraph {
             page_limit: 0,
             trap_levels: 0,
             shapes: traps::Shapes::default(),
+            contents: hashbrown::HashSet::new(),
+            hop_claims: HashMap::new(),
         }
     }
 
@@ -328,9 +334,10 @@ impl ScopeGraph {
         })
     }
 
-    /// HTML pages recorded (aliases included).
+    /// HTML pages recorded, one per distinct content (what the written graph counts as
+    /// nodes; aliases of a page are not counted again).
     pub(crate) fn page_count(&self) -> usize {
-        self.pages.len()
+        self.contents.len()
     }
 
     /// The origins along the home page's recorded hops (redirects and meta refreshes), after
@@ -479,13 +486,13 @@ impl ScopeGraph {
 
     /// Whether `MaxPagesPerSite` pages were recorded.
     fn limit_reached(&self) -> bool {
-        self.page_limit > 0 && self.pages.len() >= self.page_limit as usize
+        self.page_limit > 0 && self.page_count() >= self.page_limit as usize
     }
 
     /// Whether claiming another URL could exceed `MaxPagesPerSite`: URLs in flight may all
     /// turn out to be pages.
     fn limit_would_be_passed(&self) -> bool {
-        self.page_limit > 0 && self.pages.len() + self.in_flight >= self.page_limit as usize
+        self.page_limit > 0 && self.page_count() + self.in_flight >= self.page_limit as usize
     }
 
     /// Counts one more retry of a claimed URL, which stays in flight (the caller hands it out
@@ -500,7 +507,54 @@ impl ScopeGraph {
         Some(rec.data + 1)
     }
 
-    /// Gives a claimed URL back (a stop came before its outcome).
+    /// Whether task `task`'s redirect chain may fetch `url` (see `DataManager::claim_hop`).
+    pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::data::HopClaim {
+        use crate::data::HopClaim;
+        let Some(id) = self.urls.lookup(url) else {
+            return HopClaim::Fetch;
+        };
+        let rec = self.recs[id as usize];
+        match rec.state {
+            UrlState::Seen => HopClaim::Fetch,
+            UrlState::Queued => {
+                self.recs[id as usize].state = UrlState::InFlight;
+                self.queued[usize::from(rec.site)] -= 1;
+                self.in_flight += 1;
+                self.hop_claims.insert(id, task);
+                HopClaim::Fetch
+            }
+            UrlState::InFlight if id == task || self.hop_claims.get(&id) == Some(&task) => {
+                HopClaim::Fetch
+            }
+            _ => HopClaim::Taken,
+        }
+    }
+
+    /// Gives back the hop targets task `task`'s chain claimed and did not decide.
+    fn release_hops(&mut self, task: u32) {
+        if self.hop_claims.is_empty() {
+            return;
+        }
+        let mine: Vec<u32> = self
+            .hop_claims
+            .iter()
+            .filter(|&(_, &t)| t == task)
+            .map(|(&h, _)| h)
+            .collect();
+        for h in mine {
+            self.hop_claims.remove(&h);
+            self.release(h);
+        }
+    }
+
+    /// Gives a claimed URL back (a stop came before its outcome), with the hop targets its
+    /// chain claimed.
+    pub(crate) fn release_task(&mut self, id: u32) {
+        self.release(id);
+        self.release_hops(id);
+    }
+
+    /// Gives a claimed URL back.
     pub(crate) fn release(&mut self, id: u32) {
         let rec = &mut self.recs[id as usize];
         if rec.state == UrlState::InFlight {
@@ -576,5 +630,6 @@ impl ScopeGraph {
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
             + self.shapes.heap_bytes()
+            + self.contents.capacity() * 17
     }
 }

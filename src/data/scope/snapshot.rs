@@ -161,6 +161,7 @@ impl ScopeGraph {
             return Err(Corrupt("trailing bytes"));
         }
         g.check()?;
+        g.contents = g.pages.iter().map(|p| p.meta.hash()).collect();
         g.rebuild_shapes();
         g.rebuild_frontiers();
         Ok(g)
