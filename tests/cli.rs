@@ -171,6 +171,7 @@ fn a_crawl_as_a_child_process_exits_0_with_results() {
     let web = TestWeb::new();
     web.page("a.test", "/", "<a href=/x.html>x</a>");
     web.page("a.test", "/x.html", "<a href=/>home</a>");
+    web.robots("a.test", "User-agent: *\nDisallow: /private/\n");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.ini"), settings_text(&[])).unwrap();
     std::fs::write(
@@ -199,6 +200,14 @@ fn a_crawl_as_a_child_process_exits_0_with_results() {
         4,
         "header + robots.txt + 2 pages: {log}"
     );
+    // See: issue 17 — common_log.csv said Bytes 0 for a 114-byte robots.txt.
+    let (header, rows) = common::read_csv(&dir.path().join("logs/common_log.csv"));
+    let bytes = header.iter().position(|h| h == "Bytes").unwrap();
+    let robots = rows
+        .iter()
+        .find(|r| r.iter().any(|f| f.ends_with("/robots.txt")))
+        .unwrap();
+    assert_eq!(robots[bytes], "34", "{robots:?}");
 }
 
 fn repo_file(name: &str) -> String {
