@@ -39,16 +39,49 @@ pub struct Context {
     pub robots: RobotsParse,
     /// When this run started.
     pub started: Instant,
-    /// Opens scopes while the crawl runs, when the data manager hands out more (a store
-    /// shared by several processes); `None` for a crawl whose scopes are all opened first.
+    /// Opens scopes while the crawl runs: the window of active scopes (SPEC §11), and those a
+    /// store shared by several processes hands out; `None` for a crawl whose scopes are all
+    /// opened first.
     pub feeder: Option<Box<dyn ScopeFeeder>>,
+    /// Told of scopes whose work in this run may be over (their results can be written and
+    /// their data released); `None` when scopes are kept until the end.
+    pub settled: Option<Sender<ScopeId>>,
 }
 
-/// Opens more scopes while the crawl runs (a shared crawl gives a process the scopes other
-/// processes gave back or left behind). The routine thread calls it about once a second.
+impl Context {
+    /// Scope `scope` may have settled: the one who writes settled scopes looks at it.
+    pub fn maybe_settled(&self, scope: ScopeId) {
+        if let Some(tx) = &self.settled {
+            let _ = tx.try_send(scope);
+        }
+    }
+}
+
+/// Opens more scopes while the crawl runs: as the window of active scopes has room and grows
+/// (SPEC §11), and those a shared crawl gives this process (scopes other processes gave back
+/// or left behind). The routine thread calls it on every tick.
 pub trait ScopeFeeder: Send + Sync + std::fmt::Debug {
     /// Opens what there is to open now; each new scope with its name (for the progress line).
     fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError>;
+
+    /// Scopes this process will still open (their work is not done).
+    fn waiting(&self) -> usize {
+        self.counts().waiting
+    }
+
+    /// How many scopes are crawled, written and waiting (for the progress line).
+    fn counts(&self) -> ScopeCounts;
+}
+
+/// Where the scopes of a crawl are (SPEC §11).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScopeCounts {
+    /// Opened and in memory.
+    pub live: usize,
+    /// Written and released in this run.
+    pub written: usize,
+    /// Not opened yet.
+    pub waiting: usize,
 }
 
 /// A handle for sending log events; sending never fails the caller (if the routine thread is

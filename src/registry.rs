@@ -487,7 +487,7 @@ impl Registry {
         let for_crawl = Arc::clone(&make);
         let live: SchedulerCtor = Arc::new(move |s: &Settings, sites: usize| {
             let policy = for_crawl(&s.bandit.params(sites));
-            let downloaders = s.threads.downloading.get();
+            let downloaders = s.threads.max_downloaders();
             Box::new(BanditScheduler::new(policy, s.bandit.reward, downloaders))
                 as Box<dyn Scheduler>
         });

@@ -196,9 +196,11 @@ pub enum OtherScheme {
 pub struct Sites {
     by_origin: DashMap<Origin, SiteId>,
     list: RwLock<Vec<Arc<SiteEntry>>>,
-    /// `OtherSchemeLinks`, once the listed sites are in (hosts found later get the same
-    /// aliases).
+    /// `OtherSchemeLinks` (set before any site is added, [`Sites::with_listed`]).
     other_scheme: OnceLock<OtherScheme>,
+    /// Every origin hosts.txt lists: none is made an alias of another site, even before its
+    /// own site is added (scopes are opened a window at a time).
+    listed: std::collections::HashSet<Origin>,
 }
 
 impl Sites {
@@ -207,9 +209,36 @@ impl Sites {
         Self::default()
     }
 
-    /// Adds a site listed in hosts.txt (or returns the existing one with that origin).
+    /// An empty registry for a crawl of the `listed` origins (hosts.txt), giving each site the
+    /// same host under the other scheme as an alias as `other` says.
+    pub fn with_listed(listed: impl IntoIterator<Item = Origin>, other: OtherScheme) -> Self {
+        let sites = Sites {
+            listed: listed.into_iter().collect(),
+            ..Sites::default()
+        };
+        let _ = sites.other_scheme.set(other);
+        sites
+    }
+
+    /// Adds a site listed in hosts.txt (or returns the existing one with that origin), with
+    /// its other-scheme alias.
     pub fn add(&self, spec: SiteSpec, scope: ScopeId) -> Arc<SiteEntry> {
-        self.insert(spec, scope, SiteKind::Listed)
+        let entry = self.insert(spec, scope, SiteKind::Listed);
+        self.alias_other_scheme(&entry);
+        entry
+    }
+
+    /// With [`OtherScheme::Internal`], gives a site on a default port the same host under the
+    /// other scheme as an alias — unless that origin is listed itself (both schemes listed).
+    fn alias_other_scheme(&self, entry: &SiteEntry) {
+        if self.other_scheme.get() != Some(&OtherScheme::Internal) {
+            return;
+        }
+        if let Some(twin) = entry.origin.other_scheme()
+            && !self.listed.contains(&twin)
+        {
+            let _ = self.add_alias(entry.id, twin);
+        }
     }
 
     /// Adds a host a multi-host filter found in the scope of `like` (whose hosts.txt line it
@@ -229,11 +258,7 @@ impl Sites {
             ..like.spec.clone()
         };
         let entry = self.insert(spec, like.scope, kind);
-        if self.other_scheme.get() == Some(&OtherScheme::Internal)
-            && let Some(twin) = entry.origin.other_scheme()
-        {
-            let _ = self.add_alias(entry.id, twin);
-        }
+        self.alias_other_scheme(&entry);
         entry
     }
 
@@ -255,21 +280,6 @@ impl Sites {
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));
         entry
-    }
-
-    /// With [`OtherScheme::Internal`], gives every site on a default port the same host under
-    /// the other scheme as an alias — unless that origin is a site of its own (both schemes
-    /// listed). Called once every listed site is added.
-    pub fn add_other_scheme_aliases(&self, other: OtherScheme) {
-        let _ = self.other_scheme.set(other);
-        if other == OtherScheme::Ignore {
-            return;
-        }
-        for entry in self.all() {
-            if let Some(twin) = entry.origin.other_scheme() {
-                let _ = self.add_alias(entry.id, twin);
-            }
-        }
     }
 
     /// Makes `origin` an alias of site `site`. `Err` names the site that has it already.
@@ -346,10 +356,10 @@ mod tests {
 
     #[test]
     fn the_other_scheme_on_the_default_port_is_an_alias() {
-        let sites = Sites::new();
+        let listed = ["http://x.test", "http://p.test:8080"].map(|o| spec(o).origin);
+        let sites = Sites::with_listed(listed, OtherScheme::Internal);
         let x = sites.add(spec("http://x.test"), ScopeId(0));
         let p = sites.add(spec("http://p.test:8080"), ScopeId(1));
-        sites.add_other_scheme_aliases(OtherScheme::Internal);
         assert!(x.contains(&u("https://x.test/a")));
         assert_eq!(sites.find(&u("https://x.test/")), Some(x.id));
         assert!(
@@ -357,18 +367,23 @@ mod tests {
             "other ports are other sites"
         );
         assert_eq!(p.origins().len(), 1, "no alias for a non-default port");
-        let ignoring = Sites::new();
+        let ignoring = Sites::with_listed([spec("https://i.test").origin], OtherScheme::Ignore);
         let i = ignoring.add(spec("https://i.test"), ScopeId(0));
-        ignoring.add_other_scheme_aliases(OtherScheme::Ignore);
         assert!(!i.contains(&u("http://i.test/")));
     }
 
     #[test]
     fn both_schemes_listed_stay_two_sites_and_aliases_are_not_stolen() {
-        let sites = Sites::new();
+        // Opened one at a time (a window of scopes): the second is listed from the start.
+        let listed = ["http://a.test", "https://a.test"].map(|o| spec(o).origin);
+        let sites = Sites::with_listed(listed, OtherScheme::Internal);
         let a = sites.add(spec("http://a.test"), ScopeId(0));
+        assert_eq!(
+            a.origins().len(),
+            1,
+            "https://a.test is listed: not an alias"
+        );
         let b = sites.add(spec("https://a.test"), ScopeId(1));
-        sites.add_other_scheme_aliases(OtherScheme::Internal);
         assert_eq!(sites.find(&u("https://a.test/")), Some(b.id));
         assert_eq!(sites.find(&u("http://a.test/")), Some(a.id));
         let www = Origin::of(&u("https://www.a.test/")).unwrap();

@@ -6,9 +6,11 @@
 //! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
 //! fires or Ctrl+C arrives, saving the state, then writing the results.
 
+mod retire;
 mod seeds;
 mod text_file;
 mod unload_all;
+mod window;
 
 use std::fmt::Debug;
 use std::path::PathBuf;
@@ -21,6 +23,7 @@ use thiserror::Error;
 pub use text_file::TextFileManager;
 
 use crate::data::coord::{CoordError, Coordinator};
+use crate::data::summary::SiteSummary;
 use crate::data::{DataError, DataManager, OpenScopeError, PersistError};
 use crate::engine::SpawnError;
 use crate::fetch::{CaFileError, Downloader};
@@ -32,7 +35,6 @@ use crate::schedule::Scheduler;
 use crate::settings::{Settings, SettingsError};
 use crate::site::SiteSpec;
 use crate::stop::StopReason;
-use crate::unload::summary::SiteSummary;
 use crate::unload::{UnloadError, Unloader};
 use crate::url_filter::UrlFilter;
 
@@ -90,7 +92,10 @@ pub fn write_results(
         })
         .collect();
     unload_all::ScopeRow::dedupe_folders(&mut rows);
-    Ok(unload_all::unload_all(settings, dm, unloaders, &rows)?.rows)
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.order = i;
+    }
+    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, Vec::new())?.rows)
 }
 
 /// A run could not complete its work.

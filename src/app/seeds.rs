@@ -3,17 +3,19 @@
 //! and making its sites known to the sites registry and the dispatcher: the seeds, the hosts
 //! a multi-host filter had found (a continued crawl), the aliases its home page had moved to.
 //!
-//! A store of one process opens every scope at the start. A store shared by several
-//! processes opens those it gives this process, and hands out more while the crawl runs
-//! ([`Seeds::open_more`], called by the routine thread about once a second).
+//! Scopes are opened a window at a time (SPEC §11), in hosts.txt order
+//! ([`Seeds::open_next`]); a store shared by several processes opens those it gives this
+//! process ([`Seeds::open_more`]). Every lookup is by index or hash: a crawl of 20,000 sites
+//! opens scopes as fast as one of 20.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use super::unload_all::ScopeRow;
 use crate::data::coord::Coordinator;
-use crate::data::{DataManager, OpenScopeError, ScopeLimits};
+use crate::data::{DataManager, OpenScopeError, ScopeLimits, ScopeOpen};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::Dispatcher;
 use crate::settings::SiteRules;
@@ -28,8 +30,40 @@ pub(crate) struct Seeds {
     plans: Vec<SeedPlan>,
     /// `MaxPagesPerSite` and `TrapLevels`, for every scope.
     limits: SiteRules,
-    /// The scopes opened, as the results name them.
-    rows: Mutex<Vec<ScopeRow>>,
+    /// The first seed of each scope, in hosts.txt order.
+    leaders: Vec<usize>,
+    /// Each leader's other seeds (those that share its scope).
+    members: HashMap<usize, Vec<usize>>,
+    /// Leaders by their origin.
+    leader_of: HashMap<Origin, usize>,
+    state: Mutex<Opened>,
+}
+
+/// What is opened so far.
+#[derive(Debug, Default)]
+struct Opened {
+    /// Leaders before this position of `leaders` were tried (opened, or given to another
+    /// process).
+    next: usize,
+    /// Leaders opened.
+    done: HashSet<usize>,
+    /// The scopes opened, as the results name them, in opening order.
+    rows: Vec<ScopeRow>,
+    /// Row of each scope.
+    row_of: HashMap<ScopeId, usize>,
+    /// Results folder names taken.
+    folders: HashSet<String>,
+    /// Scopes opened in this run and not retired yet.
+    live: HashSet<ScopeId>,
+    /// Scopes being written and released: they keep their place in the window until their
+    /// retirement is saved (a scope opened in their place must not be crawled before: a kill
+    /// then would leave a scope whose results are written but whose state is not retired).
+    retiring: HashSet<ScopeId>,
+    /// Settled scopes whose results could not be written: kept in memory, out of the window,
+    /// for the end of the run to write (or say why it cannot).
+    unwritten: HashSet<ScopeId>,
+    /// Scopes written and released in this run.
+    written: usize,
 }
 
 /// What opening a scope needs.
@@ -55,31 +89,144 @@ impl Seeds {
                 );
             }
         }
+        let leaders: Vec<usize> = (0..hosts.len())
+            .filter(|&i| plans[i].scope_of == i)
+            .collect();
+        let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (j, plan) in plans.iter().enumerate() {
+            if plan.scope_of != j {
+                members.entry(plan.scope_of).or_default().push(j);
+            }
+        }
+        let leader_of = leaders
+            .iter()
+            .map(|&i| (hosts[i].origin.clone(), i))
+            .collect();
         Seeds {
             hosts: hosts.to_vec(),
             plans,
             limits,
-            rows: Mutex::new(Vec::new()),
+            leaders,
+            members,
+            leader_of,
+            state: Mutex::new(Opened::default()),
         }
     }
 
     /// The first seed of every scope, in hosts.txt order.
     pub(crate) fn scope_origins(&self) -> Vec<Origin> {
-        self.leaders()
-            .map(|i| self.hosts[i].origin.clone())
+        self.leaders
+            .iter()
+            .map(|&i| self.hosts[i].origin.clone())
             .collect()
     }
 
-    fn leaders(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.hosts.len()).filter(|&i| self.plans[i].scope_of == i)
+    /// Every origin of hosts.txt.
+    pub(crate) fn origins(&self) -> impl Iterator<Item = Origin> + '_ {
+        self.hosts.iter().map(|h| h.origin.clone())
     }
 
-    /// Opens every scope the data manager gives this process.
-    pub(crate) fn open_all(&self, c: &Crawl<'_>) -> Result<(), OpenScopeError> {
-        for i in self.leaders().collect::<Vec<_>>() {
-            self.open(i, c)?;
+    /// How many scopes there are.
+    pub(crate) fn scope_count(&self) -> usize {
+        self.leaders.len()
+    }
+
+    /// Scopes not tried yet (of a crawl of one process: not opened yet).
+    pub(crate) fn unopened(&self) -> usize {
+        self.leaders.len() - self.state.lock().next.min(self.leaders.len())
+    }
+
+    /// How many scopes opened in this run hold a place in the window.
+    pub(crate) fn live(&self) -> usize {
+        let st = self.state.lock();
+        st.live.len() + st.retiring.len()
+    }
+
+    /// The scopes opened in this run and not retired yet, with their rows.
+    pub(crate) fn live_rows(&self) -> Vec<ScopeRow> {
+        let st = self.state.lock();
+        let mut rows: Vec<ScopeRow> = st
+            .live
+            .iter()
+            .chain(&st.unwritten)
+            .map(|s| st.rows[st.row_of[s]].clone())
+            .collect();
+        rows.sort_by_key(|r| r.scope);
+        rows
+    }
+
+    /// The ids of the scopes opened in this run and not retired yet.
+    pub(crate) fn live_scopes(&self) -> Vec<ScopeId> {
+        self.state.lock().live.iter().copied().collect()
+    }
+
+    /// Takes live scope `scope` out of the live set to retire it (its row returned); `None`
+    /// if it is not live (retired already, or being retired).
+    pub(crate) fn begin_retire(&self, scope: ScopeId) -> Option<ScopeRow> {
+        let mut st = self.state.lock();
+        if !st.live.remove(&scope) {
+            return None;
         }
-        Ok(())
+        st.retiring.insert(scope);
+        Some(st.rows[st.row_of[&scope]].clone())
+    }
+
+    /// A scope taken out by [`Self::begin_retire`] was written and released.
+    pub(crate) fn retired(&self, scope: ScopeId) {
+        let mut st = self.state.lock();
+        st.retiring.remove(&scope);
+        st.written += 1;
+    }
+
+    /// How many scopes are live, written and waiting.
+    pub(crate) fn counts(&self) -> crate::context::ScopeCounts {
+        let st = self.state.lock();
+        crate::context::ScopeCounts {
+            live: st.live.len() + st.retiring.len() + st.unwritten.len(),
+            written: st.written,
+            waiting: self.leaders.len() - st.next.min(self.leaders.len()),
+        }
+    }
+
+    /// Scope `scope`, taken out by [`Self::begin_retire`], stays live after all.
+    pub(crate) fn keep(&self, scope: ScopeId) {
+        let mut st = self.state.lock();
+        st.retiring.remove(&scope);
+        st.live.insert(scope);
+    }
+
+    /// Scope `scope`, taken out by [`Self::begin_retire`], could not be written: it stays in
+    /// memory for the end of the run, and its place in the window goes to the next scope.
+    pub(crate) fn keep_unwritten(&self, scope: ScopeId) {
+        let mut st = self.state.lock();
+        st.retiring.remove(&scope);
+        st.unwritten.insert(scope);
+    }
+
+    /// Opens scopes in hosts.txt order until `n` more are live (or every scope was tried);
+    /// returns them as (scope, name) for the progress line. Scopes an earlier run finished
+    /// are passed over (their rows are kept), and so are scopes the data manager does not give
+    /// this process.
+    pub(crate) fn open_next(
+        &self,
+        n: usize,
+        c: &Crawl<'_>,
+    ) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
+        let mut opened = Vec::new();
+        while opened.len() < n {
+            let i = {
+                let mut st = self.state.lock();
+                let Some(&i) = self.leaders.get(st.next) else {
+                    break;
+                };
+                st.next += 1;
+                i
+            };
+            if let Some((scope, ScopeOpen::Created | ScopeOpen::Resumed)) = self.open(i, c)? {
+                opened.push((scope, self.hosts[i].origin.to_string()));
+            }
+        }
+        Ok(opened)
     }
 
     /// Opens the scopes of `origins` (seed origins a shared store handed out); returns them as
@@ -91,103 +238,95 @@ impl Seeds {
     ) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
         let mut opened = Vec::new();
         for origin in origins {
-            let Some(i) = self.leaders().find(|&i| self.hosts[i].origin == *origin) else {
+            let Some(&i) = self.leader_of.get(origin) else {
                 continue;
             };
-            if let Some(scope) = self.open(i, c)? {
+            if let Some((scope, _)) = self.open(i, c)? {
                 opened.push((scope, origin.to_string()));
             }
         }
         Ok(opened)
     }
 
-    /// The scopes opened so far, as the results name them.
-    pub(crate) fn rows(&self) -> Vec<ScopeRow> {
-        self.rows.lock().clone()
+    /// Where the scope whose first seed is `origin` comes in hosts.txt (for sorting rows).
+    pub(crate) fn position(&self, origin: &Origin) -> Option<usize> {
+        self.leader_of.get(origin).copied()
     }
 
     /// Opens the scope of seed `i` (the first of its scope) if the data manager gives it to
-    /// this process, with the seeds that share it.
-    fn open(&self, i: usize, c: &Crawl<'_>) -> Result<Option<ScopeId>, OpenScopeError> {
-        let spec = &self.hosts[i];
-        if self
-            .rows
-            .lock()
-            .iter()
-            .any(|r| r.name == spec.origin.to_string())
-        {
+    /// this process, with the seeds that share it and the sites a continued crawl had found.
+    fn open(
+        &self,
+        i: usize,
+        c: &Crawl<'_>,
+    ) -> Result<Option<(ScopeId, ScopeOpen)>, OpenScopeError> {
+        if self.state.lock().done.contains(&i) {
             return Ok(None);
         }
+        let spec = &self.hosts[i];
         let limits = ScopeLimits {
             max_level: spec.max_level,
             max_pages: self.limits.max_pages,
             trap_levels: self.limits.trap_levels,
         };
         if let Some(most) = c.coordinator.scopes_per_process()
-            && busy_scopes(c.dm) >= most
+            && self.live() >= most
         {
             return Ok(None);
         }
         let Some(claim) = c.coordinator.claim(&spec.origin)? else {
             return Ok(None);
         };
-        let (scope, _) = c.dm.open_scope(claim, SiteId::NONE, limits)?;
+        let (scope, how) = c.dm.open_scope(claim, SiteId::NONE, limits)?;
+        self.state.lock().done.insert(i);
+        if how == ScopeOpen::Finished {
+            // Written by an earlier run: its row is kept, nothing is crawled.
+            return Ok(Some((scope, how)));
+        }
         c.filter.scope_opened(i, scope);
         let seed = c.sites.add(spec.clone(), scope);
         c.dm.bind_site(scope, &seed.origin, seed.id);
         c.dispatcher.add_site(&seed);
-        for (j, plan) in self.plans.iter().enumerate() {
-            if plan.scope_of != i || j == i {
-                continue;
-            }
+        for &j in self.members.get(&i).into_iter().flatten() {
             let member = c.sites.add(self.hosts[j].clone(), scope);
             c.dm.add_seed(scope, member.origin.clone(), member.id)?;
             c.dispatcher.add_site(&member);
             eprintln!(
                 "{} shares the scope of {}: {}",
-                member.origin, seed.origin, plan.shares_because
+                member.origin, seed.origin, self.plans[j].shares_because
             );
         }
-        self.rows
-            .lock()
-            .push(ScopeRow::new(scope, Some(seed.id), &seed.origin));
-        Ok(Some(scope))
+        self.restore_sites(scope, &seed, c);
+        let mut st = self.state.lock();
+        let mut row = ScopeRow::new(scope, Some(seed.id), &seed.origin);
+        row.order = i;
+        if !st.folders.insert(row.folder.clone()) {
+            // http://x and https://x: the later one gets the scheme appended.
+            row.folder = format!("{}_{}", row.folder, seed.origin.scheme().as_str());
+            st.folders.insert(row.folder.clone());
+        }
+        let at = st.rows.len();
+        st.rows.push(row);
+        st.row_of.insert(scope, at);
+        st.live.insert(scope);
+        Ok(Some((scope, how)))
     }
 
-    /// After the listed sites are in (and their other-scheme aliases): a continued crawl's
-    /// hosts found by a multi-host filter become sites again, and the origins its home pages
-    /// moved to aliases again.
-    pub(crate) fn restore_sites(&self, scopes: &[ScopeId], c: &Crawl<'_>) {
-        for &scope in scopes {
-            let Some(seed) = c
-                .sites
-                .all()
-                .into_iter()
-                .find(|e| e.scope == scope && e.is_listed())
-            else {
+    /// A continued crawl's hosts found by a multi-host filter become sites again, and the
+    /// origins its home pages moved to aliases again.
+    fn restore_sites(&self, scope: ScopeId, seed: &Arc<SiteEntry>, c: &Crawl<'_>) {
+        for (origin, bound) in c.dm.scope_sites(scope) {
+            if bound.is_some() {
                 continue;
-            };
-            for (origin, bound) in c.dm.scope_sites(scope) {
-                if bound.is_some() {
-                    continue;
-                }
-                let entry = rebind_host(c.filter, c.sites, &seed, origin.clone());
-                c.dm.bind_site(scope, &origin, entry.id);
-                c.dispatcher.add_site(&entry);
             }
-            for origin in c.dm.home_origins(scope) {
-                let _ = c.sites.add_alias(seed.id, origin);
-            }
+            let entry = rebind_host(c.filter, c.sites, seed, origin.clone());
+            c.dm.bind_site(scope, &origin, entry.id);
+            c.dispatcher.add_site(&entry);
+        }
+        for origin in c.dm.home_origins(scope) {
+            let _ = c.sites.add_alias(seed.id, origin);
         }
     }
-}
-
-/// Scopes this process crawls that still have work.
-pub(crate) fn busy_scopes(dm: &dyn DataManager) -> usize {
-    dm.scopes()
-        .iter()
-        .filter(|s| s.active && dm.progress(s.id).pending > 0)
-        .count()
 }
 
 /// A host of a continued multi-host scope, registered again: as the filter now sees it (so a

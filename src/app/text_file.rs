@@ -1,19 +1,24 @@
-//! `TextFileAM`: the crawl of the sites of hosts.txt by this process. It opens the scopes the
-//! data manager gives it (every one for a store of its own; with a store shared by several
-//! processes, those nobody else crawls, and more while it runs), keeps the saved crawls of
-//! sites no longer listed (reported as removed), runs the engine, saves the state, hands back
-//! what it holds, and writes the results of what it crawled.
+//! `TextFileAM`: the crawl of the sites of hosts.txt by this process. It opens the scopes a
+//! window at a time, in hosts.txt order (with a store shared by several processes, those
+//! nobody else crawls), keeps the saved crawls of sites no longer listed (reported as
+//! removed), runs the engine with the retire workers (a scope that settles is written and
+//! released, and the next one opened), saves the state, hands back what it holds, and writes
+//! the results of the scopes still in memory.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
+use parking_lot::Mutex;
 
-use super::seeds::{Crawl, Seeds, busy_scopes};
+use super::retire::{self, LiveSummary, Retirer};
+use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, unload_all};
+use super::window::Window;
 use super::{AppError, ApplicationManager, Components, RunReport};
-use crate::context::{Context, ScopeFeeder};
-use crate::data::{CrawlStatus, OpenScopeError, Persist};
+use crate::context::{Context, ScopeCounts, ScopeFeeder};
+use crate::data::summary::SiteSummary;
+use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
 use crate::routine::LogFiles;
@@ -67,40 +72,26 @@ impl ApplicationManager for TextFileManager {
                 shared_budget: coordinator.shares_budget(),
             },
         );
-        let sites = Sites::new();
-        // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the data manager
-        // opens those this process crawls (a shared store, SPEC §10, may give it some only).
+        // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
+        // of them is opened (a shared store, SPEC §10, may give this process some only).
         let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
         coordinator.register_seeds(&seeds.scope_origins())?;
-        {
-            let crawl = Crawl {
-                dm: &*dm,
-                coordinator: &*coordinator,
-                sites: &sites,
-                dispatcher: &dispatcher,
-                filter: &*url_filter,
-            };
-            seeds.open_all(&crawl)?;
-            sites.add_other_scheme_aliases(settings.sites.other_scheme_links);
-            let opened: Vec<ScopeId> = seeds.rows().iter().map(|r| r.scope).collect();
-            seeds.restore_sites(&opened, &crawl);
-        }
+        let sites = Sites::with_listed(seeds.origins(), settings.sites.other_scheme_links);
+        let window = Window::new(settings, &*coordinator, seeds.scope_count());
+        let crawl = Crawl {
+            dm: &*dm,
+            coordinator: &*coordinator,
+            sites: &sites,
+            dispatcher: &dispatcher,
+            filter: &*url_filter,
+        };
+        let names = seeds.open_next(window.size(), &crawl)?;
         // A continued crawl's budget is partly spent, its scheduler has learnt from what it
         // fetched.
         dispatcher.restore(&dm.fetches());
-        let mut removed = Vec::new();
-        for info in dm.scopes().into_iter().filter(|s| !s.active) {
-            eprintln!(
-                "{} is no longer in hosts.txt: its saved data is kept and reported as removed",
-                info.origin
-            );
-            removed.push(ScopeRow::new(info.id, None, &info.origin));
-        }
-        let names: Vec<_> = seeds
-            .rows()
-            .iter()
-            .map(|s| (s.scope, s.name.clone()))
-            .collect();
+        let removed = removed_scopes(&*dm);
+        // A budget rule needs every arm until the end: a budgeted crawl keeps its scopes.
+        let (settled_tx, settled_rx) = crossbeam_channel::unbounded();
         let ctx = Context {
             settings: settings.clone(),
             sites,
@@ -113,7 +104,17 @@ impl ApplicationManager for TextFileManager {
             started,
             feeder: Some(Box::new(Feeder {
                 seeds: Arc::clone(&seeds),
+                window,
+                last_more: Mutex::new(Instant::now()),
             })),
+            settled: (settings.bandit.budget == 0).then_some(settled_tx),
+        };
+        let retirer = Retirer {
+            ctx: &ctx,
+            seeds: &seeds,
+            unloaders: &unloaders,
+            downloader: &*downloader,
+            summary: Mutex::new(LiveSummary::new(&ctx, &seeds)),
         };
         let workers = Workers {
             downloader: &*downloader,
@@ -126,18 +127,19 @@ impl ApplicationManager for TextFileManager {
             logs,
             scopes: &names,
         };
-        engine::run(&ctx, workers, inputs)?;
-        let mut scopes = seeds.rows();
+        run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
+        let mut scopes = seeds.live_rows();
         scopes.extend(removed);
-        ScopeRow::dedupe_folders(&mut scopes);
         for row in &mut scopes {
             row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
         }
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
-        let finished =
-            reason.is_complete() && scopes.iter().all(|s| dm.progress(s.scope).pending == 0);
+        let finished = reason.is_complete()
+            && seeds.unopened() == 0
+            && dm.scopes().iter().all(|s| dm.progress(s.id).pending == 0);
         let unload_started = Instant::now();
-        let unloaded = save_and_unload(settings, &ctx, &unloaders, &scopes, finished)?;
+        let written = retirer.summary.into_inner().into_rows();
+        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, written, finished)?;
         Ok(RunReport {
             reason,
             sites: unloaded.rows,
@@ -150,6 +152,51 @@ impl ApplicationManager for TextFileManager {
     }
 }
 
+/// Saved scopes of sites hosts.txt no longer lists: kept, and reported as removed.
+fn removed_scopes(dm: &dyn DataManager) -> Vec<ScopeRow> {
+    let mut removed = Vec::new();
+    for info in dm.scopes() {
+        if info.active || info.retired.is_some() {
+            continue;
+        }
+        eprintln!(
+            "{} is no longer in hosts.txt: its saved data is kept and reported as removed",
+            info.origin
+        );
+        removed.push(ScopeRow::new(info.id, None, &info.origin));
+    }
+    removed
+}
+
+/// Runs the engine, with the retire workers writing and releasing scopes as they settle.
+fn run_with_retirer(
+    ctx: &Context,
+    workers: Workers<'_>,
+    inputs: RoutineInputs<'_>,
+    retirer: &Retirer<'_>,
+    settled: &Receiver<ScopeId>,
+) -> Result<(), AppError> {
+    if ctx.settled.is_none() {
+        return Ok(engine::run(ctx, workers, inputs)?);
+    }
+    let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
+    std::thread::scope(|s| -> Result<(), AppError> {
+        for i in 0..retire::worker_count() {
+            let done = done.clone();
+            std::thread::Builder::new()
+                .name(format!("retire-{i}"))
+                .spawn_scoped(s, move || retirer.run(settled, &done))
+                .map_err(|e| AppError::Spawn(engine::SpawnError(e)))?;
+        }
+        let ran = engine::run(ctx, workers, inputs);
+        drop(done_tx);
+        Ok(ran?)
+    })?;
+    // The rows of the scopes retired so far, at once (the final one follows the results).
+    retirer.write_summary(true);
+    Ok(())
+}
+
 /// The end of a run: the state saved, the results written, the scopes handed back — in the
 /// order that never loses a crawl. The state is made durable first, as unfinished; a shared
 /// store hands the scopes back (after writing what it keeps of finished ones) while the result
@@ -157,13 +204,13 @@ impl ApplicationManager for TextFileManager {
 /// state. A result folder that cannot be written leaves the crawl saved, to be written by the
 /// next run or by `rccrawler export`.
 fn save_and_unload(
-    settings: &Settings,
     ctx: &Context,
     unloaders: &[Box<dyn crate::unload::Unloader>],
     scopes: &[ScopeRow],
+    written: Vec<(usize, SiteSummary)>,
     finished: bool,
 ) -> Result<Unloaded, AppError> {
-    let dm = &*ctx.dm;
+    let (dm, settings) = (&*ctx.dm, &ctx.settings);
     // A finished crawl's records are only made durable (its snapshot would be thrown away);
     // a stopped one is compacted for the next run.
     let before = if finished {
@@ -177,7 +224,7 @@ fn save_and_unload(
             dm.close()?;
             Ok(ctx.coordinator.hand_back()?)
         });
-        let unloaded = unload_all(settings, dm, unloaders, scopes);
+        let unloaded = unload_all(settings, dm, unloaders, scopes, written);
         let back = back
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -191,22 +238,22 @@ fn save_and_unload(
     Ok(unloaded)
 }
 
-/// Opens the scopes a shared store hands out while the crawl runs.
+/// Opens scopes while the crawl runs: the next ones of hosts.txt as the window has room, and
+/// (about once a second) those a shared store hands this process.
 #[derive(Debug)]
 struct Feeder {
     seeds: Arc<Seeds>,
+    window: Window,
+    last_more: Mutex<Instant>,
 }
+
+/// How often a shared store is asked for more scopes.
+const MORE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl ScopeFeeder for Feeder {
     fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
-        let room = match ctx.coordinator.scopes_per_process() {
-            Some(most) => most.saturating_sub(busy_scopes(&*ctx.dm)),
-            None => usize::MAX,
-        };
-        let origins = ctx.coordinator.more_seeds(room)?;
-        if origins.is_empty() {
-            return Ok(Vec::new());
-        }
+        self.window
+            .grow(ctx.dispatcher.take_starved(), self.seeds.live());
         let crawl = Crawl {
             dm: &*ctx.dm,
             coordinator: &*ctx.coordinator,
@@ -214,11 +261,24 @@ impl ScopeFeeder for Feeder {
             dispatcher: &ctx.dispatcher,
             filter: &*ctx.filter,
         };
-        let opened = self.seeds.open_more(&origins, &crawl)?;
-        ctx.sites
-            .add_other_scheme_aliases(ctx.settings.sites.other_scheme_links);
-        let scopes: Vec<ScopeId> = opened.iter().map(|(s, _)| *s).collect();
-        self.seeds.restore_sites(&scopes, &crawl);
+        let room = |seeds: &Seeds| self.window.size().saturating_sub(seeds.live());
+        let mut opened = Vec::new();
+        if room(&self.seeds) > 0 && self.seeds.unopened() > 0 {
+            opened = self.seeds.open_next(room(&self.seeds), &crawl)?;
+        }
+        let shared = ctx.coordinator.scopes_per_process().is_some();
+        if shared && room(&self.seeds) > 0 {
+            let mut last = self.last_more.lock();
+            if last.elapsed() >= MORE_INTERVAL {
+                *last = Instant::now();
+                let origins = ctx.coordinator.more_seeds(room(&self.seeds))?;
+                opened.extend(self.seeds.open_more(&origins, &crawl)?);
+            }
+        }
         Ok(opened)
+    }
+
+    fn counts(&self) -> ScopeCounts {
+        self.seeds.counts()
     }
 }

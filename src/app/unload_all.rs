@@ -1,4 +1,6 @@
-//! Writing the results of every scope of a run, several scopes at once, and summary.csv.
+//! Writing the results of scopes: one scope as soon as it settles ([`unload_scope`], the
+//! retire workers), every scope still in memory at the end of a run, several at once
+//! ([`unload_all`]), and summary.csv.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
@@ -7,11 +9,12 @@ use parking_lot::Mutex;
 
 use super::AppError;
 use crate::data::DataManager;
+use crate::data::summary::{SiteState, SiteSummary};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::Suspension;
 use crate::settings::Settings;
 use crate::site::Origin;
-use crate::unload::summary::{SiteState, SiteSummary, write_summary};
+use crate::unload::summary::write_summary;
 use crate::unload::{UnloadError, Unloader};
 
 /// One scope of the run, as the results name it.
@@ -26,6 +29,9 @@ pub(super) struct ScopeRow {
     pub(super) folder: String,
     /// Why its site stopped being crawled in this run, if it did.
     pub(super) suspension: Option<Suspension>,
+    /// Where its row goes in summary.csv: its place in hosts.txt (scopes no longer listed
+    /// come after every listed one).
+    pub(super) order: usize,
 }
 
 impl ScopeRow {
@@ -36,16 +42,19 @@ impl ScopeRow {
             name: origin.to_string(),
             folder: origin.folder_name(),
             suspension: None,
+            order: ORDER_AFTER + scope.0 as usize,
         }
     }
 
     /// `http://x` and `https://x` would share a folder name: later ones get the scheme
     /// appended.
     pub(super) fn dedupe_folders(rows: &mut [ScopeRow]) {
-        for i in 1..rows.len() {
-            if rows[..i].iter().any(|s| s.folder == rows[i].folder) {
-                let scheme = rows[i].name.split(':').next().unwrap_or("site").to_owned();
-                rows[i].folder = format!("{}_{scheme}", rows[i].folder);
+        let mut taken = std::collections::HashSet::new();
+        for row in rows.iter_mut() {
+            if !taken.insert(row.folder.clone()) {
+                let scheme = row.name.split(':').next().unwrap_or("site").to_owned();
+                row.folder = format!("{}_{scheme}", row.folder);
+                taken.insert(row.folder.clone());
             }
         }
     }
@@ -72,15 +81,58 @@ pub(super) struct Unloaded {
     pub(super) problems: Vec<String>,
 }
 
+/// Writes one scope's result files with every unloader; its summary.csv row.
+pub(super) fn unload_scope(
+    settings: &Settings,
+    dm: &dyn DataManager,
+    unloaders: &[Box<dyn Unloader>],
+    info: &ScopeRow,
+) -> Result<SiteSummary, UnloadError> {
+    let folder = settings.results.folder.join(&info.folder);
+    let progress = dm.progress(info.scope);
+    let mut result = Ok(());
+    let mut summary = None;
+    dm.with_graph(info.scope, &mut |g| {
+        for u in unloaders {
+            if result.is_ok() {
+                result = u.unload(g, &folder);
+            }
+        }
+        let seconds = progress.active.as_secs_f64();
+        let mut row = SiteSummary::of(
+            g,
+            info.folder.clone(),
+            progress.pending,
+            seconds,
+            settings.bandit.reward,
+        );
+        row.state = info.state(row.state);
+        if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
+            row.reason = match row.state {
+                SiteState::Down => format!(
+                    "{} connection failures in a row",
+                    settings.faults.site_down_after
+                ),
+                _ => format!("MaxPagesPerSite = {}", settings.sites.max_pages),
+            };
+        }
+        summary = Some(row);
+    });
+    result?;
+    Ok(summary.expect("with_graph runs its closure"))
+}
+
 /// Writes every scope's results, several scopes at once: a crawl of hundreds of small sites
 /// otherwise spent a third of its time waiting for one site's files to reach the disk after
 /// another. A scope whose files cannot be written does not stop the others; the first such
-/// error is returned once all are done. Then each unloader's `finish`, and summary.csv.
+/// error is returned once all are done. Then each unloader's `finish`, and summary.csv with
+/// `rows` (the rows of scopes written before, retired) and these.
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
+    written: Vec<(usize, SiteSummary)>,
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -91,39 +143,11 @@ pub(super) fn unload_all(
             let Some(info) = scopes.get(index) else {
                 break;
             };
-            let folder = settings.results.folder.join(&info.folder);
-            let progress = dm.progress(info.scope);
-            let mut result = Ok(());
-            dm.with_graph(info.scope, &mut |g| {
-                for u in unloaders {
-                    if result.is_ok() {
-                        result = u.unload(g, &folder);
-                    }
+            match unload_scope(settings, dm, unloaders, info) {
+                Ok(row) => rows.lock()[index] = Some(row),
+                Err(e) => {
+                    failed.lock().get_or_insert(e);
                 }
-                let seconds = progress.active.as_secs_f64();
-                let mut row = SiteSummary::of(
-                    g,
-                    info.folder.clone(),
-                    progress.pending,
-                    seconds,
-                    settings.bandit.reward,
-                );
-                row.state = info.state(row.state);
-                if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
-                    row.reason = match row.state {
-                        SiteState::Down => {
-                            format!(
-                                "{} connection failures in a row",
-                                settings.faults.site_down_after
-                            )
-                        }
-                        _ => format!("MaxPagesPerSite = {}", settings.sites.max_pages),
-                    };
-                }
-                rows.lock()[index] = Some(row);
-            });
-            if let Err(e) = result {
-                failed.lock().get_or_insert(e);
             }
         }
     };
@@ -143,10 +167,30 @@ pub(super) fn unload_all(
     for u in unloaders {
         problems.extend(u.finish(&settings.results.folder)?);
     }
-    let rows: Vec<SiteSummary> = rows.into_inner().into_iter().flatten().collect();
-    let path = settings.results.folder.join("summary.csv");
-    write_summary(&path, &rows).map_err(|source| UnloadError { path, source })?;
+    // Rows in the order of their keys (hosts.txt order), the written ones among them.
+    let mut keyed: Vec<(usize, SiteSummary)> = written;
+    keyed.extend(
+        rows.into_inner()
+            .into_iter()
+            .zip(scopes)
+            .filter_map(|(row, info)| row.map(|r| (info.order, r))),
+    );
+    keyed.sort_by_key(|(k, _)| *k);
+    let rows: Vec<SiteSummary> = keyed.into_iter().map(|(_, r)| r).collect();
+    write_summary_file(settings, &rows)?;
     Ok(Unloaded { rows, problems })
+}
+
+/// Sort keys of rows with no place in hosts.txt come after every listed scope.
+pub(super) const ORDER_AFTER: usize = 1 << 40;
+
+/// Writes summary.csv.
+pub(super) fn write_summary_file(
+    settings: &Settings,
+    rows: &[SiteSummary],
+) -> Result<(), UnloadError> {
+    let path = settings.results.folder.join("summary.csv");
+    write_summary(&path, rows).map_err(|source| UnloadError { path, source })
 }
 
 /// Scopes written at once: writing results waits on the disk more than on the CPU (each

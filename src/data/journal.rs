@@ -22,6 +22,7 @@ const SET_LEVEL_LIMITS: u8 = 5;
 const NEW_SITE: u8 = 6;
 const ADD_SCOPE: u8 = 7;
 const ADD_SEED: u8 = 8;
+const RETIRED: u8 = 9;
 
 /// One scope's journal records not yet handed to the state store, and the entries of the
 /// commit being assembled (kept to reuse its buffer).
@@ -118,6 +119,10 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_bytes(origin.to_string().as_bytes());
         }
         Entry::Commit(r) => encode_commit(j, r),
+        Entry::Retired(r) => {
+            j.put_u8(RETIRED);
+            r.put(j);
+        }
     }
 }
 
@@ -159,6 +164,13 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
             j.put_u8(u8::from(*kind == HopKind::MetaRefresh));
         }
     }
+}
+
+/// A record saying that scope `index` was written and released.
+pub(crate) fn retired_record(out: &mut Vec<u8>, retired: &super::RetiredScope) {
+    let mut entries = Vec::new();
+    encode(&mut entries, &Entry::Retired(retired.clone()));
+    frames::frame(out, retired.index, &entries);
 }
 
 /// The scope number a record payload is for, and its entries.
@@ -212,6 +224,7 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
             origin: origin(r.str()?)?,
         },
         COMMIT => Entry::Commit(decode_commit(r)?),
+        RETIRED => Entry::Retired(super::RetiredScope::read(r)?),
         _ => return Err(Corrupt("unknown journal entry")),
     })
 }

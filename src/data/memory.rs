@@ -20,9 +20,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
+use std::collections::HashMap;
+
 use super::coord::ScopeClaim;
 use super::persist::{NoStore, Persistence, SavedScope, ScopeFigures, ScopeSource};
+use super::retired::RetiredScope;
 use super::scope::{Journaling, ScopeGraph};
+use super::summary::SiteSummary;
 use super::{
     DataError, DataManager, Effects, Fetch, HopClaim, Persist, PersistError, Progress, ScopeInfo,
     ScopeLimits, ScopeOpen, SiteGraph,
@@ -56,14 +60,29 @@ impl GraphHandle {
     }
 }
 
+/// A scope as the data manager holds it.
+#[derive(Debug, Clone)]
+enum Slot {
+    /// In memory.
+    Live(Arc<LockedScope>),
+    /// Written and released: only its row and figures are kept.
+    Retired(Arc<RetiredScope>),
+}
+
 /// The in-memory data manager.
 #[derive(Debug)]
 pub struct InMemoryDataManager {
-    scopes: RwLock<Vec<Arc<LockedScope>>>,
+    /// Every scope, by id (its number in the saved state).
+    scopes: RwLock<Vec<Slot>>,
+    /// Scope ids by their first seed's origin.
+    by_origin: RwLock<HashMap<Origin, ScopeId>>,
     pending: AtomicUsize,
     /// The number of the next fetch (over every scope and run).
     next_seq: AtomicU64,
     store: Box<dyn Persistence>,
+    /// Held while the backend saves and while a scope is retired: a save sees every scope
+    /// either live or retired, never one changing in between.
+    persisting: parking_lot::Mutex<()>,
 }
 
 impl Default for InMemoryDataManager {
@@ -77,9 +96,11 @@ impl InMemoryDataManager {
     pub fn new() -> Self {
         InMemoryDataManager {
             scopes: RwLock::new(Vec::new()),
+            by_origin: RwLock::new(HashMap::new()),
             pending: AtomicUsize::new(0),
             next_seq: AtomicU64::new(0),
             store: Box::new(NoStore),
+            persisting: parking_lot::Mutex::new(()),
         }
     }
 
@@ -91,7 +112,14 @@ impl InMemoryDataManager {
             ..Self::new()
         };
         for saved in dm.store.recovered()? {
-            dm.adopt(&saved)?;
+            match saved.retired {
+                Some(r) => {
+                    dm.push(Slot::Retired(Arc::new(r)));
+                }
+                None => {
+                    dm.adopt(&saved)?;
+                }
+            }
         }
         Ok(dm)
     }
@@ -112,31 +140,54 @@ impl InMemoryDataManager {
     /// the fuzz target's entry.
     pub fn check_saved_state(recovered: &crate::storage::Recovered) -> Result<usize, DataError> {
         let scopes = super::persist::files::split_scopes(recovered)?;
-        for s in &scopes {
+        for s in scopes.iter().filter(|s| s.retired.is_none()) {
             ScopeGraph::recover(s.snapshot.as_deref(), &s.journal)?;
         }
         Ok(scopes.len())
+    }
+
+    /// Adds a slot as the next scope id.
+    fn push(&self, slot: Slot) -> ScopeId {
+        let origin = match &slot {
+            Slot::Live(s) => s.graph.read().origin().clone(),
+            Slot::Retired(r) => r.origin.clone(),
+        };
+        let mut scopes = self.scopes.write();
+        let id = ScopeId(scopes.len() as u32);
+        self.by_origin.write().insert(origin, id);
+        scopes.push(slot);
+        id
     }
 
     /// Adds a scope saved elsewhere, inactive until it is opened by its origin; its number in
     /// the saved state is its place here.
     fn adopt(&self, saved: &SavedScope) -> Result<ScopeId, DataError> {
         let mut g = ScopeGraph::recover(saved.snapshot.as_deref(), &saved.journal)?;
-        let mut scopes = self.scopes.write();
-        let id = ScopeId(scopes.len() as u32);
-        g.set_index(id.0);
+        g.set_index(self.scopes.read().len() as u32);
         let next = g.pulls().map(|p| p.seq + 1).max().unwrap_or(0);
         self.next_seq.fetch_max(next, Ordering::SeqCst);
-        scopes.push(Arc::new(LockedScope {
+        Ok(self.push(Slot::Live(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(false),
             claim: RwLock::new(None),
-        }));
-        Ok(id)
+        }))))
     }
 
+    /// The slot of `id`.
+    fn slot(&self, id: ScopeId) -> Slot {
+        self.scopes.read()[id.0 as usize].clone()
+    }
+
+    /// The scope `id`, in memory. The engine never asks for a retired scope: every task of it
+    /// had ended before it was retired.
     fn scope(&self, id: ScopeId) -> Arc<LockedScope> {
-        Arc::clone(&self.scopes.read()[id.0 as usize])
+        match self.slot(id) {
+            Slot::Live(s) => s,
+            Slot::Retired(r) => panic!(
+                "scope {} ({}) was used after it was written and released",
+                id.0, r.origin
+            ),
+        }
     }
 
     /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
@@ -178,14 +229,11 @@ impl DataManager for InMemoryDataManager {
         site: SiteId,
         limits: ScopeLimits,
     ) -> Result<(ScopeId, ScopeOpen), DataError> {
-        let origin = &claim.origin;
-        let found = self
-            .scopes
-            .read()
-            .iter()
-            .position(|s| s.graph.read().origin() == origin);
-        if let Some(i) = found {
-            let id = ScopeId(i as u32);
+        let found = self.by_origin.read().get(&claim.origin).copied();
+        if let Some(id) = found {
+            if let Slot::Retired(_) = self.slot(id) {
+                return Ok((id, ScopeOpen::Finished));
+            }
             self.activate(id, claim, site, limits);
             return Ok((id, ScopeOpen::Resumed));
         }
@@ -194,8 +242,7 @@ impl DataManager for InMemoryDataManager {
             self.activate(id, claim, site, limits);
             return Ok((id, ScopeOpen::Resumed));
         }
-        let mut scopes = self.scopes.write();
-        let index = scopes.len() as u32;
+        let index = self.scopes.read().len() as u32;
         let journaling = if self.store.saves() {
             Journaling::On
         } else {
@@ -216,14 +263,13 @@ impl DataManager for InMemoryDataManager {
             fetched: 0,
             crawled: true,
         };
-        scopes.push(Arc::new(LockedScope {
+        let id = self.push(Slot::Live(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(true),
             claim: RwLock::new(Some(claim.clone())),
-        }));
-        drop(scopes);
+        })));
         self.store.opened(&claim, figures);
-        Ok((ScopeId(index), ScopeOpen::Created))
+        Ok((id, ScopeOpen::Created))
     }
 
     fn add_seed(&self, scope: ScopeId, origin: Origin, site: SiteId) -> Result<(), DataError> {
@@ -246,10 +292,19 @@ impl DataManager for InMemoryDataManager {
             .read()
             .iter()
             .enumerate()
-            .map(|(i, s)| ScopeInfo {
-                id: ScopeId(i as u32),
-                origin: s.graph.read().origin().clone(),
-                active: s.active.load(Ordering::SeqCst),
+            .map(|(i, slot)| match slot {
+                Slot::Live(s) => ScopeInfo {
+                    id: ScopeId(i as u32),
+                    origin: s.graph.read().origin().clone(),
+                    active: s.active.load(Ordering::SeqCst),
+                    retired: None,
+                },
+                Slot::Retired(r) => ScopeInfo {
+                    id: ScopeId(i as u32),
+                    origin: r.origin.clone(),
+                    active: false,
+                    retired: Some(Arc::clone(r)),
+                },
             })
             .collect()
     }
@@ -299,7 +354,10 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn suspend(&self, scope: ScopeId) {
-        let scope = self.scope(scope);
+        // A robots.txt answer may come for a site of a scope retired meanwhile.
+        let Slot::Live(scope) = self.slot(scope) else {
+            return;
+        };
         let g = scope.graph.read();
         if scope.active.swap(false, Ordering::SeqCst) {
             self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
@@ -307,10 +365,14 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {
+        let scope = self.scope(outcome.task().scope);
+        let active = scope.active.load(Ordering::SeqCst);
         self.update(outcome.task().scope, |g| {
             // Numbered under the scope's lock, in the order the scope records them.
             let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
-            g.commit(outcome, seq)
+            let mut effects = g.commit(outcome, seq)?;
+            effects.settled = g.pending() == 0 || (!active && g.in_flight() == 0);
+            Ok(effects)
         })
     }
 
@@ -319,7 +381,17 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn progress(&self, scope: ScopeId) -> Progress {
-        let s = self.scope(scope);
+        let s = match self.slot(scope) {
+            Slot::Live(s) => s,
+            Slot::Retired(r) => {
+                return Progress {
+                    pages: r.row.pages,
+                    pending: r.pending,
+                    outcomes: r.outcomes,
+                    active: std::time::Duration::from_secs_f64(r.row.seconds.max(0.0)),
+                };
+            }
+        };
         let g = s.graph.read();
         Progress {
             pages: g.page_count(),
@@ -331,9 +403,10 @@ impl DataManager for InMemoryDataManager {
 
     fn fetches(&self) -> Vec<Fetch> {
         let mut all: Vec<Fetch> = Vec::new();
-        for s in self.scopes.read().iter() {
-            let g = s.graph.read();
-            all.extend(g.pulls());
+        for slot in self.scopes.read().iter() {
+            if let Slot::Live(s) = slot {
+                all.extend(s.graph.read().pulls());
+            }
         }
         all.sort_by_key(|f| f.seq);
         all
@@ -347,11 +420,50 @@ impl DataManager for InMemoryDataManager {
         self.scopes
             .read()
             .iter()
-            .map(|s| s.graph.read().heap_bytes())
+            .map(|slot| match slot {
+                Slot::Live(s) => s.graph.read().heap_bytes(),
+                Slot::Retired(_) => std::mem::size_of::<RetiredScope>() + 256,
+            })
             .sum()
     }
 
+    fn settled(&self, scope: ScopeId) -> bool {
+        let Slot::Live(s) = self.slot(scope) else {
+            return false;
+        };
+        let g = s.graph.read();
+        g.pending() == 0 || (!s.active.load(Ordering::SeqCst) && g.in_flight() == 0)
+    }
+
+    fn retire(&self, scope: ScopeId, row: SiteSummary) -> Result<(), PersistError> {
+        let Slot::Live(s) = self.slot(scope) else {
+            return Ok(());
+        };
+        let (retired, active) = {
+            let g = s.graph.read();
+            let retired = RetiredScope {
+                index: scope.0,
+                origin: g.origin().clone(),
+                finished: g.pending() == 0,
+                pending: g.pending(),
+                outcomes: g.outcomes(),
+                row,
+            };
+            (retired, s.active.load(Ordering::SeqCst))
+        };
+        let _saving = self.persisting.lock();
+        self.store.retire(self, scope, &retired)?;
+        if active {
+            // Nothing is pending in a finished scope; a suspended one counts no more already.
+            self.pending.fetch_sub(retired.pending, Ordering::SeqCst);
+        }
+        // The data goes when the last handle goes (a database's table writer may hold one).
+        self.scopes.write()[scope.0 as usize] = Slot::Retired(Arc::new(retired));
+        Ok(())
+    }
+
     fn persist(&self, how: Persist) -> Result<(), PersistError> {
+        let _saving = self.persisting.lock();
         self.store.save(self, how)
     }
 
@@ -366,7 +478,24 @@ impl DataManager for InMemoryDataManager {
 
 impl ScopeSource for InMemoryDataManager {
     fn scope_ids(&self) -> Vec<ScopeId> {
-        (0..self.scopes.read().len() as u32).map(ScopeId).collect()
+        self.scopes
+            .read()
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| matches!(slot, Slot::Live(_)))
+            .map(|(i, _)| ScopeId(i as u32))
+            .collect()
+    }
+
+    fn slot_count(&self) -> usize {
+        self.scopes.read().len()
+    }
+
+    fn retired(&self, scope: ScopeId) -> Option<Arc<RetiredScope>> {
+        match self.slot(scope) {
+            Slot::Retired(r) => Some(r),
+            Slot::Live(_) => None,
+        }
     }
 
     fn claim(&self, scope: ScopeId) -> ScopeClaim {

@@ -27,17 +27,21 @@ mod memory;
 pub mod persist;
 pub mod pg;
 mod records;
+pub mod retired;
 mod scope;
+pub mod summary;
 
 use std::fmt::Debug;
 use std::sync::Arc;
 
 pub use error::{DataError, PersistError};
 pub use memory::{GraphHandle, InMemoryDataManager};
+pub use retired::RetiredScope;
 pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
 pub use scope::traps::TrapCut;
 pub use scope::yields::YieldRow;
+use summary::SiteSummary;
 
 #[cfg(test)]
 mod tests;
@@ -83,6 +87,9 @@ pub enum ScopeOpen {
     Created,
     /// The site's saved crawl continues.
     Resumed,
+    /// An earlier run finished it and wrote its results: it is not crawled again (its
+    /// summary.csv row is kept).
+    Finished,
 }
 
 /// Whether a redirect hop's target may be fetched by the chain that reached it.
@@ -95,14 +102,17 @@ pub enum HopClaim {
 }
 
 /// A scope known to the data manager.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScopeInfo {
     /// Its id.
     pub id: ScopeId,
     /// Its seed site.
     pub origin: Origin,
-    /// Opened by this run (listed in hosts.txt); inactive ones are saved data only.
+    /// Opened by this run (listed in hosts.txt) and being crawled; inactive ones are saved
+    /// data only, suspended, or retired.
     pub active: bool,
+    /// Written and released (by this run or an earlier one): what is kept of it.
+    pub retired: Option<Arc<RetiredScope>>,
 }
 
 /// One fetch of the crawl as the page budget counts it (SPEC §5).
@@ -218,6 +228,16 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// Approximate heap bytes held.
     fn memory_bytes(&self) -> usize;
+
+    /// Whether the scope's work in this run is over: nothing left to fetch, or suspended
+    /// with nothing in flight. Then its results can be written and it can be retired.
+    fn settled(&self, scope: ScopeId) -> bool;
+
+    /// Retires a settled scope whose results are written (SPEC §11): its saved state keeps
+    /// `row` and its data (to be exported, or continued by the next run if it was not
+    /// finished), and its data leaves memory. The scope must not be used afterwards, but for
+    /// [`Self::progress`] and [`Self::scopes`].
+    fn retire(&self, scope: ScopeId, row: SiteSummary) -> Result<(), PersistError>;
 
     /// Makes recorded work durable, through the persistence backend.
     fn persist(&self, how: Persist) -> Result<(), PersistError>;

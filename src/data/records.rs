@@ -167,7 +167,7 @@ pub(crate) struct Resolved {
 
 /// One journal entry. A record is the entries of one commit (or one scope-level change):
 /// first each string interned for the first time, in interning order, then what happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Entry<'a> {
     /// A scope is created (the first record of a scope).
     AddScope { origin: Origin, max_level: u32 },
@@ -186,4 +186,6 @@ pub(crate) enum Entry<'a> {
     AddSeed { origin: Origin },
     /// An outcome.
     Commit(Resolved),
+    /// The scope was written and released (the last record of its journal).
+    Retired(super::RetiredScope),
 }

@@ -565,3 +565,93 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
             .unwrap();
     }
 }
+
+/// The summary row of a scope, as the retire workers make it.
+fn row_of(dm: &InMemoryDataManager, scope: ScopeId) -> crate::data::summary::SiteSummary {
+    let mut row = None;
+    dm.with_graph(scope, &mut |g| {
+        row = Some(crate::data::summary::SiteSummary::of(
+            g,
+            "a.test".into(),
+            0,
+            1.0,
+            crate::bandit::RewardKind::NewExternal,
+        ));
+    });
+    row.unwrap()
+}
+
+#[test]
+fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let (expected, row) = {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        let c = Crawl { dm, scope };
+        crawl_everything(&c);
+        assert!(c.dm.settled(scope), "nothing pending, nothing in flight");
+        let expected = graph_text(&c.dm, scope);
+        let row = row_of(&c.dm, scope);
+        let held = c.dm.memory_bytes();
+        c.dm.retire(scope, row.clone()).unwrap();
+        assert!(
+            c.dm.memory_bytes() < held / 2,
+            "released: {} of {held} bytes left",
+            c.dm.memory_bytes()
+        );
+        assert_eq!(c.dm.progress(scope).pages, row.pages, "its figures stay");
+        assert!(!c.dm.settled(scope), "a retired scope is not retired twice");
+        let info = &c.dm.scopes()[0];
+        assert_eq!(
+            info.retired.as_ref().map(|r| r.row.clone()),
+            Some(row.clone())
+        );
+        (expected, row)
+    };
+    // Killed now: the next run finds it retired from the journal alone, and does not open it
+    // again; its data is read back from its file.
+    let (dm, _, open) = journaled_crawl(dir.path());
+    assert_eq!(open, ScopeOpen::Finished);
+    let info = &dm.scopes()[0];
+    assert_eq!(info.retired.as_ref().map(|r| &r.row), Some(&row));
+    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+        .unwrap();
+    drop(dm);
+    // From a snapshot too, and `export` reads its graph back.
+    let (saved, finished) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
+    assert!(!finished);
+    let export = InMemoryDataManager::new();
+    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
+    assert_eq!(graph_text(&export, scope), expected);
+}
+
+#[test]
+fn a_scope_retired_while_unfinished_is_continued_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = {
+        let c = Crawl::new(3);
+        crawl_everything(&c);
+        graph_text(&c.dm, c.scope)
+    };
+    {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        let c = Crawl { dm, scope };
+        let mut held = Vec::new();
+        let t = c.claim("/", &mut held);
+        fetch(&c, t);
+        // Its site is taken as down: it leaves the run with its queue kept.
+        c.dm.suspend(scope);
+        assert!(c.dm.settled(scope));
+        let row = row_of(&c.dm, scope);
+        c.dm.retire(scope, row).unwrap();
+        assert_eq!(c.dm.pending(), 0);
+    }
+    let (dm, scope, open) = journaled_crawl(dir.path());
+    assert_eq!(
+        open,
+        ScopeOpen::Resumed,
+        "an unfinished scope is crawled again"
+    );
+    let c = Crawl { dm, scope };
+    finish(&c, Vec::new());
+    assert_eq!(graph_text(&c.dm, c.scope), expected);
+}

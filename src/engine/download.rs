@@ -59,7 +59,12 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
 /// Records an outcome through its lease and wakes the sites it gave work.
 pub(super) fn commit(ctx: &Context, lease: &mut TaskLease, outcome: &Outcome) {
     match lease.commit(outcome) {
-        Ok(effects) => ctx.dispatcher.wake(&effects.woke, &ctx.sites),
+        Ok(effects) => {
+            ctx.dispatcher.wake(&effects.woke, &ctx.sites);
+            if effects.settled {
+                ctx.maybe_settled(lease.task().scope);
+            }
+        }
         Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }
 }
@@ -86,6 +91,7 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
             // The URL goes back with the lease; the scope leaves this run.
             drop(lease);
             ctx.dm.suspend(task.scope);
+            ctx.maybe_settled(task.scope);
             return;
         }
     } else {
@@ -154,6 +160,7 @@ fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: 
                         format!("robots.txt unavailable ({why}): the site is taken as down"),
                     );
                     ctx.dm.suspend(task.scope);
+                    ctx.maybe_settled(task.scope);
                     return;
                 }
                 let tries = ctx.dispatcher.robots_attempts(task.site);

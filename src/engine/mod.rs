@@ -83,8 +83,13 @@ pub struct SpawnError(#[source] pub std::io::Error);
 /// queued per parser so that no parser waits for the network. It is also the channel's
 /// capacity, so handing a page to the parsers never blocks.
 pub fn page_buffer(settings: &Settings) -> usize {
-    settings.threads.downloading.get() + 2 * settings.threads.parsing.get()
+    settings.threads.max_downloaders() + 2 * settings.threads.parsing.get()
 }
+
+/// A downloader thread's stack. Threads are how requests wait (blocking sockets, one request
+/// per thread), so an automatic crawl of slow servers runs thousands of them: a small stack
+/// keeps each to what it touches. Parsing, the deep work, runs on the parsers.
+const DOWNLOADER_STACK: usize = 512 * 1024;
 
 /// How long requests under way may still finish once the crawl stops (SPEC §8: a stop acts
 /// within a second). Later, they are abandoned and their URLs fetched again by the next run.
@@ -141,19 +146,27 @@ pub fn run(
         }
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
-        for i in 0..settings.threads.downloading.get() {
+        let spawn_downloader = |i: usize| {
             let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
             let downloader = workers.downloader;
             let running = running.clone();
-            let h = thread::Builder::new()
+            thread::Builder::new()
                 .name(format!("downloader-{i}"))
+                .stack_size(DOWNLOADER_STACK)
                 .spawn_scoped(s, move || {
                     download::run(ctx, downloader, tx, log);
                     drop(running);
-                });
-            handles.push(h.map_err(failed)?);
+                })
+        };
+        let first = settings.threads.first_downloaders();
+        for i in 0..first {
+            handles.push(spawn_downloader(i).map_err(failed)?);
         }
-        drop(running);
+        let (more_tx, more_rx) = bounded::<()>(1);
+        let most = settings.threads.max_downloaders();
+        if most > first {
+            ctx.dispatcher.set_spawner(more_tx);
+        }
         let downloader = workers.downloader;
         let h = thread::Builder::new()
             .name("stop-watch".into())
@@ -169,7 +182,25 @@ pub fn run(
                 .spawn_scoped(s, move || parse::run(ctx, parser, rx, log));
             handles.push(h.map_err(failed)?);
         }
-        drop((page_tx, page_rx, log_tx));
+        // Automatic downloaders: one more whenever the dispatcher finds every one busy and a
+        // site ready, until the cap or the stop.
+        let mut started = first;
+        let stop = ctx.stop.receiver();
+        while started < most {
+            select! {
+                recv(more_rx) -> _ => {
+                    match spawn_downloader(started) {
+                        Ok(h) => handles.push(h),
+                        // The machine gives no more threads: the crawl goes on with these.
+                        Err(_) => break,
+                    }
+                    started += 1;
+                },
+                recv(stop) -> _ => break,
+            }
+        }
+        ctx.dispatcher.clear_spawner();
+        drop((page_tx, page_rx, log_tx, running));
         for h in handles {
             if h.join().is_err() {
                 ctx.stop.request(StopReason::WorkerPanicked);

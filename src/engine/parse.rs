@@ -40,10 +40,14 @@ fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &L
     match lease.commit(&outcome) {
         Ok(effects) => {
             ctx.dispatcher.wake(&effects.woke, &ctx.sites);
+            if effects.settled {
+                ctx.maybe_settled(lease.task().scope);
+            }
             if effects.page_limit_reached {
                 let entry = ctx.sites.get(site);
                 ctx.dispatcher.suspend(site, Suspension::PageLimit);
                 ctx.dm.suspend(entry.scope);
+                ctx.maybe_settled(entry.scope);
                 log.note(format!(
                     "{}: MaxPagesPerSite reached; the rest of its queue is kept",
                     entry.origin

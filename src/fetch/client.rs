@@ -331,7 +331,7 @@ impl HttpClient {
         };
         Ok(HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
-            downloaders: u32::try_from(settings.threads.downloading.get()).unwrap_or(u32::MAX),
+            downloaders: u32::try_from(settings.threads.max_downloaders()).unwrap_or(u32::MAX),
             abort,
         })
     }
@@ -340,6 +340,11 @@ impl HttpClient {
     /// [`FetchError::Abandoned`]; so do all requests from now on.
     pub fn abandon_requests(&self) {
         self.abort.store(true, Ordering::Relaxed);
+    }
+
+    /// These sites are through: their idle connections are closed.
+    pub fn sites_done(&self, sites: &[SiteId]) {
+        self.pools.forget(sites);
     }
 
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the

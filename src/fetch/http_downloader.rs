@@ -36,4 +36,8 @@ impl Downloader for HttpDownloader {
     fn abandon_requests(&self) {
         self.client.abandon_requests();
     }
+
+    fn sites_done(&self, sites: &[crate::ids::SiteId]) {
+        self.client.sites_done(sites);
+    }
 }

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
 pub use http_downloader::HttpDownloader;
+pub use pools::downloader_cap;
 pub use retry::Transient;
 pub use roots::CaFileError;
 
@@ -78,4 +79,8 @@ pub trait Downloader: Send + Sync + Debug {
     /// abandoned (the engine calls this a second after the stop, so that a stop acts within
     /// a second). The default does nothing: requests end within their timeout.
     fn abandon_requests(&self) {}
+
+    /// These sites are through in this run (their scope was written and released): what is
+    /// kept for them (idle connections) can go. The default keeps nothing.
+    fn sites_done(&self, _sites: &[crate::ids::SiteId]) {}
 }

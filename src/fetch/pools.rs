@@ -33,7 +33,18 @@ const OTHER_FILES: u64 = 256;
 /// most 4,096.
 pub(super) fn idle_connection_budget() -> usize {
     let soft = rlimit::increase_nofile_limit(16_384).unwrap_or(1024);
-    soft.saturating_sub(OTHER_FILES).clamp(64, 4096) as usize
+    (soft.saturating_sub(OTHER_FILES) / 2).clamp(64, 4096) as usize
+}
+
+/// The most downloader threads when their number is automatic: each may hold a connection
+/// in use besides the idle ones, so the two share what the open-file limit leaves; at most
+/// 4,096 (a thread's stack and a connection's buffers are about 100 KiB touched).
+pub fn downloader_cap() -> usize {
+    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        let soft = rlimit::increase_nofile_limit(16_384).unwrap_or(1024);
+        (soft.saturating_sub(OTHER_FILES) / 2).clamp(16, 4096) as usize
+    })
 }
 
 /// Makes a site's agent: `(idle connections allowed, the site's pacer)`.
@@ -114,6 +125,23 @@ impl AgentPools {
         // Closing sockets outside the lock.
         drop(evicted);
         agent
+    }
+
+    /// Drops the pools of `sites` (closing their idle sockets): they are through, and a crawl
+    /// of thousands of sites should not evict pools that are still used to make room.
+    pub(super) fn forget(&self, sites: &[SiteId]) {
+        let gone: Vec<Agent> = {
+            let mut lru = self.inner.lock();
+            let mut gone = Vec::new();
+            for site in sites {
+                if let Some(slot) = lru.slots.remove(site) {
+                    lru.held -= slot.idle;
+                    gone.push(slot.agent);
+                }
+            }
+            gone
+        };
+        drop(gone);
     }
 
     /// How many pools are alive (for tests).

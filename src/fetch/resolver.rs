@@ -6,6 +6,7 @@
 //! spawned one thread and made one system lookup per page (50,000 of each on the benchmark
 //! site, a tenth of the downloaders' CPU).
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +31,9 @@ pub(super) struct CachingResolver {
 
 #[derive(Debug)]
 struct Shared {
-    overrides: Vec<ResolveEntry>,
+    /// `Resolve` entries by host: a test web or a benchmark lists thousands, and every
+    /// request looks here first.
+    overrides: HashMap<String, Vec<ResolveEntry>>,
     cache: DashMap<(Box<str>, u16), Lookup>,
     system: DefaultResolver,
 }
@@ -44,9 +47,13 @@ struct Lookup {
 impl CachingResolver {
     /// A resolver applying `overrides` before the system resolver.
     pub(super) fn new(overrides: Vec<ResolveEntry>) -> Self {
+        let mut by_host: HashMap<String, Vec<ResolveEntry>> = HashMap::new();
+        for e in overrides {
+            by_host.entry(e.host.clone()).or_default().push(e);
+        }
         CachingResolver {
             shared: Arc::new(Shared {
-                overrides,
+                overrides: by_host,
                 cache: DashMap::new(),
                 system: DefaultResolver::default(),
             }),
@@ -89,8 +96,8 @@ impl Resolver for CachingResolver {
         let shared = &self.shared;
         if let Some(e) = shared
             .overrides
-            .iter()
-            .find(|e| e.host == host && e.port.is_none_or(|p| p == port))
+            .get(&host)
+            .and_then(|entries| entries.iter().find(|e| e.port.is_none_or(|p| p == port)))
         {
             return Ok(self.answer([SocketAddr::new(e.addr, port)]));
         }

@@ -20,9 +20,6 @@ use crate::stop::StopReason;
 /// interval). Also the longest a finished crawl waits to be noticed.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
-/// How often the feeder (a shared store's new scopes) is asked.
-const FEED_INTERVAL: Duration = Duration::from_secs(1);
-
 /// A budget shared with other processes is asked for in blocks of this many fetches per
 /// downloading thread, when less than half a block is left.
 const BUDGET_BLOCK_PER_THREAD: u64 = 4;
@@ -42,7 +39,7 @@ impl Routine for ConsoleRoutine {
 /// Of a page budget shared with other processes: asks the store for another block when less
 /// than half a block is left (at most every [`BUDGET_RETRY`] while it grants nothing).
 fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
-    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.threads.downloading.get() as u64;
+    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.threads.max_downloaders() as u64;
     let Some(room) = ctx.dispatcher.budget_room() else {
         return;
     };
@@ -85,7 +82,6 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     let ticker = tick(CHECK_INTERVAL);
     // Scopes a shared store hands out while the crawl runs join the progress line.
     let mut scopes: Vec<(ScopeId, String)> = scopes.to_vec();
-    let mut last_feed = Instant::now();
     let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
@@ -105,7 +101,9 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                 if !ctx.stop.is_requested() {
                     let t = Tick {
                         now: Instant::now(),
-                        pending: ctx.dm.pending() + ctx.coordinator.outstanding(),
+                        pending: ctx.dm.pending()
+                            + ctx.coordinator.outstanding()
+                            + ctx.feeder.as_ref().map_or(0, |f| f.waiting()),
                         robots_pending: ctx.dispatcher.robots_pending(),
                         budget: ctx.dispatcher.budget(),
                     };
@@ -115,10 +113,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                         }
                         ctx.stop.request(reason);
                     }
-                    if let Some(feeder) = &ctx.feeder
-                        && last_feed.elapsed() >= FEED_INTERVAL
-                    {
-                        last_feed = Instant::now();
+                    if let Some(feeder) = &ctx.feeder {
                         match feeder.feed(ctx) {
                             Ok(more) => scopes.extend(more),
                             Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
@@ -253,6 +248,15 @@ impl ProgressLine {
             ctx.dm.pending(),
             self.problems
         );
+        if let Some(feeder) = &ctx.feeder {
+            let n = feeder.counts();
+            if n.written > 0 || n.waiting > 0 {
+                line.push_str(&format!(
+                    ", sites: {} crawling, {} written, {} waiting",
+                    n.live, n.written, n.waiting
+                ));
+            }
+        }
         // Why the rate may be low: say what waits.
         let (retrying, backed_off) = ctx.dispatcher.waiting();
         if retrying > 0 {

@@ -138,6 +138,14 @@ impl SiteGate {
 #[derive(Debug)]
 struct State {
     gates: Vec<SiteGate>,
+    /// The gates of sites being crawled (registered, not retired): what `acquire` looks at,
+    /// so a crawl of thousands of sites scans its active window, not every site it had.
+    active: Vec<usize>,
+    /// Waits of `acquire` with room to start a task but no site ready (the window of active
+    /// scopes may grow), since last taken.
+    starved: u64,
+    /// Downloaders waiting in `acquire`.
+    waiting: usize,
     scheduler: Box<dyn Scheduler>,
     candidates: Vec<Candidate>,
     /// Free places in the page buffer.
@@ -166,6 +174,8 @@ pub struct DispatcherConfig {
 #[derive(Debug)]
 pub struct Dispatcher {
     state: Mutex<State>,
+    /// Asked for one more downloader when every one is busy and a site could start a task.
+    spawner: Mutex<Option<crossbeam_channel::Sender<()>>>,
     /// Downloaders waiting for a task.
     cv: Condvar,
     stop: Arc<Stop>,
@@ -186,6 +196,9 @@ impl Dispatcher {
             scheduler,
             candidates: Vec::new(),
             buffer_free: config.page_buffer.max(1),
+            active: Vec::new(),
+            starved: 0,
+            waiting: 0,
             budget: if config.shared_budget {
                 Budget::shared(config.budget)
             } else {
@@ -195,6 +208,7 @@ impl Dispatcher {
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
+            spawner: Mutex::new(None),
             cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
@@ -240,6 +254,9 @@ impl Dispatcher {
                 parked: Vec::new(),
             });
         }
+        if st.gates[idx].suspended == Some(Suspension::NotRegistered) {
+            st.active.push(idx);
+        }
         let gate = &mut st.gates[idx];
         gate.scope = site.scope;
         gate.robots_url = site.origin.robots_url();
@@ -265,7 +282,9 @@ impl Dispatcher {
                 .is_some_and(|m| st.unobserved >= m);
             if st.buffer_free == 0 || waits_for_rewards {
                 // A parser taking a page, or an outcome recorded, wakes us.
+                st.waiting += 1;
                 self.cv.wait(&mut st);
+                st.waiting -= 1;
                 continue;
             }
             let now = Instant::now();
@@ -273,7 +292,12 @@ impl Dispatcher {
             let mut candidates = std::mem::take(&mut st.candidates);
             candidates.clear();
             let pages_allowed = st.budget.allows_another();
-            for gate in st.gates.iter_mut().filter(|g| g.is_candidate()) {
+            let active = std::mem::take(&mut st.active);
+            for gate in active
+                .iter()
+                .map(|&i| &st.gates[i])
+                .filter(|g| g.is_candidate())
+            {
                 let page_ok = pages_allowed || gate.robots == RobotsPhase::Needed;
                 let work = gate.has_work() || gate.ready_parked(now).is_some();
                 let slot = gate.in_flight < gate.max_in_flight && page_ok;
@@ -295,6 +319,7 @@ impl Dispatcher {
                     scope: gate.scope,
                 });
             }
+            st.active = active;
             let choice = if candidates.is_empty() {
                 None
             } else {
@@ -341,13 +366,21 @@ impl Dispatcher {
                     st.buffer_free -= 1;
                     let others_ready = st.candidates.iter().any(|c| c.ready && c.site != site);
                     if st.buffer_free > 0 && (site_free || others_ready) {
-                        // There may be more to hand out: pass the wake-up on.
-                        self.cv.notify_one();
+                        if st.waiting > 0 {
+                            // There may be more to hand out: pass the wake-up on.
+                            self.cv.notify_one();
+                        } else if let Some(spawn) = self.spawner.lock().as_ref() {
+                            // Every downloader is busy and a site could start now.
+                            let _ = spawn.try_send(());
+                        }
                     }
                     return Some(TaskLease::new(Arc::clone(self), task));
                 }
                 continue;
             }
+            // Room to start a task, and no site ready: more sites would keep the downloads busy.
+            st.starved = st.starved.saturating_add(1);
+            st.waiting += 1;
             match earliest {
                 // Never spin: a moment in the past still waits a millisecond.
                 Some(t) => {
@@ -356,7 +389,49 @@ impl Dispatcher {
                 }
                 None => self.cv.wait(&mut st),
             }
+            st.waiting -= 1;
         }
+    }
+
+    /// From now on, `spawn` is sent a message when every downloader is busy and a site could
+    /// start a task (the engine may start another downloader).
+    pub fn set_spawner(&self, spawn: crossbeam_channel::Sender<()>) {
+        *self.spawner.lock() = Some(spawn);
+    }
+
+    /// No more downloaders will be started.
+    pub fn clear_spawner(&self) {
+        *self.spawner.lock() = None;
+    }
+
+    /// Waits in `acquire` with room for a task but no site ready, since the last call.
+    pub fn take_starved(&self) -> u64 {
+        std::mem::take(&mut self.state.lock().starved)
+    }
+
+    /// The sites of `scope` are through in this run (the scope is being written and
+    /// released): they leave the sites `acquire` looks at, so no task of the scope starts
+    /// from now on. Returns them.
+    pub fn retire_scope(&self, scope: ScopeId) -> Vec<SiteId> {
+        let mut st = self.state.lock();
+        let State { gates, active, .. } = &mut *st;
+        let mut taken = Vec::new();
+        active.retain(|&i| {
+            let keep = gates[i].scope != scope;
+            if !keep {
+                taken.push(SiteId(i as u32));
+            }
+            keep
+        });
+        taken
+    }
+
+    /// Sites taken out by [`Self::retire_scope`] are crawled again (their scope turned out not
+    /// to be settled).
+    pub fn reinstate(&self, sites: &[SiteId]) {
+        let mut st = self.state.lock();
+        st.active.extend(sites.iter().map(|s| s.0 as usize));
+        self.cv.notify_all();
     }
 
     /// Waits, right before a request to `site` is sent, for the site's turn: the delay since
@@ -471,20 +546,32 @@ impl Dispatcher {
         gate.failures_in_a_row += 1;
         if gate.failures_in_a_row >= self.down_after && gate.suspended.is_none() {
             gate.suspended = Some(Suspension::Down);
+            let parked = std::mem::take(&mut gate.parked);
             self.cv.notify_all();
+            drop(st);
+            for (_, task) in &parked {
+                self.dm.release(task);
+            }
             return true;
         }
         false
     }
 
-    /// Stops crawling `site` in this run (`reason` goes to summary.csv).
+    /// Stops crawling `site` in this run (`reason` goes to summary.csv); its tasks waiting
+    /// for a retry go back to its frontier.
     pub fn suspend(&self, site: SiteId, reason: Suspension) {
-        let mut st = self.state.lock();
-        let gate = &mut st.gates[site.0 as usize];
-        if gate.suspended.is_none() {
-            gate.suspended = Some(reason);
+        let parked = {
+            let mut st = self.state.lock();
+            let gate = &mut st.gates[site.0 as usize];
+            if gate.suspended.is_none() {
+                gate.suspended = Some(reason);
+            }
+            self.cv.notify_all();
+            std::mem::take(&mut gate.parked)
+        };
+        for (_, task) in &parked {
+            self.dm.release(task);
         }
-        self.cv.notify_all();
     }
 
     /// Why `site` was suspended, if it was.

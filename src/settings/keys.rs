@@ -292,9 +292,16 @@ pub const KEYS: &[KeyDef] = &[
     key!(
         "Threads",
         "DownloadingThreadsCount",
-        "8",
-        int(1, 1024),
-        "Downloader threads: the most requests in flight over all sites at once."
+        "0",
+        int(0, 4096),
+        "Downloader threads: the most requests in flight over all sites at once. 0: automatic — as many as the sites' maxDownloadsAtTime and crawlDelay allow, started as needed, up to what the machine's open-file limit allows (at most 4,096); 8 with a PageBudget (the budget rule learns from every fetch)."
+    ),
+    key!(
+        "Threads",
+        "ActiveScopes",
+        "0",
+        int(0, 10_000_000),
+        "Sites (scopes) crawled at once; each site leaves memory when it is finished and its results are written, and the next site of hosts.txt takes its place. 0: automatic — the window grows while downloads wait for a site to be ready. Every site at once with a PageBudget."
     ),
     key!(
         "Stopping",
@@ -343,7 +350,7 @@ pub const KEYS: &[KeyDef] = &[
         "ScopesPerProcess",
         "0",
         int(0, 1_000_000),
-        "PgDM: scopes (sites) one process crawls at once; it takes more as its own finish. 0: DownloadingThreadsCount."
+        "PgDM: scopes (sites) one process crawls at once at most; it takes more as its own finish. 0: as ActiveScopes."
     ),
     key!(
         "Stopping",

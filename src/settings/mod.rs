@@ -214,13 +214,42 @@ pub struct Settings {
     path: PathBuf,
 }
 
-/// `ParsingThreadsCount`, `DownloadingThreadsCount`.
+/// `ParsingThreadsCount`, `DownloadingThreadsCount`, `ActiveScopes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThreadSettings {
     /// `ParsingThreadsCount`.
     pub parsing: NonZeroUsize,
-    /// `DownloadingThreadsCount`.
-    pub downloading: NonZeroUsize,
+    /// `DownloadingThreadsCount`; `None`: automatic (SPEC §11).
+    pub downloading: Option<NonZeroUsize>,
+    /// `ActiveScopes`; `None`: automatic.
+    pub active_scopes: Option<NonZeroUsize>,
+}
+
+/// Downloader threads started at first when their number is automatic; more start while
+/// every one is busy and a site could start a request.
+pub const FIRST_DOWNLOADERS: usize = 8;
+
+/// `DownloadingThreadsCount = 0` in a budgeted crawl: the budget rule learns from every
+/// fetch, and each request in flight is a choice made without its reward.
+pub const BUDGET_DOWNLOADERS: usize = 8;
+
+impl ThreadSettings {
+    /// The most downloader threads: the setting, or the automatic cap (what the open-file
+    /// limit allows, at most 4,096).
+    pub fn max_downloaders(&self) -> usize {
+        match self.downloading {
+            Some(n) => n.get(),
+            None => crate::fetch::downloader_cap(),
+        }
+    }
+
+    /// Downloader threads started with the crawl.
+    pub fn first_downloaders(&self) -> usize {
+        match self.downloading {
+            Some(n) => n.get(),
+            None => FIRST_DOWNLOADERS.min(self.max_downloaders()),
+        }
+    }
 }
 
 /// The finishers' settings.
@@ -329,8 +358,8 @@ pub struct DatabaseSettings {
     pub crawl: String,
     /// `LeaseSeconds`.
     pub lease: Duration,
-    /// `ScopesPerProcess`, resolved (0 became `DownloadingThreadsCount`).
-    pub scopes_per_process: usize,
+    /// `ScopesPerProcess`; `None` (0): the window of active scopes alone decides.
+    pub scopes_per_process: Option<NonZeroUsize>,
 }
 
 /// `KeyDomainUAT`'s parameters (SPEC §6).
@@ -450,10 +479,7 @@ impl Settings {
         let v = Values { raw, base };
         let settings = Settings {
             components: components(&v),
-            threads: ThreadSettings {
-                parsing: v.nonzero("ParsingThreadsCount")?,
-                downloading: v.nonzero("DownloadingThreadsCount")?,
-            },
+            threads: threads(&v)?,
             stop: StopSettings {
                 timeout: v.seconds("TimeoutSeconds")?,
                 stop_file: v.path("StopFile"),
@@ -498,10 +524,7 @@ impl Settings {
                 url: v.text("DatabaseUrl").to_owned(),
                 crawl: v.text("CrawlName").to_owned(),
                 lease: v.seconds("LeaseSeconds")?,
-                scopes_per_process: match v.small::<usize>("ScopesPerProcess")? {
-                    0 => v.nonzero("DownloadingThreadsCount")?.get(),
-                    n => n,
-                },
+                scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
             },
             scope: scope(&v)?,
             written: raw
@@ -597,6 +620,19 @@ fn components(v: &Values<'_>) -> ComponentNames {
         unloaders: v.names("ResultUnloaders"),
         scheduler: v.name("Scheduler"),
     }
+}
+
+fn threads(v: &Values<'_>) -> Result<ThreadSettings, SettingsError> {
+    let budgeted = v.int("PageBudget")? > 0;
+    let downloading = match NonZeroUsize::new(v.small("DownloadingThreadsCount")?) {
+        None if budgeted => NonZeroUsize::new(BUDGET_DOWNLOADERS),
+        n => n,
+    };
+    Ok(ThreadSettings {
+        parsing: v.nonzero("ParsingThreadsCount")?,
+        downloading,
+        active_scopes: NonZeroUsize::new(v.small("ActiveScopes")?),
+    })
 }
 
 fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {

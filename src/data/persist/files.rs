@@ -3,18 +3,35 @@
 //! scope every `CheckpointSeconds` (see `storage` for the files). Opening it locks the folder
 //! and recovers what it holds: a finished crawl is replaced by a fresh one, a torn journal
 //! tail is cut off, with what happened said on the console.
+//!
+//! A scope written and released (SPEC §11) keeps its data in a file of its own,
+//! `scopes/<n>.bin` (framed: length and CRC), and a retirement record in the journal; in
+//! snapshots it is that record. A finished one is not loaded again; an unfinished one (its site
+//! was suspended) is loaded from its file by the next run, which continues it.
+//!
+//! A snapshot holds one blob per scope, in scope order: a kind byte, then the scope's data
+//! ([`LIVE`]) or its retirement record ([`RETIRED`]).
 
 use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
 use super::{Persistence, SavedScope, ScopeSource};
-use crate::data::journal::split_scope;
-use crate::data::scope::replay::added_scope;
-use crate::data::{CrawlStatus, DataError, Persist, PersistError};
+use crate::data::journal::{retired_record, split_scope};
+use crate::data::scope::replay::{added_scope, retired_scope};
+use crate::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
+use crate::ids::ScopeId;
 use crate::storage::codec::Reader;
 use crate::storage::frames::{frame, frames};
-use crate::storage::{Recovered, StateStore};
+use crate::storage::{Durability, Recovered, StateError, StateStore, write_atomic};
+
+/// A snapshot blob holding a scope's data.
+const LIVE: u8 = 0;
+/// A snapshot blob holding a retired scope's record.
+const RETIRED: u8 = 1;
+
+/// The folder of retired scopes' data.
+const SCOPES: &str = "scopes";
 
 /// The state folder, open and locked.
 #[derive(Debug)]
@@ -23,6 +40,15 @@ pub struct FileStore {
     store: Mutex<StateStore>,
     /// What the folder held when it was opened, until the data manager takes it.
     recovered: Mutex<Option<Recovered>>,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PersistError + '_ {
+    move |source| {
+        PersistError::Files(StateError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
 }
 
 impl FileStore {
@@ -35,6 +61,7 @@ impl FileStore {
                 dir.display()
             );
             store.wipe()?;
+            remove_scope_files(dir)?;
             recovered = Recovered {
                 fresh: true,
                 ..Recovered::default()
@@ -61,11 +88,12 @@ impl FileStore {
     }
 
     /// Reads what the state folder `dir` holds without changing it (locking it meanwhile):
-    /// every saved scope, and whether the saved crawl had finished (a finished crawl keeps
-    /// no scopes: its results were written). For `rccrawler export`.
+    /// every saved scope with its data (retired ones' from their files), and whether the saved
+    /// crawl had finished (a finished crawl keeps no scopes: its results were written). For
+    /// `rccrawler export`.
     pub fn read_saved(dir: &Path) -> Result<(Vec<SavedScope>, bool), PersistError> {
         if !dir.join("lock").exists() {
-            return Err(PersistError::Files(crate::storage::StateError::Io {
+            return Err(PersistError::Files(StateError::Io {
                 path: dir.to_owned(),
                 source: std::io::Error::new(
                     std::io::ErrorKind::NotFound,
@@ -74,35 +102,94 @@ impl FileStore {
             }));
         }
         let (_store, recovered) = StateStore::open(dir)?;
-        let scopes = split_scopes(&recovered).map_err(|source| PersistError::Recover {
-            dir: dir.to_owned(),
-            source: Box::new(source),
-        })?;
+        let scopes = split_scopes(&recovered).map_err(|e| recover_error(dir, e))?;
+        let scopes = scopes
+            .into_iter()
+            .map(|s| match s.retired {
+                Some(r) => load_retired(dir, &r),
+                None => Ok(s),
+            })
+            .collect::<Result<_, _>>()?;
         Ok((scopes, recovered.finished))
     }
+}
 
-    fn recover_error(&self, source: DataError) -> PersistError {
-        PersistError::Recover {
-            dir: self.dir.clone(),
-            source: Box::new(source),
-        }
+fn recover_error(dir: &Path, source: DataError) -> PersistError {
+    PersistError::Recover {
+        dir: dir.to_owned(),
+        source: Box::new(source),
+    }
+}
+
+/// The file of retired scope `index`.
+fn scope_file(dir: &Path, index: u32) -> PathBuf {
+    dir.join(SCOPES).join(format!("{index}.bin"))
+}
+
+/// A retired scope's data, read back from its file (to continue it, or to export it).
+fn load_retired(dir: &Path, r: &RetiredScope) -> Result<SavedScope, PersistError> {
+    let path = scope_file(dir, r.index);
+    let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+    let payloads: Vec<&[u8]> = frames(&bytes).collect();
+    let [data] = payloads[..] else {
+        return Err(PersistError::Files(StateError::Corrupt {
+            path,
+            what: "not one whole framed scope".into(),
+        }));
+    };
+    let (_, blob) = split_scope(data).map_err(|e| recover_error(dir, e.into()))?;
+    Ok(SavedScope {
+        snapshot: Some(blob.to_vec()),
+        journal: Vec::new(),
+        retired: None,
+    })
+}
+
+/// Deletes every retired scope's file (a finished crawl keeps no data).
+fn remove_scope_files(dir: &Path) -> Result<(), PersistError> {
+    let scopes = dir.join(SCOPES);
+    match std::fs::remove_dir_all(&scopes) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_error(&scopes)(e)),
     }
 }
 
 /// Splits what a state folder held into its scopes: snapshot blob `i` is scope `i`, journal
-/// records are framed with their scope's number, and a scope created after the snapshot
-/// starts with its creating record (numbers given in creation order).
+/// records are framed with their scope's number, a scope created after the snapshot starts
+/// with its creating record (numbers given in creation order), and a retirement record
+/// replaces what its scope held.
 pub(crate) fn split_scopes(recovered: &Recovered) -> Result<Vec<SavedScope>, DataError> {
     let mut scopes: Vec<SavedScope> = Vec::with_capacity(recovered.scopes.len());
     for blob in &recovered.scopes {
-        // A scope blob starts with its number.
-        if Reader::new(blob).var32()? as usize != scopes.len() {
-            return Err(DataError::inconsistent("snapshot scopes out of order"));
-        }
-        scopes.push(SavedScope {
-            snapshot: Some(blob.clone()),
-            journal: Vec::new(),
-        });
+        let (&kind, rest) = blob
+            .split_first()
+            .ok_or_else(|| DataError::inconsistent("an empty scope blob"))?;
+        let mut r = Reader::new(rest);
+        let saved = match kind {
+            LIVE => {
+                // A scope's data starts with its number.
+                if r.var32()? as usize != scopes.len() {
+                    return Err(DataError::inconsistent("snapshot scopes out of order"));
+                }
+                SavedScope {
+                    snapshot: Some(rest.to_vec()),
+                    ..SavedScope::default()
+                }
+            }
+            RETIRED => {
+                let retired = RetiredScope::read(&mut r)?;
+                if retired.index as usize != scopes.len() {
+                    return Err(DataError::inconsistent("snapshot scopes out of order"));
+                }
+                SavedScope {
+                    retired: Some(retired),
+                    ..SavedScope::default()
+                }
+            }
+            _ => return Err(DataError::inconsistent("an unknown kind of scope blob")),
+        };
+        scopes.push(saved);
     }
     for payload in frames(&recovered.journal) {
         let (index, entries) = split_scope(payload)?;
@@ -118,6 +205,18 @@ pub(crate) fn split_scopes(recovered: &Recovered) -> Result<Vec<SavedScope>, Dat
         let scope = scopes
             .get_mut(index)
             .ok_or_else(|| DataError::inconsistent(format!("journal: unknown scope {index}")))?;
+        if let Some(retired) = retired_scope(entries)? {
+            *scope = SavedScope {
+                retired: Some(retired),
+                ..SavedScope::default()
+            };
+            continue;
+        }
+        if scope.retired.is_some() {
+            return Err(DataError::inconsistent(format!(
+                "journal: records of scope {index} after it was retired"
+            )));
+        }
         frame(&mut scope.journal, index as u32, entries);
     }
     Ok(scopes)
@@ -128,16 +227,23 @@ impl Persistence for FileStore {
         let Some(recovered) = self.recovered.lock().take() else {
             return Ok(Vec::new());
         };
-        split_scopes(&recovered).map_err(|e| self.recover_error(e))
+        let scopes = split_scopes(&recovered).map_err(|e| recover_error(&self.dir, e))?;
+        // An unfinished retired scope (its site was suspended) is crawled again: from its file.
+        scopes
+            .into_iter()
+            .map(|s| match &s.retired {
+                Some(r) if !r.finished => load_retired(&self.dir, r),
+                _ => Ok(s),
+            })
+            .collect()
     }
 
     fn save(&self, scopes: &dyn ScopeSource, how: Persist) -> Result<(), PersistError> {
-        let ids = scopes.scope_ids();
         let mut store = self.store.lock();
         let mut records = Vec::new();
         let status = match how {
             Persist::Journal(durability) => {
-                for &id in &ids {
+                for id in scopes.scope_ids() {
                     scopes.take_journal(id, &mut records);
                 }
                 store.append(&records)?;
@@ -147,15 +253,68 @@ impl Persistence for FileStore {
         };
         // A finished crawl keeps no data: the next run starts afresh anyway.
         let finished = status == CrawlStatus::Finished;
-        let count = if finished { 0 } else { ids.len() as u64 };
-        let mut snapshot = store.begin_snapshot(finished, count)?;
-        for &id in &ids {
+        let count = if finished { 0 } else { scopes.slot_count() };
+        let mut snapshot = store.begin_snapshot(finished, count as u64)?;
+        for i in 0..scopes.slot_count() {
+            let id = ScopeId(i as u32);
+            let retired = scopes.retired(id);
             if finished {
-                scopes.take_journal(id, &mut records);
+                if retired.is_none() {
+                    scopes.take_journal(id, &mut records);
+                }
+                continue;
+            }
+            snapshot.add_scope(|w| match &retired {
+                Some(r) => {
+                    let mut bytes = vec![RETIRED];
+                    r.put(&mut bytes);
+                    w.write_all(&bytes)
+                }
+                None => {
+                    w.write_all(&[LIVE])?;
+                    scopes.write_snapshot(id, w, &mut records)
+                }
+            })?;
+        }
+        store.finish_snapshot(snapshot, &records)?;
+        if finished {
+            remove_scope_files(&self.dir)?;
+        }
+        Ok(())
+    }
+
+    fn retire(
+        &self,
+        scopes: &dyn ScopeSource,
+        scope: ScopeId,
+        retired: &RetiredScope,
+    ) -> Result<(), PersistError> {
+        // The scope's data into a file of its own, and the records it replaces taken at once:
+        // they go to the journal before the retirement record. So do every other scope's
+        // records, in scope order: a scope created since the last flush must be created in the
+        // journal before any later one.
+        let mut data = Vec::new();
+        let mut records = Vec::new();
+        for id in scopes.scope_ids() {
+            if id == scope {
+                scopes
+                    .write_snapshot(scope, &mut data, &mut records)
+                    .map_err(io_error(&self.dir))?;
             } else {
-                snapshot.add_scope(|w| scopes.write_snapshot(id, w, &mut records))?;
+                scopes.take_journal(id, &mut records);
             }
         }
-        Ok(store.finish_snapshot(snapshot, &records)?)
+        let mut framed = Vec::with_capacity(data.len() + 16);
+        frame(&mut framed, retired.index, &data);
+        drop(data);
+        let path = scope_file(&self.dir, retired.index);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+        write_atomic(&path, |w| w.write_all(&framed)).map_err(io_error(&path))?;
+        retired_record(&mut records, retired);
+        let mut store = self.store.lock();
+        store.append(&records)?;
+        Ok(store.flush(Durability::Process)?)
     }
 }

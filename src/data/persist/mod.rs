@@ -21,18 +21,23 @@ use std::io::Write;
 
 pub use files::FileStore;
 
-use super::{CrawlStatus, GraphHandle, Persist, PersistError};
+use std::sync::Arc;
+
+use super::{CrawlStatus, GraphHandle, Persist, PersistError, RetiredScope};
 use crate::data::coord::ScopeClaim;
 use crate::ids::ScopeId;
 
 /// A scope's saved bytes: its last snapshot (if one was taken), then the journal records
-/// committed since, framed, in order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// committed since, framed, in order — or, for a scope written and released by an earlier
+/// run, what is kept of it.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SavedScope {
     /// The snapshot.
     pub snapshot: Option<Vec<u8>>,
     /// The journal records after it.
     pub journal: Vec<u8>,
+    /// Written and released (and finished): the scope is not loaded.
+    pub retired: Option<RetiredScope>,
 }
 
 /// A scope's figures as a backend records them beside its bytes.
@@ -64,8 +69,12 @@ impl ScopeFigures {
 
 /// The scopes a backend saves, as the data manager holds them.
 pub trait ScopeSource {
-    /// Every scope held, in the order of the saved state.
+    /// Every scope held in memory, in the order of the saved state.
     fn scope_ids(&self) -> Vec<ScopeId>;
+    /// How many scopes there are, retired ones included (ids `0..slot_count()`).
+    fn slot_count(&self) -> usize;
+    /// What is kept of scope `scope`, if it was retired.
+    fn retired(&self, scope: ScopeId) -> Option<Arc<RetiredScope>>;
     /// How `scope` was claimed (its seed, and its row in a shared store).
     fn claim(&self, scope: ScopeId) -> ScopeClaim;
     /// Moves the journal records `scope` committed since the last call to the end of `out`.
@@ -111,6 +120,16 @@ pub trait Persistence: Send + Sync + Debug {
     /// Makes the scopes' recorded work durable as `how` says.
     fn save(&self, scopes: &dyn ScopeSource, how: Persist) -> Result<(), PersistError>;
 
+    /// Scope `scope` (still in `scopes`) is retired as `retired` says, its results written:
+    /// its journal records and data are saved where the backend keeps a retired scope, and the
+    /// record of its retirement made durable, before the data manager drops it.
+    fn retire(
+        &self,
+        scopes: &dyn ScopeSource,
+        scope: ScopeId,
+        retired: &RetiredScope,
+    ) -> Result<(), PersistError>;
+
     /// The crawl ends for this process: whatever the backend does off the crawl's path (a
     /// database's graph tables) is finished before this returns.
     fn close(&self) -> Result<(), PersistError> {
@@ -128,6 +147,15 @@ impl Persistence for NoStore {
     }
 
     fn save(&self, _scopes: &dyn ScopeSource, _how: Persist) -> Result<(), PersistError> {
+        Ok(())
+    }
+
+    fn retire(
+        &self,
+        _scopes: &dyn ScopeSource,
+        _scope: ScopeId,
+        _retired: &RetiredScope,
+    ) -> Result<(), PersistError> {
         Ok(())
     }
 }

@@ -114,6 +114,7 @@ pub fn read_saved(settings: &Settings) -> Result<Vec<SavedScope>, PgError> {
                 SavedScope {
                     snapshot,
                     journal: journal.concat(),
+                    retired: None,
                 },
             ));
         }

@@ -29,6 +29,7 @@ mod settle;
 mod store;
 mod tables;
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -105,7 +106,7 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
     let store = PgStore::new(Arc::clone(&crawl));
     let coordinator = PgCoordinator::new(
         crawl,
-        cfg.scopes_per_process.max(1),
+        cfg.scopes_per_process.map_or(usize::MAX, NonZeroUsize::get),
         settings.bandit.budget > 0,
     );
     Ok((store, coordinator))

@@ -16,7 +16,7 @@ use super::settle::Job;
 use super::{PgCrawl, spend_reserved, tables};
 use crate::data::coord::ScopeClaim;
 use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
-use crate::data::{CrawlStatus, Persist, PersistError};
+use crate::data::{CrawlStatus, Persist, PersistError, RetiredScope};
 use crate::ids::ScopeId;
 use crate::storage::Durability;
 
@@ -269,6 +269,7 @@ impl Persistence for PgStore {
             Ok(SavedScope {
                 snapshot,
                 journal: journal.concat(),
+                retired: None,
             })
         })?;
         Ok((saved.snapshot.is_some() || !saved.journal.is_empty()).then_some(saved))
@@ -305,6 +306,24 @@ impl Persistence for PgStore {
                 Ok(())
             }
         }
+    }
+
+    fn retire(
+        &self,
+        scopes: &dyn ScopeSource,
+        scope: ScopeId,
+        _retired: &RetiredScope,
+    ) -> Result<(), PersistError> {
+        let _saving = self.saving.lock();
+        let Some(row) = scopes.claim(scope).row else {
+            return Ok(());
+        };
+        if self.rows.lock().get(&row).is_some_and(|r| r.settled) {
+            return Ok(());
+        }
+        // Saved as settled: its graph tables are written and it is marked done (or stopped)
+        // by the settle thread, which holds the graph until then.
+        self.save_snapshot(scopes, scope, row)
     }
 
     fn close(&self) -> Result<(), PersistError> {

@@ -183,6 +183,9 @@ pub struct Effects {
     pub yielded: crate::bandit::Yield,
     /// The scope reached `MaxPagesPerSite` with this commit.
     pub page_limit_reached: bool,
+    /// The scope's work in this run is over with this commit (nothing left to fetch, or it
+    /// was suspended and this was its last task): it can be written and retired.
+    pub settled: bool,
 }
 
 /// Data of one scope.
@@ -308,6 +311,11 @@ impl ScopeGraph {
         if let Some(j) = self.journal.as_mut() {
             j.set_scope(index);
         }
+    }
+
+    /// URLs claimed and not decided yet (downloading, being parsed, waiting to be retried).
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight
     }
 
     /// URLs queued or in flight.

@@ -50,6 +50,7 @@ impl ScopeGraph {
                     self.apply(&resolved)?;
                 }
                 Entry::AddScope { .. } => return Err(corrupt("a scope created twice")),
+                Entry::Retired(_) => return Err(corrupt("records after a scope was retired")),
             }
         }
         Ok(())
@@ -91,6 +92,17 @@ impl ScopeGraph {
         g.start_journal();
         g.rebuild_frontiers();
         Ok(g)
+    }
+}
+
+/// If a record retires a scope: what is kept of it.
+pub(crate) fn retired_scope(
+    entries: &[u8],
+) -> Result<Option<crate::data::RetiredScope>, DataError> {
+    match journal::decode(entries).next() {
+        Some(Ok(Entry::Retired(r))) => Ok(Some(r)),
+        Some(Err(e)) => Err(e.into()),
+        _ => Ok(None),
     }
 }
 

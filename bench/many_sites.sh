@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The many-site benchmark (SPEC §11, issue 18): thousands of sites on one loopback nginx, fast
+# and slow (every answer after LATENCY seconds, nginx's echo_sleep, like remote servers). The
+# sites are the templates of gen_many.py (not the documentation site the other benchmarks
+# were tuned on), each host s<K>-t<T>.test served from template T.
+# Prints, in one run:
+#   fast N sites        pages/s and peak RSS for N in FAST_SITES (default 500 4000)
+#   slow N sites        pages/s with the default settings and with DownloadingThreadsCount at
+#                       MAX_THREADS, for N in SLOW_SITES (default 2000), 2 downloads at a time
+#                       a site, no crawl delay (DELAY, ms) unless set; each slow crawl stops
+#                       after SLOW_SECONDS (60) if it has not finished: pages/s over that time
+# Environment: TEMPLATES (12), LATENCY (0.1), RUNS (1), BIN, BASE_BIN (also crawl with that
+# binary, same rounds), EXTRA (more settings.ini lines, '|'-separated).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+TEMPLATES=${TEMPLATES:-12}
+LATENCY=${LATENCY:-0.1}
+RUNS=${RUNS:-1}
+FAST_SITES=${FAST_SITES:-"500 4000"}
+SLOW_SITES=${SLOW_SITES:-2000}
+MAX_THREADS=${MAX_THREADS:-1024}
+DELAY=${DELAY:-0}
+SLOW_SECONDS=${SLOW_SECONDS:-60}
+SLOW_PORT=$((PORT + 1))
+build
+command -v nginx >/dev/null || ensure_nginx
+if [ ! -f /usr/lib/nginx/modules/ngx_http_echo_module.so ]; then
+    apt-get install -y -q libnginx-mod-http-echo >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q libnginx-mod-http-echo >/dev/null)
+fi
+MANY=$WORK/many-$TEMPLATES
+[ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES"
+cat > "$WORK/nginx-many.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+worker_processes 2;
+worker_rlimit_nofile 65536;
+pid $WORK/nginx-many.pid;
+error_log $WORK/nginx-many-error.log;
+events { worker_connections 16384; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 300s;
+  types { text/html html; }
+  default_type text/html;
+  server { listen 127.0.0.1:$PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off; }
+  server { listen 127.0.0.1:$SLOW_PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off;
+    location / { echo_sleep $LATENCY; echo_exec @file; }
+    location @file { try_files \$uri \$uri/index.html =404; }
+  }
+}
+CONF
+stop_many() { [ -f "$WORK/nginx-many.pid" ] && kill "$(cat "$WORK/nginx-many.pid")" 2>/dev/null; rm -f "$WORK/nginx-many.pid"; }
+stop_many; sleep 0.2
+/usr/sbin/nginx -c "$WORK/nginx-many.conf"
+trap stop_many EXIT
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# hosts N PORT: hosts.txt and the Resolve line of N sites.
+hosts() {
+    local n=$1 port=$2
+    python3 - "$n" "$port" "$TEMPLATES" "$DELAY" "$WORK/many-hosts-$n-$port.txt" "$WORK/many-resolve-$n.txt" <<'PY'
+import sys
+n, port, t, delay, hosts, resolve = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+names = [f"s{k}-t{k % t}.test" for k in range(n)]
+open(hosts, "w").write("".join(f"http://{h}:{port};2;100;{delay}\n" for h in names))
+open(resolve, "w").write("Resolve = " + ",".join(f"{h}:127.0.0.1" for h in names) + "\n")
+PY
+}
+
+OUT=$WORK/many-results.txt
+: > "$OUT"
+note() { echo "$*" | tee -a "$OUT"; }
+IFS='|' read -r -a EXTRA_LINES <<< "${EXTRA:-}"
+run_one() { # label bin n port settings...
+    local label=$1 bin=$2 n=$3 port=$4; shift 4
+    hosts "$n" "$port"
+    local r
+    r=$(BIN=$bin HOSTS_FILE="$WORK/many-hosts-$n-$port.txt" crawl "$WORK/many-rc" "$(cat "$WORK/many-resolve-$n.txt")" "${EXTRA_LINES[@]}" "$@")
+    local secs pages rss
+    read -r secs pages rss <<< "$r"
+    note "$label sites=$n seconds=$secs pages=$pages pages_per_s=$(awk "BEGIN {printf \"%.0f\", $pages / $secs}") rss_mb=$((rss / 1024))"
+}
+for i in $(seq "$RUNS"); do
+    note "round $i"
+    for n in $FAST_SITES; do
+        run_one fast "$BIN" "$n" "$PORT"
+        [ -z "${BASE_BIN:-}" ] || run_one fast_base "$BASE_BIN" "$n" "$PORT"
+    done
+    for n in $SLOW_SITES; do
+        run_one slow_default "$BIN" "$n" "$SLOW_PORT" "TimeoutSeconds = $SLOW_SECONDS"
+        run_one slow_max "$BIN" "$n" "$SLOW_PORT" "DownloadingThreadsCount = $MAX_THREADS" "TimeoutSeconds = $SLOW_SECONDS"
+        if [ -n "${BASE_BIN:-}" ]; then
+            run_one slow_default_base "$BASE_BIN" "$n" "$SLOW_PORT" "TimeoutSeconds = $SLOW_SECONDS"
+            run_one slow_max_base "$BASE_BIN" "$n" "$SLOW_PORT" "DownloadingThreadsCount = $MAX_THREADS" "TimeoutSeconds = $SLOW_SECONDS"
+        fi
+    done
+done

@@ -1,0 +1,284 @@
+//! What a scope's crawl amounts to: its [`SiteSummary`], summary.csv's row — counted from its
+//! graph while the scope is in memory, and kept (in memory and in the saved state) once the
+//! scope is written and released, so that summary.csv keeps every site's row.
+
+use std::fmt;
+
+use crate::bandit::RewardKind;
+use crate::data::{SiteGraph, TrapCut};
+use crate::storage::codec::{Corrupt, Put, Reader};
+
+/// How a site's crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SiteState {
+    /// Nothing left to fetch.
+    Done,
+    /// Stopped with URLs still pending; running again continues it.
+    Stopped,
+    /// Its home page is not an HTML page (or robots.txt denied everything).
+    Unreachable,
+    /// No longer in hosts.txt: its saved data is kept and reported, not crawled.
+    Removed,
+    /// Stopped answering (`SiteDownAfterFailures`); its queue is kept for the next run.
+    Down,
+    /// Reached `MaxPagesPerSite`.
+    PageLimit,
+}
+
+impl fmt::Display for SiteState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SiteState::Done => "done",
+            SiteState::Stopped => "stopped",
+            SiteState::Unreachable => "unreachable",
+            SiteState::Removed => "removed",
+            SiteState::Down => "down",
+            SiteState::PageLimit => "page limit",
+        })
+    }
+}
+
+/// One row of summary.csv.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteSummary {
+    /// The site.
+    pub site: String,
+    /// Its results folder name.
+    pub folder: String,
+    /// Nodes.
+    pub pages: usize,
+    /// Distinct arcs.
+    pub arcs: usize,
+    /// external_links.csv rows.
+    pub external_links: usize,
+    /// bad_links.csv rows.
+    pub bad_links: usize,
+    /// duplicates.csv rows.
+    pub duplicates: usize,
+    /// Deepest level.
+    pub max_level: u32,
+    /// Seconds spent crawling it.
+    pub seconds: f64,
+    /// How it ended.
+    pub state: SiteState,
+    /// Where the home page ended (node 1's URL; empty when there is no node): names the
+    /// origin a moved site is crawled at.
+    pub home: String,
+    /// Why it is unreachable, down or stopped at its page limit (empty otherwise).
+    pub reason: String,
+    /// Pages fetched, every run together (what the page budget counts).
+    pub fetched: u64,
+    /// What those fetches paid (`BanditReward`).
+    pub reward: u64,
+    /// Hosts its pages are on (a multi-host scope, SPEC §6).
+    pub hosts: usize,
+}
+
+impl SiteSummary {
+    /// The domain-name filter paper's time-link product: seconds × URLs fetched (SPEC §6).
+    pub fn tlp(&self) -> f64 {
+        self.seconds * self.fetched as f64
+    }
+}
+
+impl SiteSummary {
+    /// Counts a graph's rows; `pending` decides done vs stopped; `reward` says what a fetch
+    /// pays.
+    pub fn of(
+        g: &SiteGraph<'_>,
+        folder: String,
+        pending: usize,
+        seconds: f64,
+        reward: RewardKind,
+    ) -> Self {
+        let (fetched, new_external, external) = g.fetched();
+        let mut s = SiteSummary {
+            site: g.origin(),
+            folder,
+            pages: g.nodes().len(),
+            arcs: 0,
+            external_links: 0,
+            bad_links: usize::from(g.home_failure().is_some()),
+            duplicates: g.aliases().len(),
+            max_level: g.max_level(),
+            seconds,
+            state: if pending > 0 {
+                SiteState::Stopped
+            } else {
+                SiteState::Done
+            },
+            home: g
+                .nodes()
+                .first()
+                .map(|n| g.label(n).to_owned())
+                .unwrap_or_default(),
+            reason: String::new(),
+            fetched,
+            reward: match reward {
+                RewardKind::NewExternal => new_external,
+                RewardKind::AllExternal => external,
+            },
+            hosts: 0,
+        };
+        let mut hosts: Vec<&str> = g.nodes().iter().map(|n| g.host(n)).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        s.hosts = hosts.len();
+        let mut arcs = Vec::new();
+        for n in g.nodes() {
+            g.arcs_into(n, &mut arcs);
+            s.arcs += arcs.len();
+            s.external_links += g.external_links(n).len();
+            s.bad_links += g.bad_links(n).len();
+        }
+        if s.pages == 0 && pending == 0 {
+            s.state = SiteState::Unreachable;
+            s.reason = g
+                .home_failure()
+                .map(|f| f.reason.to_owned())
+                .unwrap_or_default();
+        }
+        if s.reason.is_empty() {
+            s.reason = trap_reason(g.traps());
+        }
+        s
+    }
+
+    /// The origin the home page ended on, when it is not the listed one (`moved to …`).
+    pub fn moved_to(&self) -> Option<&str> {
+        let listed = self.site.trim_end_matches('/');
+        let origin_end = self
+            .home
+            .find("://")
+            .and_then(|i| self.home[i + 3..].find('/').map(|j| i + 3 + j))
+            .unwrap_or(self.home.len());
+        let home_origin = &self.home[..origin_end];
+        (!self.home.is_empty() && home_origin != listed).then_some(home_origin)
+    }
+}
+
+/// What the trap rule left out, for the `Reason` column: the three patterns with most URLs.
+fn trap_reason(traps: &[TrapCut]) -> String {
+    let mut parts: Vec<String> = traps
+        .iter()
+        .take(3)
+        .map(|t| {
+            format!(
+                "trap: {} deeper than level {} left out ({} URLs)",
+                t.pattern, t.deepest_kept, t.urls
+            )
+        })
+        .collect();
+    if traps.len() > 3 {
+        parts.push(format!("{} more trap patterns", traps.len() - 3));
+    }
+    parts.join("; ")
+}
+
+impl SiteState {
+    fn code(self) -> u8 {
+        match self {
+            SiteState::Done => 0,
+            SiteState::Stopped => 1,
+            SiteState::Unreachable => 2,
+            SiteState::Removed => 3,
+            SiteState::Down => 4,
+            SiteState::PageLimit => 5,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Self> {
+        [
+            SiteState::Done,
+            SiteState::Stopped,
+            SiteState::Unreachable,
+            SiteState::Removed,
+            SiteState::Down,
+            SiteState::PageLimit,
+        ]
+        .get(usize::from(c))
+        .copied()
+    }
+}
+
+impl SiteSummary {
+    /// Its bytes, as the saved state keeps a written scope's row.
+    pub(crate) fn put(&self, out: &mut impl Put) {
+        out.put_bytes(self.site.as_bytes());
+        out.put_bytes(self.folder.as_bytes());
+        for n in [
+            self.pages,
+            self.arcs,
+            self.external_links,
+            self.bad_links,
+            self.duplicates,
+            self.hosts,
+        ] {
+            out.put_var(n as u64);
+        }
+        out.put_var(u64::from(self.max_level));
+        out.put_var(self.seconds.to_bits());
+        out.put_u8(self.state.code());
+        out.put_bytes(self.home.as_bytes());
+        out.put_bytes(self.reason.as_bytes());
+        out.put_var(self.fetched);
+        out.put_var(self.reward);
+    }
+
+    /// Reads what [`Self::put`] wrote.
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        let site = r.str()?.to_owned();
+        let folder = r.str()?.to_owned();
+        let mut counts = [0usize; 6];
+        for c in &mut counts {
+            *c = usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?;
+        }
+        let [pages, arcs, external_links, bad_links, duplicates, hosts] = counts;
+        Ok(SiteSummary {
+            site,
+            folder,
+            pages,
+            arcs,
+            external_links,
+            bad_links,
+            duplicates,
+            hosts,
+            max_level: r.var32()?,
+            seconds: f64::from_bits(r.var()?),
+            state: SiteState::from_code(r.u8()?).ok_or(Corrupt("bad site state"))?,
+            home: r.str()?.to_owned(),
+            reason: r.str()?.to_owned(),
+            fetched: r.var()?,
+            reward: r.var()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_reads_back_as_written() {
+        let row = SiteSummary {
+            site: "http://a.test".into(),
+            folder: "a.test".into(),
+            pages: 3,
+            arcs: 4,
+            external_links: 5,
+            bad_links: 6,
+            duplicates: 7,
+            max_level: 2,
+            seconds: 1.25,
+            state: SiteState::PageLimit,
+            home: "http://a.test/".into(),
+            reason: "MaxPagesPerSite = 3".into(),
+            fetched: 9,
+            reward: 10,
+            hosts: 1,
+        };
+        let mut bytes = Vec::new();
+        row.put(&mut bytes);
+        assert_eq!(SiteSummary::read(&mut Reader::new(&bytes)).unwrap(), row);
+    }
+}

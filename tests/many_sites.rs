@@ -1,0 +1,273 @@
+//! Crawls of many sites (SPEC §11): a window of active scopes, each scope written and released
+//! as soon as its work is over, summary.csv rewritten as sites finish — and the graphs exactly
+//! those of a crawl that keeps every site in memory, through kill -9 and `export` too.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::webgen::{self, WebSpec};
+use common::{ResultBytes, TestWeb, result_bytes};
+
+const SITES: [&str; 6] = [
+    "s01.test", "s02.test", "s03.test", "s04.test", "s05.test", "s06.test",
+];
+
+/// Generated sites of `pages` pages, every answer delayed `delay`.
+fn sites(hosts: &[&'static str], pages: u64, delay: Duration) -> TestWeb {
+    let web = TestWeb::new();
+    for (i, host) in hosts.iter().enumerate() {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages,
+                seed: 300 + i as u64,
+                delay,
+                slow: Vec::new(),
+            },
+        );
+    }
+    web
+}
+
+fn lines(web: &TestWeb, hosts: &[&str]) -> Vec<String> {
+    hosts
+        .iter()
+        .map(|h| format!("{};2;100;0", web.origin(h)))
+        .collect()
+}
+
+/// Compares result files, naming the first that differs (the bytes are too long to print).
+fn assert_same_files(got: &ResultBytes, want: &ResultBytes, what: &str) {
+    for ((name, g), (_, w)) in got.iter().zip(want) {
+        assert!(
+            g == w,
+            "{what}: {name} differs ({} vs {} lines)",
+            String::from_utf8_lossy(g).lines().count(),
+            String::from_utf8_lossy(w).lines().count()
+        );
+    }
+}
+
+fn folder(web: &TestWeb, host: &str) -> String {
+    format!("{host}_{}", web.port())
+}
+
+/// summary.csv's columns that depend on what was crawled, not on timing (seconds spent, and
+/// fetches: two URLs of one page fetched at once count twice).
+fn summary_without_seconds(results: &Path) -> Vec<Vec<String>> {
+    let (header, rows) = common::read_csv(&results.join("summary.csv"));
+    let timed = ["Seconds", "Fetched", "Reward", "TLP"];
+    rows.into_iter()
+        .map(|r| {
+            r.into_iter()
+                .zip(&header)
+                .filter(|(_, h)| !timed.contains(&h.as_str()))
+                .map(|(v, _)| v)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_window_of_active_scopes_changes_no_graph_and_no_summary_row() {
+    let web = sites(&SITES, 80, Duration::ZERO);
+    let hosts = lines(&web, &SITES);
+    let everything = common::crawl(&hosts, &[("ActiveScopes", "6")]);
+    for (i, host) in SITES.iter().enumerate() {
+        let files = everything.site(&folder(&web, host));
+        webgen::assert_matches_model(&files, &web.origin(host), 80, 300 + i as u64, 100);
+    }
+    let want: Vec<ResultBytes> = SITES
+        .iter()
+        .map(|h| result_bytes(&everything.results().join(folder(&web, h))))
+        .collect();
+    let want_summary = summary_without_seconds(&everything.results());
+    assert_eq!(want_summary.len(), SITES.len());
+    for window in ["1", "2", "0"] {
+        let c = common::crawl(&hosts, &[("ActiveScopes", window)]);
+        for (host, want) in SITES.iter().zip(&want) {
+            assert_same_files(
+                &result_bytes(&c.results().join(folder(&web, host))),
+                want,
+                &format!("{host} with ActiveScopes = {window}"),
+            );
+        }
+        assert_eq!(
+            summary_without_seconds(&c.results()),
+            want_summary,
+            "summary.csv with ActiveScopes = {window}: every site, in hosts.txt order"
+        );
+        let listed: Vec<&str> = c.report.sites.iter().map(|s| s.site.as_str()).collect();
+        let origins: Vec<String> = SITES.iter().map(|h| web.origin(h)).collect();
+        assert_eq!(
+            listed, origins,
+            "the report lists the sites in hosts.txt order"
+        );
+    }
+}
+
+fn start(dir: &Path, run: usize, args: &[&str]) -> Child {
+    let out = std::fs::File::create(dir.join(format!("stdout-{run}.txt"))).unwrap();
+    let err = std::fs::File::create(dir.join(format!("stderr-{run}.txt"))).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(err)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn stderr(dir: &Path, run: usize) -> String {
+    std::fs::read_to_string(dir.join(format!("stderr-{run}.txt"))).unwrap_or_default()
+}
+
+/// Polls `done` every few milliseconds for up to a minute.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < until, "waited a minute for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The summary.csv rows (site, state) as they are now (empty while it does not exist).
+fn summary_states(results: &Path) -> Vec<(String, String)> {
+    if !results.join("summary.csv").exists() {
+        return Vec::new();
+    }
+    let (header, rows) = common::read_csv(&results.join("summary.csv"));
+    let state = header.iter().position(|h| h == "State").unwrap();
+    rows.into_iter()
+        .map(|r| (r[0].clone(), r[state].clone()))
+        .collect()
+}
+
+#[test]
+fn a_finished_site_is_written_while_the_crawl_goes_on() {
+    // s01 is small and fast; s02 answers slowly, so the crawl goes on for a few seconds.
+    let web = TestWeb::new();
+    for (host, pages, delay) in [("s01.test", 20, 0), ("s02.test", 30, 150)] {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages,
+                seed: 5,
+                delay: Duration::from_millis(delay),
+                slow: Vec::new(),
+            },
+        );
+    }
+    let hosts = lines(&web, &["s01.test", "s02.test"]);
+    let dir = common::prepare(&hosts, &[("ProgressSeconds", "1")]);
+    let mut child = start(dir.path(), 1, &[]);
+    let results = dir.path().join("results");
+    let first = results.join(folder(&web, "s01.test"));
+    wait_until("s01's row in summary.csv", || {
+        summary_states(&results) == [(web.origin("s01.test"), "done".to_owned())]
+    });
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the crawl is still running: {}",
+        stderr(dir.path(), 1)
+    );
+    let early = common::SiteFiles::read(&first);
+    webgen::assert_matches_model(&early, &web.origin("s01.test"), 20, 5, 100);
+    assert!(
+        !results.join(folder(&web, "s02.test")).exists(),
+        "s02 is not written before it finishes"
+    );
+    let status = common::wait_exit(&mut child, Duration::from_secs(60), || {
+        stderr(dir.path(), 1)
+    });
+    assert!(status.success(), "{}", stderr(dir.path(), 1));
+    assert_eq!(
+        common::SiteFiles::read(&first),
+        early,
+        "s01 is not written again"
+    );
+    assert_eq!(
+        summary_states(&results),
+        [
+            (web.origin("s01.test"), "done".to_owned()),
+            (web.origin("s02.test"), "done".to_owned())
+        ]
+    );
+    let err = stderr(dir.path(), 1);
+    assert!(
+        err.contains("sites: 1 crawling, 1 written, 0 waiting"),
+        "the progress line says where the sites are: {err}"
+    );
+}
+
+fn modified(path: &Path) -> SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+#[test]
+fn killed_after_some_sites_were_written_the_crawl_ends_exact_without_redoing_them() {
+    let hosts = ["s01.test", "s02.test", "s03.test"];
+    let web = sites(&hosts, 300, Duration::from_millis(3));
+    let reference = common::crawl(&lines(&web, &hosts), &[]);
+    let dir = common::prepare(&lines(&web, &hosts), &[("ActiveScopes", "1")]);
+    let results = dir.path().join("results");
+    let first = results.join(folder(&web, "s01.test"));
+    // One site at a time: killed once s01 is written (its row in summary.csv) and s02 has
+    // begun.
+    let mark = web.server.requests().len();
+    let mut child = start(dir.path(), 1, &[]);
+    wait_until("s01 written and s02 begun", || {
+        !summary_states(&results).is_empty()
+            && web.server.requests()[mark..]
+                .iter()
+                .filter(|r| r.host == "s02.test")
+                .count()
+                > 20
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let written_at = modified(&first.join("nodes.csv"));
+    // What the state keeps can be exported meanwhile: s01 whole.
+    let mut export = start(dir.path(), 2, &["export", "--to", "exported", "s01.test"]);
+    let status = common::wait_exit(&mut export, Duration::from_secs(60), || {
+        stderr(dir.path(), 2)
+    });
+    assert!(status.success(), "{}", stderr(dir.path(), 2));
+    let want = |host: &str| result_bytes(&reference.results().join(folder(&web, host)));
+    assert_same_files(
+        &result_bytes(&dir.path().join("exported").join(folder(&web, "s01.test"))),
+        &want("s01.test"),
+        "s01 exported",
+    );
+    // The next run does not fetch s01 again, nor write it again.
+    let mark = web.server.requests().len();
+    let mut child = start(dir.path(), 3, &[]);
+    let status = common::wait_exit(&mut child, Duration::from_secs(60), || {
+        stderr(dir.path(), 3)
+    });
+    assert!(status.success(), "{}", stderr(dir.path(), 3));
+    let again = web.server.requests()[mark..]
+        .iter()
+        .filter(|r| r.host == "s01.test")
+        .count();
+    assert_eq!(again, 0, "requests to s01 after it was written");
+    assert_eq!(modified(&first.join("nodes.csv")), written_at);
+    for host in hosts {
+        assert_same_files(
+            &result_bytes(&results.join(folder(&web, host))),
+            &want(host),
+            host,
+        );
+    }
+    assert_eq!(
+        summary_without_seconds(&results),
+        summary_without_seconds(&reference.results())
+    );
+}
