@@ -202,7 +202,7 @@ fn a_finished_site_is_written_while_the_crawl_goes_on() {
     );
     let err = stderr(dir.path(), 1);
     assert!(
-        err.contains("sites: 1 crawling, 1 written, 0 waiting"),
+        err.contains("sites: 1 crawling, 1 written, 0 waiting,"),
         "the progress line says where the sites are: {err}"
     );
 }

@@ -583,17 +583,24 @@ fn a_multi_host_scope_killed_hard_continues_to_the_uninterrupted_graph() {
 
 #[test]
 fn a_page_budget_spans_the_hosts_of_a_scope() {
+    // See: issue 18 — with a budget of 50 this failed 1 run in 5 on a busy machine (pages on
+    // 2 hosts): which hosts a small budget reaches depends on when each host's robots.txt
+    // answers. 100 fetches cannot be spent on the 80 pages of two hosts: the third one must
+    // get some, whatever the timing.
     let web = generated_uni(40, Duration::ZERO);
     let hosts = [format!("{};2;8;0", web.origin("www.uni.test"))];
     let before = web.server.requests().len();
     let c = crawl(
         &hosts,
-        &[("UrlAnalyzingThread", "KeyDomainUAT"), ("PageBudget", "50")],
+        &[
+            ("UrlAnalyzingThread", "KeyDomainUAT"),
+            ("PageBudget", "100"),
+        ],
     );
     assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
-    assert_eq!(page_requests(&web, before), 50);
+    assert_eq!(page_requests(&web, before), 100);
     let fetched: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
-    assert_eq!(fetched, 50);
+    assert_eq!(fetched, 100);
     let hosts: BTreeSet<String> = nodes(&c.results().join(format!("www.uni.test_{}", web.port())))
         .into_iter()
         .map(|(_, _, h)| h)

@@ -10,6 +10,7 @@
 //! for the ways a scope settles without a commit (a site taken as down gives its URLs back).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, select};
@@ -49,7 +50,7 @@ pub(super) struct Retirer<'a> {
 #[derive(Debug, Default)]
 pub(super) struct LiveSummary {
     /// Rows by their key: hosts.txt order.
-    rows: HashMap<ScopeId, (usize, SiteSummary)>,
+    rows: HashMap<ScopeId, (usize, Arc<SiteSummary>)>,
     written: Option<Instant>,
     dirty: bool,
 }
@@ -62,7 +63,7 @@ impl LiveSummary {
             if let Some(r) = info.retired {
                 rows.insert(
                     info.id,
-                    retired_row(seeds, info.id, &r.origin, r.row.clone()),
+                    retired_row(seeds, info.id, &r.origin, Arc::clone(&r.row)),
                 );
             }
         }
@@ -74,7 +75,7 @@ impl LiveSummary {
     }
 
     /// The rows of retired scopes, keyed for sorting with others.
-    pub(super) fn into_rows(self) -> Vec<(usize, SiteSummary)> {
+    pub(super) fn into_rows(self) -> Vec<(usize, Arc<SiteSummary>)> {
         self.rows.into_values().collect()
     }
 }
@@ -85,12 +86,12 @@ fn retired_row(
     seeds: &Seeds,
     scope: ScopeId,
     origin: &crate::site::Origin,
-    mut row: SiteSummary,
-) -> (usize, SiteSummary) {
+    mut row: Arc<SiteSummary>,
+) -> (usize, Arc<SiteSummary>) {
     match seeds.position(origin) {
         Some(at) => (at, row),
         None => {
-            row.state = SiteState::Removed;
+            Arc::make_mut(&mut row).state = SiteState::Removed;
             (ORDER_AFTER + scope.0 as usize, row)
         }
     }
@@ -153,13 +154,15 @@ impl Retirer<'_> {
         let written = super::unload_all::unload_scope(&ctx.settings, dm, self.unloaders, &row)
             .map_err(|e| e.to_string())
             .and_then(|summary| {
-                dm.retire(scope, summary.clone())
+                let summary = Arc::new(summary);
+                dm.retire(scope, Arc::clone(&summary))
                     .map(|()| summary)
                     .map_err(|e| format!("cannot save the crawl state: {e}"))
             });
         match written {
             Ok(summary) => {
                 self.downloader.sites_done(&sites);
+                ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);
                 let mut live = self.summary.lock();
                 live.rows.insert(scope, (row.order, summary));
@@ -186,11 +189,11 @@ impl Retirer<'_> {
             }
             live.dirty = false;
             live.written = Some(Instant::now());
-            let mut rows: Vec<(usize, SiteSummary)> = live.rows.values().cloned().collect();
+            let mut rows: Vec<(usize, Arc<SiteSummary>)> = live.rows.values().cloned().collect();
             rows.sort_by_key(|(k, _)| *k);
             rows
         };
-        let rows: Vec<SiteSummary> = rows.into_iter().map(|(_, r)| r).collect();
+        let rows: Vec<Arc<SiteSummary>> = rows.into_iter().map(|(_, r)| r).collect();
         if let Err(e) = write_summary_file(&self.ctx.settings, &rows) {
             self.ctx.stop.request(StopReason::Failed(format!("{e}")));
         }

@@ -14,11 +14,12 @@ use parking_lot::Mutex;
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, unload_all};
-use super::window::Window;
+use super::window::{ADAPT_PERIOD, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeCounts, ScopeFeeder};
 use crate::data::summary::SiteSummary;
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
+use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
 use crate::routine::LogFiles;
@@ -68,6 +69,7 @@ impl ApplicationManager for TextFileManager {
             DispatcherConfig {
                 down_after: settings.faults.site_down_after,
                 page_buffer: engine::page_buffer(settings),
+                parsers: settings.threads.parsing.get(),
                 budget: settings.bandit.budget as u64,
                 shared_budget: coordinator.shares_budget(),
             },
@@ -106,6 +108,7 @@ impl ApplicationManager for TextFileManager {
                 seeds: Arc::clone(&seeds),
                 window,
                 last_more: Mutex::new(Instant::now()),
+                adapted: Mutex::new((Instant::now(), CpuIdle::new())),
             })),
             settled: (settings.bandit.budget == 0).then_some(settled_tx),
         };
@@ -207,7 +210,7 @@ fn save_and_unload(
     ctx: &Context,
     unloaders: &[Box<dyn crate::unload::Unloader>],
     scopes: &[ScopeRow],
-    written: Vec<(usize, SiteSummary)>,
+    written: Vec<(usize, std::sync::Arc<SiteSummary>)>,
     finished: bool,
 ) -> Result<Unloaded, AppError> {
     let (dm, settings) = (&*ctx.dm, &ctx.settings);
@@ -245,6 +248,8 @@ struct Feeder {
     seeds: Arc<Seeds>,
     window: Window,
     last_more: Mutex<Instant>,
+    /// When the window last considered growing, and the processors' idle time since.
+    adapted: Mutex<(Instant, CpuIdle)>,
 }
 
 /// How often a shared store is asked for more scopes.
@@ -252,8 +257,18 @@ const MORE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl ScopeFeeder for Feeder {
     fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
-        self.window
-            .grow(ctx.dispatcher.take_starved(), self.seeds.live());
+        {
+            let mut adapted = self.adapted.lock();
+            let period = adapted.0.elapsed();
+            if period >= ADAPT_PERIOD {
+                let spare = adapted.1.spare();
+                let starved = ctx.dispatcher.take_starved();
+                let more =
+                    self.seeds.unopened() > 0 || ctx.coordinator.scopes_per_process().is_some();
+                self.window.adapt(period, starved, more, spare);
+                adapted.0 = Instant::now();
+            }
+        }
         let crawl = Crawl {
             dm: &*ctx.dm,
             coordinator: &*ctx.coordinator,

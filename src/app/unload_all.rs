@@ -2,6 +2,7 @@
 //! retire workers), every scope still in memory at the end of a run, several at once
 //! ([`unload_all`]), and summary.csv.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
@@ -132,7 +133,7 @@ pub(super) fn unload_all(
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
-    written: Vec<(usize, SiteSummary)>,
+    written: Vec<(usize, Arc<SiteSummary>)>,
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -168,7 +169,10 @@ pub(super) fn unload_all(
         problems.extend(u.finish(&settings.results.folder)?);
     }
     // Rows in the order of their keys (hosts.txt order), the written ones among them.
-    let mut keyed: Vec<(usize, SiteSummary)> = written;
+    let mut keyed: Vec<(usize, SiteSummary)> = written
+        .into_iter()
+        .map(|(k, r)| (k, Arc::unwrap_or_clone(r)))
+        .collect();
     keyed.extend(
         rows.into_inner()
             .into_iter()
@@ -185,9 +189,9 @@ pub(super) fn unload_all(
 pub(super) const ORDER_AFTER: usize = 1 << 40;
 
 /// Writes summary.csv.
-pub(super) fn write_summary_file(
+pub(super) fn write_summary_file<R: std::borrow::Borrow<SiteSummary>>(
     settings: &Settings,
-    rows: &[SiteSummary],
+    rows: &[R],
 ) -> Result<(), UnloadError> {
     let path = settings.results.folder.join("summary.csv");
     write_summary(&path, rows).map_err(|source| UnloadError { path, source })

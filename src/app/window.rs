@@ -3,20 +3,26 @@
 //! written, data released) makes room for the next. So memory follows the sites being crawled,
 //! not the sites of the crawl.
 //!
-//! Automatic (`ActiveScopes = 0`), the window starts small and grows by a quarter whenever,
-//! with the window full, a downloader had room to start a request and no site was ready (the
-//! open sites wait for their crawl delay, or their downloads at a time are all taken): more
-//! sites keep the downloads busy. It never shrinks — a window that was needed once is needed
-//! again at the next slow moment — and it stops growing when the crawl is bound by the CPU or
-//! the downloaders, since then a site is always ready.
+//! Automatic (`ActiveScopes = 0`), the window starts small and, looked at every tenth of a
+//! second, grows by a quarter when there are scopes left to open, downloaders waited for a
+//! ready site for a quarter of that time or more while the parsers waited for pages too (the
+//! open sites wait for their crawl delay, or their downloads at a time are all taken), and
+//! the processors had time to spare: more sites keep
+//! the downloads busy. With the processors saturated the crawl is bound by the CPU and more
+//! sites would only take memory. It never shrinks: a window that was needed once is needed
+//! again at the next slow moment.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use crate::data::coord::Coordinator;
 use crate::settings::Settings;
 
 /// The automatic window's first size.
 pub(super) const FIRST_WINDOW: usize = 16;
+
+/// How often an automatic window considers growing.
+pub(super) const ADAPT_PERIOD: Duration = Duration::from_millis(100);
 
 /// How many scopes are crawled at once.
 #[derive(Debug)]
@@ -52,11 +58,13 @@ impl Window {
         self.size.load(Ordering::Relaxed)
     }
 
-    /// Grows an automatic window by a quarter if downloads were `starved` (waited for a ready
-    /// site) while `live` scopes filled it.
-    pub(super) fn grow(&self, starved: u64, live: usize) {
+    /// Over the last `period`, downloaders waited `starved` in all for a ready site (with the
+    /// parsers idle), and the processors had time to `spare` or not: grows an automatic window
+    /// by a quarter if that was a quarter of the period or more and there are scopes left to
+    /// open (`more`).
+    pub(super) fn adapt(&self, period: Duration, starved: Duration, more: bool, spare: bool) {
         let size = self.size();
-        if !self.grows || starved == 0 || live < size {
+        if !self.grows || !spare || !more || starved < period / 4 {
             return;
         }
         let next = size.saturating_add((size / 4).max(1)).min(self.most);
@@ -77,25 +85,29 @@ mod tests {
     }
 
     #[test]
-    fn an_automatic_window_grows_only_when_full_and_starved() {
+    fn an_automatic_window_grows_only_when_starved_with_processors_to_spare() {
         let w = Window::new(&settings(""), &Solo, 1000);
+        let p = ADAPT_PERIOD;
         assert_eq!(w.size(), FIRST_WINDOW);
-        w.grow(5, FIRST_WINDOW - 1);
-        assert_eq!(w.size(), FIRST_WINDOW, "not full: no growth");
-        w.grow(0, FIRST_WINDOW);
-        assert_eq!(w.size(), FIRST_WINDOW, "not starved: no growth");
-        w.grow(1, FIRST_WINDOW);
+        w.adapt(p, p * 3, false, true);
+        assert_eq!(w.size(), FIRST_WINDOW, "nothing more to open: no growth");
+        w.adapt(p, p / 10, true, true);
+        assert_eq!(w.size(), FIRST_WINDOW, "hardly waited: no growth");
+        w.adapt(p, p * 3, true, false);
+        assert_eq!(w.size(), FIRST_WINDOW, "processors saturated: no growth");
+        w.adapt(p, p * 3, true, true);
         assert_eq!(w.size(), FIRST_WINDOW + FIRST_WINDOW / 4);
     }
 
     #[test]
     fn a_set_window_and_a_budgeted_crawl_do_not_grow() {
+        let p = ADAPT_PERIOD;
         let w = Window::new(&settings("ActiveScopes = 3\n"), &Solo, 1000);
-        w.grow(10, 3);
+        w.adapt(p, p * 3, true, true);
         assert_eq!(w.size(), 3);
         let b = Window::new(&settings("PageBudget = 50\n"), &Solo, 40);
         assert_eq!(b.size(), 40, "a budget rule needs every arm");
-        b.grow(10, 40);
+        b.adapt(p, p * 3, true, true);
         assert_eq!(b.size(), 40);
     }
 }

@@ -435,7 +435,7 @@ impl DataManager for InMemoryDataManager {
         g.pending() == 0 || (!s.active.load(Ordering::SeqCst) && g.in_flight() == 0)
     }
 
-    fn retire(&self, scope: ScopeId, row: SiteSummary) -> Result<(), PersistError> {
+    fn retire(&self, scope: ScopeId, row: Arc<SiteSummary>) -> Result<(), PersistError> {
         let Slot::Live(s) = self.slot(scope) else {
             return Ok(());
         };

@@ -237,7 +237,7 @@ pub trait DataManager: Send + Sync + Debug {
     /// `row` and its data (to be exported, or continued by the next run if it was not
     /// finished), and its data leaves memory. The scope must not be used afterwards, but for
     /// [`Self::progress`] and [`Self::scopes`].
-    fn retire(&self, scope: ScopeId, row: SiteSummary) -> Result<(), PersistError>;
+    fn retire(&self, scope: ScopeId, row: Arc<SiteSummary>) -> Result<(), PersistError>;
 
     /// Makes recorded work durable, through the persistence backend.
     fn persist(&self, how: Persist) -> Result<(), PersistError>;

@@ -5,6 +5,8 @@
 //! folder's `scopes/` file, a database's rows), for `rccrawler export` and, if it was not
 //! finished, for the next run to continue it.
 
+use std::sync::Arc;
+
 use super::summary::SiteSummary;
 use crate::site::Origin;
 use crate::storage::codec::{Corrupt, Put, Reader};
@@ -23,8 +25,8 @@ pub struct RetiredScope {
     pub pending: usize,
     /// Outcomes recorded.
     pub outcomes: u64,
-    /// Its summary.csv row.
-    pub row: SiteSummary,
+    /// Its summary.csv row, shared with the summary.csv written as the crawl goes on.
+    pub row: Arc<SiteSummary>,
 }
 
 impl RetiredScope {
@@ -46,7 +48,7 @@ impl RetiredScope {
             finished: r.u8()? != 0,
             pending: usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?,
             outcomes: r.var()?,
-            row: SiteSummary::read(r)?,
+            row: Arc::new(SiteSummary::read(r)?),
         })
     }
 }

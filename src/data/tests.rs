@@ -592,7 +592,7 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
         let expected = graph_text(&c.dm, scope);
         let row = row_of(&c.dm, scope);
         let held = c.dm.memory_bytes();
-        c.dm.retire(scope, row.clone()).unwrap();
+        c.dm.retire(scope, Arc::new(row.clone())).unwrap();
         assert!(
             c.dm.memory_bytes() < held / 2,
             "released: {} of {held} bytes left",
@@ -603,7 +603,7 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
         let info = &c.dm.scopes()[0];
         assert_eq!(
             info.retired.as_ref().map(|r| r.row.clone()),
-            Some(row.clone())
+            Some(Arc::new(row.clone()))
         );
         (expected, row)
     };
@@ -612,7 +612,7 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
     let (dm, _, open) = journaled_crawl(dir.path());
     assert_eq!(open, ScopeOpen::Finished);
     let info = &dm.scopes()[0];
-    assert_eq!(info.retired.as_ref().map(|r| &r.row), Some(&row));
+    assert_eq!(info.retired.as_ref().map(|r| &*r.row), Some(&row));
     dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
         .unwrap();
     drop(dm);
@@ -642,7 +642,7 @@ fn a_scope_retired_while_unfinished_is_continued_by_the_next_run() {
         c.dm.suspend(scope);
         assert!(c.dm.settled(scope));
         let row = row_of(&c.dm, scope);
-        c.dm.retire(scope, row).unwrap();
+        c.dm.retire(scope, Arc::new(row)).unwrap();
         assert_eq!(c.dm.pending(), 0);
     }
     let (dm, scope, open) = journaled_crawl(dir.path());

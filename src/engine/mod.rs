@@ -17,6 +17,7 @@
 //! components only turn one task into a result ([`Downloader`]) and one page into a record
 //! ([`PageParser`]), so the bookkeeping around them is written once.
 
+pub mod cpu;
 mod download;
 mod parse;
 mod saver;
@@ -85,6 +86,9 @@ pub struct SpawnError(#[source] pub std::io::Error);
 pub fn page_buffer(settings: &Settings) -> usize {
     settings.threads.max_downloaders() + 2 * settings.threads.parsing.get()
 }
+
+/// How often the engine considers starting more downloaders.
+const GROW_PERIOD: Duration = Duration::from_millis(100);
 
 /// A downloader thread's stack. Threads are how requests wait (blocking sockets, one request
 /// per thread), so an automatic crawl of slow servers runs thousands of them: a small stack
@@ -162,11 +166,8 @@ pub fn run(
         for i in 0..first {
             handles.push(spawn_downloader(i).map_err(failed)?);
         }
-        let (more_tx, more_rx) = bounded::<()>(1);
         let most = settings.threads.max_downloaders();
-        if most > first {
-            ctx.dispatcher.set_spawner(more_tx);
-        }
+        ctx.dispatcher.set_downloaders(first);
         let downloader = workers.downloader;
         let h = thread::Builder::new()
             .name("stop-watch".into())
@@ -182,24 +183,33 @@ pub fn run(
                 .spawn_scoped(s, move || parse::run(ctx, parser, rx, log));
             handles.push(h.map_err(failed)?);
         }
-        // Automatic downloaders: one more whenever the dispatcher finds every one busy and a
-        // site ready, until the cap or the stop.
+        // Automatic downloaders: a quarter more whenever, over the last period, tasks
+        // found every downloader busy with another site ready while the processors had time
+        // to spare, until the cap or the stop.
         let mut started = first;
         let stop = ctx.stop.receiver();
-        while started < most {
+        let ticker = crossbeam_channel::tick(GROW_PERIOD);
+        let mut cpu = cpu::CpuIdle::new();
+        'grow: while started < most {
             select! {
-                recv(more_rx) -> _ => {
-                    match spawn_downloader(started) {
-                        Ok(h) => handles.push(h),
-                        // The machine gives no more threads: the crawl goes on with these.
-                        Err(_) => break,
+                recv(ticker) -> _ => {
+                    let wanted = ctx.dispatcher.take_demand();
+                    if wanted == 0 || !cpu.spare() {
+                        continue;
                     }
-                    started += 1;
+                    for _ in 0..(started / 4).clamp(1, most - started) {
+                        match spawn_downloader(started) {
+                            Ok(h) => handles.push(h),
+                            // The machine gives no more threads: the crawl goes on with these.
+                            Err(_) => break 'grow,
+                        }
+                        started += 1;
+                    }
+                    ctx.dispatcher.set_downloaders(started);
                 },
                 recv(stop) -> _ => break,
             }
         }
-        ctx.dispatcher.clear_spawner();
         drop((page_tx, page_rx, log_tx, running));
         for h in handles {
             if h.join().is_err() {

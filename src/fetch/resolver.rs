@@ -31,12 +31,15 @@ pub(super) struct CachingResolver {
 
 #[derive(Debug)]
 struct Shared {
-    /// `Resolve` entries by host: a test web or a benchmark lists thousands, and every
-    /// request looks here first.
-    overrides: HashMap<String, Vec<ResolveEntry>>,
+    /// `Resolve` entries by host — (only for this port, address) — kept compact: a test web
+    /// or a benchmark lists thousands, and every request looks here first.
+    overrides: HashMap<Box<str>, Box<[Override]>>,
     cache: DashMap<(Box<str>, u16), Lookup>,
     system: DefaultResolver,
 }
+
+/// A `Resolve` entry of a host: only for this port, if given; the address to connect to.
+type Override = (Option<u16>, IpAddr);
 
 #[derive(Debug)]
 struct Lookup {
@@ -46,14 +49,17 @@ struct Lookup {
 
 impl CachingResolver {
     /// A resolver applying `overrides` before the system resolver.
-    pub(super) fn new(overrides: Vec<ResolveEntry>) -> Self {
-        let mut by_host: HashMap<String, Vec<ResolveEntry>> = HashMap::new();
+    pub(super) fn new(overrides: &[ResolveEntry]) -> Self {
+        let mut by_host: HashMap<&str, Vec<(Option<u16>, IpAddr)>> = HashMap::new();
         for e in overrides {
-            by_host.entry(e.host.clone()).or_default().push(e);
+            by_host.entry(&e.host).or_default().push((e.port, e.addr));
         }
         CachingResolver {
             shared: Arc::new(Shared {
-                overrides: by_host,
+                overrides: by_host
+                    .into_iter()
+                    .map(|(host, to)| (Box::from(host), to.into_boxed_slice()))
+                    .collect(),
                 cache: DashMap::new(),
                 system: DefaultResolver::default(),
             }),
@@ -94,12 +100,12 @@ impl Resolver for CachingResolver {
                 80
             });
         let shared = &self.shared;
-        if let Some(e) = shared
+        if let Some((_, addr)) = shared
             .overrides
-            .get(&host)
-            .and_then(|entries| entries.iter().find(|e| e.port.is_none_or(|p| p == port)))
+            .get(host.as_str())
+            .and_then(|entries| entries.iter().find(|(p, _)| p.is_none_or(|p| p == port)))
         {
-            return Ok(self.answer([SocketAddr::new(e.addr, port)]));
+            return Ok(self.answer([SocketAddr::new(*addr, port)]));
         }
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(self.answer([SocketAddr::new(ip, port)]));
@@ -143,7 +149,7 @@ mod tests {
 
     #[test]
     fn overrides_then_literals_then_cached_lookups() {
-        let r = CachingResolver::new(vec![
+        let r = CachingResolver::new(&[
             ResolveEntry {
                 host: "a.test".into(),
                 port: None,
@@ -181,7 +187,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_host_not_found_and_not_cached() {
-        let r = CachingResolver::new(Vec::new());
+        let r = CachingResolver::new(&[]);
         let e = resolve(&r, "http://no-such-host.invalid/").unwrap_err();
         assert!(matches!(e, ureq::Error::HostNotFound), "{e:?}");
         assert!(r.shared.cache.is_empty());

@@ -3,6 +3,7 @@
 //! Ctrl+C (forwarded by `main` as a channel message) stops the crawl like the stop file does.
 //! It ends when every other thread has dropped its log sender.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -87,7 +88,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
     let mut writer = EventWriter {
         logs,
-        site_names: Vec::new(),
+        name: String::new(),
         io_failed: false,
     };
     loop {
@@ -142,8 +143,9 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
 /// Writes log events to the log files.
 struct EventWriter {
     logs: LogFiles,
-    /// Site names by id, made once.
-    site_names: Vec<Option<String>>,
+    /// The site name of the request being written. Written anew each time rather than kept
+    /// per site: a crawl of thousands of sites would keep every name to its end (SPEC §11).
+    name: String,
     io_failed: bool,
 }
 
@@ -173,12 +175,9 @@ impl EventWriter {
                 bytes,
                 elapsed,
             } => {
-                let i = site.0 as usize;
-                if self.site_names.len() <= i {
-                    self.site_names.resize(i + 1, None);
-                }
-                let name = self.site_names[i]
-                    .get_or_insert_with(|| ctx.sites.get(*site).origin.to_string());
+                self.name.clear();
+                let _ = write!(self.name, "{}", ctx.sites.get(*site).origin);
+                let name = &self.name;
                 let ms = elapsed.as_millis();
                 if ctx.settings.logs.display_common_log {
                     eprintln!("{name} {} {status} {bytes} B {ms} ms", url.as_str());
@@ -252,8 +251,11 @@ impl ProgressLine {
             let n = feeder.counts();
             if n.written > 0 || n.waiting > 0 {
                 line.push_str(&format!(
-                    ", sites: {} crawling, {} written, {} waiting",
-                    n.live, n.written, n.waiting
+                    ", sites: {} crawling, {} written, {} waiting, {} downloaders",
+                    n.live,
+                    n.written,
+                    n.waiting,
+                    ctx.dispatcher.downloaders()
                 ));
             }
         }

@@ -74,7 +74,8 @@ pub(super) struct LeaseHolds {
 struct SiteGate {
     site: SiteId,
     scope: ScopeId,
-    robots_url: NormUrl,
+    /// `None` once its scope is retired ([`Dispatcher::release_sites`]).
+    robots_url: Option<NormUrl>,
     max_in_flight: u32,
     in_flight: u32,
     delay: Duration,
@@ -95,6 +96,15 @@ struct SiteGate {
     suspended: Option<Suspension>,
     /// Tasks waiting to be retried, with when (a failing URL waits; its site goes on).
     parked: Vec<(Instant, FetchTask)>,
+}
+
+impl State {
+    /// Whether fewer pages wait for the parsers than there are parsers: the places of the
+    /// page buffer taken by tasks whose requests are done.
+    fn parsers_idle(&self) -> bool {
+        let taken = self.page_buffer.saturating_sub(self.buffer_free);
+        taken.saturating_sub(self.requesting) < self.parsers
+    }
 }
 
 impl SiteGate {
@@ -141,11 +151,19 @@ struct State {
     /// The gates of sites being crawled (registered, not retired): what `acquire` looks at,
     /// so a crawl of thousands of sites scans its active window, not every site it had.
     active: Vec<usize>,
-    /// Waits of `acquire` with room to start a task but no site ready (the window of active
-    /// scopes may grow), since last taken.
-    starved: u64,
+    /// Time downloaders spent in `acquire` with room to start a task, no site ready and the
+    /// parsers waiting for pages (the window of active scopes may grow), since last taken.
+    starved: Duration,
+    /// Tasks handed out while another site was ready and no downloader waited (another
+    /// downloader could have started it), since last taken.
+    wanted: u64,
     /// Downloaders waiting in `acquire`.
     waiting: usize,
+    /// Requests under way (leases holding their site's slot), over all sites.
+    requesting: usize,
+    /// The page buffer's size, and the parsers (see [`DispatcherConfig`]).
+    page_buffer: usize,
+    parsers: usize,
     scheduler: Box<dyn Scheduler>,
     candidates: Vec<Candidate>,
     /// Free places in the page buffer.
@@ -163,6 +181,9 @@ pub struct DispatcherConfig {
     pub down_after: u32,
     /// Tasks downloading or waiting for a parser at most.
     pub page_buffer: usize,
+    /// Parser threads: with fewer pages than this waiting for them, the parsers are not the
+    /// bottleneck and another downloader may help.
+    pub parsers: usize,
     /// `PageBudget` (0: none).
     pub budget: u64,
     /// The budget is the whole crawl's, shared with other processes and granted in blocks
@@ -174,8 +195,8 @@ pub struct DispatcherConfig {
 #[derive(Debug)]
 pub struct Dispatcher {
     state: Mutex<State>,
-    /// Asked for one more downloader when every one is busy and a site could start a task.
-    spawner: Mutex<Option<crossbeam_channel::Sender<()>>>,
+    /// Downloader threads running (the engine says).
+    downloaders: std::sync::atomic::AtomicUsize,
     /// Downloaders waiting for a task.
     cv: Condvar,
     stop: Arc<Stop>,
@@ -197,8 +218,12 @@ impl Dispatcher {
             candidates: Vec::new(),
             buffer_free: config.page_buffer.max(1),
             active: Vec::new(),
-            starved: 0,
+            starved: Duration::ZERO,
+            wanted: 0,
             waiting: 0,
+            requesting: 0,
+            page_buffer: config.page_buffer.max(1),
+            parsers: config.parsers.max(1),
             budget: if config.shared_budget {
                 Budget::shared(config.budget)
             } else {
@@ -208,7 +233,7 @@ impl Dispatcher {
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
-            spawner: Mutex::new(None),
+            downloaders: std::sync::atomic::AtomicUsize::new(0),
             cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
@@ -239,7 +264,7 @@ impl Dispatcher {
             st.gates.push(SiteGate {
                 site: next,
                 scope: site.scope,
-                robots_url: site.origin.robots_url(),
+                robots_url: None,
                 max_in_flight: 0,
                 in_flight: 0,
                 delay: Duration::ZERO,
@@ -259,7 +284,7 @@ impl Dispatcher {
         }
         let gate = &mut st.gates[idx];
         gate.scope = site.scope;
-        gate.robots_url = site.origin.robots_url();
+        gate.robots_url = Some(site.origin.robots_url());
         gate.max_in_flight = site.spec.max_downloads.max(1);
         gate.delay = site.spec.crawl_delay;
         gate.pacer.set_delay(gate.delay);
@@ -330,13 +355,15 @@ impl Dispatcher {
                 choice.filter(|s| st.candidates.iter().any(|c| c.site == *s && c.ready))
             {
                 let gate = &mut st.gates[site.0 as usize];
-                let task = if gate.robots == RobotsPhase::Needed {
+                let task = if gate.robots == RobotsPhase::Needed
+                    && let Some(url) = gate.robots_url.clone()
+                {
                     gate.robots = RobotsPhase::Fetching;
                     Some(FetchTask {
                         scope: gate.scope,
                         site,
                         url_id: UrlId(u32::MAX),
-                        url: gate.robots_url.clone(),
+                        url,
                         level: 0,
                         kind: TaskKind::Robots,
                     })
@@ -356,6 +383,7 @@ impl Dispatcher {
                         let scope = st.gates[site.0 as usize].scope;
                         st.scheduler.started(site, scope);
                     }
+                    st.requesting += 1;
                     let gate = &mut st.gates[site.0 as usize];
                     gate.in_flight += 1;
                     gate.unsettled += 1;
@@ -369,17 +397,20 @@ impl Dispatcher {
                         if st.waiting > 0 {
                             // There may be more to hand out: pass the wake-up on.
                             self.cv.notify_one();
-                        } else if let Some(spawn) = self.spawner.lock().as_ref() {
-                            // Every downloader is busy and a site could start now.
-                            let _ = spawn.try_send(());
+                        } else if st.parsers_idle() {
+                            // Every downloader is busy, a site could start now, and the
+                            // parsers wait for pages: another downloader might add requests.
+                            st.wanted += 1;
                         }
                     }
                     return Some(TaskLease::new(Arc::clone(self), task));
                 }
                 continue;
             }
-            // Room to start a task, and no site ready: more sites would keep the downloads busy.
-            st.starved = st.starved.saturating_add(1);
+            // Room to start a task, no site ready, and the parsers waiting for pages too: the
+            // whole crawl waits on its sites, and the time counts towards growing the window
+            // of active scopes. (With pages waiting for the parsers, the CPU is the bound.)
+            let counts = st.parsers_idle();
             st.waiting += 1;
             match earliest {
                 // Never spin: a moment in the past still waits a millisecond.
@@ -390,22 +421,33 @@ impl Dispatcher {
                 None => self.cv.wait(&mut st),
             }
             st.waiting -= 1;
+            if counts {
+                st.starved += now.elapsed();
+            }
         }
     }
 
-    /// From now on, `spawn` is sent a message when every downloader is busy and a site could
-    /// start a task (the engine may start another downloader).
-    pub fn set_spawner(&self, spawn: crossbeam_channel::Sender<()>) {
-        *self.spawner.lock() = Some(spawn);
+    /// Tasks handed out since the last call that found every downloader busy while another
+    /// site was ready and the parsers waited for pages (the engine may start more
+    /// downloaders).
+    pub fn take_demand(&self) -> u64 {
+        std::mem::take(&mut self.state.lock().wanted)
     }
 
-    /// No more downloaders will be started.
-    pub fn clear_spawner(&self) {
-        *self.spawner.lock() = None;
+    /// `n` downloader threads run now.
+    pub fn set_downloaders(&self, n: usize) {
+        self.downloaders
+            .store(n, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Waits in `acquire` with room for a task but no site ready, since the last call.
-    pub fn take_starved(&self) -> u64 {
+    /// Downloader threads running.
+    pub fn downloaders(&self) -> usize {
+        self.downloaders.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Time downloaders waited in `acquire` with room for a task, no site ready and the
+    /// parsers waiting for pages, since the last call.
+    pub fn take_starved(&self) -> Duration {
         std::mem::take(&mut self.state.lock().starved)
     }
 
@@ -424,6 +466,17 @@ impl Dispatcher {
             keep
         });
         taken
+    }
+
+    /// The sites of a scope written and released (taken out by [`Self::retire_scope`]) keep
+    /// only what the figures need: a crawl of thousands of sites keeps a gate per site.
+    pub fn release_sites(&self, sites: &[SiteId]) {
+        let mut st = self.state.lock();
+        for s in sites {
+            let gate = &mut st.gates[s.0 as usize];
+            gate.robots_url = None;
+            gate.parked = Vec::new();
+        }
     }
 
     /// Sites taken out by [`Self::retire_scope`] are crawled again (their scope turned out not
@@ -446,6 +499,7 @@ impl Dispatcher {
     /// A leased task of `site` finished its requests: its request slot is free.
     pub(super) fn free_slot(&self, site: SiteId) {
         let mut st = self.state.lock();
+        st.requesting = st.requesting.saturating_sub(1);
         let gate = &mut st.gates[site.0 as usize];
         gate.in_flight = gate.in_flight.saturating_sub(1);
         self.cv.notify_one();
@@ -466,6 +520,9 @@ impl Dispatcher {
         let mut st = self.state.lock();
         if held.buffer {
             st.buffer_free += 1;
+        }
+        if held.slot {
+            st.requesting = st.requesting.saturating_sub(1);
         }
         let gate = &mut st.gates[site.0 as usize];
         if held.slot {

@@ -1,5 +1,6 @@
 //! results/summary.csv: one row per site (SPEC §4), from the scopes' [`SiteSummary`] rows.
 
+use std::borrow::Borrow;
 use std::io;
 use std::path::Path;
 
@@ -7,8 +8,9 @@ use super::gephi_csv::CsvOut;
 pub use crate::data::summary::{SiteState, SiteSummary};
 use crate::storage::write_atomic;
 
-/// Writes summary.csv atomically.
-pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
+/// Writes summary.csv atomically. The rows may be shared (a retired scope's row is kept once,
+/// by the data manager, and written from there as sites finish).
+pub fn write_summary<R: Borrow<SiteSummary>>(path: &Path, rows: &[R]) -> io::Result<()> {
     write_atomic(path, |w| {
         let mut csv = CsvOut::new(
             w,
@@ -32,6 +34,7 @@ pub fn write_summary(path: &Path, rows: &[SiteSummary]) -> io::Result<()> {
             ],
         )?;
         for r in rows {
+            let r: &SiteSummary = r.borrow();
             csv.text(&r.site)?
                 .text(&r.folder)?
                 .num(r.pages)?
