@@ -241,6 +241,81 @@ fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
     );
 }
 
+/// SPEC §11 in PgDM: a process holds no finished scope. Each site's result files and its
+/// summary.csv row are written when it finishes, while the process goes on, and the process
+/// never crawls more sites at once than its share; the graphs are those of one in-memory run.
+#[test]
+fn one_process_writes_each_site_as_it_finishes_and_holds_at_most_its_share() {
+    let Some(db) = pg::server("one_process_writes_each_site_as_it_finishes") else {
+        return;
+    };
+    let web = twelve_sites(20, Duration::from_millis(15));
+    let expected = single_process(&web);
+    let dir = machine(
+        &web,
+        "solo",
+        &db,
+        &[("ScopesPerProcess", "2"), ("ProgressSeconds", "1")],
+    );
+    let mut child = start(dir.path(), &[]);
+    let results = dir.path().join("results");
+    // Looked at while the process runs: the first site written, with its summary.csv row.
+    let mut written_early: Option<(String, String)> = None;
+    let until = Instant::now() + Duration::from_secs(120);
+    while written_early.is_none() && Instant::now() < until {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        // A site's row is added once its files are all written.
+        let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap_or_default();
+        if let Some(site) = expected
+            .keys()
+            .find(|site| summary.lines().any(|l| l.contains(site.as_str())))
+        {
+            written_early = Some((site.clone(), summary));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the process ended before a finished site was seen written: {}",
+        output(dir.path())
+    );
+    let (site, summary) = written_early.expect("a site written while the crawl runs");
+    assert!(
+        summary.lines().count() < 1 + SITES.len(),
+        "summary.csv lists the sites finished so far: {summary}"
+    );
+    assert_eq!(
+        result_bytes(&results.join(&site)),
+        expected[&site],
+        "{site}"
+    );
+    let status = wait(&mut child, Duration::from_secs(120), dir.path());
+    assert!(status.success(), "{}", output(dir.path()));
+    // The progress lines: never more than the process's share of sites being crawled.
+    let out = output(dir.path());
+    let crawling: Vec<usize> = out
+        .lines()
+        .filter_map(|l| {
+            l.split("sites: ")
+                .nth(1)?
+                .split(" crawling")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(
+        !crawling.is_empty(),
+        "progress lines name the sites crawling: {out}"
+    );
+    assert!(crawling.iter().all(|&n| n <= 2), "{crawling:?}");
+    assert_eq!(folders(&results), expected);
+    let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 1 + SITES.len(), "{summary}");
+}
+
 #[test]
 fn three_processes_spend_one_page_budget_between_them() {
     let Some(db) = pg::server("three_processes_spend_one_page_budget") else {

@@ -29,6 +29,25 @@ pub fn replace_file(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    replace_file_with(path, |file| {
+        // Smaller than the chunks the result writers hand over, which then go to the file
+        // without a copy; small writes (headers) are still gathered.
+        let mut w = BufWriter::with_capacity(64 * 1024, file);
+        fill(&mut w)?;
+        w.flush()
+    })
+}
+
+/// Makes the rename of a file in the folder of `path` durable.
+pub fn sync_dir_of(path: &Path) -> io::Result<()> {
+    sync_dir(parent(path))
+}
+
+/// [`replace_file`] handing `fill` the file itself (to seek back and fill in a header).
+pub fn replace_file_with(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = parent(path);
     std::fs::create_dir_all(dir)?;
     let mut builder = tempfile::Builder::new();
@@ -41,13 +60,7 @@ pub fn replace_file(
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let mut tmp = builder.tempfile_in(dir)?;
-    {
-        // Smaller than the chunks the result writers hand over, which then go to the file
-        // without a copy; small writes (headers) are still gathered.
-        let mut w = BufWriter::with_capacity(64 * 1024, tmp.as_file_mut());
-        fill(&mut w)?;
-        w.flush()?;
-    }
+    fill(tmp.as_file_mut())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

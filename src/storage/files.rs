@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::frames::Tally;
 use super::{FORMAT_VERSION, StateError, frames, io_err, sync_dir};
 
 pub(super) const JOURNAL_MAGIC: &[u8; 8] = b"RCCJRNL\n";
@@ -22,25 +23,6 @@ pub struct SnapshotWriter {
     /// (offset of the blob's length field, length, crc) of each scope written.
     blobs: Vec<(u64, u64, u32)>,
     expected: u64,
-}
-
-/// Counts and checksums what passes through.
-struct Tally<'a> {
-    w: &'a mut BufWriter<File>,
-    len: u64,
-    crc: crc32fast::Hasher,
-}
-
-impl Write for Tally<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.w.write(buf)?;
-        self.len += n as u64;
-        self.crc.update(&buf[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
 }
 
 impl SnapshotWriter {

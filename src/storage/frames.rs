@@ -2,7 +2,69 @@
 //! (varint) then entries. A torn write or flipped bit fails the length or checksum check, so
 //! a damaged tail is recognised and never read as data.
 
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use super::atomic::{replace_file_with, sync_dir_of};
 use super::codec::Put;
+
+/// Counts and checksums what passes through.
+pub(crate) struct Tally<W: Write> {
+    pub(crate) w: W,
+    pub(crate) len: u64,
+    pub(crate) crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Tally<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.w.write(buf)?;
+        self.len += n as u64;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Writes a file holding one framed record for scope `scope`, atomically, the entries
+/// streamed by `entries` to the file: the same bytes as [`frame`] makes, without holding
+/// them. A retired scope's data is tens of megabytes on a large site, and built in memory it
+/// was held three times over (a 50,000-page site peaked at 167 MB instead of 69 MB).
+pub fn write_framed_file(
+    path: &Path,
+    scope: u32,
+    entries: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    replace_file_with(path, |file| {
+        file.write_all(&[0; FRAME_HEADER])?;
+        let mut tally = Tally {
+            // A second handle to the same open file (one offset): the header is written
+            // through the first once the entries are through.
+            w: BufWriter::with_capacity(64 * 1024, file.try_clone()?),
+            len: 0,
+            crc: crc32fast::Hasher::new(),
+        };
+        let mut head = Vec::new();
+        head.put_var(u64::from(scope));
+        tally.write_all(&head)?;
+        entries(&mut tally)?;
+        tally.flush()?;
+        let Tally { w, len, crc } = tally;
+        drop(w);
+        let crc = crc.finalize();
+        let len = u32::try_from(len)
+            .ok()
+            .filter(|&l| l as usize <= MAX_PAYLOAD)
+            .ok_or_else(|| io::Error::other("a scope's data over 1 GiB"))?;
+        let mut header = Vec::with_capacity(FRAME_HEADER);
+        header.put_u32(len);
+        header.put_u32(crc);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header)
+    })?;
+    sync_dir_of(path)
+}
 
 /// Bytes before a record's payload.
 pub const FRAME_HEADER: usize = 8;
@@ -53,6 +115,28 @@ fn next_frame(buf: &[u8]) -> Option<(&[u8], usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_framed_file_holds_the_bytes_frame_makes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scopes").join("7.bin");
+        // Longer than the writer's buffer: the header is filled in after several flushes.
+        let entries: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        write_framed_file(&path, 300, |w| {
+            w.write_all(&entries[..5])?;
+            w.write_all(&entries[5..])
+        })
+        .unwrap();
+        let mut want = Vec::new();
+        frame(&mut want, 300, &entries);
+        assert_eq!(std::fs::read(&path).unwrap(), want);
+        // A failing writer leaves no file.
+        let failed = write_framed_file(&dir.path().join("8.bin"), 1, |_| {
+            Err(io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert!(!dir.path().join("8.bin").exists());
+    }
 
     #[test]
     fn every_cut_and_every_flipped_byte_is_caught() {

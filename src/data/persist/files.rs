@@ -22,8 +22,9 @@ use crate::data::scope::replay::{added_scope, retired_scope};
 use crate::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
 use crate::ids::ScopeId;
 use crate::storage::codec::Reader;
+use crate::storage::frames::write_framed_file;
 use crate::storage::frames::{frame, frames};
-use crate::storage::{Durability, Recovered, StateError, StateStore, write_atomic};
+use crate::storage::{Durability, Recovered, StateError, StateStore};
 
 /// A snapshot blob holding a scope's data.
 const LIVE: u8 = 0;
@@ -293,25 +294,19 @@ impl Persistence for FileStore {
         // they go to the journal before the retirement record. So do every other scope's
         // records, in scope order: a scope created since the last flush must be created in the
         // journal before any later one.
-        let mut data = Vec::new();
+        // The data is streamed to its file (see `write_framed_file`).
+        let path = scope_file(&self.dir, retired.index);
         let mut records = Vec::new();
         for id in scopes.scope_ids() {
             if id == scope {
-                scopes
-                    .write_snapshot(scope, &mut data, &mut records)
-                    .map_err(io_error(&self.dir))?;
+                write_framed_file(&path, retired.index, |w| {
+                    scopes.write_snapshot(scope, w, &mut records)
+                })
+                .map_err(io_error(&path))?;
             } else {
                 scopes.take_journal(id, &mut records);
             }
         }
-        let mut framed = Vec::with_capacity(data.len() + 16);
-        frame(&mut framed, retired.index, &data);
-        drop(data);
-        let path = scope_file(&self.dir, retired.index);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-        }
-        write_atomic(&path, |w| w.write_all(&framed)).map_err(io_error(&path))?;
         retired_record(&mut records, retired);
         let mut store = self.store.lock();
         store.append(&records)?;
