@@ -485,8 +485,23 @@ impl Registry {
     ) {
         let make: PolicyCtor = Arc::new(make);
         let for_crawl = Arc::clone(&make);
+        let rule = name.to_owned();
         let live: SchedulerCtor = Arc::new(move |s: &Settings, sites: usize| {
             let policy = for_crawl(&s.bandit.params(sites));
+            if s.bandit.budget > 0 {
+                // See: issue 20 — which rule ran was said nowhere.
+                let chosen = if s.is_written("Scheduler") {
+                    "Scheduler in settings.ini"
+                } else {
+                    "the default rule"
+                };
+                let plural = if sites == 1 { "" } else { "s" };
+                eprintln!(
+                    "budget: {} pages split between {sites} site{plural} by {rule} ({chosen}): {}",
+                    s.bandit.budget,
+                    policy.parameters()
+                );
+            }
             let downloaders = s.threads.max_downloaders();
             Box::new(BanditScheduler::new(policy, s.bandit.reward, downloaders))
                 as Box<dyn Scheduler>
@@ -575,6 +590,28 @@ impl Registry {
                     ));
                 }
             }
+        }
+        if budgeted
+            && settings.is_written("Scheduler")
+            && let Some((name, entry)) = self
+                .schedulers
+                .entries
+                .iter()
+                .find(|(n, _)| *n == settings.components.scheduler)
+            && !entry.budget_rule
+        {
+            // See: issue 20 — a shipped `Scheduler = AllSites` silently overrode the rule.
+            warnings.push(Warning::new(
+                settings.location("Scheduler"),
+                format!(
+                    "PageBudget = {} with Scheduler = {name}, which is not a budget rule: the \
+                     budget only caps the pages and {name} decides which site gets them; remove \
+                     the Scheduler line for the default rule ({}) or name one of {}",
+                    settings.bandit.budget,
+                    self.default_budget_rule.as_deref().unwrap_or("none"),
+                    self.budget_rules().join(", ")
+                ),
+            ));
         }
         let c = &settings.components;
         self.managers.get(&c.manager, &settings)?;
@@ -741,6 +778,19 @@ mod tests {
         assert_eq!(s.components.scheduler, "R2");
         assert_eq!(s.components.finishers, ["WorkIsDoneAF", "PageBudgetAF"]);
         assert!(notes[0].is_note() && notes[0].text.contains("PageBudgetAF is added"));
+        assert_eq!(notes.len(), 1, "R2 is a budget rule: {notes:?}");
+        // See: issue 20 — a budget with a scheduler that is not a budget rule said nothing.
+        let (s, w) = r
+            .resolve(settings("PageBudget = 300\nScheduler = AllSites\n"))
+            .unwrap();
+        assert_eq!(s.components.scheduler, "AllSites");
+        assert!(
+            w.iter().any(|w| !w.is_note()
+                && w.text
+                    .contains("PageBudget = 300 with Scheduler = AllSites")
+                && w.text.contains("PooledUcb")),
+            "{w:?}"
+        );
         let e = r
             .resolve(settings("DataManager = PgDM\n"))
             .unwrap_err()

@@ -229,8 +229,8 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
     .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     for key in rccrawler::settings::keys::KEYS {
-        // The paper's tuning keys are listed commented out: set, they only print a note.
-        let comment = if key.kind == rccrawler::settings::keys::ValueKind::PaperTuning {
+        // The paper's tuning keys and Scheduler are listed commented out.
+        let comment = if rccrawler::settings::keys::listed_commented(key) {
             "; "
         } else {
             ""
@@ -549,4 +549,95 @@ fn the_demo_runs_with_the_shipped_settings_and_writes_only_into_its_own_folder()
     assert!(files.nodes.len() > 10, "{}", files.nodes.len());
     assert!(dir.path().join("demo/state").exists());
     assert!(!dir.path().join("state").exists());
+}
+
+/// See: issue 20 — replay's table cut site names to 6 characters, explained SR(N) nowhere,
+/// said nothing when N covered every recorded page, accepted `--budget 0`, and failed with
+/// `error: Broken pipe` under `| head -1`.
+#[test]
+fn replay_names_sites_whole_marks_the_default_rule_and_warns_when_n_covers_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("Site,Page,Reward\n");
+    for (site, pages) in [
+        ("www.university-one.test", 30),
+        ("library.university-two.test", 20),
+    ] {
+        for p in 0..pages {
+            csv.push_str(&format!("{site},{p},{}\n", (p * 7 + pages) % 5));
+        }
+    }
+    std::fs::write(dir.path().join("yields.csv"), csv).unwrap();
+    let o = run(dir.path(), &["replay", "yields.csv", "--budget", "20,50"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("#1   www.university-one.test (30 pages)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#2   library.university-two.test (20 pages)"),
+        "{out}"
+    );
+    assert!(out.contains("SR(N): the reward a rule collects"), "{out}");
+    assert!(out.contains("PooledUcb (default)"), "{out}");
+    assert_eq!(
+        out.matches("(default)").count(),
+        2,
+        "once per budget: {out}"
+    );
+    let warned: Vec<&str> = out.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(
+        warned,
+        [
+            "warning: N = 50 covers all 50 recorded pages: every rule fetches them all (ratio 1.000); a budget below 50 tells the rules apart"
+        ],
+        "{out}"
+    );
+    let o = run(dir.path(), &["replay", "yields.csv", "--budget", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("above 0"), "{}", stderr(&o));
+    // A reader that has gone: the table ends quietly, exit 0.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(["replay", "yields.csv", "--budget", "20,30,40"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
+
+/// See: issue 20 — which rule a budgeted crawl ran was said nowhere.
+#[test]
+fn a_budgeted_crawl_names_its_rule_and_parameters() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/x.html>x</a> <a href=http://elsewhere.test/>e</a>",
+    );
+    web.page("a.test", "/x.html", "<a href=/>home</a>");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("PageBudget", "5")]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("{}\n", web.origin("a.test")),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "budget: 5 pages split between 1 site by PooledUcb (the default rule): memory 5 pages, prior"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }

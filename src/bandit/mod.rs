@@ -42,6 +42,10 @@ pub trait Policy: Send + Debug {
     /// There are at least `arms` arms now (a live crawl's arms are its scopes, numbered as
     /// its saved state numbers them; a rule sized for fewer grows, new arms unknown).
     fn grow(&mut self, arms: usize);
+    /// Its parameters, for the console of a budgeted crawl (empty: none).
+    fn parameters(&self) -> String {
+        String::new()
+    }
 }
 
 /// What one fetch yielded (SPEC §5): the external URLs it revealed. Recorded with every fetch

@@ -82,6 +82,13 @@ impl R1 {
 }
 
 impl Policy for R1 {
+    fn parameters(&self) -> String {
+        format!(
+            "{} pages of each site first, then the best first pages",
+            self.quota
+        )
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.quota) {
             return i;
@@ -125,6 +132,10 @@ impl R2 {
 }
 
 impl Policy for R2 {
+    fn parameters(&self) -> String {
+        format!("batches of {} pages", self.step)
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.step) {
             return i;
@@ -184,6 +195,10 @@ impl R3 {
 }
 
 impl Policy for R3 {
+    fn parameters(&self) -> String {
+        format!("{} pages of each site first", self.initial)
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         if let Some(i) = self.stats.next_in_turn(arms, self.initial) {
             return i;

@@ -80,6 +80,15 @@ impl PooledUcb {
 }
 
 impl Policy for PooledUcb {
+    fn parameters(&self) -> String {
+        format!(
+            "memory {:.0} pages, prior {} pages, exploration {}",
+            1.0 / (1.0 - self.keep),
+            self.prior_pages,
+            self.exploration
+        )
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         let rate = if self.total > 0 {
             self.reward / self.total as f64

@@ -304,8 +304,15 @@ pub fn compare(
 }
 
 /// The Table 2 of the paper, for the console: per budget, every rule's SR(N), its ratio to
-/// the oracle and the pages it gave each site, and the oracle's own split last.
-pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], rounds: &[Round]) -> std::io::Result<()> {
+/// the oracle and the pages it gave each site, and the oracle's own split last. With 24
+/// sites or fewer the sites are columns, numbered, their whole names listed above; the rule
+/// a budgeted crawl runs when settings.ini names none is marked `(default)`.
+pub fn write_table(
+    w: &mut dyn Write,
+    seqs: &[Sequence],
+    rounds: &[Round],
+    default_rule: Option<&str>,
+) -> std::io::Result<()> {
     let pages: usize = seqs.iter().map(|s| s.rewards.len()).sum();
     let total: f64 = seqs.iter().map(|s| s.rewards.iter().sum::<f64>()).sum();
     writeln!(
@@ -313,13 +320,40 @@ pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], rounds: &[Round]) -> st
         "{} sites, {pages} pages, {total} reward in all",
         seqs.len()
     )?;
+    writeln!(
+        w,
+        "SR(N): the reward a rule collects when it may fetch N pages in all (the sum of the\n\
+         rewards of the pages it chose); ratio: its SR(N) over the oracle's, the most any split\n\
+         of N pages between the sites collects, knowing every page's reward in advance."
+    )?;
     let per_site = seqs.len() <= 24;
+    if per_site {
+        writeln!(w, "sites (columns: the pages each rule gave them):")?;
+        for (i, s) in seqs.iter().enumerate() {
+            writeln!(w, "  #{:<3} {} ({} pages)", i + 1, s.site, s.rewards.len())?;
+        }
+    }
+    let width = rounds
+        .iter()
+        .flat_map(|r| &r.runs)
+        .map(|r| label(&r.rule, default_rule).len())
+        .max()
+        .unwrap_or(0)
+        .max("oracle".len());
     for round in rounds {
         writeln!(w, "\nN = {} (oracle {})", round.budget, round.oracle)?;
-        write!(w, "{:<18} {:>10} {:>7}", "rule", "SR(N)", "ratio")?;
+        if round.budget >= pages {
+            writeln!(
+                w,
+                "warning: N = {} covers all {pages} recorded pages: every rule fetches them all \
+                 (ratio 1.000); a budget below {pages} tells the rules apart",
+                round.budget
+            )?;
+        }
+        write!(w, "{:<width$} {:>10} {:>7}", "rule", "SR(N)", "ratio")?;
         if per_site {
-            for s in seqs {
-                write!(w, " {:>6}", short(&s.site))?;
+            for i in 0..seqs.len() {
+                write!(w, " {:>6}", format!("#{}", i + 1))?;
             }
         } else {
             write!(w, "  pages of the sites that got most")?;
@@ -328,10 +362,17 @@ pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], rounds: &[Round]) -> st
         let rows = round
             .runs
             .iter()
-            .map(|r| (r.rule.as_str(), r.reward, round.ratio(r), &r.pages))
-            .chain([("oracle", round.oracle, 1.0, &round.oracle_pages)]);
+            .map(|r| {
+                (
+                    label(&r.rule, default_rule),
+                    r.reward,
+                    round.ratio(r),
+                    &r.pages,
+                )
+            })
+            .chain([("oracle".to_owned(), round.oracle, 1.0, &round.oracle_pages)]);
         for (rule, reward, ratio, split) in rows {
-            write!(w, "{rule:<18} {reward:>10} {ratio:>7.3}")?;
+            write!(w, "{rule:<width$} {reward:>10} {ratio:>7.3}")?;
             if per_site {
                 for p in split {
                     write!(w, " {p:>6}")?;
@@ -349,9 +390,13 @@ pub fn write_table(w: &mut dyn Write, seqs: &[Sequence], rounds: &[Round]) -> st
     Ok(())
 }
 
-/// A site name cut to a column's width.
-fn short(site: &str) -> String {
-    site.chars().take(6).collect()
+/// A rule's name in the table, marked if it is the default.
+fn label(rule: &str, default_rule: Option<&str>) -> String {
+    if default_rule == Some(rule) {
+        format!("{rule} (default)")
+    } else {
+        rule.to_owned()
+    }
 }
 
 /// The runs as CSV: `Budget,Rule,Reward,Oracle,Ratio`, one row per budget and rule.

@@ -31,6 +31,10 @@ impl Thompson {
 }
 
 impl Policy for Thompson {
+    fn parameters(&self) -> String {
+        format!("window {} pages, seed {}", self.window, self.seed)
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         let (seed, total) = (self.seed, self.total);
         argmax(arms, |a| {

@@ -50,6 +50,13 @@ impl SlidingWindowUcb {
 }
 
 impl Policy for SlidingWindowUcb {
+    fn parameters(&self) -> String {
+        format!(
+            "window {} pages, exploration {}",
+            self.window, self.exploration
+        )
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         let t = self.total as f64;
         argmax(arms, |a| {
@@ -111,6 +118,13 @@ impl DiscountedUcb {
 }
 
 impl Policy for DiscountedUcb {
+    fn parameters(&self) -> String {
+        format!(
+            "discount {}, exploration {}",
+            self.discount, self.exploration
+        )
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         let n_all: f64 = self.counts.iter().sum::<f64>() * self.scale;
         argmax(arms, |a| {

@@ -111,8 +111,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 budgets = list(p.value().map_err(text)?)?
                     .iter()
                     .map(|b| {
-                        b.parse::<usize>()
-                            .map_err(|_| format!("--budget: {b:?} is not a number of pages"))
+                        b.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                            format!("--budget: {b:?} is not a number of pages above 0")
+                        })
                     })
                     .collect::<Result<_, _>>()?;
             }
@@ -232,6 +233,8 @@ mod tests {
         assert!(p(&["status", "x"]).is_err());
         assert!(p(&["replay"]).is_err(), "replay needs an input");
         assert!(p(&["replay", "r", "--budget", "lots"]).is_err());
+        // See: issue 20 — a budget of 0 pages was accepted.
+        assert!(p(&["replay", "r", "--budget", "500,0"]).is_err());
         assert!(
             p(&["--budget", "5"]).is_err(),
             "replay's options are replay's"

@@ -56,9 +56,14 @@ pub fn replay(args: &ReplayArgs) -> Exit {
     }
     let rounds = compare(&seqs, &args.budgets, &rules, &params);
     let mut out = std::io::stdout().lock();
-    if let Err(e) = write_table(&mut out, &seqs, &rounds) {
-        eprintln!("error: {e}");
-        return Exit::Failure;
+    match write_table(&mut out, &seqs, &rounds, registry.default_budget_rule()) {
+        Ok(()) => {}
+        // `| head`: whoever reads has what they wanted; the CSV is still written.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::Failure;
+        }
     }
     if let Some(path) = &args.csv
         && let Err(e) = write_atomic(path, |w| write_csv(w, &rounds))

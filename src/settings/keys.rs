@@ -145,7 +145,7 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is PooledUcb): R1, R2, R3 (the BeeBot paper's), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is PooledUcb): R1, R2, R3 (the BeeBot paper's), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
     ),
     key!(
         "Budget",
@@ -604,6 +604,14 @@ pub fn find(name: &str) -> Option<&'static KeyDef> {
     KEYS.iter().find(|k| k.name == name)
 }
 
+/// Keys the shipped settings.ini lists commented out, with their defaults: the paper's tuning
+/// keys, listed for reference only (set, they print a note), and `Scheduler`, whose default
+/// depends on `PageBudget` (a shipped `Scheduler = AllSites` made every budgeted crawl of
+/// that file round robin; issue 20).
+pub fn listed_commented(k: &KeyDef) -> bool {
+    k.kind == ValueKind::PaperTuning || k.name == "Scheduler"
+}
+
 /// The shipped settings.ini, generated from the table: every key with its default (the
 /// paper's tuning keys commented out).
 pub fn render_ini() -> String {
@@ -624,12 +632,7 @@ pub fn render_ini() -> String {
             out.push_str(&line);
             out.push('\n');
         }
-        // The paper's tuning keys are listed for reference only: set, they print a note.
-        let comment = if k.kind == ValueKind::PaperTuning {
-            "; "
-        } else {
-            ""
-        };
+        let comment = if listed_commented(k) { "; " } else { "" };
         out.push_str(&format!("{comment}{} = {}\n", k.name, k.default));
     }
     out
