@@ -9,6 +9,7 @@
 #                       MAX_THREADS, for N in SLOW_SITES (default 2000), 2 downloads at a time
 #                       a site, no crawl delay (DELAY, ms) unless set; each slow crawl stops
 #                       after SLOW_SECONDS (60) if it has not finished: pages/s over that time
+# then the medians over the rounds and the ratios the scale issue sets targets for.
 # Environment: TEMPLATES (12), LATENCY (0.1), RUNS (1), BIN, BASE_BIN (also crawl with that
 # binary, same rounds), EXTRA (more settings.ini lines, '|'-separated).
 set -euo pipefail
@@ -95,3 +96,33 @@ for i in $(seq "$RUNS"); do
         fi
     done
 done
+
+# Medians over the rounds, and the ratios the scale issue sets targets for (issue 18).
+python3 - "$OUT" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\S+) sites=(\d+) .* pages_per_s=(\d+) rss_mb=(\d+)", line)
+    if m:
+        runs.setdefault((m[1], int(m[2])), []).append((int(m[3]), int(m[4])))
+if not runs:
+    sys.exit(0)
+med = {k: (statistics.median(p for p, _ in v), statistics.median(r for _, r in v)) for k, v in runs.items()}
+print("\nmedians over the rounds")
+for (label, n), (pps, rss) in sorted(med.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    print(f"  {label:<18} {n:>6} sites  {pps:>8.0f} pages/s  {rss:>5.0f} MB")
+def ratio(what, a, b, target, higher):
+    if a in med and b in med:
+        i = 0 if what == "pages/s" else 1
+        r = med[a][i] / med[b][i]
+        ok = r >= target if higher else r <= target
+        print(f"  {what} {a[0]} {a[1]} / {b[0]} {b[1]} = {r:.2f}  (target {'>=' if higher else '<='} {target}: {'met' if ok else 'MISSED'})")
+fast = sorted(n for l, n in med if l == "fast")
+if len(fast) >= 2:
+    lo, hi = ("fast", fast[0]), ("fast", fast[-1])
+    ratio("peak RSS", hi, lo, 1.3, False)
+    ratio("pages/s", hi, lo, 0.8, True)
+for l, n in med:
+    if l == "slow_default":
+        ratio("pages/s", ("slow_default", n), ("slow_max", n), 0.85, True)
+PY
