@@ -47,10 +47,9 @@ struct Opened {
     next: usize,
     /// Leaders opened.
     done: HashSet<usize>,
-    /// The scopes opened, as the results name them, in opening order.
-    rows: Vec<ScopeRow>,
-    /// Row of each scope.
-    row_of: HashMap<ScopeId, usize>,
+    /// The rows of the scopes opened and not written yet, as the results name them (a
+    /// written scope's row leaves: a crawl of thousands of sites keeps none of them).
+    rows: HashMap<ScopeId, ScopeRow>,
     /// Results folder names taken.
     folders: HashSet<String>,
     /// Scopes opened in this run and not retired yet.
@@ -149,7 +148,7 @@ impl Seeds {
             .live
             .iter()
             .chain(&st.unwritten)
-            .map(|s| st.rows[st.row_of[s]].clone())
+            .filter_map(|s| st.rows.get(s).cloned())
             .collect();
         rows.sort_by_key(|r| r.scope);
         rows
@@ -168,13 +167,14 @@ impl Seeds {
             return None;
         }
         st.retiring.insert(scope);
-        Some(st.rows[st.row_of[&scope]].clone())
+        st.rows.get(&scope).cloned()
     }
 
     /// A scope taken out by [`Self::begin_retire`] was written and released.
     pub(crate) fn retired(&self, scope: ScopeId) {
         let mut st = self.state.lock();
         st.retiring.remove(&scope);
+        st.rows.remove(&scope);
         st.written += 1;
     }
 
@@ -305,9 +305,7 @@ impl Seeds {
             row.folder = format!("{}_{}", row.folder, seed.origin.scheme().as_str());
             st.folders.insert(row.folder.clone());
         }
-        let at = st.rows.len();
-        st.rows.push(row);
-        st.row_of.insert(scope, at);
+        st.rows.insert(scope, row);
         st.live.insert(scope);
         Ok(Some((scope, how)))
     }

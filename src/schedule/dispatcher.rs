@@ -172,6 +172,8 @@ struct State {
     budget: Budget,
     /// Page tasks handed out whose outcome the scheduler has not observed yet.
     unobserved: usize,
+    /// The pacer of every released gate, shared ([`Dispatcher::release_sites`]).
+    released: Arc<Pacer>,
 }
 
 /// How a dispatcher is set up.
@@ -230,6 +232,7 @@ impl Dispatcher {
                 Budget::new(config.budget)
             },
             unobserved: 0,
+            released: Arc::default(),
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
@@ -282,7 +285,13 @@ impl Dispatcher {
         if st.gates[idx].suspended == Some(Suspension::NotRegistered) {
             st.active.push(idx);
         }
-        let gate = &mut st.gates[idx];
+        let State {
+            gates, released, ..
+        } = st;
+        let gate = &mut gates[idx];
+        if Arc::ptr_eq(&gate.pacer, released) {
+            gate.pacer = Arc::default();
+        }
         gate.scope = site.scope;
         gate.robots_url = Some(site.origin.robots_url());
         gate.max_in_flight = site.spec.max_downloads.max(1);
@@ -472,10 +481,14 @@ impl Dispatcher {
     /// only what the figures need: a crawl of thousands of sites keeps a gate per site.
     pub fn release_sites(&self, sites: &[SiteId]) {
         let mut st = self.state.lock();
+        let State {
+            gates, released, ..
+        } = &mut *st;
         for s in sites {
-            let gate = &mut st.gates[s.0 as usize];
+            let gate = &mut gates[s.0 as usize];
             gate.robots_url = None;
             gate.parked = Vec::new();
+            gate.pacer = Arc::clone(released);
         }
     }
 
