@@ -79,7 +79,7 @@ run_one() { # label bin n port settings...
     r=$(BIN=$bin HOSTS_FILE="$WORK/many-hosts-$n-$port.txt" crawl "$WORK/many-rc" "$(cat "$WORK/many-resolve-$n.txt")" "${EXTRA_LINES[@]}" "$@")
     local secs pages rss
     read -r secs pages rss <<< "$r"
-    note "$label sites=$n seconds=$secs pages=$pages pages_per_s=$(awk "BEGIN {printf \"%.0f\", $pages / $secs}") rss_mb=$((rss / 1024))"
+    note "$label sites=$n seconds=$secs pages=$pages pages_per_s=$(awk "BEGIN {printf \"%.0f\", $pages / $secs}") rss_mb=$(awk "BEGIN {printf \"%.1f\", $rss / 1024}")"
 }
 for i in $(seq "$RUNS"); do
     note "round $i"
@@ -102,15 +102,15 @@ python3 - "$OUT" <<'PY'
 import re, statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"(\S+) sites=(\d+) .* pages_per_s=(\d+) rss_mb=(\d+)", line)
+    m = re.match(r"(\S+) sites=(\d+) .* pages_per_s=(\d+) rss_mb=([\d.]+)", line)
     if m:
-        runs.setdefault((m[1], int(m[2])), []).append((int(m[3]), int(m[4])))
+        runs.setdefault((m[1], int(m[2])), []).append((int(m[3]), float(m[4])))
 if not runs:
     sys.exit(0)
 med = {k: (statistics.median(p for p, _ in v), statistics.median(r for _, r in v)) for k, v in runs.items()}
 print("\nmedians over the rounds")
 for (label, n), (pps, rss) in sorted(med.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-    print(f"  {label:<18} {n:>6} sites  {pps:>8.0f} pages/s  {rss:>5.0f} MB")
+    print(f"  {label:<18} {n:>6} sites  {pps:>8.0f} pages/s  {rss:>6.1f} MB")
 def ratio(what, a, b, target, higher):
     if a in med and b in med:
         i = 0 if what == "pages/s" else 1

@@ -45,11 +45,13 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
     };
     let port = server.port();
     site::install(&server, port);
-    settings.http.resolve.push(ResolveEntry {
+    let mut resolve = settings.http.resolve.to_vec();
+    resolve.push(ResolveEntry {
         host: site::HOST.into(),
         port: None,
         addr: [127, 0, 0, 1].into(),
     });
+    settings.http.resolve = resolve.into();
     // Its own folder: results, state and logs of a real crawl beside it are left alone.
     let base = settings
         .file()

@@ -299,7 +299,7 @@ impl HttpClient {
     pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
         let roots = root_certs(settings.http.ca_file.as_deref())?;
         let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
-        let resolver = CachingResolver::new(&settings.http.resolve);
+        let resolver = CachingResolver::new(Arc::clone(&settings.http.resolve));
         let (request_timeout, connect_timeout) =
             (settings.http.request_timeout, settings.http.connect_timeout);
         let user_agent = settings.http.user_agent.clone();

@@ -6,7 +6,6 @@
 //! spawned one thread and made one system lookup per page (50,000 of each on the benchmark
 //! site, a tenth of the downloaders' CPU).
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,15 +30,14 @@ pub(super) struct CachingResolver {
 
 #[derive(Debug)]
 struct Shared {
-    /// `Resolve` entries by host — (only for this port, address) — kept compact: a test web
-    /// or a benchmark lists thousands, and every request looks here first.
-    overrides: HashMap<Box<str>, Box<[Override]>>,
+    /// The `Resolve` entries, shared with the settings, and their positions sorted by host: a
+    /// test web or a benchmark lists thousands (a map of copies cost ~100 bytes a host; this
+    /// costs 4), and every request looks here first, by binary search.
+    overrides: Arc<[ResolveEntry]>,
+    by_host: Box<[u32]>,
     cache: DashMap<(Box<str>, u16), Lookup>,
     system: DefaultResolver,
 }
-
-/// A `Resolve` entry of a host: only for this port, if given; the address to connect to.
-type Override = (Option<u16>, IpAddr);
 
 #[derive(Debug)]
 struct Lookup {
@@ -49,21 +47,31 @@ struct Lookup {
 
 impl CachingResolver {
     /// A resolver applying `overrides` before the system resolver.
-    pub(super) fn new(overrides: &[ResolveEntry]) -> Self {
-        let mut by_host: HashMap<&str, Vec<(Option<u16>, IpAddr)>> = HashMap::new();
-        for e in overrides {
-            by_host.entry(&e.host).or_default().push((e.port, e.addr));
-        }
+    pub(super) fn new(overrides: Arc<[ResolveEntry]>) -> Self {
+        let mut by_host: Vec<u32> = (0..overrides.len() as u32).collect();
+        // Stable: a host's entries keep the order they were written in.
+        by_host.sort_by(|&a, &b| overrides[a as usize].host.cmp(&overrides[b as usize].host));
         CachingResolver {
             shared: Arc::new(Shared {
-                overrides: by_host
-                    .into_iter()
-                    .map(|(host, to)| (Box::from(host), to.into_boxed_slice()))
-                    .collect(),
+                overrides,
+                by_host: by_host.into_boxed_slice(),
                 cache: DashMap::new(),
                 system: DefaultResolver::default(),
             }),
         }
+    }
+
+    /// The address `Resolve` gives `host` on `port`: its first entry for that port or any.
+    fn overridden(&self, host: &str, port: u16) -> Option<IpAddr> {
+        let s = &self.shared;
+        let entry = |i: &u32| &s.overrides[*i as usize];
+        let first = s.by_host.partition_point(|i| entry(i).host.as_str() < host);
+        s.by_host[first..]
+            .iter()
+            .map(entry)
+            .take_while(|e| e.host == host)
+            .find(|e| e.port.is_none_or(|p| p == port))
+            .map(|e| e.addr)
     }
 
     fn answer(&self, addrs: impl IntoIterator<Item = SocketAddr>) -> ResolvedSocketAddrs {
@@ -100,12 +108,8 @@ impl Resolver for CachingResolver {
                 80
             });
         let shared = &self.shared;
-        if let Some((_, addr)) = shared
-            .overrides
-            .get(host.as_str())
-            .and_then(|entries| entries.iter().find(|(p, _)| p.is_none_or(|p| p == port)))
-        {
-            return Ok(self.answer([SocketAddr::new(*addr, port)]));
+        if let Some(addr) = self.overridden(&host, port) {
+            return Ok(self.answer([SocketAddr::new(addr, port)]));
         }
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(self.answer([SocketAddr::new(ip, port)]));
@@ -148,8 +152,39 @@ mod tests {
     }
 
     #[test]
+    fn a_hosts_entries_are_found_among_thousands_in_the_order_written() {
+        let ip = |d: u8| IpAddr::V4(Ipv4Addr::new(127, 0, 0, d));
+        let mut entries: Vec<ResolveEntry> = (0..3000)
+            .map(|i| ResolveEntry {
+                host: format!("s{}.test", (i * 7919) % 3000),
+                port: None,
+                addr: ip(1),
+            })
+            .collect();
+        let c = |port, d| ResolveEntry {
+            host: "c.test".into(),
+            port,
+            addr: ip(d),
+        };
+        entries.insert(1000, c(Some(81), 3));
+        entries.insert(10, c(None, 4));
+        entries.push(c(Some(82), 5));
+        let r = CachingResolver::new(entries.into());
+        // The first entry written that applies: c.test's port-less line comes first.
+        assert_eq!(r.overridden("c.test", 81), Some(ip(4)));
+        assert_eq!(r.overridden("c.test", 82), Some(ip(4)));
+        assert_eq!(r.overridden("s2999.test", 80), Some(ip(1)));
+        assert_eq!(r.overridden("s0.test", 80), Some(ip(1)));
+        assert_eq!(r.overridden("d.test", 80), None);
+        assert_eq!(r.overridden("b.test", 80), None);
+        let r = CachingResolver::new(Arc::from([c(Some(81), 3), c(None, 4)]));
+        assert_eq!(r.overridden("c.test", 81), Some(ip(3)));
+        assert_eq!(r.overridden("c.test", 9), Some(ip(4)));
+    }
+
+    #[test]
     fn overrides_then_literals_then_cached_lookups() {
-        let r = CachingResolver::new(&[
+        let r = CachingResolver::new(Arc::from([
             ResolveEntry {
                 host: "a.test".into(),
                 port: None,
@@ -160,7 +195,7 @@ mod tests {
                 port: Some(8080),
                 addr: IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)),
             },
-        ]);
+        ]));
         assert_eq!(
             resolve(&r, "http://A.test:81/x").unwrap(),
             vec!["127.0.0.1:81".parse().unwrap()]
@@ -187,7 +222,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_host_not_found_and_not_cached() {
-        let r = CachingResolver::new(&[]);
+        let r = CachingResolver::new(Arc::from([]));
         let e = resolve(&r, "http://no-such-host.invalid/").unwrap_err();
         assert!(matches!(e, ureq::Error::HostNotFound), "{e:?}");
         assert!(r.shared.cache.is_empty());

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use thiserror::Error;
@@ -208,8 +209,8 @@ pub struct Settings {
     /// Where `PgDM` keeps the crawl (SPEC §10).
     pub database: DatabaseSettings,
     /// Keys settings.ini sets, with their values and lines as written (defaults are not in
-    /// it).
-    written: BTreeMap<String, ini::Written>,
+    /// it). Shared by the copies of the settings (a `Resolve` line can be megabytes).
+    written: Arc<BTreeMap<String, ini::Written>>,
     /// The file they came from.
     path: PathBuf,
 }
@@ -309,8 +310,9 @@ pub struct HttpSettings {
     pub connect_timeout: Duration,
     /// `MaxPageBytes`.
     pub max_page_bytes: u64,
-    /// `Resolve`.
-    pub resolve: Vec<ResolveEntry>,
+    /// `Resolve`. Shared by the copies of the settings: a test web or a benchmark lists
+    /// thousands of hosts, and each copy kept its own list (SPEC §11).
+    pub resolve: Arc<[ResolveEntry]>,
     /// `CaFile`, resolved (`None`: empty).
     pub ca_file: Option<PathBuf>,
 }
@@ -508,7 +510,7 @@ impl Settings {
                 request_timeout: v.seconds("RequestTimeoutSeconds")?,
                 connect_timeout: v.seconds("ConnectTimeoutSeconds")?,
                 max_page_bytes: v.int("MaxPageBytes")?,
-                resolve: parse_resolve(&v)?,
+                resolve: parse_resolve(&v)?.into(),
                 ca_file: v.optional_path("CaFile"),
             },
             sites: site_rules(&v)?,
@@ -527,10 +529,11 @@ impl Settings {
                 scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
             },
             scope: scope(&v)?,
-            written: raw
-                .written()
-                .map(|(k, w)| (k.to_owned(), w.clone()))
-                .collect(),
+            written: Arc::new(
+                raw.written()
+                    .map(|(k, w)| (k.to_owned(), w.clone()))
+                    .collect(),
+            ),
             path: raw.path().to_owned(),
         };
         warnings.extend(rules::check(&settings)?);
