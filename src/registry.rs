@@ -591,28 +591,6 @@ impl Registry {
                 }
             }
         }
-        if budgeted
-            && settings.is_written("Scheduler")
-            && let Some((name, entry)) = self
-                .schedulers
-                .entries
-                .iter()
-                .find(|(n, _)| *n == settings.components.scheduler)
-            && !entry.budget_rule
-        {
-            // See: issue 20 — a shipped `Scheduler = AllSites` silently overrode the rule.
-            warnings.push(Warning::new(
-                settings.location("Scheduler"),
-                format!(
-                    "PageBudget = {} with Scheduler = {name}, which is not a budget rule: the \
-                     budget only caps the pages and {name} decides which site gets them; remove \
-                     the Scheduler line for the default rule ({}) or name one of {}",
-                    settings.bandit.budget,
-                    self.default_budget_rule.as_deref().unwrap_or("none"),
-                    self.budget_rules().join(", ")
-                ),
-            ));
-        }
         let c = &settings.components;
         self.managers.get(&c.manager, &settings)?;
         let data = self.data_managers.get(&c.data_manager, &settings)?;
@@ -646,7 +624,22 @@ impl Registry {
         for u in &c.unloaders {
             self.unloaders.get(u, &settings)?;
         }
-        self.schedulers.get(&c.scheduler, &settings)?;
+        let scheduler = self.schedulers.get(&c.scheduler, &settings)?;
+        if budgeted && settings.is_written("Scheduler") && !scheduler.budget_rule {
+            // See: issue 20 — a shipped `Scheduler = AllSites` silently overrode the rule.
+            let name = &c.scheduler;
+            warnings.push(Warning::new(
+                settings.location("Scheduler"),
+                format!(
+                    "PageBudget = {} with Scheduler = {name}, which is not a budget rule: the \
+                     budget only caps the pages and {name} decides which site gets them; remove \
+                     the Scheduler line for the default rule ({}) or name one of {}",
+                    settings.bandit.budget,
+                    self.default_budget_rule.as_deref().unwrap_or("none"),
+                    self.budget_rules().join(", ")
+                ),
+            ));
+        }
         Ok((settings, warnings))
     }
 

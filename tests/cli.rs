@@ -620,17 +620,7 @@ fn a_budgeted_crawl_names_its_rule_and_parameters() {
         "<a href=/x.html>x</a> <a href=http://elsewhere.test/>e</a>",
     );
     web.page("a.test", "/x.html", "<a href=/>home</a>");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("settings.ini"),
-        settings_text(&[("PageBudget", "5")]),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("hosts.txt"),
-        format!("{}\n", web.origin("a.test")),
-    )
-    .unwrap();
+    let dir = common::prepare(&[web.origin("a.test")], &[("PageBudget", "5")]);
     let o = run(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(

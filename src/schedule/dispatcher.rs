@@ -17,6 +17,7 @@
 //! "unsettled" count) is given back through its [`TaskLease`], exactly once.
 
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -198,7 +199,7 @@ pub struct DispatcherConfig {
 pub struct Dispatcher {
     state: Mutex<State>,
     /// Downloader threads running (the engine says).
-    downloaders: std::sync::atomic::AtomicUsize,
+    downloaders: AtomicUsize,
     /// Downloaders waiting for a task.
     cv: Condvar,
     stop: Arc<Stop>,
@@ -236,7 +237,7 @@ impl Dispatcher {
         };
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
-            downloaders: std::sync::atomic::AtomicUsize::new(0),
+            downloaders: AtomicUsize::new(0),
             cv: Condvar::new(),
             stop: Arc::clone(&stop),
             dm,
@@ -445,13 +446,12 @@ impl Dispatcher {
 
     /// `n` downloader threads run now.
     pub fn set_downloaders(&self, n: usize) {
-        self.downloaders
-            .store(n, std::sync::atomic::Ordering::Relaxed);
+        self.downloaders.store(n, Ordering::Relaxed);
     }
 
     /// Downloader threads running.
     pub fn downloaders(&self) -> usize {
-        self.downloaders.load(std::sync::atomic::Ordering::Relaxed)
+        self.downloaders.load(Ordering::Relaxed)
     }
 
     /// Time downloaders waited in `acquire` with room for a task, no site ready and the

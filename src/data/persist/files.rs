@@ -22,8 +22,7 @@ use crate::data::scope::replay::{added_scope, retired_scope};
 use crate::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
 use crate::ids::ScopeId;
 use crate::storage::codec::Reader;
-use crate::storage::frames::write_framed_file;
-use crate::storage::frames::{frame, frames};
+use crate::storage::frames::{frame, frames, write_framed_file};
 use crate::storage::{Durability, Recovered, StateError, StateStore};
 
 /// A snapshot blob holding a scope's data.
