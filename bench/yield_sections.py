@@ -3,24 +3,41 @@
 `rccrawler replay`: a large site's sections are sites of their own kind (an API reference,
 a book, a changelog), so one real crawl gives a real multi-arm problem.
 
-usage: yield_sections.py SITE_RESULTS_DIR OUT.csv [Reward|ExternalLinks] [DEPTH]
+usage: yield_sections.py SITE_RESULTS_DIR OUT.csv [Reward|ExternalLinks] [DEPTH|prefix]
 
 Each page goes to the first DEPTH segments of its path (DEPTH 1 by default: /std/... ->
 "std"; DEPTH 2: /std/io/... -> "std/io"); pages with fewer segments go to "(root)" or to
-their parent section. A section's pages keep the crawl's breadth-first order. Writes
-`Site,Page,Reward,Level`.
+their parent section. `prefix` splits a flat site (the PostgreSQL manual's one folder) by
+the file name's first word instead (sql-select.html -> "sql", plpgsql-control.html ->
+"plpgsql"), sections of fewer than 10 pages merged into "(other)". A section's pages keep the
+crawl's breadth-first order. Writes `Site,Page,Reward,Level`.
 """
+import collections
 import csv
+import re
 import sys
 from urllib.parse import urlsplit
 
 src, out = sys.argv[1], sys.argv[2]
 column = sys.argv[3] if len(sys.argv) > 3 else "Reward"
-depth = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-with open(f"{src}/yield.csv", newline="") as f, open(out, "w", newline="") as g:
+mode = sys.argv[4] if len(sys.argv) > 4 else "1"
+
+
+def section_of(page):
+    path = urlsplit(page).path
+    if mode == "prefix":
+        name = path.rsplit("/", 1)[-1]
+        return re.split(r"[-.]", name, maxsplit=1)[0] or "(root)"
+    folders = path.split("/")[1:-1]
+    return "/".join(folders[: int(mode)]) or "(root)"
+
+
+with open(f"{src}/yield.csv", newline="") as f:
+    rows = [(section_of(r["Page"]), r["Page"], r[column], r["Level"]) for r in csv.DictReader(f)]
+if mode == "prefix":
+    sizes = collections.Counter(r[0] for r in rows)
+    rows = [((r[0] if sizes[r[0]] >= 10 else "(other)"),) + r[1:] for r in rows]
+with open(out, "w", newline="") as g:
     w = csv.writer(g)
     w.writerow(["Site", "Page", "Reward", "Level"])
-    for row in csv.DictReader(f):
-        folders = urlsplit(row["Page"]).path.split("/")[1:-1]
-        section = "/".join(folders[:depth]) or "(root)"
-        w.writerow([section, row["Page"], row[column], row["Level"]])
+    w.writerows(rows)

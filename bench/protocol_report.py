@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The held-out protocol's tables and check, from `rccrawler replay --csv` files.
+
+usage: protocol_report.py DEFAULT_RULE SPLIT:SET=FILE.csv [SPLIT:SET=FILE.csv ...]
+
+SPLIT is `tune` or `test`. Several files may share a set (the seeds of a family); a cell
+(set, budget) is the mean of its files' ratios to the oracle. A file in which every rule got
+the whole oracle (the budget covers its pages) is left out of that cell. Prints per split and
+budget a Markdown table (rules as rows, sets as columns), then for every test cell the
+default rule against the best of R1, R2, R3, the mean over the synthetic test families and the
+default's worst test cell. Exits 1 when the default falls below the best paper rule by more
+than 0.01 in any test cell.
+"""
+import collections
+import csv
+import sys
+
+PAPER = ("R1", "R2", "R3")
+TOLERANCE = 0.01
+
+default = sys.argv[1]
+cells = collections.defaultdict(list)  # (split, set, budget, rule) -> [ratio]
+sets = {"tune": [], "test": []}
+rules, budgets = [], set()
+for arg in sys.argv[2:]:
+    where, path = arg.split("=", 1)
+    split, name = where.split(":", 1)
+    if name not in sets[split]:
+        sets[split].append(name)
+    by_budget = collections.defaultdict(dict)
+    for row in csv.DictReader(open(path)):
+        by_budget[int(row["Budget"])][row["Rule"]] = float(row["Ratio"])
+    for b, ratios in by_budget.items():
+        if min(ratios.values()) >= 0.99995:
+            continue
+        budgets.add(b)
+        for r, v in ratios.items():
+            if r not in rules:
+                rules.append(r)
+            cells[(split, name, b, r)].append(v)
+
+
+def mean(v):
+    return sum(v) / len(v) if v else None
+
+
+def fmt(x):
+    return "" if x is None else f"{x:.3f}"
+
+
+for split, title in (("tune", "TUNING set (parameters may be chosen here)"), ("test", "TEST set (held out)")):
+    print(f"\n## {title}")
+    for b in sorted(budgets):
+        print(f"\nN = {b}: mean fraction of the oracle\n")
+        print("| rule | " + " | ".join(sets[split]) + " |")
+        print("|---|" + "---|" * len(sets[split]))
+        for r in rules:
+            row = [fmt(mean(cells.get((split, s, b, r), []))) for s in sets[split]]
+            mark = " (default)" if r == default else ""
+            print(f"| {r}{mark} | " + " | ".join(row) + " |")
+
+print(f"\n## The default ({default}) against the best paper rule, test cells\n")
+print("| set | N | default | best of R1-R3 | margin | files |")
+print("|---|---|---|---|---|---|")
+failures, worst, synthetic = [], None, []
+for s in sets["test"]:
+    for b in sorted(budgets):
+        d = mean(cells.get(("test", s, b, default), []))
+        if d is None:
+            continue
+        paper = [(mean(cells.get(("test", s, b, r), [])), r) for r in PAPER]
+        paper = [(v, r) for v, r in paper if v is not None]
+        best, best_rule = max(paper)
+        margin = d - best
+        n = len(cells[("test", s, b, default)])
+        flag = "" if margin >= -TOLERANCE else " **below**"
+        print(f"| {s} | {b} | {d:.3f} | {best:.3f} ({best_rule}) | {margin:+.3f}{flag} | {n} |")
+        if margin < -TOLERANCE:
+            failures.append((s, b, margin))
+        if worst is None or margin < worst[2]:
+            worst = (s, b, margin, d)
+        if s.startswith("h-"):
+            synthetic.append(d)
+print()
+if synthetic:
+    print(f"default's mean over the synthetic test cells: {mean(synthetic):.3f}")
+if worst:
+    print(f"default's worst test cell against the paper's rules: {worst[0]} N = {worst[1]}: {worst[3]:.3f}, margin {worst[2]:+.3f}")
+if failures:
+    print(f"FAIL: the default is more than {TOLERANCE} below the best paper rule in {len(failures)} test cell(s)")
+    sys.exit(1)
+print(f"ok: the default is within {TOLERANCE} of the best paper rule or above it in every test cell")
