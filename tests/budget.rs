@@ -301,3 +301,55 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     let (settings, _) = Registry::builtin().resolve(settings).unwrap();
     assert_eq!(settings.components.scheduler, "PooledUcb");
 }
+
+/// Pages per site, in `HOSTS` order, from a list of hosts.
+fn split_of(hosts: &[String]) -> Vec<usize> {
+    HOSTS
+        .iter()
+        .map(|h| hosts.iter().filter(|x| x.as_str() == *h).count())
+        .collect()
+}
+
+/// See: issue 20. Under a crawl delay each site is ready once per delay, and a rule that
+/// chose only among ready sites gave the page to whichever was free: every rule became round
+/// robin (14 pages to each of the 5 sites here). The rule now chooses among every site with
+/// a URL waiting and the crawl waits for the chosen one, so a crawl with delays and 4
+/// downloaders splits the budget as a replay of its own yields does. Tolerance: a choice may
+/// miss the rewards of the 3 fetches still under way, so the splits may differ by a few
+/// pages a site — at most 2 × 4 pages a site and a fifth of the budget in all.
+#[test]
+fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
+    let web = web();
+    let hosts: Vec<String> = HOSTS
+        .iter()
+        .map(|h| format!("{};2;100;25", web.origin(h)))
+        .collect();
+    for rule in ["R2", "PooledUcb"] {
+        let before = web.server.requests().len();
+        let extra = [
+            ("Scheduler", rule.to_owned()),
+            ("PageBudget", BUDGET.to_string()),
+            ("DownloadingThreadsCount", "4".to_owned()),
+            ("ParsingThreadsCount", "2".to_owned()),
+        ];
+        let c = crawl(&hosts, &settings(&extra));
+        assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+        let live: Vec<String> = page_requests(&web, before)
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect();
+        assert_eq!(live.len(), BUDGET, "{rule}: the budget is spent exactly");
+        let live = split_of(&live);
+        let replayed = split_of(&replay_hosts(c.dir.path(), rule, BUDGET));
+        let apart: usize = live.iter().zip(&replayed).map(|(a, b)| a.abs_diff(*b)).sum();
+        assert!(
+            live.iter().zip(&replayed).all(|(a, b)| a.abs_diff(*b) <= 8) && apart <= BUDGET / 5,
+            "{rule}: live split {live:?}, replay {replayed:?}"
+        );
+        assert_ne!(
+            replayed,
+            vec![BUDGET / HOSTS.len(); HOSTS.len()],
+            "{rule}: the web is one where the rule does not split evenly"
+        );
+    }
+}

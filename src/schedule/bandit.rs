@@ -1,7 +1,11 @@
 //! A budget rule (`crate::bandit`) as the live crawl's scheduler. An arm is a crawl scope —
 //! a site of hosts.txt, or with a multi-host filter all the hosts of its scope (SPEC §6). The
-//! dispatcher offers the sites that may start a request now (politeness first); the rule
-//! picks a scope among theirs, and the scope's ready sites take turns.
+//! rule picks among every scope with a URL waiting, whether or not its sites may start a
+//! request now, and the scope's ready sites take turns. When the chosen scope must wait
+//! (its crawl delay has not passed, its downloads at a time are all taken), the crawl waits
+//! for it rather than give the page to whichever site is free: politeness decides *when*, the
+//! rule decides *which*. Otherwise, under a crawl delay, every rule would become round robin
+//! (each site is ready once per delay, and the free one always gets the page).
 //!
 //! Rewards arrive later than choices — a page is downloaded, parsed and recorded before its
 //! links are known — so the scheduler declares how late: at most as many fetches as there
@@ -48,7 +52,7 @@ impl Scheduler for BanditScheduler {
         self.arms.extend(
             candidates
                 .iter()
-                .filter(|c| c.ready)
+                .filter(|c| c.has_work || c.ready)
                 .map(|c| c.scope.0 as usize),
         );
         self.arms.sort_unstable();

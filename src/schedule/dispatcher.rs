@@ -351,6 +351,7 @@ impl Dispatcher {
                 candidates.push(Candidate {
                     site: gate.site,
                     ready,
+                    has_work: work && page_ok,
                     scope: gate.scope,
                 });
             }

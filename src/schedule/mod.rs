@@ -39,6 +39,10 @@ pub struct Candidate {
     pub site: SiteId,
     /// It may start a request now (free slot, delay passed, a URL waiting).
     pub ready: bool,
+    /// It has a URL waiting that the budget allows, ready or not (its delay may not have
+    /// passed, its downloads at a time may all be taken): a budget rule may choose it and
+    /// wait for it.
+    pub has_work: bool,
     /// The crawl scope it belongs to (a scope may span several sites, SPEC §6).
     pub scope: ScopeId,
 }
@@ -92,6 +96,7 @@ pub(crate) mod tests {
             .map(|&(s, ready)| Candidate {
                 site: SiteId(s),
                 ready,
+                has_work: ready,
                 scope: ScopeId(s),
             })
             .collect()
