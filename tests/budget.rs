@@ -341,7 +341,11 @@ fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
         assert_eq!(live.len(), BUDGET, "{rule}: the budget is spent exactly");
         let live = split_of(&live);
         let replayed = split_of(&replay_hosts(c.dir.path(), rule, BUDGET));
-        let apart: usize = live.iter().zip(&replayed).map(|(a, b)| a.abs_diff(*b)).sum();
+        let apart: usize = live
+            .iter()
+            .zip(&replayed)
+            .map(|(a, b)| a.abs_diff(*b))
+            .sum();
         assert!(
             live.iter().zip(&replayed).all(|(a, b)| a.abs_diff(*b) <= 8) && apart <= BUDGET / 5,
             "{rule}: live split {live:?}, replay {replayed:?}"
