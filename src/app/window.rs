@@ -4,7 +4,8 @@
 //! not the sites of the crawl.
 //!
 //! Automatic (`ActiveScopes = 0`), the window starts small and, looked at every tenth of a
-//! second, grows by a quarter when there are scopes left to open, downloaders waited for a
+//! second, grows by a quarter when there are scopes left to open, none of the open ones waits
+//! to be written (then writing results is the bound, not the sites), downloaders waited for a
 //! ready site for a quarter of that time or more while the parsers waited for pages too (the
 //! open sites wait for their crawl delay, or their downloads at a time are all taken), and
 //! the processors had time to spare: more sites keep
