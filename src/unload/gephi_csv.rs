@@ -1,7 +1,9 @@
-//! CSV the way Gephi's spreadsheet importer reads it: comma-separated with a header row,
-//! UTF-8, every text field quoted, numbers bare. Gephi treats `\` as an escape character, so a
-//! literal backslash is written `\\`; control characters (which also break GEXF) are removed
-//! from text.
+//! The result CSV files: comma-separated with a header row, UTF-8, every text field quoted,
+//! numbers bare, control characters (which also break GEXF) removed from text. Two dialects:
+//! - **Gephi** (nodes.csv, edges.csv: the files Gephi imports): Gephi's spreadsheet importer
+//!   treats `\` as an escape character, so a literal backslash is written `\\`;
+//! - **plain RFC 4180** (external_links.csv, bad_links.csv, duplicates.csv, yield.csv,
+//!   summary.csv: files read by pandas, R, Python's csv): only `"` is doubled, so `C:\path` reads back as written.
 
 use std::io::{self, Write};
 
@@ -13,6 +15,8 @@ pub struct CsvOut<'a> {
     w: &'a mut dyn Write,
     line: Vec<u8>,
     fields: usize,
+    /// Backslashes are doubled (the Gephi dialect).
+    gephi: bool,
 }
 
 impl std::fmt::Debug for CsvOut<'_> {
@@ -22,14 +26,24 @@ impl std::fmt::Debug for CsvOut<'_> {
 }
 
 impl<'a> CsvOut<'a> {
-    /// Starts a file with its header row (names written bare).
+    /// Starts a file for Gephi with its header row (names written bare).
     pub fn new(w: &'a mut dyn Write, header: &[&str]) -> io::Result<Self> {
+        Self::start(w, header, true)
+    }
+
+    /// Starts a plain RFC 4180 file with its header row (names written bare).
+    pub fn plain(w: &'a mut dyn Write, header: &[&str]) -> io::Result<Self> {
+        Self::start(w, header, false)
+    }
+
+    fn start(w: &'a mut dyn Write, header: &[&str], gephi: bool) -> io::Result<Self> {
         w.write_all(header.join(",").as_bytes())?;
         w.write_all(b"\n")?;
         Ok(CsvOut {
             w,
             line: Vec::with_capacity(CHUNK + 4096),
             fields: 0,
+            gephi,
         })
     }
 
@@ -43,7 +57,7 @@ impl<'a> CsvOut<'a> {
     /// A quoted text field.
     pub fn text(&mut self, s: &str) -> io::Result<&mut Self> {
         self.sep();
-        quote_into(s, &mut self.line);
+        quote_into(s, self.gephi, &mut self.line);
         Ok(self)
     }
 
@@ -103,13 +117,14 @@ pub(super) const CHUNK: usize = 128 * 1024;
 /// `"…"` with `"` doubled, `\` doubled and control characters removed.
 pub fn quote(s: &str) -> String {
     let mut out = Vec::with_capacity(s.len() + 2);
-    quote_into(s, &mut out);
+    quote_into(s, true, &mut out);
     // Only whole characters were copied, so this is UTF-8.
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// [`quote`] appended to a byte buffer. Most fields need no change: they are copied whole.
-fn quote_into(s: &str, out: &mut Vec<u8>) {
+/// [`quote`] appended to a byte buffer (backslashes doubled if `gephi`). Most fields need no
+/// change: they are copied whole.
+fn quote_into(s: &str, gephi: bool, out: &mut Vec<u8>) {
     out.push(b'"');
     // 0xC2 starts the UTF-8 form of the C1 controls (U+0080..U+009F) and of other characters,
     // which the slow path tells apart.
@@ -123,7 +138,7 @@ fn quote_into(s: &str, out: &mut Vec<u8>) {
         for ch in s.chars() {
             match ch {
                 '"' => out.extend_from_slice(b"\"\""),
-                '\\' => out.extend_from_slice(b"\\\\"),
+                '\\' if gephi => out.extend_from_slice(b"\\\\"),
                 c if c.is_control() => {}
                 c => out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes()),
             }
@@ -163,6 +178,27 @@ mod tests {
             String::from_utf8(buf).unwrap(),
             "Id,Label,Level\n1,\"http://a.test/\",0\n2,\"say \"\"hi\"\", C:\\\\dirok\",\n"
         );
+    }
+
+    #[test]
+    fn the_plain_dialect_keeps_backslashes() {
+        let mut buf = Vec::new();
+        {
+            let mut csv = CsvOut::plain(&mut buf, &["A", "B"]).unwrap();
+            csv.text("say \"hi\", C:\\dir\n\u{7}ok")
+                .unwrap()
+                .num(3)
+                .unwrap()
+                .end()
+                .unwrap();
+            csv.finish().unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(text, "A,B\n\"say \"\"hi\"\", C:\\dirok\",3\n");
+        // What Python's csv and pandas do: RFC 4180, no escape character.
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
+        let row = rdr.records().next().unwrap().unwrap();
+        assert_eq!(&row[0], "say \"hi\", C:\\dirok");
     }
 
     #[test]

@@ -178,7 +178,7 @@ pub(super) fn write_external(
     } else {
         &["Source", "Url", "Host", "Anchor"]
     };
-    let mut csv = CsvOut::new(w, header)?;
+    let mut csv = CsvOut::plain(w, header)?;
     for (i, n) in g.nodes().iter().enumerate() {
         for r in g.external_links(n) {
             let row = csv.num(i + 1)?.text(r.url)?.text(r.host)?.text(r.anchor)?;
@@ -193,7 +193,7 @@ pub(super) fn write_external(
 
 /// bad_links.csv: `Source,Url,Reason` (Source empty for the home page itself).
 pub(super) fn write_bad(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Source", "Url", "Reason"])?;
+    let mut csv = CsvOut::plain(w, &["Source", "Url", "Reason"])?;
     if let Some(r) = g.home_failure() {
         csv.empty()?.text(r.url)?.text(r.reason)?.end()?;
     }
@@ -212,7 +212,7 @@ pub(super) fn write_yields(
     reward: RewardKind,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Page", "Level", "ExternalLinks", "Reward"])?;
+    let mut csv = CsvOut::plain(w, &["Page", "Level", "ExternalLinks", "Reward"])?;
     for y in g.yields() {
         let r = y.yielded.reward(reward);
         csv.text(y.url)?
@@ -226,7 +226,7 @@ pub(super) fn write_yields(
 
 /// duplicates.csv: `Url,Id,Reason`.
 pub(super) fn write_duplicates(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Url", "Id", "Reason"])?;
+    let mut csv = CsvOut::plain(w, &["Url", "Id", "Reason"])?;
     for a in g.aliases() {
         csv.text(g.alias_url(a))?
             .num(a.node)?

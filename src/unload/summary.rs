@@ -12,7 +12,7 @@ use crate::storage::write_atomic;
 /// by the data manager, and written from there as sites finish).
 pub fn write_summary<R: Borrow<SiteSummary>>(path: &Path, rows: &[R]) -> io::Result<()> {
     write_atomic(path, |w| {
-        let mut csv = CsvOut::new(
+        let mut csv = CsvOut::plain(
             w,
             &[
                 "Site",

@@ -230,7 +230,8 @@ pub fn result_bytes(dir: &Path) -> ResultBytes {
     .collect()
 }
 
-/// Reads a results CSV: header row, then rows of fields with our Gephi escaping undone.
+/// Reads a results CSV: header row, then rows of fields (the Gephi escaping of nodes.csv and
+/// edges.csv undone).
 pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -242,12 +243,23 @@ pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
         .iter()
         .map(str::to_owned)
         .collect();
+    // nodes.csv and edges.csv are written for Gephi (a backslash doubled); the other files
+    // are plain RFC 4180.
+    let gephi = path
+        .file_name()
+        .is_some_and(|n| n == "nodes.csv" || n == "edges.csv");
     let rows = rdr
         .records()
         .map(|r| {
             r.expect("a row")
                 .iter()
-                .map(|f| f.replace("\\\\", "\\"))
+                .map(|f| {
+                    if gephi {
+                        f.replace("\\\\", "\\")
+                    } else {
+                        f.to_owned()
+                    }
+                })
                 .collect()
         })
         .collect();
