@@ -259,12 +259,11 @@ impl Registry {
         });
         r.register_finisher("PageBudgetAF", |_| Box::new(PageBudget));
         r.set_budget_finisher("PageBudgetAF");
-        r.register_unloader("GephiSiteGraphRU", |s, implied| {
+        r.register_unloader("GephiSiteGraphRU", |s, _| {
             Box::new(GephiSiteGraph {
                 save_duplicates: s.results.save_duplicates,
                 reward: s.bandit.reward,
                 context: s.results.external_link_context > 0,
-                hosts: implied.scopes_span_hosts,
             })
         });
         r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));

@@ -391,9 +391,9 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical\n"
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host\n"
         ),
-        "{nodes}"
+        "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
     assert!(
         nodes.contains(",\"Back\\\\slash \"\"quoted\"\"\","),
@@ -413,6 +413,35 @@ fn output_files_follow_gephi_rules() {
     let gexf = std::fs::read_to_string(dir.join("graph.gexf")).unwrap();
     assert!(gexf.contains(r#"<attribute id="level" title="Level" type="integer"/>"#));
     assert!(gexf.contains("Back\\slash &quot;quoted&quot;"), "{gexf}");
+    // See: issue 21. graph.gexf carries every per-page attribute of nodes.csv, typed, with
+    // the same values.
+    let (_, rows) = common::read_csv(&dir.join("nodes.csv"));
+    let home = &rows[0];
+    for (id, title, kind, value) in [
+        ("outdegree", "OutDegree", "integer", &home[4]),
+        ("externallinks", "ExternalLinks", "integer", &home[5]),
+        ("bytes", "Bytes", "integer", &home[6]),
+        ("contenthash", "ContentHash", "string", &home[7]),
+        ("canonical", "Canonical", "string", &home[8]),
+        ("host", "Host", "string", &home[9]),
+    ] {
+        assert!(
+            gexf.contains(&format!(
+                r#"<attribute id="{id}" title="{title}" type="{kind}"/>"#
+            )),
+            "{id}: {gexf}"
+        );
+        let node = gexf
+            .lines()
+            .find(|l| l.contains(r#"<node id="1""#))
+            .unwrap();
+        assert!(
+            node.contains(&format!(r#"<attvalue for="{id}" value="{value}"/>"#)),
+            "{id} = {value:?}: {node}"
+        );
+    }
+    assert_eq!(&home[5], "1", "the home page has one external link");
+    assert_eq!(&home[9], "a.test");
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok())

@@ -22,8 +22,6 @@ pub struct GephiSiteGraph {
     pub reward: RewardKind,
     /// external_links.csv has a `Context` column (`ExternalLinkContext` > 0).
     pub context: bool,
-    /// nodes.csv and graph.gexf name each page's host (a multi-host filter, SPEC §6).
-    pub hosts: bool,
 }
 
 fn file(
@@ -52,9 +50,9 @@ impl Unloader for GephiSiteGraph {
                 Err(source) => return Err(UnloadError { path, source }),
             }
         }
-        let gexf = |w: &mut dyn Write| write_gexf(g, self.hosts, w);
+        let gexf = |w: &mut dyn Write| write_gexf(g, w);
         let edges = |w: &mut dyn Write| write_edges(g, w);
-        let nodes = |w: &mut dyn Write| write_nodes(g, self.hosts, w);
+        let nodes = |w: &mut dyn Write| write_nodes(g, w);
         let external = |w: &mut dyn Write| write_external(g, self.context, w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
@@ -111,8 +109,9 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
     }
 }
 
-/// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical`.
-pub(super) fn write_nodes(g: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::Result<()> {
+/// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host`,
+/// the same columns whatever the URL filter (a single-host site names its one host).
+pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let columns: &[&str] = &[
         "Id",
         "Label",
@@ -125,7 +124,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> 
         "Canonical",
         "Host",
     ];
-    let mut csv = CsvOut::new(w, &columns[..columns.len() - usize::from(!hosts)])?;
+    let mut csv = CsvOut::new(w, columns)?;
     let mut arcs = Vec::new();
     let mut hash = String::with_capacity(32);
     for (i, n) in g.nodes().iter().enumerate() {
@@ -141,10 +140,8 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> 
             .num(g.external_links(n).len())?
             .num(g.bytes(n))?
             .text(&hash)?
-            .text(g.canonical(n))?;
-        if hosts {
-            csv.text(g.host(n))?;
-        }
+            .text(g.canonical(n))?
+            .text(g.host(n))?;
         csv.end()?;
     }
     csv.finish()

@@ -1,14 +1,14 @@
-//! GEXF 1.3 (gexf.net): the same graph in one XML file, with typed attributes (level as an
-//! integer), for users who open one file instead of two.
+//! GEXF 1.3 (gexf.net): the same graph in one XML file, with typed attributes (level, out-degree,
+//! external links and bytes as integers; title, content hash, canonical URL and host as
+//! strings), for users who open one file instead of two.
 
 use std::io::{self, Write};
 
 use super::gephi_csv::CHUNK;
 use crate::data::SiteGraph;
 
-/// Writes the graph as GEXF 1.3; with `hosts`, each node's host as an attribute too (a
-/// multi-host scope, SPEC §6).
-pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::Result<()> {
+/// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row.
+pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         w,
@@ -30,14 +30,19 @@ pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::
         w,
         r#"      <attribute id="title" title="Title" type="string"/>"#
     )?;
-    writeln!(
-        w,
-        r#"      <attribute id="bytes" title="Bytes" type="integer"/>"#
-    )?;
-    if hosts {
+    // Every per-page attribute nodes.csv has, typed, in its order (SPEC §12; Gephi shows them
+    // in the Data Laboratory and can size or colour nodes by the numeric ones).
+    for (id, title, kind) in [
+        ("outdegree", "OutDegree", "integer"),
+        ("externallinks", "ExternalLinks", "integer"),
+        ("bytes", "Bytes", "integer"),
+        ("contenthash", "ContentHash", "string"),
+        ("canonical", "Canonical", "string"),
+        ("host", "Host", "string"),
+    ] {
         writeln!(
             w,
-            r#"      <attribute id="host" title="Host" type="string"/>"#
+            r#"      <attribute id="{id}" title="{title}" type="{kind}"/>"#
         )?;
     }
     writeln!(w, r#"    </attributes>"#)?;
@@ -45,7 +50,9 @@ pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::
     // Rows are assembled in a buffer written in chunks (millions of edges on big sites).
     let mut line = Vec::with_capacity(CHUNK + 4096);
     let mut num = itoa::Buffer::new();
+    let mut arcs = Vec::new();
     for (i, n) in graph.nodes().iter().enumerate() {
+        graph.arcs_into(n, &mut arcs);
         line.extend_from_slice(br#"      <node id=""#);
         line.extend_from_slice(num.format(i + 1).as_bytes());
         line.extend_from_slice(br#"" label=""#);
@@ -54,12 +61,19 @@ pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::
         line.extend_from_slice(num.format(n.level).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="title" value=""#);
         xml_into(graph.title(n), &mut line);
+        line.extend_from_slice(br#""/><attvalue for="outdegree" value=""#);
+        line.extend_from_slice(num.format(arcs.len()).as_bytes());
+        line.extend_from_slice(br#""/><attvalue for="externallinks" value=""#);
+        line.extend_from_slice(num.format(graph.external_links(n).len()).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
         line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
-        if hosts {
-            line.extend_from_slice(br#""/><attvalue for="host" value=""#);
-            xml_into(graph.host(n), &mut line);
-        }
+        line.extend_from_slice(br#""/><attvalue for="contenthash" value=""#);
+        // Infallible: writing into a Vec.
+        let _ = write!(line, "{:032x}", graph.content_hash(n));
+        line.extend_from_slice(br#""/><attvalue for="canonical" value=""#);
+        xml_into(graph.canonical(n), &mut line);
+        line.extend_from_slice(br#""/><attvalue for="host" value=""#);
+        xml_into(graph.host(n), &mut line);
         line.extend_from_slice(b"\"/></attvalues></node>\n");
         flush_chunk(w, &mut line, CHUNK)?;
     }
@@ -67,7 +81,6 @@ pub fn write_gexf(graph: &SiteGraph<'_>, hosts: bool, w: &mut dyn Write) -> io::
     writeln!(w, "    </nodes>")?;
     writeln!(w, "    <edges>")?;
     let mut edge_id = 0u64;
-    let mut arcs = Vec::new();
     for (i, n) in graph.nodes().iter().enumerate() {
         graph.arcs_into(n, &mut arcs);
         for a in &arcs {
