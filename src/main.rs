@@ -1,4 +1,4 @@
-//! The `rccrawler` binary: argument parsing and the Ctrl+C handler; everything else is in
+//! The `rccrawler` binary: the Ctrl+C handler and what the arguments ask for; everything else is in
 //! the library (`rccrawler::cli`).
 
 use std::process::ExitCode;
@@ -10,7 +10,8 @@ fn main() -> ExitCode {
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}\n\n{}", cli::USAGE);
+            // clap's message: what is wrong, the usage line, where to read more.
+            eprint!("{e}");
             return Exit::BadInput.into();
         }
     };
@@ -31,8 +32,8 @@ fn main() -> ExitCode {
         eprintln!("warning: cannot catch Ctrl+C ({e}); use the stop file to stop");
     }
     let exit = match command {
-        Command::Help => {
-            println!("{}", cli::USAGE);
+        Command::Help(text) => {
+            print!("{text}");
             Exit::Ok
         }
         Command::Version => {

@@ -91,7 +91,7 @@ fn missing_files_and_bad_arguments_exit_2() {
     assert!(stderr(&o).contains("settings.ini"), "{}", stderr(&o));
     let o = run(dir.path(), &["--frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("usage:"));
+    assert!(stderr(&o).contains("Usage:"), "{}", stderr(&o));
     assert_eq!(run(dir.path(), &["--help"]).status.code(), Some(0));
     let v = run(dir.path(), &["--version"]);
     assert_eq!(

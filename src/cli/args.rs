@@ -1,28 +1,166 @@
 //! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, `status`,
-//! `export`, parsed with
-//! lexopt (strict: an unknown option or a stray word is an error, exit code 2).
+//! `export`, parsed with clap's derive API: every subcommand has its own help with its
+//! defaults and formats (`rccrawler replay --help`, `rccrawler help export`), and an unknown
+//! option or a stray word is an error (exit code 2).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Usage text.
-pub const USAGE: &str = "\
-usage: rccrawler [--settings FILE] [--hosts FILE]   crawl the sites of hosts.txt
-       rccrawler demo [--settings FILE]             serve the bundled demo site on 127.0.0.1 and crawl it
-       rccrawler replay RESULTS|CSV [--budget N,N,...] [--rules R,R,...] [--reward new|all]
-                        [--csv FILE] [--settings FILE]
-                                                    compare the budget rules on recorded yields
-       rccrawler status [--settings FILE]           every scope of a PgDM crawl: state, owner, pages, queue
-       rccrawler export [--settings FILE] [--to DIR] [ORIGIN ...]
-                                                    write a PgDM crawl's results (all scopes, or those named)
-       rccrawler --help | --version
+use clap::{Parser, Subcommand, ValueEnum};
 
+/// What the help of the whole program ends with.
+const AFTER_HELP: &str = "\
 settings.ini is read from the current folder unless named; hosts.txt from settings.ini's folder.
 Exit codes: 0 finished or stopped, 1 runtime failure, 2 bad input (nothing started),
 3 nothing crawled (no site listed, or no page of any site recorded).
 Stop a crawl with Ctrl+C or by creating the StopFile (stop.txt); run again to continue.
-replay reads a results folder (each site's yield.csv) or one CSV Site,Page,Reward; the
-rules' parameters (R2Step, R3Initial, BanditWindow, ...) come from settings.ini.";
+`rccrawler help SUBCOMMAND` (or `rccrawler SUBCOMMAND --help`) says more about each.";
+
+/// Crawls the sites of hosts.txt into their web graphs (pages, internal links, levels) and
+/// every external link; without a subcommand, crawls.
+#[derive(Debug, Parser)]
+#[command(name = "rccrawler", version, after_help = AFTER_HELP)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+    /// settings.ini to read (every subcommand takes it too).
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        default_value = "settings.ini"
+    )]
+    settings: PathBuf,
+    /// hosts.txt to crawl [default: the hosts.txt beside settings.ini]
+    #[arg(long, value_name = "FILE")]
+    hosts: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Serves the bundled demo site on 127.0.0.1 and crawls it with settings.ini, into demo/.
+    Demo,
+    /// Compares the budget rules on recorded yields, against the exact oracle.
+    ///
+    /// Reads a results folder (each site's yield.csv) or one CSV file with the columns
+    /// Site,Page,Reward (Level optional), pages in each site's breadth-first order. Prints, per
+    /// budget N, each rule's SR(N) (the external links collected with N pages), its ratio to
+    /// the oracle's, and the pages it gave each site. The rules' parameters (R2Step, R3Initial,
+    /// BanditWindow, BanditPrior, ...) come from settings.ini when it exists.
+    Replay(ReplayCli),
+    /// Prints every scope of a PgDM crawl: state, owner, pages, queue.
+    Status,
+    /// Writes a PgDM crawl's results (all scopes, or those named) as a crawl would.
+    Export {
+        /// Where to write [default: settings.ini's ResultFolder]
+        #[arg(long, value_name = "DIR")]
+        to: Option<PathBuf>,
+        /// Seed origins of the scopes to write, e.g. http://www.example.edu (all if none).
+        #[arg(value_name = "ORIGIN")]
+        scopes: Vec<String>,
+    },
+}
+
+/// `rccrawler replay`'s options, as clap reads them.
+#[derive(Debug, clap::Args)]
+struct ReplayCli {
+    /// A results folder or a CSV file Site,Page,Reward.
+    #[arg(value_name = "RESULTS|CSV")]
+    input: PathBuf,
+    /// Budgets N, in pages, comma-separated.
+    #[arg(long = "budget", value_name = "N,N,...", value_delimiter = ',',
+          default_value = "500,2000,10000", value_parser = pages_above_zero)]
+    budgets: Vec<usize>,
+    /// Rules to replay, comma-separated (R1, R2, R3, PooledUcb, ...) [default: all]
+    #[arg(long, value_name = "R,R,...", value_delimiter = ',')]
+    rules: Vec<String>,
+    /// What a page pays: new external links (yield.csv's Reward) or all of them
+    /// (ExternalLinks).
+    #[arg(long, value_enum, default_value = "new")]
+    reward: Reward,
+    /// Also write the runs as CSV (Budget,Rule,Reward,Oracle,Ratio) to FILE.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+}
+
+/// `--reward`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Reward {
+    /// External links the crawl of that site had not seen before.
+    New,
+    /// Every external link on the page.
+    All,
+}
+
+fn pages_above_zero(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{s:?} is not a number of pages above 0"))
+}
+
+/// Why the arguments give no command to run.
+#[derive(Debug)]
+pub struct ArgsError(clap::Error);
+
+impl std::fmt::Display for ArgsError {
+    /// clap's message: what is wrong, the usage line, and where to read more.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.render())
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+/// Parses arguments (without the program name).
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsError> {
+    let argv = std::iter::once(OsString::from("rccrawler")).chain(args);
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    Ok(Command::Help(e.render().to_string()))
+                }
+                clap::error::ErrorKind::DisplayVersion => Ok(Command::Version),
+                _ => Err(ArgsError(e)),
+            };
+        }
+    };
+    let settings = cli.settings;
+    Ok(match cli.command {
+        None => Command::Crawl {
+            settings,
+            hosts: cli.hosts,
+        },
+        Some(Sub::Demo) => Command::Demo { settings },
+        Some(Sub::Status) => Command::Status { settings },
+        Some(Sub::Export { to, scopes }) => Command::Export {
+            settings,
+            to,
+            scopes: scopes
+                .into_iter()
+                .map(|s| s.trim_end_matches('/').to_owned())
+                .collect(),
+        },
+        Some(Sub::Replay(r)) => Command::Replay(ReplayArgs {
+            input: r.input,
+            budgets: r.budgets,
+            rules: r
+                .rules
+                .into_iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            all_links: matches!(r.reward, Reward::All),
+            csv: r.csv,
+            settings,
+        }),
+    })
+}
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,8 +193,8 @@ pub enum Command {
         /// Seed origins of the scopes to write (empty: all).
         scopes: Vec<String>,
     },
-    /// Print usage.
-    Help,
+    /// Print this help text (of the program or of a subcommand).
+    Help(String),
     /// Print the version.
     Version,
 }
@@ -78,103 +216,12 @@ pub struct ReplayArgs {
     pub settings: PathBuf,
 }
 
-/// Parses arguments (without the program name).
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
-    use lexopt::prelude::*;
-    let mut p = lexopt::Parser::from_args(args);
-    let mut settings = PathBuf::from("settings.ini");
-    let mut hosts: Option<PathBuf> = None;
-    let mut command: Option<String> = None;
-    let mut input: Option<PathBuf> = None;
-    let mut budgets = vec![500, 2000, 10_000];
-    let mut rules = Vec::new();
-    let mut all_links = false;
-    let mut csv = None;
-    let mut to = None;
-    let mut scopes = Vec::new();
-    let text = |e: lexopt::Error| e.to_string();
-    let list = |v: OsString| -> Result<Vec<String>, String> {
-        Ok(v.to_string_lossy()
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect())
-    };
-    while let Some(arg) = p.next().map_err(text)? {
-        match arg {
-            Short('h') | Long("help") => return Ok(Command::Help),
-            Short('V') | Long("version") => return Ok(Command::Version),
-            Long("settings") => settings = p.value().map_err(text)?.into(),
-            Long("hosts") if command.is_none() => hosts = Some(p.value().map_err(text)?.into()),
-            Long("budget") if command.as_deref() == Some("replay") => {
-                budgets = list(p.value().map_err(text)?)?
-                    .iter()
-                    .map(|b| {
-                        b.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                            format!("--budget: {b:?} is not a number of pages above 0")
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            Long("rules") if command.as_deref() == Some("replay") => {
-                rules = list(p.value().map_err(text)?)?
-            }
-            Long("reward") if command.as_deref() == Some("replay") => {
-                all_links = match p.value().map_err(text)?.to_string_lossy().as_ref() {
-                    "new" => false,
-                    "all" => true,
-                    other => return Err(format!("--reward: {other:?}: use new or all")),
-                };
-            }
-            Long("csv") if command.as_deref() == Some("replay") => {
-                csv = Some(p.value().map_err(text)?.into())
-            }
-            Long("to") if command.as_deref() == Some("export") => {
-                to = Some(p.value().map_err(text)?.into())
-            }
-            Value(v) if command.as_deref() == Some("export") => {
-                scopes.push(v.to_string_lossy().trim_end_matches('/').to_owned());
-            }
-            Value(v) if command.is_none() => {
-                let word = v.to_string_lossy().into_owned();
-                if !matches!(word.as_str(), "demo" | "replay" | "status" | "export") {
-                    return Err(format!("unexpected argument {word:?}"));
-                }
-                command = Some(word);
-            }
-            Value(v) if command.as_deref() == Some("replay") && input.is_none() => {
-                input = Some(v.into());
-            }
-            other => return Err(other.unexpected().to_string()),
-        }
-    }
-    Ok(match command.as_deref() {
-        Some("demo") => Command::Demo { settings },
-        Some("status") => Command::Status { settings },
-        Some("export") => Command::Export {
-            settings,
-            to,
-            scopes,
-        },
-        Some("replay") => Command::Replay(ReplayArgs {
-            input: input.ok_or("replay needs a results folder or a CSV file")?,
-            budgets,
-            rules,
-            all_links,
-            csv,
-            settings,
-        }),
-        _ => Command::Crawl { settings, hosts },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn p(args: &[&str]) -> Result<Command, String> {
-        parse(args.iter().map(OsString::from))
+        parse(args.iter().map(OsString::from)).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -239,5 +286,50 @@ mod tests {
             p(&["--budget", "5"]).is_err(),
             "replay's options are replay's"
         );
+        assert!(
+            p(&["--hosts", "h.txt", "demo"]).is_err(),
+            "--hosts is the crawl's"
+        );
+        assert_eq!(
+            p(&[
+                "replay",
+                "r",
+                "--settings",
+                "s.ini",
+                "--reward",
+                "all",
+                "--rules",
+                "R1, R2"
+            ])
+            .unwrap(),
+            Command::Replay(ReplayArgs {
+                input: "r".into(),
+                budgets: vec![500, 2000, 10_000],
+                rules: vec!["R1".into(), "R2".into()],
+                all_links: true,
+                csv: None,
+                settings: "s.ini".into(),
+            })
+        );
+        // See: issue 21 — per-subcommand help, with defaults and formats.
+        for args in [&["replay", "--help"][..], &["help", "replay"]] {
+            let Ok(Command::Help(text)) = p(args) else {
+                panic!("{args:?}: no help");
+            };
+            assert!(text.contains("Usage: rccrawler replay"), "{text}");
+            assert!(text.contains("[default: 500,2000,10000]"), "{text}");
+            assert!(text.contains("Site,Page,Reward"), "{text}");
+        }
+        let Ok(Command::Help(text)) = p(&["help", "export"]) else {
+            panic!("help export");
+        };
+        assert!(
+            text.contains("--to <DIR>") && text.contains("ORIGIN"),
+            "{text}"
+        );
+        let Err(e) = p(&["--frobnicate"]) else {
+            panic!("an unknown option is an error");
+        };
+        assert!(e.contains("--frobnicate") && e.contains("Usage:"), "{e}");
     }
 }

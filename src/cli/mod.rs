@@ -7,7 +7,7 @@ mod replay;
 
 use std::process::ExitCode;
 
-pub use args::{Command, ReplayArgs, USAGE, parse};
+pub use args::{ArgsError, Command, ReplayArgs, parse};
 pub use replay::replay;
 
 use std::path::{Path, PathBuf};
