@@ -631,3 +631,37 @@ fn a_budgeted_crawl_names_its_rule_and_parameters() {
         stderr(&o)
     );
 }
+
+/// See: issue 21. The end-of-crawl table's first column was 40 characters wide: a longer site
+/// name pushed its row's figures out of line. It is as wide as the longest name now, and the
+/// run says it finished and where the results are.
+#[test]
+fn the_end_of_crawl_table_lines_up_whatever_the_site_names() {
+    let web = TestWeb::new();
+    let long = "a-site-name-much-longer-than-forty-characters.example.test";
+    web.page("a.test", "/", "<a href=/b>b</a>");
+    web.page("a.test", "/b", "b");
+    web.page(long, "/", "home");
+    let dir = common::prepare(&[web.origin("a.test"), web.origin(long)], &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.starts_with("finished after "), "{out}");
+    assert!(out.contains("results in "), "{out}");
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("site "))
+        .take(3)
+        .collect();
+    assert_eq!(table.len(), 3, "{out}");
+    // The right edge of the pages column, in every row.
+    let edges: Vec<usize> = table
+        .iter()
+        .map(|l| {
+            let name_end = l.find(' ').unwrap();
+            let rest = &l[name_end..];
+            name_end + rest.len() - rest.trim_start().len() + rest.trim_start().find(' ').unwrap()
+        })
+        .collect();
+    assert!(edges.windows(2).all(|w| w[0] == w[1]), "{edges:?}\n{out}");
+}

@@ -273,8 +273,13 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
         .and_then(|u| crate::app::write_results(&settings, &saved.data, &u, &saved.scopes));
     match written {
         Ok(rows) => {
+            let w = rows
+                .iter()
+                .map(|r| r.site.chars().count())
+                .max()
+                .unwrap_or(0);
             for r in &rows {
-                println!("{:<40} {:>7} pages  {}", r.site, r.pages, r.state);
+                println!("{:<w$} {:>7} pages  {}", r.site, r.pages, r.state);
             }
             println!(
                 "{} scopes written to {}",
@@ -311,21 +316,47 @@ fn database_failure(e: &PgError) -> Exit {
     }
 }
 
-/// Prints the end-of-run summary.
+/// Prints the end-of-run summary (and the result checks that failed, to stderr).
 pub fn print_report(r: &RunReport) {
-    match (&r.reason, r.stopped_after) {
+    print!("{}", report_text(r));
+    for p in &r.problems {
+        eprintln!("result check failed: {p}");
+    }
+}
+
+/// The end-of-run summary: how the run ended, a table of the sites (its first column as wide
+/// as the longest site name, so the columns line up whatever the names), where the results
+/// are.
+fn report_text(r: &RunReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    // Infallible: writing into a String.
+    let _ = match (&r.reason, r.stopped_after) {
         (reason, _) if reason.is_complete() => {
-            println!("finished after {:.1} s", r.elapsed.as_secs_f64());
+            writeln!(out, "finished after {:.1} s", r.elapsed.as_secs_f64())
         }
-        (reason, Some(at)) => println!(
+        (reason, Some(at)) => writeln!(
+            out,
             "stopped ({reason}) after {:.1} s; state and results saved {:.1} s after the start",
             at.as_secs_f64(),
             r.elapsed.as_secs_f64()
         ),
-        (reason, None) => println!("stopped ({reason}) after {:.1} s", r.elapsed.as_secs_f64()),
-    }
-    println!(
-        "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
+        (reason, None) => writeln!(
+            out,
+            "stopped ({reason}) after {:.1} s",
+            r.elapsed.as_secs_f64()
+        ),
+    };
+    let w = r
+        .sites
+        .iter()
+        .map(|s| s.site.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("site".len());
+    let _ = writeln!(
+        out,
+        "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
         "site", "pages", "arcs", "external", "bad", "dups", "level"
     );
     for s in &r.sites {
@@ -336,17 +367,17 @@ pub fn print_report(r: &RunReport) {
         if !s.reason.is_empty() {
             state.push_str(&format!(" ({})", s.reason));
         }
-        println!(
-            "{:<40} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
+        let _ = writeln!(
+            out,
+            "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
             s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level,
         );
     }
-    for p in &r.problems {
-        eprintln!("result check failed: {p}");
-    }
-    println!(
+    let _ = writeln!(
+        out,
         "results in {} (written in {:.1} s)",
         r.result_folder.display(),
         r.unload_elapsed.as_secs_f64()
     );
+    out
 }
