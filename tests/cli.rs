@@ -665,3 +665,45 @@ fn the_end_of_crawl_table_lines_up_whatever_the_site_names() {
         .collect();
     assert!(edges.windows(2).all(|w| w[0] == w[1]), "{edges:?}\n{out}");
 }
+
+/// Runs `rccrawler demo` in `dir` under a pseudo-terminal (util-linux's `script`, in every
+/// Debian image), with `env` set: what a person at a terminal sees.
+fn demo_on_a_terminal(dir: &Path, env: &str) -> String {
+    let cmd = format!("env {env} {} demo", env!("CARGO_BIN_EXE_rccrawler"));
+    let o = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .current_dir(dir)
+        .output()
+        .expect("util-linux's script runs (it gives the crawl a terminal)");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// See: issue 21. On a terminal the progress is a live display redrawn in place (it does not
+/// scroll), and its last totals stay as a line when the crawl ends; asked for plain lines
+/// (and wherever stderr is not a terminal) it prints the lines of before.
+#[test]
+fn on_a_terminal_the_progress_is_redrawn_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("settings.ini"),
+        dir.path().join("settings.ini"),
+    )
+    .unwrap();
+    let live = demo_on_a_terminal(dir.path(), "RCCRAWLER_PLAIN_PROGRESS=");
+    assert!(
+        live.contains("\u{1b}[1A") && live.contains("\u{1b}[2K"),
+        "cursor up and line clear: redrawn in place\n{live:?}"
+    );
+    // After the display's last clear: its totals once more, as a line that stays.
+    let (_, after) = live.rsplit_once('\u{1b}').unwrap();
+    let after = after.trim_start_matches("[1A");
+    assert!(
+        after.starts_with("[") && after.lines().next().unwrap().contains("] pages "),
+        "the last totals stay as a plain line\n{after:?}"
+    );
+    assert!(live.contains("finished after"), "{live}");
+    let plain = demo_on_a_terminal(dir.path(), "RCCRAWLER_PLAIN_PROGRESS=1");
+    assert!(!plain.contains('\u{1b}'), "plain lines only\n{plain:?}");
+    assert!(plain.contains("finished after"), "{plain}");
+}

@@ -4,11 +4,11 @@
 //! It ends when every other thread has dropped its log sender.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
+use super::progress::ProgressLine;
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
 use crate::finish::Tick;
@@ -63,12 +63,12 @@ fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
 }
 
 /// Says at once that the crawl stops, and what happens next.
-fn announce_stop(ctx: &Context, reason: &StopReason) {
-    eprintln!(
+fn announce_stop(ctx: &Context, reason: &StopReason, progress: &ProgressLine) {
+    progress.println(&format!(
         "{reason} after {:.1} s: stopping — no new request starts; requests under way finish within {} s or are abandoned (fetched again next run); then the state and the results are saved",
         ctx.started.elapsed().as_secs_f64(),
         crate::engine::STOP_GRACE.as_secs()
-    );
+    ));
 }
 
 /// Runs the routine thread until all log senders are gone.
@@ -110,7 +110,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     };
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
                         if !reason.is_complete() {
-                            announce_stop(ctx, &reason);
+                            announce_stop(ctx, &reason, &progress);
                         }
                         ctx.stop.request(reason);
                     }
@@ -129,12 +129,13 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     // Nobody can send Ctrl+C any more; stop listening.
                     ctrl_c = never();
                 } else if !ctx.stop.is_requested() {
-                    announce_stop(ctx, &StopReason::Interrupted);
+                    announce_stop(ctx, &StopReason::Interrupted, &progress);
                     ctx.stop.request(StopReason::Interrupted);
                 }
             },
         }
     }
+    progress.finish();
     if let Err(e) = writer.logs.flush() {
         eprintln!("cannot write the log files: {e}");
     }
@@ -180,19 +181,22 @@ impl EventWriter {
                 let name = &self.name;
                 let ms = elapsed.as_millis();
                 if ctx.settings.logs.display_common_log {
-                    eprintln!("{name} {} {status} {bytes} B {ms} ms", url.as_str());
+                    progress.println(&format!(
+                        "{name} {} {status} {bytes} B {ms} ms",
+                        url.as_str()
+                    ));
                 }
                 self.logs.request(name, url.as_str(), *status, *bytes, ms)
             }
             LogEvent::Problem { site, url, what } => {
                 progress.problems += 1;
                 if ctx.settings.logs.display_error_log {
-                    eprintln!("problem: {site} {url}: {what}");
+                    progress.println(&format!("problem: {site} {url}: {what}"));
                 }
                 self.logs.problem(site, url, what)
             }
             LogEvent::Note { text } => {
-                eprintln!("{text}");
+                progress.println(text);
                 Ok(())
             }
         };
@@ -200,82 +204,10 @@ impl EventWriter {
             && !self.io_failed
         {
             self.io_failed = true;
-            eprintln!("cannot write the log files {:?}: {e}", self.logs.paths());
+            progress.println(&format!(
+                "cannot write the log files {:?}: {e}",
+                self.logs.paths()
+            ));
         }
-    }
-}
-
-struct ProgressLine {
-    every: Duration,
-    last: Instant,
-    last_outcomes: u64,
-    problems: u64,
-}
-
-impl ProgressLine {
-    fn new(every: Duration) -> Self {
-        ProgressLine {
-            every,
-            last: Instant::now(),
-            last_outcomes: 0,
-            problems: 0,
-        }
-    }
-
-    fn maybe_print(&mut self, ctx: &Context, scopes: &[(ScopeId, String)]) {
-        let now = Instant::now();
-        if now.duration_since(self.last) < self.every {
-            return;
-        }
-        let mut pages = 0;
-        let mut outcomes = 0;
-        let mut per_site = Vec::new();
-        for (id, name) in scopes {
-            let p = ctx.dm.progress(*id);
-            pages += p.pages;
-            outcomes += p.outcomes;
-            if p.pending > 0 {
-                per_site.push((p.pending, format!("{name} {}p/{}q", p.pages, p.pending)));
-            }
-        }
-        per_site.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let rate =
-            (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
-        let mut line = format!(
-            "[{:>5}s] pages {pages}, queued {}, {rate:.1} urls/s, problems {}",
-            ctx.started.elapsed().as_secs(),
-            ctx.dm.pending(),
-            self.problems
-        );
-        if let Some(feeder) = &ctx.feeder {
-            let n = feeder.counts();
-            if n.written > 0 || n.waiting > 0 {
-                line.push_str(&format!(
-                    ", sites: {} crawling, {} written, {} waiting, {} downloaders",
-                    n.live,
-                    n.written,
-                    n.waiting,
-                    ctx.dispatcher.downloaders()
-                ));
-            }
-        }
-        // Why the rate may be low: say what waits.
-        let (retrying, backed_off) = ctx.dispatcher.waiting();
-        if retrying > 0 {
-            line.push_str(&format!(", {retrying} URLs waiting to be retried"));
-        }
-        if backed_off > 0 {
-            line.push_str(&format!(", {backed_off} sites backed off"));
-        }
-        for (_, s) in per_site.iter().take(4) {
-            line.push_str(" | ");
-            line.push_str(s);
-        }
-        if per_site.len() > 4 {
-            line.push_str(&format!(" | +{} sites", per_site.len() - 4));
-        }
-        let _ = writeln!(std::io::stderr(), "{line}");
-        self.last = now;
-        self.last_outcomes = outcomes;
     }
 }

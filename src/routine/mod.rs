@@ -4,6 +4,7 @@
 
 mod console;
 pub mod logs;
+mod progress;
 
 use std::fmt::Debug;
 

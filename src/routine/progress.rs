@@ -1,0 +1,160 @@
+//! The crawl's progress, as the console routine shows it: totals, rate, the sites with most
+//! queued, problems (SPEC §12).
+//!
+//! Where stderr is a terminal, a live display of two lines that is redrawn in place (indicatif)
+//! four times a second, with notes and problems printed above it; elsewhere (a file, a pipe, a
+//! CI log) the plain line of today every `ProgressSeconds`, which scrolls and can be grepped.
+//! `RCCRAWLER_PLAIN_PROGRESS=1` asks for the plain lines on a terminal too.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::context::Context;
+use crate::ids::ScopeId;
+
+/// How often the live display is redrawn.
+const LIVE_EVERY: Duration = Duration::from_millis(250);
+
+/// The progress line, or the live display.
+pub(super) struct ProgressLine {
+    every: Duration,
+    last: Instant,
+    last_outcomes: u64,
+    /// Problems reported so far.
+    pub(super) problems: u64,
+    /// The live display (stderr is a terminal).
+    live: Option<ProgressBar>,
+    /// The last totals shown, printed once more when the live display ends.
+    last_totals: String,
+}
+
+impl ProgressLine {
+    /// Plain lines every `every`, or a live display where stderr is a terminal.
+    pub(super) fn new(every: Duration) -> Self {
+        let terminal = std::io::stderr().is_terminal()
+            && std::env::var_os("RCCRAWLER_PLAIN_PROGRESS").is_none_or(|v| v.is_empty());
+        let live = terminal.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar
+        });
+        ProgressLine {
+            every: if live.is_some() { LIVE_EVERY } else { every },
+            last: Instant::now(),
+            last_outcomes: 0,
+            problems: 0,
+            live,
+            last_totals: String::new(),
+        }
+    }
+
+    /// Prints a line of its own (a note, a problem): above the live display, which stays.
+    pub(super) fn println(&self, text: &str) {
+        match &self.live {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// Ends the live display, leaving its last totals as a plain line.
+    pub(super) fn finish(&mut self) {
+        if let Some(bar) = self.live.take() {
+            bar.finish_and_clear();
+            if !self.last_totals.is_empty() {
+                eprintln!("{}", self.last_totals);
+            }
+        }
+    }
+
+    /// Shows the progress if its interval has passed.
+    pub(super) fn maybe_print(&mut self, ctx: &Context, scopes: &[(ScopeId, String)]) {
+        let now = Instant::now();
+        if now.duration_since(self.last) < self.every {
+            return;
+        }
+        let (totals, sites) = self.lines(ctx, scopes, now);
+        match &self.live {
+            Some(bar) => {
+                let mut msg = totals.clone();
+                if !sites.is_empty() {
+                    msg.push_str("\n  ");
+                    msg.push_str(&sites);
+                }
+                bar.set_message(msg);
+                bar.tick();
+            }
+            None => {
+                let line = if sites.is_empty() {
+                    totals.clone()
+                } else {
+                    format!("{totals} | {sites}")
+                };
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+        }
+        self.last_totals = totals;
+    }
+
+    /// The totals, and the sites with most queued (empty if none).
+    fn lines(
+        &mut self,
+        ctx: &Context,
+        scopes: &[(ScopeId, String)],
+        now: Instant,
+    ) -> (String, String) {
+        let mut pages = 0;
+        let mut outcomes = 0;
+        let mut per_site = Vec::new();
+        for (id, name) in scopes {
+            let p = ctx.dm.progress(*id);
+            pages += p.pages;
+            outcomes += p.outcomes;
+            if p.pending > 0 {
+                per_site.push((p.pending, format!("{name} {}p/{}q", p.pages, p.pending)));
+            }
+        }
+        per_site.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let rate =
+            (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.last_outcomes = outcomes;
+        let mut line = format!(
+            "[{:>5}s] pages {pages}, queued {}, {rate:.1} urls/s, problems {}",
+            ctx.started.elapsed().as_secs(),
+            ctx.dm.pending(),
+            self.problems
+        );
+        if let Some(feeder) = &ctx.feeder {
+            let n = feeder.counts();
+            if n.written > 0 || n.waiting > 0 {
+                line.push_str(&format!(
+                    ", sites: {} crawling, {} written, {} waiting, {} downloaders",
+                    n.live,
+                    n.written,
+                    n.waiting,
+                    ctx.dispatcher.downloaders()
+                ));
+            }
+        }
+        // Why the rate may be low: say what waits.
+        let (retrying, backed_off) = ctx.dispatcher.waiting();
+        if retrying > 0 {
+            line.push_str(&format!(", {retrying} URLs waiting to be retried"));
+        }
+        if backed_off > 0 {
+            line.push_str(&format!(", {backed_off} sites backed off"));
+        }
+        let mut sites: Vec<&str> = per_site.iter().take(4).map(|(_, s)| s.as_str()).collect();
+        let more = per_site.len().saturating_sub(4);
+        let more_text = format!("+{more} sites");
+        if more > 0 {
+            sites.push(&more_text);
+        }
+        (line, sites.join(" | "))
+    }
+}
