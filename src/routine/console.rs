@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
 use super::progress::ProgressLine;
+use super::status_page::{self, StatusPage};
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
 use crate::finish::Tick;
@@ -20,6 +21,9 @@ use crate::stop::StopReason;
 /// How often finishers are checked and log events written (the progress line has its own
 /// interval). Also the longest a finished crawl waits to be noticed.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
+
+/// How often the status page's snapshot is renewed.
+const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
 /// A budget shared with other processes is asked for in blocks of this many fetches per
 /// downloading thread, when less than half a block is left.
@@ -73,6 +77,40 @@ fn announce_stop(ctx: &Context, reason: &StopReason, progress: &ProgressLine) {
 
 /// Runs the routine thread until all log senders are gone.
 fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
+    let page = ctx.settings.logs.status_address.and_then(|addr| {
+        match StatusPage::bind(addr, &ctx.settings.results.folder) {
+            Ok(page) => {
+                eprintln!(
+                    "status page: {} (and {}status.json)",
+                    page.url(),
+                    page.url()
+                );
+                Some(page)
+            }
+            Err(e) => {
+                eprintln!("warning: cannot serve the status page on {addr}: {e}");
+                None
+            }
+        }
+    });
+    std::thread::scope(|s| {
+        if let Some(page) = &page {
+            let spawned = std::thread::Builder::new()
+                .name("status-page".into())
+                .spawn_scoped(s, || page.serve());
+            if let Err(e) = spawned {
+                eprintln!("warning: cannot serve the status page: {e}");
+            }
+        }
+        ticks(ctx, io, page.as_ref());
+        if let Some(page) = &page {
+            page.stop();
+        }
+    });
+}
+
+/// The routine's loop: log events, finishers, the feeder, the budget, progress.
+fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
     let RoutineIo {
         events,
         ctrl_c,
@@ -86,6 +124,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
+    let mut published = Instant::now() - PUBLISH_EVERY;
     let mut writer = EventWriter {
         logs,
         name: String::new(),
@@ -122,6 +161,12 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     }
                     top_up_budget(ctx, &mut budget_asked);
                     progress.maybe_print(ctx, &scopes);
+                    if let Some(page) = page
+                        && published.elapsed() >= PUBLISH_EVERY
+                    {
+                        published = Instant::now();
+                        page.publish(status_page::snapshot(ctx, &scopes, progress.problems));
+                    }
                 }
             },
             recv(ctrl_c) -> msg => {

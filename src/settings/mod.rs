@@ -297,6 +297,8 @@ pub struct LogSettings {
     pub display_error_log: bool,
     /// `ProgressSeconds`.
     pub progress_interval: Duration,
+    /// `StatusAddress` (`None`: no status page).
+    pub status_address: Option<std::net::SocketAddr>,
 }
 
 /// The HTTP client's settings.
@@ -502,6 +504,7 @@ impl Settings {
                 display_common_log: v.flag("DisplayCommonLog")?,
                 display_error_log: v.flag("DisplayErrorLog")?,
                 progress_interval: v.seconds("ProgressSeconds")?,
+                status_address: v.socket_address("StatusAddress")?,
             },
             http: HttpSettings {
                 user_agent: v

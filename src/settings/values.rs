@@ -36,6 +36,20 @@ impl Values<'_> {
         }
     }
 
+    /// An `ip:port` address, or `None` when empty.
+    pub(super) fn socket_address(
+        &self,
+        key: &str,
+    ) -> Result<Option<std::net::SocketAddr>, SettingsError> {
+        let text = self.text(key);
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse()
+            .map(Some)
+            .map_err(|_| self.bad(key, text, "an address ip:port, such as 127.0.0.1:8765"))
+    }
+
     /// The text of `key`: as written (trimmed), else its default.
     pub(super) fn text(&self, key: &str) -> &str {
         self.raw

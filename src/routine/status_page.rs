@@ -1,0 +1,282 @@
+//! The live status page (SPEC §12, `StatusAddress`): while the crawl runs, a read-only page
+//! with the crawl's totals, every open site's pages and queue, and the sites already finished
+//! with links to their result files; the same as JSON at `/status.json` for scripts.
+//!
+//! It never changes the crawl: the console routine publishes a snapshot once a second, and the
+//! server only reads that snapshot, `summary.csv` and files under `ResultFolder`. A path that
+//! would leave that folder (`..`, an encoded character, a link pointing outside) is refused.
+//! One request at a time, `Connection: close`: a page for a person and a script, not a web
+//! server.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+use crate::context::Context;
+use crate::ids::ScopeId;
+
+/// The page a person opens: it fetches `/status.json` every two seconds.
+const INDEX_HTML: &str = include_str!("status_page.html");
+
+/// The server's side of the status page.
+#[derive(Debug)]
+pub(super) struct StatusPage {
+    listener: TcpListener,
+    addr: SocketAddr,
+    /// `ResultFolder`.
+    results: PathBuf,
+    snapshot: Mutex<Value>,
+    stop: AtomicBool,
+}
+
+impl StatusPage {
+    /// Listens on `addr` for a crawl writing into `results`.
+    pub(super) fn bind(addr: SocketAddr, results: &Path) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr)?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        Ok(StatusPage {
+            listener,
+            addr,
+            results: results.to_path_buf(),
+            snapshot: Mutex::new(json!({})),
+            stop: AtomicBool::new(false),
+        })
+    }
+
+    /// Its URL, for the console.
+    pub(super) fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Replaces what `/status.json` says about the running crawl.
+    pub(super) fn publish(&self, snapshot: Value) {
+        *self.snapshot.lock() = snapshot;
+    }
+
+    /// Answers requests until [`Self::stop`].
+    pub(super) fn serve(&self) {
+        while !self.stop.load(Ordering::Relaxed) {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    // A client that fails or goes away costs its own answer only.
+                    let _ = self.answer(stream);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(100)),
+            }
+        }
+    }
+
+    /// Ends [`Self::serve`].
+    pub(super) fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn answer(&self, stream: TcpStream) -> io::Result<()> {
+        stream.set_nonblocking(false)?;
+        stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+        stream.set_write_timeout(Some(Duration::from_secs(5)))?;
+        let mut reader = BufReader::new(stream.try_clone()?);
+        let mut request = String::new();
+        reader.by_ref().take(8192).read_line(&mut request)?;
+        // The rest of the head, unread, would make some clients see a reset.
+        let mut line = String::new();
+        while reader.by_ref().take(8192).read_line(&mut line)? > 2 {
+            line.clear();
+        }
+        let mut words = request.split_whitespace();
+        let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let head = method == "HEAD";
+        let mut out = stream;
+        if method != "GET" && !head {
+            return respond(&mut out, 405, "text/plain", b"only GET\n", head);
+        }
+        let path = target.split(['?', '#']).next().unwrap_or("");
+        match path {
+            "/" | "/index.html" => respond(
+                &mut out,
+                200,
+                "text/html; charset=utf-8",
+                INDEX_HTML.as_bytes(),
+                head,
+            ),
+            "/status.json" => {
+                let mut body = self.snapshot.lock().clone();
+                body["finished"] = Value::Array(finished_sites(&self.results));
+                let text = serde_json::to_vec_pretty(&body).unwrap_or_default();
+                respond(&mut out, 200, "application/json", &text, head)
+            }
+            _ => match path.strip_prefix("/results/").map(|rel| self.file(rel)) {
+                Some(Ok(bytes)) => respond(&mut out, 200, content_type(path), &bytes, head),
+                Some(Err(Refused)) => respond(&mut out, 403, "text/plain", b"refused\n", head),
+                None => respond(&mut out, 404, "text/plain", b"not found\n", head),
+            },
+        }
+    }
+
+    /// A file under `ResultFolder`, or `Refused` (outside it, missing, not a file).
+    fn file(&self, rel: &str) -> Result<Vec<u8>, Refused> {
+        let clean = !rel.is_empty()
+            && !rel.contains(['%', '\\', '\0'])
+            && rel
+                .split('/')
+                .all(|s| !s.is_empty() && s != "." && s != "..");
+        if !clean {
+            return Err(Refused);
+        }
+        // Links resolved: a link inside the folder that points outside it is refused too.
+        let root = self.results.canonicalize().map_err(|_| Refused)?;
+        let path = root.join(rel).canonicalize().map_err(|_| Refused)?;
+        if !path.starts_with(&root) || !path.is_file() {
+            return Err(Refused);
+        }
+        std::fs::read(path).map_err(|_| Refused)
+    }
+}
+
+/// What the running crawl looks like now: totals, and each open site's pages and queue
+/// (`finished` is added from summary.csv when the page is asked for).
+pub(super) fn snapshot(ctx: &Context, scopes: &[(ScopeId, String)], problems: u64) -> Value {
+    let elapsed = ctx.started.elapsed().as_secs_f64();
+    let mut pages = 0;
+    let mut sites = Vec::new();
+    for (id, name) in scopes {
+        let p = ctx.dm.progress(*id);
+        pages += p.pages;
+        if p.pending > 0 {
+            sites.push(json!({"site": name, "pages": p.pages, "queued": p.pending}));
+        }
+    }
+    let counts = ctx.feeder.as_ref().map(|f| f.counts());
+    json!({
+        "state": if ctx.stop.is_requested() { "stopping" } else { "crawling" },
+        "elapsed_seconds": (elapsed * 10.0).round() / 10.0,
+        "pages": pages,
+        "queued": ctx.dm.pending(),
+        "pages_per_second": if elapsed > 0.0 { (pages as f64 / elapsed).round() } else { 0.0 },
+        "problems": problems,
+        "sites_crawling": counts.map_or(sites.len(), |n| n.live),
+        "sites_written": counts.map_or(0, |n| n.written),
+        "sites_waiting": counts.map_or(0, |n| n.waiting),
+        "sites": sites,
+    })
+}
+
+/// A path the page does not serve.
+#[derive(Debug)]
+struct Refused;
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit('.').next() {
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("gexf") => "application/xml",
+        Some("html") => "text/html; charset=utf-8",
+        _ => "text/plain; charset=utf-8",
+    }
+}
+
+fn respond(
+    out: &mut TcpStream,
+    status: u16,
+    kind: &str,
+    body: &[u8],
+    head: bool,
+) -> io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        403 => "Forbidden",
+        404 => "Not Found",
+        _ => "Method Not Allowed",
+    };
+    write!(
+        out,
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    if !head {
+        out.write_all(body)?;
+    }
+    out.flush()
+}
+
+/// The sites finished so far: summary.csv's rows (rewritten as sites finish), each with the
+/// links to its result files.
+fn finished_sites(results: &Path) -> Vec<Value> {
+    let Ok(mut rdr) = csv::Reader::from_path(results.join("summary.csv")) else {
+        return Vec::new();
+    };
+    let Ok(header) = rdr.headers().cloned() else {
+        return Vec::new();
+    };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (site, folder, pages, arcs, external, state) = (
+        col("Site"),
+        col("Folder"),
+        col("Pages"),
+        col("Arcs"),
+        col("ExternalLinks"),
+        col("State"),
+    );
+    let get = |r: &csv::StringRecord, i: Option<usize>| -> String {
+        i.and_then(|i| r.get(i)).unwrap_or("").to_owned()
+    };
+    let number =
+        |r: &csv::StringRecord, i: Option<usize>| -> u64 { get(r, i).parse().unwrap_or(0) };
+    rdr.records()
+        .filter_map(Result::ok)
+        .map(|r| {
+            let dir = get(&r, folder);
+            let files: Vec<String> = ["nodes.csv", "edges.csv", "graph.gexf", "external_links.csv"]
+                .iter()
+                .filter(|f| results.join(&dir).join(f).is_file())
+                .map(|f| format!("/results/{dir}/{f}"))
+                .collect();
+            json!({
+                "site": get(&r, site),
+                "state": get(&r, state),
+                "pages": number(&r, pages),
+                "arcs": number(&r, arcs),
+                "external_links": number(&r, external),
+                "files": files,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_outside_the_result_folder_are_refused() {
+        let base = tempfile::tempdir().unwrap();
+        let results = base.path().join("results");
+        std::fs::create_dir_all(results.join("a.test")).unwrap();
+        std::fs::write(results.join("a.test/nodes.csv"), "Id\n").unwrap();
+        std::fs::write(base.path().join("secret.txt"), "no").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.path().join("secret.txt"), results.join("link.txt"))
+            .unwrap();
+        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), &results).unwrap();
+        assert_eq!(page.file("a.test/nodes.csv").unwrap(), b"Id\n");
+        for bad in [
+            "../secret.txt",
+            "a.test/../../secret.txt",
+            "%2e%2e/secret.txt",
+            "/etc/passwd",
+            "a.test",
+            "link.txt",
+            "",
+        ] {
+            assert!(page.file(bad).is_err(), "{bad}");
+        }
+    }
+}

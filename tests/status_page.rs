@@ -1,0 +1,141 @@
+//! The live status page (SPEC §12, `StatusAddress`): while a crawl runs, /status.json says
+//! what is crawled and what is finished, finished sites' files can be opened, nothing outside
+//! ResultFolder can, and the page itself loads. Drives the real binary.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestWeb;
+use rccrawler::loopback::Resp;
+
+/// GET `path` from the status page: (status, body), or `None` while it does not answer.
+fn get(port: u16, path: &str) -> Option<(u16, String)> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .into();
+    let mut r = agent
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .call()
+        .ok()?;
+    let status = r.status().as_u16();
+    Some((status, r.body_mut().read_to_string().unwrap_or_default()))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// See: issue 21.
+#[test]
+fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
+    let web = TestWeb::new();
+    // a.test: 12 pages answering in 150 ms each, one download at a time: about 2 s.
+    let links: String = (1..12).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    web.page("a.test", "/", &links);
+    for i in 1..12 {
+        web.set(
+            "a.test",
+            &format!("/p{i}"),
+            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(150)),
+        );
+    }
+    // b.test: one page, finished at once.
+    web.page("b.test", "/", "<a href=http://elsewhere.test/>out</a>");
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let dir = common::prepare(
+        &[
+            format!("{};1;100;0", web.origin("a.test")),
+            format!("{};1;100;0", web.origin("b.test")),
+        ],
+        &[("StatusAddress", &address)],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (at most 10 s) until b.test is listed as finished while a.test is still crawled.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the status page never showed b.test finished"
+        );
+        if let Some((200, body)) = get(port, "/status.json") {
+            let s: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let finished = s["finished"].as_array().unwrap();
+            if finished
+                .iter()
+                .any(|f| f["site"].as_str().unwrap().contains("b.test"))
+            {
+                break s;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status["state"], "crawling", "{status:#}");
+    let live = status["sites"].as_array().unwrap();
+    assert!(
+        live.iter()
+            .any(|s| s["site"].as_str().unwrap().contains("a.test")
+                && s["queued"].as_u64().unwrap() > 0),
+        "a.test is being crawled: {status:#}"
+    );
+    let b = status["finished"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["site"].as_str().unwrap().contains("b.test"))
+        .unwrap()
+        .clone();
+    assert_eq!(b["pages"], 1);
+    assert_eq!(b["external_links"], 1);
+    // Its files, as linked, are the files on disk.
+    let nodes_link = b["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .find(|f| f.ends_with("/nodes.csv"))
+        .unwrap();
+    let (code, body) = get(port, &nodes_link).unwrap();
+    assert_eq!(code, 200);
+    let on_disk = std::fs::read_to_string(
+        dir.path()
+            .join("results")
+            .join(nodes_link.trim_start_matches("/results/")),
+    )
+    .unwrap();
+    assert_eq!(body, on_disk);
+    // Nothing outside ResultFolder.
+    for path in [
+        "/results/../settings.ini",
+        "/results/%2e%2e/settings.ini",
+        "/results/..%2fsettings.ini",
+        "/settings.ini",
+    ] {
+        let (code, _) = get(port, path).unwrap();
+        assert!(code == 403 || code == 404, "{path}: {code}");
+    }
+    // The page a person opens.
+    let (code, html) = get(port, "/").unwrap();
+    assert_eq!(code, 200);
+    assert!(html.contains("crawl status") && html.contains("/status.json"));
+    // The crawl itself is not changed by any of this.
+    let exit = child.wait().unwrap();
+    assert_eq!(exit.code(), Some(0));
+    let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0][2], "12", "a.test: every page");
+}
