@@ -38,14 +38,15 @@ fn free_port() -> u16 {
 #[test]
 fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     let web = TestWeb::new();
-    // a.test: 12 pages answering in 150 ms each, one download at a time: about 2 s.
-    let links: String = (1..12).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    // a.test: 16 pages answering in 400 ms each, one download at a time: about 6 s, time
+    // for a browser to start and load the page while the crawl runs.
+    let links: String = (1..16).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
     web.page("a.test", "/", &links);
-    for i in 1..12 {
+    for i in 1..16 {
         web.set(
             "a.test",
             &format!("/p{i}"),
-            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(150)),
+            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(400)),
         );
     }
     // b.test: one page, finished at once.
@@ -132,10 +133,67 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     let (code, html) = get(port, "/").unwrap();
     assert_eq!(code, 200);
     assert!(html.contains("crawl status") && html.contains("/status.json"));
+    // What a person sees: the page in headless Chromium, after its script ran.
+    if let Some(dom) = chromium_dom(port) {
+        let (dom, console) = dom;
+        assert!(!console.contains("Uncaught"), "script errors: {console}");
+        assert!(dom.contains("crawling after"), "the totals line: {dom}");
+        let finished = dom.split("id=\"finished\"").nth(1).unwrap();
+        assert!(
+            finished.contains("b.test") && finished.contains("nodes.csv</a>"),
+            "b.test finished, with a link to its nodes.csv: {finished}"
+        );
+        let live = dom.split("id=\"live\"").nth(1).unwrap();
+        let live = live.split("id=\"finished\"").next().unwrap();
+        assert!(live.contains("a.test"), "a.test being crawled: {live}");
+    }
     // The crawl itself is not changed by any of this.
     let exit = child.wait().unwrap();
     assert_eq!(exit.code(), Some(0));
     let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0][2], "12", "a.test: every page");
+    assert_eq!(rows[0][2], "16", "a.test: every page");
+}
+
+/// The status page's DOM after its script ran in headless Chromium (Debian's `chromium`,
+/// which .ci/run installs), and what Chromium logged; `None` when it is missing outside CI.
+fn chromium_dom(port: u16) -> Option<(String, String)> {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        });
+    let Some(browser) = browser else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: headless Chromium is missing (.ci/run installs Debian's chromium)"
+        );
+        eprintln!("no chromium here: the status page's browser check is left out");
+        return None;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let o = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("http://127.0.0.1:{port}/"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some((
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    ))
 }

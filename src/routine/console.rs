@@ -23,7 +23,7 @@ use crate::stop::StopReason;
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
 /// How often the status page's snapshot is renewed.
-const PUBLISH_EVERY: Duration = Duration::from_secs(1);
+const PUBLISH_EVERY: Duration = Duration::from_millis(500);
 
 /// A budget shared with other processes is asked for in blocks of this many fetches per
 /// downloading thread, when less than half a block is left.

@@ -2,7 +2,7 @@
 //! with the crawl's totals, every open site's pages and queue, and the sites already finished
 //! with links to their result files; the same as JSON at `/status.json` for scripts.
 //!
-//! It never changes the crawl: the console routine publishes a snapshot once a second, and the
+//! It never changes the crawl: the console routine publishes a snapshot twice a second, and the
 //! server only reads that snapshot, `summary.csv` and files under `ResultFolder`. A path that
 //! would leave that folder (`..`, an encoded character, a link pointing outside) is refused.
 //! One request at a time, `Connection: close`: a page for a person and a script, not a web
@@ -110,7 +110,13 @@ impl StatusPage {
             ),
             "/status.json" => {
                 let mut body = self.snapshot.lock().clone();
-                body["finished"] = Value::Array(finished_sites(&self.results));
+                let finished = finished_sites(&self.results);
+                // The snapshot is up to half a second old: a site finished since is listed
+                // as finished only.
+                if let Some(sites) = body["sites"].as_array_mut() {
+                    sites.retain(|s| !finished.iter().any(|f| f["site"] == s["site"]));
+                }
+                body["finished"] = Value::Array(finished);
                 let text = serde_json::to_vec_pretty(&body).unwrap_or_default();
                 respond(&mut out, 200, "application/json", &text, head)
             }
