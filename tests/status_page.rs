@@ -38,15 +38,16 @@ fn free_port() -> u16 {
 #[test]
 fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     let web = TestWeb::new();
-    // a.test: 16 pages answering in 400 ms each, one download at a time: about 6 s, time
-    // for a browser to start and load the page while the crawl runs.
-    let links: String = (1..16).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    // a.test: 20 pages answering in 500 ms each, one download at a time: about 10 s, time
+    // for a browser to start (slowly, on a busy machine) and load the page while the crawl
+    // runs.
+    let links: String = (1..20).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
     web.page("a.test", "/", &links);
-    for i in 1..16 {
+    for i in 1..20 {
         web.set(
             "a.test",
             &format!("/p{i}"),
-            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(400)),
+            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(500)),
         );
     }
     // b.test: one page, finished at once.
@@ -152,7 +153,7 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     assert_eq!(exit.code(), Some(0));
     let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0][2], "16", "a.test: every page");
+    assert_eq!(rows[0][2], "20", "a.test: every page");
 }
 
 /// The status page's DOM after its script ran in headless Chromium (Debian's `chromium`,
