@@ -60,7 +60,7 @@ pub type SchedulerCtor = Arc<dyn Fn(&Settings, usize) -> Box<dyn Scheduler> + Se
 /// What the chosen components imply for the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Implied {
-    /// The URL filter's scopes may span several hosts (results name each page's host).
+    /// The URL filter's scopes may span several hosts (SPEC §6).
     pub scopes_span_hosts: bool,
 }
 

@@ -265,12 +265,9 @@ impl ScopeFeeder for Feeder {
                 let starved = ctx.dispatcher.take_starved();
                 let more =
                     self.seeds.unopened() > 0 || ctx.coordinator.scopes_per_process().is_some();
-                // Scopes waiting to be written: the writing, not the sites, is what the
-                // downloads wait for, and more open scopes would only wait to be written too
-                // (4,000 one-page sites grew the window to 3,000 scopes and 230 MB).
                 let writing_behind = ctx.settled.as_ref().is_some_and(|tx| !tx.is_empty());
                 self.window
-                    .adapt(period, starved, more && !writing_behind, spare);
+                    .adapt(period, starved, more, spare, writing_behind);
                 adapted.0 = Instant::now();
             }
         }

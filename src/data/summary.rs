@@ -128,7 +128,7 @@ impl SiteSummary {
         for n in g.nodes() {
             g.arcs_into(n, &mut arcs);
             s.arcs += arcs.len();
-            s.external_links += g.external_links(n).len();
+            s.external_links += g.external_link_count(n);
             s.bad_links += g.bad_links(n).len();
         }
         if s.pages == 0 && pending == 0 {

@@ -14,6 +14,45 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::context::Context;
 use crate::ids::ScopeId;
 
+/// The crawl's scopes added up: what the progress line and the status page show.
+pub(super) struct Tally<'a> {
+    /// Pages recorded.
+    pub(super) pages: u64,
+    /// Fetch outcomes recorded.
+    pub(super) outcomes: u64,
+    /// The scopes with URLs queued, in the order given.
+    pub(super) open: Vec<OpenScope<'a>>,
+}
+
+/// A scope with URLs queued.
+pub(super) struct OpenScope<'a> {
+    pub(super) name: &'a str,
+    pub(super) pages: u64,
+    pub(super) queued: usize,
+}
+
+/// Adds up `scopes` (every scope opened so far, with its name).
+pub(super) fn tally<'a>(ctx: &Context, scopes: &'a [(ScopeId, String)]) -> Tally<'a> {
+    let mut t = Tally {
+        pages: 0,
+        outcomes: 0,
+        open: Vec::new(),
+    };
+    for (id, name) in scopes {
+        let p = ctx.dm.progress(*id);
+        t.pages += p.pages as u64;
+        t.outcomes += p.outcomes;
+        if p.pending > 0 {
+            t.open.push(OpenScope {
+                name,
+                pages: p.pages as u64,
+                queued: p.pending,
+            });
+        }
+    }
+    t
+}
+
 /// How often the live display is redrawn.
 const LIVE_EVERY: Duration = Duration::from_millis(250);
 
@@ -107,17 +146,15 @@ impl ProgressLine {
         scopes: &[(ScopeId, String)],
         now: Instant,
     ) -> (String, String) {
-        let mut pages = 0;
-        let mut outcomes = 0;
-        let mut per_site = Vec::new();
-        for (id, name) in scopes {
-            let p = ctx.dm.progress(*id);
-            pages += p.pages;
-            outcomes += p.outcomes;
-            if p.pending > 0 {
-                per_site.push((p.pending, format!("{name} {}p/{}q", p.pages, p.pending)));
-            }
-        }
+        let Tally {
+            pages,
+            outcomes,
+            open,
+        } = tally(ctx, scopes);
+        let mut per_site: Vec<(usize, String)> = open
+            .iter()
+            .map(|s| (s.queued, format!("{} {}p/{}q", s.name, s.pages, s.queued)))
+            .collect();
         per_site.sort_by_key(|s| std::cmp::Reverse(s.0));
         let rate =
             (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();

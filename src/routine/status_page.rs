@@ -17,6 +17,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
+use super::progress::{Tally, tally};
 use crate::context::Context;
 use crate::ids::ScopeId;
 
@@ -152,15 +153,11 @@ impl StatusPage {
 /// (`finished` is added from summary.csv when the page is asked for).
 pub(super) fn snapshot(ctx: &Context, scopes: &[(ScopeId, String)], problems: u64) -> Value {
     let elapsed = ctx.started.elapsed().as_secs_f64();
-    let mut pages = 0;
-    let mut sites = Vec::new();
-    for (id, name) in scopes {
-        let p = ctx.dm.progress(*id);
-        pages += p.pages;
-        if p.pending > 0 {
-            sites.push(json!({"site": name, "pages": p.pages, "queued": p.pending}));
-        }
-    }
+    let Tally { pages, open, .. } = tally(ctx, scopes);
+    let sites: Vec<Value> = open
+        .iter()
+        .map(|s| json!({"site": s.name, "pages": s.pages, "queued": s.queued}))
+        .collect();
     let counts = ctx.feeder.as_ref().map(|f| f.counts());
     json!({
         "state": if ctx.stop.is_requested() { "stopping" } else { "crawling" },

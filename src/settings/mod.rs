@@ -759,6 +759,24 @@ mod tests {
     }
 
     #[test]
+    fn status_address_is_off_by_default_and_must_be_an_address() {
+        let (s, _) = load("").unwrap();
+        assert_eq!(s.logs.status_address, None, "no status page unless asked");
+        let (s, _) = load("StatusAddress = 127.0.0.1:8765\n").unwrap();
+        assert_eq!(
+            s.logs.status_address,
+            Some("127.0.0.1:8765".parse().unwrap())
+        );
+        let e = load("\nStatusAddress = localhost\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("settings.ini:2:") && e.contains("127.0.0.1:8765"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn quoted_values_as_in_the_paper() {
         let (s, _) =
             load("ApplicationFinishers = \"WorkIsDoneAF,TimeoutAF\"\nResultFolder = \"result\"\n")

@@ -137,7 +137,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
             .num(n.level)?
             .text(g.title(n))?
             .num(arcs.len())?
-            .num(g.external_links(n).len())?
+            .num(g.external_link_count(n))?
             .num(g.bytes(n))?
             .text(&hash)?
             .text(g.canonical(n))?

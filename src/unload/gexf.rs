@@ -64,7 +64,7 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         line.extend_from_slice(br#""/><attvalue for="outdegree" value=""#);
         line.extend_from_slice(num.format(arcs.len()).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="externallinks" value=""#);
-        line.extend_from_slice(num.format(graph.external_links(n).len()).as_bytes());
+        line.extend_from_slice(num.format(graph.external_link_count(n)).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
         line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="contenthash" value=""#);

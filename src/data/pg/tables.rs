@@ -254,7 +254,7 @@ fn write_table(
                         .text(g.host(n))
                         .text(g.title(n))
                         .num(edges.len())
-                        .num(g.external_links(n).len())
+                        .num(g.external_link_count(n))
                         .num(g.bytes(n))
                         .text(&format!("{:032x}", g.content_hash(n)))
                         .text(g.canonical(n))

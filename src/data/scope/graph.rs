@@ -308,10 +308,34 @@ impl<'a> SiteGraph<'a> {
     /// External links of a node in document order, one row per (url, anchor): links to other
     /// sites, and internal links that redirect to another site.
     pub fn external_links(&self, node: &Node) -> Vec<ExternalRow<'a>> {
+        self.external_ids(node)
+            .map(|(ext, aux)| {
+                let url = self.g.url(ext);
+                let text = self.g.texts.get(aux);
+                let (anchor, context) = text
+                    .split_once(super::CONTEXT_SEPARATOR)
+                    .unwrap_or((text, ""));
+                ExternalRow {
+                    url,
+                    host: host_of(url),
+                    anchor,
+                    context,
+                }
+            })
+            .collect()
+    }
+
+    /// How many rows [`Self::external_links`] has for `node` (nodes.csv's and graph.gexf's
+    /// `ExternalLinks`), without building them.
+    pub fn external_link_count(&self, node: &Node) -> usize {
+        self.external_ids(node).count()
+    }
+
+    /// The (external URL, anchor text) pairs of a node, each once, in document order.
+    fn external_ids(&self, node: &Node) -> impl Iterator<Item = (u32, u32)> + '_ {
         let page = self.g.pages[node.page as usize];
         let mut seen = HashSet::new();
-        let mut rows = Vec::new();
-        for l in self.g.page_links(&page) {
+        self.g.page_links(&page).iter().filter_map(move |l| {
             let ext = match l.kind() {
                 Some(LinkKind::External) => Some(l.id()),
                 Some(LinkKind::Internal) => match self.resolve(l.id()) {
@@ -320,23 +344,8 @@ impl<'a> SiteGraph<'a> {
                 },
                 _ => None,
             };
-            if let Some(ext) = ext
-                && seen.insert((ext, l.aux))
-            {
-                let url = self.g.url(ext);
-                let text = self.g.texts.get(l.aux);
-                let (anchor, context) = text
-                    .split_once(super::CONTEXT_SEPARATOR)
-                    .unwrap_or((text, ""));
-                rows.push(ExternalRow {
-                    url,
-                    host: host_of(url),
-                    anchor,
-                    context,
-                });
-            }
-        }
-        rows
+            ext.filter(|&e| seen.insert((e, l.aux))).map(|e| (e, l.aux))
+        })
     }
 
     /// Bad links of a node in document order, one row per URL.
