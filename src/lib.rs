@@ -47,6 +47,7 @@ pub mod loopback;
 pub mod message;
 pub mod parse;
 pub mod registry;
+pub mod report;
 pub mod robots;
 pub mod routine;
 pub mod schedule;

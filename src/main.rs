@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings } => cli::status(&settings),
+        Command::Report { settings, results } => cli::report(&settings, results.as_deref()),
         Command::Export {
             settings,
             to,

@@ -267,6 +267,7 @@ impl Registry {
             })
         });
         r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));
+        r.register_unloader("ReportRU", |s, _| Box::new(crate::unload::Report::new(s)));
         r.register_baseline(
             "AllSites",
             |_, _| Box::new(RoundRobin::default()),

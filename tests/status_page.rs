@@ -135,7 +135,7 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     assert_eq!(code, 200);
     assert!(html.contains("crawl status") && html.contains("/status.json"));
     // What a person sees: the page in headless Chromium, after its script ran.
-    if let Some(dom) = chromium_dom(port) {
+    if let Some(dom) = common::chromium::dump_dom(&format!("http://127.0.0.1:{port}/")) {
         let (dom, console) = dom;
         assert!(!console.contains("Uncaught"), "script errors: {console}");
         assert!(dom.contains("crawling after"), "the totals line: {dom}");
@@ -154,47 +154,4 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     let (_, rows) = common::read_csv(&dir.path().join("results/summary.csv"));
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0][2], "20", "a.test: every page");
-}
-
-/// The status page's DOM after its script ran in headless Chromium (Debian's `chromium`,
-/// which .ci/run installs), and what Chromium logged; `None` when it is missing outside CI.
-fn chromium_dom(port: u16) -> Option<(String, String)> {
-    let browser = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        });
-    let Some(browser) = browser else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI: headless Chromium is missing (.ci/run installs Debian's chromium)"
-        );
-        eprintln!("no chromium here: the status page's browser check is left out");
-        return None;
-    };
-    let profile = tempfile::tempdir().unwrap();
-    let o = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("http://127.0.0.1:{port}/"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    Some((
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    ))
 }

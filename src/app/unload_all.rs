@@ -126,8 +126,9 @@ pub(super) fn unload_scope(
 /// Writes every scope's results, several scopes at once: a crawl of hundreds of small sites
 /// otherwise spent a third of its time waiting for one site's files to reach the disk after
 /// another. A scope whose files cannot be written does not stop the others; the first such
-/// error is returned once all are done. Then each unloader's `finish`, and summary.csv with
-/// `rows` (the rows of scopes written before, retired) and these.
+/// error is returned once all are done. Then summary.csv with `rows` (the rows of scopes
+/// written before, retired) and these, and each unloader's `finish` (the report reads
+/// summary.csv).
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
@@ -164,10 +165,6 @@ pub(super) fn unload_all(
     if let Some(e) = failed.into_inner() {
         return Err(e.into());
     }
-    let mut problems = Vec::new();
-    for u in unloaders {
-        problems.extend(u.finish(&settings.results.folder)?);
-    }
     // Rows in the order of their keys (hosts.txt order), the written ones among them.
     let mut keyed: Vec<(usize, SiteSummary)> = written
         .into_iter()
@@ -182,6 +179,11 @@ pub(super) fn unload_all(
     keyed.sort_by_key(|(k, _)| *k);
     let rows: Vec<SiteSummary> = keyed.into_iter().map(|(_, r)| r).collect();
     write_summary_file(settings, &rows)?;
+    // After summary.csv: the report reads it.
+    let mut problems = Vec::new();
+    for u in unloaders {
+        problems.extend(u.finish(&settings.results.folder)?);
+    }
     Ok(Unloaded { rows, problems })
 }
 

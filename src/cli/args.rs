@@ -1,5 +1,5 @@
-//! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, `status`,
-//! `export`, parsed with clap's derive API: every subcommand has its own help with its
+//! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, `report`,
+//! `status`, `export`, parsed with clap's derive API: every subcommand has its own help with its
 //! defaults and formats (`rccrawler replay --help`, `rccrawler help export`), and an unknown
 //! option or a stray word is an error (exit code 2).
 
@@ -49,6 +49,16 @@ enum Sub {
     /// the oracle's, and the pages it gave each site. The rules' parameters (R2Step, R3Initial,
     /// BanditWindow, BanditPrior, ...) come from settings.ini when it exists.
     Replay(ReplayCli),
+    /// Writes report.html into a results folder: sites table, cross-site statistics, plots.
+    ///
+    /// Reads summary.csv and each site's files (also a folder written by `rccrawler export`)
+    /// and writes RESULTS_DIR/report.html, one self-contained page that opens offline. The
+    /// crawl's PageBudget and Scheduler come from settings.ini when it exists.
+    Report {
+        /// The results folder [default: settings.ini's ResultFolder, or results]
+        #[arg(value_name = "RESULTS_DIR")]
+        results: Option<PathBuf>,
+    },
     /// Prints every scope of a PgDM crawl: state, owner, pages, queue.
     Status,
     /// Writes a PgDM crawl's results (all scopes, or those named) as a crawl would.
@@ -138,6 +148,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
         },
         Some(Sub::Demo) => Command::Demo { settings },
         Some(Sub::Status) => Command::Status { settings },
+        Some(Sub::Report { results }) => Command::Report { settings, results },
         Some(Sub::Export { to, scopes }) => Command::Export {
             settings,
             to,
@@ -179,6 +190,13 @@ pub enum Command {
     },
     /// Compare the budget rules on recorded sequences.
     Replay(ReplayArgs),
+    /// Write report.html into a results folder.
+    Report {
+        /// settings.ini (its `ResultFolder`, `PageBudget` and `Scheduler`), if it exists.
+        settings: PathBuf,
+        /// The results folder (`None`: settings.ini's `ResultFolder`).
+        results: Option<PathBuf>,
+    },
     /// Print the state of a crawl kept in a database.
     Status {
         /// settings.ini (its `DatabaseUrl` and `CrawlName`).

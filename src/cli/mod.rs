@@ -295,6 +295,51 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
     }
 }
 
+/// `rccrawler report`: writes report.html into `results` (or settings.ini's `ResultFolder`;
+/// without settings.ini, `results`).
+pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
+    let settings = if settings_path.exists() {
+        match Settings::load(settings_path) {
+            Ok((s, _)) => Some(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Exit::BadInput;
+            }
+        }
+    } else {
+        None
+    };
+    let folder = match (results, &settings) {
+        (Some(r), _) => r.to_path_buf(),
+        (None, Some(s)) => s.results.folder.clone(),
+        (None, None) => PathBuf::from("results"),
+    };
+    let options = settings
+        .as_ref()
+        .map(crate::unload::report_options)
+        .unwrap_or_default();
+    match crate::report::write_report(&folder, &options) {
+        Ok(facts) => {
+            println!(
+                "report of {} sites: {} ({:.1} MB, {:.1} s)",
+                facts.sites,
+                facts.path.display(),
+                facts.bytes as f64 / 1e6,
+                facts.seconds
+            );
+            Exit::Ok
+        }
+        Err(e @ crate::report::ReportError::Summary(_)) => {
+            eprintln!("error: {e}");
+            Exit::BadInput
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Exit::Failure
+        }
+    }
+}
+
 /// settings.ini for `status` and `export`: it must name a database.
 fn load_database_settings(path: &std::path::Path) -> Result<Settings, Exit> {
     let settings = load_settings(path, &Registry::builtin())?;
@@ -379,5 +424,13 @@ fn report_text(r: &RunReport) -> String {
         r.result_folder.display(),
         r.unload_elapsed.as_secs_f64()
     );
+    // Only a report this run wrote (one left by an earlier run with ReportRU would mislead).
+    let report = r.result_folder.join(crate::report::REPORT_FILE);
+    let written_now = std::fs::metadata(&report)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age <= r.elapsed));
+    if written_now {
+        let _ = writeln!(out, "report: {}", report.display());
+    }
     out
 }

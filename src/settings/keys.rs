@@ -136,9 +136,9 @@ pub const KEYS: &[KeyDef] = &[
     key!(
         "Components",
         "ResultUnloaders",
-        "GephiSiteGraphRU",
+        "GephiSiteGraphRU,ReportRU",
         ValueKind::ComponentList,
-        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF. TestRU (after it): reads nodes.csv and edges.csv back and checks them (dense ids, arcs between nodes, true breadth-first levels) into test_report.txt; a failed check makes the exit code 1."
+        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF. TestRU (after it): reads nodes.csv and edges.csv back and checks them (dense ids, arcs between nodes, true breadth-first levels) into test_report.txt; a failed check makes the exit code 1. ReportRU: at the end of each run, report.html from the results folder (sites table, cross-site statistics, plots; `rccrawler report` writes the same from any results folder)."
     ),
     key!(
         "Components",

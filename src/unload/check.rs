@@ -26,7 +26,7 @@ use parking_lot::Mutex;
 use petgraph::algo::{dijkstra, tarjan_scc};
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use super::{UnloadError, Unloader};
+use super::{UnloadError, Unloader, gephi_unescape};
 use crate::data::SiteGraph;
 use crate::storage::write_atomic;
 
@@ -272,29 +272,11 @@ fn read_table(path: &Path, header: &[&str]) -> Result<Vec<Vec<String>>, String> 
         let record = record.map_err(|e| format!("{name}:{line}: {e}"))?;
         let mut row = Vec::with_capacity(record.len());
         for field in &record {
-            row.push(unescape(field).map_err(|why| format!("{name}:{line}: {why}"))?);
+            row.push(gephi_unescape(field).map_err(|why| format!("{name}:{line}: {why}"))?);
         }
         rows.push(row);
     }
     Ok(rows)
-}
-
-/// A field as Gephi sees it: `\\` is one backslash; a backslash before anything else would
-/// be taken as an escape, and control characters break the import.
-fn unescape(field: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(field.len());
-    let mut chars = field.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some('\\') => out.push('\\'),
-                other => return Err(format!("a lone backslash before {other:?} in {field:?}")),
-            },
-            c if c.is_control() => return Err(format!("a control character in {field:?}")),
-            c => out.push(c),
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -147,6 +147,24 @@ fn quote_into(s: &str, gephi: bool, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
+/// A field of nodes.csv or edges.csv as Gephi reads it: `\\` is one backslash; a backslash before anything else would
+/// be taken as an escape, and control characters break the import.
+pub fn gephi_unescape(field: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(field.len());
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\\') => out.push('\\'),
+                other => return Err(format!("a lone backslash before {other:?} in {field:?}")),
+            },
+            c if c.is_control() => return Err(format!("a control character in {field:?}")),
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,12 +1,14 @@
 //! Result unloaders (the paper's ResultUnloader): write each scope's graph under
 //! `ResultFolder/<site>/`, atomically. `GephiSiteGraphRU` ([`GephiSiteGraph`]) is the one the
-//! paper used; `TestRU` ([`ResultCheck`]) reads back and checks what was written; the summary
+//! paper used; `TestRU` ([`ResultCheck`]) reads back and checks what was written; `ReportRU`
+//! ([`Report`]) writes report.html; the summary
 //! of all sites is written by [`summary`].
 
 mod check;
 mod gephi_csv;
 mod gephi_site_graph;
 mod gexf;
+mod report;
 pub mod summary;
 
 use std::fmt::Debug;
@@ -15,9 +17,10 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
-pub use gephi_csv::{CsvOut, quote};
+pub use gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use gephi_site_graph::GephiSiteGraph;
 pub use gexf::write_gexf;
+pub use report::{Report, report_options};
 
 use crate::data::SiteGraph;
 
@@ -38,7 +41,8 @@ pub struct UnloadError {
 pub trait Unloader: Send + Sync + Debug {
     /// Writes `graph` into `folder` (created if needed).
     fn unload(&self, graph: &SiteGraph<'_>, folder: &Path) -> Result<(), UnloadError>;
-    /// After every scope: writes what covers the whole run into `result_folder`, and returns
+    /// After every scope and summary.csv: writes what covers the whole run into
+    /// `result_folder` (which holds every site's files, earlier runs' too), and returns
     /// the problems found (a checking unloader's failed checks), which make the run fail.
     fn finish(&self, _result_folder: &Path) -> Result<Vec<String>, UnloadError> {
         Ok(Vec::new())

@@ -3,6 +3,7 @@
 //! real settings.ini and hosts.txt into a temporary folder, and readers for the result files.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
+pub mod chromium;
 pub mod conformance;
 pub mod pg;
 pub mod tls;

@@ -1,0 +1,267 @@
+//! The report's plots, as inline SVG drawn with plotters' SVG backend: text stays text (the
+//! browser sets it, no font is embedded or needed at build time), and the file opens offline.
+//! Every plot is wrapped in a `<figure class="plot" data-marks="N">`, N the data marks drawn
+//! (points, bars, curves), so a reader — and the browser test — can tell an empty plot from a
+//! drawn one.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// A plot that could not be drawn: plotters' error in words (it only fails on a range it
+/// cannot lay out, which the callers avoid; the report shows the words instead of the plot).
+pub(crate) type PlotError = String;
+
+const BLUE_: RGBColor = RGBColor(31, 119, 180);
+const ORANGE_: RGBColor = RGBColor(255, 127, 14);
+/// Curve colours (the Tableau 10 palette: distinct for the colour-blind too).
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn figure(svg: String, marks: usize, caption: &str) -> String {
+    format!(
+        "<figure class=\"plot\" data-marks=\"{marks}\">{svg}<figcaption>{}</figcaption></figure>",
+        super::html::escape(caption)
+    )
+}
+
+fn draw(
+    size: (u32, u32),
+    paint: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), PlotError>,
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        paint(&root)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// A tick of a log axis: `1`, `10`, `1 000`, `0.01` (not `10.0`).
+fn log_tick(x: &f64) -> String {
+    if *x >= 1.0 {
+        super::html::group(x.round() as u64)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A tick of a linear axis of counts: whole numbers only (a tick between two is left
+/// blank, so a small range does not read `0 0 1 1 2`).
+fn count_tick(x: &f64) -> String {
+    if (x - x.round()).abs() < 1e-9 && *x >= 0.0 {
+        super::html::group(x.round() as u64)
+    } else {
+        String::new()
+    }
+}
+
+/// The upper end of a log axis holding `max`: the next power of ten (at least 10).
+fn log_top(max: f64) -> f64 {
+    10f64.powf(max.max(1.0).log10().floor() + 1.0).max(10.0)
+}
+
+/// A log-log scatter of `(x, y)` points (each above 0), e.g. one point per site.
+pub(crate) fn scatter(
+    points: &[(f64, f64)],
+    x_desc: &str,
+    y_desc: &str,
+    caption: &str,
+) -> Result<String, PlotError> {
+    let xmax = log_top(points.iter().map(|p| p.0).fold(1.0, f64::max));
+    let ymax = log_top(points.iter().map(|p| p.1).fold(1.0, f64::max));
+    let svg = draw((520, 380), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((1f64..xmax).log_scale(), (1f64..ymax).log_scale())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_label_formatter(&log_tick)
+            .y_label_formatter(&log_tick)
+            .max_light_lines(0)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, BLUE_.mix(0.6).filled())),
+            )
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })?;
+    Ok(figure(svg, points.len(), caption))
+}
+
+/// A bar per level: pages at each level, level 0 first.
+pub(crate) fn levels(pages: &[u64], caption: &str) -> Result<String, PlotError> {
+    let top = pages.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.08;
+    let n = pages.len().max(1) as f64;
+    let svg = draw((420, 260), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5f64..n - 0.5, 0f64..top)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(0)
+            .x_labels(pages.len().clamp(2, 16))
+            .x_label_formatter(&count_tick)
+            .y_label_formatter(&count_tick)
+            .x_desc("level")
+            .y_desc("pages")
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(pages.iter().enumerate().map(|(l, &c)| {
+                let l = l as f64;
+                Rectangle::new([(l - 0.38, 0.0), (l + 0.38, c as f64)], BLUE_.filled())
+            }))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })?;
+    Ok(figure(svg, pages.len(), caption))
+}
+
+/// In- and out-degree distributions on log-log axes: `(degree, pages)` points of each.
+pub(crate) fn degrees(
+    in_deg: &[(f64, f64)],
+    out_deg: &[(f64, f64)],
+    caption: &str,
+) -> Result<String, PlotError> {
+    let all = in_deg.iter().chain(out_deg);
+    let xmax = log_top(all.clone().map(|p| p.0).fold(1.0, f64::max));
+    let ymax = log_top(all.map(|p| p.1).fold(1.0, f64::max));
+    // Binned counts (a mean per degree) can fall below 1.
+    let ymin = in_deg
+        .iter()
+        .chain(out_deg)
+        .map(|p| p.1)
+        .fold(1.0, f64::min)
+        .max(1e-6);
+    let ymin = 10f64.powf(ymin.log10().floor());
+    let svg = draw((420, 300), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d((1f64..xmax).log_scale(), (ymin..ymax).log_scale())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .max_light_lines(0)
+            .x_desc("links (degree)")
+            .y_desc("pages")
+            .x_label_formatter(&log_tick)
+            .y_label_formatter(&log_tick)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(in_deg.iter().map(|&p| Circle::new(p, 3, BLUE_.filled())))
+            .map_err(|e| e.to_string())?
+            .label("in")
+            .legend(|(x, y)| Circle::new((x, y), 3, BLUE_.filled()));
+        chart
+            .draw_series(
+                out_deg
+                    .iter()
+                    .map(|&p| TriangleMarker::new(p, 4, ORANGE_.filled())),
+            )
+            .map_err(|e| e.to_string())?
+            .label("out")
+            .legend(|(x, y)| TriangleMarker::new((x, y), 4, ORANGE_.filled()));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })?;
+    Ok(figure(svg, in_deg.len() + out_deg.len(), caption))
+}
+
+/// Cumulative curves, one per named series, e.g. each site's reward against pages fetched
+/// (the BeeBot yield curves). A legend when there are few enough to tell apart.
+pub(crate) fn curves(
+    series: &[(String, Vec<(u64, u64)>)],
+    x_desc: &str,
+    y_desc: &str,
+    caption: &str,
+) -> Result<String, PlotError> {
+    let xmax = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.05;
+    let svg = draw((620, 400), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .max_light_lines(0)
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_label_formatter(&count_tick)
+            .y_label_formatter(&count_tick)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (i, (name, points)) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let drawn = chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|&(x, y)| (x as f64, y as f64)),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?;
+            if series.len() <= PALETTE.len() {
+                drawn.label(name.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+            }
+        }
+        if series.len() <= PALETTE.len() {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::LowerRight)
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })?;
+    Ok(figure(svg, series.len(), caption))
+}

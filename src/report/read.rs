@@ -1,0 +1,478 @@
+//! Reading a results folder back for the report: summary.csv, then each site's files, one
+//! site at a time (a site's rows are reduced to its figures and dropped before the next, so
+//! the report of 4,000 sites holds figures, not graphs). The graph properties — in- and
+//! out-degrees, the most linked pages, strongly connected components — come from a petgraph
+//! graph of the site's edges.csv.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::Path;
+
+use petgraph::Direction;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::unload::gephi_unescape;
+
+/// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
+/// empty.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SummaryRow {
+    pub(crate) site: String,
+    pub(crate) folder: String,
+    pub(crate) pages: u64,
+    pub(crate) arcs: u64,
+    pub(crate) external_links: u64,
+    pub(crate) bad_links: u64,
+    pub(crate) duplicates: u64,
+    pub(crate) max_level: u64,
+    pub(crate) seconds: f64,
+    pub(crate) state: String,
+    pub(crate) fetched: u64,
+    pub(crate) reward: u64,
+    pub(crate) hosts: u64,
+    pub(crate) tlp: f64,
+}
+
+/// A page among the most linked of its site.
+#[derive(Debug, Clone)]
+pub(crate) struct Linked {
+    pub(crate) in_links: u64,
+    pub(crate) title: String,
+    pub(crate) url: String,
+}
+
+/// What the report shows of one site, read from its folder.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SiteFigures {
+    /// Pages per level, level 0 first.
+    pub(crate) levels: Vec<u64>,
+    /// Pages per in-degree (distinct internal arcs in).
+    pub(crate) in_degrees: BTreeMap<u64, u64>,
+    /// Pages per out-degree (distinct internal arcs out).
+    pub(crate) out_degrees: BTreeMap<u64, u64>,
+    /// The pages with most in-links, most first.
+    pub(crate) top_linked: Vec<Linked>,
+    /// Strongly connected components, and the pages of the largest.
+    pub(crate) components: usize,
+    pub(crate) largest_component: usize,
+    /// Bad links per reason, most first.
+    pub(crate) bad_reasons: Vec<(String, u64)>,
+    /// External links per host, every host (the report keeps the top ones).
+    pub(crate) external_hosts: HashMap<String, u64>,
+    /// Cumulative reward after each page of yield.csv, thinned to at most
+    /// [`CURVE_POINTS`] points (page number, reward so far).
+    pub(crate) yield_curve: Vec<(u64, u64)>,
+    /// Nodes and arcs read (to compare with summary.csv).
+    pub(crate) nodes: u64,
+    pub(crate) arcs: u64,
+    /// Files that could not be read, in words.
+    pub(crate) problems: Vec<String>,
+}
+
+/// Most linked pages listed per site.
+pub(crate) const TOP_LINKED: usize = 10;
+/// Points kept of a yield curve.
+pub(crate) const CURVE_POINTS: usize = 200;
+
+/// Why summary.csv cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// It is not the CSV rccrawler writes.
+    #[error("{path}: {why}")]
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+fn open(path: &Path) -> io::Result<csv::Reader<BufReader<File>>> {
+    Ok(csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(BufReader::with_capacity(1 << 16, File::open(path)?)))
+}
+
+/// The index of each named column (`None` for one the header lacks).
+fn columns<const N: usize>(header: &csv::StringRecord, names: [&str; N]) -> [Option<usize>; N] {
+    names.map(|n| header.iter().position(|h| h == n))
+}
+
+fn field(r: &csv::StringRecord, i: Option<usize>) -> &str {
+    i.and_then(|i| r.get(i)).unwrap_or("")
+}
+
+fn num(r: &csv::StringRecord, i: Option<usize>) -> u64 {
+    field(r, i).trim().parse().unwrap_or(0)
+}
+
+/// Reads summary.csv.
+pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
+    let name = path.display().to_string();
+    let io = |source| ReadError::Io {
+        path: name.clone(),
+        source,
+    };
+    let mut rdr = open(path).map_err(io)?;
+    let header = rdr
+        .headers()
+        .map_err(|e| ReadError::Format {
+            path: name.clone(),
+            why: e.to_string(),
+        })?
+        .clone();
+    let [
+        site,
+        folder,
+        pages,
+        arcs,
+        ext,
+        bad,
+        dup,
+        level,
+        secs,
+        state,
+        fetched,
+        reward,
+        hosts,
+        tlp,
+    ] = columns(
+        &header,
+        [
+            "Site",
+            "Folder",
+            "Pages",
+            "Arcs",
+            "ExternalLinks",
+            "BadLinks",
+            "Duplicates",
+            "MaxLevel",
+            "Seconds",
+            "State",
+            "Fetched",
+            "Reward",
+            "Hosts",
+            "TLP",
+        ],
+    );
+    if site.is_none() || folder.is_none() || pages.is_none() {
+        return Err(ReadError::Format {
+            path: name,
+            why: "not a summary.csv of rccrawler (no Site, Folder or Pages column)".into(),
+        });
+    }
+    let mut rows = Vec::new();
+    for r in rdr.records() {
+        let r = r.map_err(|e| ReadError::Format {
+            path: name.clone(),
+            why: e.to_string(),
+        })?;
+        rows.push(SummaryRow {
+            site: field(&r, site).to_owned(),
+            folder: field(&r, folder).to_owned(),
+            pages: num(&r, pages),
+            arcs: num(&r, arcs),
+            external_links: num(&r, ext),
+            bad_links: num(&r, bad),
+            duplicates: num(&r, dup),
+            max_level: num(&r, level),
+            seconds: field(&r, secs).trim().parse().unwrap_or(0.0),
+            state: field(&r, state).to_owned(),
+            fetched: num(&r, fetched),
+            reward: num(&r, reward),
+            hosts: num(&r, hosts),
+            tlp: field(&r, tlp).trim().parse().unwrap_or(0.0),
+        });
+    }
+    Ok(rows)
+}
+
+/// What to read of a site beyond its external links (which every site's count in the
+/// totals over all sites): a report of 4,000 sites reads the graphs of the few it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Want {
+    /// nodes.csv, edges.csv and bad_links.csv: the site's section.
+    pub(crate) graph: bool,
+    /// yield.csv: the site's yield curve.
+    pub(crate) curve: bool,
+}
+
+/// Reads one site's folder. A missing file (an unreachable site has none) reads as empty;
+/// a damaged one is named in `problems` and read as far as it goes.
+pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
+    let mut f = SiteFigures::default();
+    each_row(folder, "external_links.csv", &mut f.problems, &["Host"], |r| {
+        *f.external_hosts.entry(r[0].to_owned()).or_default() += 1;
+    });
+    if want.curve {
+        let mut curve = Vec::new();
+        let mut total = 0u64;
+        each_row(folder, "yield.csv", &mut f.problems, &["Reward"], |r| {
+            total += r[0].trim().parse::<u64>().unwrap_or(0);
+            curve.push(total);
+        });
+        f.yield_curve = thin(&curve);
+    }
+    if want.graph {
+        read_graph(folder, &mut f);
+    }
+    f
+}
+
+/// The graph figures of a site: levels, degrees, most linked pages, components, bad links.
+fn read_graph(folder: &Path, f: &mut SiteFigures) {
+    let mut titles: Vec<(String, String)> = Vec::new();
+    each_row(
+        folder,
+        "nodes.csv",
+        &mut f.problems,
+        &["Label", "Level", "Title"],
+        |r| {
+            let level = r[1].trim().parse::<usize>().unwrap_or(0);
+            if f.levels.len() <= level {
+                f.levels.resize(level + 1, 0);
+            }
+            f.levels[level] += 1;
+            let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
+            titles.push((text(r[0]), text(r[2])));
+        },
+    );
+    f.nodes = titles.len() as u64;
+    let mut graph: DiGraph<(), (), u32> = DiGraph::with_capacity(titles.len(), 0);
+    for _ in 0..titles.len() {
+        graph.add_node(());
+    }
+    let mut bad_ends = 0u64;
+    each_row(
+        folder,
+        "edges.csv",
+        &mut f.problems,
+        &["Source", "Target"],
+        |r| {
+            let end = |s: &str| {
+                s.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&i| i >= 1 && i <= titles.len())
+            };
+            match (end(r[0]), end(r[1])) {
+                (Some(a), Some(b)) => {
+                    graph.add_edge(NodeIndex::new(a - 1), NodeIndex::new(b - 1), ());
+                }
+                _ => bad_ends += 1,
+            }
+        },
+    );
+    if bad_ends > 0 {
+        f.problems.push(format!(
+            "edges.csv: {bad_ends} arcs name no node of nodes.csv"
+        ));
+    }
+    f.arcs = graph.edge_count() as u64;
+    let mut linked: Vec<(u64, usize)> = Vec::with_capacity(graph.node_count());
+    for n in graph.node_indices() {
+        let in_links = graph.neighbors_directed(n, Direction::Incoming).count() as u64;
+        let out_links = graph.neighbors_directed(n, Direction::Outgoing).count() as u64;
+        *f.in_degrees.entry(in_links).or_default() += 1;
+        *f.out_degrees.entry(out_links).or_default() += 1;
+        linked.push((in_links, n.index()));
+    }
+    // Most in-links first; among equals, the page found first (lowest id).
+    linked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    f.top_linked = linked
+        .iter()
+        .take(TOP_LINKED)
+        .map(|&(in_links, i)| Linked {
+            in_links,
+            url: titles[i].0.clone(),
+            title: titles[i].1.clone(),
+        })
+        .collect();
+    let sccs = tarjan_scc(&graph);
+    f.components = sccs.len();
+    f.largest_component = sccs.iter().map(Vec::len).max().unwrap_or(0);
+    drop(graph);
+    let mut reasons: HashMap<String, u64> = HashMap::new();
+    each_row(folder, "bad_links.csv", &mut f.problems, &["Reason"], |r| {
+        *reasons.entry(r[0].to_owned()).or_default() += 1;
+    });
+    f.bad_reasons = most_first(reasons);
+}
+
+/// `(page number, value)` of a cumulative curve, at most [`CURVE_POINTS`] of them, the
+/// first and last page always among them.
+fn thin(curve: &[u64]) -> Vec<(u64, u64)> {
+    let n = curve.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(CURVE_POINTS).max(1);
+    let mut out: Vec<(u64, u64)> = (0..n)
+        .step_by(step)
+        .map(|i| (i as u64 + 1, curve[i]))
+        .collect();
+    if out.last().map(|p| p.0) != Some(n as u64) {
+        out.push((n as u64, curve[n - 1]));
+    }
+    out
+}
+
+/// Counts, most first, then by name.
+pub(crate) fn most_first(counts: HashMap<String, u64>) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = counts.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Columns [`each_row`] hands over at most.
+const MAX_COLUMNS: usize = 4;
+
+/// Calls `row` with the named columns of each record of `folder/name` (in the order
+/// named). A missing file is no rows; a missing column or a damaged record is a problem.
+fn each_row(
+    folder: &Path,
+    name: &str,
+    problems: &mut Vec<String>,
+    names: &[&str],
+    mut row: impl FnMut(&[&str]),
+) {
+    let mut rdr = match open(&folder.join(name)) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+        Err(e) => return problems.push(format!("{name}: {e}")),
+    };
+    let header = match rdr.headers() {
+        Ok(h) => h.clone(),
+        Err(e) => return problems.push(format!("{name}: {e}")),
+    };
+    debug_assert!(names.len() <= MAX_COLUMNS);
+    let mut at = Vec::with_capacity(names.len());
+    for n in names {
+        match header.iter().position(|h| h == *n) {
+            Some(i) => at.push(i),
+            None => return problems.push(format!("{name}: no {n} column")),
+        }
+    }
+    let mut record = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return problems.push(format!("{name}: {e}")),
+        }
+        let mut fields = [""; MAX_COLUMNS];
+        for (slot, &i) in fields.iter_mut().zip(&at) {
+            *slot = record.get(i).unwrap_or("");
+        }
+        row(&fields[..at.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_site_folder_reads_into_its_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("nodes.csv"),
+            "Id,Label,Level,Title\n1,\"http://a/\",0,\"Home \\\\ page\"\n2,\"http://a/x\",1,\"X\"\n3,\"http://a/y\",1,\"Y\"\n4,\"http://a/z\",2,\"Z\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("edges.csv"),
+            "Source,Target,Type,Weight\n1,2,Directed,1\n1,3,Directed,2\n2,4,Directed,1\n3,4,Directed,1\n4,1,Directed,1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("bad_links.csv"),
+            "Source,Url,Reason\n1,http://a/p,status 404\n2,http://a/q,status 404\n2,mailto:x,scheme\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("external_links.csv"),
+            "Source,Url,Host,Anchor\n1,http://b/,b,\"B\"\n2,http://b/2,b,\"\"\n3,http://c/,c,\"C\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("yield.csv"),
+            "Page,Level,ExternalLinks,Reward\n1,0,1,1\n2,1,1,0\n3,1,1,1\n4,2,0,0\n",
+        )
+        .unwrap();
+        let f = read_site(
+            d,
+            Want {
+                graph: true,
+                curve: true,
+            },
+        );
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!(f.levels, vec![1, 2, 1]);
+        assert_eq!((f.nodes, f.arcs), (4, 5));
+        // In-degrees: 1←4, 2←1, 3←1, 4←2,3.
+        assert_eq!(f.in_degrees, BTreeMap::from([(1, 3), (2, 1)]));
+        assert_eq!(f.out_degrees, BTreeMap::from([(1, 3), (2, 1)]));
+        assert_eq!(f.top_linked[0].url, "http://a/z");
+        assert_eq!(f.top_linked[0].in_links, 2);
+        assert_eq!(
+            f.top_linked[1].title, "Home \\ page",
+            "Gephi's \\\\ read back"
+        );
+        // 1→2→4→1 and 1→3→4→1: one component of 4 pages.
+        assert_eq!((f.components, f.largest_component), (1, 4));
+        assert_eq!(
+            f.bad_reasons,
+            vec![("status 404".to_owned(), 2), ("scheme".to_owned(), 1)]
+        );
+        assert_eq!(f.external_hosts["b"], 2);
+        assert_eq!(f.yield_curve, vec![(1, 1), (2, 1), (3, 2), (4, 2)]);
+    }
+
+    #[test]
+    fn missing_files_are_empty_and_damage_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = Want {
+            graph: true,
+            curve: true,
+        };
+        let f = read_site(dir.path(), all);
+        assert_eq!(f.nodes, 0);
+        assert!(f.problems.is_empty());
+        std::fs::write(dir.path().join("nodes.csv"), "Id,Name\n1,x\n").unwrap();
+        std::fs::write(dir.path().join("edges.csv"), "Source,Target\n1,9\n").unwrap();
+        let f = read_site(dir.path(), all);
+        assert!(
+            f.problems.iter().any(|p| p.contains("no Label column")),
+            "{:?}",
+            f.problems
+        );
+        assert!(
+            f.problems.iter().any(|p| p.contains("name no node")),
+            "{:?}",
+            f.problems
+        );
+    }
+
+    #[test]
+    fn long_curves_are_thinned_to_their_ends() {
+        let c: Vec<u64> = (1..=1000).collect();
+        let t = thin(&c);
+        assert!(t.len() <= CURVE_POINTS + 1);
+        assert_eq!(t[0], (1, 1));
+        assert_eq!(*t.last().unwrap(), (1000, 1000));
+    }
+}

@@ -1,0 +1,58 @@
+//! `ReportRU`: writes `report.html` (SPEC §12) once every scope's files are written, from
+//! the results folder itself — the sites finished in earlier runs included.
+
+use std::path::Path;
+
+use super::{UnloadError, Unloader};
+use crate::data::SiteGraph;
+use crate::report::{ReportError, ReportOptions, write_report};
+use crate::settings::Settings;
+
+/// The report unloader.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// What the results folder cannot say (the budget and its rule).
+    pub options: ReportOptions,
+}
+
+impl Report {
+    /// The report of a crawl with `settings`.
+    pub fn new(settings: &Settings) -> Self {
+        Report {
+            options: report_options(settings),
+        }
+    }
+}
+
+/// The budget and its rule in words, for a budgeted crawl.
+pub fn report_options(settings: &Settings) -> ReportOptions {
+    ReportOptions {
+        budget: (settings.bandit.budget > 0).then(|| {
+            format!(
+                "PageBudget = {}, pages split by {}",
+                settings.bandit.budget, settings.components.scheduler
+            )
+        }),
+    }
+}
+
+impl Unloader for Report {
+    fn unload(&self, _graph: &SiteGraph<'_>, _folder: &Path) -> Result<(), UnloadError> {
+        // Everything comes from the files, at the end: a site finished in an earlier run
+        // is never unloaded again, and the report must still show it.
+        Ok(())
+    }
+
+    fn finish(&self, result_folder: &Path) -> Result<Vec<String>, UnloadError> {
+        match write_report(result_folder, &self.options) {
+            Ok(_) => Ok(Vec::new()),
+            Err(ReportError::Write { path, source }) => Err(UnloadError { path, source }),
+            // Unreadable summary.csv: the crawl's own files are fine; say why there is no
+            // report rather than fail a finished crawl.
+            Err(e) => {
+                eprintln!("warning: no report.html: {e}");
+                Ok(Vec::new())
+            }
+        }
+    }
+}
