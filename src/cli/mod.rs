@@ -321,8 +321,9 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
     match crate::report::write_report(&folder, &options) {
         Ok(facts) => {
             println!(
-                "report of {} sites: {} ({:.1} MB, {:.1} s)",
+                "report of {} site{}: {} ({:.1} MB, {:.1} s)",
                 facts.sites,
+                if facts.sites == 1 { "" } else { "s" },
                 facts.path.display(),
                 facts.bytes as f64 / 1e6,
                 facts.seconds

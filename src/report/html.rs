@@ -58,35 +58,51 @@ pub(crate) fn group(n: u64) -> String {
 /// lets a click on a header sort it.
 pub(crate) fn table(id: &str, header: &[&str], rows: &[Vec<Cell>], sortable: bool) -> String {
     let mut h = String::new();
+    table_start(&mut h, id, header, sortable);
+    for row in rows {
+        table_row(&mut h, row);
+    }
+    table_end(&mut h);
+    h
+}
+
+/// A table's opening and header row, for tables written row by row ([`table_row`]): the
+/// sites table of a crawl of thousands of sites is not built as cells first.
+pub(crate) fn table_start(h: &mut String, id: &str, header: &[&str], sortable: bool) {
     let class = if sortable { " class=\"sortable\"" } else { "" };
     let _ = write!(h, "<table id=\"{}\"{class}><thead><tr>", escape(id));
     for c in header {
         let _ = write!(h, "<th>{}</th>", escape(c));
     }
     h.push_str("</tr></thead><tbody>");
-    for row in rows {
-        h.push_str("<tr>");
-        for c in row {
-            match c {
-                Cell::Text(t) => {
-                    let _ = write!(h, "<td>{}</td>", escape(t));
-                }
-                Cell::Num(v, t) => {
-                    let _ = write!(h, "<td class=\"n\" data-v=\"{v}\">{}</td>", escape(t));
-                }
-                Cell::Html(t) => {
-                    let _ = write!(h, "<td>{t}</td>");
-                }
-            }
-        }
-        h.push_str("</tr>");
-    }
-    h.push_str("</tbody></table>");
-    h
 }
 
-/// The whole page: `title`, then `body` (already HTML).
-pub(crate) fn page(title: &str, body: &str) -> String {
+/// One row of a table.
+pub(crate) fn table_row(h: &mut String, row: &[Cell]) {
+    h.push_str("<tr>");
+    for c in row {
+        match c {
+            Cell::Text(t) => {
+                let _ = write!(h, "<td>{}</td>", escape(t));
+            }
+            Cell::Num(v, t) => {
+                let _ = write!(h, "<td class=\"n\" data-v=\"{v}\">{}</td>", escape(t));
+            }
+            Cell::Html(t) => {
+                let _ = write!(h, "<td>{t}</td>");
+            }
+        }
+    }
+    h.push_str("</tr>");
+}
+
+/// A table's end.
+pub(crate) fn table_end(h: &mut String) {
+    h.push_str("</tbody></table>");
+}
+
+/// The page up to its body (styles inline: the file opens offline); [`TAIL`] after it.
+pub(crate) fn head(title: &str) -> String {
     format!(
         r#"<!doctype html>
 <html lang="en">
@@ -111,28 +127,31 @@ td.url {{ word-break: break-all; max-width: 40em; }}
 </style>
 </head>
 <body>
-{body}
-<script>
-"use strict";
-// Click a header of a sortable table: sort by that column (numbers by value), again to reverse.
-for (const table of document.querySelectorAll("table.sortable")) {{
-  table.querySelectorAll("th").forEach((th, col) => th.addEventListener("click", () => {{
-    const body = table.tBodies[0];
-    const rows = Array.from(body.rows);
-    const down = th.dataset.dir !== "down";
-    th.dataset.dir = down ? "down" : "up";
-    const key = r => {{ const c = r.cells[col]; return c.dataset.v !== undefined ? Number(c.dataset.v) : c.textContent; }};
-    rows.sort((a, b) => {{ const x = key(a), y = key(b); const o = x < y ? -1 : x > y ? 1 : 0; return down ? -o : o; }});
-    body.append(...rows);
-  }}));
-}}
-</script>
-</body>
-</html>
 "#,
         title = escape(title)
     )
 }
+
+/// The page after its body: the script that sorts tables.
+pub(crate) const TAIL: &str = r#"
+<script>
+"use strict";
+// Click a header of a sortable table: sort by that column (numbers by value), again to reverse.
+for (const table of document.querySelectorAll("table.sortable")) {
+  table.querySelectorAll("th").forEach((th, col) => th.addEventListener("click", () => {
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows);
+    const down = th.dataset.dir !== "down";
+    th.dataset.dir = down ? "down" : "up";
+    const key = r => { const c = r.cells[col]; return c.dataset.v !== undefined ? Number(c.dataset.v) : c.textContent; };
+    rows.sort((a, b) => { const x = key(a), y = key(b); const o = x < y ? -1 : x > y ? 1 : 0; return down ? -o : o; });
+    body.append(...rows);
+  }));
+}
+</script>
+</body>
+</html>
+"#;
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,7 @@ mod stats;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
@@ -93,18 +94,21 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
         wants[i].curve = true;
     }
     let collected = read_sites(results, &rows, &wants);
-    let page = render(results, &rows, &collected, &sectioned, &curves, options);
     let path = results.join(REPORT_FILE);
-    crate::storage::write_atomic(&path, |w| w.write_all(page.as_bytes())).map_err(|source| {
-        ReportError::Write {
-            path: path.clone(),
-            source,
-        }
+    crate::storage::write_atomic(&path, |w| {
+        w.write_all(html::head("rccrawler report").as_bytes())?;
+        render(w, results, &rows, &collected, &sectioned, &curves, options)?;
+        w.write_all(html::TAIL.as_bytes())
+    })
+    .map_err(|source| ReportError::Write {
+        path: path.clone(),
+        source,
     })?;
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
     Ok(ReportFacts {
         path,
         sites: rows.len(),
-        bytes: page.len(),
+        bytes,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -127,7 +131,10 @@ fn plan(rows: &[SummaryRow]) -> (Vec<usize>, Vec<usize>) {
         v.truncate(n);
         v
     };
-    (top(|r| r.pages, MAX_SECTIONS), top(|r| r.reward, MAX_CURVES))
+    (
+        top(|r| r.pages, MAX_SECTIONS),
+        top(|r| r.reward, MAX_CURVES),
+    )
 }
 
 /// Reads the sites, several at once (reading is CPU work: CSV and petgraph); a site's
@@ -189,15 +196,27 @@ fn plot_or_note(p: Result<String, plot::PlotError>) -> String {
     p.unwrap_or_else(|e| format!("<p class=\"problem\">plot not drawn: {}</p>", escape(&e)))
 }
 
-/// The whole page.
+/// Hands what `b` holds to the file: the page is written section by section (the sites
+/// table in pieces), so a report of thousands of sites is never one string in memory.
+fn emit(b: &mut String, w: &mut dyn Write) -> io::Result<()> {
+    w.write_all(b.as_bytes())?;
+    b.clear();
+    Ok(())
+}
+
+/// Pieces of the sites table handed to the file at a time.
+const PIECE: usize = 64 * 1024;
+
+/// The page's body.
 fn render(
+    w: &mut dyn Write,
     results: &Path,
     rows: &[SummaryRow],
     collected: &Collected,
     sectioned: &[usize],
     curves: &[usize],
     options: &ReportOptions,
-) -> String {
+) -> io::Result<()> {
     let none = SiteFigures::default();
     let figures = |i: usize| collected.figures[i].as_ref().unwrap_or(&none);
     let has_section = {
@@ -212,7 +231,7 @@ fn render(
         .unwrap_or_else(|_| results.to_path_buf())
         .display()
         .to_string();
-    let mut b = String::with_capacity(64 * 1024 + rows.len() * 600);
+    let mut b = String::with_capacity(2 * PIECE);
     let _ = write!(b, "<h1>rccrawler report</h1><p>{}", overview(rows));
     let _ = write!(
         b,
@@ -236,9 +255,10 @@ fn render(
     }
     b.push_str("<li><a href=\"#one-by-one\">Site by site</a></li></ol></nav>");
 
-    sites_table(&mut b, rows, &has_section);
+    sites_table(&mut b, w, rows, &has_section)?;
     across(&mut b, rows);
     external(&mut b, &collected.hosts);
+    emit(&mut b, w)?;
     if !curves.is_empty() {
         yields(&mut b, rows, &figures, curves, options);
     }
@@ -263,8 +283,9 @@ fn render(
     b.push_str("</ol></nav>");
     for &i in sectioned {
         site_section(&mut b, i, &rows[i], figures(i));
+        emit(&mut b, w)?;
     }
-    html::page("rccrawler report", &b)
+    emit(&mut b, w)
 }
 
 /// The first line: what the crawl holds.
@@ -279,9 +300,10 @@ fn overview(rows: &[SummaryRow]) -> String {
         .map(|(s, n)| format!("{n} {s}"))
         .collect();
     format!(
-        "<span id=\"totals\">{} sites ({}): {} pages, {} internal links, {} external links, \
+        "<span id=\"totals\">{} site{} ({}): {} pages, {} internal links, {} external links, \
          {} bad links.</span>",
         group(rows.len() as u64),
+        if rows.len() == 1 { "" } else { "s" },
         escape(&states.join(", ")),
         group(sum(|r| r.pages)),
         group(sum(|r| r.arcs)),
@@ -290,7 +312,12 @@ fn overview(rows: &[SummaryRow]) -> String {
     )
 }
 
-fn sites_table(b: &mut String, rows: &[SummaryRow], has_section: &[bool]) {
+fn sites_table(
+    b: &mut String,
+    w: &mut dyn Write,
+    rows: &[SummaryRow],
+    has_section: &[bool],
+) -> io::Result<()> {
     let _ = write!(
         b,
         "<h2 id=\"sites\">Sites</h2><p class=\"note\">As in summary.csv; click a column to \
@@ -313,39 +340,40 @@ fn sites_table(b: &mut String, rows: &[SummaryRow], has_section: &[bool]) {
     if multi_host {
         header.extend(["hosts", "TLP"]);
     }
-    let body: Vec<Vec<Cell>> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let site = if has_section[i] {
-                format!("<a href=\"#{}\">{}</a>", anchor(i), escape(&r.site))
-            } else {
-                escape(&r.site)
-            };
-            let mut row = vec![
-                Cell::Html(site),
-                Cell::int(r.pages),
-                Cell::int(r.arcs),
-                Cell::int(r.external_links),
-                Cell::int(r.bad_links),
-                Cell::int(r.duplicates),
-                Cell::int(r.max_level),
-                Cell::Text(r.state.clone()),
-                Cell::dec(r.seconds, 1),
-                Cell::int(r.fetched),
-                Cell::int(r.reward),
-            ];
-            if multi_host {
-                row.extend([Cell::int(r.hosts), Cell::dec(r.tlp, 1)]);
-            }
-            row
-        })
-        .collect();
-    let _ = write!(
-        b,
-        "<div class=\"wrap\">{}</div>",
-        table("sites-table", &header, &body, true)
-    );
+    b.push_str("<div class=\"wrap\">");
+    html::table_start(b, "sites-table", &header, true);
+    let mut row = Vec::with_capacity(header.len());
+    for (i, r) in rows.iter().enumerate() {
+        let site = if has_section[i] {
+            format!("<a href=\"#{}\">{}</a>", anchor(i), escape(&r.site))
+        } else {
+            escape(&r.site)
+        };
+        row.clear();
+        row.extend([
+            Cell::Html(site),
+            Cell::int(r.pages),
+            Cell::int(r.arcs),
+            Cell::int(r.external_links),
+            Cell::int(r.bad_links),
+            Cell::int(r.duplicates),
+            Cell::int(r.max_level),
+            Cell::Text(r.state.clone()),
+            Cell::dec(r.seconds, 1),
+            Cell::int(r.fetched),
+            Cell::int(r.reward),
+        ]);
+        if multi_host {
+            row.extend([Cell::int(r.hosts), Cell::dec(r.tlp, 1)]);
+        }
+        html::table_row(b, &row);
+        if b.len() > PIECE {
+            emit(b, w)?;
+        }
+    }
+    html::table_end(b);
+    b.push_str("</div>");
+    Ok(())
 }
 
 /// The RCCrawler paper's experiments section: ranges, rank correlations, mean out-degree,

@@ -213,9 +213,15 @@ pub(crate) struct Want {
 /// a damaged one is named in `problems` and read as far as it goes.
 pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
     let mut f = SiteFigures::default();
-    each_row(folder, "external_links.csv", &mut f.problems, &["Host"], |r| {
-        *f.external_hosts.entry(r[0].to_owned()).or_default() += 1;
-    });
+    each_row(
+        folder,
+        "external_links.csv",
+        &mut f.problems,
+        &["Host"],
+        |r| {
+            *f.external_hosts.entry(r[0].to_owned()).or_default() += 1;
+        },
+    );
     if want.curve {
         let mut curve = Vec::new();
         let mut total = 0u64;
