@@ -387,4 +387,24 @@ fn report_of_a_folder_that_is_not_a_results_folder_is_bad_input() {
     let o = run(dir.path(), &["report"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(dir.path().join("results/report.html").exists());
+    // Folder names come from the file: one that leaves the results folder is not read.
+    std::fs::create_dir(dir.path().join("outside")).unwrap();
+    std::fs::write(
+        dir.path().join("outside/external_links.csv"),
+        "Source,Url,Host,Anchor\n1,http://leak.example/,leak.example,\"\"\n",
+    )
+    .unwrap();
+    let outside = dir.path().join("outside").display().to_string();
+    std::fs::write(
+        dir.path().join("results/summary.csv"),
+        format!("Site,Folder,Pages\nhttp://a,../outside,1\nhttp://b,{outside},1\n"),
+    )
+    .unwrap();
+    let o = run(dir.path(), &["report"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let html = std::fs::read_to_string(dir.path().join("results/report.html")).unwrap();
+    assert!(
+        !html.contains("leak.example"),
+        "a file outside the results folder was read"
+    );
 }

@@ -5,6 +5,7 @@
 //! ([`read`]), so the result unloader `ReportRU` (at the end of a crawl), `rccrawler report`
 //! and a folder written by `rccrawler export` all give the same page.
 
+mod graph;
 mod html;
 mod plot;
 mod read;
@@ -84,11 +85,13 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
         Want {
             graph: false,
             curve: false,
+            arcs: 0,
         };
         rows.len()
     ];
     for &i in &sectioned {
         wants[i].graph = true;
+        wants[i].arcs = usize::try_from(rows[i].arcs).unwrap_or(0);
     }
     for &i in &curves {
         wants[i].curve = true;
@@ -151,8 +154,12 @@ fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected 
             let (Some(row), Some(&want)) = (rows.get(index), wants.get(index)) else {
                 break;
             };
-            // A folder name from the file itself: never one that leaves the results folder.
-            if row.folder.is_empty() || row.folder.contains("..") {
+            // A folder name from the file itself: one plain name inside the results folder,
+            // never a path that leaves it (`..`, `/etc`, `a/../..`).
+            let mut parts = Path::new(&row.folder).components();
+            let plain = matches!(parts.next(), Some(std::path::Component::Normal(_)))
+                && parts.next().is_none();
+            if !plain {
                 continue;
             }
             let mut f = read_site(&results.join(&row.folder), want);

@@ -9,10 +9,9 @@ use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use petgraph::Direction;
 use petgraph::algo::tarjan_scc;
-use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::graph::{Adjacency, Edges, read_edges};
 use crate::unload::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
@@ -207,6 +206,8 @@ pub(crate) struct Want {
     pub(crate) graph: bool,
     /// yield.csv: the site's yield curve.
     pub(crate) curve: bool,
+    /// Arcs summary.csv counts, to size the graph once.
+    pub(crate) arcs: usize,
 }
 
 /// Reads one site's folder. A missing file (an unreachable site has none) reads as empty;
@@ -232,84 +233,89 @@ pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
         f.yield_curve = thin(&curve);
     }
     if want.graph {
-        read_graph(folder, &mut f);
+        read_graph(folder, want.arcs, &mut f);
     }
     f
 }
 
-/// The graph figures of a site: levels, degrees, most linked pages, components, bad links.
-fn read_graph(folder: &Path, f: &mut SiteFigures) {
-    let mut titles: Vec<(String, String)> = Vec::new();
+/// The graph figures of a site: levels, degrees, most linked pages, components (petgraph's
+/// Tarjan over the compact [`Adjacency`]), bad links. nodes.csv is read twice — once for the
+/// levels, once for the titles of the few most linked pages — rather than holding every
+/// page's URL and title.
+fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
+    let mut nodes = 0usize;
+    each_row(folder, "nodes.csv", &mut f.problems, &["Level"], |r| {
+        let level = r[0].trim().parse::<usize>().unwrap_or(0);
+        if f.levels.len() <= level {
+            f.levels.resize(level + 1, 0);
+        }
+        f.levels[level] += 1;
+        nodes += 1;
+    });
+    f.nodes = nodes as u64;
+    let edges = read_edges(&folder.join("edges.csv"), nodes, arcs).unwrap_or_else(|e| {
+        f.problems.push(format!("edges.csv: {e}"));
+        Edges {
+            graph: Adjacency::without_arcs(nodes),
+            bad_ends: 0,
+        }
+    });
+    if edges.bad_ends > 0 {
+        f.problems.push(format!(
+            "edges.csv: {} arcs name no node of nodes.csv",
+            edges.bad_ends
+        ));
+    }
+    let g = &edges.graph;
+    f.arcs = g.arcs() as u64;
+    let in_links = g.in_degrees();
+    for (i, &d) in in_links.iter().enumerate() {
+        *f.in_degrees.entry(u64::from(d)).or_default() += 1;
+        *f.out_degrees.entry(g.out_degree(i) as u64).or_default() += 1;
+    }
+    // Most in-links first; among equals, the page found first (lowest id).
+    let mut order: Vec<u32> = (0..in_links.len() as u32).collect();
+    let by_links = |a: &u32, b: &u32| {
+        in_links[*b as usize]
+            .cmp(&in_links[*a as usize])
+            .then(a.cmp(b))
+    };
+    if order.len() > TOP_LINKED {
+        order.select_nth_unstable_by(TOP_LINKED, by_links);
+        order.truncate(TOP_LINKED);
+    }
+    order.sort_by(by_links);
+    let mut found: HashMap<usize, (String, String)> = HashMap::new();
+    let mut row = 0usize;
     each_row(
         folder,
         "nodes.csv",
         &mut f.problems,
-        &["Label", "Level", "Title"],
+        &["Label", "Title"],
         |r| {
-            let level = r[1].trim().parse::<usize>().unwrap_or(0);
-            if f.levels.len() <= level {
-                f.levels.resize(level + 1, 0);
+            if order.contains(&(row as u32)) {
+                let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
+                found.insert(row, (text(r[0]), text(r[1])));
             }
-            f.levels[level] += 1;
-            let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
-            titles.push((text(r[0]), text(r[2])));
+            row += 1;
         },
     );
-    f.nodes = titles.len() as u64;
-    let mut graph: DiGraph<(), (), u32> = DiGraph::with_capacity(titles.len(), 0);
-    for _ in 0..titles.len() {
-        graph.add_node(());
-    }
-    let mut bad_ends = 0u64;
-    each_row(
-        folder,
-        "edges.csv",
-        &mut f.problems,
-        &["Source", "Target"],
-        |r| {
-            let end = |s: &str| {
-                s.trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&i| i >= 1 && i <= titles.len())
-            };
-            match (end(r[0]), end(r[1])) {
-                (Some(a), Some(b)) => {
-                    graph.add_edge(NodeIndex::new(a - 1), NodeIndex::new(b - 1), ());
-                }
-                _ => bad_ends += 1,
-            }
-        },
-    );
-    if bad_ends > 0 {
-        f.problems.push(format!(
-            "edges.csv: {bad_ends} arcs name no node of nodes.csv"
-        ));
-    }
-    f.arcs = graph.edge_count() as u64;
-    let mut linked: Vec<(u64, usize)> = Vec::with_capacity(graph.node_count());
-    for n in graph.node_indices() {
-        let in_links = graph.neighbors_directed(n, Direction::Incoming).count() as u64;
-        let out_links = graph.neighbors_directed(n, Direction::Outgoing).count() as u64;
-        *f.in_degrees.entry(in_links).or_default() += 1;
-        *f.out_degrees.entry(out_links).or_default() += 1;
-        linked.push((in_links, n.index()));
-    }
-    // Most in-links first; among equals, the page found first (lowest id).
-    linked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    f.top_linked = linked
+    f.top_linked = order
         .iter()
-        .take(TOP_LINKED)
-        .map(|&(in_links, i)| Linked {
-            in_links,
-            url: titles[i].0.clone(),
-            title: titles[i].1.clone(),
+        .map(|&i| {
+            let (url, title) = found.remove(&(i as usize)).unwrap_or_default();
+            Linked {
+                in_links: u64::from(in_links[i as usize]),
+                url,
+                title,
+            }
         })
         .collect();
-    let sccs = tarjan_scc(&graph);
+    let sccs = tarjan_scc(g);
     f.components = sccs.len();
     f.largest_component = sccs.iter().map(Vec::len).max().unwrap_or(0);
-    drop(graph);
+    drop(sccs);
+    drop(edges);
     let mut reasons: HashMap<String, u64> = HashMap::new();
     each_row(folder, "bad_links.csv", &mut f.problems, &["Reason"], |r| {
         *reasons.entry(r[0].to_owned()).or_default() += 1;
@@ -424,6 +430,7 @@ mod tests {
             Want {
                 graph: true,
                 curve: true,
+                arcs: 0,
             },
         );
         assert!(f.problems.is_empty(), "{:?}", f.problems);
@@ -454,6 +461,7 @@ mod tests {
         let all = Want {
             graph: true,
             curve: true,
+            arcs: 0,
         };
         let f = read_site(dir.path(), all);
         assert_eq!(f.nodes, 0);
