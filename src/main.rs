@@ -43,7 +43,7 @@ fn main() -> ExitCode {
         Command::Crawl { settings, hosts } => cli::crawl(&settings, hosts.as_deref(), ctrl_c),
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
-        Command::Status { settings } => cli::status(&settings),
+        Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),
         Command::Report { settings, results } => cli::report(&settings, results.as_deref()),
         Command::Export {
             settings,

@@ -730,3 +730,133 @@ fn a_missing_role_or_database_is_named_by_the_servers_own_words() {
         assert!(out.contains(says), "{bad}: {out}");
     }
 }
+
+/// GET `path` from a page served on `port`: the body, or `None` while it does not answer.
+fn get(port: u16, path: &str) -> Option<String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .into();
+    let mut r = agent
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .call()
+        .ok()?;
+    r.body_mut().read_to_string().ok()
+}
+
+/// See: issue 21. `rccrawler status --serve` shows a PgDM crawl as the status page shows a
+/// process's own: every process's sites, from the database, on a machine that crawls nothing.
+#[test]
+fn status_serve_shows_a_shared_crawl_from_its_database() {
+    let Some(db) = pg::server("status_serve_shows_a_shared_crawl") else {
+        return;
+    };
+    let web = twelve_sites(25, Duration::from_millis(10));
+    let crawler = machine(&web, "crawler", &db, &[("ScopesPerProcess", "3")]);
+    let watcher = machine(&web, "watcher", &db, &[]);
+    let mut crawl = start(crawler.path(), &[]);
+    // Wait for the crawl's tables before serving.
+    let until = Instant::now() + Duration::from_secs(60);
+    while scope_states(&db).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut serve = start(watcher.path(), &["status", "--serve", "127.0.0.1:0"]);
+    let port = {
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = std::fs::read_to_string(watcher.path().join("stdout.txt")).unwrap();
+            if let Some(port) = out
+                .split("http://127.0.0.1:")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .and_then(|p| p.parse::<u16>().ok())
+            {
+                break port;
+            }
+            assert!(
+                Instant::now() < until && serve.try_wait().unwrap().is_none(),
+                "no URL printed: {}",
+                output(watcher.path())
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // While the crawl runs: sites being crawled, owned by the crawling process.
+    let mut seen_live = false;
+    let until = Instant::now() + Duration::from_secs(60);
+    while crawl.try_wait().unwrap().is_none() && Instant::now() < until {
+        if let Some(text) = get(port, "/status.json") {
+            let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if s["state"] == "crawling"
+                && s["sites"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x["owner"].as_str().is_some_and(|o| !o.is_empty()))
+            {
+                seen_live = true;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        seen_live,
+        "no site seen being crawled: {}",
+        output(watcher.path())
+    );
+    let status = wait(&mut crawl, Duration::from_secs(120), crawler.path());
+    assert!(status.success(), "{}", output(crawler.path()));
+    // Once it is over (the page looks every 2 s): every site finished, with the pages the
+    // crawling process wrote in its summary.csv.
+    let (header, rows) = common::read_csv(&crawler.path().join("results/summary.csv"));
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    let s = loop {
+        let s: serde_json::Value =
+            serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+        if s["state"] == "finished" || Instant::now() > until {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(s["state"], "finished", "{s}");
+    assert_eq!(s["sites_written"], SITES.len(), "{s}");
+    let finished = s["finished"].as_array().unwrap();
+    assert_eq!(finished.len(), SITES.len(), "{s}");
+    for r in &rows {
+        let site = finished
+            .iter()
+            .find(|f| f["site"] == r[col("Site")].as_str())
+            .unwrap_or_else(|| panic!("{} not listed: {s}", r[col("Site")]));
+        assert_eq!(site["pages"].to_string(), r[col("Pages")], "{site}");
+        assert_eq!(
+            site["files"],
+            serde_json::json!([]),
+            "no files on this machine"
+        );
+    }
+    let pages: u64 = rows
+        .iter()
+        .map(|r| r[col("Pages")].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(s["pages"], pages, "{s}");
+    // The page a person opens, in a browser.
+    if let Some((dom, console)) = common::chromium::dump_dom(&format!("http://127.0.0.1:{port}/")) {
+        assert!(!console.contains("Uncaught"), "script errors: {console}");
+        assert!(dom.contains(&format!("finished: {pages} pages")), "{dom}");
+        let listed = dom.split("id=\"finished\"").nth(1).unwrap();
+        assert!(listed.contains("s07.test"), "{listed}");
+    }
+    // Ctrl+C ends it cleanly.
+    let pid = serve.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = wait(&mut serve, Duration::from_secs(10), watcher.path());
+    assert_eq!(status.code(), Some(0), "{}", output(watcher.path()));
+}

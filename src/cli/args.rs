@@ -60,7 +60,15 @@ enum Sub {
         results: Option<PathBuf>,
     },
     /// Prints every scope of a PgDM crawl: state, owner, pages, queue.
-    Status,
+    ///
+    /// With --serve, serves the live status page of that crawl (every process's sites, from
+    /// the database) instead, until Ctrl+C.
+    Status {
+        /// Serve the status page at ADDR [default: settings.ini's StatusAddress, or
+        /// 127.0.0.1:8765]
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+        serve: Option<String>,
+    },
     /// Writes a PgDM crawl's results (all scopes, or those named) as a crawl would.
     Export {
         /// Where to write [default: settings.ini's ResultFolder]
@@ -147,7 +155,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
             hosts: cli.hosts,
         },
         Some(Sub::Demo) => Command::Demo { settings },
-        Some(Sub::Status) => Command::Status { settings },
+        Some(Sub::Status { serve }) => Command::Status { settings, serve },
         Some(Sub::Report { results }) => Command::Report { settings, results },
         Some(Sub::Export { to, scopes }) => Command::Export {
             settings,
@@ -197,10 +205,12 @@ pub enum Command {
         /// The results folder (`None`: settings.ini's `ResultFolder`).
         results: Option<PathBuf>,
     },
-    /// Print the state of a crawl kept in a database.
+    /// Print the state of a crawl kept in a database, or serve its status page.
     Status {
         /// settings.ini (its `DatabaseUrl` and `CrawlName`).
         settings: PathBuf,
+        /// `--serve [ADDR]`: the address (empty: `StatusAddress` or the default).
+        serve: Option<String>,
     },
     /// Write the results of a crawl kept in a database.
     Export {
@@ -292,7 +302,30 @@ mod tests {
         assert_eq!(
             p(&["status"]).unwrap(),
             Command::Status {
-                settings: "settings.ini".into()
+                settings: "settings.ini".into(),
+                serve: None,
+            }
+        );
+        // --serve with no address: settings.ini's StatusAddress (an empty value here).
+        assert_eq!(
+            p(&["status", "--serve"]).unwrap(),
+            Command::Status {
+                settings: "settings.ini".into(),
+                serve: Some(String::new()),
+            }
+        );
+        assert_eq!(
+            p(&["status", "--serve", "127.0.0.1:9"]).unwrap(),
+            Command::Status {
+                settings: "settings.ini".into(),
+                serve: Some("127.0.0.1:9".into()),
+            }
+        );
+        assert_eq!(
+            p(&["report"]).unwrap(),
+            Command::Report {
+                settings: "settings.ini".into(),
+                results: None,
             }
         );
         assert!(p(&["status", "x"]).is_err());

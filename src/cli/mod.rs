@@ -4,11 +4,13 @@
 
 mod args;
 mod replay;
+mod status;
 
 use std::process::ExitCode;
 
 pub use args::{ArgsError, Command, ReplayArgs, parse};
 pub use replay::replay;
+pub use status::status;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use crossbeam_channel::Receiver;
 
 use crate::app::{AppError, RunReport};
 use crate::data::coord::CoordError;
-use crate::data::pg::{self, PgError};
+use crate::data::pg::PgError;
 use crate::data::{DataError, OpenScopeError, PersistError};
 use crate::hosts;
 use crate::registry::Registry;
@@ -172,49 +174,6 @@ fn bad_input(e: &AppError) -> bool {
             | AppError::Coord(CoordError::Refused { .. })
             | AppError::OpenScope(OpenScopeError::Claim(CoordError::Refused { .. }))
     )
-}
-
-/// `rccrawler status`: every scope of the `PgDM` crawl settings.ini names.
-pub fn status(settings_path: &std::path::Path) -> Exit {
-    let settings = match load_database_settings(settings_path) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let scopes = match pg::status(&settings) {
-        Ok(s) => s,
-        Err(e) => return database_failure(&e),
-    };
-    println!(
-        "crawl {:?}: {} scopes, {} done",
-        settings.database.crawl,
-        scopes.len(),
-        scopes
-            .iter()
-            .filter(|s| s.state == pg::ScopeState::Done)
-            .count()
-    );
-    println!(
-        "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} owner (lease left)",
-        "scope", "state", "pages", "queued", "fetched", "journal", "last checkpoint"
-    );
-    let now = std::time::SystemTime::now();
-    for s in &scopes {
-        let checkpoint = s
-            .checkpoint
-            .and_then(|t| now.duration_since(t).ok())
-            .map_or_else(|| "never".to_owned(), |d| format!("{} s ago", d.as_secs()));
-        let owner = match (&s.owner, s.lease_left) {
-            (Some(o), Some(left)) if left < 0.0 => format!("{o} (expired {:.0} s ago)", -left),
-            (Some(o), Some(left)) => format!("{o} ({left:.0} s)"),
-            (Some(o), None) => o.clone(),
-            (None, _) => "-".to_owned(),
-        };
-        println!(
-            "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} {owner}",
-            s.origin, s.state, s.pages, s.pending, s.fetched, s.journal_batches, checkpoint
-        );
-    }
-    Exit::Ok
 }
 
 /// `rccrawler export`: the results of a saved crawl's scopes (all, or those named by seed

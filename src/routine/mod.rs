@@ -5,7 +5,7 @@
 mod console;
 pub mod logs;
 mod progress;
-mod status_page;
+pub mod status_page;
 
 use std::fmt::Debug;
 

@@ -7,6 +7,9 @@
 //! would leave that folder (`..`, an encoded character, a link pointing outside) is refused.
 //! One request at a time, `Connection: close`: a page for a person and a script, not a web
 //! server.
+//!
+//! `rccrawler status --serve` serves the same page for a PgDM crawl from its database
+//! ([`database_snapshot`]): every process's sites, whichever machine runs them.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -19,6 +22,7 @@ use serde_json::{Value, json};
 
 use super::progress::{Tally, tally};
 use crate::context::Context;
+use crate::data::pg::{ScopeState, ScopeStatus};
 use crate::ids::ScopeId;
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
@@ -26,7 +30,7 @@ const INDEX_HTML: &str = include_str!("status_page.html");
 
 /// The server's side of the status page.
 #[derive(Debug)]
-pub(super) struct StatusPage {
+pub struct StatusPage {
     listener: TcpListener,
     addr: SocketAddr,
     /// `ResultFolder`.
@@ -37,7 +41,7 @@ pub(super) struct StatusPage {
 
 impl StatusPage {
     /// Listens on `addr` for a crawl writing into `results`.
-    pub(super) fn bind(addr: SocketAddr, results: &Path) -> io::Result<Self> {
+    pub fn bind(addr: SocketAddr, results: &Path) -> io::Result<Self> {
         let listener = TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -51,17 +55,17 @@ impl StatusPage {
     }
 
     /// Its URL, for the console.
-    pub(super) fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://{}/", self.addr)
     }
 
     /// Replaces what `/status.json` says about the running crawl.
-    pub(super) fn publish(&self, snapshot: Value) {
+    pub fn publish(&self, snapshot: Value) {
         *self.snapshot.lock() = snapshot;
     }
 
     /// Answers requests until [`Self::stop`].
-    pub(super) fn serve(&self) {
+    pub fn serve(&self) {
         while !self.stop.load(Ordering::Relaxed) {
             match self.listener.accept() {
                 Ok((stream, _)) => {
@@ -77,7 +81,7 @@ impl StatusPage {
     }
 
     /// Ends [`Self::serve`].
-    pub(super) fn stop(&self) {
+    pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -116,6 +120,20 @@ impl StatusPage {
                 // as finished only.
                 if let Some(sites) = body["sites"].as_array_mut() {
                     sites.retain(|s| !finished.iter().any(|f| f["site"] == s["site"]));
+                }
+                let mut finished = finished;
+                // Sites finished by processes elsewhere (PgDM): listed without files.
+                if let Some(Value::Array(more)) =
+                    body.get_mut("finished_elsewhere").map(Value::take)
+                {
+                    for site in more {
+                        if !finished.iter().any(|f| f["site"] == site["site"]) {
+                            finished.push(site);
+                        }
+                    }
+                }
+                if let Some(map) = body.as_object_mut() {
+                    map.remove("finished_elsewhere");
                 }
                 body["finished"] = Value::Array(finished);
                 let text = serde_json::to_vec_pretty(&body).unwrap_or_default();
@@ -170,6 +188,50 @@ pub(super) fn snapshot(ctx: &Context, scopes: &[(ScopeId, String)], problems: u6
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),
         "sites": sites,
+    })
+}
+
+/// What a PgDM crawl looks like in its database: every scope not done with its pages, queue
+/// and owner, the done ones (as `finished_elsewhere`: the page lists them among the finished
+/// sites, with links when their files are in this machine's `ResultFolder`), and the totals.
+/// `rate` is the pages per second since the last look.
+pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
+    let done = |s: &&ScopeStatus| s.state == ScopeState::Done;
+    let pages: i64 = scopes.iter().map(|s| s.pages).sum();
+    let queued: i64 = scopes.iter().map(|s| s.pending).sum();
+    let crawling = scopes
+        .iter()
+        .filter(|s| !done(s) && s.owner.is_some())
+        .count();
+    let written = scopes.iter().filter(done).count();
+    let sites: Vec<Value> = scopes
+        .iter()
+        .filter(|s| !done(s))
+        .map(|s| {
+            json!({
+                "site": s.origin,
+                "pages": s.pages,
+                "queued": s.pending,
+                "state": s.state.to_string(),
+                "owner": s.owner,
+            })
+        })
+        .collect();
+    let finished: Vec<Value> = scopes
+        .iter()
+        .filter(done)
+        .map(|s| json!({"site": s.origin, "state": "done", "pages": s.pages, "files": []}))
+        .collect();
+    json!({
+        "state": if written == scopes.len() { "finished" } else { "crawling" },
+        "pages": pages,
+        "queued": queued,
+        "pages_per_second": rate.round(),
+        "sites_crawling": crawling,
+        "sites_written": written,
+        "sites_waiting": scopes.len() - written - crawling,
+        "sites": sites,
+        "finished_elsewhere": finished,
     })
 }
 
