@@ -298,6 +298,17 @@ fn the_report_shows_the_crawl_with_numbers_recomputed_from_its_files() {
         format!("{}{}", &h[..at], &h[end..])
     };
     assert_eq!(undated(&again), undated(&first_html));
+    // Hosts and TLP columns: with a domain filter only (or a scope over several hosts).
+    let sites_header = |h: &str| between(h, "<table id=\"sites-table\"", "</thead>").to_owned();
+    assert!(!sites_header(&again).contains("TLP"));
+    let settings = dir.path().join("settings.ini");
+    let mut text_ini = std::fs::read_to_string(&settings).unwrap();
+    text_ini.push_str("UrlAnalyzingThread = KeyDomainUAT\n");
+    std::fs::write(&settings, text_ini).unwrap();
+    let o = run(dir.path(), &["report", "results"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let filtered = std::fs::read_to_string(&report).unwrap();
+    assert!(sites_header(&filtered).contains("<th>hosts</th><th>TLP</th>"));
     drop(web);
 }
 

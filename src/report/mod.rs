@@ -43,6 +43,9 @@ pub struct ReportOptions {
     /// The page budget and the rule that spent it, in words (`PageBudget = 300, rule
     /// PooledUcb(...)`), for a budgeted crawl.
     pub budget: Option<String>,
+    /// The crawl followed links across hosts (a `UrlAnalyzingThread` other than `EmptyUAT`):
+    /// the sites table shows each scope's hosts and the filter paper's TLP.
+    pub domain_filter: bool,
 }
 
 /// What was written.
@@ -262,7 +265,7 @@ fn render(
     }
     b.push_str("<li><a href=\"#one-by-one\">Site by site</a></li></ol></nav>");
 
-    sites_table(&mut b, w, rows, &has_section)?;
+    sites_table(&mut b, w, rows, &has_section, options.domain_filter)?;
     across(&mut b, rows);
     external(&mut b, &collected.hosts);
     emit(&mut b, w)?;
@@ -324,13 +327,15 @@ fn sites_table(
     w: &mut dyn Write,
     rows: &[SummaryRow],
     has_section: &[bool],
+    domain_filter: bool,
 ) -> io::Result<()> {
     let _ = write!(
         b,
         "<h2 id=\"sites\">Sites</h2><p class=\"note\">As in summary.csv; click a column to \
          sort. Internal links are distinct arcs; TLP = seconds × pages fetched.</p>"
     );
-    let multi_host = rows.iter().any(|r| r.hosts > 1);
+    // Hosts and TLP say something with a domain filter, or where a scope spans hosts.
+    let multi_host = domain_filter || rows.iter().any(|r| r.hosts > 1);
     let mut header = vec![
         "site",
         "pages",

@@ -27,6 +27,7 @@ impl Report {
 /// The budget and its rule in words, for a budgeted crawl.
 pub fn report_options(settings: &Settings) -> ReportOptions {
     ReportOptions {
+        domain_filter: settings.components.url_filter != "EmptyUAT",
         budget: (settings.bandit.budget > 0).then(|| {
             format!(
                 "PageBudget = {}, pages split by {}",
