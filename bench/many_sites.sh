@@ -10,11 +10,13 @@
 #                       a site, no crawl delay (DELAY, ms) unless set; each slow crawl stops
 #                       after SLOW_SECONDS (60) if it has not finished: pages/s over that time
 # then the medians over the rounds and the ratios the scale issue sets targets for.
-# Environment: TEMPLATES (12), LATENCY (0.1), RUNS (1), BIN, BASE_BIN (also crawl with that
+# Environment: TEMPLATES (12), SEED (11: gen_many.py's; another seed and template count give
+# a held-out web of the same shape), LATENCY (0.1), RUNS (1), BIN, BASE_BIN (also crawl with that
 # binary, same rounds), EXTRA (more settings.ini lines, '|'-separated).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 TEMPLATES=${TEMPLATES:-12}
+SEED=${SEED:-11}
 LATENCY=${LATENCY:-0.1}
 RUNS=${RUNS:-1}
 FAST_SITES=${FAST_SITES-"500 4000"}
@@ -29,7 +31,8 @@ if [ ! -f /usr/lib/nginx/modules/ngx_http_echo_module.so ]; then
     apt-get install -y -q libnginx-mod-http-echo >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q libnginx-mod-http-echo >/dev/null)
 fi
 MANY=$WORK/many-$TEMPLATES
-[ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES"
+[ "$SEED" = 11 ] || MANY=$WORK/many-$TEMPLATES-s$SEED
+[ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES" "$SEED"
 cat > "$WORK/nginx-many.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
 worker_processes 2;

@@ -2,7 +2,7 @@
 //! font from elsewhere — that shows a crawl at a glance: the sites table, the RCCrawler
 //! paper's cross-site statistics, the external hosts and registrable domains linked to, the
 //! BeeBot yield curves, and a section per site. Built from the files of a results folder
-//! ([`read`]), so the result unloader `ReportRU` (at the end of a crawl), `rccrawler report`
+//! (`read.rs`), so the result unloader `ReportRU` (at the end of a crawl), `rccrawler report`
 //! and a folder written by `rccrawler export` all give the same page.
 
 mod graph;
