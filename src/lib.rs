@@ -32,6 +32,7 @@
 //! - [`message`] — what travels between threads.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
 
+pub mod alloc_tuning;
 pub mod app;
 pub mod bandit;
 pub mod cli;

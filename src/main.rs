@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rccrawler::cli::{self, Command, Exit};
 
 fn main() -> ExitCode {
+    rccrawler::alloc_tuning::hold_mmap_threshold();
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,
         Err(e) => {
