@@ -5,7 +5,8 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 WORK=${WORK:-$BENCH_DIR/work}
 PAGES=${PAGES:-50000}
 PORT=${PORT:-18480}
-SITE=$WORK/site-$PAGES
+# The site served (SITE=$(rustc --print sysroot)/share/doc/rust/html: the real documentation).
+SITE=${SITE:-$WORK/site-$PAGES}
 BIN=${BIN:-$ROOT/target/release/rccrawler}
 mkdir -p "$WORK"
 

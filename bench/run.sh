@@ -15,7 +15,9 @@
 # before/after comparison of a change, measured side by side.
 # Environment: PAGES (50000), RUNS (3), THREADS (8), WGET_RUNS (RUNS), CURVES (1: also the
 # thread and site-count curves, CURVE_PAGES (10000) pages over 1, 10, 50, 200 sites, each
-# point CURVE_RUNS (3) times), PROFILE (1).
+# point CURVE_RUNS (3) times), PROFILE (1), SITE (a folder to serve instead of the generated
+# site: SITE=$(rustc --print sysroot)/share/doc/rust/html THREADS=16 measures the real Rust
+# documentation, as issue 19 does).
 # The site is read once and crawled once before anything is timed: on a VM whose host
 # reclaims cold page cache, the first crawl of the day otherwise measures the disk.
 set -euo pipefail
