@@ -31,7 +31,12 @@ generate_site() {
 start_nginx() {
     ensure_nginx
     generate_site
+    # Workers as root when run as root: a SITE under /root (the toolchain's documentation) is
+    # not readable by nginx's default user.
+    local user_line=""
+    if [ "$(id -u)" = 0 ]; then user_line="user root;"; fi
     cat > "$WORK/nginx.conf" <<CONF
+$user_line
 worker_processes 2;
 pid $WORK/nginx.pid;
 error_log $WORK/nginx-error.log;
