@@ -1,20 +1,23 @@
-//! The allocator's one setting rccrawler changes: glibc's mmap threshold, held at 128 KiB.
+//! The allocator's one setting rccrawler changes: glibc's mmap threshold, held at 512 KiB.
 //!
-//! glibc serves a block of 128 KiB or more with its own `mmap`, returned to the system when
-//! freed — but each time such a block is freed it raises the threshold to that block's size
-//! (up to 32 MiB), after which big blocks come from the heap and stay there when freed,
-//! between smaller live ones. A crawl of thousands of sites frees every finished site's
-//! big vectors and maps, so the heap grew with the sites crawled, not with the sites being
-//! crawled. Measured with `bench/many_sites.sh` on a held-out web (SEED=29, TEMPLATES=20, two
-//! rounds each), peak RSS 500 → 4,000 sites: 30.6–31.0 → 39.2–41.0 MB with glibc's dynamic
-//! threshold, 28.3–28.7 → 35.7 MB held at 128 KiB (64 KiB: 26.8 → 33.8–34.1 MB, for more
-//! `mmap` calls), pages/s unchanged.
+//! glibc serves a block above its mmap threshold (128 KiB at start) with its own `mmap`,
+//! returned to the system when freed — but each time such a block is freed it raises the
+//! threshold to that block's size (up to 32 MiB), after which big blocks come from the heap
+//! and stay there when freed, between smaller live ones. A crawl of thousands of sites frees
+//! every finished site's big vectors and maps, so the heap grew with the sites crawled, not
+//! with the sites being crawled. Measured with `bench/many_sites.sh` on a held-out web
+//! (SEED=29, TEMPLATES=20, two rounds each), peak RSS 500 → 4,000 sites: 30.6–31.0 →
+//! 39.2–41.0 MB with glibc's moving threshold; held at 64 KiB 26.8 → 33.8–34.1 MB, at
+//! 128 KiB 28.3–28.7 → 35.7 MB, at 512 KiB 28.8–29.9 → 36.4–36.7 MB; pages/s unchanged.
+//! On the Rust documentation (pages up to megabytes, 7 alternating pairs of crawls, the
+//! same binary with `MALLOC_MMAP_THRESHOLD_`) each mapped page body costs page faults:
+//! median time 1.041× at 128 KiB, 1.024× at 512 KiB, for peak RSS 157 → 117–125 MB.
 
-/// Holds glibc's mmap threshold at 128 KiB (a no-op elsewhere). Call once, first thing.
+/// Holds glibc's mmap threshold at 512 KiB (a no-op elsewhere). Call once, first thing.
 pub fn hold_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        const THRESHOLD: libc::c_int = 128 * 1024;
+        const THRESHOLD: libc::c_int = 512 * 1024;
         // SAFETY: mallopt only sets an allocator parameter; it is called before any other
         // thread exists, and its failure (0) leaves glibc's default, which is correct too.
         let _ = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD) };
