@@ -751,7 +751,8 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     let Some(db) = pg::server("status_serve_shows_a_shared_crawl") else {
         return;
     };
-    let web = twelve_sites(25, Duration::from_millis(10));
+    // About 4 s of crawling: 4 rounds of 3 sites, 25 pages each, 2 at a time, 30 ms apiece.
+    let web = twelve_sites(25, Duration::from_millis(30));
     let crawler = machine(&web, "crawler", &db, &[("ScopesPerProcess", "3")]);
     let watcher = machine(&web, "watcher", &db, &[]);
     let mut crawl = start(crawler.path(), &[]);
@@ -807,8 +808,8 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     );
     let status = wait(&mut crawl, Duration::from_secs(120), crawler.path());
     assert!(status.success(), "{}", output(crawler.path()));
-    // Once it is over (the page looks every 2 s): every site finished, with the pages the
-    // crawling process wrote in its summary.csv.
+    // Once it is over (the database is read at each request): every site finished, with the
+    // pages the crawling process wrote in its summary.csv.
     let (header, rows) = common::read_csv(&crawler.path().join("results/summary.csv"));
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
     let until = Instant::now() + Duration::from_secs(30);

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
+use parking_lot::Mutex;
 
 use super::{Exit, database_failure, load_database_settings};
 use crate::data::pg;
@@ -14,8 +15,8 @@ use crate::settings::Settings;
 
 /// Where `--serve` listens without an address or a `StatusAddress`.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:8765";
-/// How often the database is read for the page.
-const POLL: Duration = Duration::from_secs(2);
+/// The shortest span pages/s is measured over.
+const RATE_SPAN: Duration = Duration::from_secs(1);
 
 /// `rccrawler status`: every scope of the `PgDM` crawl settings.ini names; with `serve`, the
 /// live status page of that crawl at `serve` (empty: settings.ini's `StatusAddress`, or
@@ -86,40 +87,44 @@ fn serve_page(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
         Ok(s) => s,
         Err(e) => return database_failure(&e),
     };
+    let pages = |scopes: &[pg::ScopeStatus]| scopes.iter().map(|s| s.pages).sum::<i64>();
+    // The database is read when the page asks (a browser: every 2 s), so what it shows is
+    // never older than the request; pages/s is taken over at least RATE_SPAN.
+    let last = Mutex::new((Instant::now(), pages(&first), 0.0f64));
+    let db = settings.clone();
+    let read = move || match pg::status(&db) {
+        Ok(scopes) => {
+            let now = (Instant::now(), pages(&scopes));
+            let mut last = last.lock();
+            let seconds = now.0.duration_since(last.0).as_secs_f64();
+            if seconds >= RATE_SPAN.as_secs_f64() {
+                *last = (now.0, now.1, (now.1 - last.1).max(0) as f64 / seconds);
+            }
+            database_snapshot(&scopes, last.2)
+        }
+        // The page says the database does not answer; the console too.
+        Err(e) => {
+            eprintln!("warning: {e}");
+            serde_json::json!({"state": format!("database not answering: {e}")})
+        }
+    };
     let page = match StatusPage::bind(addr, &settings.results.folder) {
-        Ok(p) => p,
+        Ok(p) => p.read_with(read),
         Err(e) => {
             eprintln!("error: cannot serve the status page on {addr}: {e}");
             return Exit::BadInput;
         }
     };
-    page.publish(database_snapshot(&first, 0.0));
     println!(
         "status page of crawl {:?}: {} (Ctrl+C to stop)",
         settings.database.crawl,
         page.url()
     );
-    let pages = |scopes: &[pg::ScopeStatus]| scopes.iter().map(|s| s.pages).sum::<i64>();
-    let mut last = (Instant::now(), pages(&first));
     std::thread::scope(|s| {
         s.spawn(|| page.serve());
-        let exit = loop {
-            if ctrl_c.recv_timeout(POLL).is_ok() {
-                break Exit::Ok;
-            }
-            match pg::status(settings) {
-                Ok(scopes) => {
-                    let now = (Instant::now(), pages(&scopes));
-                    let seconds = now.0.duration_since(last.0).as_secs_f64().max(1e-3);
-                    let rate = (now.1 - last.1).max(0) as f64 / seconds;
-                    page.publish(database_snapshot(&scopes, rate));
-                    last = now;
-                }
-                // A database that went away is said on the page's next look, and here.
-                Err(e) => eprintln!("warning: {e}"),
-            }
-        };
+        // Only Ctrl+C (or SIGTERM) ends it.
+        let _ = ctrl_c.recv();
         page.stop();
-        exit
-    })
+    });
+    Exit::Ok
 }

@@ -28,15 +28,29 @@ use crate::ids::ScopeId;
 /// The page a person opens: it fetches `/status.json` every two seconds.
 const INDEX_HTML: &str = include_str!("status_page.html");
 
+/// What `/status.json` is read from at each request.
+type Source = Box<dyn Fn() -> Value + Send + Sync>;
+
 /// The server's side of the status page.
-#[derive(Debug)]
 pub struct StatusPage {
     listener: TcpListener,
     addr: SocketAddr,
     /// `ResultFolder`.
     results: PathBuf,
     snapshot: Mutex<Value>,
+    /// Where `/status.json` comes from when it is read at each request (a database) rather
+    /// than published by a crawl.
+    source: Option<Source>,
     stop: AtomicBool,
+}
+
+impl std::fmt::Debug for StatusPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatusPage")
+            .field("addr", &self.addr)
+            .field("results", &self.results)
+            .finish_non_exhaustive()
+    }
 }
 
 impl StatusPage {
@@ -50,8 +64,16 @@ impl StatusPage {
             addr,
             results: results.to_path_buf(),
             snapshot: Mutex::new(json!({})),
+            source: None,
             stop: AtomicBool::new(false),
         })
+    }
+
+    /// Reads `/status.json`'s content with `read` at each request instead of serving what
+    /// [`Self::publish`] left (`rccrawler status --serve`: the database is read when asked).
+    pub fn read_with(mut self, read: impl Fn() -> Value + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(read));
+        self
     }
 
     /// Its URL, for the console.
@@ -114,7 +136,10 @@ impl StatusPage {
                 head,
             ),
             "/status.json" => {
-                let mut body = self.snapshot.lock().clone();
+                let mut body = match &self.source {
+                    Some(read) => read(),
+                    None => self.snapshot.lock().clone(),
+                };
                 let finished = finished_sites(&self.results);
                 // The snapshot is up to half a second old: a site finished since is listed
                 // as finished only.
