@@ -849,6 +849,29 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
         let listed = dom.split("id=\"finished\"").nth(1).unwrap();
         assert!(listed.contains("s07.test"), "{listed}");
     }
+    // A database that goes away: the page says so, and comes back with it.
+    if db.is_private() {
+        db.crash();
+        let s: serde_json::Value =
+            serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+        assert!(
+            s["state"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("database not answering")),
+            "{s}"
+        );
+        db.restart();
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let s: serde_json::Value =
+                serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+            if s["state"] == "finished" {
+                break;
+            }
+            assert!(Instant::now() < until, "not back: {s}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
     // Ctrl+C ends it cleanly.
     let pid = serve.id().to_string();
     assert!(
