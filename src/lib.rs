@@ -46,6 +46,7 @@ pub mod hosts;
 pub mod ids;
 pub mod loopback;
 pub mod message;
+pub mod parallel;
 pub mod parse;
 pub mod registry;
 pub mod report;

@@ -7,15 +7,8 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::run_binary as run;
 use common::{TestWeb, settings_text};
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rccrawler"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -731,19 +731,6 @@ fn a_missing_role_or_database_is_named_by_the_servers_own_words() {
     }
 }
 
-/// GET `path` from a page served on `port`: the body, or `None` while it does not answer.
-fn get(port: u16, path: &str) -> Option<String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(5)))
-        .build()
-        .into();
-    let mut r = agent
-        .get(format!("http://127.0.0.1:{port}{path}"))
-        .call()
-        .ok()?;
-    r.body_mut().read_to_string().ok()
-}
-
 /// See: issue 21. `rccrawler status --serve` shows a PgDM crawl as the status page shows a
 /// process's own: every process's sites, from the database, on a machine that crawls nothing.
 #[test]
@@ -786,7 +773,7 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     let mut seen_live = false;
     let until = Instant::now() + Duration::from_secs(60);
     while crawl.try_wait().unwrap().is_none() && Instant::now() < until {
-        if let Some(text) = get(port, "/status.json") {
+        if let Some(text) = common::http_get(port, "/status.json").map(|(_, body)| body) {
             let s: serde_json::Value = serde_json::from_str(&text).unwrap();
             if s["state"] == "crawling"
                 && s["sites"]
@@ -814,8 +801,12 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
     let until = Instant::now() + Duration::from_secs(30);
     let s = loop {
-        let s: serde_json::Value =
-            serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+        let s: serde_json::Value = serde_json::from_str(
+            &common::http_get(port, "/status.json")
+                .map(|(_, body)| body)
+                .unwrap(),
+        )
+        .unwrap();
         if s["state"] == "finished" || Instant::now() > until {
             break s;
         }
@@ -852,8 +843,12 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     // A database that goes away: the page says so, and comes back with it.
     if db.is_private() {
         db.crash();
-        let s: serde_json::Value =
-            serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+        let s: serde_json::Value = serde_json::from_str(
+            &common::http_get(port, "/status.json")
+                .map(|(_, body)| body)
+                .unwrap(),
+        )
+        .unwrap();
         assert!(
             s["state"]
                 .as_str()
@@ -863,8 +858,12 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
         db.restart();
         let until = Instant::now() + Duration::from_secs(30);
         loop {
-            let s: serde_json::Value =
-                serde_json::from_str(&get(port, "/status.json").unwrap()).unwrap();
+            let s: serde_json::Value = serde_json::from_str(
+                &common::http_get(port, "/status.json")
+                    .map(|(_, body)| body)
+                    .unwrap(),
+            )
+            .unwrap();
             if s["state"] == "finished" {
                 break;
             }

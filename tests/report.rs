@@ -8,9 +8,10 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
+use common::run_binary as run;
 use common::webgen::{self, WebSpec};
 use common::{TestWeb, read_csv};
 
@@ -20,14 +21,6 @@ const SITES: [(&str, u64); 4] = [
     ("s03.test", 25),
     ("s04.test", 90),
 ];
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rccrawler"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
 
 fn text(o: &Output) -> String {
     format!(

@@ -9,22 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::TestWeb;
+use common::http_get as get;
 use rccrawler::loopback::Resp;
-
-/// GET `path` from the status page: (status, body), or `None` while it does not answer.
-fn get(port: u16, path: &str) -> Option<(u16, String)> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(5)))
-        .build()
-        .into();
-    let mut r = agent
-        .get(format!("http://127.0.0.1:{port}{path}"))
-        .call()
-        .ok()?;
-    let status = r.status().as_u16();
-    Some((status, r.body_mut().read_to_string().unwrap_or_default()))
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

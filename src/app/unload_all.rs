@@ -2,8 +2,8 @@
 //! retire workers), every scope still in memory at the end of a run, several at once
 //! ([`unload_all`]), and summary.csv.
 
+use crate::parallel::for_each_index;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
 use parking_lot::Mutex;
@@ -138,30 +138,18 @@ pub(super) fn unload_all(
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
-    let next = AtomicUsize::new(0);
-    let work = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(info) = scopes.get(index) else {
-                break;
-            };
-            match unload_scope(settings, dm, unloaders, info) {
-                Ok(row) => rows.lock()[index] = Some(row),
-                Err(e) => {
-                    failed.lock().get_or_insert(e);
-                }
+    let workers = unload_workers(scopes.len());
+    for_each_index(
+        scopes.len(),
+        workers,
+        "unload-scopes",
+        |index| match unload_scope(settings, dm, unloaders, &scopes[index]) {
+            Ok(row) => rows.lock()[index] = Some(row),
+            Err(e) => {
+                failed.lock().get_or_insert(e);
             }
-        }
-    };
-    thread::scope(|s| {
-        for _ in 1..unload_workers(scopes.len()) {
-            // A worker that cannot start leaves its share to the others.
-            let _ = thread::Builder::new()
-                .name("unload-scopes".into())
-                .spawn_scoped(s, work);
-        }
-        work();
-    });
+        },
+    );
     if let Some(e) = failed.into_inner() {
         return Err(e.into());
     }

@@ -11,20 +11,21 @@ mod plot;
 mod read;
 mod stats;
 
+use crate::parallel::for_each_index;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
 use parking_lot::Mutex;
 use thiserror::Error;
 
 pub use read::ReadError;
+pub(crate) use read::read_summary;
 
 use html::{Cell, escape, group, table};
-use read::{SiteFigures, SummaryRow, Want, most_first, read_site, read_summary};
+use read::{SiteFigures, SummaryRow, Want, most_first, read_site};
 
 /// The report's file name in the results folder.
 pub const REPORT_FILE: &str = "report.html";
@@ -150,48 +151,32 @@ fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected 
         figures: vec![None; rows.len()],
         hosts: HashMap::new(),
     });
-    let next = AtomicUsize::new(0);
-    let work = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let (Some(row), Some(&want)) = (rows.get(index), wants.get(index)) else {
-                break;
-            };
-            // A folder name from the file itself: one plain name inside the results folder,
-            // never a path that leaves it (`..`, `/etc`, `a/../..`).
-            let mut parts = Path::new(&row.folder).components();
-            let plain = matches!(parts.next(), Some(std::path::Component::Normal(_)))
-                && parts.next().is_none();
-            if !plain {
-                continue;
-            }
-            let mut f = read_site(&results.join(&row.folder), want);
-            let mut out = out.lock();
-            for (h, &n) in &f.external_hosts {
-                let e = out.hosts.entry(h.clone()).or_default();
-                e.0 += n;
-                e.1 += 1;
-            }
-            if !want.graph {
-                f.external_hosts = HashMap::new();
-            }
-            if want.graph || want.curve || !f.problems.is_empty() {
-                out.figures[index] = Some(f);
-            }
-        }
-    };
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(4)
-        .min(rows.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 1..workers {
-            // A worker that cannot start leaves its share to the others.
-            let _ = std::thread::Builder::new()
-                .name("report".into())
-                .spawn_scoped(s, work);
+        .min(4);
+    for_each_index(rows.len(), workers, "report", |index| {
+        let (row, want) = (&rows[index], wants[index]);
+        // A folder name from the file itself: one plain name inside the results folder,
+        // never a path that leaves it (`..`, `/etc`, `a/../..`).
+        let mut parts = Path::new(&row.folder).components();
+        let plain =
+            matches!(parts.next(), Some(std::path::Component::Normal(_))) && parts.next().is_none();
+        if !plain {
+            return;
         }
-        work();
+        let mut f = read_site(&results.join(&row.folder), want);
+        let mut out = out.lock();
+        for (h, &n) in &f.external_hosts {
+            let e = out.hosts.entry(h.clone()).or_default();
+            e.0 += n;
+            e.1 += 1;
+        }
+        if !want.graph {
+            f.external_hosts = HashMap::new();
+        }
+        if want.graph || want.curve || !f.problems.is_empty() {
+            out.figures[index] = Some(f);
+        }
     });
     out.into_inner()
 }

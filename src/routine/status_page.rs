@@ -24,6 +24,7 @@ use super::progress::{Tally, tally};
 use crate::context::Context;
 use crate::data::pg::{ScopeState, ScopeStatus};
 use crate::ids::ScopeId;
+use crate::report::read_summary;
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
 const INDEX_HTML: &str = include_str!("status_page.html");
@@ -300,41 +301,23 @@ fn respond(
 /// The sites finished so far: summary.csv's rows (rewritten as sites finish), each with the
 /// links to its result files.
 fn finished_sites(results: &Path) -> Vec<Value> {
-    let Ok(mut rdr) = csv::Reader::from_path(results.join("summary.csv")) else {
+    // Not there yet, or being replaced: no site finished to show this time.
+    let Ok(rows) = read_summary(&results.join("summary.csv")) else {
         return Vec::new();
     };
-    let Ok(header) = rdr.headers().cloned() else {
-        return Vec::new();
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let (site, folder, pages, arcs, external, state) = (
-        col("Site"),
-        col("Folder"),
-        col("Pages"),
-        col("Arcs"),
-        col("ExternalLinks"),
-        col("State"),
-    );
-    let get = |r: &csv::StringRecord, i: Option<usize>| -> String {
-        i.and_then(|i| r.get(i)).unwrap_or("").to_owned()
-    };
-    let number =
-        |r: &csv::StringRecord, i: Option<usize>| -> u64 { get(r, i).parse().unwrap_or(0) };
-    rdr.records()
-        .filter_map(Result::ok)
+    rows.into_iter()
         .map(|r| {
-            let dir = get(&r, folder);
             let files: Vec<String> = ["nodes.csv", "edges.csv", "graph.gexf", "external_links.csv"]
                 .iter()
-                .filter(|f| results.join(&dir).join(f).is_file())
-                .map(|f| format!("/results/{dir}/{f}"))
+                .filter(|f| results.join(&r.folder).join(f).is_file())
+                .map(|f| format!("/results/{}/{f}", r.folder))
                 .collect();
             json!({
-                "site": get(&r, site),
-                "state": get(&r, state),
-                "pages": number(&r, pages),
-                "arcs": number(&r, arcs),
-                "external_links": number(&r, external),
+                "site": r.site,
+                "state": r.state,
+                "pages": r.pages,
+                "arcs": r.arcs,
+                "external_links": r.external_links,
                 "files": files,
             })
         })

@@ -1,9 +1,9 @@
 //! `GephiSiteGraphRU`: nodes.csv, edges.csv, external_links.csv, bad_links.csv,
 //! duplicates.csv and graph.gexf of one site (SPEC §4).
 
+use crate::parallel::for_each_index;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -81,27 +81,13 @@ impl Unloader for GephiSiteGraph {
 /// Writes the files on all cores: after a crawl the result files of a big site were the
 /// last, single-threaded part of the run.
 fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
-    let next = AtomicUsize::new(0);
     let failed = Mutex::new(None);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(jobs.len());
-    let work = || {
-        while let Some((name, fill)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-            if let Err(e) = file(folder, name, fill) {
-                failed.lock().get_or_insert(e);
-                return;
-            }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    for_each_index(jobs.len(), threads, "unload", |i| {
+        let (name, fill) = jobs[i];
+        if let Err(e) = file(folder, name, fill) {
+            failed.lock().get_or_insert(e);
         }
-    };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            // A thread that cannot start leaves its share to the others.
-            let _ = std::thread::Builder::new()
-                .name("unload".into())
-                .spawn_scoped(s, work);
-        }
-        work();
     });
     match failed.into_inner() {
         Some(e) => Err(e),

@@ -382,3 +382,28 @@ impl SiteFiles {
         }
     }
 }
+
+/// Runs the rccrawler binary in `dir` with `args` to its end.
+pub fn run_binary(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+/// GET `path` from a page served on 127.0.0.1:`port` (the status page): (status, body), or
+/// `None` while nothing answers.
+pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(5)))
+        .build()
+        .into();
+    let mut r = agent
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .call()
+        .ok()?;
+    let status = r.status().as_u16();
+    Some((status, r.body_mut().read_to_string().unwrap_or_default()))
+}
