@@ -85,10 +85,14 @@ impl Scheme {
 }
 
 /// The identity of a site: scheme, host (lower-case, punycode) and port.
+///
+/// The host is shared between clones: a crawl of thousands of sites keeps each listed origin
+/// in several indexes (seeds, sites, aliases, retired scopes), and one host string each, not
+/// one per index, is what keeps finished sites small (SPEC §11).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Origin {
     scheme: Scheme,
-    host: Box<str>,
+    host: std::sync::Arc<str>,
     port: u16,
 }
 
@@ -134,6 +138,15 @@ impl Origin {
     /// The host name.
     pub fn host(&self) -> &str {
         &self.host
+    }
+
+    /// The same host under `scheme` on `port` (sharing the host string).
+    pub fn with_scheme(&self, scheme: Scheme, port: u16) -> Self {
+        Origin {
+            scheme,
+            host: std::sync::Arc::clone(&self.host),
+            port,
+        }
     }
 
     /// The port, explicit or default.

@@ -212,8 +212,12 @@ impl Sites {
     /// An empty registry for a crawl of the `listed` origins (hosts.txt), giving each site the
     /// same host under the other scheme as an alias as `other` says.
     pub fn with_listed(listed: impl IntoIterator<Item = Origin>, other: OtherScheme) -> Self {
+        let listed: std::collections::HashSet<Origin> = listed.into_iter().collect();
+        // Room for every listed site and its other-scheme alias now, before any site's data.
         let sites = Sites {
-            listed: listed.into_iter().collect(),
+            by_origin: DashMap::with_capacity(listed.len() * 2),
+            list: RwLock::new(Vec::with_capacity(listed.len())),
+            listed,
             ..Sites::default()
         };
         let _ = sites.other_scheme.set(other);
@@ -333,7 +337,7 @@ impl Origin {
             Scheme::Http => Scheme::Https,
             Scheme::Https => Scheme::Http,
         };
-        Some(Origin::new(scheme, self.host(), scheme.default_port()))
+        Some(self.with_scheme(scheme, scheme.default_port()))
     }
 }
 

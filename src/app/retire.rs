@@ -9,7 +9,7 @@
 //! ([`Context::maybe_settled`]); the workers also look at every live scope twice a second,
 //! for the ways a scope settles without a commit (a site taken as down gives its URLs back).
 
-use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,13 +17,14 @@ use crossbeam_channel::{Receiver, select};
 use parking_lot::Mutex;
 
 use super::seeds::Seeds;
-use super::unload_all::{ORDER_AFTER, write_summary_file};
+use super::unload_all::ORDER_AFTER;
 use crate::context::Context;
 use crate::data::summary::{SiteState, SiteSummary};
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
 use crate::stop::{PanicGuard, StopReason};
-use crate::unload::Unloader;
+use crate::unload::summary::{summary_line, write_summary_lines};
+use crate::unload::{UnloadError, Unloader};
 
 /// How often the workers look at every live scope.
 const SCAN_INTERVAL: Duration = Duration::from_millis(500);
@@ -47,37 +48,52 @@ pub(super) struct Retirer<'a> {
 }
 
 /// summary.csv's rows of the scopes retired so far, and when it was last written.
+///
+/// The rows are kept as summary.csv's lines, one after another in one block: a crawl of
+/// thousands of sites keeps about a hundred bytes a finished site, not a row of strings each
+/// (the data manager keeps the rows themselves, as compactly, for the end of the run).
 #[derive(Debug, Default)]
 pub(super) struct LiveSummary {
-    /// Rows by their key: hosts.txt order.
-    rows: HashMap<ScopeId, (usize, Arc<SiteSummary>)>,
+    text: Vec<u8>,
+    /// Each row's sort key (hosts.txt order) and its line in `text`.
+    lines: Vec<(usize, Range<usize>)>,
     written: Option<Instant>,
     dirty: bool,
 }
 
 impl LiveSummary {
-    /// The rows of every scope retired before this run (a continued crawl) and in it.
+    /// The rows of every scope retired before this run (a continued crawl).
     pub(super) fn new(ctx: &Context, seeds: &Seeds) -> Self {
-        let mut rows = HashMap::new();
-        for info in ctx.dm.scopes() {
-            if let Some(r) = info.retired {
-                rows.insert(
-                    info.id,
-                    retired_row(seeds, info.id, &r.origin, Arc::clone(&r.row)),
-                );
-            }
+        let mut live = LiveSummary::default();
+        // Room for every row now, before any site's data (about a hundred bytes a row; an
+        // unused tail of a large block costs no memory until it is written).
+        let n = seeds.scope_count();
+        live.text.reserve(n * 128);
+        live.lines.reserve(n);
+        for (order, row) in retired_rows(ctx, seeds) {
+            live.add(order, &row);
         }
-        LiveSummary {
-            dirty: !rows.is_empty(),
-            rows,
-            written: None,
-        }
+        live
     }
 
-    /// The rows of retired scopes, keyed for sorting with others.
-    pub(super) fn into_rows(self) -> Vec<(usize, Arc<SiteSummary>)> {
-        self.rows.into_values().collect()
+    fn add(&mut self, order: usize, row: &SiteSummary) {
+        let start = self.text.len();
+        summary_line(row, &mut self.text);
+        self.lines.push((order, start..self.text.len()));
+        self.dirty = true;
     }
+}
+
+/// The rows of every retired scope (before this run and in it), keyed for sorting with others.
+pub(super) fn retired_rows(ctx: &Context, seeds: &Seeds) -> Vec<(usize, Arc<SiteSummary>)> {
+    ctx.dm
+        .scopes()
+        .into_iter()
+        .filter_map(|info| {
+            let r = info.retired?;
+            Some(retired_row(seeds, info.id, &r.origin, Arc::clone(&r.row)))
+        })
+        .collect()
 }
 
 /// A retired scope's row and its sort key; a scope hosts.txt no longer lists is reported as
@@ -164,9 +180,7 @@ impl Retirer<'_> {
                 self.downloader.sites_done(&sites);
                 ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);
-                let mut live = self.summary.lock();
-                live.rows.insert(scope, (row.order, summary));
-                live.dirty = true;
+                self.summary.lock().add(row.order, &summary);
             }
             Err(e) => {
                 eprintln!(
@@ -181,20 +195,22 @@ impl Retirer<'_> {
     /// Rewrites summary.csv with the rows of the scopes retired so far, if it changed and the
     /// last write is a second old (or `now`).
     pub(super) fn write_summary(&self, now: bool) {
-        let rows = {
-            let mut live = self.summary.lock();
-            let due = live.written.is_none_or(|t| t.elapsed() >= SUMMARY_INTERVAL);
-            if !live.dirty || !(due || now) {
-                return;
-            }
-            live.dirty = false;
-            live.written = Some(Instant::now());
-            let mut rows: Vec<(usize, Arc<SiteSummary>)> = live.rows.values().cloned().collect();
-            rows.sort_by_key(|(k, _)| *k);
-            rows
-        };
-        let rows: Vec<Arc<SiteSummary>> = rows.into_iter().map(|(_, r)| r).collect();
-        if let Err(e) = write_summary_file(&self.ctx.settings, &rows) {
+        // Written under the lock, so the lines are not copied out; a retire worker with a row to
+        // add waits for the write, once a second at most.
+        let mut live = self.summary.lock();
+        let due = live.written.is_none_or(|t| t.elapsed() >= SUMMARY_INTERVAL);
+        if !live.dirty || !(due || now) {
+            return;
+        }
+        live.dirty = false;
+        live.written = Some(Instant::now());
+        // Rows come nearly in order: the sort is a merge of a few runs.
+        live.lines.sort_by_key(|(k, _)| *k);
+        let LiveSummary { text, lines, .. } = &*live;
+        let path = self.ctx.settings.results.folder.join("summary.csv");
+        if let Err(source) = write_summary_lines(&path, lines.iter().map(|(_, r)| &text[r.clone()]))
+        {
+            let e = UnloadError { path, source };
             self.ctx.stop.request(StopReason::Failed(format!("{e}")));
         }
     }

@@ -45,8 +45,9 @@ struct Opened {
     /// Leaders before this position of `leaders` were tried (opened, or given to another
     /// process).
     next: usize,
-    /// Leaders opened.
-    done: HashSet<usize>,
+    /// Leaders opened, by seed index (a flag a seed, not a hash entry: SPEC §11 keeps a
+    /// finished site small).
+    done: Vec<bool>,
     /// The rows of the scopes opened and not written yet, as the results name them (a
     /// written scope's row leaves: a crawl of thousands of sites keeps none of them).
     rows: HashMap<ScopeId, ScopeRow>,
@@ -108,7 +109,11 @@ impl Seeds {
             leaders,
             members,
             leader_of,
-            state: Mutex::new(Opened::default()),
+            state: Mutex::new(Opened {
+                done: vec![false; hosts.len()],
+                folders: HashSet::with_capacity(hosts.len()),
+                ..Opened::default()
+            }),
         }
     }
 
@@ -260,7 +265,7 @@ impl Seeds {
         i: usize,
         c: &Crawl<'_>,
     ) -> Result<Option<(ScopeId, ScopeOpen)>, OpenScopeError> {
-        if self.state.lock().done.contains(&i) {
+        if self.state.lock().done[i] {
             return Ok(None);
         }
         let spec = &self.hosts[i];
@@ -278,7 +283,7 @@ impl Seeds {
             return Ok(None);
         };
         let (scope, how) = c.dm.open_scope(claim, SiteId::NONE, limits)?;
-        self.state.lock().done.insert(i);
+        self.state.lock().done[i] = true;
         if how == ScopeOpen::Finished {
             // Written by an earlier run: its row is kept, nothing is crawled.
             return Ok(Some((scope, how)));

@@ -79,6 +79,8 @@ impl ApplicationManager for TextFileManager {
         let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
         coordinator.register_seeds(&seeds.scope_origins())?;
         let sites = Sites::with_listed(seeds.origins(), settings.sites.other_scheme_links);
+        dm.expect_scopes(seeds.scope_count());
+        dispatcher.expect_sites(hosts.len());
         let window = Window::new(settings, &*coordinator, seeds.scope_count());
         let crawl = Crawl {
             dm: &*dm,
@@ -141,7 +143,7 @@ impl ApplicationManager for TextFileManager {
             && seeds.unopened() == 0
             && dm.scopes().iter().all(|s| dm.progress(s.id).pending == 0);
         let unload_started = Instant::now();
-        let written = retirer.summary.into_inner().into_rows();
+        let written = retire::retired_rows(&ctx, &seeds);
         let unloaded = save_and_unload(&ctx, &unloaders, &scopes, written, finished)?;
         Ok(RunReport {
             reason,

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use super::coord::ScopeClaim;
 use super::persist::{NoStore, Persistence, SavedScope, ScopeFigures, ScopeSource};
-use super::retired::RetiredScope;
+use super::retired::{RetiredAt, RetiredScope, RetiredTable};
 use super::scope::{Journaling, ScopeGraph};
 use super::summary::SiteSummary;
 use super::{
@@ -65,8 +65,8 @@ impl GraphHandle {
 enum Slot {
     /// In memory.
     Live(Arc<LockedScope>),
-    /// Written and released: only its row and figures are kept.
-    Retired(Arc<RetiredScope>),
+    /// Written and released: only its row and figures are kept, in [`RetiredTable`].
+    Retired(RetiredAt),
 }
 
 /// The in-memory data manager.
@@ -74,6 +74,8 @@ enum Slot {
 pub struct InMemoryDataManager {
     /// Every scope, by id (its number in the saved state).
     scopes: RwLock<Vec<Slot>>,
+    /// What is kept of the retired scopes.
+    retired: RwLock<RetiredTable>,
     /// Scope ids by their first seed's origin.
     by_origin: RwLock<HashMap<Origin, ScopeId>>,
     pending: AtomicUsize,
@@ -96,6 +98,7 @@ impl InMemoryDataManager {
     pub fn new() -> Self {
         InMemoryDataManager {
             scopes: RwLock::new(Vec::new()),
+            retired: RwLock::new(RetiredTable::default()),
             by_origin: RwLock::new(HashMap::new()),
             pending: AtomicUsize::new(0),
             next_seq: AtomicU64::new(0),
@@ -114,7 +117,8 @@ impl InMemoryDataManager {
         for saved in dm.store.recovered()? {
             match saved.retired {
                 Some(r) => {
-                    dm.push(Slot::Retired(Arc::new(r)));
+                    let at = dm.retired.write().push(&r);
+                    dm.push_slot(Slot::Retired(at), r.origin.clone());
                 }
                 None => {
                     dm.adopt(&saved)?;
@@ -146,12 +150,8 @@ impl InMemoryDataManager {
         Ok(scopes.len())
     }
 
-    /// Adds a slot as the next scope id.
-    fn push(&self, slot: Slot) -> ScopeId {
-        let origin = match &slot {
-            Slot::Live(s) => s.graph.read().origin().clone(),
-            Slot::Retired(r) => r.origin.clone(),
-        };
+    /// Adds a slot, the scope of `origin`, as the next scope id.
+    fn push_slot(&self, slot: Slot, origin: Origin) -> ScopeId {
         let mut scopes = self.scopes.write();
         let id = ScopeId(scopes.len() as u32);
         self.by_origin.write().insert(origin, id);
@@ -166,11 +166,13 @@ impl InMemoryDataManager {
         g.set_index(self.scopes.read().len() as u32);
         let next = g.pulls().map(|p| p.seq + 1).max().unwrap_or(0);
         self.next_seq.fetch_max(next, Ordering::SeqCst);
-        Ok(self.push(Slot::Live(Arc::new(LockedScope {
+        let origin = g.origin().clone();
+        let slot = Slot::Live(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(false),
             claim: RwLock::new(None),
-        }))))
+        }));
+        Ok(self.push_slot(slot, origin))
     }
 
     /// The slot of `id`.
@@ -178,14 +180,20 @@ impl InMemoryDataManager {
         self.scopes.read()[id.0 as usize].clone()
     }
 
+    /// What is kept of retired scope `at`.
+    fn retired_scope(&self, at: RetiredAt) -> RetiredScope {
+        self.retired.read().get(at)
+    }
+
     /// The scope `id`, in memory. The engine never asks for a retired scope: every task of it
     /// had ended before it was retired.
     fn scope(&self, id: ScopeId) -> Arc<LockedScope> {
         match self.slot(id) {
             Slot::Live(s) => s,
-            Slot::Retired(r) => panic!(
+            Slot::Retired(at) => panic!(
                 "scope {} ({}) was used after it was written and released",
-                id.0, r.origin
+                id.0,
+                self.retired_scope(at).origin
             ),
         }
     }
@@ -263,11 +271,12 @@ impl DataManager for InMemoryDataManager {
             fetched: 0,
             crawled: true,
         };
-        let id = self.push(Slot::Live(Arc::new(LockedScope {
+        let slot = Slot::Live(Arc::new(LockedScope {
             graph: RwLock::new(g),
             active: AtomicBool::new(true),
             claim: RwLock::new(Some(claim.clone())),
-        })));
+        }));
+        let id = self.push_slot(slot, claim.origin.clone());
         self.store.opened(&claim, figures);
         Ok((id, ScopeOpen::Created))
     }
@@ -299,14 +308,25 @@ impl DataManager for InMemoryDataManager {
                     active: s.active.load(Ordering::SeqCst),
                     retired: None,
                 },
-                Slot::Retired(r) => ScopeInfo {
-                    id: ScopeId(i as u32),
-                    origin: r.origin.clone(),
-                    active: false,
-                    retired: Some(Arc::clone(r)),
-                },
+                Slot::Retired(at) => {
+                    let r = self.retired_scope(*at);
+                    ScopeInfo {
+                        id: ScopeId(i as u32),
+                        origin: r.origin.clone(),
+                        active: false,
+                        retired: Some(Arc::new(r)),
+                    }
+                }
             })
             .collect()
+    }
+
+    fn expect_scopes(&self, n: usize) {
+        let mut scopes = self.scopes.write();
+        let more = n.saturating_sub(scopes.len());
+        scopes.reserve(more);
+        self.by_origin.write().reserve(more);
+        self.retired.write().reserve(n);
     }
 
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin> {
@@ -383,7 +403,8 @@ impl DataManager for InMemoryDataManager {
     fn progress(&self, scope: ScopeId) -> Progress {
         let s = match self.slot(scope) {
             Slot::Live(s) => s,
-            Slot::Retired(r) => {
+            Slot::Retired(at) => {
+                let r = self.retired_scope(at);
                 return Progress {
                     pages: r.row.pages,
                     pending: r.pending,
@@ -422,7 +443,7 @@ impl DataManager for InMemoryDataManager {
             .iter()
             .map(|slot| match slot {
                 Slot::Live(s) => s.graph.read().heap_bytes(),
-                Slot::Retired(_) => std::mem::size_of::<RetiredScope>() + 256,
+                Slot::Retired(_) => std::mem::size_of::<Slot>() + 128,
             })
             .sum()
     }
@@ -458,7 +479,8 @@ impl DataManager for InMemoryDataManager {
             self.pending.fetch_sub(retired.pending, Ordering::SeqCst);
         }
         // The data goes when the last handle goes (a database's table writer may hold one).
-        self.scopes.write()[scope.0 as usize] = Slot::Retired(Arc::new(retired));
+        let at = self.retired.write().push(&retired);
+        self.scopes.write()[scope.0 as usize] = Slot::Retired(at);
         Ok(())
     }
 
@@ -493,7 +515,7 @@ impl ScopeSource for InMemoryDataManager {
 
     fn retired(&self, scope: ScopeId) -> Option<Arc<RetiredScope>> {
         match self.slot(scope) {
-            Slot::Retired(r) => Some(r),
+            Slot::Retired(at) => Some(Arc::new(self.retired_scope(at))),
             Slot::Live(_) => None,
         }
     }

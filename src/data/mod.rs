@@ -181,6 +181,10 @@ pub trait DataManager: Send + Sync + Debug {
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 
+    /// A crawl of `n` scopes starts: what grows with every scope may take its room now, before
+    /// any site's data (SPEC §11; growing later leaves freed blocks among the sites' data).
+    fn expect_scopes(&self, _n: usize) {}
+
     /// The origins the scope's home page's recorded redirect chain passes through or ends on
     /// (a continued crawl's site aliases, SPEC §2), in chain order; empty if none is recorded.
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin>;

@@ -52,3 +52,83 @@ impl RetiredScope {
         })
     }
 }
+
+/// About what a retired scope takes in a [`RetiredTable`] (a row with its URLs).
+const ROW_BYTES: usize = 160;
+
+/// Where a retired scope's bytes are in a [`RetiredTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RetiredAt {
+    start: usize,
+    len: usize,
+}
+
+/// The retired scopes of a crawl, kept as the saved state encodes them, one after another in
+/// one block (SPEC §11: a finished site costs its encoded row, about a hundred bytes, not a
+/// handful of small allocations each: those pinned the pages the sites crawled after them
+/// freed, and peak memory grew with every finished site). Read back when asked for, which is
+/// rare: at start and end, and at checkpoints.
+#[derive(Debug, Default)]
+pub(crate) struct RetiredTable {
+    bytes: Vec<u8>,
+}
+
+impl RetiredTable {
+    /// Keeps `r`; returns where.
+    pub(crate) fn push(&mut self, r: &RetiredScope) -> RetiredAt {
+        let start = self.bytes.len();
+        r.put(&mut self.bytes);
+        RetiredAt {
+            start,
+            len: self.bytes.len() - start,
+        }
+    }
+
+    /// Room for `n` scopes in all (their rows' bytes are guessed: an unused tail of a large
+    /// block costs no memory until it is written).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.bytes
+            .reserve((n * ROW_BYTES).saturating_sub(self.bytes.len()));
+    }
+
+    /// The scope kept at `at`.
+    pub(crate) fn get(&self, at: RetiredAt) -> RetiredScope {
+        let mut r = Reader::new(&self.bytes[at.start..at.start + at.len]);
+        // Bytes this table wrote itself, with the codec the saved state reads with every run.
+        RetiredScope::read(&mut r).expect("a retired scope reads back as it was written")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::summary::tests::sample_row;
+
+    fn retired(i: u32) -> RetiredScope {
+        let site = format!("http://s{i}.test:8080");
+        RetiredScope {
+            index: i,
+            origin: Origin::parse(&site).expect("origin"),
+            finished: i.is_multiple_of(2),
+            pending: i as usize * 3,
+            outcomes: u64::from(i) * 7,
+            row: Arc::new(sample_row(&site)),
+        }
+    }
+
+    #[test]
+    fn every_scope_kept_reads_back_as_it_was_whatever_came_after() {
+        let mut table = RetiredTable::default();
+        table.reserve(2);
+        // More than reserved: the block moves, the places stay valid.
+        let kept: Vec<(RetiredAt, RetiredScope)> = (0..50)
+            .map(|i| {
+                let r = retired(i);
+                (table.push(&r), r)
+            })
+            .collect();
+        for (at, r) in &kept {
+            assert_eq!(&table.get(*at), r);
+        }
+    }
+}

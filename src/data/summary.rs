@@ -255,8 +255,29 @@ impl SiteSummary {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A row with every field set, text that needs quoting included.
+    pub(crate) fn sample_row(site: &str) -> SiteSummary {
+        SiteSummary {
+            site: site.into(),
+            folder: "a.test".into(),
+            pages: 3,
+            arcs: 4,
+            external_links: 5,
+            bad_links: 6,
+            duplicates: 7,
+            max_level: 2,
+            seconds: 1.25,
+            state: SiteState::PageLimit,
+            home: format!("{site}/\"x\","),
+            reason: "MaxPagesPerSite = 3".into(),
+            fetched: 9,
+            reward: 10,
+            hosts: 1,
+        }
+    }
 
     #[test]
     fn a_row_reads_back_as_written() {

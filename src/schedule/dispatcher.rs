@@ -254,6 +254,15 @@ impl Dispatcher {
     }
 
     /// Registers a site; its robots.txt is fetched first.
+    /// A crawl of `n` sites (hosts.txt's) starts: their gates take their room now, before any
+    /// site's data (SPEC §11).
+    pub fn expect_sites(&self, n: usize) {
+        let mut st = self.state.lock();
+        let more = n.saturating_sub(st.gates.len());
+        st.gates.reserve(more);
+    }
+
+    /// Registers `site` (its gate, and it becomes schedulable).
     pub fn add_site(&self, site: &SiteEntry) {
         let mut st = self.state.lock();
         Self::register(&mut st, site);
