@@ -21,19 +21,18 @@ use crate::schedule::Dispatcher;
 use crate::settings::SiteRules;
 use crate::site::{Origin, SiteSpec};
 use crate::sites::{SiteEntry, SiteKind, SiteView, Sites};
-use crate::url_filter::{SeedPlan, UrlFilter};
+use crate::url_filter::UrlFilter;
 
 /// The seeds and the scopes opened for them in this process.
 #[derive(Debug)]
 pub(crate) struct Seeds {
     hosts: Vec<SiteSpec>,
-    plans: Vec<SeedPlan>,
     /// `MaxPagesPerSite` and `TrapLevels`, for every scope.
     limits: SiteRules,
     /// The first seed of each scope, in hosts.txt order.
     leaders: Vec<usize>,
-    /// Each leader's other seeds (those that share its scope).
-    members: HashMap<usize, Vec<usize>>,
+    /// Each leader's other seeds (those that share its scope), with why they share it.
+    members: HashMap<usize, Vec<(usize, String)>>,
     /// Leaders by their origin.
     leader_of: HashMap<Origin, usize>,
     state: Mutex<Opened>,
@@ -92,10 +91,15 @@ impl Seeds {
         let leaders: Vec<usize> = (0..hosts.len())
             .filter(|&i| plans[i].scope_of == i)
             .collect();
-        let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (j, plan) in plans.iter().enumerate() {
+        // Only what opening a scope needs is kept of the plan: a crawl of thousands of sites
+        // keeps no plan per seed (SPEC §11).
+        let mut members: HashMap<usize, Vec<(usize, String)>> = HashMap::new();
+        for (j, plan) in plans.into_iter().enumerate() {
             if plan.scope_of != j {
-                members.entry(plan.scope_of).or_default().push(j);
+                members
+                    .entry(plan.scope_of)
+                    .or_default()
+                    .push((j, plan.shares_because));
             }
         }
         let leader_of = leaders
@@ -104,7 +108,6 @@ impl Seeds {
             .collect();
         Seeds {
             hosts: hosts.to_vec(),
-            plans,
             limits,
             leaders,
             members,
@@ -292,13 +295,14 @@ impl Seeds {
         let seed = c.sites.add(spec.clone(), scope);
         c.dm.bind_site(scope, &seed.origin, seed.id);
         c.dispatcher.add_site(&seed);
-        for &j in self.members.get(&i).into_iter().flatten() {
+        for (j, because) in self.members.get(&i).into_iter().flatten() {
+            let j = *j;
             let member = c.sites.add(self.hosts[j].clone(), scope);
             c.dm.add_seed(scope, member.origin.clone(), member.id)?;
             c.dispatcher.add_site(&member);
             eprintln!(
                 "{} shares the scope of {}: {}",
-                member.origin, seed.origin, self.plans[j].shares_because
+                member.origin, seed.origin, because
             );
         }
         self.restore_sites(scope, &seed, c);
