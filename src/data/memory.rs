@@ -404,12 +404,12 @@ impl DataManager for InMemoryDataManager {
         let s = match self.slot(scope) {
             Slot::Live(s) => s,
             Slot::Retired(at) => {
-                let r = self.retired_scope(at);
+                let r = self.retired.read().figures(at);
                 return Progress {
-                    pages: r.row.pages,
+                    pages: r.pages,
                     pending: r.pending,
                     outcomes: r.outcomes,
-                    active: std::time::Duration::from_secs_f64(r.row.seconds.max(0.0)),
+                    active: std::time::Duration::from_secs_f64(r.seconds.max(0.0)),
                 };
             }
         };

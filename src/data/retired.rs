@@ -53,6 +53,37 @@ impl RetiredScope {
     }
 }
 
+/// What the progress figures need of a retired scope, read without decoding the rest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RetiredFigures {
+    /// URLs left to fetch.
+    pub(crate) pending: usize,
+    /// Outcomes recorded.
+    pub(crate) outcomes: u64,
+    /// Pages of its row.
+    pub(crate) pages: usize,
+    /// Seconds of its row.
+    pub(crate) seconds: f64,
+}
+
+impl RetiredFigures {
+    /// Reads them from what [`RetiredScope::put`] wrote, allocating nothing.
+    fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        r.var32()?; // index
+        r.bytes()?; // origin
+        r.u8()?; // finished
+        let pending = usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?;
+        let outcomes = r.var()?;
+        let (pages, seconds) = SiteSummary::read_figures(r)?;
+        Ok(RetiredFigures {
+            pending,
+            outcomes,
+            pages,
+            seconds,
+        })
+    }
+}
+
 /// About what a retired scope takes in a [`RetiredTable`] (a row with its URLs).
 const ROW_BYTES: usize = 160;
 
@@ -93,9 +124,20 @@ impl RetiredTable {
 
     /// The scope kept at `at`.
     pub(crate) fn get(&self, at: RetiredAt) -> RetiredScope {
-        let mut r = Reader::new(&self.bytes[at.start..at.start + at.len]);
         // Bytes this table wrote itself, with the codec the saved state reads with every run.
-        RetiredScope::read(&mut r).expect("a retired scope reads back as it was written")
+        RetiredScope::read(&mut self.reader(at))
+            .expect("a retired scope reads back as it was written")
+    }
+
+    /// The progress figures of the scope kept at `at` (cheap: the progress line sums them
+    /// over every scope opened, at each tick).
+    pub(crate) fn figures(&self, at: RetiredAt) -> RetiredFigures {
+        RetiredFigures::read(&mut self.reader(at))
+            .expect("a retired scope reads back as it was written")
+    }
+
+    fn reader(&self, at: RetiredAt) -> Reader<'_> {
+        Reader::new(&self.bytes[at.start..at.start + at.len])
     }
 }
 
@@ -112,7 +154,11 @@ mod tests {
             finished: i.is_multiple_of(2),
             pending: i as usize * 3,
             outcomes: u64::from(i) * 7,
-            row: Arc::new(sample_row(&site)),
+            row: Arc::new(SiteSummary {
+                pages: i as usize * 11,
+                seconds: f64::from(i) / 4.0,
+                ..sample_row(&site)
+            }),
         }
     }
 
@@ -129,6 +175,11 @@ mod tests {
             .collect();
         for (at, r) in &kept {
             assert_eq!(&table.get(*at), r);
+            let f = table.figures(*at);
+            assert_eq!(
+                (f.pending, f.outcomes, f.pages, f.seconds),
+                (r.pending, r.outcomes, r.row.pages, r.row.seconds)
+            );
         }
     }
 }

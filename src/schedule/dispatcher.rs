@@ -253,7 +253,6 @@ impl Dispatcher {
         d
     }
 
-    /// Registers a site; its robots.txt is fetched first.
     /// A crawl of `n` sites (hosts.txt's) starts: their gates take their room now, before any
     /// site's data (SPEC §11).
     pub fn expect_sites(&self, n: usize) {
@@ -262,7 +261,7 @@ impl Dispatcher {
         st.gates.reserve(more);
     }
 
-    /// Registers `site` (its gate, and it becomes schedulable).
+    /// Registers a site; its robots.txt is fetched first.
     pub fn add_site(&self, site: &SiteEntry) {
         let mut st = self.state.lock();
         Self::register(&mut st, site);
