@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::unload_all::ScopeRow;
+use super::unload_all::{ScopeRow, dedupe_folder};
 use crate::data::coord::Coordinator;
 use crate::data::{DataManager, OpenScopeError, ScopeLimits, ScopeOpen};
 use crate::ids::{ScopeId, SiteId};
@@ -35,7 +35,27 @@ pub(crate) struct Seeds {
     members: HashMap<usize, Vec<(usize, String)>>,
     /// Leaders by their origin.
     leader_of: HashMap<Origin, usize>,
+    /// The results folder of each leader whose folder name an earlier leader of hosts.txt
+    /// has (`http://x` and `https://x`): chosen once from the whole list, so a scope's folder
+    /// does not depend on which scopes this run or this process opened before it.
+    renamed: HashMap<usize, String>,
     state: Mutex<Opened>,
+}
+
+/// The leaders of `hosts` whose results folder name an earlier leader has, with the folder
+/// each gets instead. Worked out once, for the whole list: a scope's folder is the same
+/// whichever scopes were opened before it (in this run, an earlier one, another process).
+fn renamed_folders(hosts: &[SiteSpec], leaders: &[usize]) -> HashMap<usize, String> {
+    let mut taken = HashSet::with_capacity(leaders.len());
+    let mut renamed = HashMap::new();
+    for &i in leaders {
+        let origin = &hosts[i].origin;
+        let folder = origin.folder_name();
+        if let Some(other) = dedupe_folder(&mut taken, &folder, origin.scheme().as_str()) {
+            renamed.insert(i, other);
+        }
+    }
+    renamed
 }
 
 /// What is opened so far.
@@ -50,8 +70,6 @@ struct Opened {
     /// The rows of the scopes opened and not written yet, as the results name them (a
     /// written scope's row leaves: a crawl of thousands of sites keeps none of them).
     rows: HashMap<ScopeId, ScopeRow>,
-    /// Results folder names taken.
-    folders: HashSet<String>,
     /// Scopes opened in this run and not retired yet.
     live: HashSet<ScopeId>,
     /// Scopes being written and released: they keep their place in the window until their
@@ -106,15 +124,16 @@ impl Seeds {
             .iter()
             .map(|&i| (hosts[i].origin.clone(), i))
             .collect();
+        let renamed = renamed_folders(hosts, &leaders);
         Seeds {
             hosts: hosts.to_vec(),
             limits,
             leaders,
             members,
             leader_of,
+            renamed,
             state: Mutex::new(Opened {
                 done: vec![false; hosts.len()],
-                folders: HashSet::with_capacity(hosts.len()),
                 ..Opened::default()
             }),
         }
@@ -306,14 +325,12 @@ impl Seeds {
             );
         }
         self.restore_sites(scope, &seed, c);
-        let mut st = self.state.lock();
         let mut row = ScopeRow::new(scope, Some(seed.id), &seed.origin);
         row.order = i;
-        if !st.folders.insert(row.folder.clone()) {
-            // http://x and https://x: the later one gets the scheme appended.
-            row.folder = format!("{}_{}", row.folder, seed.origin.scheme().as_str());
-            st.folders.insert(row.folder.clone());
+        if let Some(folder) = self.renamed.get(&i) {
+            row.folder.clone_from(folder);
         }
+        let mut st = self.state.lock();
         st.rows.insert(scope, row);
         st.live.insert(scope);
         Ok(Some((scope, how)))
@@ -355,4 +372,38 @@ fn rebind_host(
         .map(|id| sites.get(id))
         .filter(|e| e.origin == origin)
         .unwrap_or_else(|| sites.add_discovered(origin, seed, SiteKind::Found))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(url: &str) -> SiteSpec {
+        let url = url::Url::parse(url).expect("a test URL");
+        SiteSpec {
+            origin: Origin::of(&url).expect("an origin"),
+            max_downloads: 1,
+            max_level: 3,
+            crawl_delay: std::time::Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_folder_name_taken_by_an_earlier_leader_gets_the_scheme_appended() {
+        let hosts = [
+            "http://x.test",
+            "https://y.test",
+            "https://x.test",
+            "http://y.test:8080",
+            "https://y.test:8080",
+        ]
+        .map(spec);
+        let renamed = renamed_folders(&hosts, &[0, 1, 2, 3, 4]);
+        let mut got: Vec<(usize, &str)> = renamed.iter().map(|(i, f)| (*i, f.as_str())).collect();
+        got.sort();
+        assert_eq!(got, [(2, "x.test_https"), (4, "y.test_8080_https")]);
+        // Only leaders take folders: a seed that shares another's scope has none.
+        let renamed = renamed_folders(&hosts, &[1, 2]);
+        assert!(renamed.is_empty(), "{renamed:?}");
+    }
 }

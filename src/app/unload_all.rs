@@ -52,14 +52,31 @@ impl ScopeRow {
     pub(super) fn dedupe_folders(rows: &mut [ScopeRow]) {
         let mut taken = std::collections::HashSet::new();
         for row in rows.iter_mut() {
-            if !taken.insert(row.folder.clone()) {
-                let scheme = row.name.split(':').next().unwrap_or("site").to_owned();
-                row.folder = format!("{}_{scheme}", row.folder);
-                taken.insert(row.folder.clone());
+            let scheme = row.name.split(':').next().unwrap_or("site");
+            if let Some(folder) = dedupe_folder(&mut taken, &row.folder, scheme) {
+                row.folder = folder;
             }
         }
     }
+}
 
+/// The folder a scope named `folder` gets when the names in `taken` are taken before it:
+/// `None` if it keeps its name, or its name with `_scheme` appended (`http://x` and
+/// `https://x` both name `x`). The folder given is taken in turn.
+pub(super) fn dedupe_folder(
+    taken: &mut std::collections::HashSet<String>,
+    folder: &str,
+    scheme: &str,
+) -> Option<String> {
+    if taken.insert(folder.to_owned()) {
+        return None;
+    }
+    let renamed = format!("{folder}_{scheme}");
+    taken.insert(renamed.clone());
+    Some(renamed)
+}
+
+impl ScopeRow {
     /// The summary.csv state of a scope whose graph says `state`.
     fn state(&self, state: SiteState) -> SiteState {
         if self.site.is_none() {
