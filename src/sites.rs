@@ -213,9 +213,18 @@ impl Sites {
     /// same host under the other scheme as an alias as `other` says.
     pub fn with_listed(listed: impl IntoIterator<Item = Origin>, other: OtherScheme) -> Self {
         let listed: std::collections::HashSet<Origin> = listed.into_iter().collect();
-        // Room for every listed site and its other-scheme alias now, before any site's data.
+        // Room for every listed site and the other-scheme aliases it will get now, before any
+        // site's data (sites on other ports get none: no room kept for them).
+        let twins = match other {
+            OtherScheme::Internal => listed
+                .iter()
+                .filter_map(Origin::other_scheme)
+                .filter(|twin| !listed.contains(twin))
+                .count(),
+            OtherScheme::Ignore => 0,
+        };
         let sites = Sites {
-            by_origin: DashMap::with_capacity(listed.len() * 2),
+            by_origin: DashMap::with_capacity(listed.len() + twins),
             list: RwLock::new(Vec::with_capacity(listed.len())),
             listed,
             ..Sites::default()

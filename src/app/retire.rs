@@ -9,7 +9,6 @@
 //! ([`Context::maybe_settled`]); the workers also look at every live scope twice a second,
 //! for the ways a scope settles without a commit (a site taken as down gives its URLs back).
 
-use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,7 +22,7 @@ use crate::data::summary::{SiteState, SiteSummary};
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
 use crate::stop::{PanicGuard, StopReason};
-use crate::unload::summary::{summary_line, write_summary_lines};
+use crate::unload::summary::write_summary_rows;
 use crate::unload::{UnloadError, Unloader};
 
 /// How often the workers look at every live scope.
@@ -31,6 +30,10 @@ const SCAN_INTERVAL: Duration = Duration::from_millis(500);
 
 /// summary.csv is rewritten at most this often while the crawl runs.
 const SUMMARY_INTERVAL: Duration = Duration::from_secs(1);
+
+/// ... and no sooner than this many times the last rewrite took after it: a crawl of a
+/// hundred thousand sites spends at most a twentieth of a worker's time on the file.
+const SUMMARY_SPACING: u32 = 20;
 
 /// Retire workers: one per core, at least two (writing results waits on the disk).
 pub(super) fn worker_count() -> usize {
@@ -47,41 +50,56 @@ pub(super) struct Retirer<'a> {
     pub(super) summary: Mutex<LiveSummary>,
 }
 
-/// summary.csv's rows of the scopes retired so far, and when it was last written.
+/// Which scopes summary.csv lists while the crawl runs, and when it was last written.
 ///
-/// The rows are kept as summary.csv's lines, one after another in one block: a crawl of
-/// thousands of sites keeps about a hundred bytes a finished site, not a row of strings each
-/// (the data manager keeps the rows themselves, as compactly, for the end of the run).
+/// Their rows are not copied here: the data manager keeps every retired scope's row (encoded,
+/// one after another in one block) for the end of the run, and each rewrite reads them from
+/// there. A crawl of thousands of sites keeps 16 bytes a finished site here.
 #[derive(Debug, Default)]
 pub(super) struct LiveSummary {
-    text: Vec<u8>,
-    /// Each row's sort key (hosts.txt order) and its line in `text`.
-    lines: Vec<(usize, Range<usize>)>,
+    /// Each retired scope's sort key (hosts.txt order) and id.
+    rows: Vec<(usize, ScopeId)>,
     written: Option<Instant>,
+    /// How long the last rewrite took.
+    took: Duration,
     dirty: bool,
 }
 
 impl LiveSummary {
-    /// The rows of every scope retired before this run (a continued crawl).
+    /// Every scope retired before this run (a continued crawl).
     pub(super) fn new(ctx: &Context, seeds: &Seeds) -> Self {
         let mut live = LiveSummary::default();
-        // Room for every row now, before any site's data (about a hundred bytes a row; an
-        // unused tail of a large block costs no memory until it is written).
-        let n = seeds.scope_count();
-        live.text.reserve(n * 128);
-        live.lines.reserve(n);
-        for (order, row) in retired_rows(ctx, seeds) {
-            live.add(order, &row);
+        // Room for every row now, before any site's data.
+        live.rows.reserve(seeds.scope_count());
+        for info in ctx.dm.scopes() {
+            if let Some(r) = info.retired {
+                live.add(sort_key(seeds, info.id, &r.origin), info.id);
+            }
         }
         live
     }
 
-    fn add(&mut self, order: usize, row: &SiteSummary) {
-        let start = self.text.len();
-        summary_line(row, &mut self.text);
-        self.lines.push((order, start..self.text.len()));
+    fn add(&mut self, order: usize, scope: ScopeId) {
+        self.rows.push((order, scope));
         self.dirty = true;
     }
+}
+
+/// Where a retired scope's row goes among the others: its place in hosts.txt, or after every
+/// listed site's for a scope hosts.txt no longer lists (reported as removed).
+fn sort_key(seeds: &Seeds, scope: ScopeId, origin: &crate::site::Origin) -> usize {
+    seeds
+        .position(origin)
+        .unwrap_or(ORDER_AFTER + scope.0 as usize)
+}
+
+/// A retired scope's row as summary.csv shows it: a scope hosts.txt no longer lists
+/// ([`sort_key`] past [`ORDER_AFTER`]) is reported as removed.
+fn shown_row(order: usize, mut row: Arc<SiteSummary>) -> Arc<SiteSummary> {
+    if order >= ORDER_AFTER {
+        Arc::make_mut(&mut row).state = SiteState::Removed;
+    }
+    row
 }
 
 /// The rows of every retired scope (before this run and in it), keyed for sorting with others.
@@ -91,26 +109,10 @@ pub(super) fn retired_rows(ctx: &Context, seeds: &Seeds) -> Vec<(usize, Arc<Site
         .into_iter()
         .filter_map(|info| {
             let r = info.retired?;
-            Some(retired_row(seeds, info.id, &r.origin, Arc::clone(&r.row)))
+            let order = sort_key(seeds, info.id, &r.origin);
+            Some((order, shown_row(order, Arc::clone(&r.row))))
         })
         .collect()
-}
-
-/// A retired scope's row and its sort key; a scope hosts.txt no longer lists is reported as
-/// removed.
-fn retired_row(
-    seeds: &Seeds,
-    scope: ScopeId,
-    origin: &crate::site::Origin,
-    mut row: Arc<SiteSummary>,
-) -> (usize, Arc<SiteSummary>) {
-    match seeds.position(origin) {
-        Some(at) => (at, row),
-        None => {
-            Arc::make_mut(&mut row).state = SiteState::Removed;
-            (ORDER_AFTER + scope.0 as usize, row)
-        }
-    }
 }
 
 impl Retirer<'_> {
@@ -170,17 +172,15 @@ impl Retirer<'_> {
         let written = super::unload_all::unload_scope(&ctx.settings, dm, self.unloaders, &row)
             .map_err(|e| e.to_string())
             .and_then(|summary| {
-                let summary = Arc::new(summary);
-                dm.retire(scope, Arc::clone(&summary))
-                    .map(|()| summary)
+                dm.retire(scope, Arc::new(summary))
                     .map_err(|e| format!("cannot save the crawl state: {e}"))
             });
         match written {
-            Ok(summary) => {
+            Ok(()) => {
                 self.downloader.sites_done(&sites);
                 ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);
-                self.summary.lock().add(row.order, &summary);
+                self.summary.lock().add(row.order, scope);
             }
             Err(e) => {
                 eprintln!(
@@ -198,20 +198,27 @@ impl Retirer<'_> {
         // Written under the lock, so the lines are not copied out; a retire worker with a row to
         // add waits for the write, once a second at most.
         let mut live = self.summary.lock();
-        let due = live.written.is_none_or(|t| t.elapsed() >= SUMMARY_INTERVAL);
+        let due = live.written.is_none_or(|t| {
+            t.elapsed() >= SUMMARY_INTERVAL.max(live.took * SUMMARY_SPACING)
+        });
         if !live.dirty || !(due || now) {
             return;
         }
         live.dirty = false;
-        live.written = Some(Instant::now());
+        let started = Instant::now();
         // Rows come nearly in order: the sort is a merge of a few runs.
-        live.lines.sort_by_key(|(k, _)| *k);
-        let LiveSummary { text, lines, .. } = &*live;
+        live.rows.sort_by_key(|(k, _)| *k);
+        let dm = &*self.ctx.dm;
+        let rows = live.rows.iter().filter_map(|&(order, scope)| {
+            // Every scope listed here is retired: the data manager has its row.
+            dm.retired_row(scope).map(|row| shown_row(order, row))
+        });
         let path = self.ctx.settings.results.folder.join("summary.csv");
-        if let Err(source) = write_summary_lines(&path, lines.iter().map(|(_, r)| &text[r.clone()]))
-        {
+        if let Err(source) = write_summary_rows(&path, rows) {
             let e = UnloadError { path, source };
             self.ctx.stop.request(StopReason::Failed(format!("{e}")));
         }
+        live.written = Some(Instant::now());
+        live.took = started.elapsed();
     }
 }

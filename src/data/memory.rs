@@ -321,6 +321,13 @@ impl DataManager for InMemoryDataManager {
             .collect()
     }
 
+    fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>> {
+        match self.slot(scope) {
+            Slot::Retired(at) => Some(self.retired_scope(at).row),
+            Slot::Live(_) => None,
+        }
+    }
+
     fn expect_scopes(&self, n: usize) {
         let mut scopes = self.scopes.write();
         let more = n.saturating_sub(scopes.len());

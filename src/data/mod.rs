@@ -181,6 +181,9 @@ pub trait DataManager: Send + Sync + Debug {
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 
+    /// The summary.csv row of scope `scope` if it is retired (`None` while it is live).
+    fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>>;
+
     /// A crawl of `n` scopes starts: what grows with every scope may take its room now, before
     /// any site's data (SPEC §11; growing later leaves freed blocks among the sites' data).
     fn expect_scopes(&self, _n: usize) {}

@@ -592,7 +592,13 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
         let expected = graph_text(&c.dm, scope);
         let row = row_of(&c.dm, scope);
         let held = c.dm.memory_bytes();
+        assert_eq!(c.dm.retired_row(scope), None, "live: no row yet");
         c.dm.retire(scope, Arc::new(row.clone())).unwrap();
+        assert_eq!(
+            c.dm.retired_row(scope),
+            Some(Arc::new(row.clone())),
+            "summary.csv reads it back as it was retired"
+        );
         assert!(
             c.dm.memory_bytes() < held / 2,
             "released: {} of {held} bytes left",

@@ -36,16 +36,6 @@ impl<'a> CsvOut<'a> {
         Self::start(w, header, false)
     }
 
-    /// Plain RFC 4180 rows without a header, buffered in small steps (a row or a few).
-    pub fn plain_rows(w: &'a mut dyn Write) -> Self {
-        CsvOut {
-            w,
-            line: Vec::new(),
-            fields: 0,
-            gephi: false,
-        }
-    }
-
     fn start(w: &'a mut dyn Write, header: &[&str], gephi: bool) -> io::Result<Self> {
         w.write_all(header.join(",").as_bytes())?;
         w.write_all(b"\n")?;

@@ -30,35 +30,21 @@ const HEADER: &[&str] = &[
 
 /// Writes summary.csv atomically.
 pub fn write_summary<R: Borrow<SiteSummary>>(path: &Path, rows: &[R]) -> io::Result<()> {
+    write_summary_rows(path, rows.iter().map(Borrow::borrow))
+}
+
+/// Writes summary.csv atomically from rows made one at a time (a crawl that goes on reads
+/// each finished site's row from where it is kept, not from a table of them all).
+pub fn write_summary_rows<R: Borrow<SiteSummary>>(
+    path: &Path,
+    rows: impl IntoIterator<Item = R>,
+) -> io::Result<()> {
     write_atomic(path, |w| {
         let mut csv = CsvOut::plain(w, HEADER)?;
         for r in rows {
             put_row(&mut csv, r.borrow())?;
         }
         csv.finish()
-    })
-}
-
-/// Appends `row`'s line of summary.csv (its newline included) to `out`: the rows of finished
-/// sites are kept so while a crawl goes on, and written with [`write_summary_lines`].
-pub fn summary_line(row: &SiteSummary, out: &mut Vec<u8>) {
-    let mut csv = CsvOut::plain_rows(out);
-    // Writing into a Vec<u8> cannot fail.
-    let _ = put_row(&mut csv, row).and_then(|()| csv.finish());
-}
-
-/// Writes summary.csv atomically from lines made by [`summary_line`], in the given order.
-pub fn write_summary_lines<'a>(
-    path: &Path,
-    lines: impl IntoIterator<Item = &'a [u8]>,
-) -> io::Result<()> {
-    write_atomic(path, |w| {
-        w.write_all(HEADER.join(",").as_bytes())?;
-        w.write_all(b"\n")?;
-        for line in lines {
-            w.write_all(line)?;
-        }
-        Ok(())
     })
 }
 
@@ -89,27 +75,20 @@ mod tests {
     use crate::data::summary::tests::sample_row;
 
     #[test]
-    fn lines_kept_one_by_one_make_the_same_file_as_the_rows() {
+    fn rows_made_one_at_a_time_make_the_same_file_as_a_table_of_them() {
         let dir = tempfile::tempdir().expect("temp dir");
         let rows = [
             sample_row("http://a.test"),
             sample_row("https://b.test:8443"),
         ];
-        let from_rows = dir.path().join("rows.csv");
-        write_summary(&from_rows, &rows).expect("write rows");
-        let mut text = Vec::new();
-        let mut lines = Vec::new();
-        for r in &rows {
-            let start = text.len();
-            summary_line(r, &mut text);
-            lines.push(start..text.len());
-        }
-        let from_lines = dir.path().join("lines.csv");
-        write_summary_lines(&from_lines, lines.iter().map(|l| &text[l.clone()]))
-            .expect("write lines");
+        let from_table = dir.path().join("table.csv");
+        write_summary(&from_table, &rows).expect("write rows");
+        let from_iter = dir.path().join("iter.csv");
+        write_summary_rows(&from_iter, rows.iter().cloned().map(std::sync::Arc::new))
+            .expect("write rows one at a time");
         let (a, b) = (
-            std::fs::read_to_string(&from_rows).expect("read"),
-            std::fs::read_to_string(&from_lines).expect("read"),
+            std::fs::read_to_string(&from_table).expect("read"),
+            std::fs::read_to_string(&from_iter).expect("read"),
         );
         assert_eq!(a, b);
         assert_eq!(a.lines().count(), 3, "{a}");
