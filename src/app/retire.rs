@@ -16,9 +16,8 @@ use crossbeam_channel::{Receiver, select};
 use parking_lot::Mutex;
 
 use super::seeds::Seeds;
-use super::unload_all::ORDER_AFTER;
+use super::unload_all::{ORDER_AFTER, shown_row};
 use crate::context::Context;
-use crate::data::summary::{SiteState, SiteSummary};
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
 use crate::stop::{PanicGuard, StopReason};
@@ -83,6 +82,14 @@ impl LiveSummary {
         self.rows.push((order, scope));
         self.dirty = true;
     }
+
+    /// Every retired scope (before this run and in it) with its sort key, in summary.csv's
+    /// order: the end of the run reads their rows one at a time.
+    pub(super) fn sorted(&mut self) -> Vec<(usize, ScopeId)> {
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort_by_key(|(k, _)| *k);
+        rows
+    }
 }
 
 /// Where a retired scope's row goes among the others: its place in hosts.txt, or after every
@@ -91,28 +98,6 @@ fn sort_key(seeds: &Seeds, scope: ScopeId, origin: &crate::site::Origin) -> usiz
     seeds
         .position(origin)
         .unwrap_or(ORDER_AFTER + scope.0 as usize)
-}
-
-/// A retired scope's row as summary.csv shows it: a scope hosts.txt no longer lists
-/// ([`sort_key`] past [`ORDER_AFTER`]) is reported as removed.
-fn shown_row(order: usize, mut row: Arc<SiteSummary>) -> Arc<SiteSummary> {
-    if order >= ORDER_AFTER {
-        Arc::make_mut(&mut row).state = SiteState::Removed;
-    }
-    row
-}
-
-/// The rows of every retired scope (before this run and in it), keyed for sorting with others.
-pub(super) fn retired_rows(ctx: &Context, seeds: &Seeds) -> Vec<(usize, Arc<SiteSummary>)> {
-    ctx.dm
-        .scopes()
-        .into_iter()
-        .filter_map(|info| {
-            let r = info.retired?;
-            let order = sort_key(seeds, info.id, &r.origin);
-            Some((order, shown_row(order, Arc::clone(&r.row))))
-        })
-        .collect()
 }
 
 impl Retirer<'_> {
@@ -198,9 +183,9 @@ impl Retirer<'_> {
         // Written under the lock, so the lines are not copied out; a retire worker with a row to
         // add waits for the write, once a second at most.
         let mut live = self.summary.lock();
-        let due = live.written.is_none_or(|t| {
-            t.elapsed() >= SUMMARY_INTERVAL.max(live.took * SUMMARY_SPACING)
-        });
+        let due = live
+            .written
+            .is_none_or(|t| t.elapsed() >= SUMMARY_INTERVAL.max(live.took * SUMMARY_SPACING));
         if !live.dirty || !(due || now) {
             return;
         }

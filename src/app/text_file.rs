@@ -17,7 +17,6 @@ use super::unload_all::{ScopeRow, Unloaded, unload_all};
 use super::window::{ADAPT_PERIOD, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeCounts, ScopeFeeder};
-use crate::data::summary::SiteSummary;
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
 use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
@@ -143,8 +142,8 @@ impl ApplicationManager for TextFileManager {
             && seeds.unopened() == 0
             && dm.scopes().iter().all(|s| dm.progress(s.id).pending == 0);
         let unload_started = Instant::now();
-        let written = retire::retired_rows(&ctx, &seeds);
-        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, written, finished)?;
+        let written = retirer.summary.lock().sorted();
+        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, &written, finished)?;
         Ok(RunReport {
             reason,
             sites: unloaded.rows,
@@ -212,7 +211,7 @@ fn save_and_unload(
     ctx: &Context,
     unloaders: &[Box<dyn crate::unload::Unloader>],
     scopes: &[ScopeRow],
-    written: Vec<(usize, std::sync::Arc<SiteSummary>)>,
+    written: &[(usize, ScopeId)],
     finished: bool,
 ) -> Result<Unloaded, AppError> {
     let (dm, settings) = (&*ctx.dm, &ctx.settings);

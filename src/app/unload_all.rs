@@ -143,15 +143,15 @@ pub(super) fn unload_scope(
 /// Writes every scope's results, several scopes at once: a crawl of hundreds of small sites
 /// otherwise spent a third of its time waiting for one site's files to reach the disk after
 /// another. A scope whose files cannot be written does not stop the others; the first such
-/// error is returned once all are done. Then summary.csv with `rows` (the rows of scopes
-/// written before, retired) and these, and each unloader's `finish` (the report reads
-/// summary.csv).
+/// error is returned once all are done. Then summary.csv with the rows of the scopes written
+/// before (`written`: retired, with their sort keys, in order) and these, and each unloader's
+/// `finish` (the report reads summary.csv).
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
-    written: Vec<(usize, Arc<SiteSummary>)>,
+    written: &[(usize, ScopeId)],
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -170,19 +170,27 @@ pub(super) fn unload_all(
     if let Some(e) = failed.into_inner() {
         return Err(e.into());
     }
-    // Rows in the order of their keys (hosts.txt order), the written ones among them.
-    let mut keyed: Vec<(usize, SiteSummary)> = written
+    // Rows in the order of their keys (hosts.txt order): the written ones, read one at a time
+    // from the data manager (a crawl of thousands of sites holds no second table of them),
+    // merged with these.
+    let mut unloaded: Vec<(usize, SiteSummary)> = rows
+        .into_inner()
         .into_iter()
-        .map(|(k, r)| (k, Arc::unwrap_or_clone(r)))
+        .zip(scopes)
+        .filter_map(|(row, info)| row.map(|r| (info.order, r)))
         .collect();
-    keyed.extend(
-        rows.into_inner()
-            .into_iter()
-            .zip(scopes)
-            .filter_map(|(row, info)| row.map(|r| (info.order, r))),
-    );
-    keyed.sort_by_key(|(k, _)| *k);
-    let rows: Vec<SiteSummary> = keyed.into_iter().map(|(_, r)| r).collect();
+    unloaded.sort_by_key(|(k, _)| *k);
+    let mut unloaded = unloaded.into_iter().peekable();
+    let mut rows = Vec::with_capacity(written.len() + unloaded.len());
+    for &(key, scope) in written {
+        while let Some((_, r)) = unloaded.next_if(|(k, _)| *k < key) {
+            rows.push(r);
+        }
+        if let Some(r) = dm.retired_row(scope) {
+            rows.push(Arc::unwrap_or_clone(shown_row(key, r)));
+        }
+    }
+    rows.extend(unloaded.map(|(_, r)| r));
     write_summary_file(settings, &rows)?;
     // After summary.csv: the report reads it.
     let mut problems = Vec::new();
@@ -194,6 +202,15 @@ pub(super) fn unload_all(
 
 /// Sort keys of rows with no place in hosts.txt come after every listed scope.
 pub(super) const ORDER_AFTER: usize = 1 << 40;
+
+/// A retired scope's row as summary.csv shows it: a scope hosts.txt no longer lists (its
+/// sort key past [`ORDER_AFTER`]) is reported as removed.
+pub(super) fn shown_row(order: usize, mut row: Arc<SiteSummary>) -> Arc<SiteSummary> {
+    if order >= ORDER_AFTER {
+        Arc::make_mut(&mut row).state = SiteState::Removed;
+    }
+    row
+}
 
 /// Writes summary.csv.
 pub(super) fn write_summary_file<R: std::borrow::Borrow<SiteSummary>>(

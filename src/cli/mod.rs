@@ -323,7 +323,10 @@ fn database_failure(e: &PgError) -> Exit {
 
 /// Prints the end-of-run summary (and the result checks that failed, to stderr).
 pub fn print_report(r: &RunReport) {
-    print!("{}", report_text(r));
+    // Line by line: the table of a crawl of thousands of sites is not one string in memory.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // A closed stdout (`| head`) ends the table quietly; the results are written already.
+    let _ = write_report(r, &mut out).and_then(|()| std::io::Write::flush(&mut out));
     for p in &r.problems {
         eprintln!("result check failed: {p}");
     }
@@ -332,11 +335,8 @@ pub fn print_report(r: &RunReport) {
 /// The end-of-run summary: how the run ended, a table of the sites (its first column as wide
 /// as the longest site name, so the columns line up whatever the names), where the results
 /// are.
-fn report_text(r: &RunReport) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    // Infallible: writing into a String.
-    let _ = match (&r.reason, r.stopped_after) {
+fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    match (&r.reason, r.stopped_after) {
         (reason, _) if reason.is_complete() => {
             writeln!(out, "finished after {:.1} s", r.elapsed.as_secs_f64())
         }
@@ -351,7 +351,7 @@ fn report_text(r: &RunReport) -> String {
             "stopped ({reason}) after {:.1} s",
             r.elapsed.as_secs_f64()
         ),
-    };
+    }?;
     let w = r
         .sites
         .iter()
@@ -359,11 +359,11 @@ fn report_text(r: &RunReport) -> String {
         .max()
         .unwrap_or(0)
         .max("site".len());
-    let _ = writeln!(
+    writeln!(
         out,
         "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
         "site", "pages", "arcs", "external", "bad", "dups", "level"
-    );
+    )?;
     for s in &r.sites {
         let mut state = s.state.to_string();
         if let Some(to) = s.moved_to() {
@@ -372,25 +372,25 @@ fn report_text(r: &RunReport) -> String {
         if !s.reason.is_empty() {
             state.push_str(&format!(" ({})", s.reason));
         }
-        let _ = writeln!(
+        writeln!(
             out,
             "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
             s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level,
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "results in {} (written in {:.1} s)",
         r.result_folder.display(),
         r.unload_elapsed.as_secs_f64()
-    );
+    )?;
     // Only a report this run wrote (one left by an earlier run with ReportRU would mislead).
     let report = r.result_folder.join(crate::report::REPORT_FILE);
     let written_now = std::fs::metadata(&report)
         .and_then(|m| m.modified())
         .is_ok_and(|t| t.elapsed().is_ok_and(|age| age <= r.elapsed));
     if written_now {
-        let _ = writeln!(out, "report: {}", report.display());
+        writeln!(out, "report: {}", report.display())?;
     }
-    out
+    Ok(())
 }
