@@ -190,7 +190,10 @@ pub fn run(
         }
         // Automatic downloaders: a quarter more whenever, over the last period, tasks
         // found every downloader busy with another site ready while the processors had time
-        // to spare, until the cap or the stop.
+        // to spare, until the cap or the stop — and never far past the requests the sites
+        // being crawled allow at once (a slow crawl grew to 1,738 downloaders for the 1,326
+        // its window of sites allowed). A quarter more than those may run: downloaders that
+        // find no site ready are what grows the window of sites (and with it the room).
         let mut started = first;
         let stop = ctx.stop.receiver();
         let ticker = crossbeam_channel::tick(GROW_PERIOD);
@@ -204,7 +207,12 @@ pub fn run(
                     if wanted == 0 || !spare {
                         continue;
                     }
-                    for _ in 0..(started / 4).clamp(1, most - started) {
+                    let room = ctx.dispatcher.request_room();
+                    let room = room + (room / 4).max(8);
+                    if started >= room {
+                        continue;
+                    }
+                    for _ in 0..(started / 4).clamp(1, most.min(room) - started) {
                         match spawn_downloader(started) {
                             Ok(h) => handles.push(h),
                             // The machine gives no more threads: the crawl goes on with these.
