@@ -205,6 +205,24 @@ fn a_finished_site_is_written_while_the_crawl_goes_on() {
         err.contains("sites: 1 crawling, 1 written, 0 waiting,"),
         "the progress line says where the sites are: {err}"
     );
+    // A written site's pages still count in the total (its figures are kept as it leaves).
+    let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    let s01_pages: u64 = summary
+        .lines()
+        .find(|l| l.contains("s01.test"))
+        .and_then(|l| l.split(',').nth(2))
+        .and_then(|p| p.parse().ok())
+        .expect("s01's row");
+    let shown: Vec<u64> = err
+        .lines()
+        .filter(|l| l.contains(", 1 written, "))
+        .filter_map(|l| l.split("pages ").nth(1)?.split(',').next()?.parse().ok())
+        .collect();
+    assert!(!shown.is_empty(), "{err}");
+    assert!(
+        shown.iter().all(|&p| p >= s01_pages),
+        "totals {shown:?} count s01's {s01_pages} pages: {err}"
+    );
 }
 
 fn modified(path: &Path) -> SystemTime {

@@ -321,6 +321,10 @@ impl DataManager for InMemoryDataManager {
             .collect()
     }
 
+    fn is_retired(&self, scope: ScopeId) -> bool {
+        matches!(self.slot(scope), Slot::Retired(_))
+    }
+
     fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>> {
         match self.slot(scope) {
             Slot::Retired(at) => Some(self.retired_scope(at).row),

@@ -184,6 +184,9 @@ pub trait DataManager: Send + Sync + Debug {
     /// The summary.csv row of scope `scope` if it is retired (`None` while it is live).
     fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>>;
 
+    /// Whether scope `scope` is retired (its results written, its data out of memory).
+    fn is_retired(&self, scope: ScopeId) -> bool;
+
     /// A crawl of `n` scopes starts: what grows with every scope may take its room now, before
     /// any site's data (SPEC §11; growing later leaves freed blocks among the sites' data).
     fn expect_scopes(&self, _n: usize) {}

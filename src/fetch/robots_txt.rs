@@ -4,7 +4,6 @@
 //! Up to five redirects are followed (to any host); more count as "unavailable", which
 //! RFC 9309 treats like 4xx.
 
-use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::page::MAX_HOPS;
@@ -83,7 +82,7 @@ pub(super) fn fetch_robots(
                     .and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
                 match next {
                     Some(n) => url = n,
-                    None => return RobotsAnswer::Rules(Arc::new(AllowAll)),
+                    None => return RobotsAnswer::Rules(AllowAll::shared()),
                 }
             }
             s if is_transient_status(s) => {
@@ -101,7 +100,7 @@ pub(super) fn fetch_robots(
                     transient,
                 };
             }
-            400..=499 => return RobotsAnswer::Rules(Arc::new(AllowAll)),
+            400..=499 => return RobotsAnswer::Rules(AllowAll::shared()),
             s => {
                 return RobotsAnswer::Unavailable {
                     why: format!("status {s}"),
@@ -111,5 +110,5 @@ pub(super) fn fetch_robots(
         }
     }
     // More than five redirects: "unavailable", which RFC 9309 treats like 4xx.
-    RobotsAnswer::Rules(Arc::new(AllowAll))
+    RobotsAnswer::Rules(AllowAll::shared())
 }

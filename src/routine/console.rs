@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
-use super::progress::ProgressLine;
+use super::progress::{OpenedScopes, ProgressLine};
 use super::status_page::{self, StatusPage};
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
 use crate::finish::Tick;
-use crate::ids::ScopeId;
 use crate::message::LogEvent;
 use crate::schedule::BudgetGrant;
 use crate::stop::StopReason;
@@ -120,7 +119,7 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
     } = io;
     let ticker = tick(CHECK_INTERVAL);
     // Scopes a shared store hands out while the crawl runs join the progress line.
-    let mut scopes: Vec<(ScopeId, String)> = scopes.to_vec();
+    let mut scopes = OpenedScopes::new(scopes);
     let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
@@ -160,12 +159,12 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
                         }
                     }
                     top_up_budget(ctx, &mut budget_asked);
-                    progress.maybe_print(ctx, &scopes);
+                    progress.maybe_print(ctx, &mut scopes);
                     if let Some(page) = page
                         && published.elapsed() >= PUBLISH_EVERY
                     {
                         published = Instant::now();
-                        page.publish(status_page::snapshot(ctx, &scopes, progress.problems));
+                        page.publish(status_page::snapshot(ctx, &mut scopes, progress.problems));
                     }
                 }
             },

@@ -31,26 +31,66 @@ pub(super) struct OpenScope<'a> {
     pub(super) queued: usize,
 }
 
-/// Adds up `scopes` (every scope opened so far, with its name).
-pub(super) fn tally<'a>(ctx: &Context, scopes: &'a [(ScopeId, String)]) -> Tally<'a> {
-    let mut t = Tally {
-        pages: 0,
-        outcomes: 0,
-        open: Vec::new(),
-    };
-    for (id, name) in scopes {
-        let p = ctx.dm.progress(*id);
-        t.pages += p.pages as u64;
-        t.outcomes += p.outcomes;
-        if p.pending > 0 {
-            t.open.push(OpenScope {
-                name,
-                pages: p.pages as u64,
-                queued: p.pending,
-            });
+/// The scopes opened in this run: those not retired yet with their names, and what the
+/// retired ones recorded, added up once as they retire. A crawl of thousands of sites keeps
+/// no name for each finished one, and a tick looks at the scopes being crawled only.
+#[derive(Debug, Default)]
+pub(super) struct OpenedScopes {
+    open: Vec<(ScopeId, String)>,
+    retired_pages: u64,
+    retired_outcomes: u64,
+}
+
+impl OpenedScopes {
+    /// `scopes`, just opened.
+    pub(super) fn new(scopes: &[(ScopeId, String)]) -> Self {
+        OpenedScopes {
+            open: scopes.to_vec(),
+            ..OpenedScopes::default()
         }
     }
-    t
+
+    /// More scopes, just opened.
+    pub(super) fn extend(&mut self, more: impl IntoIterator<Item = (ScopeId, String)>) {
+        self.open.extend(more);
+    }
+
+    /// Adds up every scope opened; those retired since the last call leave the list, their
+    /// figures kept in the totals (a retired scope's figures no longer change).
+    pub(super) fn tally(&mut self, ctx: &Context) -> Tally<'_> {
+        let OpenedScopes {
+            open,
+            retired_pages,
+            retired_outcomes,
+        } = self;
+        open.retain(|(id, _)| {
+            if !ctx.dm.is_retired(*id) {
+                return true;
+            }
+            let p = ctx.dm.progress(*id);
+            *retired_pages += p.pages as u64;
+            *retired_outcomes += p.outcomes;
+            false
+        });
+        let mut t = Tally {
+            pages: *retired_pages,
+            outcomes: *retired_outcomes,
+            open: Vec::new(),
+        };
+        for (id, name) in open.iter() {
+            let p = ctx.dm.progress(*id);
+            t.pages += p.pages as u64;
+            t.outcomes += p.outcomes;
+            if p.pending > 0 {
+                t.open.push(OpenScope {
+                    name,
+                    pages: p.pages as u64,
+                    queued: p.pending,
+                });
+            }
+        }
+        t
+    }
 }
 
 /// How often the live display is redrawn.
@@ -111,7 +151,7 @@ impl ProgressLine {
     }
 
     /// Shows the progress if its interval has passed.
-    pub(super) fn maybe_print(&mut self, ctx: &Context, scopes: &[(ScopeId, String)]) {
+    pub(super) fn maybe_print(&mut self, ctx: &Context, scopes: &mut OpenedScopes) {
         let now = Instant::now();
         if now.duration_since(self.last) < self.every {
             return;
@@ -143,14 +183,14 @@ impl ProgressLine {
     fn lines(
         &mut self,
         ctx: &Context,
-        scopes: &[(ScopeId, String)],
+        scopes: &mut OpenedScopes,
         now: Instant,
     ) -> (String, String) {
         let Tally {
             pages,
             outcomes,
             open,
-        } = tally(ctx, scopes);
+        } = scopes.tally(ctx);
         let mut per_site: Vec<(usize, String)> = open
             .iter()
             .map(|s| (s.queued, format!("{} {}p/{}q", s.name, s.pages, s.queued)))

@@ -20,10 +20,9 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
-use super::progress::{Tally, tally};
+use super::progress::{OpenedScopes, Tally};
 use crate::context::Context;
 use crate::data::pg::{ScopeState, ScopeStatus};
-use crate::ids::ScopeId;
 use crate::report::read_summary;
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
@@ -195,9 +194,9 @@ impl StatusPage {
 
 /// What the running crawl looks like now: totals, and each open site's pages and queue
 /// (`finished` is added from summary.csv when the page is asked for).
-pub(super) fn snapshot(ctx: &Context, scopes: &[(ScopeId, String)], problems: u64) -> Value {
+pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) -> Value {
     let elapsed = ctx.started.elapsed().as_secs_f64();
-    let Tally { pages, open, .. } = tally(ctx, scopes);
+    let Tally { pages, open, .. } = scopes.tally(ctx);
     let sites: Vec<Value> = open
         .iter()
         .map(|s| json!({"site": s.name, "pages": s.pages, "queued": s.queued}))
