@@ -70,9 +70,12 @@ impl LiveSummary {
         let mut live = LiveSummary::default();
         // Room for every row now, before any site's data.
         live.rows.reserve(seeds.scope_count());
-        for info in ctx.dm.scopes() {
-            if let Some(r) = info.retired {
-                live.add(sort_key(seeds, info.id, &r.origin), info.id);
+        // One at a time: a continued crawl of thousands of sites decodes no table of them.
+        for i in 0..ctx.dm.scope_count() {
+            let id = ScopeId(i as u32);
+            if ctx.dm.is_retired(id) {
+                let origin = ctx.dm.scope_info(id).origin;
+                live.add(sort_key(seeds, id, &origin), id);
             }
         }
         live

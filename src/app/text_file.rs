@@ -140,7 +140,9 @@ impl ApplicationManager for TextFileManager {
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
         let finished = reason.is_complete()
             && seeds.unopened() == 0
-            && dm.scopes().iter().all(|s| dm.progress(s.id).pending == 0);
+            // Every scope, a retired one's figures read in place (not a decoded copy of each:
+            // a crawl of thousands of sites held megabytes of them here).
+            && (0..dm.scope_count()).all(|i| dm.progress(ScopeId(i as u32)).pending == 0);
         let unload_started = Instant::now();
         let written = retirer.summary.lock().sorted();
         let unloaded = save_and_unload(&ctx, &unloaders, &scopes, &written, finished)?;
@@ -159,8 +161,13 @@ impl ApplicationManager for TextFileManager {
 /// Saved scopes of sites hosts.txt no longer lists: kept, and reported as removed.
 fn removed_scopes(dm: &dyn DataManager) -> Vec<ScopeRow> {
     let mut removed = Vec::new();
-    for info in dm.scopes() {
-        if info.active || info.retired.is_some() {
+    for i in 0..dm.scope_count() {
+        let id = ScopeId(i as u32);
+        if dm.is_retired(id) {
+            continue;
+        }
+        let info = dm.scope_info(id);
+        if info.active {
             continue;
         }
         eprintln!(

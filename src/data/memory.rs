@@ -297,28 +297,33 @@ impl DataManager for InMemoryDataManager {
     }
 
     fn scopes(&self) -> Vec<ScopeInfo> {
-        self.scopes
-            .read()
-            .iter()
-            .enumerate()
-            .map(|(i, slot)| match slot {
-                Slot::Live(s) => ScopeInfo {
-                    id: ScopeId(i as u32),
-                    origin: s.graph.read().origin().clone(),
-                    active: s.active.load(Ordering::SeqCst),
-                    retired: None,
-                },
-                Slot::Retired(at) => {
-                    let r = self.retired_scope(*at);
-                    ScopeInfo {
-                        id: ScopeId(i as u32),
-                        origin: r.origin.clone(),
-                        active: false,
-                        retired: Some(Arc::new(r)),
-                    }
-                }
-            })
+        (0..self.scope_count())
+            .map(|i| self.scope_info(ScopeId(i as u32)))
             .collect()
+    }
+
+    fn scope_info(&self, id: ScopeId) -> ScopeInfo {
+        match self.slot(id) {
+            Slot::Live(s) => ScopeInfo {
+                id,
+                origin: s.graph.read().origin().clone(),
+                active: s.active.load(Ordering::SeqCst),
+                retired: None,
+            },
+            Slot::Retired(at) => {
+                let r = self.retired_scope(at);
+                ScopeInfo {
+                    id,
+                    origin: r.origin.clone(),
+                    active: false,
+                    retired: Some(Arc::new(r)),
+                }
+            }
+        }
+    }
+
+    fn scope_count(&self) -> usize {
+        self.scopes.read().len()
     }
 
     fn is_retired(&self, scope: ScopeId) -> bool {

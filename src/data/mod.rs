@@ -181,11 +181,19 @@ pub trait DataManager: Send + Sync + Debug {
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 
+    /// Scope `id` (below [`DataManager::scope_count`]), as [`DataManager::scopes`] lists it:
+    /// one at a time, where a crawl of thousands of sites would not hold every one at once.
+    fn scope_info(&self, id: ScopeId) -> ScopeInfo;
+
     /// The summary.csv row of scope `scope` if it is retired (`None` while it is live).
     fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>>;
 
     /// Whether scope `scope` is retired (its results written, its data out of memory).
     fn is_retired(&self, scope: ScopeId) -> bool;
+
+    /// How many scopes there are, retired ones included (ids `0..scope_count()`): what walks
+    /// every scope without [`DataManager::scopes`]'s copy of each.
+    fn scope_count(&self) -> usize;
 
     /// A crawl of `n` scopes starts: what grows with every scope may take its room now, before
     /// any site's data (SPEC §11; growing later leaves freed blocks among the sites' data).
