@@ -138,11 +138,7 @@ impl ApplicationManager for TextFileManager {
             row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
         }
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
-        let finished = reason.is_complete()
-            && seeds.unopened() == 0
-            // Every scope, a retired one's figures read in place (not a decoded copy of each:
-            // a crawl of thousands of sites held megabytes of them here).
-            && (0..dm.scope_count()).all(|i| dm.progress(ScopeId(i as u32)).pending == 0);
+        let finished = reason.is_complete() && seeds.unopened() == 0 && nothing_left(&*dm);
         let unload_started = Instant::now();
         let written = retirer.summary.lock().sorted();
         let unloaded = save_and_unload(&ctx, &unloaders, &scopes, &written, finished)?;
@@ -156,6 +152,13 @@ impl ApplicationManager for TextFileManager {
             result_folder: settings.results.folder.clone(),
         })
     }
+}
+
+/// Whether no scope has URLs left to fetch, retired ones included (a site retired as down
+/// is continued by the next run). A retired scope's figures are read in place, not from a
+/// decoded copy of each: a crawl of thousands of sites held megabytes of them here.
+fn nothing_left(dm: &dyn DataManager) -> bool {
+    (0..dm.scope_count()).all(|i| dm.progress(ScopeId(i as u32)).pending == 0)
 }
 
 /// Saved scopes of sites hosts.txt no longer lists: kept, and reported as removed.
