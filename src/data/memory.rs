@@ -332,7 +332,7 @@ impl DataManager for InMemoryDataManager {
 
     fn retired_row(&self, scope: ScopeId) -> Option<Arc<SiteSummary>> {
         match self.slot(scope) {
-            Slot::Retired(at) => Some(self.retired_scope(at).row),
+            Slot::Retired(at) => Some(Arc::new(self.retired.read().row(at))),
             Slot::Live(_) => None,
         }
     }

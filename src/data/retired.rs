@@ -97,8 +97,9 @@ pub(crate) struct RetiredAt {
 /// The retired scopes of a crawl, kept as the saved state encodes them, one after another in
 /// one block (SPEC §11: a finished site costs its encoded row, about a hundred bytes, not a
 /// handful of small allocations each: those pinned the pages the sites crawled after them
-/// freed, and peak memory grew with every finished site). Read back when asked for, which is
-/// rare: at start and end, and at checkpoints.
+/// freed, and peak memory grew with every finished site). Read back when asked for: whole at
+/// start and end and at checkpoints; the progress figures at each tick and the summary.csv
+/// row at each rewrite of that file, each without decoding the rest.
 #[derive(Debug, Default)]
 pub(crate) struct RetiredTable {
     bytes: Vec<u8>,
@@ -134,6 +135,21 @@ impl RetiredTable {
     pub(crate) fn figures(&self, at: RetiredAt) -> RetiredFigures {
         RetiredFigures::read(&mut self.reader(at))
             .expect("a retired scope reads back as it was written")
+    }
+
+    /// The summary.csv row of the scope kept at `at`, its origin skipped, not parsed
+    /// (summary.csv, rewritten as sites finish, reads every retired scope's row).
+    pub(crate) fn row(&self, at: RetiredAt) -> SiteSummary {
+        let mut r = self.reader(at);
+        let mut read = || {
+            r.var32()?; // index
+            r.bytes()?; // origin
+            r.u8()?; // finished
+            r.var()?; // pending
+            r.var()?; // outcomes
+            SiteSummary::read(&mut r)
+        };
+        read().expect("a retired scope reads back as it was written")
     }
 
     fn reader(&self, at: RetiredAt) -> Reader<'_> {
@@ -175,6 +191,7 @@ mod tests {
             .collect();
         for (at, r) in &kept {
             assert_eq!(&table.get(*at), r);
+            assert_eq!(table.row(*at), *r.row);
             let f = table.figures(*at);
             assert_eq!(
                 (f.pending, f.outcomes, f.pages, f.seconds),
