@@ -664,3 +664,74 @@ fn a_redirect_target_is_fetched_once_and_every_figure_counts_nodes() {
         "one thread and four make as many fetches"
     );
 }
+
+// See: issue 19 — a page's parser classifies each distinct href once and every `#…` href
+// once (they all resolve to the base); the results must be what classifying every copy gives.
+#[test]
+fn repeated_and_fragment_links_count_every_copy() {
+    let web = TestWeb::new();
+    let a = web.origin("a.test");
+    web.robots("a.test", "User-agent: *\nDisallow: /private/\n");
+    web.page(
+        "a.test",
+        "/",
+        r##"<a href="#top">1</a><a href="#L2">2</a><a href="#">3</a><a href=" #pad">4</a>
+<a href="/x.html">x1</a><a href="/x.html">x2</a><a href="x.html#f">x3</a>
+<a href="/private/p.html">p1</a><a href="/private/p.html">p2</a>
+<a href="mailto:m@a.test">m1</a><a href="mailto:m@a.test">m2</a>
+<a href="http://ext.test/">e1</a><a href="http://ext.test/">e2</a>
+<a href="/based.html">based</a>"##,
+    );
+    web.page(
+        "a.test",
+        "/x.html",
+        "<a href=#again>self</a><a href=/>home</a>",
+    );
+    // With <base href>, `#…` resolves against the base, not the page.
+    web.page(
+        "a.test",
+        "/based.html",
+        r##"<base href="/x.html"><a href="#one">1</a><a href="#two">2</a><a href="/based.html#me">me</a>"##,
+    );
+    let c = crawl(&[format!("{a};1;5;0")], &[]);
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let rel = |s: &str| s.strip_prefix(&a).unwrap_or(s).to_owned();
+    let edges: Vec<(String, String, u32)> = site
+        .edge_labels()
+        .into_iter()
+        .map(|(s, t, w)| (rel(&s), rel(&t), w))
+        .collect();
+    let e = |s: &str, t: &str, w: u32| (s.to_owned(), t.to_owned(), w);
+    assert_eq!(
+        edges,
+        [
+            e("/", "/", 4),
+            e("/", "/based.html", 1),
+            e("/", "/x.html", 3),
+            e("/based.html", "/based.html", 1),
+            e("/based.html", "/x.html", 2),
+            e("/x.html", "/", 1),
+            e("/x.html", "/x.html", 1),
+        ]
+    );
+    let mut bad: Vec<(String, String)> = site
+        .bad
+        .iter()
+        .map(|(_, u, r)| (rel(u), r.clone()))
+        .collect();
+    bad.sort();
+    // One row per (page, URL), as for every bad link.
+    assert_eq!(
+        bad,
+        [
+            ("/private/p.html".to_owned(), "robots".to_owned()),
+            ("mailto:m@a.test".to_owned(), "scheme mailto".to_owned())
+        ]
+    );
+    let ext: Vec<&str> = site
+        .external
+        .iter()
+        .map(|(_, _, _, anchor)| anchor.as_str())
+        .collect();
+    assert_eq!(ext, ["e1", "e2"]);
+}

@@ -2,6 +2,7 @@
 //! `<base href>` or the page address, normalizes and classifies them (internal / external /
 //! bad, with the link-time checks of internal URLs), and hashes the body.
 
+use hashbrown::HashMap;
 use url::Url;
 
 use super::href_cache::{self, HrefCache};
@@ -112,10 +113,30 @@ fn parse_page(
         entry: site,
         origins: &origins,
     };
+    // A page's links repeat (a sidebar names the same pages; a source listing has tens of
+    // thousands of `#L123` line anchors): within one page the base is fixed, so an href
+    // classified once answers for every copy, and every `#…` href resolves to the page
+    // itself — one `NormUrl` shared instead of one allocated per link.
+    let mut seen: HashMap<&str, LinkTarget> = HashMap::new();
     let links = extracted
         .links()
         .map(|raw| {
-            let target = classify(ctx, &view, &base, raw.href, cache);
+            let key = if raw.href.starts_with('#') {
+                "#"
+            } else {
+                raw.href
+            };
+            let target = match seen.get(key) {
+                Some(known) => known.clone(),
+                None => {
+                    let target = classify(ctx, &view, &base, raw.href, cache);
+                    // A bad `#…` link keeps its own text (the base is what failed).
+                    if key != "#" || !matches!(target, LinkTarget::Bad { .. }) {
+                        seen.insert(key, target.clone());
+                    }
+                    target
+                }
+            };
             // Only external links keep a context: they are what it is for (BeeBot).
             let context = match target {
                 LinkTarget::External(_) => raw.context.to_owned(),
