@@ -535,12 +535,15 @@ impl Dispatcher {
     }
 
     /// A leased task of `site` finished its requests: its request slot is free.
+    ///
+    /// Nobody is woken: the downloader that freed the slot asks for its next task right after
+    /// (`engine::download`), and a woken one would only race it for the slot — on a fast site
+    /// that was one futile thread switch per page.
     pub(super) fn free_slot(&self, site: SiteId) {
         let mut st = self.state.lock();
         st.requesting = st.requesting.saturating_sub(1);
         let gate = &mut st.gates[site.0 as usize];
         gate.in_flight = gate.in_flight.saturating_sub(1);
-        self.cv.notify_one();
     }
 
     /// A leased task's place in the page buffer is free again: a parser took its page, or it
@@ -548,7 +551,10 @@ impl Dispatcher {
     pub(super) fn free_buffer(&self) {
         let mut st = self.state.lock();
         st.buffer_free += 1;
-        self.cv.notify_one();
+        // Only a full buffer keeps downloaders waiting for it (one woken passes it on).
+        if st.buffer_free == 1 {
+            self.cv.notify_one();
+        }
     }
 
     /// A lease of `site` ended: what it still `held` is given back and its task is settled —
@@ -568,8 +574,14 @@ impl Dispatcher {
         }
         gate.unsettled = gate.unsettled.saturating_sub(1);
         // What settled may have made room (a page limit, a retried URL): look again.
+        let news = !gate.has_work || gate.unsettled == 0 || held.slot || held.buffer;
         gate.has_work = true;
-        self.cv.notify_one();
+        // A waiting downloader can act on something only if this lease gave something back,
+        // the site had looked out of work, or its last task settled (rules that take sites
+        // in turn move on): a wake-up for every page recorded found nothing to do.
+        if news {
+            self.cv.notify_one();
+        }
     }
 
     /// The data manager the dispatcher claims from (leases give URLs back to it).
@@ -718,15 +730,23 @@ impl Dispatcher {
             return;
         }
         let mut st = self.state.lock();
+        let mut news = false;
         for s in sites {
             match st.gates.get_mut(s.0 as usize) {
                 Some(gate) if gate.suspended != Some(Suspension::NotRegistered) => {
+                    news |= !gate.has_work;
                     gate.has_work = true;
                 }
-                _ => Self::register(&mut st, &registry.get(*s)),
+                _ => {
+                    Self::register(&mut st, &registry.get(*s));
+                    news = true;
+                }
             }
         }
-        self.cv.notify_one();
+        // A site already known to have work is looked at by whoever asks next.
+        if news {
+            self.cv.notify_one();
+        }
     }
 
     /// A page task's outcome was recorded: it spends the budget and the scheduler learns
@@ -737,7 +757,11 @@ impl Dispatcher {
         st.budget.spend();
         let scope = st.gates[site.0 as usize].scope;
         st.scheduler.observe(site, scope, yielded);
-        self.cv.notify_one();
+        // The budget's sum of spent and reserved pages is unchanged; only a rule that learns
+        // (and may wait for this reward) can decide differently now.
+        if st.scheduler.max_unobserved().is_some() {
+            self.cv.notify_one();
+        }
     }
 
     /// A page task went back unfetched (a stop, a retry): its reservation is returned.
