@@ -139,8 +139,7 @@ pub enum LinkTarget {
 pub struct PageLink {
     /// Where it points.
     pub target: LinkTarget,
-    /// The anchor text. Kept for external links only (SPEC §4): the data manager records no
-    /// anchor of an internal or bad link, and the HTML parser leaves those empty.
+    /// The anchor text.
     pub anchor: String,
     /// The text around an external link (`ExternalLinkContext`); empty otherwise.
     pub context: String,

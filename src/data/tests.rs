@@ -661,35 +661,3 @@ fn a_scope_retired_while_unfinished_is_continued_by_the_next_run() {
     finish(&c, Vec::new());
     assert_eq!(graph_text(&c.dm, c.scope), expected);
 }
-
-// See: issue 19 — an internal link's anchor is in no output (SPEC §4): interning it kept every
-// menu label and source line number of a site (a Rust source page has 74,000 line anchors).
-#[test]
-fn internal_link_anchors_are_not_kept() {
-    let memory_after = |anchor: &dyn Fn(usize) -> String| {
-        let c = Crawl::new(5);
-        let mut held = Vec::new();
-        let home = c.claim("/", &mut held);
-        let links = (0..3000)
-            .map(|i| PageLink {
-                anchor: anchor(i),
-                ..internal(&format!("/p{}", i % 10))
-            })
-            .collect();
-        let page = PageRecord {
-            chain: Vec::new(),
-            hash: 1,
-            bytes: 1,
-            title: String::new(),
-            canonical: String::new(),
-            links,
-            rejected: None,
-        };
-        c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
-        c.dm.memory_bytes()
-    };
-    assert_eq!(
-        memory_after(&|i| format!("line {i}")),
-        memory_after(&|_| String::new())
-    );
-}

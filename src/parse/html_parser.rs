@@ -137,15 +137,14 @@ fn parse_page(
                     target
                 }
             };
-            // Only external links keep an anchor and a context: they are what they are for
-            // (SPEC §4, BeeBot); the data manager drops the others' anchors.
-            let (anchor, context) = match target {
-                LinkTarget::External(_) => (raw.anchor.to_owned(), raw.context.to_owned()),
-                _ => (String::new(), String::new()),
+            // Only external links keep a context: they are what it is for (BeeBot).
+            let context = match target {
+                LinkTarget::External(_) => raw.context.to_owned(),
+                _ => String::new(),
             };
             PageLink {
                 target,
-                anchor,
+                anchor: raw.anchor.to_owned(),
                 context,
             }
         })

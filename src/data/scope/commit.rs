@@ -67,10 +67,7 @@ impl ScopeGraph {
                         LinkTarget::Internal { url, site, failure } => {
                             let local = self.site_ref(*site, url.as_url())?;
                             let target = self.url_ref(url.as_str(), local)?;
-                            // An internal link's anchor is in no output (SPEC §4 lists anchors
-                            // of external links only): interning each kept every menu label and
-                            // source line number of a site, and cost a hash per link.
-                            let aux = self.text_ref("")?;
+                            let aux = self.text_ref(&link.anchor)?;
                             let failure = failure
                                 .as_ref()
                                 .map(|f| self.text_ref(&f.reason))
