@@ -75,7 +75,7 @@ impl PageParser for MarkingParser {
 }
 
 impl ParseWorker for MarkingWorker {
-    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: &Downloaded) -> PageRecord {
+    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: Downloaded) -> PageRecord {
         self.0.parsed.fetch_add(1, Ordering::SeqCst);
         let mut record = self.1.parse(ctx, task, page);
         record.title.push_str(" [marked]");

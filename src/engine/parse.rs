@@ -25,8 +25,7 @@ pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetche
 fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &Log) {
     let Fetched { mut lease, page } = fetched;
     lease.free_buffer();
-    let record = worker.parse(ctx, lease.task(), &page);
-    drop(page);
+    let record = worker.parse(ctx, lease.task(), page);
     let task = lease.task().clone();
     let site = task.site;
     let outcome = match record.rejected {

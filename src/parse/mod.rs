@@ -32,6 +32,7 @@ pub trait PageParser: Send + Sync + Debug {
 /// One parsing thread's parser: it may keep caches and buffers from page to page.
 pub trait ParseWorker: Send {
     /// Turns a downloaded page of `task` into its record: links in document order,
-    /// classified and normalized, with anchors; title; content hash.
-    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: &Downloaded) -> PageRecord;
+    /// classified and normalized, with anchors; title; content hash. The page is the
+    /// worker's: it may free the body as soon as it has read it.
+    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: Downloaded) -> PageRecord;
 }
