@@ -58,7 +58,9 @@ pub trait Scheduler: Send + Debug {
     fn started(&mut self, _site: SiteId, _scope: ScopeId) {}
     /// Learns what one fetch of `site` (in `scope`) yielded (the BeeBot reward). Fetches are
     /// reported in the order their outcomes are recorded; rules that do not adapt ignore
-    /// them.
+    /// them. A waiting downloader is woken to choose again after an observation only for
+    /// rules that set [`Scheduler::max_unobserved`]: a rule that learns sets it (its choice
+    /// may change with each reward), one that does not is asked again at the next event.
     fn observe(&mut self, _site: SiteId, _scope: ScopeId, _yielded: Yield) {}
     /// When the rule may decide differently without any other event (a time slice ending).
     fn wake_at(&self) -> Option<Instant> {
