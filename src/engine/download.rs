@@ -21,6 +21,7 @@ use crate::stop::{PanicGuard, StopReason};
 /// Runs one downloader thread until the crawl stops.
 pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
+    batch_priority();
     while let Some(mut lease) = ctx.dispatcher.acquire() {
         if lease.task().kind == TaskKind::Robots {
             let answer = downloader.fetch_robots(ctx, lease.task(), &log);
@@ -200,4 +201,37 @@ fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: 
     site.set_robots(rules);
     ctx.dispatcher
         .robots_done(task.site, site.effective_delay());
+}
+
+/// Marks the calling downloader thread SCHED_BATCH (Linux): woken by an answer, it no longer
+/// preempts a parser in the middle of a page, but waits for the parser's time slice.
+fn batch_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sets the calling thread's own policy with a valid parameter; failure leaves
+        // the default policy, which is correct too.
+        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The scheduling policy of the calling thread (field 41 of /proc/thread-self/stat).
+    fn policy() -> Option<i32> {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+        let after_name = &stat[stat.rfind(')')? + 1..];
+        after_name.split_whitespace().nth(38)?.parse().ok()
+    }
+
+    #[test]
+    fn a_downloader_thread_runs_as_batch() {
+        let got = std::thread::spawn(|| {
+            super::batch_priority();
+            policy()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(got, Some(libc::SCHED_BATCH));
+    }
 }
