@@ -21,7 +21,6 @@ STRUCTURES = [
     ("links (8 B a link: target, anchor)", r"add_page \(commit\.rs\)"),
     ("external URLs", r"external_ref \(commit\.rs\)"),
     ("internal URLs and their records", r"url_ref \(commit\.rs\)|intern_url"),
-    ("texts (anchors, titles, reasons)", r"text_ref \(commit\.rs\)"),
     ("frontier, levels, traps", r"\((frontier|levels|traps)\.rs\)"),
     ("journal and saved state", r"\((frames|codec|store|journal|files|snapshot)\.rs\)"),
     ("page bodies in flight", r"\((client|page|robots_txt)\.rs\)"),

@@ -66,14 +66,20 @@ pub(crate) struct RetiredFigures {
     pub(crate) seconds: f64,
 }
 
+/// Reads the head of what [`RetiredScope::put`] wrote up to its row, skipping the index, the
+/// origin and the finished flag (nothing parsed, nothing allocated): (pending, outcomes).
+fn skip_to_row(r: &mut Reader<'_>) -> Result<(usize, u64), Corrupt> {
+    r.var32()?; // index
+    r.bytes()?; // origin
+    r.u8()?; // finished
+    let pending = usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?;
+    Ok((pending, r.var()?))
+}
+
 impl RetiredFigures {
     /// Reads them from what [`RetiredScope::put`] wrote, allocating nothing.
     fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
-        r.var32()?; // index
-        r.bytes()?; // origin
-        r.u8()?; // finished
-        let pending = usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?;
-        let outcomes = r.var()?;
+        let (pending, outcomes) = skip_to_row(r)?;
         let (pages, seconds) = SiteSummary::read_figures(r)?;
         Ok(RetiredFigures {
             pending,
@@ -141,15 +147,9 @@ impl RetiredTable {
     /// (summary.csv, rewritten as sites finish, reads every retired scope's row).
     pub(crate) fn row(&self, at: RetiredAt) -> SiteSummary {
         let mut r = self.reader(at);
-        let mut read = || {
-            r.var32()?; // index
-            r.bytes()?; // origin
-            r.u8()?; // finished
-            r.var()?; // pending
-            r.var()?; // outcomes
-            SiteSummary::read(&mut r)
-        };
-        read().expect("a retired scope reads back as it was written")
+        skip_to_row(&mut r)
+            .and_then(|_| SiteSummary::read(&mut r))
+            .expect("a retired scope reads back as it was written")
     }
 
     fn reader(&self, at: RetiredAt) -> Reader<'_> {

@@ -13,7 +13,8 @@
 //!
 //! Empty hrefs, `?…`, `#…` (which depend on the base's whole path or query) and hrefs starting
 //! with a space or control character (which the URL parser strips, changing the first
-//! character) are normalized every time.
+//! character) are normalized every time. (The HTML parser asks once per distinct href of a
+//! page, and once for all of a page's `#…` hrefs, which resolve to its base.)
 
 use std::hash::BuildHasher;
 
