@@ -94,6 +94,10 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     });
     std::thread::scope(|s| {
         if let Some(page) = &page {
+            // The first snapshot before the first request: a page asked for before the first
+            // tick would otherwise say nothing about the crawl (no state, no sites).
+            let mut scopes = OpenedScopes::new(io.scopes);
+            page.publish(status_page::snapshot(ctx, &mut scopes, 0));
             let spawned = std::thread::Builder::new()
                 .name("status-page".into())
                 .spawn_scoped(s, || page.serve());
