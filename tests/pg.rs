@@ -316,6 +316,8 @@ fn one_process_writes_each_site_as_it_finishes_and_holds_at_most_its_share() {
     assert_eq!(summary.lines().count(), 1 + SITES.len(), "{summary}");
 }
 
+/// See: issue 20. A budgeted crawl is crawled by one process at a time (one rule chooses
+/// among all its sites); `ScopesPerProcess` does not split it.
 #[test]
 fn three_processes_spend_one_page_budget_between_them() {
     let Some(db) = pg::server("three_processes_spend_one_page_budget") else {
@@ -359,10 +361,17 @@ fn three_processes_spend_one_page_budget_between_them() {
         BUDGET,
         "fetches per process {per_process:?}"
     );
-    assert!(
-        per_process.iter().filter(|&&n| n > 0).count() >= 2,
-        "the budget was shared: {per_process:?}"
+    assert_eq!(
+        per_process.iter().filter(|&&n| n > 0).count(),
+        1,
+        "one process crawled the budgeted crawl: {per_process:?}"
     );
+    let waited = dirs
+        .iter()
+        .filter(|d| output(d.path()).contains("another process crawls this budgeted crawl"))
+        .count();
+    let all: Vec<String> = dirs.iter().map(|d| output(d.path())).collect();
+    assert_eq!(waited, 2, "the two others said they wait for it: {all:#?}");
     // A process started afterwards finds it spent and fetches no page (robots.txt only).
     let before = web.server.requests().len();
     let (status, out) = run(dirs[0].path(), &[]);
@@ -882,4 +891,125 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
     );
     let status = wait(&mut serve, Duration::from_secs(10), watcher.path());
     assert_eq!(status.code(), Some(0), "{}", output(watcher.path()));
+}
+
+/// Pages fetched per site, by site name, from a results folder's summary.csv.
+fn fetched_per_site(results: &Path) -> BTreeMap<String, usize> {
+    let (header, rows) = common::read_csv(&results.join("summary.csv"));
+    let site = header.iter().position(|h| h == "Site").unwrap();
+    let col = header.iter().position(|h| h == "Fetched").unwrap();
+    rows.iter()
+        .map(|r| (r[site].clone(), r[col].parse().unwrap()))
+        .collect()
+}
+
+const BUDGET_HOSTS: [&str; 5] = ["a.test", "b.test", "c.test", "d.test", "e.test"];
+
+/// Sites that yield external links each in its own way (tests/common/yield_web.rs), every
+/// answer taking `delay`; their hosts.txt lines.
+fn yield_sites(delay: Duration) -> (TestWeb, Vec<String>) {
+    let web = TestWeb::new();
+    common::yield_web::install(&web, &BUDGET_HOSTS, delay);
+    let hosts = BUDGET_HOSTS
+        .iter()
+        .map(|h| format!("{};1;100;0", web.origin(h)))
+        .collect();
+    (web, hosts)
+}
+
+/// A budget of 70 pages split by R2 with one downloader: deterministic, so one process's
+/// split is the reference.
+const BUDGETED: [(&str, &str); 3] = [
+    ("Scheduler", "R2"),
+    ("PageBudget", "70"),
+    ("DownloadingThreadsCount", "1"),
+];
+
+/// A PgDM process's folder for the budgeted crawl.
+fn budgeted_machine(hosts: &[String], db: &PgServer, lease: &str) -> tempfile::TempDir {
+    let mut extra = vec![
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "budgeted"),
+        ("LeaseSeconds", lease),
+    ];
+    extra.extend_from_slice(&BUDGETED);
+    common::prepare(hosts, &extra)
+}
+
+/// Fetches saved in the database.
+fn fetched_in(db: &PgServer, crawl: &str) -> i64 {
+    db.client()
+        .query_one(
+            "SELECT coalesce(sum(fetched), 0)::bigint FROM rccrawler_scopes WHERE crawl = $1",
+            &[&crawl],
+        )
+        .map(|r| r.get(0))
+        .unwrap_or(0)
+}
+
+/// See: issue 20. Two processes holding part of the sites each ran the rule over their own
+/// sites, so the budget went half to each process whatever the sites yielded (R2 gave the
+/// steady site 17 pages where one process gives it 28). One process at a time now crawls a
+/// budgeted crawl, and the split is one process's.
+#[test]
+fn two_budgeted_processes_split_the_budget_as_one_process_does() {
+    let Some(db) = pg::server("two_budgeted_processes_split_the_budget") else {
+        return;
+    };
+    let (web, hosts) = yield_sites(Duration::from_millis(5));
+    let one = common::crawl(&hosts, &BUDGETED);
+    let expected = fetched_per_site(&one.results());
+    let dirs: Vec<_> = (0..2)
+        .map(|_| budgeted_machine(&hosts, &db, "30"))
+        .collect();
+    let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
+    let mut got = BTreeMap::new();
+    for (c, d) in children.iter_mut().zip(&dirs) {
+        let status = wait(c, Duration::from_secs(120), d.path());
+        assert!(status.success(), "{}", output(d.path()));
+        for (site, n) in fetched_per_site(&d.path().join("results")) {
+            *got.entry(site).or_insert(0) += n;
+        }
+    }
+    assert_eq!(got, expected);
+    assert_eq!(fetched_in(&db, "budgeted"), 70);
+    drop(web);
+}
+
+/// See: issue 20. The process crawling a budgeted crawl is killed; the one waiting takes
+/// every scope over when the leases run out, its rule learns what each saved fetch yielded,
+/// and the crawl ends with one uninterrupted process's split, the budget spent exactly.
+#[test]
+fn a_budgeted_crawl_killed_hard_is_taken_over_with_the_same_split() {
+    let Some(db) = pg::server("a_budgeted_crawl_killed_hard_is_taken_over") else {
+        return;
+    };
+    let (web, hosts) = yield_sites(Duration::from_millis(20));
+    let one = common::crawl(&hosts, &BUDGETED);
+    let expected = fetched_per_site(&one.results());
+    let dirs: Vec<_> = (0..2).map(|_| budgeted_machine(&hosts, &db, "2")).collect();
+    let mut victim = start(dirs[0].path(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    while fetched_in(&db, "budgeted") < 20 {
+        assert!(Instant::now() < until, "{}", output(dirs[0].path()));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut taker = start(dirs[1].path(), &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    victim.kill().unwrap(); // SIGKILL
+    let _ = victim.wait();
+    let saved = fetched_in(&db, "budgeted");
+    assert!(saved < 70, "killed before the budget was spent: {saved}");
+    let status = wait(&mut taker, Duration::from_secs(120), dirs[1].path());
+    let out = output(dirs[1].path());
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("another process crawls this budgeted crawl")
+            && out.contains("taken over from"),
+        "it waited, then took the crawl over: {out}"
+    );
+    assert_eq!(fetched_in(&db, "budgeted"), 70, "the budget, exactly");
+    assert_eq!(fetched_per_site(&dirs[1].path().join("results")), expected);
+    drop(web);
 }

@@ -300,7 +300,15 @@ impl ScopeFeeder for Feeder {
             if last.elapsed() >= MORE_INTERVAL {
                 *last = Instant::now();
                 let origins = ctx.coordinator.more_seeds(room(&self.seeds))?;
-                opened.extend(self.seeds.open_more(&origins, &crawl)?);
+                let more = self.seeds.open_more(&origins, &crawl)?;
+                if ctx.settings.bandit.budget > 0 && !more.is_empty() {
+                    // Scopes taken over from a process that stopped (PgDM): the rule learns
+                    // what their recorded fetches yielded, as a continued crawl's does.
+                    let scopes: Vec<ScopeId> = more.iter().map(|(s, _)| *s).collect();
+                    ctx.dispatcher
+                        .restore_scopes(&ctx.dm.fetches(), Some(&scopes));
+                }
+                opened.extend(more);
             }
         }
         Ok(opened)

@@ -93,13 +93,13 @@ impl Budget {
         self.reserved = self.reserved.saturating_sub(1);
     }
 
-    /// Fetches recorded by earlier runs of the crawl (of a shared budget: in this process's
-    /// scopes, already paid for).
+    /// Fetches recorded by earlier runs of the crawl, or by another process in scopes this
+    /// one takes over (of a shared budget: already paid for). Adds to what was restored.
     pub fn restore(&mut self, spent: u64) {
         if self.pool.is_some() {
             self.limit = Some(self.limit.unwrap_or(0) + spent);
         }
-        self.spent = spent;
+        self.spent += spent;
     }
 
     /// (spent, reserved, limit) when there is a limit; while a shared budget may still grant
@@ -158,6 +158,14 @@ mod tests {
         shared.grant(BudgetGrant::Last(0));
         assert!(shared.is_spent() && shared.room().is_none());
         assert_eq!(shared.state(), Some((5, 0, 5)));
+        // Scopes taken over from another process: their fetches add to what was restored,
+        // and grant nothing more.
+        let mut taken = Budget::shared(10);
+        taken.restore(2);
+        taken.grant(BudgetGrant::More(1));
+        taken.restore(3);
+        assert_eq!(taken.room(), Some(1));
+        assert_eq!(taken.state(), Some((5, 0, 10)));
         let free = Budget::new(0);
         assert!(free.allows_another() && !free.is_spent() && free.state().is_none());
     }

@@ -775,14 +775,29 @@ impl Dispatcher {
     /// A continued crawl: the fetches recorded by earlier runs, in order, spend the budget
     /// and teach the scheduler what they yielded, as if this run had made them.
     pub fn restore(&self, fetches: &[Fetch]) {
+        self.restore_scopes(fetches, None);
+    }
+
+    /// [`Self::restore`] for the fetches of `scopes` only (scopes taken over from another
+    /// process while this one runs), or of every scope (`None`).
+    pub fn restore_scopes(&self, fetches: &[Fetch], scopes: Option<&[ScopeId]>) {
         let mut st = self.state.lock();
-        st.budget.restore(fetches.len() as u64);
         let known = st.gates.len();
+        let mut restored = 0;
         for f in fetches.iter().filter(|f| (f.site.0 as usize) < known) {
             let scope = st.gates[f.site.0 as usize].scope;
+            if scopes.is_some_and(|s| !s.contains(&scope)) {
+                continue;
+            }
+            restored += 1;
             st.scheduler.started(f.site, scope);
             st.scheduler.observe(f.site, scope, f.yielded);
         }
+        // Fetches of sites no longer listed still spent the budget (they are not learnt).
+        if scopes.is_none() {
+            restored = fetches.len() as u64;
+        }
+        st.budget.restore(restored);
     }
 
     /// Of a budget shared with other processes, while more may be granted: fetches that may

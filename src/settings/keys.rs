@@ -350,7 +350,7 @@ pub const KEYS: &[KeyDef] = &[
         "ScopesPerProcess",
         "0",
         int(0, 1_000_000),
-        "PgDM: scopes (sites) one process crawls at once at most; it takes more as its own finish. 0: as ActiveScopes."
+        "PgDM: scopes (sites) one process crawls at once at most; it takes more as its own finish. 0: as ActiveScopes. Not with a PageBudget: one process at a time crawls a budgeted crawl, with all its scopes."
     ),
     key!(
         "Stopping",

@@ -61,9 +61,15 @@ impl Coordinator for PgCoordinator {
         let (crawl, owner, name) = (&self.crawl.crawl, &self.crawl.owner, origin.to_string());
         let secs = self.crawl.lease.as_secs_f64();
         let mut db = self.crawl.db.lock();
-        let claimed = db.run("claiming a scope", |c| {
-            scope_state::claim(c, crawl, &name, owner, secs)
+        let exclusive = self.crawl.exclusive;
+        let (claimed, elsewhere) = db.run("claiming a scope", |c| {
+            if exclusive {
+                scope_state::claim_exclusive(c, crawl, &name, owner, secs)
+            } else {
+                Ok((scope_state::claim(c, crawl, &name, owner, secs)?, 0))
+            }
         })?;
+        self.crawl.waiting_for(elsewhere);
         let Some(claimed) = claimed else {
             return Ok(None);
         };
@@ -123,6 +129,7 @@ impl Coordinator for PgCoordinator {
         let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
         let (total, want) = (total as i64, want as i64);
         let secs = self.crawl.lease.as_secs_f64();
+        let exclusive = self.crawl.exclusive;
         let (granted, last) = self.crawl.db.lock().run("reserving page budget", |c| {
             let mut tx = c.transaction()?;
             // One reservation at a time per crawl: the crawl's row is the lock.
@@ -130,6 +137,7 @@ impl Coordinator for PgCoordinator {
                 "UPDATE rccrawler_crawls SET budget = $2 WHERE name = $1",
                 &[crawl, &total],
             )?;
+
             // One statement, so one snapshot: a journal saved meanwhile moves fetches from
             // `reserved` to `fetched` in one transaction, and two statements could see it
             // half (and grant those fetches twice).
@@ -144,6 +152,13 @@ impl Coordinator for PgCoordinator {
             let fetched: i64 = row.try_get(0)?;
             let (mine, others): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
             let free = (total - fetched - mine - others).max(0);
+            // One process at a time crawls a budgeted crawl (see `pg::open`): one waiting
+            // for it holds no scope and reserves nothing, or the budget would sit with it;
+            // it learns here when the budget is spent, and ends.
+            if exclusive && scope_state::held_by(&mut tx, crawl, owner)? == 0 {
+                tx.commit()?;
+                return Ok((0, free == 0 && others == 0));
+            }
             let granted = want.min(free);
             tx.execute(
                 "INSERT INTO rccrawler_processes (crawl, owner, reserved, lease_until) \

@@ -31,7 +31,7 @@ mod tables;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -65,6 +65,10 @@ pub(crate) struct PgCrawl {
     /// Scopes of the crawl not done and not held here (others crawl them, or nobody yet):
     /// while there are some, this process's work is not done.
     outstanding: AtomicUsize,
+    /// One process at a time crawls the crawl (it has a `PageBudget`): see [`open`].
+    exclusive: bool,
+    /// The console was told that another process holds the crawl.
+    said_waiting: AtomicBool,
 }
 
 /// This process's name in the database: host, process id and start time, unique enough
@@ -83,6 +87,14 @@ fn owner_name() -> String {
 
 /// Connects to `DatabaseUrl`, brings the schema up to date and starts renewing claims: the
 /// store and the coordinator of one `PgDM` process.
+///
+/// A crawl with a `PageBudget` is crawled by one process at a time, which holds all of its
+/// scopes: the budget rule decides which site gets each page from what every site has
+/// yielded, and a rule run by each process over the scopes it holds spends the budget by
+/// process instead (two processes holding half the sites each spend half the budget each,
+/// whatever the sites yield). The other processes wait; when the one crawling stops or dies
+/// (its leases run out), one of them takes every scope over, and its rule learns what each
+/// recorded fetch yielded before it chooses. `ScopesPerProcess` does not apply.
 pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
     let cfg = &settings.database;
     let mut db = Db::connect(&cfg.url)?;
@@ -102,13 +114,16 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
         renewer: Mutex::new(Some(renewer)),
         settler: Mutex::new(settler),
         outstanding: AtomicUsize::new(0),
+        exclusive: settings.bandit.budget > 0,
+        said_waiting: AtomicBool::new(false),
     });
     let store = PgStore::new(Arc::clone(&crawl));
-    let coordinator = PgCoordinator::new(
-        crawl,
-        cfg.scopes_per_process.map_or(usize::MAX, NonZeroUsize::get),
-        settings.bandit.budget > 0,
-    );
+    let per_process = if settings.bandit.budget > 0 {
+        usize::MAX
+    } else {
+        cfg.scopes_per_process.map_or(usize::MAX, NonZeroUsize::get)
+    };
+    let coordinator = PgCoordinator::new(crawl, per_process, settings.bandit.budget > 0);
     Ok((store, coordinator))
 }
 
@@ -120,15 +135,36 @@ impl PgCrawl {
         // The count is stored under the connection's lock, which claims also hold: a claim
         // is never counted both in the count and in the decrement that follows it.
         let mut db = self.db.lock();
-        let (outstanding, origins) = db.run("looking for scopes", |c| {
+        let exclusive = self.exclusive;
+        let (outstanding, origins, elsewhere) = db.run("looking for scopes", |c| {
             let outstanding = scope_state::outstanding(c, crawl, owner)?;
-            let origins = scope_state::claimable(c, crawl, limit)?;
-            Ok((outstanding, origins))
+            let elsewhere = if exclusive {
+                scope_state::held_elsewhere(c, crawl, owner)?
+            } else {
+                0
+            };
+            let origins = if elsewhere > 0 {
+                Vec::new()
+            } else {
+                scope_state::claimable(c, crawl, limit)?
+            };
+            Ok((outstanding, origins, elsewhere))
         })?;
         self.outstanding
             .store(usize::try_from(outstanding).unwrap_or(0), Ordering::SeqCst);
         drop(db);
+        self.waiting_for(elsewhere);
         Ok(origins.iter().filter_map(|o| Origin::parse(o)).collect())
+    }
+
+    /// Says once that this process waits for the one crawling a budgeted crawl (which holds
+    /// `elsewhere` scopes, if any).
+    fn waiting_for(&self, elsewhere: i64) {
+        if elsewhere > 0 && !self.said_waiting.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "another process crawls this budgeted crawl: one process at a time holds a crawl with a PageBudget, so one rule chooses among all its sites; this one waits, and takes the crawl over if that process stops"
+            );
+        }
     }
 
     /// Why writes must stop, if the claims could not be renewed or a scope not settled.

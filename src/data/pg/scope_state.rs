@@ -228,6 +228,70 @@ pub(super) fn claim(
     }))
 }
 
+/// Scopes of the crawl that another process than `owner` holds under a live lease.
+pub(super) fn held_elsewhere(
+    c: &mut impl GenericClient,
+    crawl: &str,
+    owner: &str,
+) -> Result<i64, postgres::Error> {
+    c.query_one(
+        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 AND state = $3 \
+         AND owner <> $2 AND lease_until > now()",
+        &[&crawl, &owner, &ScopeState::Active.as_str()],
+    )?
+    .try_get(0)
+}
+
+/// Scopes of the crawl that `owner` holds.
+pub(super) fn held_by(
+    c: &mut impl GenericClient,
+    crawl: &str,
+    owner: &str,
+) -> Result<i64, postgres::Error> {
+    c.query_one(
+        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 AND state = $3 AND owner = $2",
+        &[&crawl, &owner, &ScopeState::Active.as_str()],
+    )?
+    .try_get(0)
+}
+
+/// [`claim`] for a crawl that one process at a time crawls (a budgeted crawl: one rule
+/// decides for every site): the claim fails while another process holds any scope of it,
+/// and once its budget is spent (the crawl is over; the process that spent it handed back
+/// the scopes with URLs left). The crawl's row is locked meanwhile, so two processes
+/// starting together never both win part of the crawl. Also returns how many scopes
+/// another process holds.
+pub(super) fn claim_exclusive(
+    c: &mut Client,
+    crawl: &str,
+    origin: &str,
+    owner: &str,
+    secs: f64,
+) -> Result<(Option<Claimed>, i64), postgres::Error> {
+    let mut tx = c.transaction()?;
+    tx.execute(
+        "SELECT 1 FROM rccrawler_crawls WHERE name = $1 FOR UPDATE",
+        &[&crawl],
+    )?;
+    let elsewhere = held_elsewhere(&mut tx, crawl, owner)?;
+    if elsewhere > 0 {
+        return Ok((None, elsewhere));
+    }
+    let spent: bool = tx
+        .query_one(
+            "SELECT c.budget > 0 AND (SELECT coalesce(sum(fetched), 0) FROM rccrawler_scopes \
+             WHERE crawl = $1) >= c.budget FROM rccrawler_crawls c WHERE c.name = $1",
+            &[&crawl],
+        )?
+        .try_get(0)?;
+    if spent {
+        return Ok((None, 0));
+    }
+    let claimed = claim(&mut tx, crawl, origin, owner, secs)?;
+    tx.commit()?;
+    Ok((claimed, 0))
+}
+
 /// Extends the leases of every scope `owner` holds by `secs` seconds from now.
 pub(super) fn renew(c: &mut Client, owner: &str, secs: f64) -> Result<u64, postgres::Error> {
     c.execute(
