@@ -117,8 +117,9 @@ pub enum LinkTarget {
         url: NormUrl,
         /// Its site.
         site: SiteId,
-        /// Set when the URL may not be fetched (robots, extension).
-        failure: Option<Failure>,
+        /// Set when the URL may not be fetched (robots, extension); boxed, as it is rare and
+        /// a page may hold tens of thousands of targets.
+        failure: Option<Box<Failure>>,
     },
     /// http(s) on another site.
     External(NormUrl),
@@ -126,23 +127,112 @@ pub enum LinkTarget {
     /// scheme).
     Ignored,
     /// Not a crawlable URL at all.
-    Bad {
-        /// The href as written (resolved when possible).
-        raw: String,
-        /// Why.
-        reason: String,
-    },
+    Bad(Box<BadHref>),
 }
 
-/// One link on a page, in document order.
+/// A link that is not a crawlable URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageLink {
+pub struct BadHref {
+    /// The href as written (resolved when possible).
+    pub raw: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One link on a page, in document order: its target, and where its texts are in the
+/// page's [`PageLinks`] text buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LinkEntry {
+    target: LinkTarget,
+    /// Byte range of the anchor text.
+    anchor: (u32, u32),
+    /// Byte range of the text around it (`ExternalLinkContext`; empty otherwise).
+    context: (u32, u32),
+}
+
+/// One link of a page as read back from [`PageLinks`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageLink<'a> {
     /// Where it points.
-    pub target: LinkTarget,
+    pub target: &'a LinkTarget,
     /// The anchor text.
-    pub anchor: String,
+    pub anchor: &'a str,
     /// The text around an external link (`ExternalLinkContext`); empty otherwise.
-    pub context: String,
+    pub context: &'a str,
+}
+
+/// A page's links in document order, their texts in one buffer. A source listing has tens
+/// of thousands of links: a `String` for each anchor and context was an allocation each and
+/// 104 bytes a link, 10 MB for one such page (issue 19); here a link is its target and two
+/// ranges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageLinks {
+    entries: Vec<LinkEntry>,
+    texts: String,
+}
+
+impl PageLinks {
+    /// Room for `n` links.
+    pub fn with_capacity(n: usize) -> Self {
+        PageLinks {
+            entries: Vec::with_capacity(n),
+            texts: String::new(),
+        }
+    }
+
+    /// Adds a link.
+    pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
+        let anchor = self.add_text(anchor);
+        let context = self.add_text(context);
+        self.entries.push(LinkEntry {
+            target,
+            anchor,
+            context,
+        });
+    }
+
+    /// Appends `s` to the buffer; its range (empty past 4 GiB of text, which no page within
+    /// `MaxPageBytes` reaches).
+    fn add_text(&mut self, s: &str) -> (u32, u32) {
+        let start = self.texts.len();
+        let end = start + s.len();
+        match (u32::try_from(start), u32::try_from(end)) {
+            (Ok(a), Ok(b)) => {
+                self.texts.push_str(s);
+                (a, b)
+            }
+            _ => (0, 0),
+        }
+    }
+
+    /// The links, in document order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = PageLink<'_>> + '_ {
+        self.entries.iter().map(|e| PageLink {
+            target: &e.target,
+            anchor: &self.texts[e.anchor.0 as usize..e.anchor.1 as usize],
+            context: &self.texts[e.context.0 as usize..e.context.1 as usize],
+        })
+    }
+
+    /// How many links.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl<'a> FromIterator<(LinkTarget, &'a str, &'a str)> for PageLinks {
+    fn from_iter<I: IntoIterator<Item = (LinkTarget, &'a str, &'a str)>>(iter: I) -> Self {
+        let mut links = PageLinks::default();
+        for (target, anchor, context) in iter {
+            links.push(target, anchor, context);
+        }
+        links
+    }
 }
 
 /// A parsed page, ready to be recorded.
@@ -159,7 +249,7 @@ pub struct PageRecord {
     /// The `<link rel="canonical">` URL, normalized (empty: none).
     pub canonical: String,
     /// Links in document order.
-    pub links: Vec<PageLink>,
+    pub links: PageLinks,
     /// Why the page is not kept although it was fetched (a probed page off topic,
     /// `TopicFilter`): it is then a bad link with this reason.
     pub rejected: Option<String>,

@@ -3,7 +3,7 @@
 use super::*;
 use crate::data::coord::ScopeClaim;
 use crate::data::{Persist, ScopeLimits, ScopeOpen};
-use crate::message::{Failure, Hop, HopKind, LinkTarget, PageLink, PageRecord};
+use crate::message::{BadHref, Failure, Hop, HopKind, LinkTarget, PageLinks, PageRecord};
 use crate::url_norm::NormUrl;
 
 const SITE: SiteId = SiteId(0);
@@ -25,16 +25,21 @@ fn hop(path: &str) -> Hop {
     }
 }
 
-fn internal(path: &str) -> PageLink {
-    PageLink {
-        target: LinkTarget::Internal {
-            url: u(path),
-            site: SITE,
-            failure: None,
-        },
-        anchor: format!("to {path}"),
-        context: String::new(),
-    }
+/// A page's links to `paths`, each with the anchor `to <path>`.
+fn internal(paths: &[&str]) -> PageLinks {
+    let anchors: Vec<String> = paths.iter().map(|p| format!("to {p}")).collect();
+    paths
+        .iter()
+        .zip(&anchors)
+        .map(|(p, a)| {
+            let target = LinkTarget::Internal {
+                url: u(p),
+                site: SITE,
+                failure: None,
+            };
+            (target, a.as_str(), "")
+        })
+        .collect()
 }
 
 /// (nodes as (path, level), arcs as (source, target, weight), aliases as (path, node, reason)).
@@ -89,7 +94,7 @@ impl Crawl {
             bytes: body.len() as u64,
             title: String::new(),
             canonical: String::new(),
-            links: links.iter().map(|p| internal(p)).collect(),
+            links: internal(links),
             rejected: None,
         };
         self.dm.commit(&Outcome::Page { task, page }).unwrap();
@@ -265,26 +270,29 @@ fn failures_and_static_failures() {
         bytes: 1,
         title: "Home".into(),
         canonical: "http://a.test/".into(),
-        links: vec![
-            internal("/missing"),
-            PageLink {
-                target: LinkTarget::Internal {
+        links: {
+            let mut links = internal(&["/missing"]);
+            links.push(
+                LinkTarget::Internal {
                     url: u("/doc.pdf"),
                     site: SITE,
-                    failure: Some(Failure::without_request("not html (extension pdf)")),
+                    failure: Some(Box::new(Failure::without_request(
+                        "not html (extension pdf)",
+                    ))),
                 },
-                anchor: String::new(),
-                context: String::new(),
-            },
-            PageLink {
-                target: LinkTarget::Bad {
+                "",
+                "",
+            );
+            links.push(
+                LinkTarget::Bad(Box::new(BadHref {
                     raw: "mailto:x@y".into(),
                     reason: "scheme mailto".into(),
-                },
-                anchor: String::new(),
-                context: String::new(),
-            },
-        ],
+                })),
+                "",
+                "",
+            );
+            links
+        },
         rejected: None,
     };
     c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
@@ -491,22 +499,23 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
         // Adding it again (a continued crawl) changes nothing.
         dm.add_seed(scope, other.clone(), b_site).unwrap();
         let home = dm.take_task(scope, SITE).unwrap();
-        let link = PageLink {
-            target: LinkTarget::Internal {
+        let mut links = PageLinks::default();
+        links.push(
+            LinkTarget::Internal {
                 url: NormUrl::parse("http://c.test/x").unwrap(),
                 site: c_site,
                 failure: None,
             },
-            anchor: "x".into(),
-            context: String::new(),
-        };
+            "x",
+            "",
+        );
         let page = PageRecord {
             chain: vec![],
             hash: 7,
             bytes: 1,
             title: String::new(),
             canonical: String::new(),
-            links: vec![link],
+            links,
             rejected: None,
         };
         dm.commit(&Outcome::Page { task: home, page }).unwrap();

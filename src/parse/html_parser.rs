@@ -9,7 +9,7 @@ use super::href_cache::{self, HrefCache};
 use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseWorker, charset, links};
 use crate::context::Context;
-use crate::message::{Downloaded, Failure, FetchTask, LinkTarget, PageLink, PageRecord};
+use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
 use crate::url_rules::{non_html_extension, repeating_segment, too_many_parameters};
@@ -107,7 +107,7 @@ fn parse_page(
                 bytes,
                 title: extracted.title.clone(),
                 canonical: String::new(),
-                links: Vec::new(),
+                links: PageLinks::default(),
                 rejected: Some(format!(
                     "topic score {:.2}, not above {}",
                     score.value,
@@ -132,37 +132,31 @@ fn parse_page(
     // classified once answers for every copy, and every `#…` href resolves to the page
     // itself — one `NormUrl` shared instead of one allocated per link.
     let mut seen: HashMap<&str, LinkTarget> = HashMap::new();
-    let links = extracted
-        .links()
-        .map(|raw| {
-            let key = if raw.href.starts_with('#') {
-                "#"
-            } else {
-                raw.href
-            };
-            let target = match seen.get(key) {
-                Some(known) => known.clone(),
-                None => {
-                    let target = classify(ctx, &view, &base, raw.href, cache);
-                    // A bad `#…` link keeps its own text (the base is what failed).
-                    if key != "#" || !matches!(target, LinkTarget::Bad { .. }) {
-                        seen.insert(key, target.clone());
-                    }
-                    target
+    let mut links = PageLinks::with_capacity(extracted.links().len());
+    for raw in extracted.links() {
+        let key = if raw.href.starts_with('#') {
+            "#"
+        } else {
+            raw.href
+        };
+        let target = match seen.get(key) {
+            Some(known) => known.clone(),
+            None => {
+                let target = classify(ctx, &view, &base, raw.href, cache);
+                // A bad `#…` link keeps its own text (the base is what failed).
+                if key != "#" || !matches!(target, LinkTarget::Bad(_)) {
+                    seen.insert(key, target.clone());
                 }
-            };
-            // Only external links keep a context: they are what it is for (BeeBot).
-            let context = match target {
-                LinkTarget::External(_) => raw.context.to_owned(),
-                _ => String::new(),
-            };
-            PageLink {
-                target,
-                anchor: raw.anchor.to_owned(),
-                context,
+                target
             }
-        })
-        .collect();
+        };
+        // Only external links keep a context: they are what it is for (BeeBot).
+        let context = match target {
+            LinkTarget::External(_) => raw.context,
+            _ => "",
+        };
+        links.push(target, raw.anchor, context);
+    }
     let canonical = extracted
         .canonical
         .as_deref()
@@ -208,12 +202,12 @@ fn classify(
                 return LinkTarget::External(long);
             }
             _ => {
-                return LinkTarget::Bad {
+                return LinkTarget::Bad(Box::new(BadHref {
                     raw: url_norm::resolve(base, href)
                         .map(String::from)
                         .unwrap_or_else(|_| href.trim().to_owned()),
                     reason: e.to_string(),
-                };
+                }));
             }
         },
         Err(e) => {
@@ -224,10 +218,10 @@ fn classify(
                     .map(String::from)
                     .unwrap_or_else(|_| href.trim().to_owned()),
             };
-            return LinkTarget::Bad {
+            return LinkTarget::Bad(Box::new(BadHref {
                 raw,
                 reason: e.to_string(),
-            };
+            }));
         }
     };
     let Some(target_site) = ctx.filter.scope_site(site, url.as_url(), &ctx.sites) else {
@@ -272,6 +266,6 @@ fn classify(
     LinkTarget::Internal {
         url,
         site: target_site,
-        failure,
+        failure: failure.map(Box::new),
     }
 }

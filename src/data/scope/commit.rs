@@ -62,12 +62,12 @@ impl ScopeGraph {
         let kind = match outcome {
             Outcome::Page { page, .. } => {
                 let mut links = Vec::with_capacity(page.links.len());
-                for link in &page.links {
-                    let r = match &link.target {
+                for link in page.links.iter() {
+                    let r = match link.target {
                         LinkTarget::Internal { url, site, failure } => {
                             let local = self.site_ref(*site, url.as_url())?;
                             let target = self.url_ref(url.as_str(), local)?;
-                            let aux = self.text_ref(&link.anchor)?;
+                            let aux = self.text_ref(link.anchor)?;
                             let failure = failure
                                 .as_ref()
                                 .map(|f| self.text_ref(&f.reason))
@@ -81,7 +81,7 @@ impl ScopeGraph {
                         }
                         LinkTarget::External(url) => {
                             let aux = if link.context.is_empty() {
-                                self.text_ref(&link.anchor)?
+                                self.text_ref(link.anchor)?
                             } else {
                                 let both = format!(
                                     "{}{}{}",
@@ -99,10 +99,10 @@ impl ScopeGraph {
                             }
                         }
                         LinkTarget::Ignored => continue,
-                        LinkTarget::Bad { raw, reason } => ResolvedLink {
+                        LinkTarget::Bad(bad) => ResolvedLink {
                             kind: LinkKind::Bad,
-                            target: self.text_ref(raw)?,
-                            aux: self.text_ref(reason)?,
+                            target: self.text_ref(&bad.raw)?,
+                            aux: self.text_ref(&bad.reason)?,
                             failure: None,
                         },
                     };
