@@ -30,6 +30,9 @@ fn is_redirect(status: u16) -> bool {
 }
 
 /// What one answer means for the walk along the redirect chain.
+// A step lives on the stack for one answer and is returned at once: boxing the large variant
+// would allocate once a page to save a move.
+#[allow(clippy::large_enum_variant)]
 enum Step {
     /// Request this URL next (a redirect hop).
     Next(NormUrl),
