@@ -670,3 +670,93 @@ fn a_scope_retired_while_unfinished_is_continued_by_the_next_run() {
     finish(&c, Vec::new());
     assert_eq!(graph_text(&c.dm, c.scope), expected);
 }
+
+// See: issue 19. Links to the page itself keep no anchor (none is ever read: such a link
+// never leads off the site) and equal links in a row are one record and a count; the graph
+// says what it said before — every copy weighs, anchors of links that do lead off the site
+// are kept — also rebuilt from the journal and from a snapshot.
+#[test]
+fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        let c = Crawl { dm, scope };
+        let mut held = Vec::new();
+        let home = c.claim("/", &mut held);
+        let to = |p: &str| LinkTarget::Internal {
+            url: u(p),
+            site: SITE,
+            failure: None,
+        };
+        let mut links = PageLinks::default();
+        for (path, anchor) in [
+            ("/", "1"),
+            ("/", "2"),
+            ("/", "3"),
+            ("/a", "A"),
+            ("/a", "A"),
+            ("/", "4"),
+            ("/out", "leaves"),
+            ("/out", "leaves"),
+        ] {
+            links.push(to(path), anchor, "");
+        }
+        let page = PageRecord {
+            chain: vec![],
+            hash: 1,
+            bytes: 1,
+            title: String::new(),
+            canonical: String::new(),
+            links,
+            rejected: None,
+        };
+        c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        let a = c.claim("/a", &mut held);
+        c.page(a, &[], "a", &[]);
+        let out = c.claim("/out", &mut held);
+        c.dm.commit(&Outcome::OffSite {
+            task: out,
+            chain: vec![],
+            target: NormUrl::parse("http://elsewhere.test/").unwrap(),
+        })
+        .unwrap();
+        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
+        let mut text = graph_text(&c.dm, c.scope);
+        c.dm.with_graph(c.scope, &mut |g| {
+            let home = &g.nodes()[0];
+            let arcs: Vec<(u32, u32)> = g.arcs(home).iter().map(|a| (a.target, a.weight)).collect();
+            assert_eq!(arcs, [(1, 4), (2, 2)], "every copy weighs");
+            let rows: Vec<(String, String)> = g
+                .external_links(home)
+                .iter()
+                .map(|r| (r.url.to_owned(), r.anchor.to_owned()))
+                .collect();
+            assert_eq!(
+                rows,
+                [("http://elsewhere.test/".to_owned(), "leaves".to_owned())]
+            );
+            text.push_str(&format!("{rows:?}"));
+        });
+        text
+    };
+    let external = |dm: &InMemoryDataManager, scope| {
+        let mut text = graph_text(dm, scope);
+        dm.with_graph(scope, &mut |g| {
+            let rows: Vec<(String, String)> = g
+                .external_links(&g.nodes()[0])
+                .iter()
+                .map(|r| (r.url.to_owned(), r.anchor.to_owned()))
+                .collect();
+            text.push_str(&format!("{rows:?}"));
+        });
+        text
+    };
+    let (dm, scope, _) = journaled_crawl(dir.path());
+    assert_eq!(external(&dm, scope), expected, "from the journal");
+    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+        .unwrap();
+    drop(dm);
+    let (dm, scope, _) = journaled_crawl(dir.path());
+    assert_eq!(external(&dm, scope), expected, "from a snapshot");
+}

@@ -4,7 +4,9 @@
 //! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
 //! a journal runs too.
 
-use super::{DataError, Effects, LinkRec, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState};
+use super::{
+    DataError, Effects, ID_MASK, LinkRec, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState,
+};
 use crate::data::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
@@ -62,12 +64,25 @@ impl ScopeGraph {
         let kind = match outcome {
             Outcome::Page { page, .. } => {
                 let mut links = Vec::with_capacity(page.links.len());
+                // The page's own address. A link to it never leads off the site (it is this
+                // page), and an internal link's anchor is read only when it does: such links
+                // keep no anchor, so a source listing's line anchors become one repeated
+                // record (`LinkRec::repeat`) and intern no text each.
+                let own = chain.last().map_or(task, |h| h.url);
+                let mut no_anchor = None;
                 for link in page.links.iter() {
                     let r = match link.target {
                         LinkTarget::Internal { url, site, failure } => {
                             let local = self.site_ref(*site, url.as_url())?;
                             let target = self.url_ref(url.as_str(), local)?;
-                            let aux = self.text_ref(link.anchor)?;
+                            let aux = if target == own {
+                                match no_anchor {
+                                    Some(id) => id,
+                                    None => *no_anchor.insert(self.text_ref("")?),
+                                }
+                            } else {
+                                self.text_ref(link.anchor)?
+                            };
                             let failure = failure
                                 .as_ref()
                                 .map(|f| self.text_ref(&f.reason))
@@ -287,6 +302,9 @@ impl ScopeGraph {
             return Err(DataError::inconsistent("a page names an unknown text"));
         }
         let start = self.links.len() as u32;
+        // The page's last link record that is not a repeat: a link equal to it becomes a
+        // count on the repeat record after it.
+        let mut last: Option<LinkRec> = None;
         for l in links {
             let ok = match l.kind {
                 LinkKind::Bad => l.target < n_texts && l.aux < n_texts,
@@ -302,7 +320,19 @@ impl ScopeGraph {
             {
                 self.finish(l.target, UrlState::Failed, reason | STATIC_BIT);
             }
-            self.links.push(LinkRec::new(l.kind, l.target, l.aux));
+            let rec = LinkRec::new(l.kind, l.target, l.aux);
+            if last == Some(rec) {
+                match self.links.last_mut() {
+                    Some(r) if r.repeats() > 0 && r.repeats() < ID_MASK => {
+                        *r = LinkRec::repeat(r.repeats() + 1);
+                    }
+                    Some(r) if r.repeats() == ID_MASK => self.links.push(rec),
+                    _ => self.links.push(LinkRec::repeat(1)),
+                }
+            } else {
+                self.links.push(rec);
+                last = Some(rec);
+            }
         }
         self.contents.insert(meta.hash());
         self.pages.push(PageRec {
@@ -311,5 +341,60 @@ impl ScopeGraph {
             links_len: self.links.len() as u32 - start,
         });
         Ok(self.pages.len() as u32 - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Journaling, REPEAT};
+    use super::*;
+
+    fn link(kind: LinkKind, target: u32, aux: u32) -> ResolvedLink {
+        ResolvedLink {
+            kind,
+            target,
+            aux,
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn equal_links_in_a_row_are_one_record_and_a_count() {
+        let origin = Origin::parse("http://a.test").unwrap();
+        let mut g = ScopeGraph::new(0, origin, SiteId(0), 3, Journaling::Off).unwrap();
+        let x = g.url_ref("http://a.test/x", 0).unwrap();
+        let (empty, t1) = (g.text_ref("").unwrap(), g.text_ref("one").unwrap());
+        let i = LinkKind::Internal;
+        let links = [
+            link(i, 0, empty),
+            link(i, 0, empty),
+            link(i, 0, empty),
+            link(i, x, t1),
+            link(i, 0, empty),
+            link(i, x, t1),
+            link(i, x, t1),
+            link(LinkKind::External, x, t1),
+        ];
+        let page = g
+            .add_page(PageMeta::new(1, 1, empty, None), &links)
+            .unwrap();
+        let recs = g.page_links(&g.pages[page as usize]).to_vec();
+        let shape: Vec<(u32, u32)> = recs
+            .iter()
+            .map(|r| (r.target >> super::super::KIND_SHIFT, r.repeats()))
+            .collect();
+        // home, +2, x, home, x, +1, external x.
+        assert_eq!(
+            shape,
+            [
+                (0, 0),
+                (REPEAT, 2),
+                (0, 0),
+                (0, 0),
+                (0, 0),
+                (REPEAT, 1),
+                (1, 0)
+            ]
+        );
     }
 }

@@ -282,21 +282,31 @@ impl<'a> SiteGraph<'a> {
     pub fn arcs_into(&self, node: &Node, out: &mut Vec<Edge>) {
         out.clear();
         let page = self.g.pages[node.page as usize];
-        out.extend(
-            self.g
-                .page_links(&page)
-                .iter()
-                .filter(|l| l.is_internal() && self.visited[l.id() as usize] != NO_LEVEL)
-                .map(|l| self.node_of[l.id() as usize])
-                .filter(|&t| t != 0)
-                .map(|target| Edge { target, weight: 1 }),
-        );
+        // Whether the last record made an arc (a repeat record adds to that arc's weight).
+        let mut arc = false;
+        for l in self.g.page_links(&page) {
+            let n = l.repeats();
+            if n > 0 {
+                if arc && let Some(last) = out.last_mut() {
+                    last.weight += n;
+                }
+                continue;
+            }
+            arc = false;
+            if l.is_internal() && self.visited[l.id() as usize] != NO_LEVEL {
+                let target = self.node_of[l.id() as usize];
+                if target != 0 {
+                    out.push(Edge { target, weight: 1 });
+                    arc = true;
+                }
+            }
+        }
         out.sort_unstable_by_key(|a| a.target);
         // Runs of one target become one arc weighing the run's length.
         let mut kept = 0;
         for i in 0..out.len() {
             if kept > 0 && out[kept - 1].target == out[i].target {
-                out[kept - 1].weight += 1;
+                out[kept - 1].weight += out[i].weight;
             } else {
                 out[kept] = out[i];
                 kept += 1;

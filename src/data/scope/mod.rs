@@ -117,9 +117,13 @@ const KIND_SHIFT: u32 = 30;
 /// The id part of `LinkRec::target`.
 const ID_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
+/// The kind code of a [`LinkRec`] that repeats the record before it (see [`LinkRec::repeat`]).
+const REPEAT: u32 = 3;
+
 /// One link of a page. 8 bytes: internal/external → (url id, anchor text id);
-/// bad → (raw text id, reason text id).
-#[derive(Debug, Clone, Copy)]
+/// bad → (raw text id, reason text id); or a repeat: the page's record before it, `n` more
+/// times (a source listing's 74,000 line anchors all point to the listing itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LinkRec {
     target: u32,
     aux: u32,
@@ -132,6 +136,22 @@ impl LinkRec {
             aux,
         }
     }
+    /// The record before it, `n` (at least 1) more times.
+    fn repeat(n: u32) -> Self {
+        LinkRec {
+            target: (REPEAT << KIND_SHIFT) | n.min(ID_MASK),
+            aux: 0,
+        }
+    }
+    /// How many more times the record before it occurs, when this is a repeat (else 0).
+    fn repeats(self) -> u32 {
+        if self.target >> KIND_SHIFT == REPEAT {
+            self.id()
+        } else {
+            0
+        }
+    }
+    /// A link's kind (`None` for a repeat: readers that do not count copies skip it).
     fn kind(self) -> Option<LinkKind> {
         LinkKind::from_code(self.target >> KIND_SHIFT)
     }

@@ -207,7 +207,7 @@ impl ScopeGraph {
             let ok = match l.kind() {
                 Some(LinkKind::Bad) => l.id() < n_texts,
                 Some(LinkKind::Internal | LinkKind::External) => l.id() < n_urls,
-                None => false,
+                None => l.repeats() > 0,
             };
             if !ok || l.aux >= n_texts {
                 return Err(Corrupt("link record points nowhere"));
