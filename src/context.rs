@@ -33,6 +33,8 @@ pub struct Context {
     pub dispatcher: Arc<Dispatcher>,
     /// The stop broadcast.
     pub stop: Arc<Stop>,
+    /// Page bodies held at once (downloaded, not yet parsed).
+    pub bodies: Arc<crate::fetch::bodies::BodyBudget>,
     /// Scope decisions for links (`UrlAnalyzingThread`).
     pub filter: Box<dyn UrlFilter>,
     /// How robots.txt is read (`RobotsTxtClass`).

@@ -99,6 +99,8 @@ pub struct Downloaded {
     pub content_type: Option<String>,
     /// The body, decompressed.
     pub body: Vec<u8>,
+    /// The body's bytes, counted against the bodies held at once until it is dropped.
+    pub permit: crate::fetch::bodies::BodyPermit,
 }
 
 impl Downloaded {

@@ -20,6 +20,7 @@ use crate::context::{Context, ScopeCounts, ScopeFeeder};
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
 use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
+use crate::fetch::bodies::{BODY_BYTES, BodyBudget};
 use crate::ids::ScopeId;
 use crate::routine::LogFiles;
 use crate::schedule::Dispatcher;
@@ -102,6 +103,7 @@ impl ApplicationManager for TextFileManager {
             coordinator: Arc::clone(&coordinator),
             dispatcher,
             stop: Arc::clone(&stop),
+            bodies: BodyBudget::new(BODY_BYTES),
             filter: url_filter,
             robots,
             started,

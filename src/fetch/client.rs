@@ -195,6 +195,12 @@ impl Response {
             .and_then(|v| v.trim().parse::<u64>().ok())
     }
 
+    /// The body's length as declared, when it is sent as is (not compressed).
+    pub fn declared_body_len(&self) -> Option<u64> {
+        self.content_length()
+            .filter(|_| self.content_encoding.is_none())
+    }
+
     /// Reads the body, decompressed, failing with `TooLarge` past `cap` bytes.
     pub fn read_body(self, cap: u64) -> Result<Vec<u8>, FetchError> {
         let (body, truncated) = self.read_capped(cap)?;

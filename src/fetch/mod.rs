@@ -5,6 +5,7 @@
 //! The engine's downloader threads own the loop (take a task, fetch it, pass the result on,
 //! retry or give up); a [`Downloader`] only turns one task into a result.
 
+pub mod bodies;
 mod client;
 mod http_downloader;
 mod paced;

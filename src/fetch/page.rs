@@ -342,7 +342,13 @@ impl Walk<'_> {
     /// enough (`MetaRefreshMaxDelay`), a hop like a 302.
     fn read_page(&mut self, url: &NormUrl, response: Response, started: Instant) -> Step {
         let content_type = response.content_type.clone();
-        let body = match response.read_body(self.ctx.settings.http.max_page_bytes) {
+        let cap = self.ctx.settings.http.max_page_bytes;
+        let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
+        let mut permit = self
+            .ctx
+            .bodies
+            .acquire(expected, || self.ctx.stop.is_requested());
+        let body = match response.read_body(cap) {
             Ok(body) => body,
             Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {
@@ -351,6 +357,7 @@ impl Walk<'_> {
                 return Step::Done(self.failed(Failure::fetched(e.to_string())));
             }
         };
+        permit.resize(body.len() as u64);
         self.log
             .request(self.site.id, url, 200, body.len() as u64, started);
         let tld = url.host().rsplit('.').next();
@@ -366,6 +373,7 @@ impl Walk<'_> {
             chain: std::mem::take(&mut self.chain),
             content_type,
             body,
+            permit,
         }))
     }
 }

@@ -70,6 +70,7 @@ fn parse_page(
         chain,
         content_type,
         body,
+        permit,
     } = page;
     let hash = xxhash_rust::xxh3::xxh3_128(&body);
     let bytes = body.len() as u64;
@@ -98,6 +99,7 @@ fn parse_page(
     // classified (a page of 8 MB with 74,000 links held both, and the end of the Rust
     // documentation's crawl parses two such pages at once).
     drop(body);
+    drop(permit);
     if let Some(topic) = topic {
         let score = topic.score(&extracted.title, &extracted.body);
         if !topic.keeps(score) {
