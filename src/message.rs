@@ -150,6 +150,8 @@ struct LinkEntry {
     anchor: (u32, u32),
     /// Byte range of the text around it (`ExternalLinkContext`; empty otherwise).
     context: (u32, u32),
+    /// How many times in a row the page has this link (at least 1).
+    times: u32,
 }
 
 /// One link of a page as read back from [`PageLinks`].
@@ -171,6 +173,8 @@ pub struct PageLink<'a> {
 pub struct PageLinks {
     entries: Vec<LinkEntry>,
     texts: String,
+    /// Links, every copy counted.
+    len: usize,
 }
 
 impl PageLinks {
@@ -179,17 +183,31 @@ impl PageLinks {
         PageLinks {
             entries: Vec::with_capacity(n),
             texts: String::new(),
+            len: 0,
         }
     }
 
-    /// Adds a link.
+    /// Adds a link. The same link as the one before (target and texts) counts as one more
+    /// copy of it: a source listing's line anchors, once they carry no text, are one entry.
     pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
+        self.len += 1;
+        // Texts first: they differ between most neighbours, and cost less to compare.
+        if let Some(last) = self.entries.last_mut()
+            && last.times < u32::MAX
+            && self.texts[last.anchor.0 as usize..last.anchor.1 as usize] == *anchor
+            && self.texts[last.context.0 as usize..last.context.1 as usize] == *context
+            && last.target == target
+        {
+            last.times += 1;
+            return;
+        }
         let anchor = self.add_text(anchor);
         let context = self.add_text(context);
         self.entries.push(LinkEntry {
             target,
             anchor,
             context,
+            times: 1,
         });
     }
 
@@ -207,18 +225,21 @@ impl PageLinks {
         }
     }
 
-    /// The links, in document order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = PageLink<'_>> + '_ {
-        self.entries.iter().map(|e| PageLink {
-            target: &e.target,
-            anchor: &self.texts[e.anchor.0 as usize..e.anchor.1 as usize],
-            context: &self.texts[e.context.0 as usize..e.context.1 as usize],
+    /// The links, in document order, every copy.
+    pub fn iter(&self) -> impl Iterator<Item = PageLink<'_>> + '_ {
+        self.entries.iter().flat_map(|e| {
+            let link = PageLink {
+                target: &e.target,
+                anchor: &self.texts[e.anchor.0 as usize..e.anchor.1 as usize],
+                context: &self.texts[e.context.0 as usize..e.context.1 as usize],
+            };
+            std::iter::repeat_n(link, e.times as usize)
         })
     }
 
-    /// How many links.
+    /// How many links, every copy counted.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// Whether there are none.
@@ -343,4 +364,41 @@ pub enum LogEvent {
         /// The text.
         text: String,
     },
+}
+
+#[cfg(test)]
+mod page_links_tests {
+    use super::*;
+
+    #[test]
+    fn copies_in_a_row_are_one_entry_and_every_copy_reads_back() {
+        let home = LinkTarget::External(NormUrl::parse("http://a.test/").unwrap());
+        let other = LinkTarget::External(NormUrl::parse("http://b.test/").unwrap());
+        let mut links = PageLinks::default();
+        for (target, anchor) in [
+            (&home, ""),
+            (&home, ""),
+            (&home, ""),
+            (&home, "named"),
+            (&other, ""),
+            (&home, ""),
+        ] {
+            links.push(target.clone(), anchor, "");
+        }
+        assert_eq!(links.len(), 6);
+        assert_eq!(links.entries.len(), 4, "the first three are one entry");
+        let read: Vec<(String, &str)> = links
+            .iter()
+            .map(|l| {
+                let LinkTarget::External(u) = l.target else {
+                    panic!("{l:?}")
+                };
+                (u.as_str().to_owned(), l.anchor)
+            })
+            .collect();
+        assert_eq!(read.len(), 6);
+        assert_eq!(read[3], ("http://a.test/".to_owned(), "named"));
+        assert_eq!(read[4].0, "http://b.test/");
+        assert_eq!(read[5], ("http://a.test/".to_owned(), ""));
+    }
 }

@@ -134,7 +134,8 @@ fn parse_page(
     // classified once answers for every copy, and every `#…` href resolves to the page
     // itself — one `NormUrl` shared instead of one allocated per link.
     let mut seen: HashMap<&str, LinkTarget> = HashMap::new();
-    let mut links = PageLinks::with_capacity(extracted.links().len());
+    // Not sized by the links found: copies in a row share an entry.
+    let mut links = PageLinks::default();
     for raw in extracted.links() {
         let key = if raw.href.starts_with('#') {
             "#"
@@ -157,7 +158,14 @@ fn parse_page(
             LinkTarget::External(_) => raw.context,
             _ => "",
         };
-        links.push(target, raw.anchor, context);
+        // A link to the page itself never leads off the site, and only such a link's anchor
+        // is ever read (the data manager keeps none): without it, a source listing's line
+        // anchors are one entry.
+        let anchor = match &target {
+            LinkTarget::Internal { url, .. } if url.as_url() == page_url => "",
+            _ => raw.anchor,
+        };
+        links.push(target, anchor, context);
     }
     let canonical = extracted
         .canonical
@@ -165,11 +173,14 @@ fn parse_page(
         .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
         .map(|c| c.as_str().to_owned())
         .unwrap_or_default();
+    let title = extracted.title.clone();
+    drop(seen);
+    extracted.release_excess();
     PageRecord {
         chain,
         hash,
         bytes,
-        title: extracted.title.clone(),
+        title,
         canonical,
         links,
         rejected: None,
