@@ -948,6 +948,22 @@ fn fetched_in(db: &PgServer, crawl: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// The budgeted crawl of the yield web (answers after `delay`): the web, the per-site
+/// Fetched of one in-memory process (the reference), and two PgDM machines with `lease`.
+fn budgeted_setup(
+    db: &PgServer,
+    delay: Duration,
+    lease: &str,
+) -> (TestWeb, BTreeMap<String, usize>, Vec<tempfile::TempDir>) {
+    let (web, hosts) = yield_sites(delay);
+    let one = common::crawl(&hosts, &BUDGETED);
+    let expected = fetched_per_site(&one.results());
+    let dirs = (0..2)
+        .map(|_| budgeted_machine(&hosts, db, lease))
+        .collect();
+    (web, expected, dirs)
+}
+
 /// See: issue 20. Two processes holding part of the sites each ran the rule over their own
 /// sites, so the budget went half to each process whatever the sites yielded (R2 gave the
 /// steady site 17 pages where one process gives it 28). One process at a time now crawls a
@@ -957,12 +973,7 @@ fn two_budgeted_processes_split_the_budget_as_one_process_does() {
     let Some(db) = pg::server("two_budgeted_processes_split_the_budget") else {
         return;
     };
-    let (web, hosts) = yield_sites(Duration::from_millis(5));
-    let one = common::crawl(&hosts, &BUDGETED);
-    let expected = fetched_per_site(&one.results());
-    let dirs: Vec<_> = (0..2)
-        .map(|_| budgeted_machine(&hosts, &db, "30"))
-        .collect();
+    let (web, expected, dirs) = budgeted_setup(&db, Duration::from_millis(5), "30");
     let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
     let mut got = BTreeMap::new();
     for (c, d) in children.iter_mut().zip(&dirs) {
@@ -985,10 +996,7 @@ fn a_budgeted_crawl_killed_hard_is_taken_over_with_the_same_split() {
     let Some(db) = pg::server("a_budgeted_crawl_killed_hard_is_taken_over") else {
         return;
     };
-    let (web, hosts) = yield_sites(Duration::from_millis(20));
-    let one = common::crawl(&hosts, &BUDGETED);
-    let expected = fetched_per_site(&one.results());
-    let dirs: Vec<_> = (0..2).map(|_| budgeted_machine(&hosts, &db, "2")).collect();
+    let (web, expected, dirs) = budgeted_setup(&db, Duration::from_millis(20), "2");
     let mut victim = start(dirs[0].path(), &[]);
     let until = Instant::now() + Duration::from_secs(60);
     while fetched_in(&db, "budgeted") < 20 {

@@ -92,7 +92,7 @@ pub struct Wanted {
 const KEPT_BYTES: usize = 1 << 20;
 
 impl Extracted {
-    /// Gives back what the buffers hold beyond an ordinary page's needs ([`KEPT_BYTES`]
+    /// Gives back what the buffers hold beyond an ordinary page's needs (1 MiB
     /// each), after a big page.
     pub fn release_excess(&mut self) {
         let spans = KEPT_BYTES / std::mem::size_of::<LinkSpan>();
