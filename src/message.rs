@@ -167,8 +167,8 @@ pub struct PageLink<'a> {
 
 /// A page's links in document order, their texts in one buffer. A source listing has tens
 /// of thousands of links: a `String` for each anchor and context was an allocation each and
-/// 104 bytes a link, 10 MB for one such page (issue 19); here a link is its target and two
-/// ranges.
+/// 104 bytes a link, 10 MB for one such page (issue 19); here an entry is a target, two
+/// ranges into one buffer and how many copies of the link follow each other.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageLinks {
     entries: Vec<LinkEntry>,
@@ -178,15 +178,6 @@ pub struct PageLinks {
 }
 
 impl PageLinks {
-    /// Room for `n` links.
-    pub fn with_capacity(n: usize) -> Self {
-        PageLinks {
-            entries: Vec::with_capacity(n),
-            texts: String::new(),
-            len: 0,
-        }
-    }
-
     /// Adds a link. The same link as the one before (target and texts) counts as one more
     /// copy of it: a source listing's line anchors, once they carry no text, are one entry.
     pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
