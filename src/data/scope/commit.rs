@@ -64,10 +64,11 @@ impl ScopeGraph {
         let kind = match outcome {
             Outcome::Page { page, .. } => {
                 let mut links = Vec::with_capacity(page.links.len());
-                // The page's own address. A link to it never leads off the site (it is this
-                // page), and an internal link's anchor is read only when it does: such links
-                // keep no anchor, so a source listing's line anchors become one repeated
-                // record (`LinkRec::repeat`) and intern no text each.
+                // An internal link's anchor is read only when the link leads off the site (a
+                // redirect away). A link to this page's own address, or to a URL already
+                // recorded as a page, never will: such links keep no anchor — a source
+                // listing's line anchors become one repeated record (`LinkRec::repeat`), and
+                // a sidebar's texts are not interned again on every page.
                 let own = chain.last().map_or(task, |h| h.url);
                 let mut no_anchor = None;
                 for link in page.links.iter() {
@@ -75,7 +76,9 @@ impl ScopeGraph {
                         LinkTarget::Internal { url, site, failure } => {
                             let local = self.site_ref(*site, url.as_url())?;
                             let target = self.url_ref(url.as_str(), local)?;
-                            let aux = if target == own {
+                            let aux = if target == own
+                                || self.recs[target as usize].state == UrlState::Page
+                            {
                                 match no_anchor {
                                     Some(id) => id,
                                     None => *no_anchor.insert(self.text_ref("")?),
