@@ -79,8 +79,33 @@ for s in sets["test"]:
             failures.append((s, b, margin))
         if worst is None or margin < worst[2]:
             worst = (s, b, margin, d)
-        if s.startswith("h-"):
+        if s.startswith(("h-", "t-")):
             synthetic.append(d)
+
+print("\n## Every rule against the best paper rule, per split\n")
+print("| split | rule | cells within 0.01 or above | worst margin (cell) | mean over synthetic cells |")
+print("|---|---|---|---|---|")
+for split in ("tune", "test"):
+    for r in rules:
+        if r in PAPER:
+            continue
+        margins, synth = [], []
+        for s in sets[split]:
+            for b in sorted(budgets):
+                v = mean(cells.get((split, s, b, r), []))
+                paper = [mean(cells.get((split, s, b, p), [])) for p in PAPER]
+                paper = [x for x in paper if x is not None]
+                if v is None or not paper:
+                    continue
+                margins.append((v - max(paper), f"{s} N = {b}"))
+                if s.startswith(("h-", "t-", "p-")) or s in ("institutes", "universities", "sample", "heavytail", "testweb"):
+                    synth.append(v)
+        if not margins:
+            continue
+        ok = sum(1 for m, _ in margins if m >= -TOLERANCE)
+        w = min(margins)
+        mark = " (default)" if r == default else ""
+        print(f"| {split} | {r}{mark} | {ok} of {len(margins)} | {w[0]:+.3f} ({w[1]}) | {fmt(mean(synth))} |")
 print()
 if synthetic:
     print(f"default's mean over the synthetic test cells: {mean(synthetic):.3f}")

@@ -8,11 +8,20 @@
 #
 #   TUNING (may be used to choose parameters)
 #     institutes, universities, sample, heavytail, testweb   bench/yield_families.py, seeds 0..
+#     p-institutes, p-universities, p-sample, p-directories, p-rotting
+#                  bench/yield_pools.py (pages draw link identities from pools), seeds 0..
 #     rustdoc      the Rust documentation (rustup's rust-docs), split into top-level sections
+#     rustdoc16    its 16 largest sections (no root pages), links new to the whole crawl
+#     rustdoc-all  the 20 sections, every external link counted (AllExternal)
 #     gensite      bench/gen_site.py's site, split into sections
 #   TEST (never used for tuning)
 #     h-institutes, h-universities, h-sample                 bench/yield_heldout.py: another
 #                  generator (a link graph, not a reward series) and other seeds
+#     t-institutes, t-universities, t-sample, t-directories, t-rotting
+#                  bench/yield_pools.py with seeds 1000.. (never tuned on)
+#     rustdoc16s   the 16 largest sections of the Rust documentation, each counted as a site
+#                  crawled on its own (a link is new once per section): another split, and
+#                  other rewards, than the tuning set's
 #     django       Django's manual (Debian's python-django-doc) split into top-level sections
 #     pgdoc        the PostgreSQL 15 manual (postgresql-doc-15), split by file-name prefix
 #     testdocs     one multi-site crawl of every held-out manual (Django, PostgreSQL, Python,
@@ -108,7 +117,12 @@ replay() { # SPLIT SET INPUT
 if [ -d "$RUSTDOC" ]; then
     pcrawl rustdoc rustdoc.test:127.0.0.1 "http://rustdoc.test:$YPORT/;8;1000;0"
     python3 "$BENCH_DIR/yield_sections.py" "$(one_site rustdoc)" "$P/data/rustdoc.csv" Reward
+    python3 "$BENCH_DIR/yield_sections.py" "$(one_site rustdoc)" "$P/data/rustdoc16.csv" Reward 1 16
+    python3 "$BENCH_DIR/yield_sections.py" "$(one_site rustdoc)" "$P/data/rustdoc-all.csv" ExternalLinks
+    python3 "$BENCH_DIR/yield_sections.py" "$(one_site rustdoc)" "$P/data/rustdoc16s.csv" SectionNew 1 16
     replay tune rustdoc "$P/data/rustdoc.csv"
+    replay tune rustdoc16 "$P/data/rustdoc16.csv"
+    replay tune rustdoc-all "$P/data/rustdoc-all.csv"
 fi
 pcrawl gensite gensite.test:127.0.0.1 "http://gensite.test:$YPORT/;8;1000;0"
 python3 "$BENCH_DIR/yield_sections.py" "$(one_site gensite)" "$P/data/gensite.csv" Reward
@@ -117,12 +131,21 @@ replay tune gensite "$P/data/gensite.csv"
 for family in institutes universities sample heavytail testweb; do
     for f in "$P/families/$family"-*.csv; do replay tune "$family" "$f"; done
 done
+[ -f "$P/pools/p-sample-$((SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_pools.py" "$P/pools" "$SEEDS" 0
+for family in institutes universities sample directories rotting; do
+    for f in "$P/pools/p-$family"-*.csv; do replay tune "p-$family" "$f"; done
+done
 
 # Test sets.
 [ -f "$P/heldout/h-sample-$((SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_heldout.py" "$P/heldout" "$SEEDS"
 for family in h-institutes h-universities h-sample; do
     for f in "$P/heldout/$family"-*.csv; do replay test "$family" "$f"; done
 done
+[ -f "$P/pools-test/p-sample-$((1000 + SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_pools.py" "$P/pools-test" "$SEEDS" 1000
+for family in institutes universities sample directories rotting; do
+    for f in "$P/pools-test/p-$family"-*.csv; do replay test "t-$family" "$f"; done
+done
+[ -f "$P/data/rustdoc16s.csv" ] && replay test rustdoc16s "$P/data/rustdoc16s.csv"
 if [ -n "${HOME_OF[django]:-}" ]; then
     pcrawl django django.docs.test:127.0.0.1 "http://django.docs.test:$YPORT/;8;1000;0"
     python3 "$BENCH_DIR/yield_sections.py" "$(one_site django)" "$P/data/django.csv" Reward

@@ -296,6 +296,14 @@ impl Registry {
         r.register_budget_rule("R3", |p| {
             Box::new(bandit::paper::R3::new(p.arms, p.r3_initial.max(1)))
         });
+        r.register_budget_rule("WinsorUcb", |p| {
+            Box::new(bandit::winsor::WinsorUcb::new(
+                p.arms,
+                p.window(),
+                p.prior_pages,
+                p.exploration(bandit::WINSOR_EXPLORATION),
+            ))
+        });
         r.register_budget_rule("PooledUcb", |p| {
             Box::new(bandit::pooled::PooledUcb::new(
                 p.arms,
@@ -321,7 +329,7 @@ impl Registry {
         r.register_budget_rule("Thompson", |p| {
             Box::new(bandit::thompson::Thompson::new(p.arms, p.window(), p.seed))
         });
-        r.set_default_budget_rule("PooledUcb");
+        r.set_default_budget_rule("WinsorUcb");
         r
     }
 
@@ -760,7 +768,7 @@ mod tests {
     fn a_budget_implies_its_finisher_and_the_default_rule_unless_a_scheduler_is_named() {
         let r = Registry::builtin();
         let (s, notes) = r.resolve(settings("PageBudget = 10\n")).unwrap();
-        assert_eq!(s.components.scheduler, "PooledUcb");
+        assert_eq!(s.components.scheduler, "WinsorUcb");
         assert!(s.components.finishers.iter().any(|f| f == "PageBudgetAF"));
         assert!(notes.is_empty(), "{notes:?}");
         let (s, notes) = r
@@ -781,7 +789,7 @@ mod tests {
             w.iter().any(|w| !w.is_note()
                 && w.text
                     .contains("PageBudget = 300 with Scheduler = AllSites")
-                && w.text.contains("PooledUcb")),
+                && w.text.contains("WinsorUcb")),
             "{w:?}"
         );
         let e = r
@@ -811,13 +819,14 @@ mod tests {
         };
         let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
         let rules = r.replay_rules();
-        assert_eq!(rules.len(), 10, "seven budget rules and three baselines");
+        assert_eq!(rules.len(), 11, "eight budget rules and three baselines");
         assert_eq!(
             r.budget_rules(),
             [
                 "R1",
                 "R2",
                 "R3",
+                "WinsorUcb",
                 "PooledUcb",
                 "SlidingWindowUcb",
                 "DiscountedUcb",

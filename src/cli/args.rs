@@ -90,7 +90,7 @@ struct ReplayCli {
     #[arg(long = "budget", value_name = "N,N,...", value_delimiter = ',',
           default_value = "500,2000,10000", value_parser = pages_above_zero)]
     budgets: Vec<usize>,
-    /// Rules to replay, comma-separated (R1, R2, R3, PooledUcb, ...) [default: all]
+    /// Rules to replay, comma-separated (R1, R2, R3, WinsorUcb, ...) [default: all]
     #[arg(long, value_name = "R,R,...", value_delimiter = ',')]
     rules: Vec<String>,
     /// What a page pays: new external links (yield.csv's Reward) or all of them

@@ -145,14 +145,14 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is PooledUcb): R1, R2, R3 (the BeeBot paper's), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is WinsorUcb): R1, R2, R3 (the BeeBot paper's), WinsorUcb, PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
     ),
     key!(
         "Budget",
         "PageBudget",
         "0",
         int(0, 1_000_000_000),
-        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is PooledUcb, and PageBudgetAF is among the finishers."
+        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is WinsorUcb, and PageBudgetAF is among the finishers."
     ),
     key!(
         "Budget",
@@ -180,7 +180,7 @@ pub const KEYS: &[KeyDef] = &[
         "BanditWindow",
         "0",
         int(0, 100_000_000),
-        "Pages each site's recent yield is measured over (PooledUcb, SlidingWindowUcb, Thompson). 0: one fair share, PageBudget / sites (100 without a budget)."
+        "Pages each site's recent yield is measured over (WinsorUcb, PooledUcb, SlidingWindowUcb, Thompson). 0: one fair share, PageBudget / sites (100 without a budget)."
     ),
     key!(
         "Budget",
@@ -200,7 +200,7 @@ pub const KEYS: &[KeyDef] = &[
             min: 0.0,
             max: 1000.0
         },
-        "PooledUcb: pages paying the crawl's average yield that each site's estimate is pooled with (0: none)."
+        "WinsorUcb and PooledUcb: pages paying the crawl's average yield that each site's estimate is pooled with (0: none)."
     ),
     key!(
         "Budget",
@@ -210,7 +210,7 @@ pub const KEYS: &[KeyDef] = &[
             min: 0.0,
             max: 100.0
         },
-        "The UCB rules' exploration constant c (the bonus grows with c * ln t). 0: each rule's own, 1 for SlidingWindowUcb and DiscountedUcb, 0.2 for PooledUcb."
+        "The UCB rules' exploration constant c (the bonus grows with c * ln t). 0: each rule's own, 0.3 for WinsorUcb, 1 for SlidingWindowUcb and DiscountedUcb, 0.2 for PooledUcb."
     ),
     key!(
         "Budget",
