@@ -18,7 +18,7 @@ OURS -= {"mod.rs", "lib.rs", "main.rs"}
 
 # (structure, pattern on the innermost two of our frames, "function (file.rs)"), first match.
 STRUCTURES = [
-    ("links (8 B a link: target, anchor)", r"add_page \(commit\.rs\)"),
+    ("links (packed records, about 3 B a link)", r"add_page \(commit\.rs\)|\(link_store\.rs\)"),
     ("external URLs", r"external_ref \(commit\.rs\)"),
     ("internal URLs and their records", r"url_ref \(commit\.rs\)|intern_url"),
     ("frontier, levels, traps", r"\((frontier|levels|traps)\.rs\)"),

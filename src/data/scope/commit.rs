@@ -304,7 +304,8 @@ impl ScopeGraph {
         if !meta.texts_known(n_texts) {
             return Err(DataError::inconsistent("a page names an unknown text"));
         }
-        let start = self.links.len() as u32;
+        let mut recs = std::mem::take(&mut self.link_scratch);
+        recs.clear();
         // The page's last link record that is not a repeat: a link equal to it becomes a
         // count on the repeat record after it.
         let mut last: Option<LinkRec> = None;
@@ -314,6 +315,7 @@ impl ScopeGraph {
                 LinkKind::Internal | LinkKind::External => l.target < n_urls && l.aux < n_texts,
             };
             if !ok || l.failure.is_some_and(|f| f >= n_texts) {
+                self.link_scratch = recs;
                 return Err(DataError::inconsistent(
                     "a link names an unknown URL or text",
                 ));
@@ -325,24 +327,27 @@ impl ScopeGraph {
             }
             let rec = LinkRec::new(l.kind, l.target, l.aux);
             if last == Some(rec) {
-                match self.links.last_mut() {
+                match recs.last_mut() {
                     Some(r) if r.repeats() > 0 && r.repeats() < ID_MASK => {
                         *r = LinkRec::repeat(r.repeats() + 1);
                     }
-                    Some(r) if r.repeats() == ID_MASK => self.links.push(rec),
-                    _ => self.links.push(LinkRec::repeat(1)),
+                    Some(r) if r.repeats() == ID_MASK => recs.push(rec),
+                    _ => recs.push(LinkRec::repeat(1)),
                 }
             } else {
-                self.links.push(rec);
+                recs.push(rec);
                 last = Some(rec);
             }
         }
+        let range = self.links.append(&recs);
+        // A big page's records do not stay in the scratch buffer.
+        if recs.capacity() > 1 << 16 {
+            recs = Vec::new();
+        }
+        self.link_scratch = recs;
+        let links = range?;
         self.contents.insert(meta.hash());
-        self.pages.push(PageRec {
-            meta,
-            links_start: start,
-            links_len: self.links.len() as u32 - start,
-        });
+        self.pages.push(PageRec { meta, links });
         Ok(self.pages.len() as u32 - 1)
     }
 }
@@ -381,7 +386,7 @@ mod tests {
         let page = g
             .add_page(PageMeta::new(1, 1, empty, None), &links)
             .unwrap();
-        let recs = g.page_links(&g.pages[page as usize]).to_vec();
+        let recs: Vec<LinkRec> = g.page_links(&g.pages[page as usize]).collect();
         let shape: Vec<(u32, u32)> = recs
             .iter()
             .map(|r| (r.target >> super::super::KIND_SHIFT, r.repeats()))

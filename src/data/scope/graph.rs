@@ -345,7 +345,7 @@ impl<'a> SiteGraph<'a> {
     fn external_ids(&self, node: &Node) -> impl Iterator<Item = (u32, u32)> + '_ {
         let page = self.g.pages[node.page as usize];
         let mut seen = HashSet::new();
-        self.g.page_links(&page).iter().filter_map(move |l| {
+        self.g.page_links(&page).filter_map(move |l| {
             let ext = match l.kind() {
                 Some(LinkKind::External) => Some(l.id()),
                 Some(LinkKind::Internal) => match self.resolve(l.id()) {

@@ -67,13 +67,13 @@ impl ScopeGraph {
                 // The worklist is a stack: pushed last to first, the links are queued in
                 // document order — a site's breadth-first order (SPEC §5), and the order a
                 // continued crawl rebuilds its frontier in.
-                let links =
-                    &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize];
-                for l in links.iter().rev() {
+                let from = self.worklist.len();
+                for l in self.links.records(p.links) {
                     if l.is_internal() {
                         self.worklist.push((l.id(), child));
                     }
                 }
+                self.worklist[from..].reverse();
             }
             _ => {}
         }

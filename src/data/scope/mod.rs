@@ -21,6 +21,7 @@
 mod commit;
 pub mod graph;
 mod levels;
+mod link_store;
 pub(crate) mod replay;
 mod snapshot;
 pub(crate) mod traps;
@@ -38,6 +39,7 @@ use super::records::{Entry, LinkKind, PageMeta, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
+use link_store::{LinkIter, LinkRange, LinkStore};
 
 /// Level of a URL not reached by any path yet.
 const NO_LEVEL: u32 = u32::MAX;
@@ -172,8 +174,7 @@ const CONTEXT_SEPARATOR: char = '\u{1f}';
 #[derive(Debug, Clone, Copy)]
 struct PageRec {
     meta: PageMeta,
-    links_start: u32,
-    links_len: u32,
+    links: LinkRange,
 }
 
 /// Whether a scope writes journal records as it changes.
@@ -222,7 +223,9 @@ pub(crate) struct ScopeGraph {
     recs: Vec<UrlRec>,
     texts: Interner,
     pages: Vec<PageRec>,
-    links: Vec<LinkRec>,
+    links: LinkStore,
+    /// A page's link records while it is added (reused from page to page).
+    link_scratch: Vec<LinkRec>,
     /// Per local site: its frontier and how many of its URLs are queued.
     frontiers: Vec<Frontier>,
     queued: Vec<usize>,
@@ -298,7 +301,8 @@ impl ScopeGraph {
             recs: Vec::new(),
             texts: Interner::default(),
             pages: Vec::new(),
-            links: Vec::new(),
+            links: LinkStore::default(),
+            link_scratch: Vec::new(),
             frontiers: Vec::new(),
             queued: Vec::new(),
             home: 0,
@@ -635,9 +639,9 @@ impl ScopeGraph {
         Ok(local)
     }
 
-    /// Links of page `p`.
-    fn page_links(&self, p: &PageRec) -> &[LinkRec] {
-        &self.links[p.links_start as usize..(p.links_start + p.links_len) as usize]
+    /// Links of page `p`, in document order.
+    fn page_links(&self, p: &PageRec) -> LinkIter<'_> {
+        self.links.records(p.links)
     }
 
     /// Crawl time: earlier runs plus first claim to latest commit of this run.
@@ -654,7 +658,8 @@ impl ScopeGraph {
             + self.texts.heap_bytes()
             + self.recs.capacity() * std::mem::size_of::<UrlRec>()
             + self.pages.capacity() * std::mem::size_of::<PageRec>()
-            + self.links.capacity() * std::mem::size_of::<LinkRec>()
+            + self.links.capacity()
+            + self.link_scratch.capacity() * std::mem::size_of::<LinkRec>()
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
             + self.shapes.heap_bytes()

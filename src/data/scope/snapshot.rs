@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use super::{
-    LinkRec, NO_LEVEL, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec, UrlState,
+    LinkRange, LinkRec, NO_LEVEL, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec,
+    UrlState,
 };
 use crate::data::interner::Interner;
 use crate::data::records::{LinkKind, PageMeta, Pull};
@@ -68,16 +69,23 @@ impl ScopeGraph {
             out.put_var(u64::from(r.site));
         }
         put_interner(out, &self.texts);
+        // Link records are saved unpacked, pages naming them by record number: the format
+        // of the saved state does not depend on how memory holds them.
         out.put_var(self.pages.len() as u64);
+        let mut at = 0u32;
         for p in &self.pages {
-            out.put_u32(p.links_start);
-            out.put_u32(p.links_len);
+            let n = self.page_links(p).count() as u32;
+            out.put_u32(at);
+            out.put_u32(n);
             p.meta.put(out);
+            at += n;
         }
-        out.put_var(self.links.len() as u64);
-        for l in &self.links {
-            out.put_u32(l.target);
-            out.put_u32(l.aux);
+        out.put_var(u64::from(at));
+        for p in &self.pages {
+            for l in self.page_links(p) {
+                out.put_u32(l.target);
+                out.put_u32(l.aux);
+            }
         }
         out.put_var(self.pulls.len() as u64);
         for p in &self.pulls {
@@ -129,15 +137,18 @@ impl ScopeGraph {
             });
         }
         g.texts = read_interner(&mut r)?;
+        let mut ranges = Vec::new();
         for _ in 0..r.var()? {
+            let (start, len) = (r.u32()?, r.u32()?);
+            ranges.push((start, len));
             g.pages.push(PageRec {
-                links_start: r.u32()?,
-                links_len: r.u32()?,
                 meta: PageMeta::read(&mut r)?,
+                links: LinkRange::default(),
             });
         }
+        let mut links = Vec::new();
         for _ in 0..r.var()? {
-            g.links.push(LinkRec {
+            links.push(LinkRec {
                 target: r.u32()?,
                 aux: r.u32()?,
             });
@@ -161,6 +172,14 @@ impl ScopeGraph {
             return Err(Corrupt("trailing bytes"));
         }
         g.check()?;
+        g.check_links(&ranges, &links)?;
+        for (p, &(start, len)) in g.pages.iter_mut().zip(&ranges) {
+            let recs = &links[start as usize..(start + len) as usize];
+            p.links = g
+                .links
+                .append(recs)
+                .map_err(|_| Corrupt("too many link records"))?;
+        }
         g.contents = g.pages.iter().map(|p| p.meta.hash()).collect();
         g.rebuild_shapes();
         g.rebuild_frontiers();
@@ -197,13 +216,22 @@ impl ScopeGraph {
                 return Err(Corrupt("URL record points nowhere"));
             }
         }
-        for p in &self.pages {
-            let end = u64::from(p.links_start) + u64::from(p.links_len);
-            if end > self.links.len() as u64 || !p.meta.texts_known(n_texts) {
+        if self.pages.iter().any(|p| !p.meta.texts_known(n_texts)) {
+            return Err(Corrupt("page record points nowhere"));
+        }
+        Ok(())
+    }
+
+    /// Every page's range of link records lies in `links`, and every record points inside
+    /// its table.
+    fn check_links(&self, ranges: &[(u32, u32)], links: &[LinkRec]) -> Result<(), Corrupt> {
+        let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
+        for &(start, len) in ranges {
+            if u64::from(start) + u64::from(len) > links.len() as u64 {
                 return Err(Corrupt("page record points nowhere"));
             }
         }
-        for l in &self.links {
+        for l in links {
             let ok = match l.kind() {
                 Some(LinkKind::Bad) => l.id() < n_texts,
                 Some(LinkKind::Internal | LinkKind::External) => l.id() < n_urls,
