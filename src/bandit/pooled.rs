@@ -26,43 +26,92 @@ use super::Policy;
 use super::argmax;
 use super::ucb::poisson_ucb;
 
-/// The default budget rule (see the module documentation).
+/// What `PooledUcb` and `WinsorUcb` share: the per-page decay of a site's own statistics,
+/// the crawl's yield each site's estimate is pooled with, and the Poisson-shaped bound.
 #[derive(Debug, Clone)]
-pub struct PooledUcb {
+pub(crate) struct Pool {
     /// Per-page decay of a site's own statistics, 1 − 1/w.
-    keep: f64,
-    /// Pages fetched elsewhere over which a site's statistics fade by 1/e.
-    idle_memory: f64,
+    pub(crate) keep: f64,
     /// Pages of the crawl's average yield each estimate is pooled with.
     prior_pages: f64,
     exploration: f64,
+    /// Reward and pulls of the whole crawl.
+    reward: f64,
+    pub(crate) total: u64,
+}
+
+impl Pool {
+    /// A memory of `window` pages, `prior_pages` pages of pooling, exploration constant
+    /// `exploration`.
+    pub(crate) fn new(window: usize, prior_pages: f64, exploration: f64) -> Self {
+        Pool {
+            keep: 1.0 - 1.0 / window.max(2) as f64,
+            prior_pages: prior_pages.max(0.0),
+            exploration,
+            reward: 0.0,
+            total: 0,
+        }
+    }
+
+    /// What the crawl has paid per page so far.
+    pub(crate) fn rate(&self) -> f64 {
+        if self.total > 0 {
+            self.reward / self.total as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// The bound of a site whose own (decayed) reward sum and page count are `sum` and
+    /// `count`, pooled with `prior_pages` pages paying `rate`.
+    pub(crate) fn bound(&self, sum: f64, count: f64, rate: f64) -> f64 {
+        let n = count + self.prior_pages;
+        let mean = (sum + self.prior_pages * rate) / n;
+        poisson_ucb(mean, n, self.total as f64, self.exploration)
+    }
+
+    /// A pull of the crawl paid `reward`.
+    pub(crate) fn record(&mut self, reward: f64) {
+        self.reward += reward;
+        self.total += 1;
+    }
+
+    /// The parameters, for the console.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "memory {:.0} pages, prior {} pages, exploration {}",
+            1.0 / (1.0 - self.keep),
+            self.prior_pages,
+            self.exploration
+        )
+    }
+}
+
+/// The default budget rule before `WinsorUcb` (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct PooledUcb {
+    pool: Pool,
+    /// Pages fetched elsewhere over which a site's statistics fade by 1/e.
+    idle_memory: f64,
     /// Per site: decayed reward sum and page count, and the crawl's pull count when it was
     /// last pulled.
     sums: Vec<f64>,
     counts: Vec<f64>,
     pulls: Vec<u64>,
     last: Vec<u64>,
-    /// Reward and pulls of the whole crawl.
-    reward: f64,
-    total: u64,
 }
 
 impl PooledUcb {
     /// For `k` sites, a window of `window` pages, `prior_pages` pages of pooling and
     /// exploration constant `exploration`.
     pub fn new(k: usize, window: usize, prior_pages: f64, exploration: f64) -> Self {
-        let w = window.max(2) as f64;
         PooledUcb {
-            keep: 1.0 - 1.0 / w,
-            idle_memory: w.max(k as f64),
-            prior_pages: prior_pages.max(0.0),
-            exploration,
+            pool: Pool::new(window, prior_pages, exploration),
+            idle_memory: (window.max(2) as f64).max(k as f64),
             sums: vec![0.0; k],
             counts: vec![0.0; k],
             pulls: vec![0; k],
             last: vec![0; k],
-            reward: 0.0,
-            total: 0,
         }
     }
 
@@ -71,30 +120,20 @@ impl PooledUcb {
         if self.pulls[arm] == 0 {
             return f64::INFINITY;
         }
-        let idle = (self.total - self.last[arm]) as f64;
+        let idle = (self.pool.total - self.last[arm]) as f64;
         let fade = (-idle / self.idle_memory).exp();
-        let n = self.counts[arm] * fade + self.prior_pages;
-        let mean = (self.sums[arm] * fade + self.prior_pages * rate) / n;
-        poisson_ucb(mean, n, self.total as f64, self.exploration)
+        self.pool
+            .bound(self.sums[arm] * fade, self.counts[arm] * fade, rate)
     }
 }
 
 impl Policy for PooledUcb {
     fn parameters(&self) -> String {
-        format!(
-            "memory {:.0} pages, prior {} pages, exploration {}",
-            1.0 / (1.0 - self.keep),
-            self.prior_pages,
-            self.exploration
-        )
+        self.pool.describe()
     }
 
     fn select(&self, arms: &[usize]) -> usize {
-        let rate = if self.total > 0 {
-            self.reward / self.total as f64
-        } else {
-            0.0
-        };
+        let rate = self.pool.rate();
         argmax(arms, |a| self.index(a, rate))
     }
 
@@ -108,12 +147,12 @@ impl Policy for PooledUcb {
     }
 
     fn update(&mut self, arm: usize, reward: f64) {
-        self.sums[arm] = self.keep * self.sums[arm] + reward;
-        self.counts[arm] = self.keep * self.counts[arm] + 1.0;
+        let keep = self.pool.keep;
+        self.sums[arm] = keep * self.sums[arm] + reward;
+        self.counts[arm] = keep * self.counts[arm] + 1.0;
         self.pulls[arm] += 1;
-        self.reward += reward;
-        self.total += 1;
-        self.last[arm] = self.total;
+        self.pool.record(reward);
+        self.last[arm] = self.pool.total;
     }
 }
 

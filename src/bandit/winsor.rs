@@ -25,20 +25,13 @@
 
 use super::Policy;
 use super::argmax;
-use super::ucb::poisson_ucb;
+use super::pooled::Pool;
 
 /// The default budget rule (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct WinsorUcb {
-    /// Per-page decay of a site's own statistics, 1 − 1/w.
-    keep: f64,
-    /// Pages of the crawl's average yield each estimate is pooled with.
-    prior_pages: f64,
-    exploration: f64,
+    pool: Pool,
     sites: Vec<SiteStats>,
-    /// Reward and pulls of the whole crawl.
-    reward: f64,
-    total: u64,
 }
 
 /// What the rule knows of one site.
@@ -60,14 +53,9 @@ impl WinsorUcb {
     /// For `k` sites, a window of `window` pages, `prior_pages` pages of pooling and
     /// exploration constant `exploration`.
     pub fn new(k: usize, window: usize, prior_pages: f64, exploration: f64) -> Self {
-        let w = window.max(2) as f64;
         WinsorUcb {
-            keep: 1.0 - 1.0 / w,
-            prior_pages: prior_pages.max(0.0),
-            exploration,
+            pool: Pool::new(window, prior_pages, exploration),
             sites: vec![SiteStats::default(); k],
-            reward: 0.0,
-            total: 0,
         }
     }
 
@@ -80,29 +68,21 @@ impl WinsorUcb {
         }
         // The largest reward's weight in the decayed sum is keep^(pages since it).
         let age = (s.pulls - 1 - s.largest_at).min(i32::MAX as u64) as i32;
-        let sum = s.sum - self.keep.powi(age) * (s.largest - s.second);
-        let n = s.count + self.prior_pages;
-        let mean = (sum.max(0.0) + self.prior_pages * rate) / n;
-        poisson_ucb(mean, n, self.total as f64, self.exploration)
+        let sum = s.sum - self.pool.keep.powi(age) * (s.largest - s.second);
+        self.pool.bound(sum.max(0.0), s.count, rate)
     }
 }
 
 impl Policy for WinsorUcb {
     fn parameters(&self) -> String {
         format!(
-            "memory {:.0} pages, prior {} pages, exploration {}, a site's largest page counted at its second largest",
-            1.0 / (1.0 - self.keep),
-            self.prior_pages,
-            self.exploration
+            "{}, a site's largest page counted at its second largest",
+            self.pool.describe()
         )
     }
 
     fn select(&self, arms: &[usize]) -> usize {
-        let rate = if self.total > 0 {
-            self.reward / self.total as f64
-        } else {
-            0.0
-        };
+        let rate = self.pool.rate();
         argmax(arms, |a| self.index(a, rate))
     }
 
@@ -114,8 +94,9 @@ impl Policy for WinsorUcb {
 
     fn update(&mut self, arm: usize, reward: f64) {
         let s = &mut self.sites[arm];
-        s.sum = self.keep * s.sum + reward;
-        s.count = self.keep * s.count + 1.0;
+        let keep = self.pool.keep;
+        s.sum = keep * s.sum + reward;
+        s.count = keep * s.count + 1.0;
         if reward > s.largest {
             s.second = s.largest;
             s.largest = reward;
@@ -124,8 +105,7 @@ impl Policy for WinsorUcb {
             s.second = reward;
         }
         s.pulls += 1;
-        self.reward += reward;
-        self.total += 1;
+        self.pool.record(reward);
     }
 }
 
