@@ -179,7 +179,7 @@ impl ScopeGraph {
         })
     }
 
-    fn url_ref(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
+    pub(super) fn url_ref(&mut self, url: &str, site: u16) -> Result<u32, DataError> {
         let before = self.recs.len();
         let id = self.intern_url(url, site, LinkKind::Internal)?;
         if self.recs.len() > before
@@ -203,7 +203,7 @@ impl ScopeGraph {
         Ok(id)
     }
 
-    fn text_ref(&mut self, text: &str) -> Result<u32, DataError> {
+    pub(super) fn text_ref(&mut self, text: &str) -> Result<u32, DataError> {
         let (id, new) = self.texts.intern(text)?;
         if new && let Some(j) = self.journal.as_mut() {
             j.put(&Entry::NewText { text });
@@ -299,7 +299,11 @@ impl ScopeGraph {
         Ok(self.drain())
     }
 
-    fn add_page(&mut self, meta: PageMeta, links: &[ResolvedLink]) -> Result<u32, DataError> {
+    pub(super) fn add_page(
+        &mut self,
+        meta: PageMeta,
+        links: &[ResolvedLink],
+    ) -> Result<u32, DataError> {
         let (n_urls, n_texts) = (self.recs.len() as u32, self.texts.len() as u32);
         if !meta.texts_known(n_texts) {
             return Err(DataError::inconsistent("a page names an unknown text"));

@@ -174,7 +174,8 @@ impl ScopeGraph {
         g.check()?;
         g.check_links(&ranges, &links)?;
         for (p, &(start, len)) in g.pages.iter_mut().zip(&ranges) {
-            let recs = &links[start as usize..(start + len) as usize];
+            let start = start as usize;
+            let recs = &links[start..start + len as usize];
             p.links = g
                 .links
                 .append(recs)
@@ -268,6 +269,66 @@ mod tests {
         let back = ScopeGraph::from_bytes(&bytes(&g)).unwrap();
         assert_eq!(back.recs.len(), 1);
         assert_eq!(back.pending(), 1, "the home page is queued again");
+    }
+
+    /// See: issue 19. Link records are packed in memory; the saved state still holds them
+    /// unpacked (8 bytes each), pages naming them by record number, and loads back to the
+    /// same records and the same bytes.
+    #[test]
+    fn packed_links_are_saved_unpacked_and_load_back_the_same() {
+        use crate::data::records::{PageMeta, ResolvedLink};
+        let mut g = home_only();
+        let x = g.url_ref("http://a.test/x", 0).unwrap();
+        let far = g.url_ref("http://b.test/far", 0).unwrap();
+        let (empty, t1) = (g.text_ref("").unwrap(), g.text_ref("one").unwrap());
+        let link = |kind, target, aux| ResolvedLink {
+            kind,
+            target,
+            aux,
+            failure: None,
+        };
+        let first = [
+            link(LinkKind::Internal, x, empty),
+            link(LinkKind::Internal, x, empty),
+            link(LinkKind::External, far, t1),
+        ];
+        let second = [
+            link(LinkKind::Bad, t1, empty),
+            link(LinkKind::Internal, 0, t1),
+        ];
+        g.add_page(PageMeta::new(1, 1, empty, None), &first)
+            .unwrap();
+        g.add_page(PageMeta::new(2, 1, empty, None), &second)
+            .unwrap();
+        let saved = bytes(&g);
+        let back = ScopeGraph::from_bytes(&saved).unwrap();
+        for (a, b) in g.pages.iter().zip(&back.pages) {
+            let (a, b): (Vec<_>, Vec<_>) =
+                (g.page_links(a).collect(), back.page_links(b).collect());
+            assert_eq!(a, b);
+        }
+        assert_eq!(bytes(&back), saved);
+        // The links section: their count, then 5 records (x, a repeat, far; bad, home) of 8
+        // bytes each; the second page names records 3 and 4.
+        let mut tail = Vec::new();
+        for r in [
+            LinkRec::new(LinkKind::Internal, x, empty),
+            LinkRec::repeat(1),
+            LinkRec::new(LinkKind::External, far, t1),
+            LinkRec::new(LinkKind::Bad, t1, empty),
+            LinkRec::new(LinkKind::Internal, 0, t1),
+        ] {
+            tail.extend_from_slice(&r.target.to_le_bytes());
+            tail.extend_from_slice(&r.aux.to_le_bytes());
+        }
+        let at = saved
+            .windows(tail.len())
+            .position(|w| w == tail.as_slice())
+            .expect("the records, unpacked and in page order");
+        assert_eq!(saved[at - 1], 5, "their count");
+        let mut second_page = 3u32.to_le_bytes().to_vec();
+        second_page.extend_from_slice(&2u32.to_le_bytes());
+        assert!(saved.windows(8).any(|w| w == second_page.as_slice()));
     }
 
     #[test]
