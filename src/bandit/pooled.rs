@@ -1,5 +1,6 @@
-//! `PooledUcb`, the default budget rule: a site's recent yield, pooled with what the whole
-//! crawl yields per page, under a Poisson-shaped upper bound.
+//! `PooledUcb`, the default budget rule before `WinsorUcb` (which keeps its pooling and bound,
+//! both built on `Pool`): a site's recent yield, pooled with what the whole crawl yields per page,
+//! under a Poisson-shaped upper bound.
 //!
 //! Why each part (measured with `bench/yields.sh`; README, "Budgeted crawls and replay"):
 //! - **Recent, in the site's own pages.** A site's yield rots as *that site* is crawled

@@ -62,15 +62,15 @@ impl LinkStore {
                 }
             }
         }
-        // Ranges are u32 byte offsets: the end must fit too.
-        let (Ok(start_at), Ok(_)) = (u32::try_from(start), u32::try_from(self.bytes.len())) else {
+        // Ranges are u32 byte offsets: when the end fits, the start and length do too.
+        if u32::try_from(self.bytes.len()).is_err() {
             self.bytes.truncate(start);
             return Err(DataError::inconsistent(
                 "more than 4 GiB of link records in one crawl scope",
             ));
-        };
+        }
         Ok(LinkRange {
-            start: start_at,
+            start: start as u32,
             len: (self.bytes.len() - start) as u32,
         })
     }
