@@ -304,6 +304,19 @@ impl Registry {
                 p.exploration(bandit::WINSOR_EXPLORATION),
             ))
         });
+        r.register_budget_rule("GuardedUcb", |p| {
+            Box::new(bandit::guard::GuardedUcb::new(
+                p.arms,
+                p.planned_budget(),
+                (
+                    p.window(),
+                    p.prior_pages,
+                    p.exploration(bandit::WINSOR_EXPLORATION),
+                ),
+                p.r2_step,
+                p.r3_initial,
+            ))
+        });
         r.register_budget_rule("PooledUcb", |p| {
             Box::new(bandit::pooled::PooledUcb::new(
                 p.arms,
@@ -329,7 +342,7 @@ impl Registry {
         r.register_budget_rule("Thompson", |p| {
             Box::new(bandit::thompson::Thompson::new(p.arms, p.window(), p.seed))
         });
-        r.set_default_budget_rule("WinsorUcb");
+        r.set_default_budget_rule("GuardedUcb");
         r
     }
 
@@ -768,7 +781,7 @@ mod tests {
     fn a_budget_implies_its_finisher_and_the_default_rule_unless_a_scheduler_is_named() {
         let r = Registry::builtin();
         let (s, notes) = r.resolve(settings("PageBudget = 10\n")).unwrap();
-        assert_eq!(s.components.scheduler, "WinsorUcb");
+        assert_eq!(s.components.scheduler, "GuardedUcb");
         assert!(s.components.finishers.iter().any(|f| f == "PageBudgetAF"));
         assert!(notes.is_empty(), "{notes:?}");
         let (s, notes) = r
@@ -789,7 +802,7 @@ mod tests {
             w.iter().any(|w| !w.is_note()
                 && w.text
                     .contains("PageBudget = 300 with Scheduler = AllSites")
-                && w.text.contains("WinsorUcb")),
+                && w.text.contains("GuardedUcb")),
             "{w:?}"
         );
         let e = r
@@ -819,7 +832,7 @@ mod tests {
         };
         let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
         let rules = r.replay_rules();
-        assert_eq!(rules.len(), 11, "eight budget rules and three baselines");
+        assert_eq!(rules.len(), 12, "nine budget rules and three baselines");
         assert_eq!(
             r.budget_rules(),
             [
@@ -827,6 +840,7 @@ mod tests {
                 "R2",
                 "R3",
                 "WinsorUcb",
+                "GuardedUcb",
                 "PooledUcb",
                 "SlidingWindowUcb",
                 "DiscountedUcb",

@@ -220,8 +220,14 @@ fn yields_of(dir: &Path) -> Vec<(String, String, Vec<Vec<String>>)> {
 
 #[test]
 fn a_budgeted_crawl_killed_hard_continues_with_the_same_choices_and_the_same_spend() {
+    for rule in ["WinsorUcb", "GuardedUcb"] {
+        killed_hard_and_continued(rule);
+    }
+}
+
+fn killed_hard_and_continued(rule: &str) {
     let web = slow_web();
-    let extra = one_downloader("WinsorUcb");
+    let extra = one_downloader(rule);
     let before = web.server.requests().len();
     let whole = crawl(&hosts(&web), &settings(&extra));
     assert_eq!(
@@ -299,7 +305,7 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     );
     let (settings, _) = Settings::load(&c.dir.path().join("settings.ini")).unwrap();
     let (settings, _) = Registry::builtin().resolve(settings).unwrap();
-    assert_eq!(settings.components.scheduler, "WinsorUcb");
+    assert_eq!(settings.components.scheduler, "GuardedUcb");
 }
 
 /// Pages per site, in `HOSTS` order, from a list of hosts.
@@ -324,7 +330,7 @@ fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
         .iter()
         .map(|h| format!("{};2;100;25", web.origin(h)))
         .collect();
-    for rule in ["R2", "WinsorUcb"] {
+    for rule in ["R2", "WinsorUcb", "GuardedUcb"] {
         let before = web.server.requests().len();
         let extra = [
             ("Scheduler", rule.to_owned()),

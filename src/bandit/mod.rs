@@ -8,8 +8,10 @@
 //! of a crawl made with one downloader makes exactly the live crawl's choices.
 //!
 //! - [`paper`] — R1, R2 and R3 exactly as the paper writes them.
-//! - [`winsor`] — `WinsorUcb`, the default: recent yields with a site's one largest page
+//! - [`winsor`] — `WinsorUcb`: recent yields with a site's one largest page
 //!   counted at its second largest, pooled with the crawl's own.
+//! - [`guard`] — `GuardedUcb`, the default: WinsorUcb, R2, R1 and R3 replayed on the crawl's own pages,
+//!   the one ahead followed.
 //! - [`pooled`] — `PooledUcb`: recent yields pooled with the crawl's own, fading while idle.
 //! - [`ucb`] — sliding-window and discounted UCB with a Poisson-shaped bonus.
 //! - [`thompson`] — windowed Gamma–Poisson Thompson sampling, seeded.
@@ -18,6 +20,7 @@
 //! - [`replay`] — rules run offline on recorded sequences, against the oracle.
 
 pub mod baseline;
+pub mod guard;
 pub mod oracle;
 pub mod paper;
 pub mod pooled;

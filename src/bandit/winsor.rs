@@ -1,4 +1,5 @@
-//! `WinsorUcb`, the default budget rule: a site's recent yield with its one largest page
+//! `WinsorUcb`, the default budget rule before `GuardedUcb` (which runs it beside the paper's
+//! rules and follows the one ahead): a site's recent yield with its one largest page
 //! counted at the second largest, pooled with the crawl's own yield, under a Poisson-shaped
 //! upper bound.
 //!
@@ -27,7 +28,7 @@ use super::Policy;
 use super::argmax;
 use super::pooled::Pool;
 
-/// The default budget rule (see the module documentation).
+/// A site's winsorised recent yield pooled with the crawl's (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct WinsorUcb {
     pool: Pool,

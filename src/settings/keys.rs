@@ -145,14 +145,14 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is WinsorUcb): R1, R2, R3 (the BeeBot paper's), WinsorUcb, PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is GuardedUcb): R1, R2, R3 (the BeeBot paper's), WinsorUcb, GuardedUcb (WinsorUcb, R2, R1 and R3 replayed on the crawl's own pages, the one ahead followed), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
     ),
     key!(
         "Budget",
         "PageBudget",
         "0",
         int(0, 1_000_000_000),
-        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is WinsorUcb, and PageBudgetAF is among the finishers."
+        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is GuardedUcb, and PageBudgetAF is among the finishers."
     ),
     key!(
         "Budget",
@@ -166,21 +166,21 @@ pub const KEYS: &[KeyDef] = &[
         "R2Step",
         "10",
         int(1, 100_000),
-        "R2's step n: pages given to a site at a time."
+        "R2's step n: pages given to a site at a time (also R2 within GuardedUcb)."
     ),
     key!(
         "Budget",
         "R3Initial",
         "10",
         int(1, 100_000),
-        "R3's initial m: pages of every site before UCB1 chooses."
+        "R3's initial m: pages of every site before UCB1 chooses (also R3 within GuardedUcb)."
     ),
     key!(
         "Budget",
         "BanditWindow",
         "0",
         int(0, 100_000_000),
-        "Pages each site's recent yield is measured over (WinsorUcb, PooledUcb, SlidingWindowUcb, Thompson). 0: one fair share, PageBudget / sites (100 without a budget)."
+        "Pages each site's recent yield is measured over (WinsorUcb, also within GuardedUcb; PooledUcb, SlidingWindowUcb, Thompson). 0: one fair share, PageBudget / sites (100 without a budget)."
     ),
     key!(
         "Budget",
@@ -200,7 +200,7 @@ pub const KEYS: &[KeyDef] = &[
             min: 0.0,
             max: 1000.0
         },
-        "WinsorUcb and PooledUcb: pages paying the crawl's average yield that each site's estimate is pooled with (0: none)."
+        "WinsorUcb (also within GuardedUcb) and PooledUcb: pages paying the crawl's average yield that each site's estimate is pooled with (0: none)."
     ),
     key!(
         "Budget",
@@ -210,7 +210,7 @@ pub const KEYS: &[KeyDef] = &[
             min: 0.0,
             max: 100.0
         },
-        "The UCB rules' exploration constant c (the bonus grows with c * ln t). 0: each rule's own, 0.3 for WinsorUcb, 1 for SlidingWindowUcb and DiscountedUcb, 0.2 for PooledUcb."
+        "The UCB rules' exploration constant c (the bonus grows with c * ln t). 0: each rule's own, 0.3 for WinsorUcb (also within GuardedUcb), 1 for SlidingWindowUcb and DiscountedUcb, 0.2 for PooledUcb."
     ),
     key!(
         "Budget",
