@@ -42,7 +42,7 @@ const MAX_CURVES: usize = 10;
 #[derive(Debug, Clone, Default)]
 pub struct ReportOptions {
     /// The page budget and the rule that spent it, in words (`PageBudget = 300, rule
-    /// WinsorUcb(...)`), for a budgeted crawl.
+    /// GuardedUcb(...)`), for a budgeted crawl.
     pub budget: Option<String>,
     /// The crawl followed links across hosts (a `UrlAnalyzingThread` other than `EmptyUAT`):
     /// the sites table shows each scope's hosts and the filter paper's TLP.
