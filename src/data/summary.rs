@@ -124,12 +124,10 @@ impl SiteSummary {
         hosts.sort_unstable();
         hosts.dedup();
         s.hosts = hosts.len();
-        let mut arcs = Vec::new();
         for n in g.nodes() {
-            g.arcs_into(n, &mut arcs);
-            s.arcs += arcs.len();
+            s.arcs += g.out_degree(n);
             s.external_links += g.external_link_count(n);
-            s.bad_links += g.bad_links(n).len();
+            s.bad_links += g.bad_link_count(n);
         }
         if s.pages == 0 && pending == 0 {
             s.state = SiteState::Unreachable;

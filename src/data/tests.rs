@@ -322,6 +322,15 @@ fn failures_and_static_failures() {
                 ("mailto:x@y".into(), "scheme mailto".into()),
             ]
         );
+        assert_eq!(
+            (
+                g.out_degree(home),
+                g.external_link_count(home),
+                g.bad_link_count(home)
+            ),
+            (0, 0, 3)
+        );
+        assert_counts_match_rows(g);
     });
 }
 
@@ -357,6 +366,7 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
 fn graph_text(dm: &InMemoryDataManager, scope: ScopeId) -> String {
     let mut out = String::new();
     dm.with_graph(scope, &mut |g| {
+        assert_counts_match_rows(g);
         for n in g.nodes() {
             out.push_str(&format!("{} {} {:?}\n", g.label(n), n.level, g.arcs(n)));
         }
@@ -370,6 +380,21 @@ fn graph_text(dm: &InMemoryDataManager, scope: ScopeId) -> String {
         }
     });
     out
+}
+
+/// The counts nodes.csv, graph.gexf and summary.csv read (kept per node, made once) are
+/// those of the rows they count.
+fn assert_counts_match_rows(g: &crate::data::SiteGraph<'_>) {
+    for n in g.nodes() {
+        assert_eq!(g.out_degree(n), g.arcs(n).len(), "{}", g.label(n));
+        assert_eq!(
+            g.external_link_count(n),
+            g.external_links(n).len(),
+            "{}",
+            g.label(n)
+        );
+        assert_eq!(g.bad_link_count(n), g.bad_links(n).len(), "{}", g.label(n));
+    }
 }
 
 /// The small site of the recovery tests: (redirect chain, body, links) of each path.
@@ -726,6 +751,7 @@ fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() 
             let home = &g.nodes()[0];
             let arcs: Vec<(u32, u32)> = g.arcs(home).iter().map(|a| (a.target, a.weight)).collect();
             assert_eq!(arcs, [(1, 4), (2, 2)], "every copy weighs");
+            assert_eq!((g.out_degree(home), g.external_link_count(home)), (2, 1));
         });
         let text = with_external_rows(&c.dm, c.scope);
         assert!(

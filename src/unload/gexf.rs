@@ -52,7 +52,6 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     let mut num = itoa::Buffer::new();
     let mut arcs = Vec::new();
     for (i, n) in graph.nodes().iter().enumerate() {
-        graph.arcs_into(n, &mut arcs);
         line.extend_from_slice(br#"      <node id=""#);
         line.extend_from_slice(num.format(i + 1).as_bytes());
         line.extend_from_slice(br#"" label=""#);
@@ -62,7 +61,7 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         line.extend_from_slice(br#""/><attvalue for="title" value=""#);
         xml_into(graph.title(n), &mut line);
         line.extend_from_slice(br#""/><attvalue for="outdegree" value=""#);
-        line.extend_from_slice(num.format(arcs.len()).as_bytes());
+        line.extend_from_slice(num.format(graph.out_degree(n)).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="externallinks" value=""#);
         line.extend_from_slice(num.format(graph.external_link_count(n)).as_bytes());
         line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);

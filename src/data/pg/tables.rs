@@ -246,14 +246,13 @@ fn write_table(
             }
             Table::Pages => {
                 for (i, n) in nodes.iter().enumerate() {
-                    g.arcs_into(n, &mut edges);
                     rows.num(scope)
                         .num(i + 1)
                         .text(g.label(n))
                         .num(n.level)
                         .text(g.host(n))
                         .text(g.title(n))
-                        .num(edges.len())
+                        .num(g.out_degree(n))
                         .num(g.external_link_count(n))
                         .num(g.bytes(n))
                         .text(&format!("{:032x}", g.content_hash(n)))

@@ -11,6 +11,7 @@
 //! them. Node ids are 1-based in discovery order, so equal crawls give byte-equal files.
 
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 use hashbrown::{HashMap, HashSet};
 
@@ -102,6 +103,19 @@ pub struct SiteGraph<'a> {
     aliases: Vec<Alias>,
     /// URL patterns the trap rule left out.
     traps: Vec<TrapCut>,
+    /// Per node (by index): the counts nodes.csv, graph.gexf and summary.csv each need, made
+    /// on first use. Each output counted them again from the link records: on the Rust
+    /// documentation (2.6 million links) that was most of the work of writing its results,
+    /// done after the last page, on one core (issue 19).
+    counts: OnceLock<Vec<NodeCounts>>,
+}
+
+/// A node's out-degree, external link rows and bad link rows.
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeCounts {
+    arcs: u32,
+    external: u32,
+    bad: u32,
 }
 
 /// Longest redirect chain followed through the records (the downloader stops at 5 hops).
@@ -207,6 +221,7 @@ impl<'a> SiteGraph<'a> {
             node_of,
             aliases,
             traps,
+            counts: OnceLock::new(),
         }
     }
 
@@ -338,33 +353,103 @@ impl<'a> SiteGraph<'a> {
     /// How many rows [`Self::external_links`] has for `node` (nodes.csv's and graph.gexf's
     /// `ExternalLinks`), without building them.
     pub fn external_link_count(&self, node: &Node) -> usize {
-        self.external_ids(node).count()
+        self.counts_of(node).external as usize
+    }
+
+    /// How many arcs leave `node` (`arcs(node).len()`: nodes.csv's `OutDegree`).
+    pub fn out_degree(&self, node: &Node) -> usize {
+        self.counts_of(node).arcs as usize
+    }
+
+    /// How many rows [`Self::bad_links`] has for `node`, without building them.
+    pub fn bad_link_count(&self, node: &Node) -> usize {
+        self.counts_of(node).bad as usize
+    }
+
+    fn counts_of(&self, node: &Node) -> NodeCounts {
+        let counts = self.counts.get_or_init(|| self.count_all());
+        // A node's id is node_of of its own URL (1-based).
+        let id = self.node_of[node.url as usize] as usize;
+        counts.get(id.wrapping_sub(1)).copied().unwrap_or_default()
+    }
+
+    /// Every node's counts, in one pass over its links with buffers reused from node to node.
+    fn count_all(&self) -> Vec<NodeCounts> {
+        let mut arcs = Vec::new();
+        let mut external = HashSet::new();
+        let mut bad = HashSet::new();
+        self.nodes
+            .iter()
+            .map(|n| {
+                self.arcs_into(n, &mut arcs);
+                external.clear();
+                bad.clear();
+                NodeCounts {
+                    arcs: arcs.len() as u32,
+                    external: self.external_ids_in(n, &mut external).count() as u32,
+                    bad: self.bad_links_in(n, &mut bad, |_| {}) as u32,
+                }
+            })
+            .collect()
     }
 
     /// The (external URL, anchor text) pairs of a node, each once, in document order.
     fn external_ids(&self, node: &Node) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let page = self.g.pages[node.page as usize];
         let mut seen = HashSet::new();
+        let page = self.g.pages[node.page as usize];
         self.g.page_links(&page).filter_map(move |l| {
-            let ext = match l.kind() {
-                Some(LinkKind::External) => Some(l.id()),
-                Some(LinkKind::Internal) => match self.resolve(l.id()) {
-                    Some((_, UrlState::OffSite, ext)) => Some(ext),
-                    _ => None,
-                },
-                _ => None,
-            };
-            ext.filter(|&e| seen.insert((e, l.aux))).map(|e| (e, l.aux))
+            self.external_id(&l)
+                .filter(|&e| seen.insert((e, l.aux)))
+                .map(|e| (e, l.aux))
         })
+    }
+
+    /// [`Self::external_ids`] with the caller's set of pairs seen (cleared by the caller).
+    fn external_ids_in<'s>(
+        &'s self,
+        node: &Node,
+        seen: &'s mut HashSet<(u32, u32)>,
+    ) -> impl Iterator<Item = (u32, u32)> + 's {
+        let page = self.g.pages[node.page as usize];
+        self.g.page_links(&page).filter_map(move |l| {
+            self.external_id(&l)
+                .filter(|&e| seen.insert((e, l.aux)))
+                .map(|e| (e, l.aux))
+        })
+    }
+
+    /// The external URL a link leads to: an external link's own, or where an internal one
+    /// redirected off the site.
+    fn external_id(&self, l: &super::LinkRec) -> Option<u32> {
+        match l.kind() {
+            Some(LinkKind::External) => Some(l.id()),
+            Some(LinkKind::Internal) => match self.resolve(l.id()) {
+                Some((_, UrlState::OffSite, ext)) => Some(ext),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Bad links of a node in document order, one row per URL.
     pub fn bad_links(&self, node: &Node) -> Vec<BadRow<'a>> {
-        let page = self.g.pages[node.page as usize];
-        let mut seen = HashSet::new();
         let mut rows = Vec::new();
+        self.bad_links_in(node, &mut HashSet::new(), |row| rows.push(row));
+        rows
+    }
+
+    /// Gives each of [`Self::bad_links`]'s rows to `row`, with the caller's set of URLs seen
+    /// (cleared by the caller); how many there were.
+    fn bad_links_in(
+        &self,
+        node: &Node,
+        seen: &mut HashSet<&'a str>,
+        mut row: impl FnMut(BadRow<'a>),
+    ) -> usize {
+        let page = self.g.pages[node.page as usize];
+        let mut count = 0;
         for l in self.g.page_links(&page) {
-            let row = match l.kind() {
+            let bad = match l.kind() {
                 Some(LinkKind::Bad) => Some((self.g.texts.get(l.id()), self.g.texts.get(l.aux))),
                 Some(LinkKind::Internal) => {
                     let failed = match self.resolve(l.id()) {
@@ -382,13 +467,14 @@ impl<'a> SiteGraph<'a> {
                 }
                 _ => None,
             };
-            if let Some((url, reason)) = row
+            if let Some((url, reason)) = bad
                 && seen.insert(url)
             {
-                rows.push(BadRow { url, reason });
+                row(BadRow { url, reason });
+                count += 1;
             }
         }
-        rows
+        count
     }
 
     /// Why the home page is not a node, when it is not (the site is then unreachable).
