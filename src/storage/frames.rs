@@ -73,12 +73,30 @@ const MAX_PAYLOAD: usize = 1 << 30;
 
 /// Appends one framed record for scope `scope`.
 pub fn frame(out: &mut Vec<u8>, scope: u32, entries: &[u8]) {
-    let mut payload = Vec::with_capacity(entries.len() + 5);
-    payload.put_var(u64::from(scope));
-    payload.extend_from_slice(entries);
-    out.put_u32(payload.len() as u32);
-    out.put_u32(crc32fast::hash(&payload));
-    out.extend_from_slice(&payload);
+    let start = open_frame(out, scope);
+    out.extend_from_slice(entries);
+    close_frame(out, start);
+}
+
+/// Starts a record for scope `scope` at the end of `out`, to be filled in place (entries
+/// appended to `out`) and closed by [`close_frame`] with the position this returns. A record
+/// is built where it ends up: the largest pages' records are megabytes, and assembling one
+/// apart and copying it held it two or three times over (issue 19).
+pub fn open_frame(out: &mut Vec<u8>, scope: u32) -> usize {
+    let start = out.len();
+    out.extend_from_slice(&[0; FRAME_HEADER]);
+    out.put_var(u64::from(scope));
+    start
+}
+
+/// Ends the record [`open_frame`] started at `start`: everything after its header is its
+/// payload, whose length and checksum the header now holds.
+pub fn close_frame(out: &mut [u8], start: usize) {
+    let payload = &out[start + FRAME_HEADER..];
+    let len = (payload.len() as u32).to_le_bytes();
+    let crc = crc32fast::hash(payload).to_le_bytes();
+    out[start..start + 4].copy_from_slice(&len);
+    out[start + 4..start + FRAME_HEADER].copy_from_slice(&crc);
 }
 
 /// The payloads of the valid records at the start of `buf`, in order, stopping at the first
