@@ -13,6 +13,28 @@ use super::lines::{Key, for_each_record};
 struct Rule {
     allow: bool,
     pattern: Box<[u8]>,
+    /// No `*` or `$`: the pattern matches the paths it starts. Known once: every link of a
+    /// crawl is matched against every rule (issue 19).
+    plain: bool,
+}
+
+impl Rule {
+    fn new(allow: bool, pattern: Box<[u8]>) -> Self {
+        let plain = !pattern.iter().any(|&b| b == b'*' || b == b'$');
+        Rule {
+            allow,
+            pattern,
+            plain,
+        }
+    }
+
+    fn matches(&self, path: &[u8]) -> bool {
+        if self.plain {
+            path.starts_with(&self.pattern)
+        } else {
+            matches(path, &self.pattern)
+        }
+    }
 }
 
 /// The rules of one robots.txt that apply to one product token.
@@ -73,15 +95,9 @@ impl Rfc9309Rules {
                     &mut rules.global
                 };
                 if allow && let Some(dir) = index_html_directory(&pattern) {
-                    target.push(Rule {
-                        allow,
-                        pattern: dir,
-                    });
+                    target.push(Rule::new(allow, dir));
                 }
-                target.push(Rule {
-                    allow,
-                    pattern: pattern.into_boxed_slice(),
-                });
+                target.push(Rule::new(allow, pattern.into_boxed_slice()));
             }
             Key::CrawlDelay => {
                 // Assigned to the agents listed so far; does not end the group (RFC 9309
@@ -116,7 +132,7 @@ impl Rfc9309Rules {
             } else {
                 &mut disallow
             };
-            if p > *best && matches(path, &rule.pattern) {
+            if p > *best && rule.matches(path) {
                 *best = p;
             }
         }
