@@ -333,7 +333,7 @@ impl<'a> SiteGraph<'a> {
     /// External links of a node in document order, one row per (url, anchor): links to other
     /// sites, and internal links that redirect to another site.
     pub fn external_links(&self, node: &Node) -> Vec<ExternalRow<'a>> {
-        self.external_ids(node)
+        self.external_ids_in(node, &mut HashSet::new())
             .map(|(ext, aux)| {
                 let url = self.g.url(ext);
                 let text = self.g.texts.get(aux);
@@ -393,18 +393,8 @@ impl<'a> SiteGraph<'a> {
             .collect()
     }
 
-    /// The (external URL, anchor text) pairs of a node, each once, in document order.
-    fn external_ids(&self, node: &Node) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut seen = HashSet::new();
-        let page = self.g.pages[node.page as usize];
-        self.g.page_links(&page).filter_map(move |l| {
-            self.external_id(&l)
-                .filter(|&e| seen.insert((e, l.aux)))
-                .map(|e| (e, l.aux))
-        })
-    }
-
-    /// [`Self::external_ids`] with the caller's set of pairs seen (cleared by the caller).
+    /// The (external URL, anchor text) pairs of a node, each once, in document order; `seen`
+    /// is the caller's set of pairs met (empty at the start, reused from node to node).
     fn external_ids_in<'s>(
         &'s self,
         node: &Node,
@@ -438,8 +428,8 @@ impl<'a> SiteGraph<'a> {
         rows
     }
 
-    /// Gives each of [`Self::bad_links`]'s rows to `row`, with the caller's set of URLs seen
-    /// (cleared by the caller); how many there were.
+    /// Gives each of [`Self::bad_links`]'s rows to `row`, with the caller's set of URLs met
+    /// (empty at the start, reused from node to node); how many there were.
     fn bad_links_in(
         &self,
         node: &Node,
