@@ -79,7 +79,7 @@ for s in sets["test"]:
             failures.append((s, b, margin))
         if worst is None or margin < worst[2]:
             worst = (s, b, margin, d)
-        if s.startswith(("h-", "t-")):
+        if s.startswith(("h-", "t-", "late-")):
             synthetic.append(d)
 
 print("\n## Every rule against the best paper rule, per split\n")
@@ -98,7 +98,7 @@ for split in ("tune", "test"):
                 if v is None or not paper:
                     continue
                 margins.append((v - max(paper), f"{s} N = {b}"))
-                if s.startswith(("h-", "t-", "p-")) or s in ("institutes", "universities", "sample", "heavytail", "testweb"):
+                if s.startswith(("h-", "t-", "p-", "late-")) or s in ("institutes", "universities", "sample", "heavytail", "testweb"):
                     synth.append(v)
         if not margins:
             continue

@@ -19,6 +19,9 @@
 #                  generator (a link graph, not a reward series) and other seeds
 #     t-institutes, t-universities, t-sample, t-directories, t-rotting
 #                  bench/yield_pools.py with seeds 1000.. (never tuned on)
+#     late-soon, late-deep
+#                  bench/yield_late.py: sites that pay early and rot beside sites that pay
+#                  nothing for hundreds of pages, then steadily (late starters)
 #     rustdoc16s   the 16 largest sections of the Rust documentation, each counted as a site
 #                  crawled on its own (a link is new once per section): another split, and
 #                  other rewards, than the tuning set's
@@ -144,6 +147,10 @@ done
 [ -f "$P/pools-test/p-sample-$((1000 + SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_pools.py" "$P/pools-test" "$SEEDS" 1000
 for family in institutes universities sample directories rotting; do
     for f in "$P/pools-test/p-$family"-*.csv; do replay test "t-$family" "$f"; done
+done
+[ -f "$P/late/late-deep-$((SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_late.py" "$P/late" "$SEEDS"
+for family in late-soon late-deep; do
+    for f in "$P/late/$family"-*.csv; do replay test "$family" "$f"; done
 done
 [ -f "$P/data/rustdoc16s.csv" ] && replay test rustdoc16s "$P/data/rustdoc16s.csv"
 if [ -n "${HOME_OF[django]:-}" ]; then

@@ -190,7 +190,7 @@ pub const KEYS: &[KeyDef] = &[
             min: 0.0,
             max: 0.999999
         },
-        "DiscountedUcb's decay per page fetched. 0: 1 - sites / PageBudget."
+        "DiscountedUcb's decay per page fetched. 0: a memory of max(PageBudget / sites, sites) pages, 1 - 1/memory."
     ),
     key!(
         "Budget",
