@@ -98,7 +98,7 @@ for split in ("tune", "test"):
                 if v is None or not paper:
                     continue
                 margins.append((v - max(paper), f"{s} N = {b}"))
-                if s.startswith(("h-", "t-", "p-", "late-")) or s in ("institutes", "universities", "sample", "heavytail", "testweb"):
+                if s.startswith(("h-", "t-", "p-", "late-", "lt-")) or s in ("institutes", "universities", "sample", "heavytail", "testweb"):
                     synth.append(v)
         if not margins:
             continue

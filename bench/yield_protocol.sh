@@ -10,6 +10,8 @@
 #     institutes, universities, sample, heavytail, testweb   bench/yield_families.py, seeds 0..
 #     p-institutes, p-universities, p-sample, p-directories, p-rotting
 #                  bench/yield_pools.py (pages draw link identities from pools), seeds 0..
+#     lt-soon, lt-deep
+#                  bench/yield_late.py (late starters) with seeds 1000..
 #     rustdoc      the Rust documentation (rustup's rust-docs), split into top-level sections
 #     rustdoc16    its 16 largest sections (no root pages), links new to the whole crawl
 #     rustdoc-all  the 20 sections, every external link counted (AllExternal)
@@ -21,7 +23,7 @@
 #                  bench/yield_pools.py with seeds 1000.. (never tuned on)
 #     late-soon, late-deep
 #                  bench/yield_late.py: sites that pay early and rot beside sites that pay
-#                  nothing for hundreds of pages, then steadily (late starters)
+#                  nothing for hundreds of pages, then steadily (late starters), seeds 0..
 #     rustdoc16s   the 16 largest sections of the Rust documentation, each counted as a site
 #                  crawled on its own (a link is new once per section): another split, and
 #                  other rewards, than the tuning set's
@@ -137,6 +139,10 @@ done
 [ -f "$P/pools/p-sample-$((SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_pools.py" "$P/pools" "$SEEDS" 0
 for family in institutes universities sample directories rotting; do
     for f in "$P/pools/p-$family"-*.csv; do replay tune "p-$family" "$f"; done
+done
+[ -f "$P/late-tune/late-deep-$((1000 + SEEDS - 1)).csv" ] || python3 "$BENCH_DIR/yield_late.py" "$P/late-tune" "$SEEDS" 1000
+for family in soon deep; do
+    for f in "$P/late-tune/late-$family"-*.csv; do replay tune "lt-$family" "$f"; done
 done
 
 # Test sets.
