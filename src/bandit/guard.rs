@@ -430,7 +430,7 @@ mod tests {
         // Site 1 pays, the others do not: once WinsorUcb is ahead on site 1, a choice made
         // while a page of site 1 is being fetched is site 1 again, as WinsorUcb alone would
         // choose — not another rule's wish or whichever site has nothing in flight.
-        let seqs = vec![vec![0.0; 300], vec![4.0; 300], vec![0.0; 300]];
+        let seqs = [vec![0.0; 300], vec![4.0; 300], vec![0.0; 300]];
         let mut g = guarded(3, 300);
         let arms = [0, 1, 2];
         let mut taken = [0usize; 3];
