@@ -89,7 +89,7 @@ for i in $(seq "$RUNS"); do
     # With BASE_BIN, which binary goes first alternates from round to round: the first crawl
     # of a pair finds the machine in another state (sockets in TIME_WAIT, caches) than the
     # second, and a fixed order showed as a 6 % difference that was not the binaries'.
-    ours() {
+    crawl_with() {
         local suffix=$1 bin=$2
         for n in $FAST_SITES; do
             run_one "fast$suffix" "$bin" "$n" "$PORT"
@@ -100,13 +100,13 @@ for i in $(seq "$RUNS"); do
         done
     }
     if [ -z "${BASE_BIN:-}" ]; then
-        ours "" "$BIN"
+        crawl_with "" "$BIN"
     elif [ $((i % 2)) = 1 ]; then
-        ours "" "$BIN"
-        ours _base "$BASE_BIN"
+        crawl_with "" "$BIN"
+        crawl_with _base "$BASE_BIN"
     else
-        ours _base "$BASE_BIN"
-        ours "" "$BIN"
+        crawl_with _base "$BASE_BIN"
+        crawl_with "" "$BIN"
     fi
 done
 

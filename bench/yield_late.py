@@ -15,8 +15,10 @@ Why: the research note's table of properties lists it ("some sites keep their ex
 deep ... greedy rules starve late starters"), and the issue's worst figure is of that kind (on
 the mixed sample at N = 10,000 PooledUcb got 0.569 of the oracle where R1 got 0.711). None of
 the other generators has sites that pay nothing for hundreds of pages and then steadily, next
-to sites whose early burst makes them look rich. Nothing was tuned on these sequences: they
-are test data. Deterministic for a seed.
+to sites whose early burst makes them look rich. bench/yield_protocol.sh uses seeds 0-19 as
+test data (late-soon, late-deep; nothing was tuned on them) and seeds 1000-1019 as tuning data
+(lt-soon, lt-deep; GuardedUcb's "a rule ahead that stopped paying gives way" was chosen on
+them). Deterministic for a seed.
 """
 import math
 import os

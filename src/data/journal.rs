@@ -95,8 +95,8 @@ impl JournalBuf {
     pub(crate) fn take_into(&mut self, out: &mut Vec<u8>) {
         let whole = self.open.unwrap_or(self.pending.len());
         if whole == self.pending.len() && out.is_empty() {
+            // `out` was empty: `pending` now is.
             std::mem::swap(out, &mut self.pending);
-            self.pending.clear();
         } else {
             out.extend_from_slice(&self.pending[..whole]);
             self.pending.drain(..whole);
