@@ -42,11 +42,17 @@ if rows["rccrawler_base"]:
     print(f"{'rccrawler (BASE_BIN)':24}{b_s:9.2f}{pages / b_s:10.0f}{mb / b_s:8.0f}{b_rss / 2**20:9.0f} MB")
 print(f"{'fetch-only (wrk)':24}{fw_s:9.2f}{pages / fw_s:10.0f}{mb / fw_s:8.0f}")
 print(f"{'fetch-only (our client)':24}{fu_s:9.2f}{pages / fu_s:10.0f}{mb / fu_s:8.0f}")
+if rows["fetch_evented"]:
+    fe_s = med("fetch_evented", 0)
+    print(f"{'fetch-only (evented)':24}{fe_s:9.2f}{pages / fe_s:10.0f}{mb / fe_s:8.0f}")
 print(f"{'parse-only':24}{parse_s:9.2f}{pages / parse_s:10.0f}{mb / parse_s:8.0f}")
 print(f"{'parse-only, href cache':24}{parse_c:9.2f}{pages / parse_c:10.0f}{mb / parse_c:8.0f}")
 if rows["wget"]:
     wg_s, wg_rss = med("wget", 0), med("wget", 1) * 1024
     print(f"{'wget --spider':24}{wg_s:9.2f}{pages / wg_s:10.0f}{mb / wg_s:8.0f}{wg_rss / 2**20:9.0f} MB")
+if rows["fetch_evented"] and all(len(r) > 3 for r in rows["fetch_ureq"] + rows["fetch_evented"]):
+    print(f"client CPU seconds (medians): a blocking thread per connection {med('fetch_ureq', 3):.2f}, "
+          f"one event-driven thread {med('fetch_evented', 3):.2f}")
 print()
 
 

@@ -3,7 +3,10 @@
 # side by side and RUNS times each (medians):
 #   rccrawler         the crawler (release build), DownloadingThreadsCount = THREADS
 #   fetch-only        the URLs rccrawler requested, fetched by a minimal client at the same
-#                     concurrency: our HTTP client (examples/fetch_only.rs) and wrk
+#                     concurrency: our HTTP client (examples/fetch_only.rs, a blocking thread
+#                     per connection, as the crawler's downloaders), the same connections driven
+#                     by one event-driven thread (examples/fetch_evented.rs: mio + ureq-proto,
+#                     what a fetch layer without a thread per connection would cost), and wrk
 #   parse-only        the same pages in memory, decoded, links extracted and normalized on
 #                     all cores (examples/parse_only.rs), each link from scratch, and through
 #                     the parser threads' href cache as the crawler does
@@ -34,6 +37,12 @@ command -v wrk >/dev/null || apt-get install -y -q wrk >/dev/null
 OUT=$WORK/results.txt
 : > "$OUT"
 note() { echo "$*" | tee -a "$OUT"; }
+# with_cpu COMMAND...: COMMAND's output followed by its CPU seconds (user + system).
+with_cpu() {
+    local out
+    out=$(/usr/bin/time -f "%U %S" -o "$WORK/cpu.txt" "$@")
+    echo "$out $(awk '{printf "%.3f", $1 + $2}' "$WORK/cpu.txt")"
+}
 CRAWL_SETTINGS=("DownloadingThreadsCount = $THREADS" "ParsingThreadsCount = $(nproc)")
 
 note "== site: $PAGES generated pages, $(du -sh "$SITE" | cut -f1) on disk, nginx on $ORIGIN; $(nproc) cores"
@@ -61,7 +70,10 @@ for i in $(seq "$RUNS"); do
             note "identical_results 0"
         fi
     fi
-    note "fetch_ureq $("$ROOT/target/release/examples/fetch_only" "$WORK/urls.txt" "$THREADS")"
+    # The fetch-only bounds with our crates print "seconds requests bytes"; the CPU seconds
+    # (user + system) of the client process are added as a fourth figure.
+    note "fetch_ureq $(with_cpu "$ROOT/target/release/examples/fetch_only" "$WORK/urls.txt" "$THREADS")"
+    note "fetch_evented $(with_cpu "$ROOT/target/release/examples/fetch_evented" "$WORK/urls.txt" "$THREADS" 1)"
     rate=$(URLS="$WORK/urls.txt" wrk -t2 -c"$THREADS" -d3s -s "$BENCH_DIR/wrk_urls.lua" "$ORIGIN/" | awk '/Requests\/sec/ {print $2}')
     note "fetch_wrk $rate"
     note "parse $("$ROOT/target/release/examples/parse_only" "$SITE" "$ORIGIN/" "$(nproc)" 2>/dev/null)"
