@@ -90,7 +90,7 @@ stop_nginx() {
 SITE_LINE=${SITE_LINE:-http://127.0.0.1:$PORT;8;1000;0}
 
 # crawl DIR [settings lines...]: a fresh crawl in DIR of SITE_LINE (or of the lines in
-# $HOSTS_FILE); prints "seconds pages peak_rss_kb".
+# $HOSTS_FILE); prints "seconds pages peak_rss_kb" (its CPU seconds are left in DIR/cpu).
 crawl() {
     local dir=$1; shift
     rm -rf "$dir" && mkdir -p "$dir"
@@ -101,8 +101,11 @@ crawl() {
     if [ -n "${HOSTS_FILE:-}" ]; then cp "$HOSTS_FILE" "$dir/hosts.txt"; else echo "$SITE_LINE" > "$dir/hosts.txt"; fi
     local start end pages
     start=$(date +%s%N)
-    (cd "$dir" && /usr/bin/time -f "%M" -o "$dir/rss" "$BIN" > "$dir/out" 2> "$dir/err")
+    (cd "$dir" && /usr/bin/time -f "%M %U %S" -o "$dir/time" "$BIN" > "$dir/out" 2> "$dir/err")
     end=$(date +%s%N)
+    # Peak RSS in $dir/rss; CPU seconds (user + system) in $dir/cpu.
+    awk '{print $1}' "$dir/time" > "$dir/rss"
+    awk '{printf "%.3f\n", $2 + $3}' "$dir/time" > "$dir/cpu"
     pages=$(awk -F, 'NR>1 {s+=$3} END {print s}' "$dir/results/summary.csv")
     echo "$(awk "BEGIN {printf \"%.3f\", ($end - $start) / 1e9}") $pages $(cat "$dir/rss")"
 }

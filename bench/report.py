@@ -52,8 +52,10 @@ if rows["wget"]:
     wg_s, wg_rss = med("wget", 0), med("wget", 1) * 1024
     print(f"{'wget --spider':24}{wg_s:9.2f}{pages / wg_s:10.0f}{mb / wg_s:8.0f}{wg_rss / 2**20:9.0f} MB")
 if rows["fetch_evented"] and all(len(r) > 3 for r in rows["fetch_ureq"] + rows["fetch_evented"]):
-    print(f"client CPU seconds (medians): a blocking thread per connection {med('fetch_ureq', 3):.2f}, "
-          f"one event-driven thread {med('fetch_evented', 3):.2f}")
+    crawl_cpu = (f"rccrawler {med('rccrawler', 3):.2f}; "
+                 if all(len(r) > 3 for r in rows["rccrawler"]) else "")
+    print(f"CPU seconds (medians): {crawl_cpu}its HTTP client alone, a blocking thread per connection"
+          f" {med('fetch_ureq', 3):.2f}; one event-driven thread {med('fetch_evented', 3):.2f}")
 print()
 
 

@@ -56,7 +56,7 @@ note "requests $(wc -l < "$WORK/urls.txt") arcs $arcs"
 # taken under the same conditions (this VM's speed drifts by a fifth from minute to minute).
 for i in $(seq "$RUNS"); do
     note "round $i"
-    ours() { note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}")"; }
+    ours() { note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}") $(cat "$WORK/rc/cpu")"; }
     base() { note "rccrawler_base $(BIN=$BASE_BIN SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc-base" "${CRAWL_SETTINGS[@]}")"; }
     if [ -z "${BASE_BIN:-}" ]; then
         ours
