@@ -20,6 +20,9 @@ for line in open(sys.argv[1]):
         key = " ".join(parts[:2] if key == "sites" else parts[:3])
         parts = [key] + parts[(2 if key.startswith("sites") else 3):]
     values = [float(x) for x in parts[1:] if x.replace(".", "", 1).isdigit()]
+    if not values:
+        # A measurement that failed ("fetch_evented failed"): nothing to take a median of.
+        continue
     rows[key].append(values)
     if rounds and key in ("rccrawler", "rccrawler_base", "fetch_ureq", "fetch_wrk", "parse", "parse_cached"):
         rounds[-1][key] = values

@@ -4,8 +4,9 @@
 //! (plain `http`, one origin) over CONNECTIONS keep-alive connections driven by THREADS
 //! threads (default 1), each polling its connections with mio and speaking HTTP/1.1 through
 //! ureq's own sans-IO protocol crate (ureq-proto, what ureq runs on), reading whole bodies and
-//! doing nothing else. No redirects, compression, TLS or timeouts: a lower bound on what such
-//! a layer would cost, not a client.
+//! doing nothing else. Redirects are read like any answer (not followed); no compression, TLS,
+//! timeouts, or connections the server closes (it stops with an error): a lower bound on what
+//! such a layer would cost, not a client.
 //!
 //! usage: fetch_evented URL_LIST CONNECTIONS [THREADS]   → prints "seconds requests bytes"
 
