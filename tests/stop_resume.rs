@@ -521,3 +521,50 @@ fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
     let files = common::SiteFiles::read(&dir.path().join(format!("results/a.test_{}", web.port())));
     assert_eq!(files.nodes.len(), 5);
 }
+
+// A site stopped at `MaxPagesPerSite` is retired unfinished, and a run that lifts the limit
+// continues it from its saved file. Killed before its first snapshot (one a minute), that run
+// left a state folder that no longer opened ("journal: records of scope 0 after it was
+// retired; move the state folder away") and the whole crawl was lost; a site down in one run
+// and back in the next took the same path.
+#[test]
+fn a_site_continued_past_its_page_limit_survives_a_kill() {
+    let web = slow_web(&["a.test"]);
+    let (expected, total) = reference(&web, &["a.test"]);
+    let dir = folder(&web, &["a.test"]);
+    let limit = |pages: &str| {
+        std::fs::write(
+            dir.path().join("settings.ini"),
+            settings_text(&[("DownloadingThreadsCount", "4"), ("MaxPagesPerSite", pages)]),
+        )
+        .unwrap();
+    };
+    limit("50");
+    let mut child = start(dir.path(), 1);
+    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    assert_eq!(
+        summary_states(dir.path()),
+        vec![(web.origin("a.test"), "page limit".to_string())],
+        "{}",
+        output(dir.path(), 1).0
+    );
+    limit("0");
+    let before = web.server.requests().len();
+    let mut child = start(dir.path(), 2);
+    wait_for_requests(&web, before, total * 3 / 10);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut child = start(dir.path(), 3);
+    assert_eq!(
+        wait(&mut child, Duration::from_secs(60)).code(),
+        Some(0),
+        "{}",
+        output(dir.path(), 3).1
+    );
+    let (out, err) = output(dir.path(), 3);
+    assert!(
+        err.contains("continuing the crawl"),
+        "the killed run's work is continued: {out}{err}"
+    );
+    assert_same(dir.path(), &web, &["a.test"], &expected);
+}

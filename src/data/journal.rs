@@ -23,6 +23,7 @@ const NEW_SITE: u8 = 6;
 const ADD_SCOPE: u8 = 7;
 const ADD_SEED: u8 = 8;
 const RETIRED: u8 = 9;
+const REVIVED: u8 = 10;
 
 /// One scope's journal records not yet handed to the state store, the record being
 /// assembled last, in place.
@@ -156,6 +157,10 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(RETIRED);
             r.put(j);
         }
+        Entry::Revived { data } => {
+            j.put_u8(REVIVED);
+            j.put_bytes(data);
+        }
     }
 }
 
@@ -204,6 +209,15 @@ pub(crate) fn retired_record(out: &mut Vec<u8>, retired: &super::RetiredScope) {
     let mut entries = Vec::new();
     encode(&mut entries, &Entry::Retired(retired.clone()));
     frames::frame(out, retired.index, &entries);
+}
+
+/// A record saying that retired scope `index` is crawled again from `data` (its retired
+/// data, as a snapshot holds it): until then the saved state named its file as its data,
+/// which its next retirement replaces.
+pub(crate) fn revived_record(out: &mut Vec<u8>, index: u32, data: &[u8]) {
+    let mut entries = Vec::new();
+    encode(&mut entries, &Entry::Revived { data });
+    frames::frame(out, index, &entries);
 }
 
 /// The scope number a record payload is for, and its entries.
@@ -258,6 +272,7 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
         },
         COMMIT => Entry::Commit(decode_commit(r)?),
         RETIRED => Entry::Retired(super::RetiredScope::read(r)?),
+        REVIVED => Entry::Revived { data: r.bytes()? },
         _ => return Err(Corrupt("unknown journal entry")),
     })
 }

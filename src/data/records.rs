@@ -188,4 +188,7 @@ pub(crate) enum Entry<'a> {
     Commit(Resolved),
     /// The scope was written and released (the last record of its journal).
     Retired(super::RetiredScope),
+    /// A scope retired unfinished is crawled again from its data, which this entry holds
+    /// (as a snapshot holds it): the records after it are applied to this data.
+    Revived { data: &'a [u8] },
 }

@@ -782,3 +782,80 @@ fn with_external_rows(dm: &InMemoryDataManager, scope: ScopeId) -> String {
     });
     text
 }
+
+// A site retired unfinished (down, or at its page limit) is crawled again by the next run,
+// from its file. That run, killed before its first snapshot, left records of the scope after
+// its retirement record: the state folder no longer opened ("records of scope 0 after it was
+// retired") and the crawl was lost. Now the run that revives it copies its data to the
+// journal first; the killed run's work is kept, and so is a second retirement's.
+#[test]
+fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = {
+        let c = Crawl::new(3);
+        crawl_everything(&c);
+        graph_text(&c.dm, c.scope)
+    };
+    let retire_unfinished = |c: &Crawl| {
+        c.dm.suspend(c.scope);
+        assert!(c.dm.settled(c.scope));
+        let row = row_of(&c.dm, c.scope);
+        c.dm.retire(c.scope, Arc::new(row)).unwrap();
+    };
+    let one_page = |c: &Crawl| {
+        let t = c.dm.take_task(c.scope, SITE).unwrap();
+        let path = t.url.path().to_owned();
+        fetch(c, t);
+        c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
+            .unwrap();
+        path
+    };
+    // Run 1: the home page, then its site is taken as down.
+    {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        let c = Crawl { dm, scope };
+        let mut held = Vec::new();
+        let t = c.claim("/", &mut held);
+        fetch(&c, t);
+        retire_unfinished(&c);
+    }
+    // Run 2: one more page, then killed (no snapshot).
+    let second = {
+        let (dm, scope, open) = journaled_crawl(dir.path());
+        assert_eq!(open, ScopeOpen::Resumed);
+        one_page(&Crawl { dm, scope })
+    };
+    // Run 3: that page is kept; one more page, the site down again, retired, killed.
+    let third = {
+        let (dm, scope, open) = journaled_crawl(dir.path());
+        assert_eq!(open, ScopeOpen::Resumed, "the state opens");
+        let c = Crawl { dm, scope };
+        assert_eq!(
+            c.dm.progress(c.scope).pages,
+            2,
+            "run 2's page {second} is kept"
+        );
+        let third = one_page(&c);
+        retire_unfinished(&c);
+        third
+    };
+    // Run 4: revived from the second retirement's file (which replaced the first), and
+    // crawled to the end: the graph of an uninterrupted crawl; `export` reads it too.
+    let (dm, scope, open) = journaled_crawl(dir.path());
+    assert_eq!(open, ScopeOpen::Resumed);
+    let c = Crawl { dm, scope };
+    assert_eq!(
+        c.dm.progress(c.scope).pages,
+        3,
+        "run 3's page {third} is kept"
+    );
+    finish(&c, Vec::new());
+    assert_eq!(graph_text(&c.dm, c.scope), expected);
+    c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
+        .unwrap();
+    drop(c);
+    let (saved, _) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
+    let export = InMemoryDataManager::new();
+    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
+    assert_eq!(graph_text(&export, scope), expected);
+}

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 
 use super::{Persistence, SavedScope, ScopeSource};
-use crate::data::journal::{retired_record, split_scope};
-use crate::data::scope::replay::{added_scope, retired_scope};
+use crate::data::journal::{retired_record, revived_record, split_scope};
+use crate::data::scope::replay::{added_scope, retired_scope, revived_scope};
 use crate::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
 use crate::ids::ScopeId;
 use crate::storage::codec::Reader;
@@ -205,6 +205,18 @@ pub(crate) fn split_scopes(recovered: &Recovered) -> Result<Vec<SavedScope>, Dat
         let scope = scopes
             .get_mut(index)
             .ok_or_else(|| DataError::inconsistent(format!("journal: unknown scope {index}")))?;
+        if let Some(data) = revived_scope(entries)? {
+            if scope.retired.as_ref().is_none_or(|r| r.finished) {
+                return Err(DataError::inconsistent(format!(
+                    "journal: scope {index} revived, but it was not retired unfinished"
+                )));
+            }
+            *scope = SavedScope {
+                snapshot: Some(data.to_vec()),
+                ..SavedScope::default()
+            };
+            continue;
+        }
         if let Some(retired) = retired_scope(entries)? {
             *scope = SavedScope {
                 retired: Some(retired),
@@ -228,14 +240,31 @@ impl Persistence for FileStore {
             return Ok(Vec::new());
         };
         let scopes = split_scopes(&recovered).map_err(|e| recover_error(&self.dir, e))?;
-        // An unfinished retired scope (its site was suspended) is crawled again: from its file.
-        scopes
+        // An unfinished retired scope (its site was suspended) is crawled again: from its file,
+        // and from now on from a copy of its data in the journal, which the records this run
+        // commits for it follow. Without the copy, a run killed before its first snapshot left
+        // records after the retirement (a state that no longer opened), and the scope's next
+        // retirement replaces the file those records would apply to.
+        let mut revived = Vec::new();
+        let scopes = scopes
             .into_iter()
             .map(|s| match &s.retired {
-                Some(r) if !r.finished => load_retired(&self.dir, r),
+                Some(r) if !r.finished => {
+                    let saved = load_retired(&self.dir, r)?;
+                    if let Some(data) = &saved.snapshot {
+                        revived_record(&mut revived, r.index, data);
+                    }
+                    Ok(saved)
+                }
                 _ => Ok(s),
             })
-            .collect()
+            .collect::<Result<Vec<_>, PersistError>>()?;
+        if !revived.is_empty() {
+            let mut store = self.store.lock();
+            store.append(&revived)?;
+            store.flush(Durability::Process)?;
+        }
+        Ok(scopes)
     }
 
     fn save(&self, scopes: &dyn ScopeSource, how: Persist) -> Result<(), PersistError> {

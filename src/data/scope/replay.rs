@@ -51,6 +51,7 @@ impl ScopeGraph {
                 }
                 Entry::AddScope { .. } => return Err(corrupt("a scope created twice")),
                 Entry::Retired(_) => return Err(corrupt("records after a scope was retired")),
+                Entry::Revived { .. } => return Err(corrupt("a live scope revived")),
             }
         }
         Ok(())
@@ -101,6 +102,15 @@ pub(crate) fn retired_scope(
 ) -> Result<Option<crate::data::RetiredScope>, DataError> {
     match journal::decode(entries).next() {
         Some(Ok(Entry::Retired(r))) => Ok(Some(r)),
+        Some(Err(e)) => Err(e.into()),
+        _ => Ok(None),
+    }
+}
+
+/// If a record revives a retired scope: its data.
+pub(crate) fn revived_scope(entries: &[u8]) -> Result<Option<&[u8]>, DataError> {
+    match journal::decode(entries).next() {
+        Some(Ok(Entry::Revived { data })) => Ok(Some(data)),
         Some(Err(e)) => Err(e.into()),
         _ => Ok(None),
     }
