@@ -9,7 +9,6 @@
 //! ([`Context::maybe_settled`]); the workers also look at every live scope twice a second,
 //! for the ways a scope settles without a commit (a site taken as down gives its URLs back).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, select};
@@ -157,12 +156,10 @@ impl Retirer<'_> {
             return;
         }
         row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
-        let written = super::unload_all::unload_scope(&ctx.settings, dm, self.unloaders, &row)
-            .map_err(|e| e.to_string())
-            .and_then(|summary| {
-                dm.retire(scope, Arc::new(summary))
-                    .map_err(|e| format!("cannot save the crawl state: {e}"))
-            });
+        let written = dm.retire_with(scope, &mut || {
+            super::unload_all::unload_scope(&ctx.settings, dm, self.unloaders, &row)
+                .map_err(Into::into)
+        });
         match written {
             Ok(()) => {
                 self.downloader.sites_done(&sites);

@@ -57,3 +57,14 @@ pub enum PersistError {
         source: Box<DataError>,
     },
 }
+
+/// A settled scope could not be retired (it stays live, in memory and in the saved state).
+#[derive(Debug, Error)]
+pub enum RetireError {
+    /// Its result files could not be written.
+    #[error(transparent)]
+    Results(Box<dyn std::error::Error + Send + Sync>),
+    /// Its retirement could not be saved.
+    #[error("cannot save the crawl state: {0}")]
+    State(#[from] PersistError),
+}

@@ -34,7 +34,7 @@ pub mod summary;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-pub use error::{DataError, PersistError};
+pub use error::{DataError, PersistError, RetireError};
 pub use memory::{GraphHandle, InMemoryDataManager};
 pub use retired::RetiredScope;
 pub use scope::Effects;
@@ -143,6 +143,10 @@ pub enum Persist {
     /// A compacted snapshot of everything.
     Checkpoint(CrawlStatus),
 }
+
+/// Writes a scope's result files and gives its summary row ([`DataManager::retire_with`]).
+pub type WriteResults<'a> =
+    dyn FnMut() -> Result<SiteSummary, Box<dyn std::error::Error + Send + Sync>> + 'a;
 
 /// A crawl's scope data (SPEC's DataManager). Every method may be called from any thread.
 ///
@@ -256,6 +260,19 @@ pub trait DataManager: Send + Sync + Debug {
     /// finished), and its data leaves memory. The scope must not be used afterwards, but for
     /// [`Self::progress`] and [`Self::scopes`].
     fn retire(&self, scope: ScopeId, row: Arc<SiteSummary>) -> Result<(), PersistError>;
+
+    /// Writes a settled scope's results with `results` (which gives its summary row), then
+    /// retires it as [`Self::retire`] does. A data manager may save the scope's data at the
+    /// same time, on another thread: a big site's saved file then no longer follows its
+    /// result files at the end of the crawl.
+    fn retire_with(
+        &self,
+        scope: ScopeId,
+        results: &mut WriteResults<'_>,
+    ) -> Result<(), RetireError> {
+        let row = results().map_err(RetireError::Results)?;
+        Ok(self.retire(scope, Arc::new(row))?)
+    }
 
     /// Makes recorded work durable, through the persistence backend.
     fn persist(&self, how: Persist) -> Result<(), PersistError>;

@@ -825,9 +825,11 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
         assert_eq!(open, ScopeOpen::Resumed);
         one_page(&Crawl { dm, scope })
     };
-    // Run 3: that page is kept; one more page, the site down again, retired, killed.
+    // Run 3: that page is kept; one more page, the site down again, retired (its file
+    // replaced while its results are written), killed.
     let third = {
-        let (dm, scope, open) = journaled_crawl(dir.path());
+        let (mut dm, scope, open) = journaled_crawl(dir.path());
+        dm.set_beside_pages(0);
         assert_eq!(open, ScopeOpen::Resumed, "the state opens");
         let c = Crawl { dm, scope };
         assert_eq!(
@@ -836,7 +838,9 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
             "run 2's page {second} is kept"
         );
         let third = one_page(&c);
-        retire_unfinished(&c);
+        c.dm.suspend(c.scope);
+        let row = row_of(&c.dm, c.scope);
+        c.dm.retire_with(c.scope, &mut || Ok(row.clone())).unwrap();
         third
     };
     // Run 4: revived from the second retirement's file (which replaced the first), and
@@ -854,6 +858,50 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
     c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
         .unwrap();
     drop(c);
+    let (saved, _) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
+    let export = InMemoryDataManager::new();
+    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
+    assert_eq!(graph_text(&export, scope), expected);
+}
+
+// See: issue 19. A big scope's data is saved while its results are written (`retire_with`,
+// on another thread), not after them. What is saved is what `retire` saves — also with a
+// snapshot taken in between — and results that fail leave the scope live, to be retired later.
+#[test]
+fn a_scope_saved_beside_its_results_is_retired_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (expected, row) = {
+        let (mut dm, scope, _) = journaled_crawl(dir.path());
+        dm.set_beside_pages(0);
+        let c = Crawl { dm, scope };
+        crawl_everything(&c);
+        let expected = graph_text(&c.dm, scope);
+        let row = row_of(&c.dm, scope);
+        let failed = c.dm.retire_with(scope, &mut || Err("disk full".into()));
+        assert!(
+            matches!(failed, Err(crate::data::RetireError::Results(_))),
+            "{failed:?}"
+        );
+        assert!(c.dm.settled(scope), "still live, and settled");
+        assert_eq!(c.dm.retired_row(scope), None);
+        assert_eq!(graph_text(&c.dm, scope), expected);
+        let mut calls = 0;
+        c.dm.retire_with(scope, &mut || {
+            calls += 1;
+            c.dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+                .unwrap();
+            Ok(row.clone())
+        })
+        .unwrap();
+        assert_eq!(calls, 1);
+        assert_eq!(c.dm.retired_row(scope), Some(Arc::new(row.clone())));
+        (expected, row)
+    };
+    // Killed now: the next run finds it retired, its data in its file.
+    let (dm, _, open) = journaled_crawl(dir.path());
+    assert_eq!(open, ScopeOpen::Finished);
+    assert_eq!(dm.scopes()[0].retired.as_ref().map(|r| &*r.row), Some(&row));
+    drop(dm);
     let (saved, _) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
     let export = InMemoryDataManager::new();
     let (scope, _) = export.hold_saved(&saved[0]).unwrap();

@@ -312,21 +312,35 @@ impl Persistence for FileStore {
         Ok(())
     }
 
+    fn write_retired_data(
+        &self,
+        scopes: &dyn ScopeSource,
+        scope: ScopeId,
+        index: u32,
+    ) -> Result<bool, PersistError> {
+        // Streamed to its file (see `write_framed_file`), which replaces an earlier one only
+        // whole: a stray file of a crash here is overwritten when the scope retires.
+        let path = scope_file(&self.dir, index);
+        write_framed_file(&path, index, |w| scopes.write_data(scope, w))
+            .map_err(io_error(&path))?;
+        Ok(true)
+    }
+
     fn retire(
         &self,
         scopes: &dyn ScopeSource,
         scope: ScopeId,
         retired: &RetiredScope,
+        data_written: bool,
     ) -> Result<(), PersistError> {
-        // The scope's data into a file of its own, and the records it replaces taken at once:
-        // they go to the journal before the retirement record. So do every other scope's
-        // records, in scope order: a scope created since the last flush must be created in the
-        // journal before any later one.
-        // The data is streamed to its file (see `write_framed_file`).
+        // The scope's data into a file of its own (unless `write_retired_data` wrote it), and
+        // the records it replaces taken: they go to the journal before the retirement record.
+        // So do every other scope's records, in scope order: a scope created since the last
+        // flush must be created in the journal before any later one.
         let path = scope_file(&self.dir, retired.index);
         let mut records = Vec::new();
         for id in scopes.scope_ids() {
-            if id == scope {
+            if id == scope && !data_written {
                 write_framed_file(&path, retired.index, |w| {
                     scopes.write_snapshot(scope, w, &mut records)
                 })

@@ -88,6 +88,10 @@ pub trait ScopeSource {
         w: &mut dyn Write,
         replaced: &mut Vec<u8>,
     ) -> std::io::Result<()>;
+    /// Writes `scope`'s data as [`Self::write_snapshot`] does, but only reading it: its
+    /// records stay where they are, for whoever takes them next. For a scope that changes no
+    /// more (settled, retiring), whose results are read at the same time.
+    fn write_data(&self, scope: ScopeId, w: &mut dyn Write) -> std::io::Result<()>;
     /// The scope's figures now.
     fn figures(&self, scope: ScopeId) -> ScopeFigures;
     /// A handle that reads the scope's graph later, from another thread.
@@ -120,14 +124,31 @@ pub trait Persistence: Send + Sync + Debug {
     /// Makes the scopes' recorded work durable as `how` says.
     fn save(&self, scopes: &dyn ScopeSource, how: Persist) -> Result<(), PersistError>;
 
+    /// Writes the data of `scope` (number `index` in the saved state), settled and about to
+    /// retire, where the backend keeps a retired scope's data, ahead of [`Self::retire`] and
+    /// while its results are written: `Ok(true)` if it did (then `retire` is told so), `Ok(false)`
+    /// if this backend saves a retired scope's data in `retire` only. Nothing is recorded: until
+    /// `retire`, the scope is live in the saved state, and a crash leaves at most a file that no
+    /// record names.
+    fn write_retired_data(
+        &self,
+        _scopes: &dyn ScopeSource,
+        _scope: ScopeId,
+        _index: u32,
+    ) -> Result<bool, PersistError> {
+        Ok(false)
+    }
+
     /// Scope `scope` (still in `scopes`) is retired as `retired` says, its results written:
-    /// its journal records and data are saved where the backend keeps a retired scope, and the
+    /// its journal records and data are saved where the backend keeps a retired scope (the data
+    /// already, if `data_written`: [`Self::write_retired_data`] returned `true`), and the
     /// record of its retirement made durable, before the data manager drops it.
     fn retire(
         &self,
         scopes: &dyn ScopeSource,
         scope: ScopeId,
         retired: &RetiredScope,
+        data_written: bool,
     ) -> Result<(), PersistError>;
 
     /// The crawl ends for this process: whatever the backend does off the crawl's path (a
@@ -155,6 +176,7 @@ impl Persistence for NoStore {
         _scopes: &dyn ScopeSource,
         _scope: ScopeId,
         _retired: &RetiredScope,
+        _data_written: bool,
     ) -> Result<(), PersistError> {
         Ok(())
     }

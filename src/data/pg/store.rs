@@ -313,6 +313,7 @@ impl Persistence for PgStore {
         scopes: &dyn ScopeSource,
         scope: ScopeId,
         _retired: &RetiredScope,
+        _data_written: bool,
     ) -> Result<(), PersistError> {
         let _saving = self.saving.lock();
         let Some(row) = scopes.claim(scope).row else {
