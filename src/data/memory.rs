@@ -245,6 +245,7 @@ impl InMemoryDataManager {
         self.store.opened(&claim, self.figures(id));
         *scope.claim.write() = Some(claim);
     }
+
     /// Retires settled scope `scope` with its summary `row` (see [`DataManager::retire`]); its
     /// data is already saved where the backend keeps retired scopes if `data_written`.
     fn retire_saved(

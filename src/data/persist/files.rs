@@ -245,25 +245,25 @@ impl Persistence for FileStore {
         // commits for it follow. Without the copy, a run killed before its first snapshot left
         // records after the retirement (a state that no longer opened), and the scope's next
         // retirement replaces the file those records would apply to.
-        let mut revived = Vec::new();
+        // One record at a time: no second copy of every revived scope's data at once.
+        let mut store = self.store.lock();
+        let mut record = Vec::new();
         let scopes = scopes
             .into_iter()
             .map(|s| match &s.retired {
                 Some(r) if !r.finished => {
                     let saved = load_retired(&self.dir, r)?;
                     if let Some(data) = &saved.snapshot {
-                        revived_record(&mut revived, r.index, data);
+                        record.clear();
+                        revived_record(&mut record, r.index, data);
+                        store.append(&record)?;
                     }
                     Ok(saved)
                 }
                 _ => Ok(s),
             })
             .collect::<Result<Vec<_>, PersistError>>()?;
-        if !revived.is_empty() {
-            let mut store = self.store.lock();
-            store.append(&revived)?;
-            store.flush(Durability::Process)?;
-        }
+        store.flush(Durability::Process)?;
         Ok(scopes)
     }
 
