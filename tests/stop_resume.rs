@@ -531,27 +531,73 @@ fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
 fn a_site_continued_past_its_page_limit_survives_a_kill() {
     let web = slow_web(&["a.test"]);
     let (expected, total) = reference(&web, &["a.test"]);
-    let dir = folder(&web, &["a.test"]);
-    let limit = |pages: &str| {
+    continued_past_page_limit(&web, "a.test", (&expected, total), "50");
+}
+
+// The same with a site of more than 1,000 pages at its limit: its saved file is written while
+// its result files are (`retire_with`, issue 19), and the next run continues from that file.
+#[test]
+fn a_big_site_saved_beside_its_results_continues_past_its_page_limit() {
+    let web = TestWeb::new();
+    webgen::install(
+        &web,
+        WebSpec {
+            host: "b.test",
+            pages: 1500,
+            seed: 41,
+            delay: Duration::from_millis(1),
+            slow: Vec::new(),
+        },
+    );
+    let line = format!("{};3;100;0", web.origin("b.test"));
+    let before = web.server.requests().len();
+    let crawled = common::crawl(&[line], &[("DownloadingThreadsCount", "4")]);
+    let total = web.server.requests().len() - before;
+    let site = crawled.results().join(format!("b.test_{}", web.port()));
+    let files = common::SiteFiles::read(&site);
+    webgen::assert_matches_model(&files, &web.origin("b.test"), 1500, 41, 100);
+    assert!(files.nodes.len() > 1300, "{} pages", files.nodes.len());
+    let expected = [common::result_bytes(&site)];
+    continued_past_page_limit(&web, "b.test", (&expected, total), "1100");
+}
+
+/// Crawls `host` with `MaxPagesPerSite = limit` (the site is retired unfinished), then with
+/// no limit, killed a third of the way through the rest, then to its end: the result files
+/// are `expected`, those of an uninterrupted crawl that made `total` requests.
+fn continued_past_page_limit(
+    web: &TestWeb,
+    host: &str,
+    (expected, total): (&[Files], usize),
+    limit: &str,
+) {
+    let dir = folder(web, &[host]);
+    let set_limit = |pages: &str| {
         std::fs::write(
             dir.path().join("settings.ini"),
             settings_text(&[("DownloadingThreadsCount", "4"), ("MaxPagesPerSite", pages)]),
         )
         .unwrap();
     };
-    limit("50");
+    set_limit(limit);
+    let first = web.server.requests().len();
     let mut child = start(dir.path(), 1);
     assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
     assert_eq!(
         summary_states(dir.path()),
-        vec![(web.origin("a.test"), "page limit".to_string())],
+        vec![(web.origin(host), "page limit".to_string())],
         "{}",
         output(dir.path(), 1).0
     );
-    limit("0");
+    let limited =
+        common::SiteFiles::read(&dir.path().join(format!("results/{host}_{}", web.port())))
+            .nodes
+            .len();
+    assert_eq!(limited.to_string(), limit, "run 1 stops at the limit");
+    set_limit("0");
     let before = web.server.requests().len();
+    let rest = total.saturating_sub(before - first);
     let mut child = start(dir.path(), 2);
-    wait_for_requests(&web, before, total * 3 / 10);
+    wait_for_requests(web, before, rest / 3);
     child.kill().unwrap();
     child.wait().unwrap();
     let mut child = start(dir.path(), 3);
@@ -566,5 +612,5 @@ fn a_site_continued_past_its_page_limit_survives_a_kill() {
         err.contains("continuing the crawl"),
         "the killed run's work is continued: {out}{err}"
     );
-    assert_same(dir.path(), &web, &["a.test"], &expected);
+    assert_same(dir.path(), web, &[host], expected);
 }
