@@ -600,6 +600,14 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
     }
 }
 
+/// `rccrawler export` reads the first saved scope of the state folder `dir` as `expected`.
+fn assert_exports(dir: &std::path::Path, expected: &str) {
+    let (saved, _) = crate::data::persist::FileStore::read_saved(dir).unwrap();
+    let export = InMemoryDataManager::new();
+    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
+    assert_eq!(graph_text(&export, scope), expected);
+}
+
 /// The summary row of a scope, as the retire workers make it.
 fn row_of(dm: &InMemoryDataManager, scope: ScopeId) -> crate::data::summary::SiteSummary {
     let mut row = None;
@@ -657,11 +665,9 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
         .unwrap();
     drop(dm);
     // From a snapshot too, and `export` reads its graph back.
-    let (saved, finished) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
+    let (_, finished) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
     assert!(!finished);
-    let export = InMemoryDataManager::new();
-    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
-    assert_eq!(graph_text(&export, scope), expected);
+    assert_exports(dir.path(), &expected);
 }
 
 #[test]
@@ -858,10 +864,7 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
     c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
         .unwrap();
     drop(c);
-    let (saved, _) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
-    let export = InMemoryDataManager::new();
-    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
-    assert_eq!(graph_text(&export, scope), expected);
+    assert_exports(dir.path(), &expected);
 }
 
 // See: issue 19. A big scope's data is saved while its results are written (`retire_with`,
@@ -902,8 +905,5 @@ fn a_scope_saved_beside_its_results_is_retired_as_before() {
     assert_eq!(open, ScopeOpen::Finished);
     assert_eq!(dm.scopes()[0].retired.as_ref().map(|r| &*r.row), Some(&row));
     drop(dm);
-    let (saved, _) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
-    let export = InMemoryDataManager::new();
-    let (scope, _) = export.hold_saved(&saved[0]).unwrap();
-    assert_eq!(graph_text(&export, scope), expected);
+    assert_exports(dir.path(), &expected);
 }
