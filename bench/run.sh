@@ -7,7 +7,8 @@
 #                     per connection, as the crawler's downloaders), the same connections driven
 #                     by one event-driven thread (examples/fetch_evented.rs: mio + ureq-proto,
 #                     what a fetch layer without a thread per connection would cost), and wrk
-#   parse-only        the same pages in memory, decoded, links extracted and normalized on
+#   parse-only        the same pages in memory (the files the crawl's URLs name, not every file
+#                     of SITE), decoded, links extracted and normalized on
 #                     all cores (examples/parse_only.rs), each link from scratch, and through
 #                     the parser threads' href cache as the crawler does
 #   wget              wget --recursive --spider, the common baseline
@@ -80,8 +81,10 @@ for i in $(seq "$RUNS"); do
     note "fetch_evented $(with_cpu "$ROOT/target/release/examples/fetch_evented" "$WORK/urls.txt" "$THREADS" 1)"
     rate=$(URLS="$WORK/urls.txt" wrk -t2 -c"$THREADS" -d3s -s "$BENCH_DIR/wrk_urls.lua" "$ORIGIN/" | awk '/Requests\/sec/ {print $2}')
     note "fetch_wrk $rate"
-    note "parse $("$ROOT/target/release/examples/parse_only" "$SITE" "$ORIGIN/" "$(nproc)" 2>/dev/null)"
-    note "parse_cached $("$ROOT/target/release/examples/parse_only" "$SITE" "$ORIGIN/" "$(nproc)" cached 2>/dev/null)"
+    # The pages the crawl requested, not every file of the folder (SITE may hold pages no link
+    # reaches).
+    note "parse $("$ROOT/target/release/examples/parse_only" "$SITE" "$ORIGIN/" "$(nproc)" fresh "$WORK/urls.txt" 2>/dev/null)"
+    note "parse_cached $("$ROOT/target/release/examples/parse_only" "$SITE" "$ORIGIN/" "$(nproc)" cached "$WORK/urls.txt" 2>/dev/null)"
 done
 for i in $(seq "$WGET_RUNS"); do
     rm -rf "$WORK/wget" && mkdir -p "$WORK/wget"
