@@ -65,12 +65,21 @@ impl SnapshotWriter {
         let at = self.pos;
         // Length and checksum are filled in by `complete`.
         self.w.write_all(&[0; 12]).map_err(io_err(&self.path))?;
-        let mut tally = Tally {
-            w: &mut self.w,
-            len: 0,
-            crc: crc32fast::Hasher::new(),
-        };
-        write(&mut tally).map_err(io_err(&self.path))?;
+        // Buffered before the tally, which then checksums whole chunks rather than each
+        // varint (see `write_framed_file`).
+        let mut buffered = BufWriter::with_capacity(
+            64 * 1024,
+            Tally {
+                w: &mut self.w,
+                len: 0,
+                crc: crc32fast::Hasher::new(),
+            },
+        );
+        write(&mut buffered).map_err(io_err(&self.path))?;
+        let tally = buffered
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .map_err(io_err(&self.path))?;
         let (len, crc) = (tally.len, tally.crc.finalize());
         self.pos += 12 + len;
         self.blobs.push((at, len, crc));
