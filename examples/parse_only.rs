@@ -40,10 +40,11 @@ fn listed_files(root: &Path, base: &url::Url, list: &str, out: &mut Vec<PathBuf>
             continue;
         };
         let rel = rel.split(['?', '#']).next().unwrap_or_default();
-        let Ok(rel) = percent_decode(rel) else {
+        // File names hold the characters a URL path escapes.
+        let Ok(rel) = percent_encoding::percent_decode_str(rel).decode_utf8() else {
             continue;
         };
-        let mut path = root.join(&rel);
+        let mut path = root.join(rel.as_ref());
         if rel.is_empty() || rel.ends_with('/') {
             path.push("index.html");
         }
@@ -54,29 +55,6 @@ fn listed_files(root: &Path, base: &url::Url, list: &str, out: &mut Vec<PathBuf>
             out.push(path);
         }
     }
-}
-
-/// `%XX` escapes of a URL path decoded (file names hold the characters themselves).
-fn percent_decode(s: &str) -> Result<String, std::string::FromUtf8Error> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                b.get(i + 1).and_then(|&c| hex(c)),
-                b.get(i + 2).and_then(|&c| hex(c)),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out)
 }
 
 fn main() -> anyhow::Result<()> {
