@@ -80,6 +80,16 @@ fn output(dir: &Path, run: usize) -> (String, String) {
     )
 }
 
+/// Runs the binary as run `run` to its end (a minute at most), checks it exits 0 (its output
+/// in the message otherwise) and returns its output.
+fn run_to_end(dir: &Path, run: usize) -> (String, String) {
+    let mut child = start(dir, run);
+    let code = wait(&mut child, Duration::from_secs(60)).code();
+    let (out, err) = output(dir, run);
+    assert_eq!(code, Some(0), "run {run}: {out}{err}");
+    (out, err)
+}
+
 /// Waits until the server has answered `n` more requests than `before`.
 fn wait_for_requests(web: &TestWeb, before: usize, n: usize) {
     let until = Instant::now() + Duration::from_secs(60);
@@ -206,9 +216,7 @@ fn stop_file_then_continue_gives_the_uninterrupted_graph() {
         .unwrap();
     assert!(pages_first > 0, "partial results are written on stop");
 
-    let mut child = start(dir.path(), 2);
-    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
-    let (_, err) = output(dir.path(), 2);
+    let (_, err) = run_to_end(dir.path(), 2);
     assert!(err.contains("removed the stop file"), "{err}");
     assert!(err.contains("continuing the crawl saved in"), "{err}");
     assert_eq!(summary_states(dir.path())[0].1, "done");
@@ -231,8 +239,7 @@ fn sigint_and_sigterm_stop_cleanly_and_the_crawl_continues() {
         assert!(out.contains("stopped (interrupted)"), "SIG{sig}: {out}");
         assert_eq!(summary_states(dir.path())[0].1, "stopped");
     }
-    let mut child = start(dir.path(), 3);
-    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    run_to_end(dir.path(), 3);
     assert_same(dir.path(), &web, &["a.test"], &expected);
 }
 
@@ -256,13 +263,7 @@ fn killed_twice_the_crawl_still_ends_exact_and_loses_little_work() {
             "a killed run writes no results"
         );
     }
-    let mut child = start(dir.path(), 3);
-    assert_eq!(
-        wait(&mut child, Duration::from_secs(60)).code(),
-        Some(0),
-        "{}",
-        output(dir.path(), 3).1
-    );
+    run_to_end(dir.path(), 3);
     marks.push(web.server.requests().len());
     assert_same(dir.path(), &web, &["a.test"], &expected);
     // Work lost by each kill: pages fetched before it that had to be fetched again after it.
@@ -388,9 +389,7 @@ fn edited_hosts_new_sites_start_kept_sites_continue_removed_sites_are_reported()
     let c_pages = common::read_csv(&dir.path().join("results/summary.csv")).1[1][2].clone();
 
     write_hosts(&web, dir.path(), &["a.test", "e.test"]);
-    let mut child = start(dir.path(), 2);
-    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
-    let (_, err) = output(dir.path(), 2);
+    let (_, err) = run_to_end(dir.path(), 2);
     assert!(
         err.contains(&format!(
             "{} is no longer in hosts.txt",
@@ -580,8 +579,7 @@ fn continued_past_page_limit(
     };
     set_limit(limit);
     let first = web.server.requests().len();
-    let mut child = start(dir.path(), 1);
-    assert_eq!(wait(&mut child, Duration::from_secs(60)).code(), Some(0));
+    run_to_end(dir.path(), 1);
     assert_eq!(
         summary_states(dir.path()),
         vec![(web.origin(host), "page limit".to_string())],
@@ -600,14 +598,7 @@ fn continued_past_page_limit(
     wait_for_requests(web, before, rest / 3);
     child.kill().unwrap();
     child.wait().unwrap();
-    let mut child = start(dir.path(), 3);
-    assert_eq!(
-        wait(&mut child, Duration::from_secs(60)).code(),
-        Some(0),
-        "{}",
-        output(dir.path(), 3).1
-    );
-    let (out, err) = output(dir.path(), 3);
+    let (out, err) = run_to_end(dir.path(), 3);
     assert!(
         err.contains("continuing the crawl"),
         "the killed run's work is continued: {out}{err}"

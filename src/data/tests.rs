@@ -415,6 +415,13 @@ fn fetch(c: &Crawl, t: FetchTask) {
     c.page(t, &chain, &body, &links);
 }
 
+/// The small crawl's graph, crawled to its end in memory without interruption.
+fn uninterrupted_graph() -> String {
+    let c = Crawl::new(3);
+    crawl_everything(&c);
+    graph_text(&c.dm, c.scope)
+}
+
 /// Runs the small crawl to its end, committing in an order that lowers levels on the way.
 fn crawl_everything(c: &Crawl) {
     let mut held = Vec::new();
@@ -673,11 +680,7 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
 #[test]
 fn a_scope_retired_while_unfinished_is_continued_by_the_next_run() {
     let dir = tempfile::tempdir().unwrap();
-    let expected = {
-        let c = Crawl::new(3);
-        crawl_everything(&c);
-        graph_text(&c.dm, c.scope)
-    };
+    let expected = uninterrupted_graph();
     {
         let (dm, scope, _) = journaled_crawl(dir.path());
         let c = Crawl { dm, scope };
@@ -797,11 +800,7 @@ fn with_external_rows(dm: &InMemoryDataManager, scope: ScopeId) -> String {
 #[test]
 fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let expected = {
-        let c = Crawl::new(3);
-        crawl_everything(&c);
-        graph_text(&c.dm, c.scope)
-    };
+    let expected = uninterrupted_graph();
     let retire_unfinished = |c: &Crawl| {
         c.dm.suspend(c.scope);
         assert!(c.dm.settled(c.scope));
