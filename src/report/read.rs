@@ -214,6 +214,45 @@ pub(crate) struct Want {
 /// a damaged one is named in `problems` and read as far as it goes.
 pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
     let mut f = SiteFigures::default();
+    if !want.graph {
+        read_outside(folder, want.curve, &mut f);
+        return f;
+    }
+    // A site whose graph is drawn: its graph files and its external links, tens of megabytes
+    // each on a big site, are read side by side (the report of a crawl comes right after its
+    // last site's results, and this was the one stretch where a core waited).
+    let mut outside = SiteFigures::default();
+    let read_beside = std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name("report-site".into())
+            .spawn_scoped(s, || read_outside(folder, want.curve, &mut outside));
+        read_graph(folder, want.arcs, &mut f);
+        match helper {
+            Ok(h) => h
+                .join()
+                .map_or_else(|p| std::panic::resume_unwind(p), |()| true),
+            Err(_) => false,
+        }
+    });
+    if !read_beside {
+        read_outside(folder, want.curve, &mut outside);
+    }
+    // The same figures, and the same problems in the same order, as read one after another.
+    let SiteFigures {
+        external_hosts,
+        yield_curve,
+        mut problems,
+        ..
+    } = outside;
+    problems.append(&mut f.problems);
+    f.problems = problems;
+    f.external_hosts = external_hosts;
+    f.yield_curve = yield_curve;
+    f
+}
+
+/// What every site's figures need: external links per host, and the yield curve if `curve`.
+fn read_outside(folder: &Path, curve: bool, f: &mut SiteFigures) {
     each_row(
         folder,
         "external_links.csv",
@@ -223,19 +262,15 @@ pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
             *f.external_hosts.entry(r[0].to_owned()).or_default() += 1;
         },
     );
-    if want.curve {
-        let mut curve = Vec::new();
+    if curve {
+        let mut points = Vec::new();
         let mut total = 0u64;
         each_row(folder, "yield.csv", &mut f.problems, &["Reward"], |r| {
             total += r[0].trim().parse::<u64>().unwrap_or(0);
-            curve.push(total);
+            points.push(total);
         });
-        f.yield_curve = thin(&curve);
+        f.yield_curve = thin(&points);
     }
-    if want.graph {
-        read_graph(folder, want.arcs, &mut f);
-    }
-    f
 }
 
 /// The graph figures of a site: levels, degrees, most linked pages, components (petgraph's
@@ -479,6 +514,31 @@ mod tests {
             "{:?}",
             f.problems
         );
+        // The external links are read beside the graph files: their problems still come
+        // first, as when the files were read one after another.
+        std::fs::write(dir.path().join("external_links.csv"), "Source,Url\n1,x\n").unwrap();
+        let f = read_site(dir.path(), all);
+        assert!(f.problems.len() >= 3, "{:?}", f.problems);
+        assert!(
+            f.problems[0].starts_with("external_links.csv"),
+            "{:?}",
+            f.problems
+        );
+        assert!(
+            f.problems[1..]
+                .iter()
+                .all(|p| !p.starts_with("external_links.csv")),
+            "{:?}",
+            f.problems
+        );
+        let alone = read_site(
+            dir.path(),
+            Want {
+                graph: false,
+                ..all
+            },
+        );
+        assert_eq!(alone.problems, f.problems[..1]);
     }
 
     #[test]
