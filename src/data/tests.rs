@@ -422,6 +422,19 @@ fn uninterrupted_graph() -> String {
     graph_text(&c.dm, c.scope)
 }
 
+/// A big site's per-node counts (nodes.csv's OutDegree, ExternalLinks, …) are computed in two
+/// halves on two threads: the same counts, node for node, as on one.
+#[test]
+fn counts_made_on_two_threads_are_those_made_on_one() {
+    use crate::data::scope::graph::TEST_COUNT_ON_TWO_THREADS;
+    let one = uninterrupted_graph();
+    TEST_COUNT_ON_TWO_THREADS.with(|t| t.set(2));
+    // `graph_text` checks every node's counts against its rows.
+    let two = uninterrupted_graph();
+    TEST_COUNT_ON_TWO_THREADS.with(|t| t.set(usize::MAX));
+    assert_eq!(one, two);
+}
+
 /// Runs the small crawl to its end, committing in an order that lowers levels on the way.
 fn crawl_everything(c: &Crawl) {
     let mut held = Vec::new();
