@@ -1,6 +1,6 @@
-//! Work spread over a few threads: every index of a list, each thread taking the next one.
-//! Writing results (scopes, then the files of one scope) and reading them back for the
-//! report do this.
+//! Work spread over a few threads: every index of a list, each thread taking the next one, or
+//! two pieces of work side by side. Writing results (scopes, then the files of one scope, and
+//! the per-node counts they wait for) and reading them back for the report do this.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,6 +28,33 @@ pub fn for_each_index(count: usize, threads: usize, name: &str, work: impl Fn(us
     });
 }
 
+/// Runs `a` here and `b` on a thread named `name` side by side, and returns both results;
+/// if the thread cannot be started, `b` runs here after `a`. A panic in `b` goes on here.
+pub fn join<A, B>(name: &str, a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B)
+where
+    B: Send,
+{
+    // `b` waits here until the thread takes it: started, the thread runs it; not, it runs here.
+    let slot = std::sync::Mutex::new(Some(b));
+    let take = || slot.lock().ok().and_then(|mut b| b.take());
+    std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn_scoped(s, || take().map(|b| b()));
+        let from_a = a();
+        let from_b = match helper.map(|h| h.join()) {
+            Ok(Ok(Some(r))) => r,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            // Not started (or, impossibly, started without `b`): run here.
+            Ok(Ok(None)) | Err(_) => match take() {
+                Some(b) => b(),
+                None => unreachable!("`b` ran on the helper or is still in its slot"),
+            },
+        };
+        (from_a, from_b)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,5 +73,30 @@ mod tests {
             );
         }
         for_each_index(0, 4, "t", |_| panic!("no index"));
+    }
+
+    #[test]
+    fn join_returns_both_and_runs_them_side_by_side() {
+        let here = std::thread::current().id();
+        let (a, (b, on)) = join("t", || 1, || (2, std::thread::current().id()));
+        assert_eq!((a, b), (1, 2));
+        assert_ne!(on, here, "b on the helper thread");
+        // Each waits for the other: only side by side do both finish.
+        let gate = std::sync::Barrier::new(2);
+        let ((), ()) = join(
+            "t",
+            || {
+                gate.wait();
+            },
+            || {
+                gate.wait();
+            },
+        );
+    }
+
+    #[test]
+    fn a_panic_in_the_second_goes_on_in_the_caller() {
+        let caught = std::panic::catch_unwind(|| join("t", || 1, || -> u8 { panic!("b failed") }));
+        assert!(caught.is_err());
     }
 }

@@ -222,21 +222,11 @@ pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
     // each on a big site, are read side by side (the report of a crawl comes right after its
     // last site's results, and this was the one stretch where a core waited).
     let mut outside = SiteFigures::default();
-    let read_beside = std::thread::scope(|s| {
-        let helper = std::thread::Builder::new()
-            .name("report-site".into())
-            .spawn_scoped(s, || read_outside(folder, want.curve, &mut outside));
-        read_graph(folder, want.arcs, &mut f);
-        match helper {
-            Ok(h) => h
-                .join()
-                .map_or_else(|p| std::panic::resume_unwind(p), |()| true),
-            Err(_) => false,
-        }
-    });
-    if !read_beside {
-        read_outside(folder, want.curve, &mut outside);
-    }
+    crate::parallel::join(
+        "report-site",
+        || read_graph(folder, want.arcs, &mut f),
+        || read_outside(folder, want.curve, &mut outside),
+    );
     // The same figures, and the same problems in the same order, as read one after another.
     let SiteFigures {
         external_hosts,

@@ -422,17 +422,10 @@ impl<'a> SiteGraph<'a> {
             return count(&self.nodes);
         }
         let (first, second) = self.nodes.split_at(self.nodes.len() / 2);
-        std::thread::scope(|s| {
-            let helper = std::thread::Builder::new()
-                .name("node-counts".into())
-                .spawn_scoped(s, || count(second));
-            let mut counts = count(first);
-            match helper {
-                Ok(h) => counts.extend(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                Err(_) => counts.extend(count(second)),
-            }
-            counts
-        })
+        let (mut counts, rest) =
+            crate::parallel::join("node-counts", || count(first), || count(second));
+        counts.extend(rest);
+        counts
     }
 
     /// The (external URL, anchor text) pairs of a node, each once, in document order; `seen`
