@@ -30,31 +30,43 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
             continue;
         }
         let result = downloader.fetch_page(ctx, lease.task(), &log);
-        lease.requests_done();
-        let page = match result {
-            PageResult::Page(page) => page,
-            PageResult::Done(outcome) => {
-                lease.free_buffer();
-                ctx.dispatcher.answered(lease.task().site);
-                commit(ctx, &mut lease, &outcome);
-                continue;
-            }
-            PageResult::Retry { outcome, transient } => {
-                lease.free_buffer();
-                retry(ctx, lease, outcome, &transient, &log);
-                continue;
-            }
-            PageResult::Abandoned => continue,
-        };
-        ctx.dispatcher.answered(lease.task().site);
-        // The parser frees the buffer place when it takes the page and commits it. The
-        // dispatcher keeps the channel from filling up (a task takes a place in it before it
-        // starts), so this send does not wait — also while the crawl stops: a page that was
-        // downloaded is parsed and kept.
-        if pages.send(Fetched { lease, page }).is_err() {
+        if !finish(ctx, lease, result, &pages, &log) {
             break;
         }
     }
+}
+
+/// What became of a page task, passed on: a page to the parsers, an outcome recorded, a
+/// retry planned. `false` when the parsers are gone.
+fn finish(
+    ctx: &Context,
+    mut lease: TaskLease,
+    result: PageResult,
+    pages: &Sender<Fetched>,
+    log: &Log,
+) -> bool {
+    lease.requests_done();
+    let page = match result {
+        PageResult::Page(page) => page,
+        PageResult::Done(outcome) => {
+            lease.free_buffer();
+            ctx.dispatcher.answered(lease.task().site);
+            commit(ctx, &mut lease, &outcome);
+            return true;
+        }
+        PageResult::Retry { outcome, transient } => {
+            lease.free_buffer();
+            retry(ctx, lease, outcome, &transient, log);
+            return true;
+        }
+        PageResult::Abandoned => return true,
+    };
+    ctx.dispatcher.answered(lease.task().site);
+    // The parser frees the buffer place when it takes the page and commits it. The
+    // dispatcher keeps the channel from filling up (a task takes a place in it before it
+    // starts), so this send does not wait — also while the crawl stops: a page that was
+    // downloaded is parsed and kept.
+    pages.send(Fetched { lease, page }).is_ok()
 }
 
 /// Records an outcome through its lease and wakes the sites it gave work.

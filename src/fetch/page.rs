@@ -4,11 +4,17 @@
 //! resolved), a hop to another site makes the link external — except on the home page's
 //! chain, whose origins become aliases of the site (SPEC §2) — a loop or a sixth hop makes it a
 //! bad link, and only a final 200 with an HTML Content-Type is read.
+//!
+//! The decisions live in [`Walk`], which does no I/O: it says which URL to request next and
+//! what each answer (its head, then a page's body) means. `fetch_page` drives it with the
+//! blocking client. Another driver — one thread polling many connections, where a thread
+//! blocked on each request costs two thread switches a page (issue 19) — can drive the same
+//! walk and decide everything the same way.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::client::{HttpClient, Response, is_html};
+use super::client::{HttpClient, is_html};
 use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::robots_txt::fetch_robots;
 use super::{PageResult, RobotsAnswer};
@@ -33,18 +39,55 @@ fn is_redirect(status: u16) -> bool {
 // A step lives on the stack for one answer and is returned at once: boxing the large variant
 // would allocate once a page to save a move.
 #[allow(clippy::large_enum_variant)]
-enum Step {
+pub(crate) enum Step {
     /// Request this URL next (a redirect hop).
     Next(NormUrl),
     /// The walk ends here.
     Done(PageResult),
 }
 
-/// One task's walk along its redirect chain.
-struct Walk<'a> {
+/// Whether a URL may be requested now.
+// Like `Step`: on the stack for one check and returned at once.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Check {
+    /// Yes: take the site's turn and send it.
+    Go,
+    /// No: the walk ends with this result.
+    Stop(PageResult),
+    /// Its origin's robots.txt is not known yet (an alias): fetch it, then check again.
+    NeedRobots(Arc<SiteOrigin>),
+}
+
+/// What the walk needs of an answer's status line and headers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Head<'r> {
+    /// Status code.
+    pub(crate) status: u16,
+    /// `Location`.
+    pub(crate) location: Option<&'r str>,
+    /// `Content-Type`.
+    pub(crate) content_type: Option<&'r str>,
+    /// `Retry-After`.
+    pub(crate) retry_after: Option<&'r str>,
+}
+
+/// What an answer's head means for the walk.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum HeadStep {
+    /// Request this URL next (a redirect hop).
+    Next(NormUrl),
+    /// The walk ends here.
+    Done(PageResult),
+    /// A 200 HTML page: read its body (within `MaxPageBytes`) and give it to [`Walk::body`].
+    Body,
+}
+
+/// One task's walk along its redirect chain, without I/O: the driver (the blocking
+/// downloader here) sends the requests it asks for and hands it the answers, so that every
+/// way of downloading decides the same things the same way.
+pub(crate) struct Walk<'a> {
     ctx: &'a Context,
-    client: &'a HttpClient,
-    task: &'a FetchTask,
+    task: FetchTask,
     site: Arc<SiteEntry>,
     log: &'a Log,
     /// Hops after the task URL so far.
@@ -57,18 +100,18 @@ pub(super) fn fetch_page(
     task: &FetchTask,
     log: &Log,
 ) -> PageResult {
-    let mut walk = Walk {
-        ctx,
-        client,
-        task,
-        site: ctx.sites.get(task.site),
-        log,
-        chain: Vec::new(),
-    };
+    let mut walk = Walk::new(ctx, task, log);
     let mut url = task.url.clone();
     loop {
-        if let Some(stop) = walk.before_request(&url) {
-            return stop;
+        match walk.before_request(&url) {
+            Check::Go => {}
+            Check::Stop(result) => return result,
+            Check::NeedRobots(origin) => {
+                if let Err(stop) = walk.alias_robots(client, &origin) {
+                    return *stop;
+                }
+                continue;
+            }
         }
         // Every request waits for the site's turn (its delay), right before it is sent.
         let Some(turn) = ctx.dispatcher.pace(task.site) else {
@@ -81,14 +124,43 @@ pub(super) fn fetch_page(
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),
         };
-        match walk.answer(&url, response, started) {
+        let head = Head {
+            status: response.status,
+            location: response.location.as_deref(),
+            content_type: response.content_type.as_deref(),
+            retry_after: response.retry_after.as_deref(),
+        };
+        let step = match walk.head(&url, head, started) {
+            HeadStep::Next(next) => Step::Next(next),
+            HeadStep::Done(result) => Step::Done(result),
+            HeadStep::Body => {
+                let cap = ctx.settings.http.max_page_bytes;
+                let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
+                let permit = ctx.bodies.acquire(expected, || ctx.stop.is_requested());
+                let content_type = response.content_type.clone();
+                let body = response.read_body(cap);
+                walk.body(&url, content_type, body, permit, started)
+            }
+        };
+        match step {
             Step::Next(next) => url = next,
             Step::Done(result) => return result,
         }
     }
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    /// The walk of `task`, at its URL.
+    pub(crate) fn new(ctx: &'a Context, task: &FetchTask, log: &'a Log) -> Self {
+        Walk {
+            ctx,
+            task: task.clone(),
+            site: ctx.sites.get(task.site),
+            log,
+            chain: Vec::new(),
+        }
+    }
+
     fn failed(&mut self, failure: Failure) -> PageResult {
         PageResult::Done(self.outcome(failure))
     }
@@ -101,22 +173,34 @@ impl Walk<'_> {
         }
     }
 
-    /// The checks before requesting `url`: its origin's robots.txt (fetched first if this is
-    /// the origin's first request), and the URL rules for a redirect hop. `Some` ends the walk.
-    fn before_request(&mut self, url: &NormUrl) -> Option<PageResult> {
+    /// The checks before requesting `url`: its origin's robots.txt (which the driver fetches
+    /// first if this is the origin's first request), and the URL rules for a redirect hop.
+    pub(crate) fn before_request(&mut self, url: &NormUrl) -> Check {
+        match self.robots_check(url) {
+            Check::Go => {}
+            other => return other,
+        }
+        match self.url_rules(url) {
+            Some(result) => Check::Stop(result),
+            None => Check::Go,
+        }
+    }
+
+    fn robots_check(&mut self, url: &NormUrl) -> Check {
         if let Some(origin) = self.site.origin_of(url.as_url()) {
-            let robots = match origin.robots() {
-                Some(r) => Arc::clone(r),
-                None => match self.alias_robots(&origin) {
-                    Ok(r) => r,
-                    Err(stop) => return Some(*stop),
-                },
+            let Some(robots) = origin.robots().map(Arc::clone) else {
+                return Check::NeedRobots(origin);
             };
             if !robots.allowed(url.path_and_query()) {
                 let reason = robots.denial_reason().to_owned();
-                return Some(self.failed(Failure::without_request(reason)));
+                return Check::Stop(self.failed(Failure::without_request(reason)));
             }
         }
+        Check::Go
+    }
+
+    /// The URL rules a redirect hop must pass (a link's target passed them when it was found).
+    fn url_rules(&mut self, url: &NormUrl) -> Option<PageResult> {
         if !self.chain.is_empty() {
             if let Some(ext) = non_html_extension(url.path()) {
                 let reason = format!("not html (extension {ext})");
@@ -140,8 +224,9 @@ impl Walk<'_> {
     /// yet (one downloader fetches, the others wait for it). The listed origin's robots.txt
     /// is the site's first task; aliases are found later, on the home page's chain or in
     /// links to the other scheme.
-    fn alias_robots(
+    pub(crate) fn alias_robots(
         &mut self,
+        client: &HttpClient,
         origin: &SiteOrigin,
     ) -> Result<Arc<dyn crate::robots::RobotsRules>, Box<PageResult>> {
         let site = Arc::clone(&self.site);
@@ -150,7 +235,7 @@ impl Walk<'_> {
             return Ok(Arc::clone(r));
         }
         let robots_url = origin.origin.robots_url();
-        let answer = fetch_robots(self.ctx, self.client, self.task.site, &robots_url, self.log);
+        let answer = fetch_robots(self.ctx, client, self.task.site, &robots_url, self.log);
         let rules = match answer {
             RobotsAnswer::Rules(rules) => rules,
             RobotsAnswer::Abandoned => return Err(Box::new(PageResult::Abandoned)),
@@ -175,7 +260,7 @@ impl Walk<'_> {
     }
 
     /// No answer at all: a failure, retried when it may pass.
-    fn transport_error(
+    pub(crate) fn transport_error(
         &mut self,
         url: &NormUrl,
         e: super::FetchError,
@@ -200,19 +285,18 @@ impl Walk<'_> {
         PageResult::Done(outcome)
     }
 
-    /// What the answer to `url` means.
-    fn answer(&mut self, url: &NormUrl, response: Response, started: Instant) -> Step {
+    /// What the answer to `url` means, from its head.
+    pub(crate) fn head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
         let status = response.status;
-        if status != 200 || !is_html(response.content_type.as_deref()) {
+        if status != 200 || !is_html(response.content_type) {
             self.log.request(self.site.id, url, status, 0, started);
         }
         if is_transient_status(status) {
             let retry_after = response
                 .retry_after
-                .as_deref()
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
             let outcome = self.outcome(Failure::fetched(format!("status {status}")));
-            return Step::Done(PageResult::Retry {
+            return HeadStep::Done(PageResult::Retry {
                 outcome,
                 transient: Transient {
                     overload: status == 429 || status == 503 || retry_after.is_some(),
@@ -222,40 +306,40 @@ impl Walk<'_> {
             });
         }
         if is_redirect(status) {
-            let Some(location) = response.location.as_deref() else {
+            let Some(location) = response.location else {
                 let reason = format!("status {status} without Location");
-                return Step::Done(self.failed(Failure::fetched(reason)));
+                return HeadStep::Done(self.failed(Failure::fetched(reason)));
             };
             let next = match url_norm::normalize(url.as_url(), location.trim()) {
                 Ok(n) => n,
                 Err(UrlError::Scheme(s)) => {
                     let reason = format!("redirect to scheme {s}");
-                    return Step::Done(self.failed(Failure::fetched(reason)));
+                    return HeadStep::Done(self.failed(Failure::fetched(reason)));
                 }
                 Err(e) => {
                     let reason = format!("bad redirect ({e})");
-                    return Step::Done(self.failed(Failure::fetched(reason)));
+                    return HeadStep::Done(self.failed(Failure::fetched(reason)));
                 }
             };
-            return self.hop(next, HopKind::Http);
+            return match self.hop(next, HopKind::Http) {
+                Step::Next(next) => HeadStep::Next(next),
+                Step::Done(result) => HeadStep::Done(result),
+            };
         }
         if status != 200 {
-            return Step::Done(self.failed(Failure::fetched(format!("status {status}"))));
+            return HeadStep::Done(self.failed(Failure::fetched(format!("status {status}"))));
         }
-        if !is_html(response.content_type.as_deref()) {
-            let ct = response
-                .content_type
-                .as_deref()
-                .unwrap_or("no content type");
+        if !is_html(response.content_type) {
+            let ct = response.content_type.unwrap_or("no content type");
             let essence = ct
                 .split(';')
                 .next()
                 .unwrap_or(ct)
                 .trim()
                 .to_ascii_lowercase();
-            return Step::Done(self.failed(Failure::fetched(format!("not html ({essence})"))));
+            return HeadStep::Done(self.failed(Failure::fetched(format!("not html ({essence})"))));
         }
-        self.read_page(url, response, started)
+        HeadStep::Body
     }
 
     /// Follows a hop to `next`: the next request, or the end of the walk (another site, a
@@ -301,7 +385,7 @@ impl Walk<'_> {
             return Step::Done(self.failed(Failure::fetched(problem)));
         }
         // A URL is fetched once: another task fetching it (or one that did) decides it.
-        if self.ctx.dm.claim_hop(self.task, &next) == HopClaim::Taken {
+        if self.ctx.dm.claim_hop(&self.task, &next) == HopClaim::Taken {
             return Step::Done(PageResult::Done(Outcome::Elsewhere {
                 task: self.task.clone(),
                 chain: std::mem::take(&mut self.chain),
@@ -338,17 +422,18 @@ impl Walk<'_> {
         }
     }
 
-    /// A 200 HTML answer: its body for the parsers — or, when it refreshes elsewhere soon
+    /// A 200 HTML answer's body (read within `MaxPageBytes`, counted by `permit` among the
+    /// bodies held at once): the page for the parsers — or, when it refreshes elsewhere soon
     /// enough (`MetaRefreshMaxDelay`), a hop like a 302.
-    fn read_page(&mut self, url: &NormUrl, response: Response, started: Instant) -> Step {
-        let content_type = response.content_type.clone();
-        let cap = self.ctx.settings.http.max_page_bytes;
-        let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
-        let mut permit = self
-            .ctx
-            .bodies
-            .acquire(expected, || self.ctx.stop.is_requested());
-        let body = match response.read_body(cap) {
+    pub(crate) fn body(
+        &mut self,
+        url: &NormUrl,
+        content_type: Option<String>,
+        body: Result<Vec<u8>, super::FetchError>,
+        mut permit: crate::fetch::bodies::BodyPermit,
+        started: Instant,
+    ) -> Step {
+        let body = match body {
             Ok(body) => body,
             Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {

@@ -2,11 +2,12 @@
 //! (the first 500 KiB), 4xx → everything allowed, 5xx or unreachable → unavailable for now
 //! (the engine retries with back-off, then crawls the site under "everything disallowed").
 //! Up to five redirects are followed (to any host); more count as "unavailable", which
-//! RFC 9309 treats like 4xx.
+//! RFC 9309 treats like 4xx. As for pages, the decisions are in a walk without I/O
+//! ([`RobotsWalk`]) that `fetch_robots` drives with the blocking client.
 
 use std::time::{Instant, SystemTime};
 
-use super::page::MAX_HOPS;
+use super::page::{Head, MAX_HOPS};
 use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::{FetchError, HttpClient, RobotsAnswer};
 use crate::context::{Context, Log};
@@ -23,8 +24,11 @@ pub(super) fn fetch_robots(
     log: &Log,
 ) -> RobotsAnswer {
     let site = ctx.sites.get(site_id);
-    let mut url: NormUrl = robots_url.clone();
-    for _ in 0..=MAX_HOPS {
+    let mut walk = RobotsWalk::new(ctx, site_id, robots_url, log);
+    loop {
+        let Some(url) = walk.next_request() else {
+            return walk.too_many_hops();
+        };
         let Some(turn) = ctx.dispatcher.pace(site_id) else {
             return RobotsAnswer::Abandoned;
         };
@@ -33,82 +37,173 @@ pub(super) fn fetch_robots(
         drop(turn);
         let response = match sent {
             Ok(r) => r,
-            Err(FetchError::Abandoned) => return RobotsAnswer::Abandoned,
-            Err(e) => {
-                log.request(site.id, &url, 0, 0, started);
-                let transient = e.is_transient().then_some(Transient {
-                    retry_after: None,
-                    transport: true,
-                    overload: false,
-                });
-                return RobotsAnswer::Unavailable {
-                    why: e.to_string(),
-                    transient,
-                };
-            }
+            Err(e) => return walk.transport_error(&url, e, started),
         };
-        let status = response.status;
-        if !(200..=299).contains(&status) {
-            log.request(site.id, &url, status, 0, started);
-        }
-        match status {
-            200..=299 => {
+        let head = Head {
+            status: response.status,
+            location: response.location.as_deref(),
+            content_type: response.content_type.as_deref(),
+            retry_after: response.retry_after.as_deref(),
+        };
+        match walk.head(&url, head, started) {
+            RobotsStep::Next => {}
+            RobotsStep::Done(answer) => return answer,
+            RobotsStep::Body => {
                 // RFC 9309 §2.5: parse at least 500 KiB; the rest is ignored.
                 let body = response.read_body_truncated(MAX_ROBOTS_BYTES as u64);
-                let bytes = body.as_ref().map_or(0, Vec::len) as u64;
-                log.request(site.id, &url, status, bytes, started);
-                return match body {
-                    Ok(body) => {
-                        RobotsAnswer::Rules((ctx.robots)(&body, ctx.settings.robots_agent()))
-                    }
-                    Err(FetchError::Abandoned) => RobotsAnswer::Abandoned,
-                    Err(e) => {
-                        let transient = e.is_transient().then_some(Transient {
-                            retry_after: None,
-                            transport: true,
-                            overload: false,
-                        });
-                        RobotsAnswer::Unavailable {
-                            why: e.to_string(),
-                            transient,
-                        }
-                    }
-                };
+                return walk.body(&url, body, started);
             }
+        }
+    }
+}
+
+/// What an answer's head means for a robots.txt fetch.
+pub(crate) enum RobotsStep {
+    /// A redirect: request [`RobotsWalk::next_request`] next.
+    Next,
+    /// The answer.
+    Done(RobotsAnswer),
+    /// A 2xx: read the body (its first [`MAX_ROBOTS_BYTES`]) and give it to
+    /// [`RobotsWalk::body`].
+    Body,
+}
+
+/// A robots.txt fetch along its redirects, without I/O (see `page::Walk`).
+pub(crate) struct RobotsWalk<'a> {
+    ctx: &'a Context,
+    site: SiteId,
+    log: &'a Log,
+    /// The URL to request next; `None` once a redirect's target was taken.
+    url: Option<NormUrl>,
+    /// Requests made.
+    requests: usize,
+    /// The last answer's status.
+    status: u16,
+}
+
+impl<'a> RobotsWalk<'a> {
+    /// The fetch of `robots_url` for `site`.
+    pub(crate) fn new(ctx: &'a Context, site: SiteId, robots_url: &NormUrl, log: &'a Log) -> Self {
+        RobotsWalk {
+            ctx,
+            site,
+            log,
+            url: Some(robots_url.clone()),
+            requests: 0,
+            status: 0,
+        }
+    }
+
+    /// The URL to request now; `None` after the first request and five redirects.
+    pub(crate) fn next_request(&mut self) -> Option<NormUrl> {
+        if self.requests > MAX_HOPS {
+            return None;
+        }
+        self.requests += 1;
+        self.url.clone()
+    }
+
+    /// More than five redirects: "unavailable", which RFC 9309 treats like 4xx.
+    pub(crate) fn too_many_hops(&self) -> RobotsAnswer {
+        RobotsAnswer::Rules(AllowAll::shared())
+    }
+
+    /// No answer at all.
+    pub(crate) fn transport_error(
+        &mut self,
+        url: &NormUrl,
+        e: FetchError,
+        started: Instant,
+    ) -> RobotsAnswer {
+        if e == FetchError::Abandoned {
+            return RobotsAnswer::Abandoned;
+        }
+        self.log.request(self.site, url, 0, 0, started);
+        let transient = e.is_transient().then_some(Transient {
+            retry_after: None,
+            transport: true,
+            overload: false,
+        });
+        RobotsAnswer::Unavailable {
+            why: e.to_string(),
+            transient,
+        }
+    }
+
+    /// What the answer to `url` means, from its head.
+    pub(crate) fn head(
+        &mut self,
+        url: &NormUrl,
+        response: Head<'_>,
+        started: Instant,
+    ) -> RobotsStep {
+        let status = response.status;
+        self.status = status;
+        if !(200..=299).contains(&status) {
+            self.log.request(self.site, url, status, 0, started);
+        }
+        match status {
+            200..=299 => RobotsStep::Body,
             301 | 302 | 303 | 307 | 308 => {
                 let next = response
                     .location
-                    .as_deref()
                     .and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
                 match next {
-                    Some(n) => url = n,
-                    None => return RobotsAnswer::Rules(AllowAll::shared()),
+                    Some(n) => {
+                        self.url = Some(n);
+                        RobotsStep::Next
+                    }
+                    None => RobotsStep::Done(RobotsAnswer::Rules(AllowAll::shared())),
                 }
             }
             s if is_transient_status(s) => {
                 let retry_after = response
                     .retry_after
-                    .as_deref()
                     .and_then(|v| parse_retry_after(v, SystemTime::now()));
                 let transient = Some(Transient {
                     overload: s == 429 || s == 503 || retry_after.is_some(),
                     retry_after,
                     transport: false,
                 });
-                return RobotsAnswer::Unavailable {
+                RobotsStep::Done(RobotsAnswer::Unavailable {
                     why: format!("status {s}"),
                     transient,
-                };
+                })
             }
-            400..=499 => return RobotsAnswer::Rules(AllowAll::shared()),
-            s => {
-                return RobotsAnswer::Unavailable {
-                    why: format!("status {s}"),
-                    transient: None,
-                };
+            400..=499 => RobotsStep::Done(RobotsAnswer::Rules(AllowAll::shared())),
+            s => RobotsStep::Done(RobotsAnswer::Unavailable {
+                why: format!("status {s}"),
+                transient: None,
+            }),
+        }
+    }
+
+    /// A 2xx answer's body (its first [`MAX_ROBOTS_BYTES`]): the rules to obey.
+    pub(crate) fn body(
+        &mut self,
+        url: &NormUrl,
+        body: Result<Vec<u8>, FetchError>,
+        started: Instant,
+    ) -> RobotsAnswer {
+        let bytes = body.as_ref().map_or(0, Vec::len) as u64;
+        self.log
+            .request(self.site, url, self.status, bytes, started);
+        match body {
+            Ok(body) => {
+                RobotsAnswer::Rules((self.ctx.robots)(&body, self.ctx.settings.robots_agent()))
+            }
+            Err(FetchError::Abandoned) => RobotsAnswer::Abandoned,
+            Err(e) => {
+                let transient = e.is_transient().then_some(Transient {
+                    retry_after: None,
+                    transport: true,
+                    overload: false,
+                });
+                RobotsAnswer::Unavailable {
+                    why: e.to_string(),
+                    transient,
+                }
             }
         }
     }
-    // More than five redirects: "unavailable", which RFC 9309 treats like 4xx.
-    RobotsAnswer::Rules(AllowAll::shared())
 }
