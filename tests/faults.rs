@@ -368,6 +368,49 @@ fn robots_txt_that_is_huge_binary_or_a_redirect() {
     assert_eq!(bad_reason(&c, &web, "/x"), "robots");
 }
 
+/// RFC 9309 §2.3.1.2: at least five redirects of robots.txt are followed; past them it counts
+/// as unavailable, which is read like a 4xx: everything allowed.
+#[test]
+fn robots_txt_redirects_are_followed_five_times_and_no_more() {
+    // `hops` redirects: /robots.txt -> /r1 -> ... -> /r{hops}, whose rules disallow /x.
+    let crawl_with = |hops: usize| {
+        let web = TestWeb::new();
+        for i in 0..hops {
+            let from = if i == 0 {
+                "/robots.txt".to_string()
+            } else {
+                format!("/r{i}")
+            };
+            web.set(
+                "a.test",
+                &from,
+                Resp::redirect(301, &format!("/r{}", i + 1)),
+            );
+        }
+        web.set(
+            "a.test",
+            &format!("/r{hops}"),
+            Resp::new(200, "text/plain", "User-agent: *\nDisallow: /x\n"),
+        );
+        web.page("a.test", "/", "<a href=/x>x</a>");
+        web.page("a.test", "/x", "x");
+        let c = crawl_a(&web, &[], Duration::from_secs(20));
+        (c, web)
+    };
+    let (c, web) = crawl_with(5);
+    assert_eq!(
+        bad_reason(&c, &web, "/x"),
+        "robots",
+        "five redirects are followed"
+    );
+    let (c, web) = crawl_with(6);
+    assert_eq!(
+        node_count(&c, &web),
+        2,
+        "a sixth redirect: everything allowed"
+    );
+}
+
 #[test]
 fn connection_refused_and_unknown_hosts_leave_the_site_unreachable() {
     // A port with nothing listening.
