@@ -8,13 +8,13 @@
 //! The decisions live in [`Walk`], which does no I/O: it says which URL to request next and
 //! what each answer (its head, then a page's body) means. `fetch_page` drives it with the
 //! blocking client. Another driver — one thread polling many connections, where a thread
-//! blocked on each request costs two thread switches a page (issue 19) — can drive the same
+//! blocked on each request sleeps and is woken for every page (issue 19) — can drive the same
 //! walk and decide everything the same way.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::client::{HttpClient, is_html};
+use super::client::{HttpClient, Response, is_html};
 use super::retry::{Transient, is_transient_status, parse_retry_after};
 use super::robots_txt::fetch_robots;
 use super::{PageResult, RobotsAnswer};
@@ -71,6 +71,18 @@ pub(crate) struct Head<'r> {
     pub(crate) retry_after: Option<&'r str>,
 }
 
+impl<'r> Head<'r> {
+    /// The head of a response of the blocking client.
+    pub(crate) fn of(response: &'r Response) -> Self {
+        Head {
+            status: response.status,
+            location: response.location.as_deref(),
+            content_type: response.content_type.as_deref(),
+            retry_after: response.retry_after.as_deref(),
+        }
+    }
+}
+
 /// What an answer's head means for the walk.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum HeadStep {
@@ -124,13 +136,7 @@ pub(super) fn fetch_page(
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),
         };
-        let head = Head {
-            status: response.status,
-            location: response.location.as_deref(),
-            content_type: response.content_type.as_deref(),
-            retry_after: response.retry_after.as_deref(),
-        };
-        let step = match walk.head(&url, head, started) {
+        let step = match walk.head(&url, Head::of(&response), started) {
             HeadStep::Next(next) => Step::Next(next),
             HeadStep::Done(result) => Step::Done(result),
             HeadStep::Body => {

@@ -39,13 +39,7 @@ pub(super) fn fetch_robots(
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),
         };
-        let head = Head {
-            status: response.status,
-            location: response.location.as_deref(),
-            content_type: response.content_type.as_deref(),
-            retry_after: response.retry_after.as_deref(),
-        };
-        match walk.head(&url, head, started) {
+        match walk.head(&url, Head::of(&response), started) {
             RobotsStep::Next => {}
             RobotsStep::Done(answer) => return answer,
             RobotsStep::Body => {
