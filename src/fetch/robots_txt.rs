@@ -109,19 +109,10 @@ impl<'a> RobotsWalk<'a> {
         e: FetchError,
         started: Instant,
     ) -> RobotsAnswer {
-        if e == FetchError::Abandoned {
-            return RobotsAnswer::Abandoned;
+        if e != FetchError::Abandoned {
+            self.log.request(self.site, url, 0, 0, started);
         }
-        self.log.request(self.site, url, 0, 0, started);
-        let transient = e.is_transient().then_some(Transient {
-            retry_after: None,
-            transport: true,
-            overload: false,
-        });
-        RobotsAnswer::Unavailable {
-            why: e.to_string(),
-            transient,
-        }
+        failed(e)
     }
 
     /// What the answer to `url` means, from its head.
@@ -186,18 +177,24 @@ impl<'a> RobotsWalk<'a> {
             Ok(body) => {
                 RobotsAnswer::Rules((self.ctx.robots)(&body, self.ctx.settings.robots_agent()))
             }
-            Err(FetchError::Abandoned) => RobotsAnswer::Abandoned,
-            Err(e) => {
-                let transient = e.is_transient().then_some(Transient {
-                    retry_after: None,
-                    transport: true,
-                    overload: false,
-                });
-                RobotsAnswer::Unavailable {
-                    why: e.to_string(),
-                    transient,
-                }
-            }
+            Err(e) => failed(e),
         }
+    }
+}
+
+/// A transport failure: the crawl stopping, or robots.txt unavailable (for now, when trying
+/// again may help).
+fn failed(e: FetchError) -> RobotsAnswer {
+    if e == FetchError::Abandoned {
+        return RobotsAnswer::Abandoned;
+    }
+    let transient = e.is_transient().then_some(Transient {
+        retry_after: None,
+        transport: true,
+        overload: false,
+    });
+    RobotsAnswer::Unavailable {
+        why: e.to_string(),
+        transient,
     }
 }
