@@ -67,26 +67,43 @@ impl Pacer {
                 return None;
             }
             let now = Instant::now();
-            let after_last = st.last_sent.map(|t| t + st.gap);
-            let ready_at = match (after_last, st.held_until) {
-                (Some(a), Some(h)) => Some(a.max(h)),
-                (a, h) => a.or(h),
-            };
-            let free = st.gap.is_zero() || st.sending.is_none();
-            if free && ready_at.is_none_or(|t| t <= now) {
-                st.turns += 1;
-                let number = st.turns;
-                if !st.gap.is_zero() {
-                    st.sending = Some(number);
+            match self.take_turn(&mut st, now) {
+                Ok(turn) => return Some(turn),
+                Err(wake) => {
+                    self.cv.wait_until(&mut st, wake.min(now + WAIT_SLICE));
                 }
-                return Some(SendTurn {
-                    pacer: Arc::clone(self),
-                    number,
-                });
             }
-            let wake = ready_at.filter(|_| free).unwrap_or(now + WAIT_SLICE);
-            self.cv.wait_until(&mut st, wake.min(now + WAIT_SLICE));
         }
+    }
+
+    /// Takes the turn if a request may be sent now, without waiting; otherwise says when to
+    /// ask again (a moment in the past never: a request of this site not written yet is
+    /// asked about again after [`WAIT_SLICE`]). For a driver of many requests on one thread,
+    /// which cannot wait here.
+    pub fn try_turn(self: &Arc<Self>) -> Result<SendTurn, Instant> {
+        let mut st = self.state.lock();
+        self.take_turn(&mut st, Instant::now())
+    }
+
+    fn take_turn(self: &Arc<Self>, st: &mut PaceState, now: Instant) -> Result<SendTurn, Instant> {
+        let after_last = st.last_sent.map(|t| t + st.gap);
+        let ready_at = match (after_last, st.held_until) {
+            (Some(a), Some(h)) => Some(a.max(h)),
+            (a, h) => a.or(h),
+        };
+        let free = st.gap.is_zero() || st.sending.is_none();
+        if free && ready_at.is_none_or(|t| t <= now) {
+            st.turns += 1;
+            let number = st.turns;
+            if !st.gap.is_zero() {
+                st.sending = Some(number);
+            }
+            return Ok(SendTurn {
+                pacer: Arc::clone(self),
+                number,
+            });
+        }
+        Err(ready_at.filter(|_| free).unwrap_or(now + WAIT_SLICE))
     }
 
     /// A request's bytes were handed to the kernel: the next turn counts the delay from now.
@@ -160,6 +177,36 @@ mod tests {
             "counted from the write"
         );
         assert!(second - t0 >= Duration::from_millis(90));
+    }
+
+    #[test]
+    fn a_turn_not_given_now_says_when_to_ask_again() {
+        let p = Arc::new(Pacer::default());
+        p.set_delay(Duration::from_millis(200));
+        let first = p.try_turn().expect("the first turn is free");
+        // Not written yet: the site's next request waits for it, asked about again soon.
+        let t = Instant::now();
+        let again = p.try_turn().expect_err("one request at a time");
+        assert!(again > t && again <= Instant::now() + WAIT_SLICE);
+        p.sent();
+        let written = Instant::now();
+        drop(first);
+        // Written: the next turn comes the delay (and its margin) after the write.
+        let at = p.try_turn().expect_err("the delay runs");
+        assert!(
+            at >= written + Duration::from_millis(200),
+            "{:?}",
+            at - written
+        );
+        assert!(at <= Instant::now() + with_margin(Duration::from_millis(200)));
+        // A back-off past the delay moves it.
+        let until = Instant::now() + Duration::from_secs(5);
+        p.hold_until(until);
+        assert_eq!(p.try_turn().expect_err("held"), until);
+        // Without a delay or a hold, turns are free and many at once.
+        let q = Arc::new(Pacer::default());
+        let (a, b) = (q.try_turn(), q.try_turn());
+        assert!(a.is_ok() && b.is_ok());
     }
 
     #[test]
