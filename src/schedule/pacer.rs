@@ -78,7 +78,7 @@ impl Pacer {
 
     /// Takes the turn if a request may be sent now, without waiting; otherwise says when to
     /// ask again (a moment in the past never: a request of this site not written yet is
-    /// asked about again after [`WAIT_SLICE`]). For a driver of many requests on one thread,
+    /// asked about again after a short slice, 50 ms). For a driver of many requests on one thread,
     /// which cannot wait here.
     pub fn try_turn(self: &Arc<Self>) -> Result<SendTurn, Instant> {
         let mut st = self.state.lock();
