@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::client::{HttpClient, Response, is_html};
-use super::retry::{Transient, is_transient_status, parse_retry_after};
+use super::retry::{Transient, is_transient_status};
 use super::robots_txt::fetch_robots;
 use super::{PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
@@ -281,11 +281,7 @@ impl<'a> Walk<'a> {
         if e.is_transient() {
             return PageResult::Retry {
                 outcome,
-                transient: Transient {
-                    retry_after: None,
-                    transport: true,
-                    overload: false,
-                },
+                transient: Transient::transport(),
             };
         }
         PageResult::Done(outcome)
@@ -298,18 +294,9 @@ impl<'a> Walk<'a> {
             self.log.request(self.site.id, url, status, 0, started);
         }
         if is_transient_status(status) {
-            let retry_after = response
-                .retry_after
-                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let transient = Transient::status(status, response.retry_after, SystemTime::now());
             let outcome = self.outcome(Failure::fetched(format!("status {status}")));
-            return HeadStep::Done(PageResult::Retry {
-                outcome,
-                transient: Transient {
-                    overload: status == 429 || status == 503 || retry_after.is_some(),
-                    retry_after,
-                    transport: false,
-                },
-            });
+            return HeadStep::Done(PageResult::Retry { outcome, transient });
         }
         if is_redirect(status) {
             let Some(location) = response.location else {

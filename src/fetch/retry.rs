@@ -17,6 +17,28 @@ pub struct Transient {
     pub overload: bool,
 }
 
+impl Transient {
+    /// The connection failed (refused, timeout, broken, no such host).
+    pub fn transport() -> Self {
+        Transient {
+            retry_after: None,
+            transport: true,
+            overload: false,
+        }
+    }
+
+    /// A transient status (see [`is_transient_status`]) with its `Retry-After` header, if
+    /// any, read at `now`: 429, 503 or any `Retry-After` say the server is overloaded.
+    pub fn status(status: u16, retry_after: Option<&str>, now: SystemTime) -> Self {
+        let retry_after = retry_after.and_then(|v| parse_retry_after(v, now));
+        Transient {
+            overload: status == 429 || status == 503 || retry_after.is_some(),
+            retry_after,
+            transport: false,
+        }
+    }
+}
+
 /// Whether a status is worth retrying.
 pub fn is_transient_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
@@ -61,6 +83,20 @@ mod tests {
             "a date in the past"
         );
         assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn what_a_status_or_a_broken_connection_says() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        let busy = Transient::status(503, None, now);
+        assert!(busy.overload && !busy.transport && busy.retry_after.is_none());
+        let timeout = Transient::status(504, None, now);
+        assert!(!timeout.overload, "a gateway timeout alone is not overload");
+        let asked = Transient::status(500, Some("7"), now);
+        assert!(asked.overload);
+        assert_eq!(asked.retry_after, Some(Duration::from_secs(7)));
+        let t = Transient::transport();
+        assert!(t.transport && !t.overload && t.retry_after.is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::time::{Instant, SystemTime};
 
 use super::page::{Head, MAX_HOPS};
-use super::retry::{Transient, is_transient_status, parse_retry_after};
+use super::retry::{Transient, is_transient_status};
 use super::{FetchError, HttpClient, RobotsAnswer};
 use crate::context::{Context, Log};
 use crate::ids::SiteId;
@@ -67,8 +67,8 @@ pub(crate) struct RobotsWalk<'a> {
     ctx: &'a Context,
     site: SiteId,
     log: &'a Log,
-    /// The URL to request next; `None` once a redirect's target was taken.
-    url: Option<NormUrl>,
+    /// The URL to request next: robots.txt, then each redirect's target.
+    url: NormUrl,
     /// Requests made.
     requests: usize,
     /// The last answer's status.
@@ -82,7 +82,7 @@ impl<'a> RobotsWalk<'a> {
             ctx,
             site,
             log,
-            url: Some(robots_url.clone()),
+            url: robots_url.clone(),
             requests: 0,
             status: 0,
         }
@@ -94,7 +94,7 @@ impl<'a> RobotsWalk<'a> {
             return None;
         }
         self.requests += 1;
-        self.url.clone()
+        Some(self.url.clone())
     }
 
     /// More than five redirects: "unavailable", which RFC 9309 treats like 4xx.
@@ -135,26 +135,20 @@ impl<'a> RobotsWalk<'a> {
                     .and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
                 match next {
                     Some(n) => {
-                        self.url = Some(n);
+                        self.url = n;
                         RobotsStep::Next
                     }
                     None => RobotsStep::Done(RobotsAnswer::Rules(AllowAll::shared())),
                 }
             }
-            s if is_transient_status(s) => {
-                let retry_after = response
-                    .retry_after
-                    .and_then(|v| parse_retry_after(v, SystemTime::now()));
-                let transient = Some(Transient {
-                    overload: s == 429 || s == 503 || retry_after.is_some(),
-                    retry_after,
-                    transport: false,
-                });
-                RobotsStep::Done(RobotsAnswer::Unavailable {
-                    why: format!("status {s}"),
-                    transient,
-                })
-            }
+            s if is_transient_status(s) => RobotsStep::Done(RobotsAnswer::Unavailable {
+                why: format!("status {s}"),
+                transient: Some(Transient::status(
+                    s,
+                    response.retry_after,
+                    SystemTime::now(),
+                )),
+            }),
             400..=499 => RobotsStep::Done(RobotsAnswer::Rules(AllowAll::shared())),
             s => RobotsStep::Done(RobotsAnswer::Unavailable {
                 why: format!("status {s}"),
@@ -188,13 +182,8 @@ fn failed(e: FetchError) -> RobotsAnswer {
     if e == FetchError::Abandoned {
         return RobotsAnswer::Abandoned;
     }
-    let transient = e.is_transient().then_some(Transient {
-        retry_after: None,
-        transport: true,
-        overload: false,
-    });
     RobotsAnswer::Unavailable {
         why: e.to_string(),
-        transient,
+        transient: e.is_transient().then(Transient::transport),
     }
 }
