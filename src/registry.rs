@@ -23,7 +23,7 @@ use crossbeam_channel::Receiver;
 use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
 use crate::bandit::{self, Params, Policy, PolicyCtor};
 use crate::data::{self, DataLayer, SavedCrawl};
-use crate::fetch::{Downloader, HttpDownloader};
+use crate::fetch::{Downloader, EventedDownloader, HttpDownloader};
 use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
 use crate::parse::{HtmlParser, PageParser};
 use crate::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
@@ -224,6 +224,7 @@ impl Registry {
             |s, which| Ok(data::read_database(s, which)?),
         );
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
+        r.register_downloader("DT1", |s| Ok(Arc::new(EventedDownloader::new(s)?)));
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
         let (one_host, many_hosts) = (

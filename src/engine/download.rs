@@ -36,9 +36,33 @@ pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetc
     }
 }
 
+/// Runs a blocking downloader for the tasks an event-driven loop passes on (`DT1`: https, a
+/// name not resolved yet, an alias's robots.txt), until the loop has ended.
+pub(super) fn run_passed_on(
+    ctx: &Context,
+    downloader: &dyn Downloader,
+    leases: crossbeam_channel::Receiver<TaskLease>,
+    pages: Sender<Fetched>,
+    log: Log,
+) {
+    let _guard = PanicGuard(&ctx.stop);
+    while let Ok(mut lease) = leases.recv() {
+        if lease.task().kind == TaskKind::Robots {
+            let answer = downloader.fetch_robots(ctx, lease.task(), &log);
+            lease.requests_done();
+            robots_answered(ctx, &lease, answer, &log);
+            continue;
+        }
+        let result = downloader.fetch_page(ctx, lease.task(), &log);
+        if !finish(ctx, lease, result, &pages, &log) {
+            break;
+        }
+    }
+}
+
 /// What became of a page task, passed on: a page to the parsers, an outcome recorded, a
 /// retry planned. `false` when the parsers are gone.
-fn finish(
+pub(super) fn finish(
     ctx: &Context,
     mut lease: TaskLease,
     result: PageResult,
@@ -152,7 +176,7 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
 
 /// What robots.txt said, applied: rules obeyed from now on, or another try after a back-off,
 /// or — when it stays unavailable — everything disallowed (RFC 9309 §2.3.1.4).
-fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: &Log) {
+pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: &Log) {
     let task = lease.task();
     let site = ctx.sites.get(task.site);
     let rules = match answer {

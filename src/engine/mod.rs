@@ -13,12 +13,15 @@
 //!
 //! and joins them all once the stop is requested: downloaders finish or abandon their
 //! requests, parsers drain what was fetched, and every lease still alive gives its URL back.
+//! With an event-driven downloader (`DT1`) the downloaders are one loop (`evented.rs`) that
+//! holds many requests at once, and a few blocking threads for what it passes on.
 //! The downloader and parser loops (`download.rs`, `parse.rs`) are the engine's; the
 //! components only turn one task into a result ([`Downloader`]) and one page into a record
 //! ([`PageParser`]), so the bookkeeping around them is written once.
 
 pub mod cpu;
 mod download;
+mod evented;
 mod parse;
 mod saver;
 
@@ -127,6 +130,8 @@ pub fn run(
     let (page_tx, page_rx) = bounded::<Fetched>(page_buffer(settings));
     let (log_tx, log_rx) = bounded(LOG_BUFFER);
     let leftover = page_rx.clone();
+    // The event-driven loop's requests at once (`DT1`), raised as the crawl finds it waits.
+    let loop_slots = evented::Slots::new(settings.threads.first_downloaders());
     let spawned = thread::scope(|s| -> Result<(), SpawnError> {
         let mut handles = Vec::new();
         let failed = |e: std::io::Error| {
@@ -155,15 +160,24 @@ pub fn run(
         }
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
+        // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking
+        // downloaders take only what the loop passes on (https, a name not resolved yet), and
+        // grow as DT0's do, when tasks wait for them.
+        let evented = workers.downloader.evented();
+        let (passed_tx, passed_rx) = crossbeam_channel::unbounded::<TaskLease>();
         let spawn_downloader = |i: usize| {
             let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
             let downloader = workers.downloader;
             let running = running.clone();
+            let passed = evented.map(|_| passed_rx.clone());
             thread::Builder::new()
                 .name(format!("downloader-{i}"))
                 .stack_size(DOWNLOADER_STACK)
                 .spawn_scoped(s, move || {
-                    download::run(ctx, downloader, tx, log);
+                    match passed {
+                        Some(rx) => download::run_passed_on(ctx, downloader, rx, tx, log),
+                        None => download::run(ctx, downloader, tx, log),
+                    }
                     drop(running);
                 })
         };
@@ -172,7 +186,25 @@ pub fn run(
             handles.push(spawn_downloader(i).map_err(failed)?);
         }
         let most = settings.threads.max_downloaders();
-        ctx.dispatcher.set_downloaders(first);
+        match evented {
+            Some(dt1) => {
+                let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
+                let slots = &loop_slots;
+                let running = running.clone();
+                let h = thread::Builder::new()
+                    .name("downloads".into())
+                    .spawn_scoped(s, move || {
+                        evented::run(ctx, dt1, slots, tx, passed_tx, &log);
+                        drop(running);
+                    });
+                handles.push(h.map_err(failed)?);
+                ctx.dispatcher.set_downloaders(first + loop_slots.get());
+            }
+            None => {
+                drop(passed_tx);
+                ctx.dispatcher.set_downloaders(first);
+            }
+        }
         let downloader = workers.downloader;
         let h = thread::Builder::new()
             .name("stop-watch".into())
@@ -194,38 +226,55 @@ pub fn run(
         // being crawled allow at once (a slow crawl grew to 1,738 downloaders for the 1,326
         // its window of sites allowed). A quarter more than those may run: downloaders that
         // find no site ready are what grows the window of sites (and with it the room).
+        // With `DT1` the loop's requests at once grow by the same rule (no threads: a number),
+        // and blocking downloaders are added when tasks the loop passed on wait for one.
         let mut started = first;
         let stop = ctx.stop.receiver();
         let ticker = crossbeam_channel::tick(GROW_PERIOD);
         let mut cpu = cpu::CpuIdle::new();
-        'grow: while started < most {
+        let more = |n: usize, room: usize| n + (n / 4).clamp(1, most.min(room).saturating_sub(n));
+        let can_grow =
+            |started: usize| started < most || (evented.is_some() && loop_slots.get() < most);
+        'grow: while can_grow(started) {
             select! {
                 recv(ticker) -> _ => {
                     let wanted = ctx.dispatcher.take_demand();
                     // Measured every period, demand or not: the smoothing follows time.
                     let spare = cpu.spare();
-                    if wanted == 0 || !spare {
-                        continue;
-                    }
                     let room = ctx.dispatcher.request_room();
                     let room = room + (room / 4).max(8);
-                    if started >= room {
-                        continue;
-                    }
-                    for _ in 0..(started / 4).clamp(1, most.min(room) - started) {
-                        match spawn_downloader(started) {
-                            Ok(h) => handles.push(h),
-                            // The machine gives no more threads: the crawl goes on with these.
-                            Err(_) => break 'grow,
+                    let threads_wanted = match evented {
+                        Some(_) => !passed_rx.is_empty(),
+                        None => wanted > 0,
+                    };
+                    if evented.is_some() && wanted > 0 && spare {
+                        let slots = loop_slots.get();
+                        if slots < room.min(most) {
+                            loop_slots.set(more(slots, room));
                         }
-                        started += 1;
                     }
-                    ctx.dispatcher.set_downloaders(started);
+                    if threads_wanted && spare && started < room.min(most) {
+                        let target = more(started, room);
+                        while started < target {
+                            match spawn_downloader(started) {
+                                Ok(h) => handles.push(h),
+                                // The machine gives no more threads: the crawl goes on with
+                                // these.
+                                Err(_) => break 'grow,
+                            }
+                            started += 1;
+                        }
+                    }
+                    let at_once = match evented {
+                        Some(_) => loop_slots.get() + started,
+                        None => started,
+                    };
+                    ctx.dispatcher.set_downloaders(at_once);
                 },
                 recv(stop) -> _ => break,
             }
         }
-        drop((page_tx, page_rx, log_tx, running));
+        drop((page_tx, page_rx, log_tx, running, passed_rx));
         for h in handles {
             if h.join().is_err() {
                 ctx.stop.request(StopReason::WorkerPanicked);

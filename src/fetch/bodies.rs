@@ -57,6 +57,20 @@ impl BodyBudget {
         }
     }
 
+    /// Holds a body of `bytes` if it fits now (or none is held); `None` otherwise. For a
+    /// driver of many requests on one thread, which cannot wait in [`Self::acquire`].
+    pub fn try_acquire(self: &Arc<Self>, bytes: u64) -> Option<BodyPermit> {
+        let mut held = self.held.lock();
+        if *held > 0 && held.saturating_add(bytes) > self.limit {
+            return None;
+        }
+        *held += bytes;
+        Some(BodyPermit {
+            budget: Some(Arc::clone(self)),
+            bytes,
+        })
+    }
+
     fn release(&self, bytes: u64) {
         if bytes == 0 {
             return;
@@ -136,5 +150,10 @@ mod tests {
         assert_eq!(budget.held(), 16);
         drop(forced);
         assert_eq!(budget.held(), 8);
+        // Without waiting: a body that fits is held, one that does not is refused.
+        let fits = budget.try_acquire(2).expect("10 bytes fit");
+        assert!(budget.try_acquire(1).is_none());
+        drop((fits, _small));
+        assert!(budget.try_acquire(30).is_some(), "alone, any size");
     }
 }

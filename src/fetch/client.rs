@@ -159,7 +159,7 @@ pub struct Response {
 }
 
 /// Unread bodies up to this size are read to their end when a response is dropped.
-const DRAIN_BYTES: u64 = 64 * 1024;
+pub(super) const DRAIN_BYTES: u64 = 64 * 1024;
 
 impl Drop for Response {
     /// A response dropped unread (a redirect, a 404, a non-HTML page) would close its
@@ -285,15 +285,17 @@ pub fn request_uri(url: &NormUrl) -> String {
 }
 
 /// Largest response header accepted (ureq's default), and so the input buffer's size.
-const RESPONSE_HEADER_BYTES: usize = 64 * 1024;
+pub(super) const RESPONSE_HEADER_BYTES: usize = 64 * 1024;
 
 /// The output buffer: a GET request line and headers (URLs are capped well below this).
-const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
+pub(super) const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
 
 /// The shared HTTP client.
 #[derive(Debug)]
 pub struct HttpClient {
     pools: AgentPools,
+    /// The name lookups every agent shares (and `DT1`'s loop reads).
+    resolver: CachingResolver,
     /// No site can have more connections in use than there are downloaders.
     downloaders: u32,
     /// Set: requests still waiting for input are abandoned.
@@ -306,6 +308,7 @@ impl HttpClient {
         let roots = root_certs(settings.http.ca_file.as_deref())?;
         let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
         let resolver = CachingResolver::new(Arc::clone(&settings.http.resolve));
+        let resolver_shared = resolver.clone();
         let (request_timeout, connect_timeout) =
             (settings.http.request_timeout, settings.http.connect_timeout);
         let user_agent = settings.http.user_agent.clone();
@@ -336,10 +339,16 @@ impl HttpClient {
             ureq::Agent::with_parts(config, connector, resolver.clone())
         };
         Ok(HttpClient {
+            resolver: resolver_shared,
             pools: AgentPools::new(idle_connection_budget(), make),
             downloaders: u32::try_from(settings.threads.max_downloaders()).unwrap_or(u32::MAX),
             abort,
         })
+    }
+
+    /// The name lookups of this client (a clone shares its cache).
+    pub(super) fn resolver(&self) -> CachingResolver {
+        self.resolver.clone()
     }
 
     /// Requests still waiting for their answer give up (within a tenth of a second) with

@@ -7,6 +7,7 @@
 
 pub mod bodies;
 mod client;
+pub mod evented;
 mod http_downloader;
 mod paced;
 mod page;
@@ -20,9 +21,12 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
+pub use evented::EventedDownloader;
 pub use http_downloader::HttpDownloader;
+pub(crate) use page::{Check, Head, HeadStep, Step, Walk};
 pub use pools::downloader_cap;
 pub use retry::Transient;
+pub(crate) use robots_txt::{RobotsStep, RobotsWalk};
 pub use roots::CaFileError;
 
 use crate::context::{Context, Log};
@@ -84,4 +88,11 @@ pub trait Downloader: Send + Sync + Debug {
     /// These sites are through in this run (their scope was written and released): what is
     /// kept for them (idle connections) can go. The default keeps nothing.
     fn sites_done(&self, _sites: &[crate::ids::SiteId]) {}
+
+    /// A downloader whose requests the engine drives from one thread, many at once (`DT1`):
+    /// the engine runs its loop, and calls the methods above only for what the loop passes
+    /// on. `None` (the default): one request per downloader thread.
+    fn evented(&self) -> Option<&evented::EventedDownloader> {
+        None
+    }
 }

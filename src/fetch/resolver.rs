@@ -74,6 +74,21 @@ impl CachingResolver {
             .map(|e| e.addr)
     }
 
+    /// The addresses of `host` on `port` if they are known without asking the system
+    /// resolver (an override, an IP literal, a fresh cached lookup): a loop of many requests
+    /// cannot wait for a lookup.
+    pub(super) fn known(&self, host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let host = host.to_ascii_lowercase();
+        if let Some(addr) = self.overridden(&host, port) {
+            return Some(vec![SocketAddr::new(addr, port)]);
+        }
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Some(vec![SocketAddr::new(ip, port)]);
+        }
+        let hit = self.shared.cache.get(&(host.into_boxed_str(), port))?;
+        (hit.until > Instant::now()).then(|| hit.addrs.clone())
+    }
+
     fn answer(&self, addrs: impl IntoIterator<Item = SocketAddr>) -> ResolvedSocketAddrs {
         let mut out = self.empty();
         for a in addrs {
@@ -218,6 +233,14 @@ mod tests {
         assert_eq!(r.shared.cache.len(), 1);
         assert_eq!(resolve(&r, "http://localhost:9/").unwrap(), first);
         assert_eq!(r.shared.cache.len(), 1);
+        // Known without a lookup: overrides, literals, and what a lookup cached.
+        assert_eq!(
+            r.known("A.test", 81),
+            Some(vec!["127.0.0.1:81".parse().unwrap()])
+        );
+        assert_eq!(r.known("::1", 80), Some(vec!["[::1]:80".parse().unwrap()]));
+        assert_eq!(r.known("localhost", 9), Some(first));
+        assert_eq!(r.known("localhost", 10), None, "never looked up");
     }
 
     #[test]

@@ -160,6 +160,8 @@ struct State {
     wanted: u64,
     /// Downloaders waiting in `acquire`.
     waiting: usize,
+    /// Since when a driver's `try_acquire` found nothing while the parsers waited for pages.
+    loop_starved_since: Option<Instant>,
     /// Requests under way (leases holding their site's slot), over all sites.
     requesting: usize,
     /// The page buffer's size, and the parsers (see [`DispatcherConfig`]).
@@ -200,11 +202,83 @@ pub struct Dispatcher {
     state: Mutex<State>,
     /// Downloader threads running (the engine says).
     downloaders: AtomicUsize,
-    /// Downloaders waiting for a task.
-    cv: Condvar,
+    /// Downloaders waiting for a task (and a driver of many requests that found none).
+    cv: Wakeups,
     stop: Arc<Stop>,
     dm: Arc<dyn DataManager>,
     down_after: u32,
+}
+
+/// What one look for a task found.
+enum Pass {
+    /// A task.
+    Lease(TaskLease),
+    /// The crawl is stopping.
+    Stopping,
+    /// The page buffer is full, or the scheduler waits for rewards: a parser or an outcome
+    /// changes that.
+    Full,
+    /// No site may start a request now; `earliest` is when one may (if known). `starved`:
+    /// the parsers wait for pages meanwhile.
+    NoneReady {
+        earliest: Option<Instant>,
+        starved: bool,
+    },
+}
+
+/// The dispatcher's wake-ups: its condition variable for the downloaders waiting in
+/// `acquire`, and a driver of many requests (`DT1`) that polls its sockets and is woken by a
+/// callback — only when it asked in vain since its last wake-up, so a busy loop is not
+/// interrupted once per page.
+#[derive(Default)]
+struct Wakeups {
+    cv: Condvar,
+    waker: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>>,
+    loop_waits: std::sync::atomic::AtomicBool,
+}
+
+impl fmt::Debug for Wakeups {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wakeups")
+            .field("waker", &self.waker.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Wakeups {
+    fn set_waker(&self, wake: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.waker.set(wake);
+    }
+
+    fn loop_waits(&self) {
+        self.loop_waits.store(true, Ordering::Release);
+    }
+
+    fn wake_loop(&self) {
+        if self.loop_waits.swap(false, Ordering::AcqRel)
+            && let Some(wake) = self.waker.get()
+        {
+            wake();
+        }
+    }
+
+    fn notify_one(&self) {
+        self.cv.notify_one();
+        self.wake_loop();
+    }
+
+    fn notify_all(&self) {
+        self.cv.notify_all();
+        self.wake_loop();
+    }
+
+    fn wait<T>(&self, guard: &mut parking_lot::MutexGuard<'_, T>) {
+        self.cv.wait(guard);
+    }
+
+    fn wait_until<T>(&self, guard: &mut parking_lot::MutexGuard<'_, T>, until: Instant) {
+        self.cv.wait_until(guard, until);
+    }
 }
 
 impl Dispatcher {
@@ -224,6 +298,7 @@ impl Dispatcher {
             starved: Duration::ZERO,
             wanted: 0,
             waiting: 0,
+            loop_starved_since: None,
             requesting: 0,
             page_buffer: config.page_buffer.max(1),
             parsers: config.parsers.max(1),
@@ -238,7 +313,7 @@ impl Dispatcher {
         let d = Arc::new(Dispatcher {
             state: Mutex::new(state),
             downloaders: AtomicUsize::new(0),
-            cv: Condvar::new(),
+            cv: Wakeups::default(),
             stop: Arc::clone(&stop),
             dm,
             down_after: config.down_after,
@@ -319,19 +394,78 @@ impl Dispatcher {
     pub fn acquire(self: &Arc<Self>) -> Option<TaskLease> {
         let mut st = self.state.lock();
         loop {
+            match self.pass(&mut st) {
+                Pass::Stopping => return None,
+                Pass::Lease(lease) => return Some(lease),
+                Pass::Full => {
+                    // A parser taking a page, or an outcome recorded, wakes us.
+                    st.waiting += 1;
+                    self.cv.wait(&mut st);
+                    st.waiting -= 1;
+                }
+                Pass::NoneReady { earliest, starved } => {
+                    let now = Instant::now();
+                    st.waiting += 1;
+                    match earliest {
+                        // Never spin: a moment in the past still waits a millisecond.
+                        Some(t) => {
+                            self.cv
+                                .wait_until(&mut st, t.max(now + Duration::from_millis(1)));
+                        }
+                        None => self.cv.wait(&mut st),
+                    }
+                    st.waiting -= 1;
+                    if starved {
+                        st.starved += now.elapsed();
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Self::acquire`] for a driver of many requests on one thread (`DT1`), which cannot
+    /// wait here: a task now, or when to ask again (`None`: when the [waker](Self::set_waker)
+    /// is called). The time until then counts as starved as a waiting downloader's does.
+    pub fn try_acquire(self: &Arc<Self>) -> Result<TaskLease, Option<Instant>> {
+        let mut st = self.state.lock();
+        if let Some(since) = st.loop_starved_since.take() {
+            st.starved += since.elapsed();
+        }
+        let answer = match self.pass(&mut st) {
+            Pass::Lease(lease) => return Ok(lease),
+            Pass::Stopping => None,
+            Pass::Full => None,
+            Pass::NoneReady { earliest, starved } => {
+                if starved {
+                    st.loop_starved_since = Some(Instant::now());
+                }
+                earliest
+            }
+        };
+        self.cv.loop_waits();
+        Err(answer)
+    }
+
+    /// Calls `wake` whenever something may have made a task available to a driver that
+    /// [`try_acquire`](Self::try_acquire)d in vain (the notifications that wake waiting
+    /// downloaders).
+    pub fn set_waker(&self, wake: Box<dyn Fn() + Send + Sync>) {
+        self.cv.set_waker(wake);
+    }
+
+    /// One look for a task: every active site is a candidate, the scheduler picks among
+    /// them, and a ready pick's task is handed out.
+    fn pass(self: &Arc<Self>, st: &mut State) -> Pass {
+        loop {
             if self.stop.is_requested() {
-                return None;
+                return Pass::Stopping;
             }
             let waits_for_rewards = st
                 .scheduler
                 .max_unobserved()
                 .is_some_and(|m| st.unobserved >= m);
             if st.buffer_free == 0 || waits_for_rewards {
-                // A parser taking a page, or an outcome recorded, wakes us.
-                st.waiting += 1;
-                self.cv.wait(&mut st);
-                st.waiting -= 1;
-                continue;
+                return Pass::Full;
             }
             let now = Instant::now();
             let mut earliest = st.scheduler.wake_at();
@@ -373,79 +507,67 @@ impl Dispatcher {
                 st.scheduler.choose(&candidates, now)
             };
             st.candidates = candidates;
-            if let Some(site) =
+            let Some(site) =
                 choice.filter(|s| st.candidates.iter().any(|c| c.site == *s && c.ready))
-            {
-                let gate = &mut st.gates[site.0 as usize];
-                let task = if gate.robots == RobotsPhase::Needed
-                    && let Some(url) = gate.robots_url.clone()
-                {
-                    gate.robots = RobotsPhase::Fetching;
-                    Some(FetchTask {
-                        scope: gate.scope,
-                        site,
-                        url_id: UrlId(u32::MAX),
-                        url,
-                        level: 0,
-                        kind: TaskKind::Robots,
-                    })
-                } else if let Some(i) = gate.ready_parked(now) {
-                    Some(gate.parked.swap_remove(i).1)
-                } else {
-                    let t = self.dm.take_task(gate.scope, site);
-                    if t.is_none() {
-                        gate.has_work = false;
-                    }
-                    t
+            else {
+                // Room to start a task, no site ready, and the parsers waiting for pages too:
+                // the whole crawl waits on its sites, and the time counts towards growing the
+                // window of active scopes. (With pages waiting for the parsers, the CPU is the
+                // bound.)
+                return Pass::NoneReady {
+                    earliest,
+                    starved: st.parsers_idle(),
                 };
-                if let Some(task) = task {
-                    if task.kind == TaskKind::Page {
-                        st.budget.reserve();
-                        st.unobserved += 1;
-                        let scope = st.gates[site.0 as usize].scope;
-                        st.scheduler.started(site, scope);
-                    }
-                    st.requesting += 1;
-                    let gate = &mut st.gates[site.0 as usize];
-                    gate.in_flight += 1;
-                    gate.unsettled += 1;
-                    gate.next_start = now + with_margin(gate.delay);
-                    let site_free = gate.in_flight < gate.max_in_flight
-                        && gate.has_work()
-                        && gate.next_start <= now;
-                    st.buffer_free -= 1;
-                    let others_ready = st.candidates.iter().any(|c| c.ready && c.site != site);
-                    if st.buffer_free > 0 && (site_free || others_ready) {
-                        if st.waiting > 0 {
-                            // There may be more to hand out: pass the wake-up on.
-                            self.cv.notify_one();
-                        } else if st.parsers_idle() {
-                            // Every downloader is busy, a site could start now, and the
-                            // parsers wait for pages: another downloader might add requests.
-                            st.wanted += 1;
-                        }
-                    }
-                    return Some(TaskLease::new(Arc::clone(self), task));
+            };
+            let gate = &mut st.gates[site.0 as usize];
+            let task = if gate.robots == RobotsPhase::Needed
+                && let Some(url) = gate.robots_url.clone()
+            {
+                gate.robots = RobotsPhase::Fetching;
+                Some(FetchTask {
+                    scope: gate.scope,
+                    site,
+                    url_id: UrlId(u32::MAX),
+                    url,
+                    level: 0,
+                    kind: TaskKind::Robots,
+                })
+            } else if let Some(i) = gate.ready_parked(now) {
+                Some(gate.parked.swap_remove(i).1)
+            } else {
+                let t = self.dm.take_task(gate.scope, site);
+                if t.is_none() {
+                    gate.has_work = false;
                 }
-                continue;
+                t
+            };
+            let Some(task) = task else { continue };
+            if task.kind == TaskKind::Page {
+                st.budget.reserve();
+                st.unobserved += 1;
+                let scope = st.gates[site.0 as usize].scope;
+                st.scheduler.started(site, scope);
             }
-            // Room to start a task, no site ready, and the parsers waiting for pages too: the
-            // whole crawl waits on its sites, and the time counts towards growing the window
-            // of active scopes. (With pages waiting for the parsers, the CPU is the bound.)
-            let counts = st.parsers_idle();
-            st.waiting += 1;
-            match earliest {
-                // Never spin: a moment in the past still waits a millisecond.
-                Some(t) => {
-                    self.cv
-                        .wait_until(&mut st, t.max(now + Duration::from_millis(1)));
+            st.requesting += 1;
+            let gate = &mut st.gates[site.0 as usize];
+            gate.in_flight += 1;
+            gate.unsettled += 1;
+            gate.next_start = now + with_margin(gate.delay);
+            let site_free =
+                gate.in_flight < gate.max_in_flight && gate.has_work() && gate.next_start <= now;
+            st.buffer_free -= 1;
+            let others_ready = st.candidates.iter().any(|c| c.ready && c.site != site);
+            if st.buffer_free > 0 && (site_free || others_ready) {
+                if st.waiting > 0 {
+                    // There may be more to hand out: pass the wake-up on.
+                    self.cv.notify_one();
+                } else if st.parsers_idle() {
+                    // Every downloader is busy, a site could start now, and the parsers wait
+                    // for pages: another downloader might add requests.
+                    st.wanted += 1;
                 }
-                None => self.cv.wait(&mut st),
             }
-            st.waiting -= 1;
-            if counts {
-                st.starved += now.elapsed();
-            }
+            return Pass::Lease(TaskLease::new(Arc::clone(self), task));
         }
     }
 
@@ -532,6 +654,12 @@ impl Dispatcher {
     pub fn pace(&self, site: SiteId) -> Option<SendTurn> {
         let pacer = Arc::clone(&self.state.lock().gates[site.0 as usize].pacer);
         pacer.turn(&self.stop)
+    }
+
+    /// The pacer of `site`'s requests, for a driver that takes turns without waiting
+    /// ([`Pacer::try_turn`]).
+    pub fn pacer(&self, site: SiteId) -> Arc<Pacer> {
+        Arc::clone(&self.state.lock().gates[site.0 as usize].pacer)
     }
 
     /// A leased task of `site` finished its requests: its request slot is free.

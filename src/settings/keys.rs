@@ -94,7 +94,7 @@ pub const KEYS: &[KeyDef] = &[
     key!(
         "Components",
         "DownloadingThread",
-        "DT0",
+        "DT1",
         ValueKind::Component,
         "Downloader implementation."
     ),

@@ -1,0 +1,490 @@
+//! The loop of the event-driven downloader (`DT1`, [`EventedDownloader`]): one thread takes
+//! tasks from the dispatcher without waiting ([`Dispatcher::try_acquire`], woken by the
+//! dispatcher when it asked in vain), takes each request's turn from its site's pacer without
+//! waiting ([`Pacer::try_turn`], a timer when the turn is not yet), sends it on the
+//! [`Connections`], and drives the task's walk (`fetch::Walk`, `fetch::RobotsWalk`) with the
+//! answers — the same decisions as the blocking downloaders make, and the same bookkeeping
+//! afterwards (`download::finish`). What the loop cannot do without blocking goes to the
+//! blocking downloaders the engine starts beside it ([`download::run_passed_on`]).
+//!
+//! A stop lets the requests under way finish for [`STOP_GRACE`], then abandons them.
+//!
+//! [`Dispatcher::try_acquire`]: crate::schedule::Dispatcher::try_acquire
+//! [`Pacer::try_turn`]: crate::schedule::Pacer::try_turn
+//! [`download::run_passed_on`]: super::download::run_passed_on
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+
+use super::{Fetched, STOP_GRACE, download};
+use crate::context::{Context, Log};
+use crate::fetch::bodies::BodyPermit;
+use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
+use crate::fetch::{
+    Check, EventedDownloader, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
+    RobotsWalk, Step, Walk,
+};
+use crate::message::TaskKind;
+use crate::robots::MAX_ROBOTS_BYTES;
+use crate::schedule::TaskLease;
+use crate::stop::PanicGuard;
+use crate::url_norm::NormUrl;
+
+/// The longest the loop sleeps without looking at the stop and the finished sites.
+const LOOK_AGAIN: Duration = Duration::from_millis(50);
+
+/// How soon a body waiting for room among the bodies held looks again.
+const BODY_ROOM_AGAIN: Duration = Duration::from_millis(5);
+
+/// How many tasks the loop may hold at once: the engine raises it as it would start more
+/// blocking downloaders (`DownloadingThreadsCount = 0`), so that a crawl bound by its
+/// processors does not fetch thousands of pages ahead of its parsers.
+#[derive(Debug)]
+pub(super) struct Slots(AtomicUsize);
+
+impl Slots {
+    pub(super) fn new(n: usize) -> Self {
+        Slots(AtomicUsize::new(n.max(1)))
+    }
+
+    pub(super) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn set(&self, n: usize) {
+        self.0.store(n, Ordering::Relaxed);
+    }
+}
+
+/// The walk a task is on.
+enum Walker<'a> {
+    Page(Walk<'a>),
+    Robots(RobotsWalk<'a>),
+}
+
+/// A task the loop drives.
+struct InFlight<'a> {
+    lease: TaskLease,
+    walk: Walker<'a>,
+    /// The URL requested now.
+    url: NormUrl,
+    started: Instant,
+    /// Where the request went out, once sent.
+    conn: Option<ConnRef>,
+    /// The answer's head, while its body is read.
+    head: Option<OwnedHead>,
+    /// The page body's place among the bodies held.
+    permit: Option<BodyPermit>,
+    /// What it waits for besides the network.
+    waits: Waits,
+}
+
+/// What a task waits for besides the network (its entries in the loop's queues are stale
+/// once it does not: a task's number is reused when it ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waits {
+    Nothing,
+    /// Its site's turn to send the next request.
+    Turn,
+    /// Room among the bodies held, to read its page body.
+    BodyRoom,
+}
+
+/// The loop's state.
+struct Driver<'a> {
+    ctx: &'a Context,
+    log: &'a Log,
+    pages: &'a Sender<Fetched>,
+    passed_on: &'a Sender<TaskLease>,
+    conns: Connections,
+    tasks: Vec<Option<InFlight<'a>>>,
+    free: Vec<usize>,
+    live: usize,
+    /// Tasks whose next request waits for its site's turn, by when to ask again.
+    turns: BinaryHeap<Reverse<(Instant, usize)>>,
+    /// Tasks whose page body waits for room among the bodies held.
+    bodies: VecDeque<usize>,
+    cap: u64,
+    parsers_gone: bool,
+}
+
+/// Runs the loop until the crawl stops, at most `slots` tasks at once.
+pub(super) fn run(
+    ctx: &Context,
+    downloader: &EventedDownloader,
+    slots: &Slots,
+    pages: Sender<Fetched>,
+    passed_on: Sender<TaskLease>,
+    log: &Log,
+) {
+    let _guard = PanicGuard(&ctx.stop);
+    let conns = match downloader.connections() {
+        Ok(c) => c,
+        Err(e) => {
+            ctx.stop.request(crate::stop::StopReason::Failed(format!(
+                "cannot start the event-driven downloads: {e}"
+            )));
+            return;
+        }
+    };
+    let waker = conns.waker();
+    ctx.dispatcher.set_waker(Box::new(move || {
+        let _ = waker.wake();
+    }));
+    let mut d = Driver {
+        ctx,
+        log,
+        pages: &pages,
+        passed_on: &passed_on,
+        conns,
+        tasks: Vec::new(),
+        free: Vec::new(),
+        live: 0,
+        turns: BinaryHeap::new(),
+        bodies: VecDeque::new(),
+        cap: ctx.settings.http.max_page_bytes,
+        parsers_gone: false,
+    };
+    let mut events = Vec::new();
+    let mut stop_at: Option<Instant> = None;
+    loop {
+        let done = downloader.take_done_sites();
+        if !done.is_empty() {
+            d.conns.sites_done(&done);
+        }
+        let now = Instant::now();
+        let mut timeout = LOOK_AGAIN;
+        if ctx.stop.is_requested() || d.parsers_gone {
+            let at = *stop_at.get_or_insert(now);
+            d.abandon_unsent();
+            if d.live == 0 {
+                break;
+            }
+            let end = at + STOP_GRACE;
+            if now >= end {
+                d.abandon_all();
+                break;
+            }
+            timeout = timeout.min(end - now);
+        } else {
+            d.take_turns(now);
+            if let Some(Reverse((at, _))) = d.turns.peek() {
+                timeout = timeout.min(at.saturating_duration_since(now));
+            }
+            d.make_room_for_bodies();
+            if !d.bodies.is_empty() {
+                timeout = timeout.min(BODY_ROOM_AGAIN);
+            }
+            while d.live < slots.get() {
+                match ctx.dispatcher.try_acquire() {
+                    Ok(lease) => d.start(lease),
+                    Err(when) => {
+                        if let Some(at) = when {
+                            timeout = timeout.min(at.saturating_duration_since(now));
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        d.conns.poll(Some(timeout), &mut events);
+        for event in events.drain(..) {
+            d.on_event(event);
+        }
+    }
+}
+
+impl<'a> Driver<'a> {
+    fn insert(&mut self, f: InFlight<'a>) -> usize {
+        self.live += 1;
+        match self.free.pop() {
+            Some(id) => {
+                self.tasks[id] = Some(f);
+                id
+            }
+            None => {
+                self.tasks.push(Some(f));
+                self.tasks.len() - 1
+            }
+        }
+    }
+
+    /// Task `id` is over (its result passed on, or the task passed on).
+    fn remove(&mut self, id: usize) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    fn start(&mut self, lease: TaskLease) {
+        let task = lease.task();
+        let walk = match task.kind {
+            TaskKind::Page => Walker::Page(Walk::new(self.ctx, task, self.log)),
+            TaskKind::Robots => {
+                Walker::Robots(RobotsWalk::new(self.ctx, task.site, &task.url, self.log))
+            }
+        };
+        let url = task.url.clone();
+        let id = self.insert(InFlight {
+            lease,
+            walk,
+            url,
+            started: Instant::now(),
+            conn: None,
+            head: None,
+            permit: None,
+            waits: Waits::Nothing,
+        });
+        self.go(id);
+    }
+
+    /// Takes task `id`'s walk to its next request and sends it, in its site's turn.
+    fn go(&mut self, id: usize) {
+        let Some(mut f) = self.tasks[id].take() else {
+            return;
+        };
+        match &mut f.walk {
+            Walker::Page(walk) => match walk.before_request(&f.url) {
+                Check::Go => {}
+                Check::Stop(result) => return self.finish(id, f.lease, result),
+                // An alias's robots.txt is fetched by a blocking downloader, which walks the
+                // task again from its start (the hops so far are requested again).
+                Check::NeedRobots(_) => return self.pass_on(id, f),
+            },
+            Walker::Robots(walk) => match walk.next_request() {
+                Some(url) => f.url = url,
+                None => {
+                    let answer = walk.too_many_hops();
+                    return self.robots_done(id, f.lease, answer);
+                }
+            },
+        }
+        let site = f.lease.task().site;
+        let turn = match self.ctx.dispatcher.pacer(site).try_turn() {
+            Ok(turn) => turn,
+            Err(at) => {
+                self.turns.push(Reverse((at, id)));
+                f.waits = Waits::Turn;
+                self.tasks[id] = Some(f);
+                return;
+            }
+        };
+        f.started = Instant::now();
+        match self.conns.send(ReqId(id), site, &f.url, turn) {
+            Ok(at) => {
+                f.conn = Some(at);
+                self.tasks[id] = Some(f);
+            }
+            Err(NotSent::Elsewhere) => self.pass_on(id, f),
+            Err(NotSent::Failed(e)) => self.failed(id, f, e),
+        }
+    }
+
+    /// Tasks whose site's turn has come send their requests.
+    fn take_turns(&mut self, now: Instant) {
+        while let Some(&Reverse((at, id))) = self.turns.peek() {
+            if at > now {
+                break;
+            }
+            self.turns.pop();
+            if let Some(f) = self.tasks[id].as_mut()
+                && f.waits == Waits::Turn
+            {
+                f.waits = Waits::Nothing;
+                self.go(id);
+            }
+        }
+    }
+
+    /// Page bodies that waited for room are read, in order, as far as the room goes.
+    fn make_room_for_bodies(&mut self) {
+        while let Some(&id) = self.bodies.front() {
+            let Some(f) = self.tasks[id]
+                .as_mut()
+                .filter(|f| f.waits == Waits::BodyRoom)
+            else {
+                self.bodies.pop_front();
+                continue;
+            };
+            let expected = f
+                .head
+                .as_ref()
+                .and_then(OwnedHead::declared_body_len)
+                .map_or(0, |n| n.min(self.cap));
+            let Some(permit) = self.ctx.bodies.try_acquire(expected) else {
+                break;
+            };
+            self.bodies.pop_front();
+            f.permit = Some(permit);
+            f.waits = Waits::Nothing;
+            if let Some(at) = f.conn {
+                self.conns.read_body(at, ReqId(id), self.cap, false);
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Head(ReqId(id), head) => self.on_head(id, head),
+            Event::Body(ReqId(id), body) => self.on_body(id, body),
+            Event::Failed(ReqId(id), e) => {
+                if let Some(f) = self.tasks[id].take() {
+                    self.failed(id, f, e);
+                }
+            }
+        }
+    }
+
+    fn on_head(&mut self, id: usize, head: OwnedHead) {
+        let Some(mut f) = self.tasks[id].take() else {
+            return;
+        };
+        let Some(at) = f.conn else {
+            self.tasks[id] = Some(f);
+            return;
+        };
+        let req = ReqId(id);
+        match &mut f.walk {
+            Walker::Robots(walk) => match walk.head(&f.url, head.head(), f.started) {
+                RobotsStep::Next => {
+                    self.conns.discard(at, req);
+                    self.tasks[id] = Some(f);
+                    self.go(id);
+                }
+                RobotsStep::Done(answer) => {
+                    self.conns.discard(at, req);
+                    self.robots_done(id, f.lease, answer);
+                }
+                RobotsStep::Body => {
+                    // RFC 9309 §2.5: parse at least 500 KiB; the rest is ignored.
+                    self.conns.read_body(at, req, MAX_ROBOTS_BYTES as u64, true);
+                    self.tasks[id] = Some(f);
+                }
+            },
+            Walker::Page(walk) => match walk.head(&f.url, head.head(), f.started) {
+                HeadStep::Next(next) => {
+                    self.conns.discard(at, req);
+                    f.url = next;
+                    self.tasks[id] = Some(f);
+                    self.go(id);
+                }
+                HeadStep::Done(result) => {
+                    self.conns.discard(at, req);
+                    self.finish(id, f.lease, result);
+                }
+                HeadStep::Body => {
+                    f.head = Some(head);
+                    f.waits = Waits::BodyRoom;
+                    self.tasks[id] = Some(f);
+                    self.bodies.push_back(id);
+                    self.make_room_for_bodies();
+                }
+            },
+        }
+    }
+
+    fn on_body(&mut self, id: usize, body: Result<Vec<u8>, FetchError>) {
+        let Some(mut f) = self.tasks[id].take() else {
+            return;
+        };
+        match &mut f.walk {
+            Walker::Robots(walk) => {
+                let answer = walk.body(&f.url, body, f.started);
+                self.robots_done(id, f.lease, answer);
+            }
+            Walker::Page(walk) => {
+                let permit = f.permit.take().unwrap_or_default();
+                let content_type = f.head.take().and_then(|h| h.content_type);
+                match walk.body(&f.url, content_type, body, permit, f.started) {
+                    Step::Next(next) => {
+                        f.url = next;
+                        f.conn = None;
+                        self.tasks[id] = Some(f);
+                        self.go(id);
+                    }
+                    Step::Done(result) => self.finish(id, f.lease, result),
+                }
+            }
+        }
+    }
+
+    /// Task `id`'s request got no answer.
+    fn failed(&mut self, id: usize, mut f: InFlight<'a>, e: FetchError) {
+        match &mut f.walk {
+            Walker::Page(walk) => {
+                let result = walk.transport_error(&f.url, e, f.started);
+                self.finish(id, f.lease, result);
+            }
+            Walker::Robots(walk) => {
+                let answer = walk.transport_error(&f.url, e, f.started);
+                self.robots_done(id, f.lease, answer);
+            }
+        }
+    }
+
+    fn finish(&mut self, id: usize, lease: TaskLease, result: PageResult) {
+        self.remove(id);
+        if !download::finish(self.ctx, lease, result, self.pages, self.log) {
+            self.parsers_gone = true;
+        }
+    }
+
+    fn robots_done(&mut self, id: usize, mut lease: TaskLease, answer: RobotsAnswer) {
+        self.remove(id);
+        lease.requests_done();
+        download::robots_answered(self.ctx, &lease, answer, self.log);
+    }
+
+    /// A blocking downloader takes task `id` from its start.
+    fn pass_on(&mut self, id: usize, f: InFlight<'a>) {
+        self.remove(id);
+        // Unbounded: the loop never waits here (its tasks are at most its slots).
+        if let Err(e) = self.passed_on.send(f.lease) {
+            // The blocking downloaders are gone (the crawl is ending): the URL goes back.
+            drop(e.into_inner());
+        }
+    }
+
+    /// The crawl stops: tasks that sent nothing yet are given back at once.
+    fn abandon_unsent(&mut self) {
+        let waiting: Vec<usize> = self
+            .turns
+            .drain()
+            .map(|Reverse((_, id))| id)
+            .chain(self.bodies.drain(..))
+            .collect();
+        for id in waiting {
+            let waits = self.tasks[id].as_ref().map(|f| f.waits);
+            if waits.is_some_and(|w| w != Waits::Nothing)
+                && let Some(f) = self.tasks[id].take()
+            {
+                if let Some(at) = f.conn {
+                    self.conns.abandon(at, ReqId(id));
+                }
+                self.abandon(id, f);
+            }
+        }
+    }
+
+    /// The stop's grace is over: every request still under way is abandoned.
+    fn abandon_all(&mut self) {
+        for id in 0..self.tasks.len() {
+            if let Some(f) = self.tasks[id].take() {
+                if let Some(at) = f.conn {
+                    self.conns.abandon(at, ReqId(id));
+                }
+                self.abandon(id, f);
+            }
+        }
+    }
+
+    fn abandon(&mut self, id: usize, f: InFlight<'a>) {
+        match f.walk {
+            Walker::Page(_) => self.finish(id, f.lease, PageResult::Abandoned),
+            Walker::Robots(_) => self.robots_done(id, f.lease, RobotsAnswer::Abandoned),
+        }
+    }
+}

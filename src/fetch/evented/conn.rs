@@ -1,0 +1,954 @@
+//! The sockets of the event-driven downloader: non-blocking keep-alive connections, polled
+//! with mio, speaking HTTP/1.1 through ureq-proto (the protocol code ureq itself runs on).
+//!
+//! A request goes through three steps the driver sees: [`Connections::send`] writes it (on an
+//! idle connection of its site, or a new one), an [`Event::Head`] gives its status line and
+//! headers, and the driver says what to do with the body — read it ([`Connections::read_body`],
+//! an [`Event::Body`] follows) or not ([`Connections::discard`]: a small body is drained so
+//! the connection serves the site's next request, as the blocking client does). Failures and
+//! timeouts come as [`Event::Failed`].
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::io::{ErrorKind, Read, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token, Waker};
+use ureq_proto::BodyMode;
+use ureq_proto::client::state::{RecvBody, RecvResponse};
+use ureq_proto::client::{Call, RecvBodyResult, RecvResponseResult, SendRequestResult};
+use ureq_proto::http::Request;
+
+use super::decode::decode;
+use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES, RESPONSE_HEADER_BYTES};
+use crate::fetch::resolver::CachingResolver;
+use crate::fetch::{FetchError, request_uri};
+use crate::ids::SiteId;
+use crate::schedule::SendTurn;
+use crate::url_norm::NormUrl;
+
+/// The token of the waker (the dispatcher's and the stop's wake-ups).
+const WAKE: Token = Token(usize::MAX);
+
+/// A connection's input buffer starts this small and grows, up to a whole response header's
+/// [`RESPONSE_HEADER_BYTES`], only for a head that needs it: a body passes through it in
+/// pieces, so thousands of idle connections need not hold 64 KiB each.
+const INPUT_START: usize = 16 * 1024;
+
+/// What the crawler accepts (as the blocking client says it).
+const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
+
+/// The encodings decoded (as the blocking client asks for them; `deflate` is decoded too).
+const ACCEPT_ENCODING: &str = "gzip, br";
+
+/// The driver's number for a request (its task), carried by the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReqId(pub usize);
+
+/// Which connection a request went out on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnRef(usize);
+
+/// An answer's status line and headers.
+#[derive(Debug, Clone, Default)]
+pub struct OwnedHead {
+    /// Status code.
+    pub status: u16,
+    /// `Location`.
+    pub location: Option<String>,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Retry-After`.
+    pub retry_after: Option<String>,
+    /// `Content-Encoding`.
+    pub content_encoding: Option<String>,
+    /// `Content-Length`.
+    pub content_length: Option<u64>,
+}
+
+impl OwnedHead {
+    /// The head as the walks read it.
+    pub(crate) fn head(&self) -> crate::fetch::Head<'_> {
+        crate::fetch::Head {
+            status: self.status,
+            location: self.location.as_deref(),
+            content_type: self.content_type.as_deref(),
+            retry_after: self.retry_after.as_deref(),
+        }
+    }
+
+    /// The body's length as declared, when it is sent as is (not compressed).
+    pub fn declared_body_len(&self) -> Option<u64> {
+        self.content_length
+            .filter(|_| self.content_encoding.is_none())
+    }
+}
+
+/// What happened to a request.
+#[derive(Debug)]
+pub enum Event {
+    /// Its answer's head arrived: the driver reads or discards the body.
+    Head(ReqId, OwnedHead),
+    /// Its body, decoded and within its cap — or why it could not be read (too large, a
+    /// timeout or a broken connection while it was read).
+    Body(ReqId, Result<Vec<u8>, FetchError>),
+    /// It failed before its head arrived (a timeout, a broken connection, a bad answer).
+    Failed(ReqId, FetchError),
+}
+
+/// Why [`Connections::send`] did not send a request.
+#[derive(Debug)]
+pub enum NotSent {
+    /// Not without blocking this thread: https, or a host name not resolved yet. A blocking
+    /// downloader should take the task.
+    Elsewhere,
+    /// It failed at once.
+    Failed(FetchError),
+}
+
+/// Where a connection is in its request.
+enum State {
+    /// No request; kept for the site's next one.
+    Idle,
+    /// The request is written (or being written); the head is awaited.
+    Head(Call<RecvResponse>),
+    /// The head went to the driver, which has not said what to do with the body yet
+    /// (`None`: the answer has no body).
+    Decide(Option<Call<RecvBody>>),
+    /// The body is read for the driver.
+    Body(Call<RecvBody>),
+    /// The body is read to be thrown away (`drained` bytes so far), keeping the connection.
+    Drain(Call<RecvBody>, usize),
+}
+
+struct Conn {
+    stream: TcpStream,
+    site: SiteId,
+    /// The addresses not tried yet, for a connect that fails.
+    addrs: Vec<SocketAddr>,
+    addr: SocketAddr,
+    state: State,
+    req: Option<ReqId>,
+    /// The URL requested, to send it again on a fresh connection.
+    url: Option<NormUrl>,
+    connected: bool,
+    /// It served a request before this one: the server may have closed it meanwhile.
+    reused: bool,
+    /// The answer said the connection ends with it.
+    close_after: bool,
+    /// Bytes of this request's answer arrived.
+    answered: bool,
+    input: Vec<u8>,
+    start: usize,
+    end: usize,
+    out: Vec<u8>,
+    out_pos: usize,
+    /// The site's turn, ended when the request is written.
+    turn: Option<SendTurn>,
+    /// Changes with every request, so that an old deadline does not hit a new one.
+    generation: u64,
+    /// The request's deadline, and the connect's while it connects.
+    deadline: Instant,
+    connect_by: Instant,
+    /// The body read so far, its encoding, its bounds.
+    body: Vec<u8>,
+    encoding: Option<String>,
+    raw_limit: usize,
+    cap: u64,
+    truncate: bool,
+}
+
+/// What a connection's state machine arrived at.
+enum Progress {
+    /// Waiting for more input (or for the driver).
+    Wait,
+    /// The request is answered and the connection free: kept (`true`) or closed.
+    Free(bool),
+    /// Closed, the request failed (if it had one).
+    Fail(FetchError),
+}
+
+/// Settings the connections keep.
+#[derive(Debug, Clone)]
+pub struct ConnSettings {
+    /// `User-Agent`.
+    pub user_agent: String,
+    /// `RequestTimeoutSeconds`: a whole request, head and body.
+    pub request_timeout: Duration,
+    /// `ConnectTimeoutSeconds`.
+    pub connect_timeout: Duration,
+    /// Idle connections kept at most.
+    pub idle_budget: usize,
+}
+
+/// All connections of one driver.
+pub struct Connections {
+    poll: Poll,
+    events: Events,
+    waker: Arc<Waker>,
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    idle: HashMap<SiteId, Vec<usize>>,
+    idle_count: usize,
+    deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    generation: u64,
+    resolver: CachingResolver,
+    settings: ConnSettings,
+    /// Events produced outside a poll (a body already buffered), given by the next one.
+    ready: Vec<Event>,
+    /// The connections a poll reported (kept to spare an allocation per poll).
+    tokens: Vec<usize>,
+    /// Where requests are written first.
+    request_buffer: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for Connections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connections")
+            .field("open", &(self.conns.len() - self.free.len()))
+            .field("idle", &self.idle_count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connections {
+    /// No connections yet.
+    pub(super) fn new(
+        resolver: CachingResolver,
+        settings: ConnSettings,
+    ) -> std::io::Result<Connections> {
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
+        Ok(Connections {
+            poll,
+            events: Events::with_capacity(1024),
+            waker,
+            conns: Vec::new(),
+            free: Vec::new(),
+            idle: HashMap::new(),
+            idle_count: 0,
+            deadlines: BinaryHeap::new(),
+            generation: 0,
+            resolver,
+            settings,
+            ready: Vec::new(),
+            tokens: Vec::new(),
+            request_buffer: vec![0; REQUEST_BUFFER_BYTES],
+            scratch: vec![0; DRAIN_BYTES as usize],
+        })
+    }
+
+    /// Wakes [`Self::poll`] from another thread.
+    pub fn waker(&self) -> Arc<Waker> {
+        Arc::clone(&self.waker)
+    }
+
+    /// Sends a GET for `url` of `site` in the site's `turn` (ended once the request is
+    /// written). On an idle connection of the site if there is one.
+    pub fn send(
+        &mut self,
+        req: ReqId,
+        site: SiteId,
+        url: &NormUrl,
+        turn: SendTurn,
+    ) -> Result<ConnRef, NotSent> {
+        let parsed = url.as_url();
+        if parsed.scheme() != "http" {
+            return Err(NotSent::Elsewhere);
+        }
+        let (out, call) = prepare(url, &self.settings.user_agent, &mut self.request_buffer)
+            .map_err(NotSent::Failed)?;
+        let now = Instant::now();
+        let index = match self.take_idle(site) {
+            Some(i) => i,
+            None => {
+                let host = parsed.host_str().unwrap_or_default();
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let port = parsed.port_or_known_default().unwrap_or(80);
+                let Some(mut addrs) = self.resolver.known(host, port) else {
+                    return Err(NotSent::Elsewhere);
+                };
+                addrs.reverse();
+                self.open(site, addrs, now).map_err(NotSent::Failed)?
+            }
+        };
+        self.generation += 1;
+        let generation = self.generation;
+        let request_timeout = self.settings.request_timeout;
+        let Some(conn) = self.conns[index].as_mut() else {
+            return Err(NotSent::Failed(FetchError::Other("lost connection".into())));
+        };
+        conn.req = Some(req);
+        conn.url = Some(url.clone());
+        conn.state = State::Head(call);
+        conn.out = out;
+        conn.out_pos = 0;
+        conn.turn = Some(turn);
+        conn.answered = false;
+        conn.close_after = false;
+        conn.generation = generation;
+        conn.deadline = now + request_timeout;
+        let (deadline, connect_by, connected) = (conn.deadline, conn.connect_by, conn.connected);
+        self.add_deadline(deadline, index, generation);
+        if !connected {
+            self.add_deadline(connect_by, index, generation);
+        }
+        // An established connection takes the request now; a new one once it connects.
+        self.pump(index);
+        Ok(ConnRef(index))
+    }
+
+    /// Reads the body of `req`'s answer, decoded, at most `cap` bytes: past it the request
+    /// fails with `TooLarge`, or — `truncate` — the body ends there.
+    pub fn read_body(&mut self, at: ConnRef, req: ReqId, cap: u64, truncate: bool) {
+        let Some(conn) = self.conns[at.0]
+            .as_mut()
+            .filter(|c| c.req == Some(req) && matches!(c.state, State::Decide(_)))
+        else {
+            return;
+        };
+        let State::Decide(body) = std::mem::replace(&mut conn.state, State::Idle) else {
+            return;
+        };
+        let Some(call) = body else {
+            // No body (a HEAD-like answer): an empty one.
+            self.ready.push(Event::Body(req, Ok(Vec::new())));
+            let keep = !conn.close_after;
+            self.release(at.0, keep);
+            return;
+        };
+        let identity = conn.encoding.is_none();
+        conn.cap = cap;
+        conn.truncate = truncate;
+        // Raw (compressed) bytes get a looser bound; the real cap applies after decoding.
+        let raw = if identity {
+            cap.saturating_add(1)
+        } else {
+            cap.saturating_add(cap / 8).saturating_add(64 * 1024)
+        };
+        conn.raw_limit = usize::try_from(raw).unwrap_or(usize::MAX);
+        let declared = match call.body_mode() {
+            BodyMode::LengthDelimited(n) if identity => n.min(cap) as usize + 1,
+            _ => 0,
+        };
+        conn.body = Vec::with_capacity(declared);
+        conn.state = State::Body(call);
+        self.pump(at.0);
+    }
+
+    /// `req`'s body is not wanted: a small one is read to its end so that the connection
+    /// is kept; a large one closes it.
+    pub fn discard(&mut self, at: ConnRef, req: ReqId) {
+        let Some(conn) = self.conns[at.0].as_mut().filter(|c| c.req == Some(req)) else {
+            return;
+        };
+        conn.req = None;
+        let State::Decide(body) = std::mem::replace(&mut conn.state, State::Idle) else {
+            self.close(at.0);
+            return;
+        };
+        let Some(call) = body else {
+            let keep = !conn.close_after;
+            self.release(at.0, keep);
+            return;
+        };
+        let small = match call.body_mode() {
+            BodyMode::LengthDelimited(n) => n <= DRAIN_BYTES,
+            BodyMode::Chunked => true,
+            _ => false,
+        };
+        if !small {
+            self.close(at.0);
+            return;
+        }
+        conn.state = State::Drain(call, 0);
+        self.pump(at.0);
+    }
+
+    /// `req` is given up: its connection is closed.
+    pub fn abandon(&mut self, at: ConnRef, req: ReqId) {
+        if self.conns[at.0]
+            .as_ref()
+            .is_some_and(|c| c.req == Some(req))
+        {
+            self.close(at.0);
+        }
+    }
+
+    /// These sites are through: their idle connections are closed.
+    pub fn sites_done(&mut self, sites: &[SiteId]) {
+        for site in sites {
+            for i in self.idle.remove(site).unwrap_or_default() {
+                self.idle_count = self.idle_count.saturating_sub(1);
+                self.close(i);
+            }
+        }
+    }
+
+    /// Waits at most `timeout` for something to happen, and appends what did to `out`
+    /// (nothing when only the waker rang).
+    pub fn poll(&mut self, timeout: Option<Duration>, out: &mut Vec<Event>) {
+        let now = Instant::now();
+        let nearest = self
+            .deadlines
+            .peek()
+            .map(|Reverse((at, ..))| at.saturating_duration_since(now));
+        let mut timeout = match (timeout, nearest) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if !self.ready.is_empty() {
+            timeout = Some(Duration::ZERO);
+        }
+        if let Err(e) = self.poll.poll(&mut self.events, timeout)
+            && e.kind() != ErrorKind::Interrupted
+        {
+            // Nothing to do about a failing poll but not to spin on it.
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let mut tokens = std::mem::take(&mut self.tokens);
+        tokens.clear();
+        tokens.extend(
+            self.events
+                .iter()
+                .map(|e| e.token())
+                .filter(|t| *t != WAKE)
+                .map(|t| t.0),
+        );
+        for &i in &tokens {
+            self.pump(i);
+        }
+        self.tokens = tokens;
+        self.expire(Instant::now());
+        out.append(&mut self.ready);
+    }
+
+    /// Connection `index`'s request `generation` ends by `at`. A deadline stays in the heap
+    /// until it passes, though most requests end long before theirs: a fast crawl made
+    /// 470,000 requests within one timeout. Past twice the connections, the heap is rebuilt
+    /// with the deadlines of requests still under way.
+    fn add_deadline(&mut self, at: Instant, index: usize, generation: u64) {
+        self.deadlines.push(Reverse((at, index, generation)));
+        if self.deadlines.len() > 2 * self.conns.len() + 64 {
+            let conns = &self.conns;
+            self.deadlines.retain(|Reverse((_, i, g))| {
+                conns
+                    .get(*i)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|c| c.generation == *g)
+            });
+        }
+    }
+
+    /// Requests past their deadline fail with `Timeout`.
+    fn expire(&mut self, now: Instant) {
+        while let Some(&Reverse((at, i, generation))) = self.deadlines.peek() {
+            if at > now {
+                break;
+            }
+            self.deadlines.pop();
+            let Some(conn) = self.conns.get(i).and_then(Option::as_ref) else {
+                continue;
+            };
+            if conn.generation != generation {
+                continue;
+            }
+            let late = now >= conn.deadline || (!conn.connected && now >= conn.connect_by);
+            let busy = conn.req.is_some() || matches!(conn.state, State::Drain(..));
+            if late && busy {
+                self.fail(i, FetchError::Timeout);
+            }
+        }
+    }
+
+    /// An idle connection of `site`, if one is left.
+    fn take_idle(&mut self, site: SiteId) -> Option<usize> {
+        let list = self.idle.get_mut(&site)?;
+        let i = list.pop()?;
+        if list.is_empty() {
+            self.idle.remove(&site);
+        }
+        self.idle_count = self.idle_count.saturating_sub(1);
+        if let Some(conn) = self.conns[i].as_mut() {
+            conn.reused = true;
+        }
+        Some(i)
+    }
+
+    /// Starts connecting to the last of `addrs` (the others are tried if it fails).
+    fn open(
+        &mut self,
+        site: SiteId,
+        mut addrs: Vec<SocketAddr>,
+        now: Instant,
+    ) -> Result<usize, FetchError> {
+        let Some(addr) = addrs.pop() else {
+            return Err(FetchError::HostNotFound);
+        };
+        let mut stream = TcpStream::connect(addr).map_err(connect_error)?;
+        let index = self.free.pop().unwrap_or(self.conns.len());
+        self.poll
+            .registry()
+            .register(
+                &mut stream,
+                Token(index),
+                Interest::READABLE | Interest::WRITABLE,
+            )
+            .map_err(|e| FetchError::Other(e.to_string()))?;
+        let conn = Conn {
+            stream,
+            site,
+            addrs,
+            addr,
+            state: State::Idle,
+            req: None,
+            url: None,
+            connected: false,
+            reused: false,
+            close_after: false,
+            answered: false,
+            input: vec![0; INPUT_START],
+            start: 0,
+            end: 0,
+            out: Vec::new(),
+            out_pos: 0,
+            turn: None,
+            generation: 0,
+            deadline: now + self.settings.request_timeout,
+            connect_by: now + self.settings.connect_timeout,
+            body: Vec::new(),
+            encoding: None,
+            raw_limit: 0,
+            cap: 0,
+            truncate: false,
+        };
+        if index == self.conns.len() {
+            self.conns.push(Some(conn));
+        } else {
+            self.conns[index] = Some(conn);
+        }
+        Ok(index)
+    }
+
+    /// Does what connection `i`'s socket allows: finish connecting, write, read and parse.
+    fn pump(&mut self, i: usize) {
+        let progress = match self.conns.get_mut(i).and_then(Option::as_mut) {
+            Some(conn) => step(conn, &mut self.scratch, &mut self.ready),
+            None => return,
+        };
+        match progress {
+            Progress::Wait => {}
+            Progress::Free(keep) => self.release(i, keep),
+            Progress::Fail(e) => self.fail(i, e),
+        }
+    }
+
+    /// Connection `i` failed: its request fails too — unless the connection was a kept one
+    /// the server had closed before answering (it may close an idle connection at any
+    /// time), or a connect to an address with others left: then it is tried again once on a
+    /// fresh connection.
+    fn fail(&mut self, i: usize, e: FetchError) {
+        let Some(conn) = self.conns.get_mut(i).and_then(Option::take) else {
+            return;
+        };
+        self.free.push(i);
+        if let (State::Body(_), Some(req)) = (&conn.state, conn.req) {
+            // The head was answered: the body's failure is the body's (the blocking client
+            // reports it from `read_body` too, and the walk logs the status it got).
+            let mut stream = conn.stream;
+            let _ = self.poll.registry().deregister(&mut stream);
+            self.ready.push(Event::Body(req, Err(e)));
+            return;
+        }
+        let Conn {
+            mut stream,
+            site,
+            addrs,
+            addr,
+            req,
+            url,
+            reused,
+            answered,
+            connected,
+            turn,
+            ..
+        } = conn;
+        let _ = self.poll.registry().deregister(&mut stream);
+        drop(stream);
+        let Some(req) = req else { return };
+        let again = if answered || e == FetchError::Timeout {
+            None
+        } else if reused {
+            Some(vec![addr])
+        } else if !connected && !addrs.is_empty() {
+            Some(addrs)
+        } else {
+            None
+        };
+        if let (Some(addrs), Some(url)) = (again, url.as_ref()) {
+            // A fresh connection is not retried again: its failure is the request's.
+            let sent = self
+                .open(site, addrs, Instant::now())
+                .and_then(|index| self.start_on(index, req, url, turn));
+            match sent {
+                Ok(()) => return,
+                Err(e) => {
+                    self.ready.push(Event::Failed(req, e));
+                    return;
+                }
+            }
+        }
+        self.ready.push(Event::Failed(req, e));
+    }
+
+    /// Puts request `req` of `url` on the fresh connection `index`.
+    fn start_on(
+        &mut self,
+        index: usize,
+        req: ReqId,
+        url: &NormUrl,
+        turn: Option<SendTurn>,
+    ) -> Result<(), FetchError> {
+        let (out, call) = prepare(url, &self.settings.user_agent, &mut self.request_buffer)?;
+        self.generation += 1;
+        let generation = self.generation;
+        let now = Instant::now();
+        let Some(conn) = self.conns[index].as_mut() else {
+            return Err(FetchError::Other("lost connection".into()));
+        };
+        conn.req = Some(req);
+        conn.url = Some(url.clone());
+        conn.state = State::Head(call);
+        conn.out = out;
+        conn.turn = turn;
+        conn.generation = generation;
+        conn.deadline = now + self.settings.request_timeout;
+        let (deadline, connect_by) = (conn.deadline, conn.connect_by);
+        self.add_deadline(deadline, index, generation);
+        self.add_deadline(connect_by, index, generation);
+        self.pump(index);
+        Ok(())
+    }
+
+    /// Connection `i`'s request is over: it is kept for its site (within the idle budget)
+    /// or closed.
+    fn release(&mut self, i: usize, keep: bool) {
+        let budget = self.settings.idle_budget;
+        let Some(conn) = self.conns.get_mut(i).and_then(Option::as_mut) else {
+            return;
+        };
+        conn.req = None;
+        conn.url = None;
+        conn.turn = None;
+        conn.state = State::Idle;
+        conn.body = Vec::new();
+        conn.generation = 0;
+        if !keep || self.idle_count >= budget {
+            self.close(i);
+            return;
+        }
+        let site = conn.site;
+        self.idle.entry(site).or_default().push(i);
+        self.idle_count += 1;
+    }
+
+    /// Closes connection `i` (out of the idle lists too).
+    fn close(&mut self, i: usize) {
+        let Some(mut conn) = self.conns.get_mut(i).and_then(Option::take) else {
+            return;
+        };
+        if let Some(list) = self.idle.get_mut(&conn.site)
+            && let Some(at) = list.iter().position(|&x| x == i)
+        {
+            list.swap_remove(at);
+            self.idle_count = self.idle_count.saturating_sub(1);
+            if list.is_empty() {
+                self.idle.remove(&conn.site);
+            }
+        }
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        self.free.push(i);
+    }
+}
+
+/// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
+/// [`REQUEST_BUFFER_BYTES`]) is written into and kept: a fresh zeroed one for every request was
+/// a memset of 16 KiB a page.
+fn prepare(
+    url: &NormUrl,
+    user_agent: &str,
+    buffer: &mut [u8],
+) -> Result<(Vec<u8>, Call<RecvResponse>), FetchError> {
+    let bad = |what: &str| FetchError::Other(format!("cannot build the request ({what})"));
+    let request = Request::get(request_uri(url))
+        .header("user-agent", user_agent)
+        .header("accept", ACCEPT)
+        .header("accept-encoding", ACCEPT_ENCODING)
+        .body(())
+        .map_err(|e| bad(&e.to_string()))?;
+    let mut call = Call::new(request)
+        .map_err(|e| bad(&e.to_string()))?
+        .proceed();
+    let n = call.write(buffer).map_err(|e| bad(&e.to_string()))?;
+    let out = buffer[..n].to_vec();
+    match call.proceed() {
+        Ok(Some(SendRequestResult::RecvResponse(call))) => Ok((out, call)),
+        _ => Err(bad("incomplete")),
+    }
+}
+
+fn connect_error(e: std::io::Error) -> FetchError {
+    match e.kind() {
+        ErrorKind::TimedOut => FetchError::Timeout,
+        _ => FetchError::Refused,
+    }
+}
+
+/// Advances one connection as far as its socket allows.
+fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
+    if !conn.connected {
+        match conn.stream.take_error() {
+            Ok(Some(e)) | Err(e) => return Progress::Fail(connect_error(e)),
+            Ok(None) => {}
+        }
+        match conn.stream.peer_addr() {
+            Ok(_) => {
+                conn.connected = true;
+                let _ = conn.stream.set_nodelay(true);
+            }
+            Err(e) if e.kind() == ErrorKind::NotConnected => return Progress::Wait,
+            Err(e) => return Progress::Fail(connect_error(e)),
+        }
+    }
+    while conn.out_pos < conn.out.len() {
+        match conn.stream.write(&conn.out[conn.out_pos..]) {
+            Ok(0) => return Progress::Fail(FetchError::Broken("connection closed".into())),
+            Ok(n) => conn.out_pos += n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Progress::Fail(broken(e)),
+        }
+    }
+    if let Some(turn) = conn.turn.take() {
+        turn.pacer().sent();
+    }
+    let mut eof = false;
+    loop {
+        match advance(conn, scratch, ready) {
+            Progress::Wait => {}
+            other => return other,
+        }
+        if matches!(conn.state, State::Decide(_)) || eof {
+            break;
+        }
+        if conn.start == conn.end {
+            conn.start = 0;
+            conn.end = 0;
+        }
+        if conn.end == conn.input.len() {
+            if conn.start > 0 {
+                conn.input.copy_within(conn.start..conn.end, 0);
+                conn.end -= conn.start;
+                conn.start = 0;
+            } else if conn.input.len() < RESPONSE_HEADER_BYTES {
+                conn.input.resize(RESPONSE_HEADER_BYTES, 0);
+            } else {
+                return Progress::Fail(FetchError::BadResponse("response header too large".into()));
+            }
+        }
+        match conn.stream.read(&mut conn.input[conn.end..]) {
+            Ok(0) => eof = true,
+            Ok(n) => {
+                conn.end += n;
+                conn.answered |= conn.req.is_some();
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Progress::Fail(broken(e)),
+        }
+    }
+    if !eof {
+        return Progress::Wait;
+    }
+    // The server closed the connection.
+    match std::mem::replace(&mut conn.state, State::Idle) {
+        State::Idle => Progress::Free(false),
+        State::Decide(call) => {
+            // The driver decides on what is buffered; the socket will say nothing more.
+            conn.state = State::Decide(call);
+            Progress::Wait
+        }
+        State::Body(call) if call.body_mode() == BodyMode::CloseDelimited => {
+            finish_body(conn, ready);
+            Progress::Free(false)
+        }
+        State::Drain(call, _) if call.body_mode() == BodyMode::CloseDelimited => {
+            Progress::Free(false)
+        }
+        State::Head(_) => Progress::Fail(FetchError::Broken("connection closed".into())),
+        state @ (State::Body(_) | State::Drain(..)) => {
+            conn.state = state;
+            Progress::Fail(FetchError::Broken(
+                "connection closed before the body ended".into(),
+            ))
+        }
+    }
+}
+
+fn broken(e: std::io::Error) -> FetchError {
+    match e.kind() {
+        ErrorKind::ConnectionRefused => FetchError::Refused,
+        ErrorKind::TimedOut => FetchError::Timeout,
+        _ => FetchError::Broken(e.to_string()),
+    }
+}
+
+/// Parses what the input buffer holds.
+fn advance(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
+    loop {
+        match std::mem::replace(&mut conn.state, State::Idle) {
+            State::Idle => {
+                if conn.start != conn.end {
+                    // Bytes nobody asked for: the connection is out of step.
+                    return Progress::Free(false);
+                }
+                return Progress::Wait;
+            }
+            State::Decide(call) => {
+                conn.state = State::Decide(call);
+                return Progress::Wait;
+            }
+            State::Head(mut call) => {
+                if conn.out_pos < conn.out.len() {
+                    conn.state = State::Head(call);
+                    return Progress::Wait;
+                }
+                let parsed = call.try_response(&conn.input[conn.start..conn.end], false);
+                let (used, response) = match parsed {
+                    Ok(r) => r,
+                    Err(e) => return Progress::Fail(FetchError::BadResponse(e.to_string())),
+                };
+                conn.start += used;
+                let Some(response) = response else {
+                    conn.state = State::Head(call);
+                    if used > 0 {
+                        // A 1xx answer was consumed: the real one may follow in the buffer.
+                        continue;
+                    }
+                    return Progress::Wait;
+                };
+                let header = |name: &str| {
+                    response
+                        .headers()
+                        .get(name)
+                        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                };
+                let encoding = header("content-encoding")
+                    .map(|e| e.trim().to_ascii_lowercase())
+                    .filter(|e| !e.is_empty() && e != "identity");
+                let head = OwnedHead {
+                    status: response.status().as_u16(),
+                    location: header("location"),
+                    content_type: header("content-type"),
+                    retry_after: header("retry-after"),
+                    content_length: header("content-length")
+                        .and_then(|v| v.trim().parse::<u64>().ok()),
+                    content_encoding: encoding.clone(),
+                };
+                conn.encoding = encoding;
+                let Some(req) = conn.req else {
+                    return Progress::Free(false);
+                };
+                conn.state = match call.proceed() {
+                    Some(RecvResponseResult::RecvBody(body)) => State::Decide(Some(body)),
+                    Some(RecvResponseResult::Cleanup(c)) => {
+                        conn.close_after = c.must_close_connection();
+                        State::Decide(None)
+                    }
+                    Some(RecvResponseResult::Redirect(r)) => {
+                        conn.close_after = r.must_close_connection();
+                        State::Decide(None)
+                    }
+                    None => {
+                        return Progress::Fail(FetchError::BadResponse("incomplete head".into()));
+                    }
+                };
+                ready.push(Event::Head(req, head));
+                return Progress::Wait;
+            }
+            State::Body(mut call) => {
+                let avail = conn.end - conn.start;
+                let len = conn.body.len();
+                conn.body.resize(len + avail.max(1), 0);
+                let read = call.read(&conn.input[conn.start..conn.end], &mut conn.body[len..]);
+                let (used, written) = match read {
+                    Ok(r) => r,
+                    Err(e) => {
+                        conn.state = State::Body(call);
+                        return Progress::Fail(FetchError::BadResponse(e.to_string()));
+                    }
+                };
+                conn.body.truncate(len + written);
+                conn.start += used;
+                if conn.body.len() > conn.raw_limit {
+                    if !conn.truncate {
+                        conn.state = State::Body(call);
+                        return Progress::Fail(FetchError::TooLarge(conn.cap));
+                    }
+                    // robots.txt: what fits is enough; the rest is not read.
+                    finish_body(conn, ready);
+                    return Progress::Free(false);
+                }
+                let ended = call.body_mode() != BodyMode::CloseDelimited && call.can_proceed();
+                if ended {
+                    let keep = match call.proceed() {
+                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
+                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
+                        None => false,
+                    };
+                    finish_body(conn, ready);
+                    return Progress::Free(keep && conn.start == conn.end);
+                }
+                conn.state = State::Body(call);
+                if used == 0 && written == 0 {
+                    return Progress::Wait;
+                }
+            }
+            State::Drain(mut call, drained) => {
+                let read = call.read(&conn.input[conn.start..conn.end], scratch);
+                let Ok((used, written)) = read else {
+                    return Progress::Free(false);
+                };
+                conn.start += used;
+                let drained = drained + written;
+                if drained as u64 > DRAIN_BYTES {
+                    return Progress::Free(false);
+                }
+                if call.body_mode() != BodyMode::CloseDelimited && call.can_proceed() {
+                    let keep = match call.proceed() {
+                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
+                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
+                        None => false,
+                    };
+                    return Progress::Free(keep && conn.start == conn.end);
+                }
+                conn.state = State::Drain(call, drained);
+                if used == 0 && written == 0 {
+                    return Progress::Wait;
+                }
+            }
+        }
+    }
+}
+
+/// The body is complete: decoded, capped and given to the driver.
+fn finish_body(conn: &mut Conn, ready: &mut Vec<Event>) {
+    let raw = std::mem::take(&mut conn.body);
+    let Some(req) = conn.req.take() else { return };
+    let body = decode(raw, conn.encoding.as_deref(), conn.cap, conn.truncate);
+    ready.push(Event::Body(req, body));
+}

@@ -1,0 +1,85 @@
+//! `DT1`: the event-driven downloader. One engine thread drives many requests at once over
+//! non-blocking keep-alive connections ([`Connections`]), through the same walks as `DT0`
+//! (so statuses, redirects, meta refreshes, robots.txt and retries are decided by the same
+//! code), instead of one blocking thread per request: on the Rust documentation a thread per
+//! request spent about a sixth of the crawl's CPU in the kernel's thread switches (issue 19).
+//!
+//! What one thread cannot do without blocking goes to a few blocking downloaders (`DT0`'s
+//! code, this component's [`Downloader`] methods): https, a host name not resolved yet (its
+//! lookup fills the cache the loop reads; the site's next requests come back here), and the
+//! robots.txt of a site's alias met along a redirect.
+
+mod conn;
+mod decode;
+
+pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, ReqId};
+
+use parking_lot::Mutex;
+
+use super::pools::idle_connection_budget;
+use super::{CaFileError, Downloader, HttpClient, PageResult, RobotsAnswer};
+use crate::context::{Context, Log};
+use crate::ids::SiteId;
+use crate::message::FetchTask;
+use crate::settings::Settings;
+
+/// The event-driven downloader.
+#[derive(Debug)]
+pub struct EventedDownloader {
+    /// The blocking client, for what the loop passes on.
+    client: HttpClient,
+    settings: ConnSettings,
+    /// Sites through since the loop last looked ([`Downloader::sites_done`] is called from
+    /// another thread).
+    done: Mutex<Vec<SiteId>>,
+}
+
+impl EventedDownloader {
+    /// A downloader with the timeouts, user agent, `Resolve` entries and `CaFile` of
+    /// `settings`.
+    pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
+        Ok(EventedDownloader {
+            client: HttpClient::new(settings)?,
+            settings: ConnSettings {
+                user_agent: settings.http.user_agent.clone(),
+                request_timeout: settings.http.request_timeout,
+                connect_timeout: settings.http.connect_timeout,
+                idle_budget: idle_connection_budget(),
+            },
+            done: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The connections of a loop, sharing this downloader's name lookups.
+    pub fn connections(&self) -> std::io::Result<Connections> {
+        Connections::new(self.client.resolver(), self.settings.clone())
+    }
+
+    /// The sites through since the last call.
+    pub fn take_done_sites(&self) -> Vec<SiteId> {
+        std::mem::take(&mut *self.done.lock())
+    }
+}
+
+impl Downloader for EventedDownloader {
+    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
+        super::robots_txt::fetch_robots(ctx, &self.client, task.site, &task.url, log)
+    }
+
+    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
+        super::page::fetch_page(ctx, &self.client, task, log)
+    }
+
+    fn abandon_requests(&self) {
+        self.client.abandon_requests();
+    }
+
+    fn sites_done(&self, sites: &[SiteId]) {
+        self.client.sites_done(sites);
+        self.done.lock().extend_from_slice(sites);
+    }
+
+    fn evented(&self) -> Option<&EventedDownloader> {
+        Some(self)
+    }
+}
