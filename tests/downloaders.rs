@@ -158,3 +158,44 @@ fn dt1_sends_a_request_again_once_when_a_kept_connection_was_closed() {
     assert_eq!(logged[0].0.1, "200");
     assert_eq!(logged[0].1, 1);
 }
+
+#[test]
+fn dt1_passes_an_https_request_on_without_spending_the_sites_turn() {
+    // DT1 sends https through a blocking downloader. Taking the site's turn in the loop
+    // first and dropping it counts as a request, so each page would wait the delay twice.
+    let pki = common::tls::Pki::new("rccrawler test CA");
+    let web = TestWeb::https(pki.server(&["a.test"], common::tls::Validity::Good));
+    let pages = 6;
+    let links: String = (0..pages)
+        .map(|i| format!("<a href=/{i}>{i}</a>"))
+        .collect();
+    web.page("a.test", "/", &links);
+    for i in 0..pages {
+        web.page("a.test", &format!("/{i}"), &format!("<p>page {i}</p>"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ca = pki.write_ca(dir.path());
+    let delay_ms = 300;
+    let site = format!("{};1;4;{delay_ms}", web.https_origin("a.test"));
+    let run = crawl(
+        &[site],
+        &[
+            ("DownloadingThread", "DT1"),
+            ("CaFile", ca.to_str().unwrap()),
+        ],
+    );
+    let files = common::SiteFiles::read(&run.results().join(format!("a.test_{}", web.port())));
+    assert_eq!(files.nodes.len(), pages + 1);
+    let mut starts: Vec<_> = web.server.requests().iter().map(|r| r.start).collect();
+    starts.sort();
+    let mut gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort();
+    let delay = Duration::from_millis(delay_ms);
+    assert!(gaps[0] >= delay, "the delay holds: {gaps:?}");
+    // The median gap is one delay (and its margin), far from two.
+    let median = gaps[gaps.len() / 2];
+    assert!(
+        median < delay * 3 / 2,
+        "the delay was waited twice: {gaps:?}"
+    );
+}

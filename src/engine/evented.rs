@@ -263,6 +263,9 @@ impl<'a> Driver<'a> {
             },
         }
         let site = f.lease.task().site;
+        if !self.conns.can_send(site, &f.url) {
+            return self.pass_on(id, f);
+        }
         let turn = match self.ctx.dispatcher.pacer(site).try_turn() {
             Ok(turn) => turn,
             Err(at) => {

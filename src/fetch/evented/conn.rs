@@ -247,6 +247,25 @@ impl Connections {
         Arc::clone(&self.waker)
     }
 
+    /// Whether [`Self::send`] can send a request for `url` of `site` without blocking: plain
+    /// http, to a site with an idle connection or a host whose address is known. Asked before
+    /// the site's turn is taken, so that a request passed on to a blocking downloader does
+    /// not spend a turn here first (a dropped turn counts as a request, and the site's delay
+    /// would then be waited for twice).
+    pub fn can_send(&self, site: SiteId, url: &NormUrl) -> bool {
+        let parsed = url.as_url();
+        if parsed.scheme() != "http" {
+            return false;
+        }
+        if self.idle.contains_key(&site) {
+            return true;
+        }
+        let host = parsed.host_str().unwrap_or_default();
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        self.resolver.known(host, port).is_some()
+    }
+
     /// Sends a GET for `url` of `site` in the site's `turn` (ended once the request is
     /// written). On an idle connection of the site if there is one.
     pub fn send(
@@ -552,20 +571,17 @@ impl Connections {
     /// time), or a connect to an address with others left: then it is tried again once on a
     /// fresh connection.
     fn fail(&mut self, i: usize, e: FetchError) {
-        let Some(conn) = self.conns.get_mut(i).and_then(Option::take) else {
+        // An idle connection can fail too (the server reset it): out of the idle lists.
+        let Some(conn) = self.unlink(i) else {
             return;
         };
-        self.free.push(i);
         if let (State::Body(_), Some(req)) = (&conn.state, conn.req) {
             // The head was answered: the body's failure is the body's (the blocking client
             // reports it from `read_body` too, and the walk logs the status it got).
-            let mut stream = conn.stream;
-            let _ = self.poll.registry().deregister(&mut stream);
             self.ready.push(Event::Body(req, Err(e)));
             return;
         }
         let Conn {
-            mut stream,
             site,
             addrs,
             addr,
@@ -577,8 +593,6 @@ impl Connections {
             turn,
             ..
         } = conn;
-        let _ = self.poll.registry().deregister(&mut stream);
-        drop(stream);
         let Some(req) = req else { return };
         let again = if answered || e == FetchError::Timeout {
             None
@@ -658,9 +672,12 @@ impl Connections {
 
     /// Closes connection `i` (out of the idle lists too).
     fn close(&mut self, i: usize) {
-        let Some(mut conn) = self.conns.get_mut(i).and_then(Option::take) else {
-            return;
-        };
+        drop(self.unlink(i));
+    }
+
+    /// Takes connection `i` out: off the poll, out of the idle lists, its slot free.
+    fn unlink(&mut self, i: usize) -> Option<Conn> {
+        let mut conn = self.conns.get_mut(i).and_then(Option::take)?;
         if let Some(list) = self.idle.get_mut(&conn.site)
             && let Some(at) = list.iter().position(|&x| x == i)
         {
@@ -672,6 +689,7 @@ impl Connections {
         }
         let _ = self.poll.registry().deregister(&mut conn.stream);
         self.free.push(i);
+        Some(conn)
     }
 }
 
