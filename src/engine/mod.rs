@@ -161,7 +161,7 @@ pub fn run(
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
         // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking
-        // downloaders take only what the loop passes on (https, a name not resolved yet), and
+        // downloaders take only what the loop passes on (a name not resolved yet, an alias's robots.txt), and
         // grow as DT0's do, when tasks wait for them.
         let evented = workers.downloader.evented();
         let (passed_tx, passed_rx) = crossbeam_channel::unbounded::<TaskLease>();

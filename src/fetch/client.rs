@@ -68,7 +68,7 @@ impl FetchError {
 }
 
 /// A bad-link reason for a TLS failure that says what a user can act on.
-fn tls_reason(e: &rustls::Error) -> String {
+pub(super) fn tls_reason(e: &rustls::Error) -> String {
     use rustls::CertificateError as C;
     match e {
         rustls::Error::InvalidCertificate(c) => match c {

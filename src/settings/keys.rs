@@ -96,7 +96,7 @@ pub const KEYS: &[KeyDef] = &[
         "DownloadingThread",
         "DT1",
         ValueKind::Component,
-        "Downloader implementation. DT1: one thread drives every request over non-blocking keep-alive connections (https, and a host name not looked up yet, go to blocking downloaders beside it). DT0: a blocking request per downloader thread (the earlier default; same requests, same results)."
+        "Downloader implementation. DT1: one thread drives every request, http and https, over non-blocking keep-alive connections (a host name not looked up yet goes to blocking downloaders beside it). DT0: a blocking request per downloader thread (the earlier default; same requests, same results)."
     ),
     key!(
         "Components",

@@ -10,19 +10,21 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::io::{ErrorKind, Read, Write};
+use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
+use rustls::ClientConnection;
 use ureq_proto::BodyMode;
 use ureq_proto::client::state::{RecvBody, RecvResponse};
 use ureq_proto::client::{Call, RecvBodyResult, RecvResponseResult, SendRequestResult};
 use ureq_proto::http::Request;
 
 use super::decode::decode;
+use super::wire;
 use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES, RESPONSE_HEADER_BYTES};
 use crate::fetch::resolver::CachingResolver;
 use crate::fetch::{FetchError, request_uri};
@@ -102,8 +104,8 @@ pub enum Event {
 /// Why [`Connections::send`] did not send a request.
 #[derive(Debug)]
 pub enum NotSent {
-    /// Not without blocking this thread: https, or a host name not resolved yet. A blocking
-    /// downloader should take the task.
+    /// Not without blocking this thread: a host name not resolved yet (or a scheme other
+    /// than http and https). A blocking downloader should take the task.
     Elsewhere,
     /// It failed at once.
     Failed(FetchError),
@@ -126,7 +128,12 @@ enum State {
 
 struct Conn {
     stream: TcpStream,
+    /// For https: the TLS session over `stream`.
+    tls: Option<Box<ClientConnection>>,
     site: SiteId,
+    /// Which origin (scheme, host, port) it is connected to: a site's aliases may be other
+    /// servers, and a TLS session is for one name.
+    origin: u64,
     /// The addresses not tried yet, for a connect that fails.
     addrs: Vec<SocketAddr>,
     addr: SocketAddr,
@@ -182,6 +189,8 @@ pub struct ConnSettings {
     pub connect_timeout: Duration,
     /// Idle connections kept at most.
     pub idle_budget: usize,
+    /// TLS: the blocking client's roots and provider.
+    pub tls: Arc<rustls::ClientConfig>,
 }
 
 /// All connections of one driver.
@@ -247,17 +256,27 @@ impl Connections {
         Arc::clone(&self.waker)
     }
 
-    /// Whether [`Self::send`] can send a request for `url` of `site` without blocking: plain
-    /// http, to a site with an idle connection or a host whose address is known. Asked before
+    /// Whether [`Self::send`] can send a request for `url` of `site` without blocking: http or
+    /// https, on an idle connection to its origin or to a host whose address is known. Asked before
     /// the site's turn is taken, so that a request passed on to a blocking downloader does
     /// not spend a turn here first (a dropped turn counts as a request, and the site's delay
     /// would then be waited for twice).
     pub fn can_send(&self, site: SiteId, url: &NormUrl) -> bool {
         let parsed = url.as_url();
-        if parsed.scheme() != "http" {
+        if !matches!(parsed.scheme(), "http" | "https") {
             return false;
         }
-        if self.idle.contains_key(&site) {
+        let origin = origin_key(parsed);
+        let conns = &self.conns;
+        let idle = self.idle.get(&site).is_some_and(|list| {
+            list.iter().any(|&i| {
+                conns
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|c| c.origin == origin)
+            })
+        });
+        if idle {
             return true;
         }
         let host = parsed.host_str().unwrap_or_default();
@@ -276,13 +295,16 @@ impl Connections {
         turn: SendTurn,
     ) -> Result<ConnRef, NotSent> {
         let parsed = url.as_url();
-        if parsed.scheme() != "http" {
-            return Err(NotSent::Elsewhere);
-        }
+        let https = match parsed.scheme() {
+            "http" => false,
+            "https" => true,
+            _ => return Err(NotSent::Elsewhere),
+        };
         let (out, call) = prepare(url, &self.settings.user_agent, &mut self.request_buffer)
             .map_err(NotSent::Failed)?;
         let now = Instant::now();
-        let index = match self.take_idle(site) {
+        let origin = origin_key(parsed);
+        let index = match self.take_idle(site, origin) {
             Some(i) => i,
             None => {
                 let host = parsed.host_str().unwrap_or_default();
@@ -292,7 +314,13 @@ impl Connections {
                     return Err(NotSent::Elsewhere);
                 };
                 addrs.reverse();
-                self.open(site, addrs, now).map_err(NotSent::Failed)?
+                let tls = if https {
+                    Some(wire::session(&self.settings.tls, host).map_err(NotSent::Failed)?)
+                } else {
+                    None
+                };
+                self.open(site, origin, tls, addrs, now)
+                    .map_err(NotSent::Failed)?
             }
         };
         self.generation += 1;
@@ -484,10 +512,17 @@ impl Connections {
         }
     }
 
-    /// An idle connection of `site`, if one is left.
-    fn take_idle(&mut self, site: SiteId) -> Option<usize> {
+    /// An idle connection of `site` to `origin`, if one is left.
+    fn take_idle(&mut self, site: SiteId, origin: u64) -> Option<usize> {
         let list = self.idle.get_mut(&site)?;
-        let i = list.pop()?;
+        let conns = &self.conns;
+        let at = list.iter().rposition(|&i| {
+            conns
+                .get(i)
+                .and_then(Option::as_ref)
+                .is_some_and(|c| c.origin == origin)
+        })?;
+        let i = list.swap_remove(at);
         if list.is_empty() {
             self.idle.remove(&site);
         }
@@ -502,6 +537,8 @@ impl Connections {
     fn open(
         &mut self,
         site: SiteId,
+        origin: u64,
+        tls: Option<Box<ClientConnection>>,
         mut addrs: Vec<SocketAddr>,
         now: Instant,
     ) -> Result<usize, FetchError> {
@@ -520,7 +557,9 @@ impl Connections {
             .map_err(|e| FetchError::Other(e.to_string()))?;
         let conn = Conn {
             stream,
+            tls,
             site,
+            origin,
             addrs,
             addr,
             state: State::Idle,
@@ -583,6 +622,8 @@ impl Connections {
         }
         let Conn {
             site,
+            origin,
+            tls,
             addrs,
             addr,
             req,
@@ -605,8 +646,23 @@ impl Connections {
         };
         if let (Some(addrs), Some(url)) = (again, url.as_ref()) {
             // A fresh connection is not retried again: its failure is the request's.
+            // A TLS session is not reused across sockets: a fresh one for the same name.
+            let tls = match tls {
+                Some(_) => {
+                    let host = url.host();
+                    let host = host.trim_start_matches('[').trim_end_matches(']');
+                    match wire::session(&self.settings.tls, host) {
+                        Ok(t) => Some(t),
+                        Err(e) => {
+                            self.ready.push(Event::Failed(req, e));
+                            return;
+                        }
+                    }
+                }
+                None => None,
+            };
             let sent = self
-                .open(site, addrs, Instant::now())
+                .open(site, origin, tls, addrs, Instant::now())
                 .and_then(|index| self.start_on(index, req, url, turn));
             match sent {
                 Ok(()) => return,
@@ -693,6 +749,16 @@ impl Connections {
     }
 }
 
+/// Which origin `url` is on (scheme, host, port), as a key for idle connections.
+fn origin_key(url: &url::Url) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    url.scheme().hash(&mut h);
+    url.host_str().hash(&mut h);
+    url.port_or_known_default().hash(&mut h);
+    h.finish()
+}
+
 /// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
 /// [`REQUEST_BUFFER_BYTES`]) is written into and kept: a fresh zeroed one for every request was
 /// a memset of 16 KiB a page.
@@ -742,17 +808,22 @@ fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress
             Err(e) => return Progress::Fail(connect_error(e)),
         }
     }
-    while conn.out_pos < conn.out.len() {
-        match conn.stream.write(&conn.out[conn.out_pos..]) {
-            Ok(0) => return Progress::Fail(FetchError::Broken("connection closed".into())),
-            Ok(n) => conn.out_pos += n,
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Progress::Fail(broken(e)),
+    let written = wire::write(
+        &mut conn.stream,
+        conn.tls.as_deref_mut(),
+        &conn.out,
+        &mut conn.out_pos,
+    );
+    match written {
+        Ok(true) => {
+            if let Some(turn) = conn.turn.take() {
+                turn.pacer().sent();
+            }
         }
-    }
-    if let Some(turn) = conn.turn.take() {
-        turn.pacer().sent();
+        // A TLS handshake goes on while the request waits: read what the server sends.
+        Ok(false) if conn.tls.is_some() => {}
+        Ok(false) => return Progress::Wait,
+        Err(e) => return Progress::Fail(broken(e)),
     }
     let mut eof = false;
     loop {
@@ -778,7 +849,11 @@ fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress
                 return Progress::Fail(FetchError::BadResponse("response header too large".into()));
             }
         }
-        match conn.stream.read(&mut conn.input[conn.end..]) {
+        match wire::read(
+            &mut conn.stream,
+            conn.tls.as_deref_mut(),
+            &mut conn.input[conn.end..],
+        ) {
             Ok(0) => eof = true,
             Ok(n) => {
                 conn.end += n;
@@ -818,6 +893,9 @@ fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress
 }
 
 fn broken(e: std::io::Error) -> FetchError {
+    if let Some(tls) = wire::tls_failure(&e) {
+        return tls;
+    }
     match e.kind() {
         ErrorKind::ConnectionRefused => FetchError::Refused,
         ErrorKind::TimedOut => FetchError::Timeout,

@@ -4,13 +4,15 @@
 //! code), instead of one blocking thread per request: on the Rust documentation a thread per
 //! request spent about a sixth of the crawl's CPU in the kernel's thread switches (issue 19).
 //!
-//! What one thread cannot do without blocking goes to a few blocking downloaders (`DT0`'s
-//! code, this component's [`Downloader`] methods): https, a host name not resolved yet (its
-//! lookup fills the cache the loop reads; the site's next requests come back here), and the
-//! robots.txt of a site's alias met along a redirect.
+//! https too: rustls over the non-blocking socket (`wire`). What one thread cannot do without
+//! blocking goes to a few blocking downloaders (`DT0`'s code, this component's [`Downloader`]
+//! methods): a host name not resolved yet (its lookup fills the cache the loop reads; the
+//! site's next requests come back here), and the robots.txt of a site's alias met along a
+//! redirect.
 
 mod conn;
 mod decode;
+mod wire;
 
 pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, ReqId};
 
@@ -45,6 +47,9 @@ impl EventedDownloader {
                 request_timeout: settings.http.request_timeout,
                 connect_timeout: settings.http.connect_timeout,
                 idle_budget: idle_connection_budget(),
+                tls: wire::client_config(&super::roots::root_certs(
+                    settings.http.ca_file.as_deref(),
+                )?),
             },
             done: Mutex::new(Vec::new()),
         })
