@@ -22,22 +22,15 @@ use crate::stop::{PanicGuard, StopReason};
 pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
     batch_priority();
-    while let Some(mut lease) = ctx.dispatcher.acquire() {
-        if lease.task().kind == TaskKind::Robots {
-            let answer = downloader.fetch_robots(ctx, lease.task(), &log);
-            lease.requests_done();
-            robots_answered(ctx, &lease, answer, &log);
-            continue;
-        }
-        let result = downloader.fetch_page(ctx, lease.task(), &log);
-        if !finish(ctx, lease, result, &pages, &log) {
+    while let Some(lease) = ctx.dispatcher.acquire() {
+        if !fetch(ctx, downloader, lease, &pages, &log) {
             break;
         }
     }
 }
 
-/// Runs a blocking downloader for the tasks an event-driven loop passes on (`DT1`: https, a
-/// name not resolved yet, an alias's robots.txt), until the loop has ended.
+/// Runs a blocking downloader for the tasks an event-driven loop passes on (`DT1`: a name not
+/// resolved yet, an alias's robots.txt), until the loop has ended.
 pub(super) fn run_passed_on(
     ctx: &Context,
     downloader: &dyn Downloader,
@@ -46,18 +39,30 @@ pub(super) fn run_passed_on(
     log: Log,
 ) {
     let _guard = PanicGuard(&ctx.stop);
-    while let Ok(mut lease) = leases.recv() {
-        if lease.task().kind == TaskKind::Robots {
-            let answer = downloader.fetch_robots(ctx, lease.task(), &log);
-            lease.requests_done();
-            robots_answered(ctx, &lease, answer, &log);
-            continue;
-        }
-        let result = downloader.fetch_page(ctx, lease.task(), &log);
-        if !finish(ctx, lease, result, &pages, &log) {
+    batch_priority();
+    while let Ok(lease) = leases.recv() {
+        if !fetch(ctx, downloader, lease, &pages, &log) {
             break;
         }
     }
+}
+
+/// Fetches a leased task and passes its result on; `false` when the parsers are gone.
+fn fetch(
+    ctx: &Context,
+    downloader: &dyn Downloader,
+    mut lease: TaskLease,
+    pages: &Sender<Fetched>,
+    log: &Log,
+) -> bool {
+    if lease.task().kind == TaskKind::Robots {
+        let answer = downloader.fetch_robots(ctx, lease.task(), log);
+        lease.requests_done();
+        robots_answered(ctx, &lease, answer, log);
+        return true;
+    }
+    let result = downloader.fetch_page(ctx, lease.task(), log);
+    finish(ctx, lease, result, pages, log)
 }
 
 /// What became of a page task, passed on: a page to the parsers, an outcome recorded, a

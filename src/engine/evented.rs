@@ -15,7 +15,8 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
@@ -110,6 +111,9 @@ struct Driver<'a> {
     bodies: VecDeque<usize>,
     cap: u64,
     parsers_gone: bool,
+    /// A task ended since the loop last asked the dispatcher (its site's slot is free: the
+    /// dispatcher does not announce that).
+    freed: bool,
 }
 
 /// Runs the loop until the crawl stops, at most `slots` tasks at once.
@@ -131,8 +135,11 @@ pub(super) fn run(
             return;
         }
     };
-    let waker = conns.waker();
+    // The dispatcher's news: something changed since the loop asked in vain.
+    let news = Arc::new(AtomicBool::new(true));
+    let (waker, told) = (conns.waker(), Arc::clone(&news));
     ctx.dispatcher.set_waker(Box::new(move || {
+        told.store(true, Ordering::Release);
         let _ = waker.wake();
     }));
     let mut d = Driver {
@@ -148,9 +155,16 @@ pub(super) fn run(
         bodies: VecDeque::new(),
         cap: ctx.settings.http.max_page_bytes,
         parsers_gone: false,
+        freed: false,
     };
     let mut events = Vec::new();
     let mut stop_at: Option<Instant> = None;
+    // After a `try_acquire` in vain, the loop asks again only on news, once its own tasks
+    // freed something, or at the time the dispatcher named (and every LOOK_AGAIN at least): a
+    // look at every active site for every batch of answers cost a slow crawl of thousands of
+    // sites a pass over all of them per answer.
+    let mut in_vain = false;
+    let mut ask_at = Instant::now();
     loop {
         let done = downloader.take_done_sites();
         if !done.is_empty() {
@@ -179,16 +193,20 @@ pub(super) fn run(
             if !d.bodies.is_empty() {
                 timeout = timeout.min(BODY_ROOM_AGAIN);
             }
-            while d.live < slots.get() {
+            if news.swap(false, Ordering::AcqRel) || std::mem::take(&mut d.freed) || now >= ask_at {
+                in_vain = false;
+            }
+            while !in_vain && d.live < slots.get() {
                 match ctx.dispatcher.try_acquire() {
                     Ok(lease) => d.start(lease),
                     Err(when) => {
-                        if let Some(at) = when {
-                            timeout = timeout.min(at.saturating_duration_since(now));
-                        }
-                        break;
+                        in_vain = true;
+                        ask_at = when.map_or(now + LOOK_AGAIN, |at| at.min(now + LOOK_AGAIN));
                     }
                 }
+            }
+            if in_vain {
+                timeout = timeout.min(ask_at.saturating_duration_since(now));
             }
         }
         d.conns.poll(Some(timeout), &mut events);
@@ -216,6 +234,7 @@ impl<'a> Driver<'a> {
     /// Task `id` is over (its result passed on, or the task passed on).
     fn remove(&mut self, id: usize) {
         self.live -= 1;
+        self.freed = true;
         self.free.push(id);
     }
 
