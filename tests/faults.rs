@@ -47,14 +47,25 @@ fn raw(
     Route::Raw(Arc::new(f))
 }
 
+/// Both DownloadingThreads: the faults a server can cause are met by each the same way (DT1,
+/// the default, drives them from its loop; DT0 blocks a thread per request).
+const DOWNLOADERS: [&str; 2] = ["DT1", "DT0"];
+
 /// Crawls `a.test` of `web`, with a short request timeout; checks the run took less than
 /// `limit`.
 fn crawl_a(web: &TestWeb, extra: &[(&str, &str)], limit: Duration) -> Crawled {
+    crawl_by("DT1", web, extra, limit)
+}
+
+/// [`crawl_a`] with the DownloadingThread `downloader`.
+fn crawl_by(downloader: &str, web: &TestWeb, extra: &[(&str, &str)], limit: Duration) -> Crawled {
+    println!("DownloadingThread = {downloader}");
     let started = Instant::now();
     let mut settings = vec![
         ("RequestTimeoutSeconds", "1"),
         ("ConnectTimeoutSeconds", "1"),
         ("MaxRetries", "1"),
+        ("DownloadingThread", downloader),
     ];
     settings.extend_from_slice(extra);
     let c = crawl(&[web.origin("a.test")], &settings);
@@ -82,124 +93,136 @@ fn node_count(c: &Crawled, web: &TestWeb) -> usize {
 
 #[test]
 fn a_server_that_never_answers_times_out() {
-    let web = TestWeb::new();
-    web.page("a.test", "/", "<a href=/stall>stall</a><a href=/ok>ok</a>");
-    web.page("a.test", "/ok", "ok");
-    web.route(
-        "a.test",
-        "/stall",
-        raw(|_, _| {
-            std::thread::sleep(Duration::from_secs(4));
-            Ok(())
-        }),
-    );
-    let c = crawl_a(&web, &[], Duration::from_secs(20));
-    assert_eq!(bad_reason(&c, &web, "/stall"), "timeout");
-    assert_eq!(node_count(&c, &web), 2, "the rest of the crawl goes on");
-    assert!(
-        error_log(&c).contains("/stall,timeout"),
-        "{}",
-        error_log(&c)
-    );
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/stall>stall</a><a href=/ok>ok</a>");
+        web.page("a.test", "/ok", "ok");
+        web.route(
+            "a.test",
+            "/stall",
+            raw(|_, _| {
+                std::thread::sleep(Duration::from_secs(4));
+                Ok(())
+            }),
+        );
+        let c = crawl_by(downloader, &web, &[], Duration::from_secs(20));
+        assert_eq!(bad_reason(&c, &web, "/stall"), "timeout");
+        assert_eq!(node_count(&c, &web), 2, "the rest of the crawl goes on");
+        assert!(
+            error_log(&c).contains("/stall,timeout"),
+            "{}",
+            error_log(&c)
+        );
+    }
 }
 
 #[test]
 fn a_reset_in_the_middle_of_a_body() {
-    let web = TestWeb::new();
-    web.page("a.test", "/", "<a href=/reset>reset</a>");
-    web.route("a.test", "/reset", raw(|_, s| {
-        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<html>")?;
-        s.write_all(&[b'x'; 2000])?;
-        s.flush()?;
-        socket2::SockRef::from(&*s).set_linger(Some(Duration::ZERO))?;
-        Ok(())
-    }));
-    let c = crawl_a(&web, &[], Duration::from_secs(20));
-    assert!(
-        bad_reason(&c, &web, "/reset").starts_with("connection broken"),
-        "{}",
-        bad_reason(&c, &web, "/reset")
-    );
-    assert!(error_log(&c).contains("/reset,connection broken"));
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/reset>reset</a>");
+        web.route("a.test", "/reset", raw(|_, s| {
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<html>")?;
+            s.write_all(&[b'x'; 2000])?;
+            s.flush()?;
+            socket2::SockRef::from(&*s).set_linger(Some(Duration::ZERO))?;
+            Ok(())
+        }));
+        let c = crawl_by(downloader, &web, &[], Duration::from_secs(20));
+        assert!(
+            bad_reason(&c, &web, "/reset").starts_with("connection broken"),
+            "{}",
+            bad_reason(&c, &web, "/reset")
+        );
+        assert!(error_log(&c).contains("/reset,connection broken"));
+    }
 }
 
 #[test]
 fn a_truncated_chunked_body() {
-    let web = TestWeb::new();
-    web.page("a.test", "/", "<a href=/chunks>chunks</a>");
-    web.route("a.test", "/chunks", raw(|_, s| {
-        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n<html><a href=/x")?;
-        s.flush()?;
-        s.shutdown(std::net::Shutdown::Write)?;
-        Ok(())
-    }));
-    let c = crawl_a(&web, &[], Duration::from_secs(20));
-    let reason = bad_reason(&c, &web, "/chunks");
-    assert!(
-        reason.starts_with("connection broken") || reason.starts_with("bad response"),
-        "{reason}"
-    );
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/chunks>chunks</a>");
+        web.route("a.test", "/chunks", raw(|_, s| {
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n<html><a href=/x")?;
+            s.flush()?;
+            s.shutdown(std::net::Shutdown::Write)?;
+            Ok(())
+        }));
+        let c = crawl_by(downloader, &web, &[], Duration::from_secs(20));
+        let reason = bad_reason(&c, &web, "/chunks");
+        assert!(
+            reason.starts_with("connection broken") || reason.starts_with("bad response"),
+            "{reason}"
+        );
+    }
 }
 
 #[test]
 fn compression_bombs_are_capped() {
-    let web = TestWeb::new();
-    web.page(
-        "a.test",
-        "/",
-        "<a href=/gz>gz</a><a href=/deflate>deflate</a><a href=/br>br</a><a href=/fine>fine</a>",
-    );
-    let gz = zeros_compressed("gzip", 200 << 20);
-    let deflate = zeros_compressed("deflate", 200 << 20);
-    web.set(
-        "a.test",
-        "/gz",
-        Resp::new(200, "text/html", gz).header("Content-Encoding", "gzip"),
-    );
-    web.set(
-        "a.test",
-        "/deflate",
-        Resp::new(200, "text/html", deflate).header("Content-Encoding", "deflate"),
-    );
-    web.set(
-        "a.test",
-        "/br",
-        Resp::new(200, "text/html", BROTLI_BOMB.to_vec()).header("Content-Encoding", "br"),
-    );
-    web.set(
-        "a.test",
-        "/fine",
-        Resp::html("<p>small and zipped</p>".as_bytes().to_vec()).gzipped(),
-    );
-    let c = crawl_a(
-        &web,
-        &[("MaxPageBytes", "1048576")],
-        Duration::from_secs(30),
-    );
-    for path in ["/gz", "/deflate", "/br"] {
-        assert_eq!(
-            bad_reason(&c, &web, path),
-            "too large (over 1048576 bytes)",
-            "{path}"
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page(
+            "a.test",
+            "/",
+            "<a href=/gz>gz</a><a href=/deflate>deflate</a><a href=/br>br</a><a href=/fine>fine</a>",
         );
+        let gz = zeros_compressed("gzip", 200 << 20);
+        let deflate = zeros_compressed("deflate", 200 << 20);
+        web.set(
+            "a.test",
+            "/gz",
+            Resp::new(200, "text/html", gz).header("Content-Encoding", "gzip"),
+        );
+        web.set(
+            "a.test",
+            "/deflate",
+            Resp::new(200, "text/html", deflate).header("Content-Encoding", "deflate"),
+        );
+        web.set(
+            "a.test",
+            "/br",
+            Resp::new(200, "text/html", BROTLI_BOMB.to_vec()).header("Content-Encoding", "br"),
+        );
+        web.set(
+            "a.test",
+            "/fine",
+            Resp::html("<p>small and zipped</p>".as_bytes().to_vec()).gzipped(),
+        );
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("MaxPageBytes", "1048576")],
+            Duration::from_secs(30),
+        );
+        for path in ["/gz", "/deflate", "/br"] {
+            assert_eq!(
+                bad_reason(&c, &web, path),
+                "too large (over 1048576 bytes)",
+                "{path}"
+            );
+        }
+        assert_eq!(node_count(&c, &web), 2, "the small gzipped page is a node");
     }
-    assert_eq!(node_count(&c, &web), 2, "the small gzipped page is a node");
 }
 
 #[test]
 fn a_page_larger_than_the_cap() {
-    let web = TestWeb::new();
-    web.page("a.test", "/", "<a href=/huge>huge</a>");
-    web.set("a.test", "/huge", Resp::html(vec![b'a'; 3 << 20]).chunked());
-    let c = crawl_a(
-        &web,
-        &[("MaxPageBytes", "1048576")],
-        Duration::from_secs(20),
-    );
-    assert_eq!(
-        bad_reason(&c, &web, "/huge"),
-        "too large (over 1048576 bytes)"
-    );
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/huge>huge</a>");
+        web.set("a.test", "/huge", Resp::html(vec![b'a'; 3 << 20]).chunked());
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("MaxPageBytes", "1048576")],
+            Duration::from_secs(20),
+        );
+        assert_eq!(
+            bad_reason(&c, &web, "/huge"),
+            "too large (over 1048576 bytes)"
+        );
+    }
 }
 
 #[test]
@@ -413,32 +436,38 @@ fn robots_txt_redirects_are_followed_five_times_and_no_more() {
 
 #[test]
 fn connection_refused_and_unknown_hosts_leave_the_site_unreachable() {
-    // A port with nothing listening.
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let started = Instant::now();
-    let c = crawl(
-        &[
-            format!("http://a.test:{port}"),
-            "http://nx.invalid".to_string(),
-        ],
-        &[("ConnectTimeoutSeconds", "1"), ("MaxRetries", "1")],
-    );
-    assert!(started.elapsed() < Duration::from_secs(20));
-    let summary = common::read_csv(&c.results().join("summary.csv")).1;
-    assert_eq!(summary[0][9], "unreachable");
-    assert_eq!(summary[1][9], "unreachable");
-    let a = c.site(&format!("a.test_{port}"));
-    assert_eq!(a.bad[0].2, "robots.txt unavailable (connection refused)");
-    let nx = c.site("nx.invalid");
-    assert_eq!(nx.bad[0].2, "robots.txt unavailable (host not found)");
-    let log = error_log(&c);
-    assert!(
-        log.contains("connection refused") && log.contains("host not found"),
-        "{log}"
-    );
+    for downloader in DOWNLOADERS {
+        // A port with nothing listening.
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let started = Instant::now();
+        let c = crawl(
+            &[
+                format!("http://a.test:{port}"),
+                "http://nx.invalid".to_string(),
+            ],
+            &[
+                ("ConnectTimeoutSeconds", "1"),
+                ("MaxRetries", "1"),
+                ("DownloadingThread", downloader),
+            ],
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let summary = common::read_csv(&c.results().join("summary.csv")).1;
+        assert_eq!(summary[0][9], "unreachable");
+        assert_eq!(summary[1][9], "unreachable");
+        let a = c.site(&format!("a.test_{port}"));
+        assert_eq!(a.bad[0].2, "robots.txt unavailable (connection refused)");
+        let nx = c.site("nx.invalid");
+        assert_eq!(nx.bad[0].2, "robots.txt unavailable (host not found)");
+        let log = error_log(&c);
+        assert!(
+            log.contains("connection refused") && log.contains("host not found"),
+            "{log}"
+        );
+    }
 }
 
 #[test]
@@ -500,48 +529,51 @@ fn a_site_that_goes_down_mid_crawl_is_suspended_and_the_others_go_on() {
 
 #[test]
 fn status_429_and_503_back_off_by_retry_after() {
-    let web = TestWeb::new();
-    web.page(
-        "a.test",
-        "/",
-        "<a href=/busy>busy</a><a href=/date>date</a>",
-    );
-    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let n = Arc::clone(&count);
-    web.route(
-        "a.test",
-        "/busy",
-        Route::Generated(Arc::new(move |_req: &Request| {
-            if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-                Resp::new(429, "text/plain", "slow down").header("Retry-After", "1")
-            } else {
-                Resp::html(b"<p>now</p>".to_vec())
-            }
-        })),
-    );
-    let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
-    web.set(
-        "a.test",
-        "/date",
-        Resp::new(503, "text/plain", "maintenance").header("Retry-After", &soon),
-    );
-    let c = crawl_a(
-        &web,
-        &[("MaxRetries", "2"), ("MaxRetryAfterSeconds", "30")],
-        Duration::from_secs(30),
-    );
-    let rs = web.server.requests();
-    let busy: Vec<_> = rs.iter().filter(|r| r.target == "/busy").collect();
-    assert_eq!(busy.len(), 2);
-    assert!(
-        busy[1].start - busy[0].start >= Duration::from_secs(1),
-        "Retry-After: 1 was honoured"
-    );
-    assert_eq!(node_count(&c, &web), 2, "/busy became a page");
-    assert_eq!(bad_reason(&c, &web, "/date"), "status 503");
-    let dates: Vec<_> = rs.iter().filter(|r| r.target == "/date").collect();
-    assert_eq!(dates.len(), 3, "tried and retried twice");
-    assert!(error_log(&c).contains("status 429: retry 1 of 2"));
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page(
+            "a.test",
+            "/",
+            "<a href=/busy>busy</a><a href=/date>date</a>",
+        );
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let n = Arc::clone(&count);
+        web.route(
+            "a.test",
+            "/busy",
+            Route::Generated(Arc::new(move |_req: &Request| {
+                if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    Resp::new(429, "text/plain", "slow down").header("Retry-After", "1")
+                } else {
+                    Resp::html(b"<p>now</p>".to_vec())
+                }
+            })),
+        );
+        let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+        web.set(
+            "a.test",
+            "/date",
+            Resp::new(503, "text/plain", "maintenance").header("Retry-After", &soon),
+        );
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("MaxRetries", "2"), ("MaxRetryAfterSeconds", "30")],
+            Duration::from_secs(30),
+        );
+        let rs = web.server.requests();
+        let busy: Vec<_> = rs.iter().filter(|r| r.target == "/busy").collect();
+        assert_eq!(busy.len(), 2);
+        assert!(
+            busy[1].start - busy[0].start >= Duration::from_secs(1),
+            "Retry-After: 1 was honoured"
+        );
+        assert_eq!(node_count(&c, &web), 2, "/busy became a page");
+        assert_eq!(bad_reason(&c, &web, "/date"), "status 503");
+        let dates: Vec<_> = rs.iter().filter(|r| r.target == "/date").collect();
+        assert_eq!(dates.len(), 3, "tried and retried twice");
+        assert!(error_log(&c).contains("status 429: retry 1 of 2"));
+    }
 }
 
 #[test]
