@@ -1,5 +1,7 @@
 //! The sockets of the event-driven downloader: non-blocking keep-alive connections, polled
-//! with mio, speaking HTTP/1.1 through ureq-proto (the protocol code ureq itself runs on).
+//! with mio — which connection serves which request, idle connections per origin, deadlines,
+//! a kept connection tried again once. Each connection's exchange (HTTP/1.1 through ureq-proto,
+//! the protocol code ureq itself runs on) is in `exchange`.
 //!
 //! A request goes through three steps the driver sees: [`Connections::send`] writes it (on an
 //! idle connection of its site, or a new one), an [`Event::Head`] gives its status line and
@@ -19,15 +21,12 @@ use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
 use rustls::ClientConnection;
 use ureq_proto::BodyMode;
-use ureq_proto::client::state::{RecvBody, RecvResponse};
-use ureq_proto::client::{Call, RecvBodyResult, RecvResponseResult, SendRequestResult};
-use ureq_proto::http::Request;
 
-use super::decode::decode;
+use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare, step};
 use super::wire;
-use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES, RESPONSE_HEADER_BYTES};
+use crate::fetch::FetchError;
+use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES};
 use crate::fetch::resolver::CachingResolver;
-use crate::fetch::{FetchError, request_uri};
 use crate::ids::SiteId;
 use crate::schedule::SendTurn;
 use crate::url_norm::NormUrl;
@@ -36,15 +35,9 @@ use crate::url_norm::NormUrl;
 const WAKE: Token = Token(usize::MAX);
 
 /// A connection's input buffer starts this small and grows, up to a whole response header's
-/// [`RESPONSE_HEADER_BYTES`], only for a head that needs it: a body passes through it in
+/// `RESPONSE_HEADER_BYTES`, only for a head that needs it: a body passes through it in
 /// pieces, so thousands of idle connections need not hold 64 KiB each.
 const INPUT_START: usize = 16 * 1024;
-
-/// What the crawler accepts (as the blocking client says it).
-const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
-
-/// The encodings decoded (as the blocking client asks for them; `deflate` is decoded too).
-const ACCEPT_ENCODING: &str = "gzip, br";
 
 /// The driver's number for a request (its task), carried by the events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,73 +102,6 @@ pub enum NotSent {
     Elsewhere,
     /// It failed at once.
     Failed(FetchError),
-}
-
-/// Where a connection is in its request.
-enum State {
-    /// No request; kept for the site's next one.
-    Idle,
-    /// The request is written (or being written); the head is awaited.
-    Head(Call<RecvResponse>),
-    /// The head went to the driver, which has not said what to do with the body yet
-    /// (`None`: the answer has no body).
-    Decide(Option<Call<RecvBody>>),
-    /// The body is read for the driver.
-    Body(Call<RecvBody>),
-    /// The body is read to be thrown away (`drained` bytes so far), keeping the connection.
-    Drain(Call<RecvBody>, usize),
-}
-
-struct Conn {
-    stream: TcpStream,
-    /// For https: the TLS session over `stream`.
-    tls: Option<Box<ClientConnection>>,
-    site: SiteId,
-    /// Which origin (scheme, host, port) it is connected to: a site's aliases may be other
-    /// servers, and a TLS session is for one name.
-    origin: u64,
-    /// The addresses not tried yet, for a connect that fails.
-    addrs: Vec<SocketAddr>,
-    addr: SocketAddr,
-    state: State,
-    req: Option<ReqId>,
-    /// The URL requested, to send it again on a fresh connection.
-    url: Option<NormUrl>,
-    connected: bool,
-    /// It served a request before this one: the server may have closed it meanwhile.
-    reused: bool,
-    /// The answer said the connection ends with it.
-    close_after: bool,
-    /// Bytes of this request's answer arrived.
-    answered: bool,
-    input: Vec<u8>,
-    start: usize,
-    end: usize,
-    out: Vec<u8>,
-    out_pos: usize,
-    /// The site's turn, ended when the request is written.
-    turn: Option<SendTurn>,
-    /// Changes with every request, so that an old deadline does not hit a new one.
-    generation: u64,
-    /// The request's deadline, and the connect's while it connects.
-    deadline: Instant,
-    connect_by: Instant,
-    /// The body read so far, its encoding, its bounds.
-    body: Vec<u8>,
-    encoding: Option<String>,
-    raw_limit: usize,
-    cap: u64,
-    truncate: bool,
-}
-
-/// What a connection's state machine arrived at.
-enum Progress {
-    /// Waiting for more input (or for the driver).
-    Wait,
-    /// The request is answered and the connection free: kept (`true`) or closed.
-    Free(bool),
-    /// Closed, the request failed (if it had one).
-    Fail(FetchError),
 }
 
 /// Settings the connections keep.
@@ -747,304 +673,4 @@ impl Connections {
         self.free.push(i);
         Some(conn)
     }
-}
-
-/// Which origin `url` is on (scheme, host, port), as a key for idle connections.
-fn origin_key(url: &url::Url) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    url.scheme().hash(&mut h);
-    url.host_str().hash(&mut h);
-    url.port_or_known_default().hash(&mut h);
-    h.finish()
-}
-
-/// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
-/// [`REQUEST_BUFFER_BYTES`]) is written into and kept: a fresh zeroed one for every request was
-/// a memset of 16 KiB a page.
-fn prepare(
-    url: &NormUrl,
-    user_agent: &str,
-    buffer: &mut [u8],
-) -> Result<(Vec<u8>, Call<RecvResponse>), FetchError> {
-    let bad = |what: &str| FetchError::Other(format!("cannot build the request ({what})"));
-    let request = Request::get(request_uri(url))
-        .header("user-agent", user_agent)
-        .header("accept", ACCEPT)
-        .header("accept-encoding", ACCEPT_ENCODING)
-        .body(())
-        .map_err(|e| bad(&e.to_string()))?;
-    let mut call = Call::new(request)
-        .map_err(|e| bad(&e.to_string()))?
-        .proceed();
-    let n = call.write(buffer).map_err(|e| bad(&e.to_string()))?;
-    let out = buffer[..n].to_vec();
-    match call.proceed() {
-        Ok(Some(SendRequestResult::RecvResponse(call))) => Ok((out, call)),
-        _ => Err(bad("incomplete")),
-    }
-}
-
-fn connect_error(e: std::io::Error) -> FetchError {
-    match e.kind() {
-        ErrorKind::TimedOut => FetchError::Timeout,
-        _ => FetchError::Refused,
-    }
-}
-
-/// Advances one connection as far as its socket allows.
-fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
-    if !conn.connected {
-        match conn.stream.take_error() {
-            Ok(Some(e)) | Err(e) => return Progress::Fail(connect_error(e)),
-            Ok(None) => {}
-        }
-        match conn.stream.peer_addr() {
-            Ok(_) => {
-                conn.connected = true;
-                let _ = conn.stream.set_nodelay(true);
-            }
-            Err(e) if e.kind() == ErrorKind::NotConnected => return Progress::Wait,
-            Err(e) => return Progress::Fail(connect_error(e)),
-        }
-    }
-    let written = wire::write(
-        &mut conn.stream,
-        conn.tls.as_deref_mut(),
-        &conn.out,
-        &mut conn.out_pos,
-    );
-    match written {
-        Ok(true) => {
-            if let Some(turn) = conn.turn.take() {
-                turn.pacer().sent();
-            }
-        }
-        // A TLS handshake goes on while the request waits: read what the server sends.
-        Ok(false) if conn.tls.is_some() => {}
-        Ok(false) => return Progress::Wait,
-        Err(e) => return Progress::Fail(broken(e)),
-    }
-    let mut eof = false;
-    loop {
-        match advance(conn, scratch, ready) {
-            Progress::Wait => {}
-            other => return other,
-        }
-        if matches!(conn.state, State::Decide(_)) || eof {
-            break;
-        }
-        if conn.start == conn.end {
-            conn.start = 0;
-            conn.end = 0;
-        }
-        if conn.end == conn.input.len() {
-            if conn.start > 0 {
-                conn.input.copy_within(conn.start..conn.end, 0);
-                conn.end -= conn.start;
-                conn.start = 0;
-            } else if conn.input.len() < RESPONSE_HEADER_BYTES {
-                conn.input.resize(RESPONSE_HEADER_BYTES, 0);
-            } else {
-                return Progress::Fail(FetchError::BadResponse("response header too large".into()));
-            }
-        }
-        match wire::read(
-            &mut conn.stream,
-            conn.tls.as_deref_mut(),
-            &mut conn.input[conn.end..],
-        ) {
-            Ok(0) => eof = true,
-            Ok(n) => {
-                conn.end += n;
-                conn.answered |= conn.req.is_some();
-            }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Progress::Fail(broken(e)),
-        }
-    }
-    if !eof {
-        return Progress::Wait;
-    }
-    // The server closed the connection.
-    match std::mem::replace(&mut conn.state, State::Idle) {
-        State::Idle => Progress::Free(false),
-        State::Decide(call) => {
-            // The driver decides on what is buffered; the socket will say nothing more.
-            conn.state = State::Decide(call);
-            Progress::Wait
-        }
-        State::Body(call) if call.body_mode() == BodyMode::CloseDelimited => {
-            finish_body(conn, ready);
-            Progress::Free(false)
-        }
-        State::Drain(call, _) if call.body_mode() == BodyMode::CloseDelimited => {
-            Progress::Free(false)
-        }
-        State::Head(_) => Progress::Fail(FetchError::Broken("connection closed".into())),
-        state @ (State::Body(_) | State::Drain(..)) => {
-            conn.state = state;
-            Progress::Fail(FetchError::Broken(
-                "connection closed before the body ended".into(),
-            ))
-        }
-    }
-}
-
-fn broken(e: std::io::Error) -> FetchError {
-    if let Some(tls) = wire::tls_failure(&e) {
-        return tls;
-    }
-    match e.kind() {
-        ErrorKind::ConnectionRefused => FetchError::Refused,
-        ErrorKind::TimedOut => FetchError::Timeout,
-        _ => FetchError::Broken(e.to_string()),
-    }
-}
-
-/// Parses what the input buffer holds.
-fn advance(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
-    loop {
-        match std::mem::replace(&mut conn.state, State::Idle) {
-            State::Idle => {
-                if conn.start != conn.end {
-                    // Bytes nobody asked for: the connection is out of step.
-                    return Progress::Free(false);
-                }
-                return Progress::Wait;
-            }
-            State::Decide(call) => {
-                conn.state = State::Decide(call);
-                return Progress::Wait;
-            }
-            State::Head(mut call) => {
-                if conn.out_pos < conn.out.len() {
-                    conn.state = State::Head(call);
-                    return Progress::Wait;
-                }
-                let parsed = call.try_response(&conn.input[conn.start..conn.end], false);
-                let (used, response) = match parsed {
-                    Ok(r) => r,
-                    Err(e) => return Progress::Fail(FetchError::BadResponse(e.to_string())),
-                };
-                conn.start += used;
-                let Some(response) = response else {
-                    conn.state = State::Head(call);
-                    if used > 0 {
-                        // A 1xx answer was consumed: the real one may follow in the buffer.
-                        continue;
-                    }
-                    return Progress::Wait;
-                };
-                let header = |name: &str| {
-                    response
-                        .headers()
-                        .get(name)
-                        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-                };
-                let encoding = header("content-encoding")
-                    .map(|e| e.trim().to_ascii_lowercase())
-                    .filter(|e| !e.is_empty() && e != "identity");
-                let head = OwnedHead {
-                    status: response.status().as_u16(),
-                    location: header("location"),
-                    content_type: header("content-type"),
-                    retry_after: header("retry-after"),
-                    content_length: header("content-length")
-                        .and_then(|v| v.trim().parse::<u64>().ok()),
-                    content_encoding: encoding.clone(),
-                };
-                conn.encoding = encoding;
-                let Some(req) = conn.req else {
-                    return Progress::Free(false);
-                };
-                conn.state = match call.proceed() {
-                    Some(RecvResponseResult::RecvBody(body)) => State::Decide(Some(body)),
-                    Some(RecvResponseResult::Cleanup(c)) => {
-                        conn.close_after = c.must_close_connection();
-                        State::Decide(None)
-                    }
-                    Some(RecvResponseResult::Redirect(r)) => {
-                        conn.close_after = r.must_close_connection();
-                        State::Decide(None)
-                    }
-                    None => {
-                        return Progress::Fail(FetchError::BadResponse("incomplete head".into()));
-                    }
-                };
-                ready.push(Event::Head(req, head));
-                return Progress::Wait;
-            }
-            State::Body(mut call) => {
-                let avail = conn.end - conn.start;
-                let len = conn.body.len();
-                conn.body.resize(len + avail.max(1), 0);
-                let read = call.read(&conn.input[conn.start..conn.end], &mut conn.body[len..]);
-                let (used, written) = match read {
-                    Ok(r) => r,
-                    Err(e) => {
-                        conn.state = State::Body(call);
-                        return Progress::Fail(FetchError::BadResponse(e.to_string()));
-                    }
-                };
-                conn.body.truncate(len + written);
-                conn.start += used;
-                if conn.body.len() > conn.raw_limit {
-                    if !conn.truncate {
-                        conn.state = State::Body(call);
-                        return Progress::Fail(FetchError::TooLarge(conn.cap));
-                    }
-                    // robots.txt: what fits is enough; the rest is not read.
-                    finish_body(conn, ready);
-                    return Progress::Free(false);
-                }
-                let ended = call.body_mode() != BodyMode::CloseDelimited && call.can_proceed();
-                if ended {
-                    let keep = match call.proceed() {
-                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
-                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
-                        None => false,
-                    };
-                    finish_body(conn, ready);
-                    return Progress::Free(keep && conn.start == conn.end);
-                }
-                conn.state = State::Body(call);
-                if used == 0 && written == 0 {
-                    return Progress::Wait;
-                }
-            }
-            State::Drain(mut call, drained) => {
-                let read = call.read(&conn.input[conn.start..conn.end], scratch);
-                let Ok((used, written)) = read else {
-                    return Progress::Free(false);
-                };
-                conn.start += used;
-                let drained = drained + written;
-                if drained as u64 > DRAIN_BYTES {
-                    return Progress::Free(false);
-                }
-                if call.body_mode() != BodyMode::CloseDelimited && call.can_proceed() {
-                    let keep = match call.proceed() {
-                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
-                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
-                        None => false,
-                    };
-                    return Progress::Free(keep && conn.start == conn.end);
-                }
-                conn.state = State::Drain(call, drained);
-                if used == 0 && written == 0 {
-                    return Progress::Wait;
-                }
-            }
-        }
-    }
-}
-
-/// The body is complete: decoded, capped and given to the driver.
-fn finish_body(conn: &mut Conn, ready: &mut Vec<Event>) {
-    let raw = std::mem::take(&mut conn.body);
-    let Some(req) = conn.req.take() else { return };
-    let body = decode(raw, conn.encoding.as_deref(), conn.cap, conn.truncate);
-    ready.push(Event::Body(req, body));
 }

@@ -12,6 +12,7 @@
 
 mod conn;
 mod decode;
+mod exchange;
 mod wire;
 
 pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, ReqId};
