@@ -304,11 +304,26 @@ impl Connections {
             cap.saturating_add(cap / 8).saturating_add(64 * 1024)
         };
         conn.raw_limit = usize::try_from(raw).unwrap_or(usize::MAX);
-        let declared = match call.body_mode() {
-            BodyMode::LengthDelimited(n) if identity => n.min(cap) as usize + 1,
-            _ => 0,
-        };
-        conn.body = Vec::with_capacity(declared);
+        if let BodyMode::LengthDelimited(n) = call.body_mode()
+            && identity
+            && !truncate
+        {
+            if n > cap {
+                // Declared over the cap: nothing of it is read (the blocking client reads
+                // the cap and a byte, and fails the same way).
+                self.ready
+                    .push(Event::Body(req, Err(FetchError::TooLarge(cap))));
+                self.close(at.0);
+                return;
+            }
+            // Zeroed by the allocator (a large one comes zeroed from the system).
+            conn.body = vec![0; n as usize];
+            conn.filled = 0;
+            conn.state = State::Direct;
+            self.pump(at.0);
+            return;
+        }
+        conn.body = Vec::new();
         conn.state = State::Body(call);
         self.pump(at.0);
     }
@@ -494,6 +509,8 @@ impl Connections {
             connected: false,
             reused: false,
             close_after: false,
+            head_close: false,
+            filled: 0,
             answered: false,
             input: vec![0; INPUT_START],
             start: 0,
@@ -540,7 +557,7 @@ impl Connections {
         let Some(conn) = self.unlink(i) else {
             return;
         };
-        if let (State::Body(_), Some(req)) = (&conn.state, conn.req) {
+        if let (State::Body(_) | State::Direct, Some(req)) = (&conn.state, conn.req) {
             // The head was answered: the body's failure is the body's (the blocking client
             // reports it from `read_body` too, and the walk logs the status it got).
             self.ready.push(Event::Body(req, Err(e)));
