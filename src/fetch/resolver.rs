@@ -123,19 +123,12 @@ impl Resolver for CachingResolver {
                 80
             });
         let shared = &self.shared;
-        if let Some(addr) = self.overridden(&host, port) {
-            return Ok(self.answer([SocketAddr::new(addr, port)]));
-        }
-        if let Ok(ip) = host.parse::<IpAddr>() {
-            return Ok(self.answer([SocketAddr::new(ip, port)]));
+        // Overrides, literals and fresh cached lookups: the same answers `DT1`'s loop reads.
+        if let Some(addrs) = self.known(&host, port) {
+            return Ok(self.answer(addrs));
         }
         let key = (host.into_boxed_str(), port);
         let now = Instant::now();
-        if let Some(hit) = shared.cache.get(&key)
-            && hit.until > now
-        {
-            return Ok(self.answer(hit.addrs.iter().copied()));
-        }
         // Any failure of the system resolver means the name does not resolve (ureq reports
         // some of them as I/O errors).
         let found = match shared.system.resolve(uri, config, timeout) {

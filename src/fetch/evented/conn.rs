@@ -205,10 +205,8 @@ impl Connections {
         if idle {
             return true;
         }
-        let host = parsed.host_str().unwrap_or_default();
-        let host = host.trim_start_matches('[').trim_end_matches(']');
         let port = parsed.port_or_known_default().unwrap_or(80);
-        self.resolver.known(host, port).is_some()
+        self.resolver.known(bare_host(parsed), port).is_some()
     }
 
     /// Sends a GET for `url` of `site` in the site's `turn` (ended once the request is
@@ -233,8 +231,7 @@ impl Connections {
         let index = match self.take_idle(site, origin) {
             Some(i) => i,
             None => {
-                let host = parsed.host_str().unwrap_or_default();
-                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let host = bare_host(parsed);
                 let port = parsed.port_or_known_default().unwrap_or(80);
                 let Some(mut addrs) = self.resolver.known(host, port) else {
                     return Err(NotSent::Elsewhere);
@@ -591,17 +588,13 @@ impl Connections {
             // A fresh connection is not retried again: its failure is the request's.
             // A TLS session is not reused across sockets: a fresh one for the same name.
             let tls = match tls {
-                Some(_) => {
-                    let host = url.host();
-                    let host = host.trim_start_matches('[').trim_end_matches(']');
-                    match wire::session(&self.settings.tls, host) {
-                        Ok(t) => Some(t),
-                        Err(e) => {
-                            self.ready.push(Event::Failed(req, e));
-                            return;
-                        }
+                Some(_) => match wire::session(&self.settings.tls, bare_host(url.as_url())) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        self.ready.push(Event::Failed(req, e));
+                        return;
                     }
-                }
+                },
                 None => None,
             };
             let sent = self
@@ -690,4 +683,13 @@ impl Connections {
         self.free.push(i);
         Some(conn)
     }
+}
+
+/// `url`'s host as a name or address, without an IPv6 literal's brackets (what the resolver
+/// and TLS take).
+fn bare_host(url: &url::Url) -> &str {
+    url.host_str()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
 }
