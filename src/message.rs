@@ -141,11 +141,12 @@ pub struct BadHref {
     pub reason: String,
 }
 
-/// One link on a page, in document order: its target, and where its texts are in the
-/// page's [`PageLinks`] text buffer.
+/// One link on a page, in document order: which of the page's targets it points to, and
+/// where its texts are in the page's [`PageLinks`] text buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct LinkEntry {
-    target: LinkTarget,
+    /// Index into [`PageLinks`]' targets.
+    target: u32,
     /// Byte range of the anchor text.
     anchor: (u32, u32),
     /// Byte range of the text around it (`ExternalLinkContext`; empty otherwise).
@@ -159,18 +160,28 @@ struct LinkEntry {
 pub struct PageLink<'a> {
     /// Where it points.
     pub target: &'a LinkTarget,
+    /// The target's place among the page's targets ([`PageLinks::target_count`]): links
+    /// with the same index have the same target, so what is worked out for a target once
+    /// holds for every link to it.
+    pub target_index: usize,
     /// The anchor text.
     pub anchor: &'a str,
-    /// The text around an external link (`ExternalLinkContext`); empty otherwise.
+    /// The text around an external link (`ExternalLinkContext`; empty otherwise).
     pub context: &'a str,
 }
 
 /// A page's links in document order, their texts in one buffer. A source listing has tens
 /// of thousands of links: a `String` for each anchor and context was an allocation each and
-/// 104 bytes a link, 10 MB for one such page (issue 19); here an entry is a target, two
-/// ranges into one buffer and how many copies of the link follow each other.
+/// 104 bytes a link, 10 MB for one such page (issue 19); here an entry is the index of its
+/// target, two ranges into one buffer and how many copies of the link follow each other.
+///
+/// Targets are kept apart from the links: a page names most of its targets several times
+/// (a sidebar, a header and the text link to the same pages), and the parser adds each
+/// target once ([`Self::add_target`], [`Self::push_to`]); the data manager then interns
+/// each once per page instead of once per link.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageLinks {
+    targets: Vec<LinkTarget>,
     entries: Vec<LinkEntry>,
     texts: String,
     /// Links, every copy counted.
@@ -178,11 +189,45 @@ pub struct PageLinks {
 }
 
 impl PageLinks {
-    /// Adds a link. A link without texts, the same as the one before, counts as one more copy
-    /// of it: a source listing's line anchors, which carry no text once the parser drops
-    /// them, are one entry. (Links with texts are not compared: copies of those seldom
-    /// follow each other, and comparing every neighbour cost more than it saved.)
+    /// Adds a link to a target of its own. A link without texts, the same as the one before,
+    /// counts as one more copy of it: a source listing's line anchors, which carry no text
+    /// once the parser drops them, are one entry.
     pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
+        if anchor.is_empty()
+            && context.is_empty()
+            && let Some(last) = self.entries.last()
+            && self.targets[last.target as usize] == target
+        {
+            let t = last.target;
+            self.push_to(t, anchor, context);
+            return;
+        }
+        let t = self.add_target(target);
+        self.push_to(t, anchor, context);
+    }
+
+    /// Adds a target no link points to yet; returns its index for [`Self::push_to`].
+    pub fn add_target(&mut self, target: LinkTarget) -> u32 {
+        // A page's targets are far fewer than 4 billion: a page is at most `MaxPageBytes`.
+        let t = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
+        self.targets.push(target);
+        t
+    }
+
+    /// Target `t` (an index [`Self::add_target`] returned).
+    pub fn target(&self, t: u32) -> &LinkTarget {
+        &self.targets[t as usize]
+    }
+
+    /// How many targets the page's links point to (each counted once, as added).
+    pub fn target_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Adds a link to target `t`. A link without texts to the same target as the link before
+    /// counts as one more copy of it. (Links with texts are not compared: copies of those
+    /// seldom follow each other, and comparing every neighbour cost more than it saved.)
+    pub fn push_to(&mut self, t: u32, anchor: &str, context: &str) {
         self.len += 1;
         if anchor.is_empty()
             && context.is_empty()
@@ -190,7 +235,7 @@ impl PageLinks {
             && last.times < u32::MAX
             && last.anchor.0 == last.anchor.1
             && last.context.0 == last.context.1
-            && last.target == target
+            && last.target == t
         {
             last.times += 1;
             return;
@@ -198,7 +243,7 @@ impl PageLinks {
         let anchor = self.add_text(anchor);
         let context = self.add_text(context);
         self.entries.push(LinkEntry {
-            target,
+            target: t,
             anchor,
             context,
             times: 1,
@@ -223,7 +268,8 @@ impl PageLinks {
     pub fn iter(&self) -> impl Iterator<Item = PageLink<'_>> + '_ {
         self.entries.iter().flat_map(|e| {
             let link = PageLink {
-                target: &e.target,
+                target: &self.targets[e.target as usize],
+                target_index: e.target as usize,
                 anchor: &self.texts[e.anchor.0 as usize..e.anchor.1 as usize],
                 context: &self.texts[e.context.0 as usize..e.context.1 as usize],
             };
@@ -400,5 +446,43 @@ mod page_links_tests {
         assert_eq!(read[4], ("http://a.test/".to_owned(), "named"));
         assert_eq!(read[5].0, "http://b.test/");
         assert_eq!(read[6], ("http://a.test/".to_owned(), ""));
+    }
+
+    #[test]
+    fn links_added_to_one_target_share_it() {
+        let target = |p: &str| LinkTarget::External(NormUrl::parse(p).unwrap());
+        let mut links = PageLinks::default();
+        let a = links.add_target(target("http://a.test/"));
+        let b = links.add_target(target("http://b.test/"));
+        links.push_to(a, "one", "");
+        links.push_to(b, "", "");
+        links.push_to(a, "two", "");
+        links.push_to(a, "", "");
+        links.push_to(a, "", "");
+        assert_eq!((links.len(), links.target_count()), (5, 2));
+        assert_eq!(
+            links.entries.len(),
+            4,
+            "the copies in a row without texts are one"
+        );
+        let read: Vec<(usize, &str, &str)> = links
+            .iter()
+            .map(|l| {
+                let LinkTarget::External(u) = l.target else {
+                    panic!("{l:?}")
+                };
+                (l.target_index, u.as_str(), l.anchor)
+            })
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                (0, "http://a.test/", "one"),
+                (1, "http://b.test/", ""),
+                (0, "http://a.test/", "two"),
+                (0, "http://a.test/", ""),
+                (0, "http://a.test/", ""),
+            ]
+        );
     }
 }

@@ -919,3 +919,101 @@ fn a_scope_saved_beside_its_results_is_retired_as_before() {
     drop(dm);
     assert_exports(dir.path(), &expected);
 }
+
+/// A page names most of its targets several times; the parser adds each target once and
+/// points every copy at it. The graph is the same as with a target for every link: arcs and
+/// their weights, anchors, external links, bad links and robots' reasons.
+#[test]
+fn links_sharing_their_targets_record_the_same_graph_as_links_with_their_own() {
+    let targets = || {
+        vec![
+            LinkTarget::Internal {
+                url: u("/b"),
+                site: SITE,
+                failure: None,
+            },
+            LinkTarget::Internal {
+                url: u("/private"),
+                site: SITE,
+                failure: Some(Box::new(Failure::without_request("robots.txt"))),
+            },
+            LinkTarget::External(NormUrl::parse("http://other.test/x").unwrap()),
+            LinkTarget::Bad(Box::new(BadHref {
+                raw: "mailto:x@y".into(),
+                reason: "scheme mailto".into(),
+            })),
+            LinkTarget::Internal {
+                url: u("/"),
+                site: SITE,
+                failure: None,
+            },
+        ]
+    };
+    // (target, anchor) in document order: every target several times, with other anchors.
+    let order = [
+        (0, "b"),
+        (2, "out"),
+        (1, "p"),
+        (3, "mail"),
+        (0, "b again"),
+        (4, "home"),
+        (2, "out again"),
+        (1, ""),
+        (3, ""),
+        (0, ""),
+        (0, ""),
+        (2, "out"),
+    ];
+    let record = |shared: bool| {
+        let c = Crawl::new(3);
+        let mut held = Vec::new();
+        let home = c.claim("/", &mut held);
+        let mut links = PageLinks::default();
+        let all = targets();
+        let ids: Vec<u32> = if shared {
+            all.into_iter().map(|t| links.add_target(t)).collect()
+        } else {
+            Vec::new()
+        };
+        for &(t, anchor) in &order {
+            if shared {
+                links.push_to(ids[t], anchor, "");
+            } else {
+                let own = links.add_target(targets().swap_remove(t));
+                links.push_to(own, anchor, "");
+            }
+        }
+        assert_eq!(links.target_count(), if shared { 5 } else { order.len() });
+        let page = PageRecord {
+            chain: vec![],
+            hash: 1,
+            bytes: 1,
+            title: "Home".into(),
+            canonical: String::new(),
+            links,
+            rejected: None,
+        };
+        c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        let mut out = format!("{:?}\n", c.graph());
+        c.dm.with_graph(c.scope, &mut |g| {
+            for n in g.nodes() {
+                for r in g.external_links(n) {
+                    out.push_str(&format!("external {} {}\n", r.url, r.anchor));
+                }
+                for r in g.bad_links(n) {
+                    out.push_str(&format!("bad {} {}\n", r.url, r.reason));
+                }
+            }
+        });
+        out
+    };
+    let own = record(false);
+    assert_eq!(record(true), own);
+    for expected in [
+        "external http://other.test/x out",
+        "bad mailto:x@y scheme mailto",
+        "bad http://a.test/private robots.txt",
+    ] {
+        assert!(own.contains(expected), "{expected} in\n{own}");
+    }
+}

@@ -133,7 +133,8 @@ fn parse_page(
     // thousands of `#L123` line anchors): within one page the base is fixed, so an href
     // classified once answers for every copy, and every `#…` href resolves to the page
     // itself — one `NormUrl` shared instead of one allocated per link.
-    let mut seen: HashMap<&str, LinkTarget> = HashMap::new();
+    // The target is added to the page's links once, and every copy points to it.
+    let mut seen: HashMap<&str, u32> = HashMap::new();
     // Not sized by the links found: copies in a row share an entry.
     let mut links = PageLinks::default();
     for raw in extracted.links() {
@@ -142,17 +143,20 @@ fn parse_page(
         } else {
             raw.href
         };
-        let target = match seen.get(key) {
-            Some(known) => known.clone(),
+        let t = match seen.get(key) {
+            Some(&t) => t,
             None => {
                 let target = classify(ctx, &view, &base, raw.href, cache);
                 // A bad `#…` link keeps its own text (the base is what failed).
-                if key != "#" || !matches!(target, LinkTarget::Bad(_)) {
-                    seen.insert(key, target.clone());
+                let shared = key != "#" || !matches!(target, LinkTarget::Bad(_));
+                let t = links.add_target(target);
+                if shared {
+                    seen.insert(key, t);
                 }
-                target
+                t
             }
         };
+        let target = links.target(t);
         // Only external links keep a context: they are what it is for (BeeBot).
         let context = match target {
             LinkTarget::External(_) => raw.context,
@@ -161,11 +165,11 @@ fn parse_page(
         // A link to the page itself never leads off the site, and only such a link's anchor
         // is ever read (the data manager keeps none): without it, a source listing's line
         // anchors are one entry.
-        let anchor = match &target {
+        let anchor = match target {
             LinkTarget::Internal { url, .. } if url.as_url() == page_url => "",
             _ => raw.anchor,
         };
-        links.push(target, anchor, context);
+        links.push_to(t, anchor, context);
     }
     let canonical = extracted
         .canonical

@@ -71,11 +71,21 @@ impl ScopeGraph {
                 // a sidebar's texts are not interned again on every page.
                 let own = chain.last().map_or(task, |h| h.url);
                 let mut no_anchor = None;
+                // Each target's ids, from its first link on (interned in the same order as
+                // when every link was interned: the same ids).
+                let mut known: Vec<Option<(u32, Option<u32>)>> =
+                    vec![None; page.links.target_count()];
                 for link in page.links.iter() {
+                    let first = known[link.target_index];
                     let r = match link.target {
                         LinkTarget::Internal { url, site, failure } => {
-                            let local = self.site_ref(*site, url.as_url())?;
-                            let target = self.url_ref(url.as_str(), local)?;
+                            let target = match first {
+                                Some((target, _)) => target,
+                                None => {
+                                    let local = self.site_ref(*site, url.as_url())?;
+                                    self.url_ref(url.as_str(), local)?
+                                }
+                            };
                             let aux = if target == own
                                 || self.recs[target as usize].state == UrlState::Page
                             {
@@ -86,10 +96,14 @@ impl ScopeGraph {
                             } else {
                                 self.text_ref(link.anchor)?
                             };
-                            let failure = failure
-                                .as_ref()
-                                .map(|f| self.text_ref(&f.reason))
-                                .transpose()?;
+                            let failure = match first {
+                                Some((_, failure)) => failure,
+                                None => failure
+                                    .as_ref()
+                                    .map(|f| self.text_ref(&f.reason))
+                                    .transpose()?,
+                            };
+                            known[link.target_index] = Some((target, failure));
                             ResolvedLink {
                                 kind: LinkKind::Internal,
                                 target,
@@ -109,20 +123,32 @@ impl ScopeGraph {
                                 );
                                 self.text_ref(&both)?
                             };
+                            let target = match first {
+                                Some((target, _)) => target,
+                                None => self.external_ref(url.as_str(), effects)?,
+                            };
+                            known[link.target_index] = Some((target, None));
                             ResolvedLink {
                                 kind: LinkKind::External,
-                                target: self.external_ref(url.as_str(), effects)?,
+                                target,
                                 aux,
                                 failure: None,
                             }
                         }
                         LinkTarget::Ignored => continue,
-                        LinkTarget::Bad(bad) => ResolvedLink {
-                            kind: LinkKind::Bad,
-                            target: self.text_ref(&bad.raw)?,
-                            aux: self.text_ref(&bad.reason)?,
-                            failure: None,
-                        },
+                        LinkTarget::Bad(bad) => {
+                            let (target, aux) = match first {
+                                Some((target, Some(aux))) => (target, aux),
+                                _ => (self.text_ref(&bad.raw)?, self.text_ref(&bad.reason)?),
+                            };
+                            known[link.target_index] = Some((target, Some(aux)));
+                            ResolvedLink {
+                                kind: LinkKind::Bad,
+                                target,
+                                aux,
+                                failure: None,
+                            }
+                        }
                     };
                     links.push(r);
                 }
