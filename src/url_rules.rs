@@ -41,6 +41,10 @@ pub fn non_html_extension(path: &str) -> Option<&'static str> {
         *l = b.to_ascii_lowercase();
     }
     let lower = &lower[..ext.len()];
+    // Most links of most sites end in .html: answered without the search.
+    if lower == b"html" || lower == b"htm" {
+        return None;
+    }
     NON_HTML
         .binary_search_by(|e| e.as_bytes().cmp(lower))
         .ok()
@@ -59,11 +63,11 @@ pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
     if n <= 64 {
         let mut seen = [""; 64];
         for (i, s) in segments().enumerate() {
-            seen[i] = s;
             // Occurrences so far, this one included.
-            if seen[..=i].iter().filter(|&&x| x == s).count() > max {
+            if 1 + seen[..i].iter().filter(|&&x| x == s).count() > max {
                 return Some(s);
             }
+            seen[i] = s;
         }
         return None;
     }
