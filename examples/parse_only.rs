@@ -92,7 +92,11 @@ fn main() -> anyhow::Result<()> {
         for _ in 0..threads {
             s.spawn(|| {
                 let mut n = 0;
-                let mut cache = HrefCache::new(2048, href_cache::DEFAULT_ENTRIES);
+                let mut cache = HrefCache::new(
+                    2048,
+                    href_cache::DEFAULT_ENTRIES,
+                    rccrawler::url_rules::RuleLimits::default(),
+                );
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((url, body)) = pages.get(i) else {

@@ -82,6 +82,40 @@ pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
     None
 }
 
+/// The limits of the rules that depend on settings (`MaxPathSegmentRepeats`,
+/// `MaxQueryParameters`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleLimits {
+    /// A segment may occur this often in a path.
+    pub max_segment_repeats: u32,
+    /// A query may have this many parameters (0: no limit).
+    pub max_query_parameters: u32,
+}
+
+impl Default for RuleLimits {
+    /// The shipped settings' limits.
+    fn default() -> Self {
+        RuleLimits {
+            max_segment_repeats: 3,
+            max_query_parameters: 0,
+        }
+    }
+}
+
+/// Why `url` is not fetched whatever the site says (a non-HTML extension, a repeating path
+/// segment, too many query parameters), as the reason of its bad link; `None` if it may be.
+/// One answer for links (the parsers) and redirect hops (the downloaders).
+pub fn refusal(url: &url::Url, limits: RuleLimits) -> Option<String> {
+    if let Some(ext) = non_html_extension(url.path()) {
+        Some(format!("not html (extension {ext})"))
+    } else if let Some(seg) = repeating_segment(url.path(), limits.max_segment_repeats) {
+        Some(format!("repeating path segment ({seg})"))
+    } else {
+        too_many_parameters(url, limits.max_query_parameters)
+            .map(|n| format!("too many query parameters ({n})"))
+    }
+}
+
 /// The number of parameters of `url`'s query, if it has more than `max` (0: no limit).
 /// Faceted navigation makes one URL per combination of filters, each page linking to
 /// combinations with one filter more: an endless space in practice.

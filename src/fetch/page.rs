@@ -26,7 +26,7 @@ use crate::robots::DisallowAll;
 use crate::site::Origin;
 use crate::sites::{SiteEntry, SiteOrigin, SiteView};
 use crate::url_norm::{self, NormUrl, UrlError};
-use crate::url_rules::{non_html_extension, repeating_segment, too_many_parameters};
+use crate::url_rules::refusal;
 
 /// Most redirect hops followed (SPEC §2.4).
 pub(crate) const MAX_HOPS: usize = 5;
@@ -207,23 +207,11 @@ impl<'a> Walk<'a> {
 
     /// The URL rules a redirect hop must pass (a link's target passed them when it was found).
     fn url_rules(&mut self, url: &NormUrl) -> Option<PageResult> {
-        if !self.chain.is_empty() {
-            if let Some(ext) = non_html_extension(url.path()) {
-                let reason = format!("not html (extension {ext})");
-                return Some(self.failed(Failure::without_request(reason)));
-            }
-            let repeats = self.ctx.settings.sites.max_segment_repeats;
-            if let Some(seg) = repeating_segment(url.path(), repeats) {
-                let reason = format!("repeating path segment ({seg})");
-                return Some(self.failed(Failure::without_request(reason)));
-            }
-            let most = self.ctx.settings.sites.max_query_parameters;
-            if let Some(n) = too_many_parameters(url.as_url(), most) {
-                let reason = format!("too many query parameters ({n})");
-                return Some(self.failed(Failure::without_request(reason)));
-            }
+        if self.chain.is_empty() {
+            return None;
         }
-        None
+        let reason = refusal(url.as_url(), self.ctx.settings.sites.rule_limits())?;
+        Some(self.failed(Failure::without_request(reason)))
     }
 
     /// The robots.txt rules of an alias origin, fetched now if no request has fetched them

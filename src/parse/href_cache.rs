@@ -23,12 +23,25 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
 use url::{Position, Url};
 
 use crate::url_norm::{self, NormUrl, UrlError};
+use crate::url_rules::{self, RuleLimits};
 
 /// Entries per generation (see [`HrefCache`]): at most twice this many are kept, about a
 /// megabyte, several sites' worth of navigation.
 pub const DEFAULT_ENTRIES: usize = 4096;
 
 type Answer = Result<NormUrl, UrlError>;
+
+/// A stored href: its normalized URL, and what the URL rules say of that URL once asked
+/// (they depend on it alone; checking them again on every page was 2 % of a parser's time).
+#[derive(Debug, Clone)]
+struct Entry {
+    answer: Answer,
+    refusal: Option<Option<Box<str>>>,
+}
+
+/// What [`HrefCache::normalize_checked`] gives: the normalized URL, and
+/// [`url_rules::refusal`] of it.
+pub type Checked = Result<(NormUrl, Option<Box<str>>), UrlError>;
 
 /// Normalized hrefs by their base-dependent key, in two generations: new entries go to the
 /// young one; when it is full the old one is dropped and the young one becomes old. A hit in
@@ -38,21 +51,23 @@ type Answer = Result<NormUrl, UrlError>;
 /// seven is a one-off, and storing those cost more than it saved.
 #[derive(Debug)]
 pub struct HrefCache {
-    young: HashMap<Box<str>, Answer>,
-    old: HashMap<Box<str>, Answer>,
+    young: HashMap<Box<str>, Entry>,
+    old: HashMap<Box<str>, Entry>,
     /// Hashes of keys met once since the last reset.
     met: HashSet<u64>,
     hasher: DefaultHashBuilder,
     key: String,
     max_len: usize,
+    limits: RuleLimits,
     entries: usize,
     hits: u64,
     misses: u64,
 }
 
 impl HrefCache {
-    /// A cache of up to `entries` hrefs for URLs of at most `max_len` bytes (0 = no limit).
-    pub fn new(max_len: usize, entries: usize) -> Self {
+    /// A cache of up to `entries` hrefs for URLs of at most `max_len` bytes (0 = no limit),
+    /// checked against the URL rules with `limits`.
+    pub fn new(max_len: usize, entries: usize, limits: RuleLimits) -> Self {
         HrefCache {
             young: HashMap::with_capacity(entries.min(1024)),
             old: HashMap::new(),
@@ -60,6 +75,7 @@ impl HrefCache {
             hasher: DefaultHashBuilder::default(),
             key: String::new(),
             max_len,
+            limits,
             entries: entries.max(1),
             hits: 0,
             misses: 0,
@@ -68,14 +84,47 @@ impl HrefCache {
 
     /// [`url_norm::normalize_with_limit`]`(base, href, max_len)`, from memory when possible.
     pub fn normalize(&mut self, base: &Url, href: &str) -> Result<NormUrl, UrlError> {
+        self.lookup(base, href, |entry| entry.answer.clone(), |answer| answer)
+    }
+
+    /// [`Self::normalize`], with [`url_rules::refusal`] of the URL (worked out once for a
+    /// stored href).
+    pub fn normalize_checked(&mut self, base: &Url, href: &str) -> Checked {
+        let limits = self.limits;
+        let refuse = |url: &NormUrl| url_rules::refusal(url.as_url(), limits).map(Into::into);
+        self.lookup(
+            base,
+            href,
+            |entry| {
+                let url = entry.answer.clone()?;
+                let refusal = entry.refusal.get_or_insert_with(|| refuse(&url)).clone();
+                Ok((url, refusal))
+            },
+            |answer| {
+                let url = answer?;
+                let refusal = refuse(&url);
+                Ok((url, refusal))
+            },
+        )
+    }
+
+    /// Gives `stored` the entry of `href` on `base` (stored now if this is its second
+    /// meeting), or `fresh` the answer of an href not stored.
+    fn lookup<R>(
+        &mut self,
+        base: &Url,
+        href: &str,
+        stored: impl FnOnce(&mut Entry) -> R,
+        fresh: impl FnOnce(Answer) -> R,
+    ) -> R {
         if !self.make_key(base, href) {
-            return url_norm::normalize_with_limit(base, href, self.max_len);
+            return fresh(url_norm::normalize_with_limit(base, href, self.max_len));
         }
-        if let Some(known) = self.young.get(self.key.as_str()) {
+        if let Some(known) = self.young.get_mut(self.key.as_str()) {
             self.hits += 1;
-            return known.clone();
+            return stored(known);
         }
-        let (key, answer) = match self.old.remove_entry(self.key.as_str()) {
+        let (key, entry) = match self.old.remove_entry(self.key.as_str()) {
             Some(entry) => {
                 self.hits += 1;
                 entry
@@ -88,16 +137,19 @@ impl HrefCache {
                     if self.met.len() > 4 * self.entries {
                         self.met.clear();
                     }
-                    return answer;
+                    return fresh(answer);
                 }
-                (self.key.as_str().into(), answer)
+                let entry = Entry {
+                    answer,
+                    refusal: None,
+                };
+                (self.key.as_str().into(), entry)
             }
         };
         if self.young.len() >= self.entries {
             self.old = std::mem::take(&mut self.young);
         }
-        self.young.insert(key, answer.clone());
-        answer
+        stored(self.young.entry(key).insert(entry).into_mut())
     }
 
     /// (hits, misses) so far.
@@ -224,7 +276,7 @@ mod tests {
         ];
         // A cache that keeps everything, and one that starts over all the time.
         for entries in [1000, 7] {
-            let mut cache = HrefCache::new(2048, entries);
+            let mut cache = HrefCache::new(2048, entries, RuleLimits::default());
             for round in 0..3 {
                 for b in bases {
                     let base = Url::parse(b).unwrap();
@@ -243,9 +295,56 @@ mod tests {
         }
     }
 
+    /// A stored href's URL rules are worked out once and given with every hit; they are what
+    /// the rules say of the normalized URL, stored or not.
+    #[test]
+    fn refusals_equal_the_url_rules() {
+        let limits = RuleLimits {
+            max_segment_repeats: 2,
+            max_query_parameters: 2,
+        };
+        let base = Url::parse("http://a.test/d/page.html").unwrap();
+        let hrefs = [
+            "doc.PDF",
+            "/a/a/a/x.html",
+            "../d/d/d/",
+            "x.html?a=1&b=2&c=3",
+            "x.html?a=1&b=2",
+            "plain.html",
+            "mailto:x@a.test",
+        ];
+        for entries in [1000, 2] {
+            let mut cache = HrefCache::new(2048, entries, limits);
+            for round in 0..3 {
+                for h in hrefs {
+                    let want = url_norm::normalize_with_limit(&base, h, 2048).map(|u| {
+                        let refusal = url_rules::refusal(u.as_url(), limits).map(Into::into);
+                        (u, refusal)
+                    });
+                    assert_eq!(cache.normalize_checked(&base, h), want, "{round} {h}");
+                }
+            }
+        }
+        let mut cache = HrefCache::new(2048, 1000, limits);
+        let refused = |c: &mut HrefCache, h| c.normalize_checked(&base, h).unwrap().1;
+        assert_eq!(
+            refused(&mut cache, "doc.PDF").as_deref(),
+            Some("not html (extension pdf)")
+        );
+        assert_eq!(
+            refused(&mut cache, "/a/a/a/x.html").as_deref(),
+            Some("repeating path segment (a)")
+        );
+        assert_eq!(
+            refused(&mut cache, "x.html?a=1&b=2&c=3").as_deref(),
+            Some("too many query parameters (3)")
+        );
+        assert_eq!(refused(&mut cache, "x.html?a=1&b=2"), None);
+    }
+
     #[test]
     fn relative_keys_depend_on_the_directory_only() {
-        let mut cache = HrefCache::new(0, 100);
+        let mut cache = HrefCache::new(0, 100, RuleLimits::default());
         let a = Url::parse("http://a.test/d/one.html").unwrap();
         let b = Url::parse("http://a.test/d/two.html?x=1").unwrap();
         let c = Url::parse("http://a.test/e/one.html").unwrap();
@@ -266,7 +365,7 @@ mod tests {
 
     #[test]
     fn bounded() {
-        let mut cache = HrefCache::new(0, 10);
+        let mut cache = HrefCache::new(0, 10, RuleLimits::default());
         let base = Url::parse("http://a.test/").unwrap();
         let nav = Url::parse("http://a.test/nav").unwrap();
         for i in 0..1000 {

@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
-use crate::url_rules::{non_html_extension, repeating_segment, too_many_parameters};
+use crate::url_rules::RuleLimits;
 
 /// The HTML parser component.
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,6 +22,7 @@ impl PageParser for HtmlParser {
     fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
         Box::new(HtmlWorker::new(
             ctx.settings.sites.max_url_length,
+            ctx.settings.sites.rule_limits(),
             ctx.settings.results.external_link_context,
         ))
     }
@@ -38,11 +39,11 @@ pub struct HtmlWorker {
 }
 
 impl HtmlWorker {
-    /// Fresh, for URLs of at most `max_url_length` bytes, keeping `context` characters of
-    /// context for external links.
-    pub fn new(max_url_length: usize, context: usize) -> Self {
+    /// Fresh, for URLs of at most `max_url_length` bytes checked against the URL rules with
+    /// `limits`, keeping `context` characters of context for external links.
+    pub fn new(max_url_length: usize, limits: RuleLimits, context: usize) -> Self {
         HtmlWorker {
-            cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES),
+            cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES, limits),
             extracted: Extracted::default(),
             context,
         }
@@ -201,8 +202,8 @@ fn classify(
     href: &str,
     cache: &mut HrefCache,
 ) -> LinkTarget {
-    let url = match cache.normalize(base, href) {
-        Ok(u) => u,
+    let (url, refusal) = match cache.normalize_checked(base, href) {
+        Ok(checked) => checked,
         // MaxUrlLength is for URLs we would fetch: a long external link is still a link the
         // site makes (SPEC §5: external links are the product; a documentation site's
         // playground links run to thousands of bytes).
@@ -251,21 +252,8 @@ fn classify(
         }
         return LinkTarget::External(url);
     };
-    let failure = if let Some(ext) = non_html_extension(url.path()) {
-        Some(Failure::without_request(format!(
-            "not html (extension {ext})"
-        )))
-    } else if let Some(seg) = repeating_segment(url.path(), ctx.settings.sites.max_segment_repeats)
-    {
-        Some(Failure::without_request(format!(
-            "repeating path segment ({seg})"
-        )))
-    } else if let Some(n) =
-        too_many_parameters(url.as_url(), ctx.settings.sites.max_query_parameters)
-    {
-        Some(Failure::without_request(format!(
-            "too many query parameters ({n})"
-        )))
+    let failure = if let Some(reason) = refusal {
+        Some(Failure::without_request(reason.into_string()))
     } else {
         // Borrowed from the page's snapshot, not cloned: an Arc count touched by every link of
         // every parser thread would bounce between cores.

@@ -340,6 +340,16 @@ pub struct SiteRules {
     pub meta_refresh_max_delay: u32,
 }
 
+impl SiteRules {
+    /// The limits of the URL rules (`MaxPathSegmentRepeats`, `MaxQueryParameters`).
+    pub fn rule_limits(&self) -> crate::url_rules::RuleLimits {
+        crate::url_rules::RuleLimits {
+            max_segment_repeats: self.max_segment_repeats,
+            max_query_parameters: self.max_query_parameters,
+        }
+    }
+}
+
 /// Retries and back-off (SPEC §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaultSettings {
