@@ -95,7 +95,10 @@ fn main() -> anyhow::Result<()> {
                 let mut cache = HrefCache::new(
                     2048,
                     href_cache::DEFAULT_ENTRIES,
-                    rccrawler::url_rules::RuleLimits::default(),
+                    // Not used: the bound normalizes links without the URL rules.
+                    rccrawler::settings::Settings::defaults(Path::new("."))
+                        .sites
+                        .rule_limits(),
                 );
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);

@@ -92,16 +92,6 @@ pub struct RuleLimits {
     pub max_query_parameters: u32,
 }
 
-impl Default for RuleLimits {
-    /// The shipped settings' limits.
-    fn default() -> Self {
-        RuleLimits {
-            max_segment_repeats: 3,
-            max_query_parameters: 0,
-        }
-    }
-}
-
 /// Why `url` is not fetched whatever the site says (a non-HTML extension, a repeating path
 /// segment, too many query parameters), as the reason of its bad link; `None` if it may be.
 /// One answer for links (the parsers) and redirect hops (the downloaders).

@@ -218,6 +218,13 @@ impl HrefCache {
 mod tests {
     use super::*;
 
+    /// The limits of the shipped settings.
+    fn shipped() -> RuleLimits {
+        crate::settings::Settings::defaults(std::path::Path::new("."))
+            .sites
+            .rule_limits()
+    }
+
     /// Every (base, href) pair gives what normalization gives, cached or not, in any order.
     #[test]
     fn answers_equal_normalization() {
@@ -276,7 +283,7 @@ mod tests {
         ];
         // A cache that keeps everything, and one that starts over all the time.
         for entries in [1000, 7] {
-            let mut cache = HrefCache::new(2048, entries, RuleLimits::default());
+            let mut cache = HrefCache::new(2048, entries, shipped());
             for round in 0..3 {
                 for b in bases {
                     let base = Url::parse(b).unwrap();
@@ -344,7 +351,7 @@ mod tests {
 
     #[test]
     fn relative_keys_depend_on_the_directory_only() {
-        let mut cache = HrefCache::new(0, 100, RuleLimits::default());
+        let mut cache = HrefCache::new(0, 100, shipped());
         let a = Url::parse("http://a.test/d/one.html").unwrap();
         let b = Url::parse("http://a.test/d/two.html?x=1").unwrap();
         let c = Url::parse("http://a.test/e/one.html").unwrap();
@@ -365,7 +372,7 @@ mod tests {
 
     #[test]
     fn bounded() {
-        let mut cache = HrefCache::new(0, 10, RuleLimits::default());
+        let mut cache = HrefCache::new(0, 10, shipped());
         let base = Url::parse("http://a.test/").unwrap();
         let nav = Url::parse("http://a.test/nav").unwrap();
         for i in 0..1000 {
