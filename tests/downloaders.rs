@@ -201,3 +201,110 @@ fn dt1_keeps_an_https_sites_delay_once_per_request() {
         "the delay was waited twice: {gaps:?}"
     );
 }
+
+#[test]
+fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
+    // a.test's page declares 9 MiB (more than the whole body budget) and sends it slowly:
+    // 64 KiB, then nothing until b.test's chain of pages — each found only by parsing the
+    // one before it, the first answered once the large body has begun — has reached its end,
+    // or 20 seconds. When every body waited for room
+    // behind the large one, the chain stopped at its first page read after it, and the
+    // crawl of every other site with it, for as long as the large body took to arrive.
+    const LARGE: usize = 9 * 1024 * 1024;
+    const FIRST: usize = 64 * 1024;
+    for downloader in ["DT1", "DT0"] {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/big.html>big</a>");
+        for i in 1..5 {
+            web.page(
+                "b.test",
+                &format!("/c{i}.html"),
+                &format!("<a href=/c{}.html>next</a>", i + 1),
+            );
+        }
+        let reached = Arc::new(AtomicBool::new(false));
+        let end = {
+            let reached = Arc::clone(&reached);
+            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+                reached.store(true, Ordering::SeqCst);
+                let body = "<p>the end</p>";
+                write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+            }
+        };
+        web.route("b.test", "/c5.html", Route::Raw(Arc::new(end)));
+        // b.test's home page is answered once the large body has begun (and the crawler has
+        // had a moment to take its place among the bodies held).
+        let started = Arc::new(AtomicBool::new(false));
+        let home = {
+            let started = Arc::clone(&started);
+            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+                let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                while !started.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+                let body = "<a href=/c1.html>1</a>";
+                write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+            }
+        };
+        web.route("b.test", "/", Route::Raw(Arc::new(home)));
+        let in_time = Arc::new(AtomicBool::new(false));
+        let big = {
+            let (reached, in_time) = (Arc::clone(&reached), Arc::clone(&in_time));
+            let started = Arc::clone(&started);
+            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+                let mut body = b"<html><body><p>".to_vec();
+                body.resize(LARGE, b'x');
+                write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {LARGE}\r\n\r\n"
+                )?;
+                s.write_all(&body[..FIRST])?;
+                s.flush()?;
+                started.store(true, Ordering::SeqCst);
+                let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                while !reached.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                in_time.store(reached.load(Ordering::SeqCst), Ordering::SeqCst);
+                s.write_all(&body[FIRST..])
+            }
+        };
+        web.route("a.test", "/big.html", Route::Raw(Arc::new(big)));
+        let run = crawl(
+            &[
+                format!("{};2;4;0", web.origin("a.test")),
+                format!("{};2;8;0", web.origin("b.test")),
+            ],
+            &[
+                ("DownloadingThread", downloader),
+                ("DownloadingThreadsCount", "4"),
+                // The large body may take its 20 seconds.
+                ("RequestTimeoutSeconds", "40"),
+            ],
+        );
+        assert!(
+            in_time.load(Ordering::SeqCst),
+            "{downloader}: b.test's last page was asked for while the large body was on its way"
+        );
+        let small = common::SiteFiles::read(&run.results().join(format!("b.test_{}", web.port())));
+        assert_eq!(
+            small.labels().len(),
+            6,
+            "{downloader}: every page of b.test"
+        );
+        let big = common::SiteFiles::read(&run.results().join(format!("a.test_{}", web.port())));
+        assert!(
+            big.labels().values().any(|l| l.ends_with("/big.html")),
+            "{downloader}: the large page is read whole and is a node"
+        );
+    }
+}

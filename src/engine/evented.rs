@@ -23,7 +23,7 @@ use crossbeam_channel::Sender;
 
 use super::{Fetched, STOP_GRACE, download};
 use crate::context::{Context, Log};
-use crate::fetch::bodies::BodyPermit;
+use crate::fetch::bodies::{self, BodyPermit};
 use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
 use crate::fetch::{
     Check, EventedDownloader, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
@@ -107,8 +107,9 @@ struct Driver<'a> {
     live: usize,
     /// Tasks whose next request waits for its site's turn, by when to ask again.
     turns: BinaryHeap<Reverse<(Instant, usize)>>,
-    /// Tasks whose page body waits for room among the bodies held.
-    bodies: VecDeque<usize>,
+    /// Tasks whose page body waits for room among the bodies held, in the order they came,
+    /// per lane of the body budget (ordinary bodies, large ones: `bodies::lane`).
+    bodies: [VecDeque<usize>; 2],
     cap: u64,
     parsers_gone: bool,
     /// A task ended since the loop last asked the dispatcher (its site's slot is free: the
@@ -152,7 +153,7 @@ pub(super) fn run(
         free: Vec::new(),
         live: 0,
         turns: BinaryHeap::new(),
-        bodies: VecDeque::new(),
+        bodies: [VecDeque::new(), VecDeque::new()],
         cap: ctx.settings.http.max_page_bytes,
         parsers_gone: false,
         freed: false,
@@ -190,7 +191,7 @@ pub(super) fn run(
                 timeout = timeout.min(at.saturating_duration_since(now));
             }
             d.make_room_for_bodies();
-            if !d.bodies.is_empty() {
+            if d.bodies.iter().any(|q| !q.is_empty()) {
                 timeout = timeout.min(BODY_ROOM_AGAIN);
             }
             if news.swap(false, Ordering::AcqRel) || std::mem::take(&mut d.freed) || now >= ask_at {
@@ -321,29 +322,43 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Page bodies that waited for room are read, in order, as far as the room goes.
+    /// The bytes a task's page body counts for in the body budget: its declared length (up to
+    /// the cap), or 0 when unknown (counted once read).
+    fn expected_body(&self, f: &InFlight<'_>) -> u64 {
+        f.head
+            .as_ref()
+            .and_then(OwnedHead::declared_body_len)
+            .map_or(0, |n| n.min(self.cap))
+    }
+
+    /// Page bodies that waited for room are read, in order within each lane of the budget,
+    /// as far as the room goes: a large body waiting holds up only the large ones after it.
     fn make_room_for_bodies(&mut self) {
-        while let Some(&id) = self.bodies.front() {
-            let Some(f) = self.tasks[id]
-                .as_mut()
-                .filter(|f| f.waits == Waits::BodyRoom)
-            else {
-                self.bodies.pop_front();
-                continue;
-            };
-            let expected = f
-                .head
-                .as_ref()
-                .and_then(OwnedHead::declared_body_len)
-                .map_or(0, |n| n.min(self.cap));
-            let Some(permit) = self.ctx.bodies.try_acquire(expected) else {
-                break;
-            };
-            self.bodies.pop_front();
-            f.permit = Some(permit);
-            f.waits = Waits::Nothing;
-            if let Some(at) = f.conn {
-                self.conns.read_body(at, ReqId(id), self.cap, false);
+        for lane in 0..self.bodies.len() {
+            while let Some(&id) = self.bodies[lane].front() {
+                // A task's number is reused when it ends: an entry is stale unless its task
+                // still waits for room, in this lane.
+                let waiting = self.tasks[id]
+                    .as_ref()
+                    .filter(|f| f.waits == Waits::BodyRoom)
+                    .map(|f| self.expected_body(f))
+                    .filter(|&bytes| bodies::lane(bytes) == lane);
+                let Some(expected) = waiting else {
+                    self.bodies[lane].pop_front();
+                    continue;
+                };
+                let Some(permit) = self.ctx.bodies.try_acquire(expected) else {
+                    break;
+                };
+                self.bodies[lane].pop_front();
+                let Some(f) = self.tasks[id].as_mut() else {
+                    continue;
+                };
+                f.permit = Some(permit);
+                f.waits = Waits::Nothing;
+                if let Some(at) = f.conn {
+                    self.conns.read_body(at, ReqId(id), self.cap, false);
+                }
             }
         }
     }
@@ -400,8 +415,9 @@ impl<'a> Driver<'a> {
                 HeadStep::Body => {
                     f.head = Some(head);
                     f.waits = Waits::BodyRoom;
+                    let lane = bodies::lane(self.expected_body(&f));
                     self.tasks[id] = Some(f);
-                    self.bodies.push_back(id);
+                    self.bodies[lane].push_back(id);
                     self.make_room_for_bodies();
                 }
             },
@@ -476,7 +492,7 @@ impl<'a> Driver<'a> {
             .turns
             .drain()
             .map(|Reverse((_, id))| id)
-            .chain(self.bodies.drain(..))
+            .chain(self.bodies.iter_mut().flat_map(|q| q.drain(..)))
             .collect();
         for id in waiting {
             let waits = self.tasks[id].as_ref().map(|f| f.waits);

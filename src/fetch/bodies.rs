@@ -6,77 +6,106 @@
 //! MB with 16 downloaders, and held 27 MB of bodies at once — a third of the crawl's peak
 //! memory, for pages that two parsers take one at a time anyway. Past the budget a
 //! downloader waits before it reads the next body; a body larger than the budget is read
-//! when no other is held. Bodies of unknown length (chunked, compressed) are counted once
-//! read, and never wait.
+//! when no other of its lane is held. Bodies of unknown length (chunked, compressed) are
+//! counted once read, and never wait.
+//!
+//! Two lanes, each with the budget: bodies up to [`LARGE_BODY`] and larger ones. With one
+//! budget for all, a large body stopped every other: the 8.5 MB page waited until nothing
+//! else was held, then was read and parsed alone while the other parser and the downloads
+//! idled — and a server sending such a page slowly stopped every site's page bodies for as
+//! long as it took (a 9 MB page at 1 MB/s: 8 seconds without a page of any other site).
+//! Large bodies now wait only for large ones. At most 2 × [`BODY_BYTES`] are held (or
+//! [`BODY_BYTES`] and one body up to MaxPageBytes), of which ordinary pages rarely hold more
+//! than a megabyte.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 
-/// Bytes of page bodies held at once before a downloader waits to read another.
+/// Bytes of page bodies held at once in each lane before a downloader waits to read another.
 pub const BODY_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Bodies longer than this wait only for each other: a page of megabytes is rare, and it no
+/// longer holds up the pages of tens of kilobytes.
+pub const LARGE_BODY: u64 = 1024 * 1024;
 
 /// How often a waiting downloader looks whether it should stop waiting.
 const LOOK_AGAIN: Duration = Duration::from_millis(50);
 
+/// Which lane a body of `bytes` waits in: 0 ordinary, 1 large.
+pub fn lane(bytes: u64) -> usize {
+    usize::from(bytes > LARGE_BODY)
+}
+
 /// The bytes of page bodies held, against their budget.
 #[derive(Debug)]
 pub struct BodyBudget {
-    held: Mutex<u64>,
+    /// Bytes held in each lane.
+    held: Mutex<[u64; 2]>,
     freed: Condvar,
     limit: u64,
 }
 
 impl BodyBudget {
-    /// A budget of `limit` bytes.
+    /// A budget of `limit` bytes in each lane.
     pub fn new(limit: u64) -> Arc<Self> {
         Arc::new(BodyBudget {
-            held: Mutex::new(0),
+            held: Mutex::new([0; 2]),
             freed: Condvar::new(),
             limit,
         })
     }
 
-    /// Bytes held now.
+    /// Bytes held now, both lanes.
     pub fn held(&self) -> u64 {
-        *self.held.lock()
+        self.held.lock().iter().sum()
     }
 
-    /// Waits until a body of `bytes` fits (or none is held), unless `give_up` says to stop
-    /// waiting (a stop: the memory matters less than ending promptly); then holds it.
+    fn fits(&self, held: &[u64; 2], lane: usize, bytes: u64) -> bool {
+        held[lane] == 0 || held[lane].saturating_add(bytes) <= self.limit
+    }
+
+    /// Waits until a body of `bytes` fits in its lane (or none of the lane is held), unless
+    /// `give_up` says to stop waiting (a stop: the memory matters less than ending promptly);
+    /// then holds it.
     pub fn acquire(self: &Arc<Self>, bytes: u64, give_up: impl Fn() -> bool) -> BodyPermit {
+        let lane = lane(bytes);
         let mut held = self.held.lock();
-        while *held > 0 && held.saturating_add(bytes) > self.limit && !give_up() {
+        while !self.fits(&held, lane, bytes) && !give_up() {
             self.freed.wait_for(&mut held, LOOK_AGAIN);
         }
-        *held += bytes;
+        held[lane] += bytes;
         BodyPermit {
             budget: Some(Arc::clone(self)),
+            lane,
             bytes,
         }
     }
 
-    /// Holds a body of `bytes` if it fits now (or none is held); `None` otherwise. For a
-    /// driver of many requests on one thread, which cannot wait in [`Self::acquire`].
+    /// Holds a body of `bytes` if it fits in its lane now (or none of the lane is held);
+    /// `None` otherwise. For a driver of many requests on one thread, which cannot wait in
+    /// [`Self::acquire`].
     pub fn try_acquire(self: &Arc<Self>, bytes: u64) -> Option<BodyPermit> {
+        let lane = lane(bytes);
         let mut held = self.held.lock();
-        if *held > 0 && held.saturating_add(bytes) > self.limit {
+        if !self.fits(&held, lane, bytes) {
             return None;
         }
-        *held += bytes;
+        held[lane] += bytes;
         Some(BodyPermit {
             budget: Some(Arc::clone(self)),
+            lane,
             bytes,
         })
     }
 
-    fn release(&self, bytes: u64) {
+    fn release(&self, lane: usize, bytes: u64) {
         if bytes == 0 {
             return;
         }
         let mut held = self.held.lock();
-        *held = held.saturating_sub(bytes);
+        held[lane] = held[lane].saturating_sub(bytes);
         drop(held);
         self.freed.notify_all();
     }
@@ -86,6 +115,8 @@ impl BodyBudget {
 #[derive(Debug, Default)]
 pub struct BodyPermit {
     budget: Option<Arc<BodyBudget>>,
+    /// The lane it was counted in when acquired (a resize keeps it there).
+    lane: usize,
     bytes: u64,
 }
 
@@ -97,9 +128,9 @@ impl BodyPermit {
             return;
         };
         if bytes > self.bytes {
-            *budget.held.lock() += bytes - self.bytes;
+            budget.held.lock()[self.lane] += bytes - self.bytes;
         } else {
-            budget.release(self.bytes - bytes);
+            budget.release(self.lane, self.bytes - bytes);
         }
         self.bytes = bytes;
     }
@@ -108,7 +139,7 @@ impl BodyPermit {
 impl Drop for BodyPermit {
     fn drop(&mut self) {
         if let Some(budget) = &self.budget {
-            budget.release(self.bytes);
+            budget.release(self.lane, self.bytes);
         }
     }
 }
@@ -155,5 +186,44 @@ mod tests {
         assert!(budget.try_acquire(1).is_none());
         drop((fits, _small));
         assert!(budget.try_acquire(30).is_some(), "alone, any size");
+    }
+
+    #[test]
+    fn a_large_body_waits_only_for_large_ones() {
+        const MIB: u64 = 1024 * 1024;
+        let budget = BodyBudget::new(BODY_BYTES);
+        // Larger than the budget: held alone in its lane...
+        let large = budget
+            .try_acquire(BODY_BYTES + MIB)
+            .expect("nothing large is held");
+        // ...while ordinary bodies go on, up to their own budget.
+        let ordinary: Vec<BodyPermit> = (0..8)
+            .map(|_| {
+                budget
+                    .try_acquire(MIB)
+                    .expect("ordinary bodies have their lane")
+            })
+            .collect();
+        assert!(
+            budget.try_acquire(MIB).is_none(),
+            "the ordinary lane is full"
+        );
+        // Another large body waits for the first.
+        assert!(budget.try_acquire(2 * MIB).is_none());
+        assert_eq!(budget.held(), 2 * BODY_BYTES + MIB);
+        drop(large);
+        let second = budget.try_acquire(2 * MIB).expect("the large lane is free");
+        // A resized body stays counted in the lane it was taken in.
+        let mut grown = budget.try_acquire(0).expect("unknown length: never waits");
+        grown.resize(3 * MIB);
+        assert!(
+            budget.try_acquire(MIB).is_none(),
+            "the ordinary lane holds 11 MiB"
+        );
+        drop(ordinary);
+        assert_eq!(budget.held(), 5 * MIB);
+        drop((second, grown));
+        assert_eq!(budget.held(), 0);
+        assert_eq!((lane(LARGE_BODY), lane(LARGE_BODY + 1)), (0, 1));
     }
 }
