@@ -227,12 +227,7 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
             let reached = Arc::clone(&reached);
             move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
                 reached.store(true, Ordering::SeqCst);
-                let body = "<p>the end</p>";
-                write!(
-                    s,
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                )
+                html_answer(s, "<p>the end</p>")
             }
         };
         web.route("b.test", "/c5.html", Route::Raw(Arc::new(end)));
@@ -242,17 +237,9 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
         let home = {
             let started = Arc::clone(&started);
             move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
-                let deadline = std::time::Instant::now() + Duration::from_secs(20);
-                while !started.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
+                wait_for(&started);
                 std::thread::sleep(Duration::from_millis(200));
-                let body = "<a href=/c1.html>1</a>";
-                write!(
-                    s,
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                )
+                html_answer(s, "<a href=/c1.html>1</a>")
             }
         };
         web.route("b.test", "/", Route::Raw(Arc::new(home)));
@@ -270,11 +257,7 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
                 s.write_all(&body[..FIRST])?;
                 s.flush()?;
                 started.store(true, Ordering::SeqCst);
-                let deadline = std::time::Instant::now() + Duration::from_secs(20);
-                while !reached.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                in_time.store(reached.load(Ordering::SeqCst), Ordering::SeqCst);
+                in_time.store(wait_for(&reached), Ordering::SeqCst);
                 s.write_all(&body[FIRST..])
             }
         };
@@ -307,4 +290,22 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
             "{downloader}: the large page is read whole and is a node"
         );
     }
+}
+
+/// Writes a 200 text/html answer with `body`.
+fn html_answer(s: &mut std::net::TcpStream, body: &str) -> std::io::Result<()> {
+    write!(
+        s,
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// Waits until `flag` is set, 20 seconds at most; whether it was.
+fn wait_for(flag: &AtomicBool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !flag.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    flag.load(Ordering::SeqCst)
 }
