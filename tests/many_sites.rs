@@ -289,3 +289,57 @@ fn killed_after_some_sites_were_written_the_crawl_ends_exact_without_redoing_the
         summary_without_seconds(&reference.results())
     );
 }
+
+#[test]
+fn continued_with_a_smaller_window_saved_sites_beyond_it_are_crawled_not_removed() {
+    // Four sites crawled at once and killed while all four are unfinished; the next run opens
+    // one at a time (as an adaptive window does when it starts again small), so three saved
+    // sites are still closed when the run begins. They are hosts.txt's sites all the same:
+    // continued in their turn, not reported as removed.
+    let hosts = ["s01.test", "s02.test", "s03.test", "s04.test"];
+    let web = sites(&hosts, 300, Duration::from_millis(5));
+    let reference = common::crawl(&lines(&web, &hosts), &[]);
+    let dir = common::prepare(&lines(&web, &hosts), &[("ActiveScopes", "4")]);
+    let results = dir.path().join("results");
+    let mark = web.server.requests().len();
+    let mut child = start(dir.path(), 1, &[]);
+    wait_until("every site begun", || {
+        let seen = &web.server.requests()[mark..];
+        hosts
+            .iter()
+            .all(|h| seen.iter().filter(|r| r.host == *h).count() > 40)
+    });
+    // The journal is flushed every 100 ms: what was fetched by now is saved.
+    std::thread::sleep(Duration::from_millis(250));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        summary_states(&results).is_empty(),
+        "no site finished before the kill: {:?}",
+        summary_states(&results)
+    );
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        common::settings_text(&[("ActiveScopes", "1")]),
+    )
+    .unwrap();
+    let mut child = start(dir.path(), 2, &[]);
+    let status = common::wait_exit(&mut child, Duration::from_secs(60), || {
+        stderr(dir.path(), 2)
+    });
+    let err = stderr(dir.path(), 2);
+    assert!(status.success(), "{err}");
+    assert!(err.contains("continuing the crawl saved in state"), "{err}");
+    assert!(!err.contains("no longer in hosts.txt"), "{err}");
+    for host in hosts {
+        assert_same_files(
+            &result_bytes(&results.join(folder(&web, host))),
+            &result_bytes(&reference.results().join(folder(&web, host))),
+            host,
+        );
+    }
+    assert_eq!(
+        summary_without_seconds(&results),
+        summary_without_seconds(&reference.results())
+    );
+}

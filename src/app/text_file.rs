@@ -93,7 +93,7 @@ impl ApplicationManager for TextFileManager {
         // A continued crawl's budget is partly spent, its scheduler has learnt from what it
         // fetched.
         dispatcher.restore(&dm.fetches());
-        let removed = removed_scopes(&*dm);
+        let removed = removed_scopes(&*dm, &seeds);
         // A budget rule needs every arm until the end: a budgeted crawl keeps its scopes.
         let (settled_tx, settled_rx) = crossbeam_channel::unbounded();
         let ctx = Context {
@@ -163,8 +163,10 @@ fn nothing_left(dm: &dyn DataManager) -> bool {
     (0..dm.scope_count()).all(|i| dm.progress(ScopeId(i as u32)).pending == 0)
 }
 
-/// Saved scopes of sites hosts.txt no longer lists: kept, and reported as removed.
-fn removed_scopes(dm: &dyn DataManager) -> Vec<ScopeRow> {
+/// Saved scopes of sites hosts.txt no longer lists: kept, and reported as removed. A saved
+/// scope that is still listed but not open yet (the window opens scopes in hosts.txt order, and
+/// a continued crawl's window starts small again) is not removed: it is continued in its turn.
+fn removed_scopes(dm: &dyn DataManager, seeds: &Seeds) -> Vec<ScopeRow> {
     let mut removed = Vec::new();
     for i in 0..dm.scope_count() {
         let id = ScopeId(i as u32);
@@ -172,7 +174,7 @@ fn removed_scopes(dm: &dyn DataManager) -> Vec<ScopeRow> {
             continue;
         }
         let info = dm.scope_info(id);
-        if info.active {
+        if info.active || seeds.position(&info.origin).is_some() {
             continue;
         }
         eprintln!(
