@@ -343,3 +343,71 @@ fn continued_with_a_smaller_window_saved_sites_beyond_it_are_crawled_not_removed
         summary_without_seconds(&reference.results())
     );
 }
+
+#[test]
+fn a_continued_crawls_rate_counts_only_its_own_fetches() {
+    // Killed after some 150 pages; continued slowly (one request at a time, 200 ms apart)
+    // for three seconds. The saved pages come back as the scope opens: they are in the total,
+    // not in the rate of the progress line or of the status page.
+    let web = sites(&["s01.test"], 300, Duration::from_millis(5));
+    let dir = common::prepare(&lines(&web, &["s01.test"]), &[("ProgressSeconds", "1")]);
+    let mark = web.server.requests().len();
+    let mut child = start(dir.path(), 1, &[]);
+    wait_until("150 pages fetched", || {
+        web.server.requests().len() - mark > 150
+    });
+    // The journal is flushed every 100 ms: what was fetched by now is saved.
+    std::thread::sleep(Duration::from_millis(250));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("{};1;100;200", web.origin("s01.test")),
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        common::settings_text(&[
+            ("ProgressSeconds", "1"),
+            ("TimeoutSeconds", "3"),
+            ("StatusAddress", &format!("127.0.0.1:{port}")),
+        ]),
+    )
+    .unwrap();
+    let mut child = start(dir.path(), 2, &[]);
+    let mut status = serde_json::Value::Null;
+    wait_until("the status page with the saved pages", || {
+        if let Some((200, body)) = common::http_get(port, "/status.json") {
+            status = serde_json::from_str(&body).unwrap();
+        }
+        status["pages"].as_u64().is_some_and(|p| p > 150)
+    });
+    assert!(
+        status["pages_per_second"].as_f64().unwrap() <= 10.0,
+        "{status:#}"
+    );
+    common::wait_exit(&mut child, Duration::from_secs(60), || {
+        stderr(dir.path(), 2)
+    });
+    let err = stderr(dir.path(), 2);
+    assert!(err.contains("continuing the crawl saved in state"), "{err}");
+    let lines: Vec<(u64, f64)> = err
+        .lines()
+        .filter_map(|l| {
+            let pages = l.split("pages ").nth(1)?.split(',').next()?.parse().ok()?;
+            let rate = l.split(", ").find(|p| p.ends_with(" urls/s"))?;
+            Some((pages, rate.trim_end_matches(" urls/s").parse().ok()?))
+        })
+        .collect();
+    assert!(lines.len() >= 2, "progress lines: {err}");
+    assert!(lines.iter().all(|&(pages, _)| pages > 150), "{err}");
+    assert!(
+        lines.iter().all(|&(_, rate)| rate <= 10.0),
+        "one request every 200 ms is at most 5 a second: {err}"
+    );
+}

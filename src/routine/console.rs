@@ -96,7 +96,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
         if let Some(page) = &page {
             // The first snapshot before the first request: a page asked for before the first
             // tick would otherwise say nothing about the crawl (no state, no sites).
-            let mut scopes = OpenedScopes::new(io.scopes);
+            let mut scopes = OpenedScopes::new(ctx, io.scopes);
             page.publish(status_page::snapshot(ctx, &mut scopes, 0));
             let spawned = std::thread::Builder::new()
                 .name("status-page".into())
@@ -123,7 +123,7 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
     } = io;
     let ticker = tick(CHECK_INTERVAL);
     // Scopes a shared store hands out while the crawl runs join the progress line.
-    let mut scopes = OpenedScopes::new(scopes);
+    let mut scopes = OpenedScopes::new(ctx, scopes);
     let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
@@ -158,7 +158,7 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
                     }
                     if let Some(feeder) = &ctx.feeder {
                         match feeder.feed(ctx) {
-                            Ok(more) => scopes.extend(more),
+                            Ok(more) => scopes.extend(ctx, more),
                             Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
                         }
                     }

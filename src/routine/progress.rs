@@ -18,7 +18,10 @@ use crate::ids::ScopeId;
 pub(super) struct Tally<'a> {
     /// Pages recorded.
     pub(super) pages: u64,
-    /// Fetch outcomes recorded.
+    /// Pages recorded by this run (a continued crawl's saved pages left out).
+    pub(super) new_pages: u64,
+    /// Fetch outcomes recorded by this run: the rate's count (a continued crawl's scopes bring
+    /// their saved outcomes as they open, which are no fetches of this run).
     pub(super) outcomes: u64,
     /// The scopes with URLs queued, in the order given.
     pub(super) open: Vec<OpenScope<'a>>,
@@ -39,20 +42,31 @@ pub(super) struct OpenedScopes {
     open: Vec<(ScopeId, String)>,
     retired_pages: u64,
     retired_outcomes: u64,
+    /// What the scopes had recorded when they were opened (saved by earlier runs).
+    carried_pages: u64,
+    carried_outcomes: u64,
 }
 
 impl OpenedScopes {
     /// `scopes`, just opened.
-    pub(super) fn new(scopes: &[(ScopeId, String)]) -> Self {
-        OpenedScopes {
-            open: scopes.to_vec(),
-            ..OpenedScopes::default()
-        }
+    pub(super) fn new(ctx: &Context, scopes: &[(ScopeId, String)]) -> Self {
+        let mut opened = OpenedScopes::default();
+        opened.extend(ctx, scopes.iter().cloned());
+        opened
     }
 
     /// More scopes, just opened.
-    pub(super) fn extend(&mut self, more: impl IntoIterator<Item = (ScopeId, String)>) {
-        self.open.extend(more);
+    pub(super) fn extend(
+        &mut self,
+        ctx: &Context,
+        more: impl IntoIterator<Item = (ScopeId, String)>,
+    ) {
+        for (id, name) in more {
+            let p = ctx.dm.progress(id);
+            self.carried_pages += p.pages as u64;
+            self.carried_outcomes += p.outcomes;
+            self.open.push((id, name));
+        }
     }
 
     /// Adds up every scope opened; those retired since the last call leave the list, their
@@ -62,6 +76,8 @@ impl OpenedScopes {
             open,
             retired_pages,
             retired_outcomes,
+            carried_pages,
+            carried_outcomes,
         } = self;
         open.retain(|(id, _)| {
             if !ctx.dm.is_retired(*id) {
@@ -74,6 +90,7 @@ impl OpenedScopes {
         });
         let mut t = Tally {
             pages: *retired_pages,
+            new_pages: 0,
             outcomes: *retired_outcomes,
             open: Vec::new(),
         };
@@ -89,6 +106,8 @@ impl OpenedScopes {
                 });
             }
         }
+        t.new_pages = t.pages.saturating_sub(*carried_pages);
+        t.outcomes = t.outcomes.saturating_sub(*carried_outcomes);
         t
     }
 }
@@ -190,6 +209,7 @@ impl ProgressLine {
             pages,
             outcomes,
             open,
+            ..
         } = scopes.tally(ctx);
         let mut per_site: Vec<(usize, String)> = open
             .iter()

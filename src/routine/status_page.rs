@@ -196,7 +196,12 @@ impl StatusPage {
 /// (`finished` is added from summary.csv when the page is asked for).
 pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) -> Value {
     let elapsed = ctx.started.elapsed().as_secs_f64();
-    let Tally { pages, open, .. } = scopes.tally(ctx);
+    let Tally {
+        pages,
+        new_pages,
+        open,
+        ..
+    } = scopes.tally(ctx);
     let sites: Vec<Value> = open
         .iter()
         .map(|s| json!({"site": s.name, "pages": s.pages, "queued": s.queued}))
@@ -207,7 +212,9 @@ pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) 
         "elapsed_seconds": (elapsed * 10.0).round() / 10.0,
         "pages": pages,
         "queued": ctx.dm.pending(),
-        "pages_per_second": if elapsed > 0.0 { (pages as f64 / elapsed).round() } else { 0.0 },
+        // This run's pages over this run's time: a continued crawl's saved pages were not
+        // fetched in it.
+        "pages_per_second": if elapsed > 0.0 { (new_pages as f64 / elapsed).round() } else { 0.0 },
         "problems": problems,
         "sites_crawling": counts.map_or(sites.len(), |n| n.live),
         "sites_written": counts.map_or(0, |n| n.written),
