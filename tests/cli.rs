@@ -287,11 +287,7 @@ fn nothing_to_crawl_is_exit_code_3() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("lists no sites"), "{}", stderr(&o));
     nothing_started(dir.path());
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let closed = common::free_port();
     std::fs::write(
         dir.path().join("settings.ini"),
         settings_text(&[("MaxRetries", "0"), ("SiteDownAfterFailures", "1")]),

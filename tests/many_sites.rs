@@ -365,11 +365,7 @@ fn a_continued_crawls_rate_counts_only_its_own_fetches() {
         format!("{};1;100;200", web.origin("s01.test")),
     )
     .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     std::fs::write(
         dir.path().join("settings.ini"),
         common::settings_text(&[

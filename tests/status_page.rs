@@ -8,17 +8,9 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::TestWeb;
 use common::http_get as get;
+use common::{TestWeb, free_port};
 use rccrawler::loopback::Resp;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// See: issue 21.
 #[test]

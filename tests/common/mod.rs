@@ -392,6 +392,14 @@ pub fn run_binary(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// A loopback port nothing listens on now (for a status page, or a connection refused).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// GET `path` from a page served on 127.0.0.1:`port` (the status page): (status, body), or
 /// `None` while nothing answers.
 pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {

@@ -5,7 +5,6 @@
 //! Without either, a test cannot run: under `CI=true` that fails the run; elsewhere the test
 //! prints loudly that it was skipped and why, and passes.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -129,7 +128,7 @@ fn try_server() -> Result<PgServer, String> {
     // A free port can be taken by someone else before the server binds it: try a few.
     let mut last = String::new();
     for _ in 0..5 {
-        p.port = free_port();
+        p.port = super::free_port();
         match p.start() {
             Ok(()) => {
                 let url = format!("postgresql://rc@127.0.0.1:{}/postgres", p.port);
@@ -165,13 +164,6 @@ fn outside(url: &str) -> Result<PgServer, String> {
         url: format!("{without_db}/{name}"),
         private: None,
     })
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 impl Private {
