@@ -363,3 +363,55 @@ fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
         );
     }
 }
+
+/// The most page requests (robots.txt aside) the server was answering at once, from
+/// `before` on.
+fn most_at_once(web: &TestWeb, before: usize) -> usize {
+    let rs: Vec<_> = web
+        .server
+        .requests()
+        .split_off(before)
+        .into_iter()
+        .filter(|r| r.target != "/robots.txt")
+        .collect();
+    rs.iter()
+        .map(|r| {
+            rs.iter()
+                .filter(|o| o.start <= r.start && r.start < o.end)
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// A budget rule's pick that must wait for its site's crawl delay is kept that page (a
+/// reservation), and the rule chooses again meanwhile, told that the pages under way paid
+/// what their sites paid so far. Before, every downloader waited for the one pick, and the
+/// rule, waiting for the reward of its site's page under way, picked that site again: a
+/// budgeted crawl of 500 sites answering in 300 ms fetched 2.3 pages a second where its 8
+/// downloaders allow 25. Here each site answers in 100 ms and keeps 300 ms between
+/// requests: the first pages of 4 sites are asked for together, where the crawl used to ask
+/// for one page at a time.
+#[test]
+fn a_pick_waiting_for_its_crawl_delay_does_not_hold_up_the_other_sites() {
+    let web = TestWeb::new();
+    yield_web::install(&web, &HOSTS, Duration::from_millis(100));
+    let hosts: Vec<String> = HOSTS
+        .iter()
+        .map(|h| format!("{};1;100;300", web.origin(h)))
+        .collect();
+    let before = web.server.requests().len();
+    let extra = [
+        ("PageBudget", "30".to_owned()),
+        ("DownloadingThreadsCount", "4".to_owned()),
+        ("ParsingThreadsCount", "2".to_owned()),
+    ];
+    let c = crawl(&hosts, &settings(&extra));
+    assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+    assert_eq!(page_requests(&web, before).len(), 30, "the budget, exactly");
+    let at_once = most_at_once(&web, before);
+    assert!(
+        at_once >= 3,
+        "at most {at_once} page requests were under way at once"
+    );
+}

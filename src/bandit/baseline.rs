@@ -11,6 +11,10 @@ pub struct RoundRobin {
 }
 
 impl Policy for RoundRobin {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         match self.last {
             Some(last) => *arms.iter().find(|&&a| a > last).unwrap_or(&arms[0]),
@@ -32,6 +36,10 @@ impl Policy for RoundRobin {
 pub struct Sequential;
 
 impl Policy for Sequential {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(*self))
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         arms[0]
     }
@@ -59,6 +67,10 @@ impl PageQuantum {
 }
 
 impl Policy for PageQuantum {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn select(&self, arms: &[usize]) -> usize {
         if let Some((site, left)) = self.current
             && left > 0

@@ -298,6 +298,29 @@ impl Policy for GuardedUcb {
         st.advance(budget);
     }
 
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        let st = self.state.borrow();
+        let mut rules = Vec::with_capacity(st.rules.len());
+        for f in &st.rules {
+            rules.push(Follower {
+                rule: f.rule.snapshot()?,
+                taken: f.taken.clone(),
+                gained: f.gained.clone(),
+                waits_for: f.waits_for,
+            });
+        }
+        Some(Box::new(GuardedUcb {
+            state: RefCell::new(State {
+                rules,
+                seen: st.seen.clone(),
+                pulled: st.pulled.clone(),
+                through: st.through.clone(),
+                offered: Vec::new(),
+            }),
+            budget: self.budget,
+        }))
+    }
+
     fn parameters(&self) -> String {
         let st = self.state.borrow();
         let names = ["WinsorUcb", "R2", "R1", "R3"];

@@ -52,6 +52,14 @@ pub trait Policy: Send + Debug {
     fn parameters(&self) -> String {
         String::new()
     }
+    /// A copy of the rule as it is now. A live crawl with several downloaders asks a copy
+    /// what the rule would choose if the pulls under way paid what their sites paid so far
+    /// (`schedule::BanditScheduler`), so that it does not choose the same site again and
+    /// again while the rewards it waits for are on their way. `None`: the rule is asked as
+    /// it is.
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        None
+    }
 }
 
 /// What one fetch yielded (SPEC §5): the external URLs it revealed. Recorded with every fetch

@@ -82,6 +82,10 @@ impl R1 {
 }
 
 impl Policy for R1 {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!(
             "{} pages of each site first, then the best first pages",
@@ -132,6 +136,10 @@ impl R2 {
 }
 
 impl Policy for R2 {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!("batches of {} pages", self.step)
     }
@@ -195,6 +203,10 @@ impl R3 {
 }
 
 impl Policy for R3 {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!("{} pages of each site first", self.initial)
     }

@@ -129,6 +129,10 @@ impl PooledUcb {
 }
 
 impl Policy for PooledUcb {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         self.pool.describe()
     }

@@ -31,6 +31,10 @@ impl Thompson {
 }
 
 impl Policy for Thompson {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!("window {} pages, seed {}", self.window, self.seed)
     }

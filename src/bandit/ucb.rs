@@ -50,6 +50,10 @@ impl SlidingWindowUcb {
 }
 
 impl Policy for SlidingWindowUcb {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!(
             "window {} pages, exploration {}",
@@ -118,6 +122,10 @@ impl DiscountedUcb {
 }
 
 impl Policy for DiscountedUcb {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!(
             "discount {}, exploration {}",

@@ -75,6 +75,10 @@ impl WinsorUcb {
 }
 
 impl Policy for WinsorUcb {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn parameters(&self) -> String {
         format!(
             "{}, a site's largest page counted at its second largest",

@@ -97,6 +97,9 @@ struct SiteGate {
     suspended: Option<Suspension>,
     /// Tasks waiting to be retried, with when (a failing URL waits; its site goes on).
     parked: Vec<(Instant, FetchTask)>,
+    /// Pages a budget rule chose this site for that wait for its turn (its delay, a free
+    /// request slot): each holds a page of the budget and counts as a pull under way.
+    reserved: u32,
 }
 
 impl State {
@@ -121,6 +124,7 @@ impl SiteGate {
     fn is_candidate(&self) -> bool {
         self.suspended.is_none()
             && (self.has_work()
+                || self.reserved > 0
                 || self.in_flight > 0
                 || self.unsettled > 0
                 || !self.parked.is_empty()
@@ -173,8 +177,11 @@ struct State {
     buffer_free: usize,
     /// The page budget.
     budget: Budget,
-    /// Page tasks handed out whose outcome the scheduler has not observed yet.
+    /// Page tasks handed out whose outcome the scheduler has not observed yet, and pages
+    /// reserved ([`SiteGate::reserved`]).
     unobserved: usize,
+    /// Pages reserved, over all sites.
+    reservations: usize,
     /// The pacer of every released gate, shared ([`Dispatcher::release_sites`]).
     released: Arc<Pacer>,
 }
@@ -308,6 +315,7 @@ impl Dispatcher {
                 Budget::new(config.budget)
             },
             unobserved: 0,
+            reservations: 0,
             released: Arc::default(),
         };
         let d = Arc::new(Dispatcher {
@@ -367,6 +375,7 @@ impl Dispatcher {
                 unsettled: 0,
                 suspended: Some(Suspension::NotRegistered),
                 parked: Vec::new(),
+                reserved: 0,
             });
         }
         if st.gates[idx].suspended == Some(Suspension::NotRegistered) {
@@ -454,7 +463,11 @@ impl Dispatcher {
     }
 
     /// One look for a task: every active site is a candidate, the scheduler picks among
-    /// them, and a ready pick's task is handed out.
+    /// them, and a ready pick's task is handed out. A rule that learns
+    /// ([`Scheduler::max_unobserved`]) may pick a site that must wait for its turn: the site
+    /// is kept that page (a reservation, served first once its turn comes) and the rule
+    /// chooses again, so the crawl goes on while the chosen site waits for its delay —
+    /// politeness decides when, the rule which, and neither holds up the other sites.
     fn pass(self: &Arc<Self>, st: &mut State) -> Pass {
         loop {
             if self.stop.is_requested() {
@@ -464,7 +477,7 @@ impl Dispatcher {
                 .scheduler
                 .max_unobserved()
                 .is_some_and(|m| st.unobserved >= m);
-            if st.buffer_free == 0 || waits_for_rewards {
+            if st.buffer_free == 0 || (waits_for_rewards && st.reservations == 0) {
                 return Pass::Full;
             }
             let now = Instant::now();
@@ -473,16 +486,30 @@ impl Dispatcher {
             candidates.clear();
             let pages_allowed = st.budget.allows_another();
             let active = std::mem::take(&mut st.active);
-            for gate in active
-                .iter()
-                .map(|&i| &st.gates[i])
-                .filter(|g| g.is_candidate())
-            {
+            // A site whose reservation may start now, and one whose reservations never can.
+            let mut due = None;
+            let mut void = None;
+            for gate in active.iter().map(|&i| &st.gates[i]) {
+                if gate.reserved > 0 {
+                    if gate.suspended.is_some() {
+                        void = Some(gate.site);
+                    } else if gate.in_flight < gate.max_in_flight {
+                        if gate.next_start <= now {
+                            due = due.or(Some(gate.site));
+                        } else {
+                            earliest =
+                                Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
+                        }
+                    }
+                }
+                if !gate.is_candidate() {
+                    continue;
+                }
                 let page_ok = pages_allowed || gate.robots == RobotsPhase::Needed;
                 let work = gate.has_work() || gate.ready_parked(now).is_some();
                 let slot = gate.in_flight < gate.max_in_flight && page_ok;
                 let free = slot && work;
-                let ready = free && gate.next_start <= now;
+                let ready = free && gate.next_start <= now && gate.reserved == 0;
                 let mut wake = None;
                 if free && !ready {
                     wake = Some(gate.next_start);
@@ -501,26 +528,58 @@ impl Dispatcher {
                 });
             }
             st.active = active;
-            let choice = if candidates.is_empty() {
+            if let Some(site) = void {
+                st.candidates = candidates;
+                Self::drop_reservations(st, site);
+                continue;
+            }
+            let choice = if due.is_some() || candidates.is_empty() || waits_for_rewards {
                 None
             } else {
                 st.scheduler.choose(&candidates, now)
             };
+            let pick = choice.and_then(|s| candidates.iter().find(|c| c.site == s).copied());
             st.candidates = candidates;
-            let Some(site) =
-                choice.filter(|s| st.candidates.iter().any(|c| c.site == *s && c.ready))
-            else {
-                // Room to start a task, no site ready, and the parsers waiting for pages too:
-                // the whole crawl waits on its sites, and the time counts towards growing the
-                // window of active scopes. (With pages waiting for the parsers, the CPU is the
-                // bound.)
-                return Pass::NoneReady {
-                    earliest,
-                    starved: st.parsers_idle(),
+            let (site, reserved) = if let Some(site) = due {
+                (site, true)
+            } else {
+                let Some(pick) = pick.filter(|c| c.ready || c.has_work) else {
+                    // Room to start a task, no site ready, and the parsers waiting for pages
+                    // too: the whole crawl waits on its sites, and the time counts towards
+                    // growing the window of active scopes. (With pages waiting for the
+                    // parsers, the CPU is the bound.)
+                    return Pass::NoneReady {
+                        earliest,
+                        starved: st.parsers_idle(),
+                    };
                 };
+                if !pick.ready {
+                    let gate = &st.gates[pick.site.0 as usize];
+                    // One page reserved a site at most: a second could not start before
+                    // the first one's delay, and the rule knows more by then.
+                    let may_reserve = st.scheduler.max_unobserved().is_some()
+                        && gate.robots == RobotsPhase::Ready
+                        && gate.reserved == 0
+                        && pages_allowed;
+                    if !may_reserve {
+                        return Pass::NoneReady {
+                            earliest,
+                            starved: st.parsers_idle(),
+                        };
+                    }
+                    // The rule's pick waits for its turn; the rule chooses again meanwhile.
+                    st.gates[pick.site.0 as usize].reserved += 1;
+                    st.reservations += 1;
+                    st.budget.reserve();
+                    st.unobserved += 1;
+                    st.scheduler.reserve(pick.site, pick.scope);
+                    continue;
+                }
+                (pick.site, false)
             };
             let gate = &mut st.gates[site.0 as usize];
-            let task = if gate.robots == RobotsPhase::Needed
+            let task = if !reserved
+                && gate.robots == RobotsPhase::Needed
                 && let Some(url) = gate.robots_url.clone()
             {
                 gate.robots = RobotsPhase::Fetching;
@@ -541,11 +600,23 @@ impl Dispatcher {
                 }
                 t
             };
-            let Some(task) = task else { continue };
-            if task.kind == TaskKind::Page {
+            let Some(task) = task else {
+                if reserved {
+                    // Its frontier ran out: the rule will choose again.
+                    Self::drop_reservations(st, site);
+                }
+                continue;
+            };
+            let scope = st.gates[site.0 as usize].scope;
+            if reserved {
+                // The page is held already (budget, pull under way).
+                st.gates[site.0 as usize].reserved -= 1;
+                st.reservations -= 1;
+                st.scheduler.unreserve(site, scope);
+                st.scheduler.started(site, scope);
+            } else if task.kind == TaskKind::Page {
                 st.budget.reserve();
                 st.unobserved += 1;
-                let scope = st.gates[site.0 as usize].scope;
                 st.scheduler.started(site, scope);
             }
             st.requesting += 1;
@@ -568,6 +639,20 @@ impl Dispatcher {
                 }
             }
             return Pass::Lease(TaskLease::new(Arc::clone(self), task));
+        }
+    }
+
+    /// Gives back every page reserved for `site` (it cannot start them: out of URLs,
+    /// suspended, retired): the budget's pages, the pulls under way, the rule's count.
+    fn drop_reservations(st: &mut State, site: SiteId) {
+        let gate = &mut st.gates[site.0 as usize];
+        let n = std::mem::take(&mut gate.reserved);
+        let scope = gate.scope;
+        for _ in 0..n {
+            st.reservations -= 1;
+            st.budget.give_back();
+            st.unobserved = st.unobserved.saturating_sub(1);
+            st.scheduler.unreserve(site, scope);
         }
     }
 
@@ -621,6 +706,9 @@ impl Dispatcher {
             }
             keep
         });
+        for &site in &taken {
+            Self::drop_reservations(&mut st, site);
+        }
         taken
     }
 
@@ -892,11 +980,14 @@ impl Dispatcher {
         }
     }
 
-    /// A page task went back unfetched (a stop, a retry): its reservation is returned.
-    pub(super) fn cancelled(&self) {
+    /// A page task of `site` went back unfetched (a stop, a retry): its reservation is
+    /// returned.
+    pub(super) fn cancelled(&self, site: SiteId) {
         let mut st = self.state.lock();
         st.unobserved = st.unobserved.saturating_sub(1);
         st.budget.give_back();
+        let scope = st.gates[site.0 as usize].scope;
+        st.scheduler.given_back(site, scope);
         self.cv.notify_one();
     }
 
@@ -972,6 +1063,121 @@ mod tests {
             max_level: 3,
             crawl_delay: Duration::ZERO,
         }
+    }
+
+    /// Prefers site 0 while it has work and nothing reserved, else site 1; writes down what
+    /// the dispatcher tells it.
+    #[derive(Debug)]
+    struct PrefersA(Arc<parking_lot::Mutex<Vec<String>>>, bool);
+
+    impl Scheduler for PrefersA {
+        fn choose(&mut self, candidates: &[Candidate], _now: Instant) -> Option<SiteId> {
+            let a = candidates.iter().find(|c| c.site == SiteId(0));
+            let pick = match a {
+                Some(a) if (a.has_work || a.ready) && !self.1 => SiteId(0),
+                _ => SiteId(1),
+            };
+            self.0.lock().push(format!("choose {}", pick.0));
+            Some(pick)
+        }
+        fn started(&mut self, site: SiteId, _scope: ScopeId) {
+            self.0.lock().push(format!("started {}", site.0));
+        }
+        fn reserve(&mut self, site: SiteId, _scope: ScopeId) {
+            self.1 |= site == SiteId(0);
+            self.0.lock().push(format!("reserve {}", site.0));
+        }
+        fn unreserve(&mut self, site: SiteId, _scope: ScopeId) {
+            self.1 &= site != SiteId(0);
+            self.0.lock().push(format!("unreserve {}", site.0));
+        }
+        fn max_unobserved(&self) -> Option<usize> {
+            Some(4)
+        }
+    }
+
+    /// See: a budgeted crawl of 500 slow sites fetched 2.3 pages a second, every downloader
+    /// waiting for the one site the rule picked. A learning rule's pick that must wait for
+    /// its delay is kept its page, the rule chooses again meanwhile, and the kept page is
+    /// handed out when its turn comes, without asking the rule again.
+    #[test]
+    fn a_pick_that_must_wait_is_reserved_and_served_when_its_turn_comes() {
+        let dm = Arc::new(InMemoryDataManager::new());
+        let mut a = spec("http://a.test", 1);
+        a.crawl_delay = Duration::from_millis(300);
+        let specs = [a, spec("http://b.test", 1)];
+        let sites = Sites::with_listed(specs.iter().map(|s| s.origin.clone()), OtherScheme::Ignore);
+        let limits = crate::data::ScopeLimits {
+            max_level: 3,
+            max_pages: 0,
+            trap_levels: 0,
+        };
+        let entries: Vec<Arc<SiteEntry>> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let claim = crate::data::coord::ScopeClaim::solo(s.origin.clone());
+                let (scope, _) = dm
+                    .open_scope(claim, SiteId(i as u32), limits)
+                    .expect("a scope");
+                sites.add(s.clone(), scope)
+            })
+            .collect();
+        let log = Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let config = DispatcherConfig {
+            down_after: 3,
+            page_buffer: 8,
+            parsers: 1,
+            budget: 10,
+            shared_budget: false,
+        };
+        let d = Dispatcher::new(
+            dm,
+            Box::new(PrefersA(Arc::clone(&log), false)),
+            Arc::new(Stop::new()),
+            config,
+        );
+        for e in &entries {
+            d.add_site(e);
+        }
+        for want in [0, 1] {
+            let robots = d.try_acquire().expect("robots.txt first");
+            assert_eq!(robots.task().site, SiteId(want));
+            assert_eq!(robots.task().url.as_url().path(), "/robots.txt");
+        }
+        for e in &entries {
+            d.robots_done(e.id, Duration::ZERO);
+        }
+        log.lock().clear();
+        // a waits 300 ms after its robots.txt: kept its page; b's page goes now.
+        let b = d.try_acquire().expect("b's page, not a wait for a");
+        assert_eq!(b.task().site, SiteId(1));
+        assert_eq!(
+            *log.lock(),
+            ["choose 0", "reserve 0", "choose 1", "started 1"]
+        );
+        assert_eq!(
+            d.budget(),
+            Some((0, 2, 10)),
+            "a's kept page holds the budget"
+        );
+        log.lock().clear();
+        // a's turn: its page, without a choice.
+        let until = Instant::now() + Duration::from_secs(10);
+        let a = loop {
+            match d.try_acquire() {
+                Ok(lease) => break lease,
+                Err(_) if Instant::now() < until => std::thread::sleep(Duration::from_millis(20)),
+                Err(at) => panic!("a's kept page never came (asked to wait until {at:?})"),
+            }
+        };
+        assert_eq!(a.task().site, SiteId(0));
+        assert_eq!(a.task().url.as_url().path(), "/");
+        let log = log.lock();
+        assert!(
+            log.ends_with(&["unreserve 0".into(), "started 0".into()]),
+            "{log:?}"
+        );
     }
 
     #[test]

@@ -79,7 +79,9 @@ impl TaskLease {
     ) -> Option<(u32, std::time::Duration)> {
         let n = self.dispatcher.data().retry(&self.task, max)?;
         self.recorded = true;
-        self.dispatcher.cancelled();
+        if self.task.kind == TaskKind::Page {
+            self.dispatcher.cancelled(self.task.site);
+        }
         let wait = wait(n);
         self.dispatcher
             .park(self.task.clone(), std::time::Instant::now() + wait);
@@ -93,7 +95,7 @@ impl Drop for TaskLease {
             // Abandoned (the crawl is stopping, the site went down, a thread failed): the URL
             // is fetched again later, by this run or the next.
             self.dispatcher.data().release(&self.task);
-            self.dispatcher.cancelled();
+            self.dispatcher.cancelled(self.task.site);
         }
         self.dispatcher.end_lease(self.task.site, self.held);
     }

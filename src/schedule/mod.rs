@@ -51,11 +51,23 @@ pub struct Candidate {
 /// downloader thread is looking for work.
 pub trait Scheduler: Send + Debug {
     /// Picks a ready candidate for the next request, or `None` to wait. `candidates` are the
-    /// sites with work or requests in flight, in site order (never empty).
+    /// sites with work or requests in flight, in site order (never empty). A rule that learns
+    /// ([`Scheduler::max_unobserved`]) may pick a candidate with work that is not ready: the
+    /// dispatcher keeps it that page until its turn ([`Scheduler::reserve`]).
     fn choose(&mut self, candidates: &[Candidate], now: Instant) -> Option<SiteId>;
     /// A page task of `site` (in `scope`) was handed out after `choose` chose it (or, when a
     /// crawl continues, a recorded fetch is being replayed).
     fn started(&mut self, _site: SiteId, _scope: ScopeId) {}
+    /// The rule chose `site` (in `scope`) and the dispatcher keeps it a page until the site
+    /// may start a request ([`Scheduler::max_unobserved`] rules only): its pull is under way
+    /// for the next choices. Ends with [`Scheduler::unreserve`], then `started` if the task
+    /// is handed out.
+    fn reserve(&mut self, _site: SiteId, _scope: ScopeId) {}
+    /// A reservation of `site` ended (handed out, or the site had no URL left after all).
+    fn unreserve(&mut self, _site: SiteId, _scope: ScopeId) {}
+    /// A page task of `site` that was `started` went back unfetched (a retry, a stop): no
+    /// reward will come for it.
+    fn given_back(&mut self, _site: SiteId, _scope: ScopeId) {}
     /// Learns what one fetch of `site` (in `scope`) yielded (the BeeBot reward). Fetches are
     /// reported in the order their outcomes are recorded; rules that do not adapt ignore
     /// them. A waiting downloader is woken to choose again after an observation only for
