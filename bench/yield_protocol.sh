@@ -34,7 +34,9 @@
 # Real manuals are installed from Debian's packages when missing; a cell whose sequences hold
 # no more pages than its budget is left out (every rule would take everything).
 #
-# usage: bash bench/yield_protocol.sh     (SEEDS=20, BUDGETS=500,2000,10000, RULES=...)
+# usage: bash bench/yield_protocol.sh     (SEEDS=20, BUDGETS=500,2000,10000, RULES=...,
+#        IN_FLIGHT=1: choices made that many pages ahead of their rewards, as a crawl with
+#        that many downloaders makes them; the check still applies)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 SEEDS=${SEEDS:-20}
@@ -42,7 +44,10 @@ BUDGETS=${BUDGETS:-500,2000,10000}
 YPORT=${YPORT:-18491}
 P=$WORK/protocol
 RUSTDOC=${RUSTDOC:-$(rustc --print sysroot)/share/doc/rust/html}
-mkdir -p "$P/data" "$P/out" "$P/roots"
+IN_FLIGHT=${IN_FLIGHT:-1}
+OUT=$P/out
+[ "$IN_FLIGHT" = 1 ] || OUT=$P/out-$IN_FLIGHT
+mkdir -p "$P/data" "$OUT" "$P/roots"
 
 build
 ensure_nginx
@@ -112,8 +117,8 @@ one_site() { ls -d "$P/crawl-$1/results/"*/ | head -1; }
 args=()
 replay() { # SPLIT SET INPUT
     local split=$1 set=$2 input=$3 out
-    out=$P/out/$set-$(basename "$input" .csv).csv
-    "$BIN" replay "$input" --budget "$BUDGETS" --csv "$out" ${RULES:+--rules "$RULES"} > "${out%.csv}.txt" 2>&1
+    out=$OUT/$set-$(basename "$input" .csv).csv
+    "$BIN" replay "$input" --budget "$BUDGETS" --in-flight "$IN_FLIGHT" --csv "$out" ${RULES:+--rules "$RULES"} > "${out%.csv}.txt" 2>&1
     default=$(sed -n 's/^\([A-Za-z0-9]*\) (default).*$/\1/p' "${out%.csv}.txt" | head -1)
     args+=("$split:$set=$out")
 }

@@ -16,10 +16,12 @@
 //! - [`ucb`] — sliding-window and discounted UCB with a Poisson-shaped bonus.
 //! - [`thompson`] — windowed Gamma–Poisson Thompson sampling, seeded.
 //! - [`baseline`] — round robin, sequential, and time slices counted in pages.
+//! - [`believer`] — choosing while rewards are on their way (a live crawl's downloaders).
 //! - [`oracle`] — the exact best split of a budget over breadth-first prefixes.
 //! - [`replay`] — rules run offline on recorded sequences, against the oracle.
 
 pub mod baseline;
+pub mod believer;
 pub mod guard;
 pub mod oracle;
 pub mod paper;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::believer::Believer;
 use super::oracle::oracle;
 use super::{Params, Policy};
 
@@ -228,11 +229,20 @@ impl Round {
 pub type NamedRule<'a> = (&'a str, &'a dyn Fn(&Params) -> Box<dyn Policy>);
 
 /// Runs rule `rule` (made by `make`) over `seqs` with `budget` pages, one page per decision.
-pub fn simulate(
+pub fn simulate(rule: NamedRule<'_>, seqs: &[Sequence], budget: usize, params: &Params) -> Run {
+    simulate_in_flight(rule, seqs, budget, params, 1)
+}
+
+/// [`simulate`] as a crawl with `in_flight` downloaders chooses: each choice is made before
+/// the rewards of the `in_flight − 1` pulls chosen before it are known, and those are
+/// believed to pay nothing meanwhile ([`Believer`]); rewards come in the order the pulls were
+/// chosen. With 1, [`simulate`].
+pub fn simulate_in_flight(
     (rule, make): NamedRule<'_>,
     seqs: &[Sequence],
     budget: usize,
     params: &Params,
+    in_flight: usize,
 ) -> Run {
     let params = Params {
         arms: seqs.len(),
@@ -240,11 +250,20 @@ pub fn simulate(
         ..*params
     };
     let mut p = make(&params);
+    let mut believer = Believer::default();
+    let mut under_way = std::collections::VecDeque::with_capacity(in_flight);
     let mut taken = vec![0usize; seqs.len()];
     let mut reward = 0.0;
     let mut choices = Vec::with_capacity(budget);
     let mut arms = Vec::with_capacity(seqs.len());
     for _ in 0..budget {
+        while under_way.len() >= in_flight.max(1) {
+            let Some((arm, r)) = under_way.pop_front() else {
+                break;
+            };
+            believer.paid(arm);
+            p.update(arm, r);
+        }
         arms.clear();
         arms.extend(
             seqs.iter()
@@ -255,7 +274,7 @@ pub fn simulate(
         if arms.is_empty() {
             break;
         }
-        let proposed = p.select(&arms);
+        let proposed = believer.select(&*p, &arms);
         // A rule may only choose among the arms offered.
         let i = if arms.contains(&proposed) {
             proposed
@@ -263,11 +282,12 @@ pub fn simulate(
             arms[0]
         };
         p.chosen(i);
+        believer.started(i);
         let r = seqs[i].rewards[taken[i]];
         taken[i] += 1;
         reward += r;
         choices.push(i);
-        p.update(i, r);
+        under_way.push_back((i, r));
     }
     Run {
         rule: rule.to_owned(),
@@ -284,6 +304,7 @@ pub fn compare(
     budgets: &[usize],
     rules: &[NamedRule<'_>],
     params: &Params,
+    in_flight: usize,
 ) -> Vec<Round> {
     let rewards: Vec<Vec<f64>> = seqs.iter().map(|s| s.rewards.clone()).collect();
     budgets
@@ -296,7 +317,7 @@ pub fn compare(
                 oracle_pages,
                 runs: rules
                     .iter()
-                    .map(|&rule| simulate(rule, seqs, n, params))
+                    .map(|&rule| simulate_in_flight(rule, seqs, n, params, in_flight))
                     .collect(),
             }
         })
@@ -471,7 +492,7 @@ mod tests {
         let sequential =
             |_: &Params| -> Box<dyn Policy> { Box::new(crate::bandit::baseline::Sequential) };
         let rules: [NamedRule<'_>; 2] = [("AllSites", &round_robin), ("Sequential", &sequential)];
-        let rounds = compare(&seqs, &[3, 6], &rules, &params());
+        let rounds = compare(&seqs, &[3, 6], &rules, &params(), 1);
         assert_eq!(rounds.len(), 2);
         let (three, six) = (&rounds[0], &rounds[1]);
         assert_eq!(
@@ -489,5 +510,30 @@ mod tests {
                 .unwrap()
                 .starts_with("Budget,Rule,Reward,Oracle,Ratio\n3,AllSites,1,9,0.111111\n")
         );
+    }
+
+    /// As a crawl with D downloaders chooses: rewards come D − 1 choices late. The first
+    /// looks go to different sites (each pull under way believed paid), and with D = 1 the
+    /// choices are the replay's.
+    #[test]
+    fn with_pulls_in_flight_the_rule_chooses_ahead_of_its_rewards() {
+        let seqs: Vec<Sequence> = [[5.0, 5.0, 5.0, 5.0], [1.0, 0.0, 0.0, 0.0], [0.0; 4]]
+            .iter()
+            .zip(["a", "b", "c"])
+            .map(|(r, site)| Sequence {
+                site: site.into(),
+                rewards: r.to_vec(),
+            })
+            .collect();
+        let winsor = |_: &Params| -> Box<dyn Policy> {
+            Box::new(crate::bandit::winsor::WinsorUcb::new(3, 4, 5.0, 0.3))
+        };
+        let rule: NamedRule<'_> = ("WinsorUcb", &winsor);
+        let one = simulate(rule, &seqs, 8, &params());
+        assert_eq!(simulate_in_flight(rule, &seqs, 8, &params(), 1), one);
+        let three = simulate_in_flight(rule, &seqs, 8, &params(), 3);
+        assert_eq!(three.choices[..3], [0, 1, 2], "{:?}", three.choices);
+        assert_eq!(three.pages.iter().sum::<usize>(), 8);
+        assert!(three.pages[0] >= 3, "site a pays most: {:?}", three.pages);
     }
 }

@@ -100,6 +100,11 @@ struct ReplayCli {
     /// Also write the runs as CSV (Budget,Rule,Reward,Oracle,Ratio) to FILE.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Choose as a crawl with D downloaders does: each choice made before the rewards of
+    /// the D − 1 pages chosen before it are known (believed to pay nothing meanwhile). 1:
+    /// every reward known, as the paper's rules assume.
+    #[arg(long = "in-flight", value_name = "D", default_value = "1", value_parser = pages_above_zero)]
+    in_flight: usize,
 }
 
 /// `--reward`.
@@ -176,6 +181,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
                 .collect(),
             all_links: matches!(r.reward, Reward::All),
             csv: r.csv,
+            in_flight: r.in_flight,
             settings,
         }),
     })
@@ -240,6 +246,8 @@ pub struct ReplayArgs {
     pub all_links: bool,
     /// Also write the runs as CSV here.
     pub csv: Option<PathBuf>,
+    /// Choices made this many pulls ahead of their rewards (a crawl's downloaders).
+    pub in_flight: usize,
     /// settings.ini with the rules' parameters.
     pub settings: PathBuf,
 }
@@ -288,6 +296,7 @@ mod tests {
                 rules: Vec::new(),
                 all_links: false,
                 csv: Some("t.csv".into()),
+                in_flight: 1,
                 settings: "settings.ini".into(),
             })
         );
@@ -350,7 +359,9 @@ mod tests {
                 "--reward",
                 "all",
                 "--rules",
-                "R1, R2"
+                "R1, R2",
+                "--in-flight",
+                "8"
             ])
             .unwrap(),
             Command::Replay(ReplayArgs {
@@ -359,6 +370,7 @@ mod tests {
                 rules: vec!["R1".into(), "R2".into()],
                 all_links: true,
                 csv: None,
+                in_flight: 8,
                 settings: "s.ini".into(),
             })
         );

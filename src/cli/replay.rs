@@ -54,7 +54,7 @@ pub fn replay(args: &ReplayArgs) -> Exit {
             }
         }
     }
-    let rounds = compare(&seqs, &args.budgets, &rules, &params);
+    let rounds = compare(&seqs, &args.budgets, &rules, &params, args.in_flight);
     let mut out = std::io::stdout().lock();
     match write_table(&mut out, &seqs, &rounds, registry.default_budget_rule()) {
         Ok(()) => {}

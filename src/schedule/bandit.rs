@@ -13,19 +13,16 @@
 //! made knowing every earlier reward, exactly as in a replay of the crawl's yields; with D
 //! downloaders a choice may miss the rewards of the D − 1 fetches still under way.
 //!
-//! Those fetches are not ignored: with pulls under way (or waiting for their site's turn,
-//! reserved by the dispatcher) the rule is asked on a copy of itself that was told each of
-//! them paid what its site paid on average so far (the crawl's average for a site not heard
-//! from yet) — the "believer" of batched bandits. Asked as it is, the rule would choose the
-//! site whose reward it waits for again and again, and a budgeted crawl of many slow sites
-//! fetched one page at a time (500 sites answering in 300 ms: 2.3 pages a second where 8
-//! downloaders allow 25). With one downloader nothing is ever under way when the rule
-//! chooses, so the choices are exactly a replay's.
+//! Those fetches are not ignored: the rule is asked with the pulls under way and the ones the
+//! dispatcher reserved (picks waiting for their site's turn) believed to pay nothing until
+//! their rewards come ([`crate::bandit::believer`]). With one downloader nothing is ever under
+//! way when the rule chooses, so the choices are exactly a replay's.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
+use crate::bandit::believer::Believer;
 use crate::bandit::{Policy, RewardKind, Yield};
 use crate::ids::{ScopeId, SiteId};
 
@@ -39,62 +36,8 @@ pub struct BanditScheduler {
     arms: Vec<usize>,
     /// The site of each scope chosen last (a scope's sites take turns).
     last_site: HashMap<ScopeId, SiteId>,
-    /// Per scope: pulls started and not observed (nor given back), and pulls reserved (the
-    /// rule chose the scope, its site waits for its turn).
-    under_way: Vec<u32>,
-    reserved: Vec<u32>,
-    /// Per scope, and over the crawl: the rewards observed (sum, count).
-    paid: Vec<(f64, u64)>,
-    paid_all: (f64, u64),
-}
-
-impl BanditScheduler {
-    fn arm(v: &mut Vec<u32>, scope: ScopeId) -> &mut u32 {
-        let i = scope.0 as usize;
-        if v.len() <= i {
-            v.resize(i + 1, 0);
-        }
-        &mut v[i]
-    }
-
-    /// What a pull of `arm` under way is believed to pay: its site's average so far, or the
-    /// crawl's.
-    fn believed(&self, arm: usize) -> f64 {
-        let mean = |(sum, n): (f64, u64)| (n > 0).then(|| sum / n as f64);
-        self.paid
-            .get(arm)
-            .copied()
-            .and_then(mean)
-            .or_else(|| mean(self.paid_all))
-            .unwrap_or(0.0)
-    }
-
-    /// The rule's choice among `arms`, with the pulls under way and reserved believed paid.
-    fn select(&self, arms: &[usize]) -> usize {
-        let pending = |i: usize| {
-            self.under_way.get(i).copied().unwrap_or(0) + self.reserved.get(i).copied().unwrap_or(0)
-        };
-        let outstanding =
-            (0..self.under_way.len().max(self.reserved.len())).any(|i| pending(i) > 0);
-        if !outstanding {
-            return self.policy.select(arms);
-        }
-        let Some(mut copy) = self.policy.snapshot() else {
-            return self.policy.select(arms);
-        };
-        for (arm, &n) in self.reserved.iter().enumerate() {
-            for _ in 0..n {
-                copy.chosen(arm);
-            }
-        }
-        for arm in 0..self.under_way.len().max(self.reserved.len()) {
-            let believed = self.believed(arm);
-            for _ in 0..pending(arm) {
-                copy.update(arm, believed);
-            }
-        }
-        copy.select(arms)
-    }
+    /// The pulls under way and reserved, and what each scope paid so far.
+    believer: Believer,
 }
 
 impl BanditScheduler {
@@ -107,10 +50,7 @@ impl BanditScheduler {
             in_flight: downloaders.max(1),
             arms: Vec::new(),
             last_site: HashMap::new(),
-            under_way: Vec::new(),
-            reserved: Vec::new(),
-            paid: Vec::new(),
-            paid_all: (0.0, 0),
+            believer: Believer::default(),
         }
     }
 }
@@ -128,7 +68,7 @@ impl Scheduler for BanditScheduler {
         self.arms.dedup();
         let top = *self.arms.last()?;
         self.policy.grow(top + 1);
-        let scope = ScopeId(self.select(&self.arms) as u32);
+        let scope = ScopeId(self.believer.select(&*self.policy, &self.arms) as u32);
         // A ready site of the scope, the sites taking turns; else one with work, for the
         // dispatcher to wait for (or reserve).
         let after = self.last_site.get(&scope).copied();
@@ -149,39 +89,29 @@ impl Scheduler for BanditScheduler {
 
     fn started(&mut self, site: SiteId, scope: ScopeId) {
         self.last_site.insert(scope, site);
-        *Self::arm(&mut self.under_way, scope) += 1;
+        self.believer.started(scope.0 as usize);
         self.policy.grow(scope.0 as usize + 1);
         self.policy.chosen(scope.0 as usize);
     }
 
     fn reserve(&mut self, _site: SiteId, scope: ScopeId) {
-        *Self::arm(&mut self.reserved, scope) += 1;
+        self.believer.reserve(scope.0 as usize);
     }
 
     fn unreserve(&mut self, _site: SiteId, scope: ScopeId) {
-        let n = Self::arm(&mut self.reserved, scope);
-        *n = n.saturating_sub(1);
+        self.believer.unreserve(scope.0 as usize);
     }
 
     fn given_back(&mut self, _site: SiteId, scope: ScopeId) {
-        let n = Self::arm(&mut self.under_way, scope);
-        *n = n.saturating_sub(1);
+        self.believer.given_back(scope.0 as usize);
     }
 
     fn observe(&mut self, _site: SiteId, scope: ScopeId, yielded: Yield) {
         let reward = f64::from(yielded.reward(self.reward));
-        let n = Self::arm(&mut self.under_way, scope);
-        *n = n.saturating_sub(1);
-        let i = scope.0 as usize;
-        if self.paid.len() <= i {
-            self.paid.resize(i + 1, (0.0, 0));
-        }
-        self.paid[i].0 += reward;
-        self.paid[i].1 += 1;
-        self.paid_all.0 += reward;
-        self.paid_all.1 += 1;
-        self.policy.grow(i + 1);
-        self.policy.update(i, reward);
+        let arm = scope.0 as usize;
+        self.believer.paid(arm);
+        self.policy.grow(arm + 1);
+        self.policy.update(arm, reward);
     }
 
     fn max_unobserved(&self) -> Option<usize> {
@@ -218,7 +148,7 @@ mod tests {
     /// and a pull under way changed nothing), and a budgeted crawl of many slow sites
     /// fetched one page at a time.
     #[test]
-    fn pulls_under_way_count_as_paid_what_their_site_paid_so_far() {
+    fn pulls_under_way_are_believed_to_pay_nothing_until_their_rewards_come() {
         let now = Instant::now();
         for policy in [
             Box::new(WinsorUcb::new(3, 10, 5.0, 0.3)) as Box<dyn Policy>,
@@ -238,7 +168,7 @@ mod tests {
             // Rewards in, nothing under way: the rule itself, unchanged by what was believed.
             s.unreserve(SiteId(1), ScopeId(1));
             s.observe(SiteId(0), ScopeId(0), paid(3));
-            assert!(s.under_way.iter().chain(&s.reserved).all(|&n| n == 0));
+            assert_eq!(s.believer.outstanding(), 0);
             assert_eq!(
                 s.choose(&c, now),
                 Some(SiteId(s.policy.select(&[0, 1, 2]) as u32))
