@@ -706,8 +706,13 @@ impl Dispatcher {
             }
             keep
         });
+        let reserved = st.reservations;
         for &site in &taken {
             Self::drop_reservations(&mut st, site);
+        }
+        if st.reservations < reserved {
+            // Pulls given back: a rule waiting for rewards may choose again.
+            self.cv.notify_one();
         }
         taken
     }
