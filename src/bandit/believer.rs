@@ -30,9 +30,9 @@ pub struct Believer {
     outstanding: u64,
 }
 
-fn slot<T: Default + Clone>(v: &mut Vec<T>, arm: usize) -> &mut T {
+fn slot(v: &mut Vec<u32>, arm: usize) -> &mut u32 {
     if v.len() <= arm {
-        v.resize(arm + 1, T::default());
+        v.resize(arm + 1, 0);
     }
     &mut v[arm]
 }
@@ -44,13 +44,9 @@ impl Believer {
         self.outstanding += 1;
     }
 
-    /// A pull of `arm` paid (the rule is told of its reward separately).
-    pub fn paid(&mut self, arm: usize) {
-        self.given_back(arm);
-    }
-
-    /// A pull of `arm` under way that will never pay (a retry, a stop).
-    pub fn given_back(&mut self, arm: usize) {
+    /// A pull of `arm` under way ended: it paid (the rule is told of its reward
+    /// separately), or it never will (a retry, a stop).
+    pub fn settled(&mut self, arm: usize) {
         let n = slot(&mut self.under_way, arm);
         if *n > 0 {
             *n -= 1;
@@ -91,13 +87,9 @@ impl Believer {
                 copy.chosen(arm);
             }
         }
-        let arms_known = self.under_way.len().max(self.reserved.len());
-        for arm in 0..arms_known {
+        for arm in 0..self.under_way.len().max(self.reserved.len()) {
             let n = self.under_way.get(arm).copied().unwrap_or(0)
                 + self.reserved.get(arm).copied().unwrap_or(0);
-            if n == 0 {
-                continue;
-            }
             for _ in 0..n {
                 copy.update(arm, 0.0);
             }

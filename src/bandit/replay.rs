@@ -261,7 +261,7 @@ pub fn simulate_in_flight(
             let Some((arm, r)) = under_way.pop_front() else {
                 break;
             };
-            believer.paid(arm);
+            believer.settled(arm);
             p.update(arm, r);
         }
         arms.clear();

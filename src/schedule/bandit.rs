@@ -36,7 +36,7 @@ pub struct BanditScheduler {
     arms: Vec<usize>,
     /// The site of each scope chosen last (a scope's sites take turns).
     last_site: HashMap<ScopeId, SiteId>,
-    /// The pulls under way and reserved, and what each scope paid so far.
+    /// The pulls under way and reserved.
     believer: Believer,
 }
 
@@ -103,13 +103,13 @@ impl Scheduler for BanditScheduler {
     }
 
     fn given_back(&mut self, _site: SiteId, scope: ScopeId) {
-        self.believer.given_back(scope.0 as usize);
+        self.believer.settled(scope.0 as usize);
     }
 
     fn observe(&mut self, _site: SiteId, scope: ScopeId, yielded: Yield) {
         let reward = f64::from(yielded.reward(self.reward));
         let arm = scope.0 as usize;
-        self.believer.paid(arm);
+        self.believer.settled(arm);
         self.policy.grow(arm + 1);
         self.policy.update(arm, reward);
     }
