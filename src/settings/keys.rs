@@ -294,7 +294,7 @@ pub const KEYS: &[KeyDef] = &[
         "DownloadingThreadsCount",
         "0",
         int(0, 4096),
-        "Downloader threads: the most requests in flight over all sites at once. 0: automatic — as many as the sites' maxDownloadsAtTime and crawlDelay allow, started as needed, up to what the machine's open-file limit allows (at most 4,096); 8 with a PageBudget (the budget rule learns from every fetch)."
+        "Downloader threads: the most requests in flight over all sites at once. 0: automatic — as many as the sites' maxDownloadsAtTime and crawlDelay allow, started as needed, up to what the machine's open-file limit allows (at most 4,096); 16 with a PageBudget (the budget rule learns from every fetch)."
     ),
     key!(
         "Threads",
