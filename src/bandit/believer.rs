@@ -30,41 +30,49 @@ pub struct Believer {
     outstanding: u64,
 }
 
-fn slot(v: &mut Vec<u32>, arm: usize) -> &mut u32 {
-    if v.len() <= arm {
-        v.resize(arm + 1, 0);
+/// One more pull of `arm` in `counts`.
+fn add(counts: &mut Vec<u32>, arm: usize) {
+    if counts.len() <= arm {
+        counts.resize(arm + 1, 0);
     }
-    &mut v[arm]
+    counts[arm] += 1;
+}
+
+/// One pull of `arm` fewer in `counts`, if it had one.
+fn remove(counts: &mut [u32], arm: usize) -> bool {
+    match counts.get_mut(arm) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    }
 }
 
 impl Believer {
     /// A pull of `arm` the rule was told of (`chosen`).
     pub fn started(&mut self, arm: usize) {
-        *slot(&mut self.under_way, arm) += 1;
+        add(&mut self.under_way, arm);
         self.outstanding += 1;
     }
 
     /// A pull of `arm` under way ended: it paid (the rule is told of its reward
     /// separately), or it never will (a retry, a stop).
     pub fn settled(&mut self, arm: usize) {
-        let n = slot(&mut self.under_way, arm);
-        if *n > 0 {
-            *n -= 1;
+        if remove(&mut self.under_way, arm) {
             self.outstanding -= 1;
         }
     }
 
     /// A pull of `arm` chosen that the rule is not told of yet.
     pub fn reserve(&mut self, arm: usize) {
-        *slot(&mut self.reserved, arm) += 1;
+        add(&mut self.reserved, arm);
         self.outstanding += 1;
     }
 
     /// A reserved pull of `arm` ended (it starts now, or never will).
     pub fn unreserve(&mut self, arm: usize) {
-        let n = slot(&mut self.reserved, arm);
-        if *n > 0 {
-            *n -= 1;
+        if remove(&mut self.reserved, arm) {
             self.outstanding -= 1;
         }
     }
