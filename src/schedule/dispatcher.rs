@@ -486,20 +486,15 @@ impl Dispatcher {
             candidates.clear();
             let pages_allowed = st.budget.allows_another();
             let active = std::mem::take(&mut st.active);
-            // A site whose reservation may start now, and one whose reservations never can.
+            // A site whose reservation may start now (a suspended or retired site has none).
             let mut due = None;
-            let mut void = None;
             for gate in active.iter().map(|&i| &st.gates[i]) {
-                if gate.reserved > 0 {
-                    if gate.suspended.is_some() {
-                        void = Some(gate.site);
-                    } else if gate.in_flight < gate.max_in_flight {
-                        if gate.next_start <= now {
-                            due = due.or(Some(gate.site));
-                        } else {
-                            earliest =
-                                Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
-                        }
+                if gate.reserved > 0 && gate.in_flight < gate.max_in_flight {
+                    if gate.next_start <= now {
+                        due = due.or(Some(gate.site));
+                    } else {
+                        earliest =
+                            Some(earliest.map_or(gate.next_start, |e| e.min(gate.next_start)));
                     }
                 }
                 if !gate.is_candidate() {
@@ -528,11 +523,6 @@ impl Dispatcher {
                 });
             }
             st.active = active;
-            if let Some(site) = void {
-                st.candidates = candidates;
-                Self::drop_reservations(st, site);
-                continue;
-            }
             let choice = if due.is_some() || candidates.is_empty() || waits_for_rewards {
                 None
             } else {
@@ -644,6 +634,8 @@ impl Dispatcher {
 
     /// Gives back every page reserved for `site` (it cannot start them: out of URLs,
     /// suspended, retired): the budget's pages, the pulls under way, the rule's count.
+    /// Called where the site stops being able to start them, so `pass` never meets a
+    /// reservation it cannot serve but for a frontier that ran out.
     fn drop_reservations(st: &mut State, site: SiteId) {
         let gate = &mut st.gates[site.0 as usize];
         let n = std::mem::take(&mut gate.reserved);
@@ -875,6 +867,7 @@ impl Dispatcher {
         if gate.failures_in_a_row >= self.down_after && gate.suspended.is_none() {
             gate.suspended = Some(Suspension::Down);
             let parked = std::mem::take(&mut gate.parked);
+            Self::drop_reservations(&mut st, site);
             self.cv.notify_all();
             drop(st);
             for (_, task) in &parked {
@@ -894,8 +887,10 @@ impl Dispatcher {
             if gate.suspended.is_none() {
                 gate.suspended = Some(reason);
             }
+            let parked = std::mem::take(&mut gate.parked);
+            Self::drop_reservations(&mut st, site);
             self.cv.notify_all();
-            std::mem::take(&mut gate.parked)
+            parked
         };
         for (_, task) in &parked {
             self.dm.release(task);
@@ -1101,12 +1096,11 @@ mod tests {
         }
     }
 
-    /// See: a budgeted crawl of 500 slow sites fetched 2.3 pages a second, every downloader
-    /// waiting for the one site the rule picked. A learning rule's pick that must wait for
-    /// its delay is kept its page, the rule chooses again meanwhile, and the kept page is
-    /// handed out when its turn comes, without asking the rule again.
-    #[test]
-    fn a_pick_that_must_wait_is_reserved_and_served_when_its_turn_comes() {
+    type Log = Arc<parking_lot::Mutex<Vec<String>>>;
+
+    /// Sites a (a 300 ms delay) and b, a budget of 10 pages, a rule preferring a; both
+    /// robots.txt fetched, nothing else: a must wait, b may start.
+    fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
         let dm = Arc::new(InMemoryDataManager::new());
         let mut a = spec("http://a.test", 1);
         a.crawl_delay = Duration::from_millis(300);
@@ -1154,6 +1148,16 @@ mod tests {
             d.robots_done(e.id, Duration::ZERO);
         }
         log.lock().clear();
+        (d, log)
+    }
+
+    /// See: a budgeted crawl of 500 slow sites fetched 2.3 pages a second, every downloader
+    /// waiting for the one site the rule picked. A learning rule's pick that must wait for
+    /// its delay is kept its page, the rule chooses again meanwhile, and the kept page is
+    /// handed out when its turn comes, without asking the rule again.
+    #[test]
+    fn a_pick_that_must_wait_is_reserved_and_served_when_its_turn_comes() {
+        let (d, log) = a_waits_b_may_start();
         // a waits 300 ms after its robots.txt: kept its page; b's page goes now.
         let b = d.try_acquire().expect("b's page, not a wait for a");
         assert_eq!(b.task().site, SiteId(1));
@@ -1183,6 +1187,21 @@ mod tests {
             log.ends_with(&["unreserve 0".into(), "started 0".into()]),
             "{log:?}"
         );
+    }
+
+    /// A kept page its site can no longer start goes back: the budget's page, the rule's
+    /// count of pulls under way (SPEC §5: the budget counts pages fetched).
+    #[test]
+    fn a_reserved_page_goes_back_when_its_site_is_suspended() {
+        let (d, log) = a_waits_b_may_start();
+        let b = d.try_acquire().expect("b's page");
+        assert_eq!(b.task().site, SiteId(1));
+        assert_eq!(d.budget(), Some((0, 2, 10)));
+        d.suspend(SiteId(0), Suspension::PageLimit);
+        assert_eq!(d.budget(), Some((0, 1, 10)), "a's kept page is given back");
+        assert_eq!(log.lock().last().map(String::as_str), Some("unreserve 0"));
+        drop(b);
+        assert_eq!(d.budget(), Some((0, 0, 10)));
     }
 
     #[test]
