@@ -132,6 +132,54 @@ fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
     }
 }
 
+/// See: a page retried (a 500, a timeout) was counted by GuardedUcb as a second pull of its
+/// site with one reward; the site never looked finished to the rule, whose followers waited
+/// for its next page for ever, and the crawl's choices left a replay's for the rest of the
+/// budget. A page that fails once and is fetched again is one pull.
+#[test]
+fn a_page_fetched_again_after_a_failure_is_one_pull_of_its_site() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let web = web();
+    // d.test (steady) answers 500 once for its page 1, among the first pages every rule
+    // looks at; the site goes on with its other pages meanwhile.
+    let failed = Arc::new(AtomicBool::new(false));
+    let ok = yield_web::page("d.test", yield_web::Profile::Steady, 1, Duration::ZERO);
+    let once = Arc::clone(&failed);
+    web.route(
+        "d.test",
+        "/p1",
+        rccrawler::loopback::Route::Generated(Arc::new(move |_| {
+            if once.swap(true, Ordering::SeqCst) {
+                ok.clone()
+            } else {
+                rccrawler::loopback::Resp::new(500, "text/plain", "try again")
+            }
+        })),
+    );
+    let rule = Registry::builtin()
+        .default_budget_rule()
+        .unwrap()
+        .to_owned();
+    let extra = one_downloader(&rule);
+    let c = crawl(&hosts(&web), &settings(&extra));
+    assert!(
+        failed.load(Ordering::SeqCst),
+        "page 1 of d.test failed once"
+    );
+    // The failed request fetched nothing: the crawl's fetches are its page requests but that
+    // one.
+    let mut requests = page_requests(&web, 0);
+    let failure = requests
+        .iter()
+        .position(|(h, t)| h == "d.test" && t == "/p1")
+        .unwrap();
+    requests.remove(failure);
+    let live: Vec<String> = requests.into_iter().map(|(h, _)| h).collect();
+    assert_eq!(live.len(), BUDGET, "the budget is spent exactly");
+    assert_eq!(live, replay_hosts(c.dir.path(), &rule, BUDGET), "{rule}");
+}
+
 #[test]
 fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend() {
     let web = slow_web();

@@ -272,6 +272,12 @@ impl Policy for GuardedUcb {
         self.state.get_mut().pulled[arm] += 1;
     }
 
+    fn unchosen(&mut self, arm: usize) {
+        if let Some(n) = self.state.get_mut().pulled.get_mut(arm) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
     fn update(&mut self, arm: usize, reward: f64) {
         self.grow(arm + 1);
         let budget = self.budget;
@@ -410,6 +416,46 @@ mod tests {
         assert_eq!(taken[0], 3);
         let st = g.state.borrow();
         assert!(st.through[0] && !st.through[1]);
+        for f in &st.rules {
+            assert_ne!(f.waits_for, Some(0), "{}", f.rule.parameters());
+        }
+    }
+
+    /// A page retried (503, a timeout) was chosen, given back and chosen again; counted as
+    /// two pulls with one reward, its site was never through, and the rules that waited for
+    /// its next page waited for ever: the guard chose differently from then on than a replay
+    /// of the same pages, and than the same crawl continued from its recorded pulls.
+    #[test]
+    fn a_pull_given_back_is_not_counted() {
+        let seqs = [vec![5.0; 3], vec![1.0; 500], vec![2.0; 500]];
+        // The choices of 300 pulls; with `retry`, the first pull of site 0 is given back
+        // (its page failed once) and chosen again.
+        let crawl = |retry: bool| {
+            let mut g = guarded(3, 300);
+            let (mut choices, mut taken, mut retried) = (Vec::new(), [0; 3], !retry);
+            while choices.len() < 300 {
+                let arms: Vec<usize> = (0..3).filter(|&i| taken[i] < seqs[i].len()).collect();
+                let a = g.select(&arms);
+                g.chosen(a);
+                if a == 0 && !retried {
+                    retried = true;
+                    g.unchosen(a);
+                    continue;
+                }
+                choices.push(a);
+                g.update(a, seqs[a][taken[a]]);
+                taken[a] += 1;
+            }
+            (choices, g)
+        };
+        let (plain, _) = crawl(false);
+        let (choices, g) = crawl(true);
+        assert_eq!(choices, plain);
+        let st = g.state.borrow();
+        assert!(
+            st.through[0],
+            "site 0 is through: none of its pulls is in flight"
+        );
         for f in &st.rules {
             assert_ne!(f.waits_for, Some(0), "{}", f.rule.parameters());
         }

@@ -44,6 +44,10 @@ pub trait Policy: Send + Debug {
     fn select(&self, arms: &[usize]) -> usize;
     /// `arm` is pulled (what `select` proposed, or a recorded pull being restored).
     fn chosen(&mut self, _arm: usize) {}
+    /// A pull of `arm` that was `chosen` went back unfetched and no reward will come for it
+    /// (its page is retried later, or the crawl stopped): a continued crawl restores only the
+    /// pulls recorded, so a rule that counts its chosen pulls takes this one back.
+    fn unchosen(&mut self, _arm: usize) {}
     /// Learns the reward of one pull of `arm`. Pulls are reported in the order they were
     /// chosen.
     fn update(&mut self, arm: usize, reward: f64);

@@ -104,6 +104,7 @@ impl Scheduler for BanditScheduler {
 
     fn given_back(&mut self, _site: SiteId, scope: ScopeId) {
         self.believer.settled(scope.0 as usize);
+        self.policy.unchosen(scope.0 as usize);
     }
 
     fn observe(&mut self, _site: SiteId, scope: ScopeId, yielded: Yield) {

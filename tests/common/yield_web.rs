@@ -51,34 +51,37 @@ fn external(host: &str, profile: Profile, i: usize, level: u32) -> Vec<String> {
     }
 }
 
-/// Installs one site of `PAGES` pages: a tree where page i links to pages 3i+1..3i+3 (so
-/// breadth-first order is page order), each page also linking home; each answer takes
-/// `delay`.
+/// Page `i` (breadth-first number) of a site with `profile`, answering after `delay`: a tree
+/// where page i links to pages 3i+1..3i+3 (so breadth-first order is page order), each page
+/// also linking home. Its path is `/` for page 0, `/p{i}` otherwise.
+pub fn page(host: &str, profile: Profile, i: usize, delay: Duration) -> Resp {
+    let mut level = 0;
+    let mut up = i;
+    while up > 0 {
+        up = (up - 1) / 3;
+        level += 1;
+    }
+    let mut html = format!("<title>{host} {i}</title><a href=/>home</a>");
+    for c in 3 * i + 1..=3 * i + 3 {
+        if c < PAGES {
+            html.push_str(&format!("<a href=/p{c}>p{c}</a>"));
+        }
+    }
+    for e in external(host, profile, i, level) {
+        html.push_str(&format!("<a href={e}>out</a>"));
+    }
+    Resp::html(html.into_bytes()).delayed(delay)
+}
+
+/// Installs one site of `PAGES` pages ([`page`]).
 pub fn install_site(web: &TestWeb, host: &str, profile: Profile, delay: Duration) {
-    let level = |mut i: usize| {
-        let mut l = 0;
-        while i > 0 {
-            i = (i - 1) / 3;
-            l += 1;
-        }
-        l
-    };
     for i in 0..PAGES {
-        let mut html = format!("<title>{host} {i}</title><a href=/>home</a>");
-        for c in 3 * i + 1..=3 * i + 3 {
-            if c < PAGES {
-                html.push_str(&format!("<a href=/p{c}>p{c}</a>"));
-            }
-        }
-        for e in external(host, profile, i, level(i)) {
-            html.push_str(&format!("<a href={e}>out</a>"));
-        }
         let path = if i == 0 {
             "/".to_owned()
         } else {
             format!("/p{i}")
         };
-        web.set(host, &path, Resp::html(html.into_bytes()).delayed(delay));
+        web.set(host, &path, page(host, profile, i, delay));
     }
 }
 
