@@ -41,6 +41,7 @@
 //! WinsorUcb; R2Step; R3Initial; R1 takes the budget) and nothing else.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use super::Policy;
 use super::paper::{R1, R2, R3};
@@ -66,7 +67,7 @@ pub struct GuardedUcb {
 struct State {
     rules: Vec<Follower>,
     /// Every site's rewards, in the order its pages were fetched.
-    seen: Vec<Vec<f64>>,
+    seen: Seen,
     /// Pulls of each site chosen (its pages fetched or being fetched).
     pulled: Vec<usize>,
     /// Sites through: offered no more, with every pull chosen answered.
@@ -82,9 +83,13 @@ struct Follower {
     /// Pages of each site it has been given.
     taken: Vec<usize>,
     /// Its total reward after each of its pages (`gained[0]` = 0).
-    gained: Vec<f64>,
+    gained: Shared<f64>,
     /// The site whose next page it waits for (`None`: it has its budget, or nothing is left).
     waits_for: Option<usize>,
+    /// The sites it may choose (`None`: to be made again): those not through, and those it
+    /// has pages of left. Kept from page to page: made for every page, it was most of the
+    /// work of following the rules over thousands of sites.
+    open: Option<Vec<usize>>,
 }
 
 impl GuardedUcb {
@@ -111,11 +116,12 @@ impl GuardedUcb {
                 .map(|rule| Follower {
                     rule,
                     taken: vec![0; k],
-                    gained: vec![0.0],
+                    gained: Shared::from(vec![0.0]),
                     waits_for: None,
+                    open: None,
                 })
                 .collect(),
-            seen: vec![Vec::new(); k],
+            seen: Seen::new(k),
             pulled: vec![0; k],
             through: vec![false; k],
             offered: vec![false; k],
@@ -128,10 +134,134 @@ impl GuardedUcb {
     }
 }
 
+/// A list shared with the copies of the rule (`Policy::snapshot`) made while it does not
+/// change: a copy keeps what it adds beside it. A budgeted crawl asks a copy for every choice
+/// made while pages are under way, and copying every rule's history (as long as the budget)
+/// each time was most of a choice's cost.
+#[derive(Debug, Clone, Default)]
+struct Shared<T> {
+    shared: Arc<Vec<T>>,
+    own: Vec<T>,
+}
+
+impl<T: Copy> From<Vec<T>> for Shared<T> {
+    fn from(v: Vec<T>) -> Self {
+        Shared {
+            shared: Arc::new(v),
+            own: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> Shared<T> {
+    fn len(&self) -> usize {
+        self.shared.len() + self.own.len()
+    }
+
+    fn get(&self, i: usize) -> Option<T> {
+        match self.shared.get(i) {
+            Some(&v) => Some(v),
+            None => self.own.get(i - self.shared.len()).copied(),
+        }
+    }
+
+    /// Element `i`, which exists.
+    fn at(&self, i: usize) -> T {
+        match self.get(i) {
+            Some(v) => v,
+            None => panic!("index {i} of a list of {}", self.len()),
+        }
+    }
+
+    fn last(&self) -> Option<T> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    fn push(&mut self, v: T) {
+        if self.own.is_empty()
+            && let Some(shared) = Arc::get_mut(&mut self.shared)
+        {
+            shared.push(v);
+        } else {
+            self.own.push(v);
+        }
+    }
+}
+
+/// Every site's rewards, shared with the rule's copies like [`Shared`]: a copy keeps the
+/// pages it is told of beside them (a few sites').
+#[derive(Debug, Clone, Default)]
+struct Seen {
+    shared: Arc<Vec<Vec<f64>>>,
+    /// (site, rewards) added while `shared` was shared.
+    own: Vec<(usize, Vec<f64>)>,
+}
+
+impl Seen {
+    fn new(k: usize) -> Self {
+        Seen {
+            shared: Arc::new(vec![Vec::new(); k]),
+            own: Vec::new(),
+        }
+    }
+
+    fn sites(&self) -> usize {
+        self.shared.len()
+    }
+
+    fn own(&self, site: usize) -> &[f64] {
+        self.own
+            .iter()
+            .find(|(s, _)| *s == site)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
+
+    /// Pages of `site` seen.
+    fn len(&self, site: usize) -> usize {
+        self.shared[site].len() + self.own(site).len()
+    }
+
+    /// The reward of page `i` of `site`, if seen.
+    fn get(&self, site: usize, i: usize) -> Option<f64> {
+        let base = &self.shared[site];
+        match base.get(i) {
+            Some(&r) => Some(r),
+            None => self.own(site).get(i - base.len()).copied(),
+        }
+    }
+
+    fn push(&mut self, site: usize, reward: f64) {
+        if self.own.is_empty()
+            && let Some(shared) = Arc::get_mut(&mut self.shared)
+        {
+            shared[site].push(reward);
+            return;
+        }
+        match self.own.iter_mut().find(|(s, _)| *s == site) {
+            Some((_, v)) => v.push(reward),
+            None => self.own.push((site, vec![reward])),
+        }
+    }
+
+    fn grow(&mut self, k: usize) {
+        if self.shared.len() < k {
+            Arc::make_mut(&mut self.shared).resize(k, Vec::new());
+        }
+    }
+}
+
 impl State {
     /// Pulls chosen of `arm` whose reward has not come yet.
     fn in_flight(&self, arm: usize) -> usize {
-        self.pulled[arm].saturating_sub(self.seen[arm].len())
+        self.pulled[arm].saturating_sub(self.seen.len(arm))
+    }
+
+    /// The sites through changed, or how many there are: every rule's open sites are made
+    /// again.
+    fn forget_open(&mut self) {
+        for f in &mut self.rules {
+            f.open = None;
+        }
     }
 
     /// Replays every rule on the pages fetched until it waits for one not fetched yet.
@@ -142,7 +272,6 @@ impl State {
             through,
             ..
         } = self;
-        let mut open = Vec::new();
         for f in rules.iter_mut() {
             loop {
                 if f.gained.len() > budget {
@@ -150,27 +279,36 @@ impl State {
                     break;
                 }
                 if let Some(w) = f.waits_for
-                    && f.taken[w] >= seen[w].len()
+                    && f.taken[w] >= seen.len(w)
                     && !through[w]
                 {
                     // Still waiting: nothing it could learn has changed.
                     break;
                 }
-                open.clear();
-                open.extend((0..seen.len()).filter(|&a| f.taken[a] < seen[a].len() || !through[a]));
+                let open = f.open.get_or_insert_with(|| {
+                    (0..seen.sites())
+                        .filter(|&a| f.taken[a] < seen.len(a) || !through[a])
+                        .collect()
+                });
                 if open.is_empty() {
                     f.waits_for = None;
                     break;
                 }
-                let a = f.rule.select(&open);
-                let Some(&r) = seen[a].get(f.taken[a]) else {
+                let a = f.rule.select(open);
+                let Some(r) = seen.get(a, f.taken[a]) else {
                     f.waits_for = Some(a);
                     break;
                 };
+                f.taken[a] += 1;
+                if through[a]
+                    && f.taken[a] >= seen.len(a)
+                    && let Ok(at) = open.binary_search(&a)
+                {
+                    open.remove(at);
+                }
                 f.rule.chosen(a);
                 f.rule.update(a, r);
-                f.taken[a] += 1;
-                let total = f.gained.last().copied().unwrap_or(0.0) + r;
+                let total = f.gained.last().unwrap_or(0.0) + r;
                 f.gained.push(total);
                 f.waits_for = None;
             }
@@ -186,7 +324,7 @@ impl State {
             .map(|f| f.gained.len() - 1)
             .min()
             .unwrap_or(0);
-        let lately = |f: &Follower| f.gained[common] - f.gained[common / 2];
+        let lately = |f: &Follower| f.gained.at(common) - f.gained.at(common / 2);
         let mut order: Vec<usize> = (0..self.rules.len()).collect();
         order.sort_by(|&a, &b| {
             lately(&self.rules[b])
@@ -194,10 +332,10 @@ impl State {
                 .then(a.cmp(&b))
         });
         // The same length of pages, each rule's own latest ones.
-        let window = (common / 2).max(self.seen.len());
+        let window = (common / 2).max(self.seen.sites());
         let latest = |f: &Follower| {
             let len = f.gained.len() - 1;
-            f.gained[len] - f.gained[len.saturating_sub(window)]
+            f.gained.at(len) - f.gained.at(len.saturating_sub(window))
         };
         // A stretch that paid nothing needs that many pages: at the start, before any rule
         // has them, nothing is known and the comparison's order stands.
@@ -224,7 +362,7 @@ impl State {
 impl Policy for GuardedUcb {
     fn select(&self, arms: &[usize]) -> usize {
         let mut st = self.state.borrow_mut();
-        let k = st.seen.len();
+        let k = st.seen.sites();
         st.offered.clear();
         st.offered.resize(k, false);
         for &a in arms {
@@ -240,6 +378,7 @@ impl Policy for GuardedUcb {
             }
         }
         if newly_through {
+            st.forget_open();
             st.advance(self.budget);
         }
         let order = st.ranking();
@@ -282,18 +421,23 @@ impl Policy for GuardedUcb {
         self.grow(arm + 1);
         let budget = self.budget;
         let st = self.state.get_mut();
-        st.seen[arm].push(reward);
+        st.seen.push(arm, reward);
+        if st.through[arm] {
+            // A site through has a page again (a page of it came back after all).
+            st.forget_open();
+        }
         st.advance(budget);
     }
 
     fn grow(&mut self, arms: usize) {
         let st = self.state.get_mut();
-        if st.seen.len() >= arms {
+        if st.seen.sites() >= arms {
             return;
         }
-        st.seen.resize(arms, Vec::new());
+        st.seen.grow(arms);
         st.pulled.resize(arms, 0);
         st.through.resize(arms, false);
+        st.forget_open();
         for f in &mut st.rules {
             f.rule.grow(arms);
             f.taken.resize(arms, 0);
@@ -313,6 +457,7 @@ impl Policy for GuardedUcb {
                 taken: f.taken.clone(),
                 gained: f.gained.clone(),
                 waits_for: f.waits_for,
+                open: f.open.clone(),
             });
         }
         Some(Box::new(GuardedUcb {
@@ -458,6 +603,37 @@ mod tests {
         );
         for f in &st.rules {
             assert_ne!(f.waits_for, Some(0), "{}", f.rule.parameters());
+        }
+    }
+
+    /// A copy shares the rule's histories (`Shared`, `Seen`): what the copy is told must
+    /// stay in the copy, and the rule must go on as one that never had a copy.
+    #[test]
+    fn a_copy_told_of_pages_leaves_the_rule_as_it_was() {
+        let seqs: Vec<Vec<f64>> = (0..5)
+            .map(|s| (0..200).map(|i| ((s * 5 + i * 7) % 9) as f64).collect())
+            .collect();
+        let arms: Vec<usize> = (0..5).collect();
+        let (mut rule, mut alone) = (guarded(5, 300), guarded(5, 300));
+        let mut taken = [0usize; 5];
+        for step in 0..250 {
+            let a = rule.select(&arms);
+            assert_eq!(alone.select(&arms), a, "step {step}");
+            if step % 10 == 0 {
+                let Some(mut copy) = rule.snapshot() else {
+                    panic!("GuardedUcb has copies");
+                };
+                for b in [a, (a + 1) % 5, a] {
+                    copy.chosen(b);
+                    copy.update(b, 100.0);
+                }
+                let _ = copy.select(&arms);
+            }
+            for p in [&mut rule, &mut alone] {
+                p.chosen(a);
+                p.update(a, seqs[a][taken[a]]);
+            }
+            taken[a] += 1;
         }
     }
 

@@ -25,7 +25,7 @@
 
 use super::Policy;
 use super::argmax;
-use super::ucb::poisson_ucb;
+use super::ucb::{log_term, poisson_ucb_with};
 
 /// What `PooledUcb` and `WinsorUcb` share: the per-page decay of a site's own statistics,
 /// the crawl's yield each site's estimate is pooled with, and the Poisson-shaped bound.
@@ -66,9 +66,19 @@ impl Pool {
     /// The bound of a site whose own (decayed) reward sum and page count are `sum` and
     /// `count`, pooled with `prior_pages` pages paying `rate`.
     pub(crate) fn bound(&self, sum: f64, count: f64, rate: f64) -> f64 {
+        self.bound_with(sum, count, rate, self.log_term())
+    }
+
+    /// The exploration term of [`Self::bound`] now, the same for every site.
+    pub(crate) fn log_term(&self) -> f64 {
+        log_term(self.total as f64, self.exploration)
+    }
+
+    /// [`Self::bound`] with its exploration term `l` ([`Self::log_term`]) given.
+    pub(crate) fn bound_with(&self, sum: f64, count: f64, rate: f64, l: f64) -> f64 {
         let n = count + self.prior_pages;
         let mean = (sum + self.prior_pages * rate) / n;
-        poisson_ucb(mean, n, self.total as f64, self.exploration)
+        poisson_ucb_with(mean, n, l)
     }
 
     /// A pull of the crawl paid `reward`.

@@ -10,10 +10,20 @@ use super::{Policy, argmax};
 /// The Poisson-shaped upper bound of a mean estimated from `n` (effective) pages after `t`
 /// pulls in all.
 pub(crate) fn poisson_ucb(mean: f64, n: f64, t: f64, exploration: f64) -> f64 {
+    poisson_ucb_with(mean, n, log_term(t, exploration))
+}
+
+/// The exploration term `exploration · ln t` of [`poisson_ucb`], the same for every site of
+/// one choice: computed once, not once a site.
+pub(crate) fn log_term(t: f64, exploration: f64) -> f64 {
+    exploration * t.max(2.0).ln()
+}
+
+/// [`poisson_ucb`] with its exploration term `l` ([`log_term`]) given.
+pub(crate) fn poisson_ucb_with(mean: f64, n: f64, l: f64) -> f64 {
     if n <= 0.0 {
         return f64::INFINITY;
     }
-    let l = exploration * t.max(2.0).ln();
     mean + (2.0 * mean * l / n).sqrt() + l / n
 }
 

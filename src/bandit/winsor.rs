@@ -33,6 +33,9 @@ use super::pooled::Pool;
 pub struct WinsorUcb {
     pool: Pool,
     sites: Vec<SiteStats>,
+    /// Every site below it has been pulled: a site never pulled has an infinite index, so the
+    /// first such site offered is the choice, found without scoring thousands of others.
+    first_unpulled: usize,
 }
 
 /// What the rule knows of one site.
@@ -57,12 +60,19 @@ impl WinsorUcb {
         WinsorUcb {
             pool: Pool::new(window, prior_pages, exploration),
             sites: vec![SiteStats::default(); k],
+            first_unpulled: 0,
         }
     }
 
     /// The index of `arm` (infinite for a site never pulled) when the crawl pays `rate` a
     /// page.
+    #[cfg(test)]
     fn index(&self, arm: usize, rate: f64) -> f64 {
+        self.index_with(arm, rate, self.pool.log_term())
+    }
+
+    /// [`Self::index`] with the crawl's exploration term `l` given (one for every site).
+    fn index_with(&self, arm: usize, rate: f64, l: f64) -> f64 {
         let s = &self.sites[arm];
         if s.pulls == 0 {
             return f64::INFINITY;
@@ -70,7 +80,7 @@ impl WinsorUcb {
         // The largest reward's weight in the decayed sum is keep^(pages since it).
         let age = (s.pulls - 1 - s.largest_at).min(i32::MAX as u64) as i32;
         let sum = s.sum - self.pool.keep.powi(age) * (s.largest - s.second);
-        self.pool.bound(sum.max(0.0), s.count, rate)
+        self.pool.bound_with(sum.max(0.0), s.count, rate, l)
     }
 }
 
@@ -87,8 +97,13 @@ impl Policy for WinsorUcb {
     }
 
     fn select(&self, arms: &[usize]) -> usize {
-        let rate = self.pool.rate();
-        argmax(arms, |a| self.index(a, rate))
+        // `argmax` would keep the first infinite index (ties go to the lowest arm).
+        let from = arms.partition_point(|&a| a < self.first_unpulled);
+        if let Some(&a) = arms[from..].iter().find(|&&a| self.sites[a].pulls == 0) {
+            return a;
+        }
+        let (rate, l) = (self.pool.rate(), self.pool.log_term());
+        argmax(arms, |a| self.index_with(a, rate, l))
     }
 
     fn grow(&mut self, arms: usize) {
@@ -111,6 +126,11 @@ impl Policy for WinsorUcb {
         }
         s.pulls += 1;
         self.pool.record(reward);
+        if arm == self.first_unpulled {
+            self.first_unpulled = (arm + 1..self.sites.len())
+                .find(|&a| self.sites[a].pulls == 0)
+                .unwrap_or(self.sites.len());
+        }
     }
 }
 
@@ -118,6 +138,41 @@ impl Policy for WinsorUcb {
 mod tests {
     use super::super::tests::run;
     use super::*;
+
+    #[test]
+    fn a_site_never_pulled_is_chosen_as_the_scores_would_choose_it() {
+        let mut p = WinsorUcb::new(40, 10, 5.0, 0.3);
+        let mut state = 11u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        for step in 0..400 {
+            if step == 200 {
+                p.grow(50);
+            }
+            let k = p.sites.len();
+            let arms: Vec<usize> = (0..k).filter(|_| next() % 4 != 0).collect();
+            if arms.is_empty() {
+                continue;
+            }
+            let rate = p.pool.rate();
+            assert_eq!(
+                p.select(&arms),
+                argmax(&arms, |a| p.index(a, rate)),
+                "step {step}"
+            );
+            // Mostly the rule's own choice, sometimes any site.
+            let a = if step % 3 == 0 {
+                next() % k
+            } else {
+                p.select(&arms)
+            };
+            p.update(a, (next() % 5) as f64);
+        }
+    }
 
     #[test]
     fn the_index_counts_the_largest_page_at_the_second_largest() {
