@@ -9,6 +9,10 @@
 #                       MAX_THREADS, for N in SLOW_SITES (default 2000), 2 downloads at a time
 #                       a site, no crawl delay (DELAY, ms) unless set; each slow crawl stops
 #                       after SLOW_SECONDS (60) if it has not finished: pages/s over that time
+#   budget N sites      pages/s of a budgeted crawl (PageBudget = BUDGET, 20000; 0: none) of
+#                       the largest FAST_SITES, the default rule choosing every page with the
+#                       pages under way believed (bandit/believer.rs): what a choice costs
+#                       when thousands of sites are arms
 # then the medians over the rounds and the ratios the scale issue sets targets for.
 # Environment: TEMPLATES (12), SEED (11: gen_many.py's; another seed and template count give
 # a held-out web of the same shape), LATENCY (0.1), RUNS (1), BIN, BASE_BIN (also crawl with that
@@ -24,6 +28,7 @@ SLOW_SITES=${SLOW_SITES-2000}
 MAX_THREADS=${MAX_THREADS:-1024}
 DELAY=${DELAY:-0}
 SLOW_SECONDS=${SLOW_SECONDS:-60}
+BUDGET=${BUDGET:-20000}
 SLOW_PORT=$((PORT + 1))
 build
 command -v nginx >/dev/null || ensure_nginx
@@ -94,6 +99,9 @@ for i in $(seq "$RUNS"); do
         for n in $FAST_SITES; do
             run_one "fast$suffix" "$bin" "$n" "$PORT"
         done
+        if [ "$BUDGET" != 0 ] && [ -n "$FAST_SITES" ]; then
+            run_one "budget$suffix" "$bin" "${FAST_SITES##* }" "$PORT" "PageBudget = $BUDGET" "TimeoutSeconds = $SLOW_SECONDS"
+        fi
         for n in $SLOW_SITES; do
             run_one "slow_default$suffix" "$bin" "$n" "$SLOW_PORT" "TimeoutSeconds = $SLOW_SECONDS"
             run_one "slow_max$suffix" "$bin" "$n" "$SLOW_PORT" "DownloadingThreadsCount = $MAX_THREADS" "TimeoutSeconds = $SLOW_SECONDS"

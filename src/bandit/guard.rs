@@ -178,12 +178,13 @@ impl<T: Copy> Shared<T> {
     }
 
     fn push(&mut self, v: T) {
-        if self.own.is_empty()
-            && let Some(shared) = Arc::get_mut(&mut self.shared)
-        {
-            shared.push(v);
-        } else {
-            self.own.push(v);
+        match Arc::get_mut(&mut self.shared) {
+            // No copy shares it (any more): what was kept beside it joins it.
+            Some(shared) => {
+                shared.append(&mut self.own);
+                shared.push(v);
+            }
+            None => self.own.push(v),
         }
     }
 }
@@ -231,9 +232,11 @@ impl Seen {
     }
 
     fn push(&mut self, site: usize, reward: f64) {
-        if self.own.is_empty()
-            && let Some(shared) = Arc::get_mut(&mut self.shared)
-        {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            // No copy shares it (any more): what was kept beside it joins it.
+            for (s, mut rewards) in self.own.drain(..) {
+                shared[s].append(&mut rewards);
+            }
             shared[site].push(reward);
             return;
         }
@@ -616,6 +619,9 @@ mod tests {
         let arms: Vec<usize> = (0..5).collect();
         let (mut rule, mut alone) = (guarded(5, 300), guarded(5, 300));
         let mut taken = [0usize; 5];
+        // A copy is kept for a few of the rule's pages now and then: the rule's own pages
+        // wait beside what it shares, and join it once the copy is gone.
+        let mut held = None;
         for step in 0..250 {
             let a = rule.select(&arms);
             assert_eq!(alone.select(&arms), a, "step {step}");
@@ -628,6 +634,10 @@ mod tests {
                     copy.update(b, 100.0);
                 }
                 let _ = copy.select(&arms);
+                held = Some(copy);
+            }
+            if step % 10 == 4 {
+                drop(held.take());
             }
             for p in [&mut rule, &mut alone] {
                 p.chosen(a);

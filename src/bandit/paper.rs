@@ -312,7 +312,9 @@ mod tests {
             let arms: Vec<usize> = if step % 3 == 0 {
                 (0..k).collect()
             } else {
-                (0..k).filter(|_| !lcg(&mut rng).is_multiple_of(3)).collect()
+                (0..k)
+                    .filter(|_| !lcg(&mut rng).is_multiple_of(3))
+                    .collect()
             };
             for quota in [1, 3, 10, usize::MAX] {
                 assert_eq!(
