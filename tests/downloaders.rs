@@ -85,7 +85,18 @@ fn both_downloaders_write_identical_files_and_make_the_same_requests() {
             common::SiteFiles::read(&run.results().join(folder)).assert_levels_are_bfs_depths();
             files.extend(common::result_bytes(&run.results().join(folder)));
         }
-        runs.push((downloader, files, requests(run.dir.path())));
+        let reqs = requests(run.dir.path());
+        // A URL is fetched once (SPEC §2): also the page a redirect leads to while a link to
+        // it is recorded (under load, both took it: a redirect's chain, and the frontier).
+        let twice: Vec<_> = reqs
+            .iter()
+            .filter(|((_, s), n)| s == "200" && **n > 1)
+            .collect();
+        assert!(
+            twice.is_empty(),
+            "{downloader} fetched pages twice: {twice:?}"
+        );
+        runs.push((downloader, files, reqs));
     }
     let (_, want_files, want_requests) = &runs[0];
     assert!(

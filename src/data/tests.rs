@@ -344,6 +344,53 @@ fn released_tasks_are_claimed_again() {
     assert_eq!(c.dm.pending(), 1);
 }
 
+/// See: a redirect's chain took its target before any link named it, a page recorded
+/// meanwhile linked to it, and the frontier handed it out too: fetched twice at once
+/// (`tests/downloaders.rs` under load). The chain fetches it; if the chain is given back
+/// unfinished, the frontier does.
+#[test]
+fn a_redirect_target_linked_while_its_chain_fetches_it_is_fetched_once() {
+    for finished in [true, false] {
+        let c = Crawl::new(3);
+        let mut held = Vec::new();
+        let home = c.claim("/", &mut held);
+        c.page(home, &[], "home", &["/r", "/b"]);
+        let r = c.claim("/r", &mut held);
+        let b = c.claim("/b", &mut held);
+        // /r answers 301 to /t, which no link named yet.
+        assert_eq!(c.dm.claim_hop(&r, &u("/t")), HopClaim::Fetch);
+        let other = b.clone();
+        c.page(b, &[], "b", &["/t"]);
+        let taken: Vec<String> = std::iter::from_fn(|| c.dm.take_task(c.scope, SITE))
+            .map(|t| t.url.as_str().to_owned())
+            .collect();
+        assert!(taken.is_empty(), "/t is the chain's: {taken:?}");
+        // Another task's chain reaching it finds it taken.
+        assert_eq!(c.dm.claim_hop(&other, &u("/t")), HopClaim::Taken);
+        if finished {
+            c.page(r, &["/t"], "t", &[]);
+            assert!(c.dm.take_task(c.scope, SITE).is_none());
+            let (nodes_, _, aliases) = c.graph();
+            assert_eq!(nodes_, nodes(&[("/", 0), ("/t", 1), ("/b", 1)]));
+            assert_eq!(aliases, vec![("/r".to_owned(), 2, "redirect")]);
+        } else {
+            // A stop before its outcome: /r and /t go back to the frontier.
+            c.dm.release(&r);
+            let mut again: Vec<String> = std::iter::from_fn(|| c.dm.take_task(c.scope, SITE))
+                .map(|t| {
+                    t.url
+                        .as_str()
+                        .trim_start_matches("http://a.test")
+                        .to_owned()
+                })
+                .collect();
+            again.sort();
+            assert_eq!(again, ["/r", "/t"]);
+        }
+        assert_eq!(c.dm.pending(), if finished { 0 } else { 2 });
+    }
+}
+
 /// A crawl recorded with a journal, for recovery tests.
 fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
     let store = crate::data::persist::FileStore::open(dir).unwrap();

@@ -27,6 +27,9 @@ impl ScopeGraph {
             }
         }
         let resolved = resolved?;
+        // The hop targets its chain took are decided here: none is taken any more (its own
+        // links to them must not find them taken).
+        self.forget_new_hops(resolved.task);
         let was_limited = self.limit_reached();
         effects.woke = self.apply(&resolved)?;
         // Hop targets the chain claimed are decided by now; any that is not goes back.

@@ -46,14 +46,25 @@ impl ScopeGraph {
         level <= self.max_level && self.shapes.admits(id, level, self.trap_levels)
     }
 
-    /// Seen → Queued.
+    /// Seen → Queued; or → InFlight when a redirect chain under way took it before it was
+    /// queued (`hop_claims`, `new_hop_claims`): that chain fetches it.
     fn queue(&mut self, id: u32) {
+        self.pending += 1;
+        let taken = self.hop_claims.contains_key(&id)
+            || (!self.new_hop_claims.is_empty() && {
+                let task = self.new_hop_claims.remove(self.urls.get(id));
+                task.is_some_and(|t| self.hop_claims.insert(id, t).is_none())
+            });
+        if taken {
+            self.recs[id as usize].state = UrlState::InFlight;
+            self.in_flight += 1;
+            return;
+        }
         let rec = &mut self.recs[id as usize];
         rec.state = UrlState::Queued;
         let site = usize::from(rec.site);
         self.frontiers[site].push(rec.level, id);
         self.queued[site] += 1;
-        self.pending += 1;
     }
 
     /// Puts what `id` leads to on the worklist, one level further for a page's links.

@@ -258,8 +258,14 @@ pub(crate) struct ScopeGraph {
     shapes: traps::Shapes,
     /// The content hashes of its pages (rebuilt from the pages when loaded).
     contents: hashbrown::HashSet<u128>,
-    /// Queued URLs a task's redirect chain took to fetch them: hop URL id → task URL id.
+    /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
+    /// id → task URL id.
     hop_claims: HashMap<u32, u32>,
+    /// Hop targets no link had named yet when a redirect chain took them: URL → task URL id.
+    /// A page recorded meanwhile that links to one finds it taken (not queued): it was
+    /// fetched twice, once by the chain and once from the frontier (`tests/downloaders.rs`
+    /// saw it under load: a redirect to a page its sibling links to).
+    new_hop_claims: HashMap<String, u32>,
 }
 
 impl ScopeGraph {
@@ -321,6 +327,7 @@ impl ScopeGraph {
             shapes: traps::Shapes::default(),
             contents: hashbrown::HashSet::new(),
             hop_claims: HashMap::new(),
+            new_hop_claims: HashMap::new(),
         }
     }
 
@@ -543,11 +550,25 @@ impl ScopeGraph {
     pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::data::HopClaim {
         use crate::data::HopClaim;
         let Some(id) = self.urls.lookup(url) else {
-            return HopClaim::Fetch;
+            return match self.new_hop_claims.get(url) {
+                Some(&t) if t != task => HopClaim::Taken,
+                _ => {
+                    self.new_hop_claims.insert(url.to_owned(), task);
+                    HopClaim::Fetch
+                }
+            };
         };
         let rec = self.recs[id as usize];
         match rec.state {
-            UrlState::Seen => HopClaim::Fetch,
+            // Known but not queued (deeper than maxCrawlLevel so far): queued later, it goes
+            // to this chain (`levels::queue`).
+            UrlState::Seen => match self.hop_claims.get(&id) {
+                Some(&t) if t != task => HopClaim::Taken,
+                _ => {
+                    self.hop_claims.insert(id, task);
+                    HopClaim::Fetch
+                }
+            },
             UrlState::Queued => {
                 self.recs[id as usize].state = UrlState::InFlight;
                 self.queued[usize::from(rec.site)] -= 1;
@@ -562,8 +583,16 @@ impl ScopeGraph {
         }
     }
 
+    /// Hop targets task `task`'s chain took before any link named them are free again.
+    fn forget_new_hops(&mut self, task: u32) {
+        if !self.new_hop_claims.is_empty() {
+            self.new_hop_claims.retain(|_, t| *t != task);
+        }
+    }
+
     /// Gives back the hop targets task `task`'s chain claimed and did not decide.
     fn release_hops(&mut self, task: u32) {
+        self.forget_new_hops(task);
         if self.hop_claims.is_empty() {
             return;
         }
