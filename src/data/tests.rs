@@ -391,6 +391,37 @@ fn a_redirect_target_linked_while_its_chain_fetches_it_is_fetched_once() {
     }
 }
 
+/// The same for a target already known but not queued (deeper than maxCrawlLevel so far): a
+/// shallower link found while the chain fetches it leaves it to the chain.
+#[test]
+fn a_redirect_target_found_shallower_while_its_chain_fetches_it_is_fetched_once() {
+    let c = Crawl::new(2);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    c.page(home, &[], "home", &["/a", "/r", "/b"]);
+    let b = c.claim("/b", &mut held);
+    c.page(b, &[], "b", &["/c"]);
+    let cc = c.claim("/c", &mut held);
+    c.page(cc, &[], "c", &["/d"]); // /d at level 3: beyond max, not queued
+    let r = c.claim("/r", &mut held);
+    let a = c.claim("/a", &mut held);
+    // /r (level 1) answers 301 to /d.
+    assert_eq!(c.dm.claim_hop(&r, &u("/d")), HopClaim::Fetch);
+    c.page(a, &[], "a", &["/d"]); // /d is at level 2 now, and the chain's
+    assert!(
+        c.dm.take_task(c.scope, SITE).is_none(),
+        "/d is the chain's, not the frontier's"
+    );
+    c.page(r, &["/d"], "d", &[]);
+    assert_eq!(c.dm.pending(), 0);
+    let (n, _, aliases) = c.graph();
+    assert_eq!(
+        n,
+        nodes(&[("/", 0), ("/a", 1), ("/d", 1), ("/b", 1), ("/c", 2)])
+    );
+    assert_eq!(aliases, vec![("/r".to_owned(), 3, "redirect")]);
+}
+
 /// A crawl recorded with a journal, for recovery tests.
 fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
     let store = crate::data::persist::FileStore::open(dir).unwrap();
