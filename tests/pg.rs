@@ -1021,3 +1021,62 @@ fn a_budgeted_crawl_killed_hard_is_taken_over_with_the_same_split() {
     assert_eq!(fetched_per_site(&dirs[1].path().join("results")), expected);
     drop(web);
 }
+
+/// SPEC §9 and §11 in PgDM: a process killed after some of its sites were written, then
+/// started again in the same folder, ends with a summary.csv (and report) that lists every
+/// site folder its results folder holds — those its first run wrote as well as its own.
+#[test]
+fn a_process_started_again_after_kill_9_lists_the_sites_its_first_run_wrote() {
+    let Some(db) = pg::server("a_process_started_again_lists_its_first_runs_sites") else {
+        return;
+    };
+    let web = twelve_sites(30, Duration::from_millis(10));
+    let expected = single_process(&web);
+    let dir = machine(
+        &web,
+        "again",
+        &db,
+        &[("ScopesPerProcess", "2"), ("LeaseSeconds", "2")],
+    );
+    let results = dir.path().join("results");
+    let summary_rows = || {
+        std::fs::read_to_string(results.join("summary.csv"))
+            .map(|s| s.lines().count().saturating_sub(1))
+            .unwrap_or(0)
+    };
+    let mut first = start(dir.path(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    while summary_rows() < 3 {
+        assert!(
+            Instant::now() < until && first.try_wait().unwrap().is_none(),
+            "no three sites written while the first run went on: {}",
+            output(dir.path())
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.kill().unwrap(); // SIGKILL
+    let _ = first.wait();
+    let before = summary_rows();
+    assert!(
+        before < SITES.len(),
+        "the first run was killed after it ended"
+    );
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert_eq!(folders(&results), expected);
+    let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    for folder in expected.keys() {
+        assert!(
+            summary
+                .lines()
+                .any(|l| l.split(',').any(|f| f.trim_matches('"') == folder)),
+            "summary.csv has no row for {folder} (the first run wrote {before} sites):\n{summary}"
+        );
+    }
+    assert_eq!(summary.lines().count(), 1 + SITES.len(), "{summary}");
+    // The report reads summary.csv: every site is in it too.
+    let report = std::fs::read_to_string(results.join("report.html")).unwrap();
+    for origin in origins(&web) {
+        assert!(report.contains(&origin), "report.html leaves out {origin}");
+    }
+}

@@ -95,7 +95,7 @@ pub fn write_results(
     for (i, row) in rows.iter_mut().enumerate() {
         row.order = i;
     }
-    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, &[])?.rows)
+    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]))?.rows)
 }
 
 /// A run could not complete its work.

@@ -9,6 +9,7 @@
 //! ([`Context::maybe_settled`]); the workers also look at every live scope twice a second,
 //! for the ways a scope settles without a commit (a site taken as down gives its URLs back).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, select};
@@ -17,6 +18,7 @@ use parking_lot::Mutex;
 use super::seeds::Seeds;
 use super::unload_all::{ORDER_AFTER, shown_row};
 use crate::context::Context;
+use crate::data::summary::SiteSummary;
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
 use crate::stop::{PanicGuard, StopReason};
@@ -57,6 +59,10 @@ pub(super) struct Retirer<'a> {
 pub(super) struct LiveSummary {
     /// Each retired scope's sort key (hosts.txt order) and id.
     rows: Vec<(usize, ScopeId)>,
+    /// Rows of sites earlier runs wrote into this results folder that the data manager does
+    /// not hold (a crawl shared through a database), by sort key: listed until this run
+    /// writes the site again.
+    earlier: Vec<(usize, Arc<SiteSummary>)>,
     written: Option<Instant>,
     /// How long the last rewrite took.
     took: Duration,
@@ -74,15 +80,40 @@ impl LiveSummary {
             let id = ScopeId(i as u32);
             if ctx.dm.is_retired(id) {
                 let origin = ctx.dm.scope_info(id).origin;
-                live.add(sort_key(seeds, id, &origin), id);
+                live.rows.push((sort_key(seeds, id, &origin), id));
+                live.dirty = true;
             }
         }
         live
     }
 
-    fn add(&mut self, order: usize, scope: ScopeId) {
+    /// Lists `rows`, written into this results folder by earlier runs, until this run writes
+    /// their sites again.
+    pub(super) fn with_earlier(mut self, seeds: &Seeds, rows: Vec<SiteSummary>) -> Self {
+        let mut past = ORDER_AFTER + (1 << 32);
+        for row in rows {
+            let order = crate::site::Origin::parse(&row.site)
+                .and_then(|o| seeds.position(&o))
+                .unwrap_or_else(|| {
+                    past += 1;
+                    past
+                });
+            self.earlier.push((order, Arc::new(row)));
+        }
+        self.earlier.sort_by_key(|(k, _)| *k);
+        self.dirty |= !self.earlier.is_empty();
+        self
+    }
+
+    fn add(&mut self, order: usize, scope: ScopeId, site: &str) {
         self.rows.push((order, scope));
+        self.earlier.retain(|(_, r)| r.site != site);
         self.dirty = true;
+    }
+
+    /// The rows of earlier runs still listed: the end of the run merges them with its own.
+    pub(super) fn take_earlier(&mut self) -> Vec<(usize, Arc<SiteSummary>)> {
+        std::mem::take(&mut self.earlier)
     }
 
     /// Every retired scope (before this run and in it) with its sort key, in summary.csv's
@@ -165,7 +196,7 @@ impl Retirer<'_> {
                 self.downloader.sites_done(&sites);
                 ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);
-                self.summary.lock().add(row.order, scope);
+                self.summary.lock().add(row.order, scope, &row.name);
             }
             Err(e) => {
                 eprintln!(
@@ -194,10 +225,12 @@ impl Retirer<'_> {
         // Rows come nearly in order: the sort is a merge of a few runs.
         live.rows.sort_by_key(|(k, _)| *k);
         let dm = &*self.ctx.dm;
-        let rows = live.rows.iter().filter_map(|&(order, scope)| {
+        let retired = live.rows.iter().filter_map(|&(order, scope)| {
             // Every scope listed here is retired: the data manager has its row.
-            dm.retired_row(scope).map(|row| shown_row(order, row))
+            dm.retired_row(scope).map(|row| (order, row))
         });
+        let earlier = live.earlier.iter().map(|(k, r)| (*k, Arc::clone(r)));
+        let rows = merge_by_key(retired, earlier).map(|(order, row)| shown_row(order, row));
         let path = self.ctx.settings.results.folder.join("summary.csv");
         if let Err(source) = write_summary_rows(&path, rows) {
             let e = UnloadError { path, source };
@@ -206,4 +239,17 @@ impl Retirer<'_> {
         live.written = Some(Instant::now());
         live.took = started.elapsed();
     }
+}
+
+/// The items of two sequences sorted by key, in key order (`a`'s first among equal keys).
+pub(super) fn merge_by_key<T>(
+    a: impl Iterator<Item = (usize, T)>,
+    b: impl Iterator<Item = (usize, T)>,
+) -> impl Iterator<Item = (usize, T)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some((ka, _)), Some((kb, _))) if kb < ka => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }

@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
-use super::unload_all::{ScopeRow, Unloaded, unload_all};
+use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
 use super::window::{ADAPT_PERIOD, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeCounts, ScopeFeeder};
@@ -120,7 +120,9 @@ impl ApplicationManager for TextFileManager {
             seeds: &seeds,
             unloaders: &unloaders,
             downloader: &*downloader,
-            summary: Mutex::new(LiveSummary::new(&ctx, &seeds)),
+            summary: Mutex::new(
+                LiveSummary::new(&ctx, &seeds).with_earlier(&seeds, dm.written_before()?),
+            ),
         };
         let workers = Workers {
             downloader: &*downloader,
@@ -142,8 +144,11 @@ impl ApplicationManager for TextFileManager {
         let reason = stop.reason().unwrap_or(StopReason::WorkDone);
         let finished = reason.is_complete() && seeds.unopened() == 0 && nothing_left(&*dm);
         let unload_started = Instant::now();
-        let written = retirer.summary.lock().sorted();
-        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, &written, finished)?;
+        let (written, earlier) = {
+            let mut live = retirer.summary.lock();
+            (live.sorted(), live.take_earlier())
+        };
+        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, (&written, &earlier), finished)?;
         Ok(RunReport {
             reason,
             sites: unloaded.rows,
@@ -225,7 +230,7 @@ fn save_and_unload(
     ctx: &Context,
     unloaders: &[Box<dyn crate::unload::Unloader>],
     scopes: &[ScopeRow],
-    written: &[(usize, ScopeId)],
+    written: Written<'_>,
     finished: bool,
 ) -> Result<Unloaded, AppError> {
     let (dm, settings) = (&*ctx.dm, &ctx.settings);
@@ -250,6 +255,12 @@ fn save_and_unload(
     });
     handed_back?;
     let unloaded = unloaded?;
+    // Which results folder holds these sites (a database shared by several processes): this
+    // folder's summary.csv keeps listing them if this process is started again. The files and
+    // summary.csv are written already; a failure here only costs that.
+    if let Err(e) = dm.written_at_end(&unloaded.now) {
+        eprintln!("warning: the sites written at the end are not recorded in the database: {e}");
+    }
     if finished {
         dm.persist(Persist::Checkpoint(CrawlStatus::Finished))?;
     }

@@ -3,12 +3,14 @@
 //! ([`unload_all`]), and summary.csv.
 
 use crate::parallel::for_each_index;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::thread;
 
 use parking_lot::Mutex;
 
 use super::AppError;
+use super::retire::merge_by_key;
 use crate::data::DataManager;
 use crate::data::summary::{SiteState, SiteSummary};
 use crate::ids::{ScopeId, SiteId};
@@ -95,6 +97,8 @@ impl ScopeRow {
 pub(super) struct Unloaded {
     /// summary.csv's rows.
     pub(super) rows: Vec<SiteSummary>,
+    /// The rows of the scopes written by this call (not before).
+    pub(super) now: Vec<SiteSummary>,
     /// Failed checks of checking unloaders.
     pub(super) problems: Vec<String>,
 }
@@ -144,14 +148,15 @@ pub(super) fn unload_scope(
 /// otherwise spent a third of its time waiting for one site's files to reach the disk after
 /// another. A scope whose files cannot be written does not stop the others; the first such
 /// error is returned once all are done. Then summary.csv with the rows of the scopes written
-/// before (`written`: retired, with their sort keys, in order) and these, and each unloader's
-/// `finish` (the report reads summary.csv).
+/// before (`written`: retired in this run or an earlier one, and rows earlier runs wrote here
+/// that the data manager does not hold, with their sort keys, in order) and these, and each
+/// unloader's `finish` (the report reads summary.csv).
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
-    written: &[(usize, ScopeId)],
+    (written, earlier): Written<'_>,
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -180,15 +185,24 @@ pub(super) fn unload_all(
         .filter_map(|(row, info)| row.map(|r| (info.order, r)))
         .collect();
     unloaded.sort_by_key(|(k, _)| *k);
+    let now: Vec<SiteSummary> = unloaded.iter().map(|(_, r)| r.clone()).collect();
+    let written_now: HashSet<&str> = now.iter().map(|r| r.site.as_str()).collect();
+    // Rows of earlier runs whose sites this call wrote again are replaced.
+    let earlier = earlier
+        .iter()
+        .filter(|(_, r)| !written_now.contains(r.site.as_str()))
+        .map(|(k, r)| (*k, Arc::clone(r)));
+    let retired = written
+        .iter()
+        .filter_map(|&(key, scope)| dm.retired_row(scope).map(|r| (key, r)));
+    let before = merge_by_key(retired, earlier).map(|(key, r)| (key, shown_row(key, r)));
     let mut unloaded = unloaded.into_iter().peekable();
     let mut rows = Vec::with_capacity(written.len() + unloaded.len());
-    for &(key, scope) in written {
-        while let Some((_, r)) = unloaded.next_if(|(k, _)| *k < key) {
-            rows.push(r);
+    for (key, r) in before {
+        while let Some((_, u)) = unloaded.next_if(|(k, _)| *k < key) {
+            rows.push(u);
         }
-        if let Some(r) = dm.retired_row(scope) {
-            rows.push(Arc::unwrap_or_clone(shown_row(key, r)));
-        }
+        rows.push(Arc::unwrap_or_clone(r));
     }
     rows.extend(unloaded.map(|(_, r)| r));
     write_summary_file(settings, &rows)?;
@@ -197,8 +211,17 @@ pub(super) fn unload_all(
     for u in unloaders {
         problems.extend(u.finish(&settings.results.folder)?);
     }
-    Ok(Unloaded { rows, problems })
+    Ok(Unloaded {
+        rows,
+        now,
+        problems,
+    })
 }
+
+/// The rows summary.csv lists besides the scopes written now: scopes retired (this run or an
+/// earlier one), and rows earlier runs wrote into this results folder that the data manager
+/// does not hold; each with its sort key, in key order.
+pub(super) type Written<'a> = (&'a [(usize, ScopeId)], &'a [(usize, Arc<SiteSummary>)]);
 
 /// Sort keys of rows with no place in hosts.txt come after every listed scope.
 pub(super) const ORDER_AFTER: usize = 1 << 40;

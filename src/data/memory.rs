@@ -572,6 +572,14 @@ impl DataManager for InMemoryDataManager {
     fn close(&self) -> Result<(), PersistError> {
         self.store.close()
     }
+
+    fn written_before(&self) -> Result<Vec<SiteSummary>, PersistError> {
+        self.store.written_before()
+    }
+
+    fn written_at_end(&self, rows: &[SiteSummary]) -> Result<(), PersistError> {
+        self.store.written_at_end(rows)
+    }
 }
 
 impl ScopeSource for InMemoryDataManager {

@@ -282,6 +282,14 @@ pub trait DataManager: Send + Sync + Debug {
 
     /// The crawl ends for this process: the backend's work off the crawl's path is finished.
     fn close(&self) -> Result<(), PersistError>;
+
+    /// The summary.csv rows of sites earlier runs wrote into this results folder that this
+    /// data manager does not hold as retired scopes (a crawl shared through a database).
+    fn written_before(&self) -> Result<Vec<SiteSummary>, PersistError>;
+
+    /// These rows' sites were written at the end of this run: recorded where the backend
+    /// keeps which results folder holds which site.
+    fn written_at_end(&self, rows: &[SiteSummary]) -> Result<(), PersistError>;
 }
 
 /// A scope could not be opened: claiming it or loading it failed.

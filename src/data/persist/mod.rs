@@ -23,7 +23,7 @@ pub use files::FileStore;
 
 use std::sync::Arc;
 
-use super::{CrawlStatus, GraphHandle, Persist, PersistError, RetiredScope};
+use super::{CrawlStatus, GraphHandle, Persist, PersistError, RetiredScope, SiteSummary};
 use crate::data::coord::ScopeClaim;
 use crate::ids::ScopeId;
 
@@ -154,6 +154,19 @@ pub trait Persistence: Send + Sync + Debug {
     /// The crawl ends for this process: whatever the backend does off the crawl's path (a
     /// database's graph tables) is finished before this returns.
     fn close(&self) -> Result<(), PersistError> {
+        Ok(())
+    }
+
+    /// The summary.csv rows of the sites whose result files earlier runs wrote into this
+    /// process's results folder and that the saved state does not hand this process
+    /// (a database shared by several processes; a state folder keeps them as retired scopes).
+    fn written_before(&self) -> Result<Vec<SiteSummary>, PersistError> {
+        Ok(Vec::new())
+    }
+
+    /// The result files of these rows' sites were written at the end of this run (not as
+    /// each retired): where the backend keeps which folder holds which site, it records them.
+    fn written_at_end(&self, _rows: &[SiteSummary]) -> Result<(), PersistError> {
         Ok(())
     }
 }

@@ -69,16 +69,32 @@ pub(crate) struct PgCrawl {
     exclusive: bool,
     /// The console was told that another process holds the crawl.
     said_waiting: AtomicBool,
+    /// This process's results folder, named across runs and machines (see [`results_at`]).
+    results_at: String,
+}
+
+/// The results folder as the database names it: host and absolute path. A process started
+/// again in the same folder (after a stop, or `kill -9`) finds the rows of the sites its
+/// earlier runs wrote there; a process on another machine, or in another folder, does not.
+fn results_at(settings: &Settings) -> String {
+    let folder = &settings.results.folder;
+    let path = std::path::absolute(folder).unwrap_or_else(|_| folder.clone());
+    format!("{}:{}", host_name(), path.display())
+}
+
+/// This machine's name, as `/etc/hostname` gives it.
+fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned())
 }
 
 /// This process's name in the database: host, process id and start time, unique enough
 /// that two processes never share one.
 fn owner_name() -> String {
-    let host = std::fs::read_to_string("/etc/hostname")
-        .ok()
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "host".to_owned());
+    let host = host_name();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -116,6 +132,7 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
         outstanding: AtomicUsize::new(0),
         exclusive: settings.bandit.budget > 0,
         said_waiting: AtomicBool::new(false),
+        results_at: results_at(settings),
     });
     let store = PgStore::new(Arc::clone(&crawl));
     let per_process = if settings.bandit.budget > 0 {

@@ -5,7 +5,8 @@
 //! - `rccrawler_crawls`: one row per crawl (`CrawlName`) with the seeds of its hosts.txt.
 //! - `rccrawler_scopes`: one row per scope — its seed origin, state (`queued`, `active`,
 //!   `done`, `stopped`, `removed`), the process that holds it and until when (its lease),
-//!   when its last snapshot was taken, and figures for `rccrawler status`.
+//!   when its last snapshot was taken, figures for `rccrawler status`, and the results
+//!   folder its files were last written to with its summary.csv row there.
 //! - `rccrawler_snapshots`: each scope's last snapshot.
 //! - `rccrawler_journal`: what was committed since a scope's snapshot, in order; each batch
 //!   named so that a batch sent again after a lost connection is not recorded twice.
@@ -127,6 +128,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE rccrawler_scopes DROP COLUMN snapshot;
     ALTER TABLE rccrawler_journal ALTER COLUMN data SET STORAGE EXTERNAL;
     CREATE INDEX rccrawler_external_links_scope ON rccrawler_external_links (scope, source);",
+    // 3: which results folder wrote a scope's files, and its summary.csv row there: a process
+    // started again in that folder lists the sites its earlier runs wrote.
+    "ALTER TABLE rccrawler_scopes ADD COLUMN written_to text, ADD COLUMN written_row bytea;",
 ];
 
 /// The version this rccrawler writes.

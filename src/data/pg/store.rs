@@ -16,9 +16,11 @@ use super::settle::Job;
 use super::{PgCrawl, spend_reserved, tables};
 use crate::data::coord::ScopeClaim;
 use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
+use crate::data::summary::SiteSummary;
 use crate::data::{CrawlStatus, Persist, PersistError, RetiredScope};
 use crate::ids::ScopeId;
 use crate::storage::Durability;
+use crate::storage::codec::Reader;
 
 /// Journal batches with their names, in order.
 type Batches = Vec<(String, Vec<u8>)>;
@@ -98,7 +100,7 @@ impl PgStore {
         for (id, row) in self.held(scopes) {
             let f = scopes.figures(id);
             if f.settled().is_some() {
-                self.save_snapshot(scopes, id, row)?;
+                self.save_snapshot(scopes, id, row, None)?;
                 // Whether the crawl is over now depends on the others' scopes.
                 self.crawl.look(0)?;
                 continue;
@@ -180,12 +182,22 @@ impl PgStore {
 
     /// Replaces scope `id`'s journal (row `row`) with a snapshot; a settled scope then goes
     /// to the settle thread (graph tables, state, release).
+    /// Saves scope `id`'s snapshot (row `row`); with `written`, the summary.csv row of its
+    /// result files just written into this process's results folder, in the same transaction:
+    /// a scope the database holds as settled has its row there, for a process started again
+    /// in that folder.
     fn save_snapshot(
         &self,
         scopes: &dyn ScopeSource,
         id: ScopeId,
         row: i64,
+        written: Option<&SiteSummary>,
     ) -> Result<(), PersistError> {
+        let written = written.map(|summary| {
+            let mut bytes = Vec::new();
+            summary.put(&mut bytes);
+            bytes
+        });
         let mut snapshot = Vec::new();
         let mut rest = Vec::new();
         let f = scopes.figures(id);
@@ -215,6 +227,9 @@ impl PgStore {
             }
             tables::write_snapshot(&mut tx, row, &snapshot)?;
             scope_state::snapshot_saved(&mut tx, row, row_figures(&f), &save)?;
+            if let Some(bytes) = &written {
+                record_written(&mut tx, row, &self.crawl.results_at, bytes)?;
+            }
             spend_reserved(&mut tx, crawl, owner, spent)?;
             tx.commit()?;
             Ok(true)
@@ -301,7 +316,7 @@ impl Persistence for PgStore {
             Persist::Journal(_) => self.send_journal(scopes, Records::Send),
             Persist::Checkpoint(_) => {
                 for (id, row) in self.held(scopes) {
-                    self.save_snapshot(scopes, id, row)?;
+                    self.save_snapshot(scopes, id, row, None)?;
                 }
                 Ok(())
             }
@@ -312,7 +327,7 @@ impl Persistence for PgStore {
         &self,
         scopes: &dyn ScopeSource,
         scope: ScopeId,
-        _retired: &RetiredScope,
+        retired: &RetiredScope,
         _data_written: bool,
     ) -> Result<(), PersistError> {
         let _saving = self.saving.lock();
@@ -320,14 +335,98 @@ impl Persistence for PgStore {
             return Ok(());
         };
         if self.rows.lock().get(&row).is_some_and(|r| r.settled) {
+            // Saved as settled by a journal save before its results were written.
+            let mut bytes = Vec::new();
+            retired.row.put(&mut bytes);
+            let folder = &self.crawl.results_at;
+            self.crawl
+                .db
+                .lock()
+                .run("recording a site's results", |c| {
+                    let mut tx = c.transaction()?;
+                    record_written(&mut tx, row, folder, &bytes)?;
+                    tx.commit()
+                })?;
             return Ok(());
         }
         // Saved as settled: its graph tables are written and it is marked done (or stopped)
         // by the settle thread, which holds the graph until then.
-        self.save_snapshot(scopes, scope, row)
+        self.save_snapshot(scopes, scope, row, Some(&retired.row))
     }
 
     fn close(&self) -> Result<(), PersistError> {
         Ok(self.crawl.settler.lock().finish()?)
     }
+
+    fn written_before(&self) -> Result<Vec<SiteSummary>, PersistError> {
+        let (crawl, folder) = (&self.crawl.crawl, &self.crawl.results_at);
+        let found = self
+            .crawl
+            .db
+            .lock()
+            .run("reading the sites written here", |c| {
+                c.query(
+                    "SELECT origin, written_row FROM rccrawler_scopes \
+                 WHERE crawl = $1 AND written_to = $2 AND written_row IS NOT NULL ORDER BY id",
+                    &[crawl, folder],
+                )?
+                .iter()
+                .map(|r| Ok((r.try_get::<_, String>(0)?, r.try_get::<_, Vec<u8>>(1)?)))
+                .collect::<Result<Vec<_>, postgres::Error>>()
+            })?;
+        found
+            .iter()
+            .map(|(origin, bytes)| {
+                SiteSummary::read(&mut Reader::new(bytes)).map_err(|e| {
+                    PgError::Schema(format!("the summary row of {origin} does not decode: {e}"))
+                        .into()
+                })
+            })
+            .collect()
+    }
+
+    fn written_at_end(&self, rows: &[SiteSummary]) -> Result<(), PersistError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let encoded: Vec<(&str, Vec<u8>)> = rows
+            .iter()
+            .map(|r| {
+                let mut bytes = Vec::new();
+                r.put(&mut bytes);
+                (r.site.as_str(), bytes)
+            })
+            .collect();
+        let (crawl, folder) = (&self.crawl.crawl, &self.crawl.results_at);
+        Ok(self
+            .crawl
+            .db
+            .lock()
+            .run("recording the sites written", |c| {
+                let mut tx = c.transaction()?;
+                for (origin, bytes) in &encoded {
+                    tx.execute(
+                        "UPDATE rccrawler_scopes SET written_to = $3, written_row = $4 \
+                     WHERE crawl = $1 AND origin = $2",
+                        &[crawl, origin, folder, bytes],
+                    )?;
+                }
+                tx.commit()
+            })?)
+    }
+}
+
+/// Records that scope row `row`'s result files are in results folder `folder` (see
+/// [`super::results_at`]), with its summary.csv row `summary` (encoded) there.
+fn record_written(
+    tx: &mut postgres::Transaction<'_>,
+    row: i64,
+    folder: &str,
+    summary: &[u8],
+) -> Result<(), postgres::Error> {
+    tx.execute(
+        "UPDATE rccrawler_scopes SET written_to = $2, written_row = $3 WHERE id = $1",
+        &[&row, &folder, &summary],
+    )?;
+    Ok(())
 }
