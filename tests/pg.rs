@@ -1080,3 +1080,58 @@ fn a_process_started_again_after_kill_9_lists_the_sites_its_first_run_wrote() {
         assert!(report.contains(&origin), "report.html leaves out {origin}");
     }
 }
+
+/// The rows of sites written at the end of a run (a budgeted crawl keeps its scopes until
+/// then; a stopped one writes what it holds) are recorded with the results folder that holds
+/// them: a process started in that folder finds them, one in another folder does not.
+#[test]
+fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
+    use rccrawler::data::coord::Coordinator;
+    use rccrawler::data::persist::Persistence;
+    use rccrawler::data::summary::{SiteState, SiteSummary};
+    use rccrawler::settings::Settings;
+    use rccrawler::site::Origin;
+    let Some(db) = pg::server("the_rows_written_at_the_end") else {
+        return;
+    };
+    let web = twelve_sites(5, Duration::ZERO);
+    let (here, there) = (
+        machine(&web, "here", &db, &[]),
+        machine(&web, "there", &db, &[]),
+    );
+    let open = |dir: &Path| {
+        let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
+        rccrawler::data::pg::open(&settings).unwrap()
+    };
+    let seeds: Vec<Origin> = origins(&web)
+        .iter()
+        .map(|o| Origin::parse(o).unwrap())
+        .collect();
+    let row = SiteSummary {
+        site: seeds[3].to_string(),
+        folder: seeds[3].folder_name(),
+        pages: 5,
+        arcs: 7,
+        external_links: 2,
+        bad_links: 1,
+        duplicates: 0,
+        max_level: 2,
+        seconds: 0.5,
+        state: SiteState::Stopped,
+        home: format!("{}/", seeds[3]),
+        reason: String::new(),
+        fetched: 6,
+        reward: 2,
+        hosts: 1,
+    };
+    {
+        let (store, coordinator) = open(here.path());
+        coordinator.register_seeds(&seeds).unwrap();
+        assert!(store.written_before().unwrap().is_empty());
+        store.written_at_end(std::slice::from_ref(&row)).unwrap();
+    }
+    let (store, _coordinator) = open(here.path());
+    assert_eq!(store.written_before().unwrap(), vec![row]);
+    let (elsewhere, _coordinator) = open(there.path());
+    assert!(elsewhere.written_before().unwrap().is_empty());
+}
