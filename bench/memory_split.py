@@ -23,7 +23,8 @@ STRUCTURES = [
     ("internal URLs and their records", r"url_ref \(commit\.rs\)|intern_url"),
     ("frontier, levels, traps", r"\((frontier|levels|traps)\.rs\)"),
     ("journal and saved state", r"\((frames|codec|store|journal|files|snapshot)\.rs\)"),
-    ("page bodies in flight", r"\((client|page|robots_txt)\.rs\)"),
+    # The evented fetch layer reads bodies in conn.rs (make_room_for_bodies in engine/evented.rs).
+    ("page bodies in flight", r"\((client|page|robots_txt|conn|exchange)\.rs\)|make_room_for_bodies"),
     ("href cache and URL normalization", r"\((href_cache|url_norm)\.rs\)"),
     ("parsing a page (extracted text, link records)", r"\((html_parser|links|text|charset)\.rs\)"),
     ("scope graph (pages, pulls, indexes, texts interned inline)", r"\((commit|graph|memory|replay|yields)\.rs\)"),
