@@ -20,7 +20,7 @@
 use super::Policy;
 
 /// The pulls of each arm chosen and not paid yet.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Believer {
     /// Pulls the rule was told of (`Policy::chosen`) whose reward has not come.
     under_way: Vec<u32>,
@@ -28,6 +28,20 @@ pub struct Believer {
     reserved: Vec<u32>,
     /// Pulls under way or reserved, over every arm.
     outstanding: u64,
+    /// The copy of the rule asked last, kept to be copied over for the next choice.
+    scratch: Option<Box<dyn Policy>>,
+}
+
+impl Clone for Believer {
+    /// The pulls; the copy of the rule is made again when needed.
+    fn clone(&self) -> Self {
+        Believer {
+            under_way: self.under_way.clone(),
+            reserved: self.reserved.clone(),
+            outstanding: self.outstanding,
+            scratch: None,
+        }
+    }
 }
 
 /// One more pull of `arm` in `counts`.
@@ -83,11 +97,19 @@ impl Believer {
     }
 
     /// `policy`'s choice among `arms` with the pulls outstanding believed to pay nothing.
-    pub fn select(&self, policy: &dyn Policy, arms: &[usize]) -> usize {
+    pub fn select(&mut self, policy: &dyn Policy, arms: &[usize]) -> usize {
         if self.outstanding == 0 {
             return policy.select(arms);
         }
-        let Some(mut copy) = policy.snapshot() else {
+        // The last choice's copy, copied over in place (its memory kept), or a new one.
+        let reused = self
+            .scratch
+            .as_deref_mut()
+            .is_some_and(|copy| policy.snapshot_over(copy));
+        if !reused {
+            self.scratch = policy.snapshot();
+        }
+        let Some(copy) = self.scratch.as_deref_mut() else {
             return policy.select(arms);
         };
         for (arm, &n) in self.reserved.iter().enumerate() {
@@ -102,6 +124,62 @@ impl Believer {
                 copy.update(arm, 0.0);
             }
         }
-        copy.select(arms)
+        let choice = copy.select(arms);
+        copy.release();
+        choice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::bandit::guard::GuardedUcb;
+    use crate::bandit::paper::R2;
+    use crate::bandit::winsor::WinsorUcb;
+
+    /// A pull's reward: sites that pay in bursts, rot, or pay late (a function of the site
+    /// and its page number only, as a crawl's breadth-first pages are).
+    fn reward(site: usize, page: usize) -> f64 {
+        match site % 4 {
+            0 => (if page < 15 { 6 } else { 0 }) as f64,
+            1 => ((page * 7 + site) % 5) as f64,
+            2 => (if page > 40 { 3 } else { 0 }) as f64,
+            _ => f64::from(u8::from((page + site).is_multiple_of(3))),
+        }
+    }
+
+    /// Drives `policy` with `in_flight` pulls under way through `believer`, and at every choice
+    /// checks it against a believer that makes a new copy (a clone keeps no copy).
+    fn copies_over_choose_as_new_copies(mut policy: Box<dyn Policy>, in_flight: usize) {
+        let sites = 23;
+        let arms: Vec<usize> = (0..sites).collect();
+        let mut believer = Believer::default();
+        let mut pages = vec![0; sites];
+        let mut under_way = VecDeque::new();
+        for step in 0..600 {
+            let fresh = believer.clone().select(&*policy, &arms);
+            let arm = believer.select(&*policy, &arms);
+            assert_eq!(arm, fresh, "choice {step}");
+            policy.chosen(arm);
+            believer.started(arm);
+            under_way.push_back(arm);
+            if under_way.len() >= in_flight
+                && let Some(done) = under_way.pop_front()
+            {
+                policy.update(done, reward(done, pages[done]));
+                pages[done] += 1;
+                believer.settled(done);
+            }
+        }
+    }
+
+    #[test]
+    fn a_copy_made_over_the_last_one_chooses_as_a_new_copy() {
+        let guarded = GuardedUcb::new(23, 600, (26, 5.0, 0.3), 10, 10);
+        copies_over_choose_as_new_copies(Box::new(guarded), 8);
+        copies_over_choose_as_new_copies(Box::new(WinsorUcb::new(23, 26, 5.0, 0.3)), 8);
+        copies_over_choose_as_new_copies(Box::new(R2::new(23, 10)), 4);
     }
 }

@@ -475,6 +475,51 @@ impl Policy for GuardedUcb {
         }))
     }
 
+    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
+        let Some(copy) = into
+            .as_any_mut()
+            .and_then(|a| a.downcast_mut::<GuardedUcb>())
+        else {
+            return false;
+        };
+        let st = self.state.borrow();
+        let to = copy.state.get_mut();
+        if to.rules.len() != st.rules.len() {
+            return false;
+        }
+        for (t, f) in to.rules.iter_mut().zip(&st.rules) {
+            if !f.rule.snapshot_over(&mut *t.rule) {
+                match f.rule.snapshot() {
+                    Some(rule) => t.rule = rule,
+                    None => return false,
+                }
+            }
+            t.taken.clone_from(&f.taken);
+            t.gained.clone_from(&f.gained);
+            t.waits_for = f.waits_for;
+            t.open.clone_from(&f.open);
+        }
+        to.seen.clone_from(&st.seen);
+        to.pulled.clone_from(&st.pulled);
+        to.through.clone_from(&st.through);
+        copy.budget = self.budget;
+        true
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn release(&mut self) {
+        // The histories a copy shares with the rule: the rule appends in place only while
+        // nothing shares them.
+        let st = self.state.get_mut();
+        st.seen.shared = Arc::default();
+        for f in &mut st.rules {
+            f.gained.shared = Arc::default();
+        }
+    }
+
     fn parameters(&self) -> String {
         let st = self.state.borrow();
         let names = ["WinsorUcb", "R2", "R1", "R3"];

@@ -66,6 +66,36 @@ pub trait Policy: Send + Debug {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         None
     }
+    /// Makes `into` what [`Self::snapshot`] would give, in place, reusing its memory: `false`
+    /// when it cannot (`into` is another kind of rule, or the rule has no snapshot), and then
+    /// the caller takes a snapshot. A budgeted crawl asks a copy for every choice made while
+    /// pages are under way: with thousands of sites a fresh copy of every rule's per-site
+    /// tables each time (0.7 MB at 4,000 sites, for `GuardedUcb`) cost more in allocating,
+    /// page faults and freeing than in copying.
+    fn snapshot_over(&self, _into: &mut dyn Policy) -> bool {
+        false
+    }
+    /// The rule as [`Any`](std::any::Any), for [`Self::snapshot_over`] to recognise a copy of
+    /// its own kind (`None`: it does not copy in place).
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
+    /// A copy is done with (its choice made) and kept to be copied over again: it lets go of
+    /// what it shares with the rule it was copied from, so that the rule's own lists are not
+    /// held shared between choices.
+    fn release(&mut self) {}
+}
+
+/// [`Policy::snapshot_over`] for a rule whose snapshot is its clone: `into`, if it is a `T`,
+/// becomes `rule`'s copy by [`Clone::clone_from`] (which keeps `into`'s vectors' memory).
+pub(crate) fn clone_over<T: Clone + 'static>(rule: &T, into: &mut dyn Policy) -> bool {
+    match into.as_any_mut().and_then(|a| a.downcast_mut::<T>()) {
+        Some(copy) => {
+            copy.clone_from(rule);
+            true
+        }
+        None => false,
+    }
 }
 
 /// What one fetch yielded (SPEC §5): the external URLs it revealed. Recorded with every fetch

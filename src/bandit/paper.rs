@@ -17,7 +17,7 @@
 use super::{Policy, argmax};
 
 /// Per-arm sums.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 struct Stats {
     pulls: Vec<usize>,
     sums: Vec<f64>,
@@ -27,6 +27,25 @@ struct Stats {
     /// it learns of, `bandit::believer` for every page under way too).
     floor: usize,
     first_at_floor: usize,
+}
+
+impl Clone for Stats {
+    fn clone(&self) -> Self {
+        Stats {
+            pulls: self.pulls.clone(),
+            sums: self.sums.clone(),
+            floor: self.floor,
+            first_at_floor: self.first_at_floor,
+        }
+    }
+
+    /// In place, keeping the vectors' memory (see [`Policy::snapshot_over`]).
+    fn clone_from(&mut self, from: &Self) {
+        self.pulls.clone_from(&from.pulls);
+        self.sums.clone_from(&from.sums);
+        self.floor = from.floor;
+        self.first_at_floor = from.first_at_floor;
+    }
 }
 
 impl Stats {
@@ -103,12 +122,28 @@ impl Stats {
 }
 
 /// R1, the trivial rule.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct R1 {
     quota: usize,
     stats: Stats,
     /// Sum of each site's first `quota` rewards.
     first: Vec<f64>,
+}
+
+impl Clone for R1 {
+    fn clone(&self) -> Self {
+        R1 {
+            quota: self.quota,
+            stats: self.stats.clone(),
+            first: self.first.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, from: &Self) {
+        self.quota = from.quota;
+        self.stats.clone_from(&from.stats);
+        self.first.clone_from(&from.first);
+    }
 }
 
 impl R1 {
@@ -126,6 +161,14 @@ impl R1 {
 impl Policy for R1 {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
+        super::clone_over(self, into)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn parameters(&self) -> String {
@@ -158,12 +201,28 @@ impl Policy for R1 {
 }
 
 /// R2, the "Gittins index" rule with step n.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct R2 {
     step: usize,
     stats: Stats,
     /// The site of the current batch of n pages, and pages left in it.
     batch: Option<(usize, usize)>,
+}
+
+impl Clone for R2 {
+    fn clone(&self) -> Self {
+        R2 {
+            step: self.step,
+            stats: self.stats.clone(),
+            batch: self.batch,
+        }
+    }
+
+    fn clone_from(&mut self, from: &Self) {
+        self.step = from.step;
+        self.stats.clone_from(&from.stats);
+        self.batch = from.batch;
+    }
 }
 
 impl R2 {
@@ -180,6 +239,14 @@ impl R2 {
 impl Policy for R2 {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
+        super::clone_over(self, into)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn parameters(&self) -> String {
@@ -224,12 +291,30 @@ impl Policy for R2 {
 }
 
 /// R3, UCB1 with the paper's normalisation by Xmax, after m pages of every site.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct R3 {
     initial: usize,
     stats: Stats,
     x_max: f64,
     total: usize,
+}
+
+impl Clone for R3 {
+    fn clone(&self) -> Self {
+        R3 {
+            initial: self.initial,
+            stats: self.stats.clone(),
+            x_max: self.x_max,
+            total: self.total,
+        }
+    }
+
+    fn clone_from(&mut self, from: &Self) {
+        self.initial = from.initial;
+        self.stats.clone_from(&from.stats);
+        self.x_max = from.x_max;
+        self.total = from.total;
+    }
 }
 
 impl R3 {
@@ -247,6 +332,14 @@ impl R3 {
 impl Policy for R3 {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
+        super::clone_over(self, into)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn parameters(&self) -> String {

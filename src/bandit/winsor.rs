@@ -29,7 +29,7 @@ use super::argmax;
 use super::pooled::Pool;
 
 /// A site's winsorised recent yield pooled with the crawl's (see the module documentation).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct WinsorUcb {
     pool: Pool,
     sites: Vec<SiteStats>,
@@ -51,6 +51,23 @@ struct SiteStats {
     largest: f64,
     largest_at: u64,
     second: f64,
+}
+
+impl Clone for WinsorUcb {
+    fn clone(&self) -> Self {
+        WinsorUcb {
+            pool: self.pool.clone(),
+            sites: self.sites.clone(),
+            first_unpulled: self.first_unpulled,
+        }
+    }
+
+    /// In place, keeping the sites' table's memory (see [`Policy::snapshot_over`]).
+    fn clone_from(&mut self, from: &Self) {
+        self.pool = from.pool.clone();
+        self.sites.clone_from(&from.sites);
+        self.first_unpulled = from.first_unpulled;
+    }
 }
 
 impl WinsorUcb {
@@ -87,6 +104,14 @@ impl WinsorUcb {
 impl Policy for WinsorUcb {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
+        super::clone_over(self, into)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn parameters(&self) -> String {
