@@ -51,6 +51,10 @@ struct SiteStats {
     largest: f64,
     largest_at: u64,
     second: f64,
+    /// The decayed sum with the largest reward counted at the second largest: what the index
+    /// scores. It changes only when the site is pulled, so it is made then, not at every
+    /// choice for every site (`powi` was a sixth of a choice over thousands of sites).
+    winsorised: f64,
 }
 
 impl Clone for WinsorUcb {
@@ -94,10 +98,8 @@ impl WinsorUcb {
         if s.pulls == 0 {
             return f64::INFINITY;
         }
-        // The largest reward's weight in the decayed sum is keep^(pages since it).
-        let age = (s.pulls - 1 - s.largest_at).min(i32::MAX as u64) as i32;
-        let sum = s.sum - self.pool.keep.powi(age) * (s.largest - s.second);
-        self.pool.bound_with(sum.max(0.0), s.count, rate, l)
+        self.pool
+            .bound_with(s.winsorised.max(0.0), s.count, rate, l)
     }
 }
 
@@ -150,6 +152,9 @@ impl Policy for WinsorUcb {
             s.second = reward;
         }
         s.pulls += 1;
+        // The largest reward's weight in the decayed sum is keep^(pages since it).
+        let age = (s.pulls - 1 - s.largest_at).min(i32::MAX as u64) as i32;
+        s.winsorised = s.sum - keep.powi(age) * (s.largest - s.second);
         self.pool.record(reward);
         if arm == self.first_unpulled {
             self.first_unpulled = (arm + 1..self.sites.len())
