@@ -193,11 +193,7 @@ impl PgStore {
         row: i64,
         written: Option<&SiteSummary>,
     ) -> Result<(), PersistError> {
-        let written = written.map(|summary| {
-            let mut bytes = Vec::new();
-            summary.put(&mut bytes);
-            bytes
-        });
+        let written = written.map(encode_row);
         let mut snapshot = Vec::new();
         let mut rest = Vec::new();
         let f = scopes.figures(id);
@@ -336,8 +332,7 @@ impl Persistence for PgStore {
         };
         if self.rows.lock().get(&row).is_some_and(|r| r.settled) {
             // Saved as settled by a journal save before its results were written.
-            let mut bytes = Vec::new();
-            retired.row.put(&mut bytes);
+            let bytes = encode_row(&retired.row);
             let folder = &self.crawl.results_at;
             self.crawl
                 .db
@@ -391,11 +386,7 @@ impl Persistence for PgStore {
         }
         let encoded: Vec<(&str, Vec<u8>)> = rows
             .iter()
-            .map(|r| {
-                let mut bytes = Vec::new();
-                r.put(&mut bytes);
-                (r.site.as_str(), bytes)
-            })
+            .map(|r| (r.site.as_str(), encode_row(r)))
             .collect();
         let (crawl, folder) = (&self.crawl.crawl, &self.crawl.results_at);
         Ok(self
@@ -414,6 +405,13 @@ impl Persistence for PgStore {
                 tx.commit()
             })?)
     }
+}
+
+/// A summary.csv row as `written_row` keeps it (the saved state's encoding).
+fn encode_row(summary: &SiteSummary) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    summary.put(&mut bytes);
+    bytes
 }
 
 /// Records that scope row `row`'s result files are in results folder `folder` (see
