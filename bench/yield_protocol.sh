@@ -16,6 +16,9 @@
 #     rustdoc16    its 16 largest sections (no root pages), links new to the whole crawl
 #     rustdoc-all  the 20 sections, every external link counted (AllExternal)
 #     gensite      bench/gen_site.py's site, split into sections
+#     scipy16s     SciPy's manual (python-scipy-doc) split by module (16 largest), each counted
+#                  as a site crawled on its own, as rustdoc16s is (added on 2026-11-27: the
+#                  tuning split had no sections counted on their own)
 #   TEST (never used for tuning)
 #     h-institutes, h-universities, h-sample                 bench/yield_heldout.py: another
 #                  generator (a link graph, not a reward series) and other seeds
@@ -51,7 +54,7 @@ mkdir -p "$P/data" "$OUT" "$P/roots"
 
 build
 ensure_nginx
-PACKAGES="python-django-doc postgresql-doc-15 python3-doc sphinx-doc git-doc ruby3.1-doc"
+PACKAGES="python-django-doc postgresql-doc-15 python3-doc sphinx-doc git-doc ruby3.1-doc python-scipy-doc python-pandas-doc"
 missing=""
 for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -73,6 +76,11 @@ add_root python /usr/share/doc/python3/html
 add_root sphinx /usr/share/doc/sphinx-doc/html
 add_root git /usr/share/doc/git-doc
 add_root ruby /usr/share/doc/ruby3.1-doc/html
+# A tuning manual: served like the others, never part of the test set's crawl of them.
+SCIPY=/usr/share/doc/python-scipy-doc/html
+[ -f "$SCIPY/index.html" ] && ln -sfn "$SCIPY" "$P/roots/scipy"
+PANDAS=/usr/share/doc/python-pandas-doc/html
+[ -f "$PANDAS/index.html" ] && ln -sfn "$PANDAS" "$P/roots/pandas"
 [ -f "$P/gensite/index.html" ] || python3 "$BENCH_DIR/gen_site.py" "$P/gensite" 20000 11 skewed
 
 user_line=""
@@ -133,6 +141,16 @@ if [ -d "$RUSTDOC" ]; then
     replay tune rustdoc "$P/data/rustdoc.csv"
     replay tune rustdoc16 "$P/data/rustdoc16.csv"
     replay tune rustdoc-all "$P/data/rustdoc-all.csv"
+fi
+if [ -f "$SCIPY/index.html" ]; then
+    pcrawl scipy scipy.docs.test:127.0.0.1 "http://scipy.docs.test:$YPORT/;8;1000;0"
+    python3 "$BENCH_DIR/yield_sections.py" "$(one_site scipy)" "$P/data/scipy16s.csv" SectionNew module 16
+    replay tune scipy16s "$P/data/scipy16s.csv"
+fi
+if [ -f "$PANDAS/index.html" ]; then
+    pcrawl pandas pandas.docs.test:127.0.0.1 "http://pandas.docs.test:$YPORT/;8;1000;0"
+    python3 "$BENCH_DIR/yield_sections.py" "$(one_site pandas)" "$P/data/pandas16s.csv" SectionNew module 16
+    replay tune pandas16s "$P/data/pandas16s.csv"
 fi
 pcrawl gensite gensite.test:127.0.0.1 "http://gensite.test:$YPORT/;8;1000;0"
 python3 "$BENCH_DIR/yield_sections.py" "$(one_site gensite)" "$P/data/gensite.csv" Reward
