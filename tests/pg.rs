@@ -985,7 +985,40 @@ fn two_budgeted_processes_split_the_budget_as_one_process_does() {
     }
     assert_eq!(got, expected);
     assert_eq!(fetched_in(&db, "budgeted"), 70);
+    // A budgeted crawl keeps its scopes to the end and writes them then: the rows are
+    // recorded with the folder that holds them (`DataManager::written_at_end`), so a process
+    // started again there lists them.
+    for d in &dirs {
+        let written: Vec<String> = fetched_per_site(&d.path().join("results"))
+            .into_keys()
+            .collect();
+        assert_eq!(
+            recorded_in(&db, "budgeted", &d.path().join("results")),
+            written,
+            "{}",
+            output(d.path())
+        );
+    }
     drop(web);
+}
+
+/// The sites whose rows the database records as written in results folder `folder`.
+fn recorded_in(db: &PgServer, crawl: &str, folder: &Path) -> Vec<String> {
+    let suffix = format!(":{}", folder.display());
+    let mut sites: Vec<String> = db
+        .client()
+        .query(
+            "SELECT origin, written_to FROM rccrawler_scopes \
+             WHERE crawl = $1 AND written_row IS NOT NULL",
+            &[&crawl],
+        )
+        .unwrap()
+        .iter()
+        .filter(|r| r.get::<_, String>(1).ends_with(&suffix))
+        .map(|r| r.get(0))
+        .collect();
+    sites.sort();
+    sites
 }
 
 /// See: issue 20. The process crawling a budgeted crawl is killed; the one waiting takes
