@@ -26,6 +26,7 @@ pub mod guard;
 pub mod oracle;
 pub mod paper;
 pub mod pooled;
+mod ranked;
 pub mod replay;
 pub mod thompson;
 pub mod ucb;

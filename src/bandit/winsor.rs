@@ -27,6 +27,7 @@
 use super::Policy;
 use super::argmax;
 use super::pooled::Pool;
+use super::ranked::Ranked;
 
 /// A site's winsorised recent yield pooled with the crawl's (see the module documentation).
 #[derive(Debug)]
@@ -36,6 +37,8 @@ pub struct WinsorUcb {
     /// Every site below it has been pulled: a site never pulled has an infinite index, so the
     /// first such site offered is the choice, found without scoring thousands of others.
     first_unpulled: usize,
+    /// The pulled sites by pulls and winsorised sum: the best index without scoring them all.
+    ranked: Ranked,
 }
 
 /// What the rule knows of one site.
@@ -63,6 +66,7 @@ impl Clone for WinsorUcb {
             pool: self.pool.clone(),
             sites: self.sites.clone(),
             first_unpulled: self.first_unpulled,
+            ranked: self.ranked.clone(),
         }
     }
 
@@ -71,6 +75,7 @@ impl Clone for WinsorUcb {
         self.pool = from.pool.clone();
         self.sites.clone_from(&from.sites);
         self.first_unpulled = from.first_unpulled;
+        self.ranked.clone_from(&from.ranked);
     }
 }
 
@@ -82,6 +87,7 @@ impl WinsorUcb {
             pool: Pool::new(window, prior_pages, exploration),
             sites: vec![SiteStats::default(); k],
             first_unpulled: 0,
+            ranked: Ranked::default(),
         }
     }
 
@@ -130,6 +136,15 @@ impl Policy for WinsorUcb {
             return a;
         }
         let (rate, l) = (self.pool.rate(), self.pool.log_term());
+        // Every site offered has been pulled. Many of them: one scored per group of equal
+        // pulls (`Ranked`); a few of many pulled: scored each (finding them in the groups
+        // would cost more). The same choice either way.
+        if arms.len() >= 64 && arms.len() * 4 >= self.ranked.len() {
+            return self
+                .ranked
+                .argmax(arms, |a| self.index_with(a, rate, l))
+                .unwrap_or(arms[0]);
+        }
         argmax(arms, |a| self.index_with(a, rate, l))
     }
 
@@ -141,6 +156,7 @@ impl Policy for WinsorUcb {
 
     fn update(&mut self, arm: usize, reward: f64) {
         let s = &mut self.sites[arm];
+        self.ranked.remove(arm, s.pulls, s.winsorised);
         let keep = self.pool.keep;
         s.sum = keep * s.sum + reward;
         s.count = keep * s.count + 1.0;
@@ -155,6 +171,7 @@ impl Policy for WinsorUcb {
         // The largest reward's weight in the decayed sum is keep^(pages since it).
         let age = (s.pulls - 1 - s.largest_at).min(i32::MAX as u64) as i32;
         s.winsorised = s.sum - keep.powi(age) * (s.largest - s.second);
+        self.ranked.insert(arm, s.pulls, s.winsorised);
         self.pool.record(reward);
         if arm == self.first_unpulled {
             self.first_unpulled = (arm + 1..self.sites.len())
@@ -202,6 +219,38 @@ mod tests {
             };
             p.update(a, (next() % 5) as f64);
         }
+    }
+
+    #[test]
+    fn the_choice_among_many_sites_is_the_first_best_index_as_a_scan_finds_it() {
+        // 600 sites, rewards mostly 0 (many sites share pulls and sums: ties everywhere),
+        // offered in random subsets, dense and sparse: the grouped choice (`Ranked`) is the
+        // plain scan's.
+        let mut p = WinsorUcb::new(600, 3, 5.0, 0.3);
+        let mut state = 5u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        for a in 0..600 {
+            p.update(a, [0.0, 0.0, 0.0, 1.0, 7.0][next() % 5]);
+        }
+        for step in 0..4000 {
+            let keep = [2, 3, 40][step % 3];
+            let arms: Vec<usize> = (0..600).filter(|_| next() % keep != 0).collect();
+            let rate = p.pool.rate();
+            let chosen = p.select(&arms);
+            assert_eq!(chosen, argmax(&arms, |a| p.index(a, rate)), "step {step}");
+            let a = if step % 2 == 0 { chosen } else { next() % 600 };
+            p.update(a, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 40.0][next() % 7]);
+        }
+        // A copy made over another chooses as the rule.
+        let mut copy = WinsorUcb::new(1, 3, 5.0, 0.3);
+        copy.clone_from(&p);
+        let arms: Vec<usize> = (0..600).collect();
+        assert_eq!(copy.select(&arms), p.select(&arms));
     }
 
     #[test]
