@@ -186,22 +186,26 @@ mod tests {
     use super::super::tests::run;
     use super::*;
 
-    #[test]
-    fn a_site_never_pulled_is_chosen_as_the_scores_would_choose_it() {
-        let mut p = WinsorUcb::new(40, 10, 5.0, 0.3);
-        let mut state = 11u64;
-        let mut next = || {
+    /// A fixed stream of pseudo-random numbers (a linear congruential generator).
+    fn numbers(mut state: u64) -> impl FnMut() -> usize {
+        move || {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             (state >> 33) as usize
-        };
+        }
+    }
+
+    #[test]
+    fn a_site_never_pulled_is_chosen_as_the_scores_would_choose_it() {
+        let mut p = WinsorUcb::new(40, 10, 5.0, 0.3);
+        let mut next = numbers(11u64);
         for step in 0..400 {
             if step == 200 {
                 p.grow(50);
             }
             let k = p.sites.len();
-            let arms: Vec<usize> = (0..k).filter(|_| next() % 4 != 0).collect();
+            let arms: Vec<usize> = (0..k).filter(|_| !next().is_multiple_of(4)).collect();
             if arms.is_empty() {
                 continue;
             }
@@ -227,19 +231,13 @@ mod tests {
         // offered in random subsets, dense and sparse: the grouped choice (`Ranked`) is the
         // plain scan's.
         let mut p = WinsorUcb::new(600, 3, 5.0, 0.3);
-        let mut state = 5u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as usize
-        };
+        let mut next = numbers(5u64);
         for a in 0..600 {
             p.update(a, [0.0, 0.0, 0.0, 1.0, 7.0][next() % 5]);
         }
         for step in 0..4000 {
             let keep = [2, 3, 40][step % 3];
-            let arms: Vec<usize> = (0..600).filter(|_| next() % keep != 0).collect();
+            let arms: Vec<usize> = (0..600).filter(|_| !next().is_multiple_of(keep)).collect();
             let rate = p.pool.rate();
             let chosen = p.select(&arms);
             assert_eq!(chosen, argmax(&arms, |a| p.index(a, rate)), "step {step}");
