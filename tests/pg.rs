@@ -601,6 +601,46 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
     assert!(out.contains("newer than this rccrawler"), "{out}");
 }
 
+/// See: issue 44 — "LIMIT must not be negative (2201W)" named neither the query's values nor
+/// which of them was wrong. A query the server refuses as ours to fix (SQLSTATE class 22 or
+/// 42; here a column an outside hand dropped) names its purpose and the values it sent.
+#[test]
+fn a_query_refused_as_wrong_names_its_purpose_and_the_values_sent() {
+    let Some(db) = pg::server("a_query_refused_as_wrong_names_its_values") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<title>A</title>");
+    let mut c = db.client();
+    let version = usize::try_from(rccrawler::data::pg::schema::VERSION).unwrap();
+    rccrawler::data::pg::schema::create_at_version(&mut c, version).unwrap();
+    c.batch_execute("ALTER TABLE rccrawler_scopes DROP COLUMN written_to")
+        .unwrap();
+    let dir = common::prepare(
+        &[web.origin("a.test")],
+        &[
+            ("DataManager", "PgDM"),
+            ("DatabaseUrl", &db.url),
+            ("CrawlName", "broken"),
+        ],
+    );
+    let (status, out) = run(dir.path(), &[]);
+    assert_eq!(status.code(), Some(1), "{out}");
+    // The folder is recorded as host:path (several machines share the database).
+    let folder = dir.path().join("results").canonicalize().unwrap();
+    let said = format!(
+        "reading the sites written here (at {}) with crawl = \"broken\", folder = \"",
+        db.url
+    );
+    assert!(
+        out.contains(&said)
+            && out.contains(&format!("{}\": column", folder.display()))
+            && out.contains("(42703)"),
+        "expected {said}…{}: {out}",
+        folder.display()
+    );
+}
+
 #[test]
 fn another_hosts_txt_is_refused_while_the_crawl_runs_elsewhere() {
     let Some(db) = pg::server("another_hosts_txt_is_refused") else {
@@ -1167,4 +1207,84 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
     assert_eq!(store.written_before().unwrap(), vec![row]);
     let (elsewhere, _coordinator) = open(there.path());
     assert!(elsewhere.written_before().unwrap().is_empty());
+}
+
+/// See: issue 44. Three processes share a slow six-site web (`;4;6;5`, every answer 0.75 s,
+/// the default automatic window, `LeaseSeconds = 5`): the downloaders starve for the whole
+/// crawl, which lasts over 45 s. The window grew by a quarter every tenth of a second until
+/// its size overflowed the database's `LIMIT` (every process died together at ~19 s). The
+/// crawl must finish, and the export must hold the graphs one process writes.
+#[test]
+fn a_long_shared_crawl_with_starved_downloaders_finishes_with_the_single_process_graphs() {
+    let Some(db) = pg::server("a_long_shared_crawl_with_starved_downloaders") else {
+        return;
+    };
+    const PAGES: u64 = 120;
+    let delay = Duration::from_millis(750);
+    let web = TestWeb::new();
+    for (i, host) in SITES[..6].iter().enumerate() {
+        webgen::install(
+            &web,
+            WebSpec {
+                host,
+                pages: PAGES,
+                seed: 4400 + i as u64,
+                delay,
+                slow: Vec::new(),
+            },
+        );
+    }
+    let lines: Vec<String> = SITES[..6]
+        .iter()
+        .map(|h| format!("{};4;6;5", web.origin(h)))
+        .collect();
+    let started = Instant::now();
+    // The single process's crawl runs beside the shared one (the answers only sleep).
+    let reference = {
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            let c = common::crawl(&lines, &[("TimeoutSeconds", "600")]);
+            folders(&c.results())
+        })
+    };
+    let dirs: Vec<_> = (0..3)
+        .map(|i| {
+            let ua = format!("rccrawler-test-p{i}");
+            common::prepare(
+                &lines,
+                &[
+                    ("DataManager", "PgDM"),
+                    ("DatabaseUrl", db.url.as_str()),
+                    ("CrawlName", "shared"),
+                    ("UserAgent", ua.as_str()),
+                    ("LeaseSeconds", "5"),
+                    ("TimeoutSeconds", "600"),
+                ],
+            )
+        })
+        .collect();
+    let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
+    for (c, d) in children.iter_mut().zip(&dirs) {
+        let status = wait(c, Duration::from_secs(240), d.path());
+        assert!(status.success(), "{}", output(d.path()));
+    }
+    let took = started.elapsed();
+    // About 255 fetches a site (pages, redirects, copies, missing pages), at most 4 at a time,
+    // 0.75 s each: over 45 s whatever the processes do.
+    assert!(took >= Duration::from_secs(45), "the crawl took {took:?}");
+    assert!(
+        scope_states(&db).iter().all(|(_, s)| s == "done"),
+        "{:?}",
+        scope_states(&db)
+    );
+    let expected = reference.join().unwrap();
+    assert_eq!(expected.len(), 6);
+    let exported = export(dirs[0].path());
+    assert_eq!(
+        exported.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (site, files) in &expected {
+        assert_eq!(&exported[site], files, "{site}: exported graph differs");
+    }
 }

@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
-use super::window::{ADAPT_PERIOD, Window};
+use super::window::{ADAPT_PERIOD, Pressure, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::context::{Context, ScopeCounts, ScopeFeeder};
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
@@ -287,13 +287,18 @@ impl ScopeFeeder for Feeder {
             let mut adapted = self.adapted.lock();
             let period = adapted.0.elapsed();
             if period >= ADAPT_PERIOD {
-                let spare = adapted.1.spare();
-                let starved = ctx.dispatcher.take_starved();
-                let more =
-                    self.seeds.unopened() > 0 || ctx.coordinator.scopes_per_process().is_some();
-                let writing_behind = ctx.settled.as_ref().is_some_and(|tx| !tx.is_empty());
-                self.window
-                    .adapt(period, starved, more, spare, writing_behind);
+                let openable = self
+                    .seeds
+                    .live()
+                    .saturating_add(self.seeds.unopened())
+                    .saturating_add(ctx.coordinator.outstanding());
+                self.window.adapt(&Pressure {
+                    period,
+                    starved: ctx.dispatcher.take_starved(),
+                    spare: adapted.1.spare(),
+                    writing_behind: ctx.settled.as_ref().is_some_and(|tx| !tx.is_empty()),
+                    openable,
+                });
                 adapted.0 = Instant::now();
             }
         }

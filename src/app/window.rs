@@ -11,7 +11,11 @@
 //! the processors had time to spare: more sites keep
 //! the downloads busy. With the processors saturated the crawl is bound by the CPU and more
 //! sites would only take memory. It never shrinks: a window that was needed once is needed
-//! again at the next slow moment.
+//! again at the next slow moment. It never grows past the scopes that could fill it (those
+//! open, those not tried yet, and in a shared crawl those outstanding elsewhere), nor past
+//! `ScopesPerProcess`: a shared crawl whose other processes held scopes grew it by a quarter
+//! every tenth of a second for as long as it ran, until its size no longer fit the database's
+//! `LIMIT` (issue 44).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -59,33 +63,52 @@ impl Window {
         self.size.load(Ordering::Relaxed)
     }
 
-    /// Over the last `period`, downloaders waited `starved` in all for a ready site (with the
-    /// parsers idle), and the processors had time to `spare` or not: grows an automatic window
-    /// by a quarter if that was a quarter of the period or more, there are scopes left to open
-    /// (`more`) and no settled scope waits to be written (`writing_behind`: then writing the
-    /// results is what the downloads wait for, and more open scopes would only wait too — 4,000
-    /// one-page sites grew the window to 3,149 scopes and 230 MB).
-    pub(super) fn adapt(
-        &self,
-        period: Duration,
-        starved: Duration,
-        more: bool,
-        spare: bool,
-        writing_behind: bool,
-    ) {
+    /// Grows an automatic window by a quarter (see [`Pressure`] for when), to at most
+    /// `ScopesPerProcess` and the scopes that could fill it: its size is never more than
+    /// `max(its first size, p.openable)`.
+    pub(super) fn adapt(&self, p: &Pressure) {
         let size = self.size();
-        if !self.grows || !spare || !more || writing_behind || starved < period / 4 {
+        if !self.grows
+            || !p.spare
+            || p.openable <= size
+            || p.writing_behind
+            || p.starved < p.period / 4
+        {
             return;
         }
-        let next = size.saturating_add((size / 4).max(1)).min(self.most);
-        self.size.store(next, Ordering::Relaxed);
+        let next = size
+            .saturating_add((size / 4).max(1))
+            .min(self.most)
+            .min(p.openable);
+        self.size.store(next.max(size), Ordering::Relaxed);
     }
+}
+
+/// What the window saw over the last `period`. It grows when the downloaders waited for a
+/// ready site (with the parsers idle) a quarter of the period or more (`starved`), the
+/// processors had time to `spare`, more scopes could be opened than it holds (`openable`), and
+/// no settled scope waits to be written (`writing_behind`: then writing the results is what
+/// the downloads wait for, and more open scopes would only wait too — 4,000 one-page sites
+/// grew the window to 3,149 scopes and 230 MB).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pressure {
+    /// How long since the window last looked.
+    pub(super) period: Duration,
+    /// How long the downloaders waited for a ready site in that time.
+    pub(super) starved: Duration,
+    /// Whether the processors had time to spare.
+    pub(super) spare: bool,
+    /// Whether settled scopes wait to be written.
+    pub(super) writing_behind: bool,
+    /// The scopes that exist, are not finished and this process could open: those open now,
+    /// those not tried yet, and (a shared crawl) those outstanding elsewhere.
+    pub(super) openable: usize,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::coord::Solo;
+    use crate::data::coord::{Coordinator, Solo};
 
     fn settings(lines: &str) -> Settings {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -94,37 +117,109 @@ mod tests {
         Settings::load(&path).expect("valid settings").0
     }
 
+    /// Starved, with processors to spare and nothing behind: the window grows if it may.
+    fn starved(openable: usize) -> Pressure {
+        Pressure {
+            period: ADAPT_PERIOD,
+            starved: ADAPT_PERIOD * 3,
+            spare: true,
+            writing_behind: false,
+            openable,
+        }
+    }
+
+    /// A shared crawl (PgDM) with `ScopesPerProcess` unset.
+    #[derive(Debug)]
+    struct Shared;
+    impl Coordinator for Shared {
+        fn scopes_per_process(&self) -> Option<usize> {
+            Some(usize::MAX)
+        }
+    }
+
     #[test]
     fn an_automatic_window_grows_only_when_starved_with_processors_to_spare() {
         let w = Window::new(&settings(""), &Solo, 1000);
         let p = ADAPT_PERIOD;
         assert_eq!(w.size(), FIRST_WINDOW);
-        w.adapt(p, p * 3, false, true, false);
+        w.adapt(&starved(FIRST_WINDOW));
         assert_eq!(w.size(), FIRST_WINDOW, "nothing more to open: no growth");
-        w.adapt(p, p / 10, true, true, false);
+        w.adapt(&Pressure {
+            starved: p / 10,
+            ..starved(1000)
+        });
         assert_eq!(w.size(), FIRST_WINDOW, "hardly waited: no growth");
-        w.adapt(p, p * 3, true, false, false);
+        w.adapt(&Pressure {
+            spare: false,
+            ..starved(1000)
+        });
         assert_eq!(w.size(), FIRST_WINDOW, "processors saturated: no growth");
         // See: issue 18 — settled scopes waiting to be written grew the window without end.
-        w.adapt(p, p * 3, true, true, true);
+        w.adapt(&Pressure {
+            writing_behind: true,
+            ..starved(1000)
+        });
         assert_eq!(
             w.size(),
             FIRST_WINDOW,
             "results being written are the bound: no growth"
         );
-        w.adapt(p, p * 3, true, true, false);
+        w.adapt(&starved(1000));
         assert_eq!(w.size(), FIRST_WINDOW + FIRST_WINDOW / 4);
+    }
+
+    /// An hour of growth steps (one a tenth of a second).
+    const HOUR_OF_STEPS: usize = 36_000;
+
+    // See: issue 44 — a shared crawl's window grew 16 × 1.25^k for as long as the downloaders
+    // starved, until PostgreSQL refused `LIMIT -N` (every process died at ~19 s).
+    #[test]
+    fn an_hour_of_starved_growth_stays_within_the_scopes_that_could_fill_it() {
+        for (coordinator, scopes, openable) in [
+            (&Shared as &dyn Coordinator, 6, 6),
+            (&Shared, 6, 40),
+            (&Solo, 5000, 5000),
+            (&Shared, 3, 100_000),
+        ] {
+            let w = Window::new(&settings(""), coordinator, scopes);
+            let mut largest = 0;
+            for _ in 0..HOUR_OF_STEPS {
+                w.adapt(&starved(openable));
+                largest = largest.max(w.size());
+            }
+            assert!(
+                largest <= openable.max(FIRST_WINDOW),
+                "{coordinator:?} {openable}: {largest}"
+            );
+            assert_eq!(
+                w.size(),
+                openable.max(FIRST_WINDOW),
+                "it grows to the bound"
+            );
+        }
+        // ScopesPerProcess bounds it too.
+        #[derive(Debug)]
+        struct PerProcess(usize);
+        impl Coordinator for PerProcess {
+            fn scopes_per_process(&self) -> Option<usize> {
+                Some(self.0)
+            }
+        }
+        let w = Window::new(&settings(""), &PerProcess(20), 9);
+        for _ in 0..HOUR_OF_STEPS {
+            w.adapt(&starved(10_000));
+        }
+        assert_eq!(w.size(), 20);
     }
 
     #[test]
     fn a_set_window_and_a_budgeted_crawl_do_not_grow() {
-        let p = ADAPT_PERIOD;
         let w = Window::new(&settings("ActiveScopes = 3\n"), &Solo, 1000);
-        w.adapt(p, p * 3, true, true, false);
+        w.adapt(&starved(1000));
         assert_eq!(w.size(), 3);
         let b = Window::new(&settings("PageBudget = 50\n"), &Solo, 40);
         assert_eq!(b.size(), 40, "a budget rule needs every arm");
-        b.adapt(p, p * 3, true, true, false);
+        b.adapt(&starved(1000));
         assert_eq!(b.size(), 40);
     }
 }

@@ -45,7 +45,7 @@ fn open_db(settings: &Settings) -> Result<Db, PgError> {
 pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
     let mut db = open_db(settings)?;
     let crawl = &settings.database.crawl;
-    let rows = db.run("reading the crawl", |c| {
+    let rows = db.run("reading the crawl", &[("crawl", crawl)], |c| {
         let rows = c.query(
             "SELECT s.origin, s.state, s.owner, \
              extract(epoch FROM s.lease_until - now())::float8, s.pages, s.pending, s.fetched, \
@@ -90,7 +90,7 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
 pub fn read_saved(settings: &Settings) -> Result<Vec<SavedScope>, PgError> {
     let mut db = open_db(settings)?;
     let crawl = &settings.database.crawl;
-    let saved = db.run("reading scopes", |c| {
+    let saved = db.run("reading scopes", &[("crawl", crawl)], |c| {
         let rows = c.query(
             "SELECT s.id, s.origin, n.data FROM rccrawler_scopes s \
              LEFT JOIN rccrawler_snapshots n ON n.scope = s.id WHERE s.crawl = $1 ORDER BY s.id",

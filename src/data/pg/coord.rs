@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::PgCrawl;
+use super::db::bigint;
 use super::scope_state::{self, Registered};
 use crate::data::coord::{CoordError, Coordinator, ScopeClaim};
 use crate::schedule::BudgetGrant;
@@ -35,9 +36,11 @@ impl Coordinator for PgCoordinator {
     fn register_seeds(&self, seeds: &[Origin]) -> Result<(), CoordError> {
         let origins: Vec<String> = seeds.iter().map(Origin::to_string).collect();
         let crawl = &self.crawl.crawl;
-        let registered = self.crawl.db.lock().run("registering the seeds", |c| {
-            scope_state::register(c, crawl, &origins)
-        })?;
+        let registered = self.crawl.db.lock().run(
+            "registering the seeds",
+            &[("crawl", crawl), ("origins", &origins)],
+            |c| scope_state::register(c, crawl, &origins),
+        )?;
         if let Registered::Refused { live } = registered {
             return Err(CoordError::Refused {
                 crawl: crawl.clone(),
@@ -62,13 +65,22 @@ impl Coordinator for PgCoordinator {
         let secs = self.crawl.lease.as_secs_f64();
         let mut db = self.crawl.db.lock();
         let exclusive = self.crawl.exclusive;
-        let (claimed, elsewhere) = db.run("claiming a scope", |c| {
-            if exclusive {
-                scope_state::claim_exclusive(c, crawl, &name, owner, secs)
-            } else {
-                Ok((scope_state::claim(c, crawl, &name, owner, secs)?, 0))
-            }
-        })?;
+        let (claimed, elsewhere) = db.run(
+            "claiming a scope",
+            &[
+                ("crawl", crawl),
+                ("origin", &name),
+                ("owner", owner),
+                ("lease seconds", &secs),
+            ],
+            |c| {
+                if exclusive {
+                    scope_state::claim_exclusive(c, crawl, &name, owner, secs)
+                } else {
+                    Ok((scope_state::claim(c, crawl, &name, owner, secs)?, 0))
+                }
+            },
+        )?;
         self.crawl.waiting_for(elsewhere);
         let Some(claimed) = claimed else {
             return Ok(None);
@@ -110,13 +122,16 @@ impl Coordinator for PgCoordinator {
         let settled = self.crawl.settler.lock().finish();
         self.crawl.stop_renewing();
         let owner = &self.crawl.owner;
-        self.crawl.db.lock().run("handing back scopes", |c| {
-            let mut tx = c.transaction()?;
-            scope_state::hand_back(&mut tx, owner)?;
-            // Budget reserved and not spent goes back to the crawl.
-            tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
-            tx.commit()
-        })?;
+        self.crawl
+            .db
+            .lock()
+            .run("handing back scopes", &[("owner", owner)], |c| {
+                let mut tx = c.transaction()?;
+                scope_state::hand_back(&mut tx, owner)?;
+                // Budget reserved and not spent goes back to the crawl.
+                tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
+                tx.commit()
+            })?;
         settled?;
         Ok(())
     }
@@ -127,10 +142,13 @@ impl Coordinator for PgCoordinator {
 
     fn share_budget(&self, total: u64, want: u64) -> Result<BudgetGrant, CoordError> {
         let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
-        let (total, want) = (total as i64, want as i64);
+        let (total, want) = (bigint(total), bigint(want));
         let secs = self.crawl.lease.as_secs_f64();
         let exclusive = self.crawl.exclusive;
-        let (granted, last) = self.crawl.db.lock().run("reserving page budget", |c| {
+        let (granted, last) = self.crawl.db.lock().run(
+            "reserving page budget",
+            &[("crawl", crawl), ("owner", owner), ("total", &total), ("want", &want)],
+            |c| {
             let mut tx = c.transaction()?;
             // One reservation at a time per crawl: the crawl's row is the lock.
             tx.execute(
@@ -171,7 +189,8 @@ impl Coordinator for PgCoordinator {
             // Nothing left, and nobody holds any that could come back.
             Ok((granted, free == granted && others == 0))
         })?;
-        let granted = granted as u64;
+        // Never negative: the smaller of what was wanted and what was free (both at least 0).
+        let granted = u64::try_from(granted).unwrap_or(0);
         Ok(if last {
             BudgetGrant::Last(granted)
         } else {

@@ -90,6 +90,46 @@ pub(crate) fn describe(e: &postgres::Error) -> String {
     text
 }
 
+/// `n` as the database's `bigint`: saturated at `i64::MAX`, never wrapped to a negative
+/// number (a size grown past `i64::MAX` became `LIMIT -N`).
+pub(crate) fn bigint<N: TryInto<i64>>(n: N) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
+/// The values a query sends, named, for the message of an error that is a bug of ours.
+pub(crate) type Sent<'a> = &'a [(&'a str, &'a dyn std::fmt::Debug)];
+
+/// How much of one value's text an error message shows.
+const SHOWN_VALUE: usize = 200;
+
+/// Whether a query's SQLSTATE says the query itself was wrong, not the server or the
+/// connection: class 22 (data exception: a negative `LIMIT`, a value out of range) and 42
+/// (syntax or access rule: a column that does not exist). The query is ours, so the values it
+/// sent are what the next bug report needs.
+pub(crate) fn our_bug(code: Option<&str>) -> bool {
+    code.is_some_and(|c| c.starts_with("22") || c.starts_with("42"))
+}
+
+/// What a failed query was for, where, and (for [`our_bug`]) the values it sent, each cut to
+/// [`SHOWN_VALUE`] characters.
+fn purpose(what: &str, url: &str, sent: Sent<'_>, code: Option<&str>) -> String {
+    let mut text = format!("{what} (at {url})");
+    if our_bug(code) && !sent.is_empty() {
+        let values: Vec<String> = sent
+            .iter()
+            .map(|(name, value)| {
+                let shown = format!("{value:?}");
+                match shown.char_indices().nth(SHOWN_VALUE) {
+                    Some((cut, _)) => format!("{name} = {}…", &shown[..cut]),
+                    None => format!("{name} = {shown}"),
+                }
+            })
+            .collect();
+        text.push_str(&format!(" with {}", values.join(", ")));
+    }
+    text
+}
+
 /// Attempts at a query whose connection fails, and the first pause (doubling each time):
 /// 0.2 + 0.4 + 0.8 + 1.6 + 3.2 s, about six seconds of outage survived.
 const ATTEMPTS: u32 = 6;
@@ -173,9 +213,13 @@ impl Db {
 
     /// Runs `f` (one query, or one transaction: it must be all-or-nothing, since a lost
     /// connection runs it again), reconnecting and retrying while the connection fails.
+    /// `what` says what the query is for and `sent` the values it sends, named: an error that
+    /// is a bug of ours (see [`our_bug`]) shows them, so the next one is found from its
+    /// message.
     pub(crate) fn run<T>(
         &mut self,
         what: &str,
+        sent: Sent<'_>,
         mut f: impl FnMut(&mut Client) -> Result<T, postgres::Error>,
     ) -> Result<T, PgError> {
         let mut pause = FIRST_PAUSE;
@@ -200,8 +244,9 @@ impl Db {
                     if transient(&source) {
                         self.client = None;
                     }
+                    let code = source.code().map(|c| c.code());
                     return Err(PgError::Query {
-                        what: format!("{what} (at {})", self.url),
+                        what: purpose(what, &self.url, sent, code),
                         source,
                     });
                 }
@@ -225,6 +270,36 @@ mod tests {
             "host=db user=crawler password=*** dbname=crawl"
         );
         assert_eq!(redact("postgres://db/crawl"), "postgres://db/crawl");
+    }
+
+    // See: issue 44 — "LIMIT must not be negative" named neither the query nor the limit.
+    #[test]
+    fn an_error_of_ours_names_the_values_sent_and_a_server_error_does_not() {
+        let limit: i64 = -4;
+        let origins: Vec<String> = (0..100).map(|i| format!("http://s{i}.test")).collect();
+        let sent: Sent<'_> = &[
+            ("crawl", &"shared"),
+            ("limit", &limit),
+            ("origins", &origins),
+        ];
+        let bug = purpose("looking for scopes", "postgres://db/c", sent, Some("2201W"));
+        assert!(
+            bug.starts_with("looking for scopes (at postgres://db/c) with crawl = \"shared\", limit = -4, origins = [\"http://s0.test\""),
+            "{bug}"
+        );
+        assert!(
+            bug.ends_with('…') && bug.len() < 400,
+            "a long value is cut: {bug}"
+        );
+        let syntax = purpose("reading", "u", &[("crawl", &"c")], Some("42703"));
+        assert!(syntax.ends_with("with crawl = \"c\""), "{syntax}");
+        for code in [Some("08006"), Some("57P01"), Some("23505"), None] {
+            assert_eq!(
+                purpose("reading", "u", sent, code),
+                "reading (at u)",
+                "{code:?}"
+            );
+        }
     }
 
     #[test]

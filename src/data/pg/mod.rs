@@ -44,7 +44,7 @@ pub use store::PgStore;
 
 use crate::settings::Settings;
 use crate::site::Origin;
-use db::Db;
+use db::{Db, bigint};
 use renew::ClaimRenewer;
 use settle::Settler;
 
@@ -148,25 +148,29 @@ impl PgCrawl {
     /// Counts the scopes outstanding elsewhere, and lists up to `room` scopes nobody holds.
     fn look(&self, room: usize) -> Result<Vec<Origin>, PgError> {
         let (crawl, owner) = (&self.crawl, &self.owner);
-        let limit = room as i64;
+        let limit = bigint(room);
         // The count is stored under the connection's lock, which claims also hold: a claim
         // is never counted both in the count and in the decrement that follows it.
         let mut db = self.db.lock();
         let exclusive = self.exclusive;
-        let (outstanding, origins, elsewhere) = db.run("looking for scopes", |c| {
-            let outstanding = scope_state::outstanding(c, crawl, owner)?;
-            let elsewhere = if exclusive {
-                scope_state::held_elsewhere(c, crawl, owner)?
-            } else {
-                0
-            };
-            let origins = if elsewhere > 0 {
-                Vec::new()
-            } else {
-                scope_state::claimable(c, crawl, limit)?
-            };
-            Ok((outstanding, origins, elsewhere))
-        })?;
+        let (outstanding, origins, elsewhere) = db.run(
+            "looking for scopes",
+            &[("crawl", crawl), ("owner", owner), ("limit", &limit)],
+            |c| {
+                let outstanding = scope_state::outstanding(c, crawl, owner)?;
+                let elsewhere = if exclusive {
+                    scope_state::held_elsewhere(c, crawl, owner)?
+                } else {
+                    0
+                };
+                let origins = if elsewhere > 0 {
+                    Vec::new()
+                } else {
+                    scope_state::claimable(c, crawl, limit)?
+                };
+                Ok((outstanding, origins, elsewhere))
+            },
+        )?;
         self.outstanding
             .store(usize::try_from(outstanding).unwrap_or(0), Ordering::SeqCst);
         drop(db);

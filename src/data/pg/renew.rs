@@ -41,7 +41,10 @@ impl ClaimRenewer {
                         recv(stopped) -> _ => return,
                         default(every) => {}
                     }
-                    let renewed = db.run("renewing leases", |c| {
+                    let renewed = db.run(
+                        "renewing leases",
+                        &[("owner", &owner), ("lease seconds", &secs)],
+                        |c| {
                         c.execute(
                             "UPDATE rccrawler_processes SET lease_until = now() + make_interval(secs => $2) \
                              WHERE owner = $1",

@@ -141,7 +141,7 @@ const MIGRATION_LOCK: i64 = 0x0072_6363_7261_776c;
 
 /// Brings the schema to [`VERSION`]; returns the version found.
 pub(crate) fn migrate(db: &mut Db) -> Result<i32, PgError> {
-    let found = db.run("migrating the schema", |c| {
+    let found = db.run("migrating the schema", &[("to version", &VERSION)], |c| {
         let mut tx = c.transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
         tx.batch_execute("CREATE TABLE IF NOT EXISTS rccrawler_schema (version integer NOT NULL)")?;

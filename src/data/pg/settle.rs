@@ -115,9 +115,16 @@ fn settle(setup: &Setup, db: &mut Option<Db>, job: &Job) -> Result<(), PgError> 
         None => db.insert(Db::connect_later(&setup.url)?),
     };
     let (row, owner, state, save) = (job.row, &setup.owner, job.state, &job.save);
-    let marked = db.run("marking a scope settled", |c| {
-        scope_state::settle(c, row, state, owner, save)
-    })?;
+    let marked = db.run(
+        "marking a scope settled",
+        &[
+            ("scope", &row),
+            ("state", &state),
+            ("owner", owner),
+            ("save", save),
+        ],
+        |c| scope_state::settle(c, row, state, owner, save),
+    )?;
     if !marked {
         return Err(PgError::LeaseLost(job.origin.clone()));
     }

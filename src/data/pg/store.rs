@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 
-use super::db::PgError;
+use super::db::{PgError, bigint};
 use super::scope_state::{self, ScopeState, SnapshotTurn};
 use super::settle::Job;
 use super::{PgCrawl, spend_reserved, tables};
@@ -58,7 +58,7 @@ pub struct PgStore {
 
 /// The figures a scope's row carries: pages, queued URLs, fetches.
 fn row_figures(f: &ScopeFigures) -> [i64; 3] {
-    [f.pages as i64, f.pending as i64, f.fetched as i64]
+    [bigint(f.pages), bigint(f.pending), bigint(f.fetched)]
 }
 
 impl PgStore {
@@ -140,29 +140,41 @@ impl PgStore {
                 .sum()
         };
         let (owner, crawl) = (&self.crawl.owner, &self.crawl.crawl);
-        let lost = self.crawl.db.lock().run("saving the journal", |c| {
-            let mut tx = c.transaction()?;
-            let ids: Vec<i64> = work.iter().map(|w| w.0).collect();
-            let owned = scope_state::owned_for_update(&mut tx, &ids, owner)?;
-            if let Some(w) = work.iter().find(|w| !owned.contains(&w.0)) {
-                return Ok(Some(w.1.clone()));
-            }
-            for (id, _, batches) in &work {
-                for (name, data) in batches {
-                    tx.execute(
+        let spent = bigint(spent);
+        let batches: usize = work.iter().map(|w| w.2.len()).sum();
+        let lost = self.crawl.db.lock().run(
+            "saving the journal",
+            &[
+                ("crawl", crawl),
+                ("owner", owner),
+                ("scopes", &work.len()),
+                ("batches", &batches),
+                ("spent", &spent),
+            ],
+            |c| {
+                let mut tx = c.transaction()?;
+                let ids: Vec<i64> = work.iter().map(|w| w.0).collect();
+                let owned = scope_state::owned_for_update(&mut tx, &ids, owner)?;
+                if let Some(w) = work.iter().find(|w| !owned.contains(&w.0)) {
+                    return Ok(Some(w.1.clone()));
+                }
+                for (id, _, batches) in &work {
+                    for (name, data) in batches {
+                        tx.execute(
                         "INSERT INTO rccrawler_journal (scope, batch, data) VALUES ($1, $2, $3) \
                          ON CONFLICT (scope, batch) DO NOTHING",
                         &[id, name, data],
                     )?;
+                    }
                 }
-            }
-            for (row, f) in &figures {
-                scope_state::figures(&mut tx, *row, row_figures(f))?;
-            }
-            spend_reserved(&mut tx, crawl, owner, spent as i64)?;
-            tx.commit()?;
-            Ok(None)
-        })?;
+                for (row, f) in &figures {
+                    scope_state::figures(&mut tx, *row, row_figures(f))?;
+                }
+                spend_reserved(&mut tx, crawl, owner, spent)?;
+                tx.commit()?;
+                Ok(None)
+            },
+        )?;
         if let Some(origin) = lost {
             return Err(PgError::LeaseLost(origin).into());
         }
@@ -209,27 +221,37 @@ impl PgStore {
             }
             saved.fetched_saved
         };
-        let spent = f.fetched.saturating_sub(fetched_saved) as i64;
+        let spent = bigint(f.fetched.saturating_sub(fetched_saved));
         let (crawl, owner) = (&self.crawl.crawl, &self.crawl.owner);
         // Named, so that a save whose commit was not acknowledged (the connection broke) and
         // is tried again is recognised as done rather than as a lease lost.
         let save = self.next_batch();
-        let saved = self.crawl.db.lock().run("saving a snapshot", |c| {
-            let mut tx = c.transaction()?;
-            match scope_state::snapshot_turn(&mut tx, row, owner, &save)? {
-                SnapshotTurn::AlreadySaved => return Ok(true),
-                SnapshotTurn::Lost => return Ok(false),
-                SnapshotTurn::Owned => {}
-            }
-            tables::write_snapshot(&mut tx, row, &snapshot)?;
-            scope_state::snapshot_saved(&mut tx, row, row_figures(&f), &save)?;
-            if let Some(bytes) = &written {
-                record_written(&mut tx, row, &self.crawl.results_at, bytes)?;
-            }
-            spend_reserved(&mut tx, crawl, owner, spent)?;
-            tx.commit()?;
-            Ok(true)
-        })?;
+        let saved = self.crawl.db.lock().run(
+            "saving a snapshot",
+            &[
+                ("scope", &row),
+                ("owner", owner),
+                ("save", &save),
+                ("snapshot bytes", &snapshot.len()),
+                ("spent", &spent),
+            ],
+            |c| {
+                let mut tx = c.transaction()?;
+                match scope_state::snapshot_turn(&mut tx, row, owner, &save)? {
+                    SnapshotTurn::AlreadySaved => return Ok(true),
+                    SnapshotTurn::Lost => return Ok(false),
+                    SnapshotTurn::Owned => {}
+                }
+                tables::write_snapshot(&mut tx, row, &snapshot)?;
+                scope_state::snapshot_saved(&mut tx, row, row_figures(&f), &save)?;
+                if let Some(bytes) = &written {
+                    record_written(&mut tx, row, &self.crawl.results_at, bytes)?;
+                }
+                spend_reserved(&mut tx, crawl, owner, spent)?;
+                tx.commit()?;
+                Ok(true)
+            },
+        )?;
         if !saved {
             return Err(PgError::LeaseLost(origin).into());
         }
@@ -261,28 +283,32 @@ impl Persistence for PgStore {
         let Some(row) = claim.row else {
             return Ok(None);
         };
-        let saved = self.crawl.db.lock().run("loading a scope", |c| {
-            let snapshot: Option<Vec<u8>> = c
-                .query_opt(
-                    "SELECT data FROM rccrawler_snapshots WHERE scope = $1",
-                    &[&row],
-                )?
-                .map(|r| r.try_get(0))
-                .transpose()?;
-            let journal = c
-                .query(
-                    "SELECT data FROM rccrawler_journal WHERE scope = $1 ORDER BY id",
-                    &[&row],
-                )?
-                .iter()
-                .map(|r| r.try_get::<_, Vec<u8>>(0))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(SavedScope {
-                snapshot,
-                journal: journal.concat(),
-                retired: None,
-            })
-        })?;
+        let saved = self
+            .crawl
+            .db
+            .lock()
+            .run("loading a scope", &[("scope", &row)], |c| {
+                let snapshot: Option<Vec<u8>> = c
+                    .query_opt(
+                        "SELECT data FROM rccrawler_snapshots WHERE scope = $1",
+                        &[&row],
+                    )?
+                    .map(|r| r.try_get(0))
+                    .transpose()?;
+                let journal = c
+                    .query(
+                        "SELECT data FROM rccrawler_journal WHERE scope = $1 ORDER BY id",
+                        &[&row],
+                    )?
+                    .iter()
+                    .map(|r| r.try_get::<_, Vec<u8>>(0))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(SavedScope {
+                    snapshot,
+                    journal: journal.concat(),
+                    retired: None,
+                })
+            })?;
         Ok((saved.snapshot.is_some() || !saved.journal.is_empty()).then_some(saved))
     }
 
@@ -334,14 +360,19 @@ impl Persistence for PgStore {
             // Saved as settled by a journal save before its results were written.
             let bytes = encode_row(&retired.row);
             let folder = &self.crawl.results_at;
-            self.crawl
-                .db
-                .lock()
-                .run("recording a site's results", |c| {
+            self.crawl.db.lock().run(
+                "recording a site's results",
+                &[
+                    ("scope", &row),
+                    ("folder", folder),
+                    ("row bytes", &bytes.len()),
+                ],
+                |c| {
                     let mut tx = c.transaction()?;
                     record_written(&mut tx, row, folder, &bytes)?;
                     tx.commit()
-                })?;
+                },
+            )?;
             return Ok(());
         }
         // Saved as settled: its graph tables are written and it is marked done (or stopped)
@@ -355,11 +386,10 @@ impl Persistence for PgStore {
 
     fn written_before(&self) -> Result<Vec<SiteSummary>, PersistError> {
         let (crawl, folder) = (&self.crawl.crawl, &self.crawl.results_at);
-        let found = self
-            .crawl
-            .db
-            .lock()
-            .run("reading the sites written here", |c| {
+        let found = self.crawl.db.lock().run(
+            "reading the sites written here",
+            &[("crawl", crawl), ("folder", folder)],
+            |c| {
                 c.query(
                     "SELECT origin, written_row FROM rccrawler_scopes \
                  WHERE crawl = $1 AND written_to = $2 AND written_row IS NOT NULL ORDER BY id",
@@ -368,7 +398,8 @@ impl Persistence for PgStore {
                 .iter()
                 .map(|r| Ok((r.try_get::<_, String>(0)?, r.try_get::<_, Vec<u8>>(1)?)))
                 .collect::<Result<Vec<_>, postgres::Error>>()
-            })?;
+            },
+        )?;
         found
             .iter()
             .map(|(origin, bytes)| {
@@ -389,11 +420,14 @@ impl Persistence for PgStore {
             .map(|r| (r.site.as_str(), encode_row(r)))
             .collect();
         let (crawl, folder) = (&self.crawl.crawl, &self.crawl.results_at);
-        Ok(self
-            .crawl
-            .db
-            .lock()
-            .run("recording the sites written", |c| {
+        Ok(self.crawl.db.lock().run(
+            "recording the sites written",
+            &[
+                ("crawl", crawl),
+                ("folder", folder),
+                ("sites", &encoded.len()),
+            ],
+            |c| {
                 let mut tx = c.transaction()?;
                 for (origin, bytes) in &encoded {
                     tx.execute(
@@ -403,7 +437,8 @@ impl Persistence for PgStore {
                     )?;
                 }
                 tx.commit()
-            })?)
+            },
+        )?)
     }
 }
 

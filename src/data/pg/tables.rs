@@ -151,7 +151,7 @@ pub(crate) fn write_graph(
                   work: &(dyn Fn(&mut Transaction<'_>) -> Result<(), postgres::Error> + Sync)|
      -> Result<bool, PgError> {
         let mut db = Db::connect_later(url)?;
-        db.run(what, |c| {
+        db.run(what, &[("scope", &scope), ("owner", &owner)], |c| {
             let mut tx = c.transaction()?;
             if !scope_state::owned_for_share(&mut tx, scope, owner)? {
                 return Ok(false);
