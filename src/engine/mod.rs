@@ -19,6 +19,7 @@
 //! components only turn one task into a result ([`Downloader`]) and one page into a record
 //! ([`PageParser`]), so the bookkeeping around them is written once.
 
+mod autoscale;
 pub mod cpu;
 mod download;
 mod evented;
@@ -220,19 +221,13 @@ pub fn run(
                 .spawn_scoped(s, move || parse::run(ctx, parser, rx, log));
             handles.push(h.map_err(failed)?);
         }
-        // Automatic downloaders: a quarter more whenever, over the last period, tasks
-        // found every downloader busy with another site ready while the processors had time
-        // to spare, until the cap or the stop — and never far past the requests the sites
-        // being crawled allow at once (a slow crawl grew to 1,738 downloaders for the 1,326
-        // its window of sites allowed). A quarter more than those may run: downloaders that
-        // find no site ready are what grows the window of sites (and with it the room).
-        // With `DT1` the loop's requests at once grow by the same rule (no threads: a number),
-        // and blocking downloaders are added when tasks the loop passed on wait for one.
+        // Automatic downloaders (autoscale.rs), until the cap or the stop. With `DT1` the
+        // loop's requests at once grow by the same rule (no threads: a number), and blocking
+        // downloaders are added when tasks the loop passed on wait for one.
         let mut started = first;
         let stop = ctx.stop.receiver();
         let ticker = crossbeam_channel::tick(GROW_PERIOD);
         let mut cpu = cpu::CpuIdle::new();
-        let more = |n: usize, room: usize| n + (n / 4).clamp(1, most.min(room).saturating_sub(n));
         let can_grow =
             |started: usize| started < most || (evented.is_some() && loop_slots.get() < most);
         'grow: while can_grow(started) {
@@ -241,20 +236,16 @@ pub fn run(
                     let wanted = ctx.dispatcher.take_demand();
                     // Measured every period, demand or not: the smoothing follows time.
                     let spare = cpu.spare();
-                    let room = ctx.dispatcher.request_room();
-                    let room = room + (room / 4).max(8);
+                    let room = autoscale::headroom(ctx.dispatcher.request_room());
                     let threads_wanted = match evented {
                         Some(_) => !passed_rx.is_empty(),
                         None => wanted > 0,
                     };
                     if evented.is_some() && wanted > 0 && spare {
-                        let slots = loop_slots.get();
-                        if slots < room.min(most) {
-                            loop_slots.set(more(slots, room));
-                        }
+                        loop_slots.set(autoscale::grown(loop_slots.get(), room, most));
                     }
-                    if threads_wanted && spare && started < room.min(most) {
-                        let target = more(started, room);
+                    if threads_wanted && spare && autoscale::may_grow(started, room, most) {
+                        let target = autoscale::grown(started, room, most);
                         while started < target {
                             match spawn_downloader(started) {
                                 Ok(h) => handles.push(h),

@@ -17,6 +17,12 @@
 //! Large bodies now wait only for large ones. At most 2 × [`BODY_BYTES`] are held (or
 //! [`BODY_BYTES`] and one body up to MaxPageBytes), of which ordinary pages rarely hold more
 //! than a megabyte.
+//!
+//! The bound, stated: a lane admits a body only when the bytes it holds and the body's fit in
+//! the budget, or when it holds nothing; so a lane holds at most its budget or one larger
+//! body, plus what bodies admitted at an unknown length turned out to be once read (each
+//! at most MaxPageBytes, one per request under way). The count is exact: once every permit
+//! is dropped it is back at zero, however long the crawl.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,7 +81,7 @@ impl BodyBudget {
         while !self.fits(&held, lane, bytes) && !give_up() {
             self.freed.wait_for(&mut held, LOOK_AGAIN);
         }
-        held[lane] += bytes;
+        held[lane] = held[lane].saturating_add(bytes);
         BodyPermit {
             budget: Some(Arc::clone(self)),
             lane,
@@ -92,7 +98,7 @@ impl BodyBudget {
         if !self.fits(&held, lane, bytes) {
             return None;
         }
-        held[lane] += bytes;
+        held[lane] = held[lane].saturating_add(bytes);
         Some(BodyPermit {
             budget: Some(Arc::clone(self)),
             lane,
@@ -128,7 +134,8 @@ impl BodyPermit {
             return;
         };
         if bytes > self.bytes {
-            budget.held.lock()[self.lane] += bytes - self.bytes;
+            let mut held = budget.held.lock();
+            held[self.lane] = held[self.lane].saturating_add(bytes - self.bytes);
         } else {
             budget.release(self.lane, self.bytes - bytes);
         }
@@ -186,6 +193,66 @@ mod tests {
         assert!(budget.try_acquire(1).is_none());
         drop((fits, _small));
         assert!(budget.try_acquire(30).is_some(), "alone, any size");
+    }
+
+    /// An hour of a busy crawl's bodies (sixteen requests under way, a body every few
+    /// milliseconds: a million admissions), some of unknown length, some read shorter or longer
+    /// than declared: no lane ever holds more than the stated bound, and the count returns
+    /// to zero.
+    #[test]
+    fn an_hour_of_bodies_keeps_the_stated_bound_and_returns_to_zero() {
+        const MIB: u64 = 1024 * 1024;
+        const CAP: u64 = 10 * MIB; // MaxPageBytes
+        let budget = BodyBudget::new(BODY_BYTES);
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |below: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % below
+        };
+        // Permits under way, and whether each was admitted at an unknown length.
+        let mut live: Vec<(BodyPermit, bool)> = Vec::new();
+        for step in 0..1_000_000u32 {
+            if live.len() == 16 || (next(3) == 0 && !live.is_empty()) {
+                let at = usize::try_from(next(live.len() as u64)).unwrap();
+                live.swap_remove(at);
+            }
+            let declared = match next(10) {
+                0 => None,
+                1 => Some(next(CAP)),
+                _ => Some(next(200 * 1024)),
+            };
+            let permit = budget.try_acquire(declared.unwrap_or(0));
+            if let Some(mut p) = permit {
+                // Read: an unknown length once known, or shorter or longer than declared.
+                let read = match declared {
+                    None => next(CAP),
+                    Some(d) if next(4) == 0 => d / 2,
+                    Some(d) => d,
+                };
+                p.resize(read);
+                live.push((p, declared.is_none()));
+            }
+            let held = *budget.held.lock();
+            for lane_now in 0..2 {
+                let in_lane = |unknown: bool| {
+                    live.iter()
+                        .filter(move |(p, u)| p.lane == lane_now && *u == unknown)
+                        .map(|(p, _)| p.bytes)
+                };
+                let largest_known = in_lane(false).max().unwrap_or(0);
+                let unknown: u64 = in_lane(true).sum();
+                let exact: u64 = in_lane(false).sum::<u64>() + unknown;
+                assert_eq!(held[lane_now], exact, "step {step}: the count drifted");
+                assert!(
+                    held[lane_now] <= BODY_BYTES.max(largest_known) + unknown,
+                    "step {step}, lane {lane_now}: {held:?}"
+                );
+            }
+        }
+        live.clear();
+        assert_eq!(budget.held(), 0);
     }
 
     #[test]

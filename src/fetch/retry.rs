@@ -54,12 +54,15 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// The wait before retry number `n` (1-based).
+/// The wait before retry number `n` (1-based): `base` doubled with each retry, or the
+/// server's `Retry-After`; never more than `cap` (`MaxRetryAfterSeconds`). Without the cap on
+/// the doubling, `MaxRetries = 20` with the default base waited 18 hours before its last try.
 pub fn back_off(n: u32, base: Duration, retry_after: Option<Duration>, cap: Duration) -> Duration {
     match retry_after {
-        Some(d) => d.min(cap),
+        Some(d) => d,
         None => base.saturating_mul(1u32 << n.saturating_sub(1).min(16)),
     }
+    .min(cap)
 }
 
 #[cfg(test)]
@@ -106,5 +109,31 @@ mod tests {
         assert_eq!(back_off(1, base, None, cap), Duration::from_millis(100));
         assert_eq!(back_off(3, base, None, cap), Duration::from_millis(400));
         assert_eq!(back_off(1, base, Some(Duration::from_secs(600)), cap), cap);
+        assert_eq!(
+            back_off(12, base, None, cap),
+            cap,
+            "the doubling is capped too"
+        );
+    }
+
+    // See: issue 44 — every wait that grows by itself has a stated bound.
+    #[test]
+    fn an_hour_of_retries_never_waits_past_the_cap() {
+        let cap = Duration::from_secs(120);
+        for base in [
+            Duration::ZERO,
+            Duration::from_secs(1),
+            Duration::from_secs(600),
+        ] {
+            let mut last = Duration::ZERO;
+            for n in 0..36_000u32 {
+                let wait = back_off(n, base, None, cap);
+                assert!(
+                    wait <= cap && wait >= last.min(cap),
+                    "{base:?} {n}: {wait:?}"
+                );
+                last = wait;
+            }
+        }
     }
 }

@@ -863,7 +863,7 @@ impl Dispatcher {
     pub fn transport_failed(&self, site: SiteId) -> bool {
         let mut st = self.state.lock();
         let gate = &mut st.gates[site.0 as usize];
-        gate.failures_in_a_row += 1;
+        gate.failures_in_a_row = gate.failures_in_a_row.saturating_add(1);
         if gate.failures_in_a_row >= self.down_after && gate.suspended.is_none() {
             gate.suspended = Some(Suspension::Down);
             let parked = std::mem::take(&mut gate.parked);

@@ -518,7 +518,7 @@ pub const KEYS: &[KeyDef] = &[
         "MaxRetryAfterSeconds",
         "120",
         int(0, 86_400),
-        "Longest back-off taken from a Retry-After header."
+        "Longest back-off before a retry: a Retry-After header that asks for more, or the doubling back-off grown past it, waits this long."
     ),
     key!(
         "Faults",
