@@ -175,7 +175,7 @@ fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError>
         3,
         "crawlDelay",
         0,
-        3_600_000,
+        crate::robots::MAX_CRAWL_DELAY.as_secs() * 1000,
         defaults.crawl_delay.as_millis() as u64,
     )?;
     Ok(SiteSpec {

@@ -848,3 +848,46 @@ fn a_failing_url_is_retried_later_without_stalling_its_site() {
     );
     assert_eq!(bad_reason(&c, &web, "/bad7"), "status 500");
 }
+
+/// See: issue 44 (values from the network that grow past what a clock can add): a robots.txt
+/// `Crawl-delay` of 10^19 seconds is a valid `Duration` but not a time an `Instant` can reach,
+/// and a `Retry-After` of u64::MAX seconds asks the same. The crawl keeps the longest delay
+/// rccrawler keeps (an hour, as hosts.txt's crawlDelay, counted from the robots.txt request)
+/// and ends at its timeout: no panic.
+#[test]
+fn a_crawl_delay_or_retry_after_beyond_any_clock_is_capped_not_a_panic() {
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.robots(
+            "a.test",
+            "User-agent: *\nCrawl-delay: 10000000000000000000\n",
+        );
+        web.page("a.test", "/", "<a href=/x>x</a>");
+        web.page("a.test", "/x", "<p>x</p>");
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("TimeoutSeconds", "2")],
+            Duration::from_secs(30),
+        );
+        assert_eq!(web.hits("a.test", "/robots.txt"), 1);
+        assert_eq!(web.hits("a.test", "/"), 0, "the home page waits an hour");
+        let summary = std::fs::read_to_string(c.results().join("summary.csv")).unwrap();
+        assert!(summary.contains("stopped"), "{summary}");
+
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/busy>busy</a>");
+        web.set(
+            "a.test",
+            "/busy",
+            Resp::new(429, "text/plain", "later").header("Retry-After", "18446744073709551615"),
+        );
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("TimeoutSeconds", "3"), ("MaxRetryAfterSeconds", "1")],
+            Duration::from_secs(30),
+        );
+        assert_eq!(bad_reason(&c, &web, "/busy"), "status 429");
+    }
+}

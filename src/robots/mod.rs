@@ -16,11 +16,17 @@ pub use rfc9309::{Rfc9309Rules, is_valid_product_token, product_token};
 /// RFC 9309 asks parsers to read at least 500 KiB; anything after that is ignored.
 pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
 
+/// The longest delay between two requests to a site: a robots.txt `Crawl-delay` above it is
+/// taken as this (and hosts.txt's `crawlDelay` accepts no more). Any larger value says "hardly
+/// ever" as well, and one beyond what a clock can add (10^19 seconds is a valid `Duration`)
+/// stopped the crawl with a panic (issue 44).
+pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(3600);
+
 /// The capability every robots.txt flavour offers.
 pub trait RobotsRules: Debug + Send + Sync {
     /// Whether a URL with this path-and-query (`/a/b?c=d`) may be fetched.
     fn allowed(&self, path_and_query: &str) -> bool;
-    /// The `Crawl-delay` that applies to us, if any.
+    /// The `Crawl-delay` that applies to us, if any; at most [`MAX_CRAWL_DELAY`].
     fn crawl_delay(&self) -> Option<Duration>;
     /// The bad-link reason for a URL these rules deny.
     fn denial_reason(&self) -> &str {

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use super::RobotsRules;
 use super::lines::{Key, for_each_record};
+use super::{MAX_CRAWL_DELAY, RobotsRules};
 
 /// One Allow or Disallow rule with its pattern already escaped.
 #[derive(Debug, Clone)]
@@ -158,7 +158,7 @@ impl RobotsRules for Rfc9309Rules {
         } else {
             self.global_delay
         }?;
-        Duration::try_from_secs_f64(secs).ok()
+        Some(Duration::try_from_secs_f64(secs).map_or(MAX_CRAWL_DELAY, |d| d.min(MAX_CRAWL_DELAY)))
     }
 }
 
@@ -315,6 +315,19 @@ mod tests {
             "bot",
         );
         assert_eq!(r.crawl_delay(), None);
+    }
+
+    #[test]
+    fn a_crawl_delay_past_an_hour_is_an_hour() {
+        for v in [
+            "7200",
+            "10000000000000000000",
+            "999999999999999999999999999",
+        ] {
+            let r =
+                Rfc9309Rules::parse(format!("User-agent: *\nCrawl-delay: {v}\n").as_bytes(), "x");
+            assert_eq!(r.crawl_delay(), Some(MAX_CRAWL_DELAY), "{v}");
+        }
     }
 
     #[test]
