@@ -120,12 +120,19 @@ impl Extracted {
         })
     }
 
-    /// Appends `s` to the text; its range. Pages over 4 GiB do not reach here (`MaxPageBytes`
-    /// is far lower), so the offsets fit.
+    /// Appends `s` to the text; its range. A page's hrefs and anchors stay far below 4 GiB
+    /// (`MaxPageBytes` is at most 1 GiB), but contexts repeat the text around each link
+    /// (`ExternalLinkContext` up to 10,000 characters a link): text that would end past the
+    /// offsets' range is left out (an empty range), never wrapped.
     fn push(&mut self, s: &str) -> (u32, u32) {
-        let start = self.text.len() as u32;
-        self.text.push_str(s);
-        (start, self.text.len() as u32)
+        let start = self.text.len();
+        match (u32::try_from(start), u32::try_from(start + s.len())) {
+            (Ok(from), Ok(to)) => {
+                self.text.push_str(s);
+                (from, to)
+            }
+            _ => (0, 0),
+        }
     }
 
     fn push_link(&mut self, href: &str, anchor: &str, tag: LinkTag) {
