@@ -34,7 +34,7 @@ pub struct Context {
     /// The stop broadcast.
     pub stop: Arc<Stop>,
     /// Page bodies held at once (downloaded, not yet parsed).
-    pub bodies: Arc<crate::fetch::bodies::BodyBudget>,
+    pub bodies: Arc<crate::bodies::BodyBudget>,
     /// Scope decisions for links (`UrlAnalyzingThread`).
     pub filter: Box<dyn UrlFilter>,
     /// How robots.txt is read (`RobotsTxtClass`).

@@ -6,7 +6,7 @@
 //!
 //! One module per concern; the paper's component names (`TextFileAM`, `DT0`, …) appear only
 //! in [`registry`], which maps them to the trait objects the engine runs. No two top-level
-//! modules depend on each other in a circle.
+//! modules depend on each other in a circle (`tests/layers.rs` fails on one).
 //!
 //! - [`cli`] — the command line: arguments, loading the input files, exit codes, report.
 //! - [`registry`] — component names → constructors (settings.ini chooses by name).
@@ -28,20 +28,26 @@
 //! - [`bandit`] — the budget rules (the BeeBot paper's R1–R3 and others), the oracle, replay.
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
-//!   summary).
-//! - [`message`] — what travels between threads.
+//!   summary); [`report`] — report.html, read back from the result files.
+//! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
+//! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
+//! - [`fd_limits`] — open files: the automatic downloader cap and the idle connections.
+//! - [`parallel`], [`alloc_tuning`] — work split over threads; the allocator's settings.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
 
 pub mod alloc_tuning;
 pub mod app;
 pub mod bandit;
+pub mod bodies;
 pub mod cli;
 pub mod context;
 pub mod data;
 pub mod demo;
 pub mod engine;
+pub mod fd_limits;
 pub mod fetch;
 pub mod finish;
+pub mod gephi_csv;
 pub mod hosts;
 pub mod ids;
 pub mod loopback;

@@ -100,7 +100,7 @@ pub struct Downloaded {
     /// The body, decompressed.
     pub body: Vec<u8>,
     /// The body's bytes, counted against the bodies held at once until it is dropped.
-    pub permit: crate::fetch::bodies::BodyPermit,
+    pub permit: crate::bodies::BodyPermit,
 }
 
 impl Downloaded {

@@ -4,10 +4,14 @@
 
 use std::fmt;
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
+
+/// How long requests under way may still finish once the crawl stops (SPEC §8: a stop acts
+/// within a second). Later, they are abandoned and their URLs fetched again by the next run.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
 
 /// Why the crawl stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
-use super::{Fetched, STOP_GRACE, download};
+use super::{Fetched, download};
+use crate::bodies::{self, BodyPermit};
 use crate::context::{Context, Log};
-use crate::fetch::bodies::{self, BodyPermit};
 use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
 use crate::fetch::{
     Check, EventedDownloader, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
@@ -33,6 +33,7 @@ use crate::message::TaskKind;
 use crate::robots::MAX_ROBOTS_BYTES;
 use crate::schedule::TaskLease;
 use crate::stop::PanicGuard;
+use crate::stop::STOP_GRACE;
 use crate::url_norm::NormUrl;
 
 /// The longest the loop sleeps without looking at the stop and the finished sites.

@@ -44,7 +44,7 @@ use crate::parse::PageParser;
 use crate::routine::{LogFiles, Routine, RoutineIo};
 use crate::schedule::TaskLease;
 use crate::settings::Settings;
-use crate::stop::StopReason;
+use crate::stop::{STOP_GRACE, StopReason};
 
 /// A downloaded page and the lease of its task, on its way to a parser.
 #[derive(Debug)]
@@ -103,10 +103,6 @@ const GROW_PERIOD: Duration = Duration::from_millis(100);
 /// per thread), so an automatic crawl of slow servers runs thousands of them: a small stack
 /// keeps each to what it touches. Parsing, the deep work, runs on the parsers.
 const DOWNLOADER_STACK: usize = 512 * 1024;
-
-/// How long requests under way may still finish once the crawl stops (SPEC §8: a stop acts
-/// within a second). Later, they are abandoned and their URLs fetched again by the next run.
-pub const STOP_GRACE: Duration = Duration::from_secs(1);
 
 /// Once the stop is requested, gives the downloaders [`STOP_GRACE`] to end, then has the
 /// `Downloader` abandon what it still waits for.

@@ -13,9 +13,10 @@ use thiserror::Error;
 use ureq::unversioned::transport::{Connector, DefaultConnector};
 
 use super::paced::PacedConnector;
-use super::pools::{AgentPools, idle_connection_budget};
+use super::pools::AgentPools;
 use super::resolver::CachingResolver;
 use super::roots::{CaFileError, root_certs};
+use crate::fd_limits::idle_connection_budget;
 use crate::ids::SiteId;
 use crate::schedule::{Pacer, SendTurn};
 use crate::settings::Settings;

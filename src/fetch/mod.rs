@@ -5,7 +5,6 @@
 //! The engine's downloader threads own the loop (take a task, fetch it, pass the result on,
 //! retry or give up); a [`Downloader`] only turns one task into a result.
 
-pub mod bodies;
 mod client;
 pub mod evented;
 mod http_downloader;
@@ -24,7 +23,6 @@ pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
 pub use evented::EventedDownloader;
 pub use http_downloader::HttpDownloader;
 pub(crate) use page::{Check, Head, HeadStep, Step, Walk};
-pub use pools::downloader_cap;
 pub use retry::Transient;
 pub(crate) use robots_txt::{RobotsStep, RobotsWalk};
 pub use roots::CaFileError;

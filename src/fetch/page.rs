@@ -411,7 +411,7 @@ impl<'a> Walk<'a> {
         url: &NormUrl,
         content_type: Option<String>,
         body: Result<Vec<u8>, super::FetchError>,
-        mut permit: crate::fetch::bodies::BodyPermit,
+        mut permit: crate::bodies::BodyPermit,
         started: Instant,
     ) -> Step {
         let body = match body {

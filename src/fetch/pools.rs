@@ -9,7 +9,7 @@
 //! Why a budget: each pool keeps its idle keep-alive sockets until it is touched again, so a
 //! crawl of thousands of sites would otherwise run out of file descriptors. The least recently
 //! used pools are dropped (closing their idle sockets) once the idle connections they may hold
-//! pass the budget ([`idle_connection_budget`]). The budget must still hold every site a
+//! pass the budget ([`idle_connection_budget`](crate::fd_limits::idle_connection_budget)). The budget must still hold every site a
 //! round-robin crawl visits: with 200 sites and a budget of 512 the pools were dropped before
 //! their next turn, and nearly every request (11,000 of 10,400 pages) opened a connection.
 
@@ -22,30 +22,6 @@ use ureq::Agent;
 
 use crate::ids::SiteId;
 use crate::schedule::Pacer;
-
-/// Open files kept for everything but idle connections: connections in use, state and log
-/// files, result files being written.
-const OTHER_FILES: u64 = 256;
-
-/// Idle keep-alive connections all pools together may hold. The soft limit on open files is
-/// raised to the hard one first (up to 16,384; the usual soft default of 1,024 is too few for a
-/// crawl of hundreds of sites), and idle connections get what the other files leave, at
-/// most 4,096.
-pub(super) fn idle_connection_budget() -> usize {
-    let soft = rlimit::increase_nofile_limit(16_384).unwrap_or(1024);
-    (soft.saturating_sub(OTHER_FILES) / 2).clamp(64, 4096) as usize
-}
-
-/// The most downloader threads when their number is automatic: each may hold a connection
-/// in use besides the idle ones, so the two share what the open-file limit leaves; at most
-/// 4,096 (a thread's stack and a connection's buffers are about 100 KiB touched).
-pub fn downloader_cap() -> usize {
-    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        let soft = rlimit::increase_nofile_limit(16_384).unwrap_or(1024);
-        (soft.saturating_sub(OTHER_FILES) / 2).clamp(16, 4096) as usize
-    })
-}
 
 /// Makes a site's agent: `(idle connections allowed, the site's pacer)`.
 type MakeAgent = Box<dyn Fn(usize, &Arc<Pacer>) -> Agent + Send + Sync>;
@@ -196,7 +172,7 @@ mod tests {
 
     #[test]
     fn the_budget_holds_hundreds_of_sites() {
-        let budget = idle_connection_budget();
+        let budget = crate::fd_limits::idle_connection_budget();
         assert!((64..=4096).contains(&budget), "{budget}");
         // Raising the soft limit is what lets a 200-site crawl keep a connection per site.
         if let Ok((soft, hard)) = rlimit::Resource::NOFILE.get()

@@ -12,7 +12,7 @@ use std::path::Path;
 use petgraph::algo::tarjan_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
-use crate::unload::gephi_unescape;
+use crate::gephi_csv::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
 /// empty.

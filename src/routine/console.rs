@@ -12,9 +12,9 @@ use super::progress::{OpenedScopes, ProgressLine};
 use super::status_page::{self, StatusPage};
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
+use crate::data::coord::BudgetGrant;
 use crate::finish::Tick;
 use crate::message::LogEvent;
-use crate::schedule::BudgetGrant;
 use crate::stop::StopReason;
 
 /// How often finishers are checked and log events written (the progress line has its own
@@ -70,7 +70,7 @@ fn announce_stop(ctx: &Context, reason: &StopReason, progress: &ProgressLine) {
     progress.println(&format!(
         "{reason} after {:.1} s: stopping — no new request starts; requests under way finish within {} s or are abandoned (fetched again next run); then the state and the results are saved",
         ctx.started.elapsed().as_secs_f64(),
-        crate::engine::STOP_GRACE.as_secs()
+        crate::stop::STOP_GRACE.as_secs()
     ));
 }
 

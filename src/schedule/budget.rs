@@ -5,15 +5,7 @@
 //! budget has left, and stopping and continuing spends exactly what an uninterrupted crawl
 //! spends.
 
-/// Fetches of a shared budget granted to this process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BudgetGrant {
-    /// This many more; more may be granted later.
-    More(u64),
-    /// This many more, and no more will ever be granted (the crawl's budget is spent or
-    /// reserved by nobody else).
-    Last(u64),
-}
+use crate::data::coord::BudgetGrant;
 
 /// What is left of the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::pacer::{Pacer, SendTurn};
-use super::{Budget, BudgetGrant, Candidate, Scheduler, TaskLease, with_margin};
+use super::{Budget, Candidate, Scheduler, TaskLease, with_margin};
 use crate::bandit::Yield;
+use crate::data::coord::BudgetGrant;
 use crate::data::{DataManager, Fetch};
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, TaskKind};

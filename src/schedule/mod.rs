@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 pub use all_sites::RoundRobin;
 pub use bandit::BanditScheduler;
-pub use budget::{Budget, BudgetGrant};
+pub use budget::Budget;
 pub use dispatcher::{Dispatcher, Suspension};
 pub use lease::TaskLease;
 pub use pacer::{Pacer, SendTurn};

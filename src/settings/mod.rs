@@ -246,7 +246,7 @@ impl ThreadSettings {
     pub fn max_downloaders(&self) -> usize {
         match self.downloading {
             Some(n) => n.get(),
-            None => crate::fetch::downloader_cap(),
+            None => crate::fd_limits::downloader_cap(),
         }
     }
 

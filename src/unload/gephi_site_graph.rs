@@ -7,10 +7,10 @@ use std::path::Path;
 
 use parking_lot::Mutex;
 
-use super::gephi_csv::CsvOut;
 use super::{UnloadError, Unloader, write_gexf};
 use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
+use crate::gephi_csv::CsvOut;
 use crate::storage::{replace_file, sync_dir};
 
 /// The Gephi unloader.

@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use super::gephi_csv::CHUNK;
 use crate::data::SiteGraph;
+use crate::gephi_csv::CHUNK;
 
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row.
 pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {

@@ -5,7 +5,7 @@
 //! of all sites is written by [`summary`].
 
 mod check;
-mod gephi_csv;
+
 mod gephi_site_graph;
 mod gexf;
 mod report;
@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use crate::gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
-pub use gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use gephi_site_graph::GephiSiteGraph;
 pub use gexf::write_gexf;
 pub use report::{Report, report_options};

@@ -4,8 +4,8 @@ use std::borrow::Borrow;
 use std::io;
 use std::path::Path;
 
-use super::gephi_csv::CsvOut;
 pub use crate::data::summary::{SiteState, SiteSummary};
+use crate::gephi_csv::CsvOut;
 use crate::storage::write_atomic;
 
 /// summary.csv's columns.

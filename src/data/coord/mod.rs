@@ -14,8 +14,18 @@ use std::fmt::Debug;
 
 use thiserror::Error;
 
-use crate::schedule::BudgetGrant;
 use crate::site::Origin;
+
+/// Fetches of a shared budget granted to this process: the coordinator's answer to
+/// [`Coordinator::share_budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetGrant {
+    /// This many more; more may be granted later.
+    More(u64),
+    /// This many more, and no more will ever be granted (the crawl's budget is spent or
+    /// reserved by nobody else).
+    Last(u64),
+}
 
 /// A scope this process may crawl: its seed origin and where a shared store keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]

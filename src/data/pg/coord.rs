@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 use super::PgCrawl;
 use super::db::bigint;
 use super::scope_state::{self, Registered};
+use crate::data::coord::BudgetGrant;
 use crate::data::coord::{CoordError, Coordinator, ScopeClaim};
-use crate::schedule::BudgetGrant;
 use crate::site::Origin;
 
 /// The coordinator of a `PgDM` process.

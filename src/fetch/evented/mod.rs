@@ -19,9 +19,9 @@ pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, Re
 
 use parking_lot::Mutex;
 
-use super::pools::idle_connection_budget;
 use super::{CaFileError, Downloader, HttpClient, PageResult, RobotsAnswer};
 use crate::context::{Context, Log};
+use crate::fd_limits::idle_connection_budget;
 use crate::ids::SiteId;
 use crate::message::FetchTask;
 use crate::settings::Settings;

@@ -112,7 +112,7 @@ impl Drop for CsvOut<'_> {
 
 /// Rows are written in chunks of at least this many bytes: more than the `BufWriter` of
 /// `write_atomic` holds, so they go to the file without being copied again.
-pub(super) const CHUNK: usize = 128 * 1024;
+pub(crate) const CHUNK: usize = 128 * 1024;
 
 /// `"…"` with `"` doubled, `\` doubled and control characters removed.
 pub fn quote(s: &str) -> String {
