@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rccrawler::fetch::HttpClient;
+use rccrawler::fetch::Pacer;
 use rccrawler::ids::SiteId;
-use rccrawler::schedule::Pacer;
 use rccrawler::settings::Settings;
 use rccrawler::stop::Stop;
 use rccrawler::url_norm::NormUrl;

@@ -8,15 +8,13 @@ use crossbeam_channel::Sender;
 
 use crate::data::coord::Coordinator;
 use crate::data::{DataManager, OpenScopeError};
-use crate::ids::{ScopeId, SiteId};
-use crate::message::LogEvent;
+use crate::ids::ScopeId;
 use crate::robots::RobotsParse;
 use crate::schedule::Dispatcher;
 use crate::settings::Settings;
 use crate::sites::Sites;
 use crate::stop::Stop;
 use crate::url_filter::UrlFilter;
-use crate::url_norm::NormUrl;
 
 /// The crawl's shared parts.
 #[derive(Debug)]
@@ -84,41 +82,4 @@ pub struct ScopeCounts {
     pub written: usize,
     /// Not opened yet.
     pub waiting: usize,
-}
-
-/// A handle for sending log events; sending never fails the caller (if the routine thread is
-/// gone, the crawl is over anyway).
-#[derive(Debug, Clone)]
-pub struct Log(pub Sender<LogEvent>);
-
-impl Log {
-    /// Sends one event.
-    pub fn send(&self, ev: LogEvent) {
-        let _ = self.0.send(ev);
-    }
-
-    /// A problem with a URL (error log).
-    pub fn problem(&self, site: &impl ToString, url: &impl ToString, what: impl Into<String>) {
-        self.send(LogEvent::Problem {
-            site: site.to_string(),
-            url: url.to_string(),
-            what: what.into(),
-        });
-    }
-
-    /// A request made (common log): `status` 0 when there was no response.
-    pub fn request(&self, site: SiteId, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
-        self.send(LogEvent::Request {
-            site,
-            url: url.clone(),
-            status,
-            bytes,
-            elapsed: started.elapsed(),
-        });
-    }
-
-    /// A console note.
-    pub fn note(&self, text: impl Into<String>) {
-        self.send(LogEvent::Note { text: text.into() });
-    }
 }

@@ -3,7 +3,9 @@
 //! [`Outcome`] from either to the data manager, and [`LogEvent`]s from everyone to the
 //! routine thread.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
 
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::url_norm::NormUrl;
@@ -404,6 +406,52 @@ pub enum LogEvent {
         /// The text.
         text: String,
     },
+}
+
+/// Whether a redirect hop's target may be fetched by the chain that reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HopClaim {
+    /// Yes: this chain fetches it (a queued URL is taken from its frontier for it).
+    Fetch,
+    /// No: another task fetches it, or it is decided already; the chain ends with a hop to it.
+    Taken,
+}
+
+/// A handle for sending log events; sending never fails the caller (if the routine thread is
+/// gone, the crawl is over anyway).
+#[derive(Debug, Clone)]
+pub struct Log(pub Sender<LogEvent>);
+
+impl Log {
+    /// Sends one event.
+    pub fn send(&self, ev: LogEvent) {
+        let _ = self.0.send(ev);
+    }
+
+    /// A problem with a URL (error log).
+    pub fn problem(&self, site: &impl ToString, url: &impl ToString, what: impl Into<String>) {
+        self.send(LogEvent::Problem {
+            site: site.to_string(),
+            url: url.to_string(),
+            what: what.into(),
+        });
+    }
+
+    /// A request made (common log): `status` 0 when there was no response.
+    pub fn request(&self, site: SiteId, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        self.send(LogEvent::Request {
+            site,
+            url: url.clone(),
+            status,
+            bytes,
+            elapsed: started.elapsed(),
+        });
+    }
+
+    /// A console note.
+    pub fn note(&self, text: impl Into<String>) {
+        self.send(LogEvent::Note { text: text.into() });
+    }
 }
 
 #[cfg(test)]

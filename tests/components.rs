@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crossbeam_channel::Receiver;
 use rccrawler::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use rccrawler::context::{Context, Log};
-use rccrawler::fetch::{Downloader, HttpDownloader, PageResult, RobotsAnswer};
-use rccrawler::message::{Downloaded, FetchTask, PageRecord};
-use rccrawler::parse::{HtmlParser, PageParser, ParseWorker};
+use rccrawler::context::Context;
+use rccrawler::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
+use rccrawler::message::{Downloaded, FetchTask, Log, PageRecord};
+use rccrawler::parse::{HtmlParser, PageParser, ParseEnv, ParseWorker};
 use rccrawler::registry::Registry;
 use rccrawler::routine::{ConsoleRoutine, Routine, RoutineIo};
 use rccrawler::settings::Settings;
@@ -51,13 +51,13 @@ impl ApplicationManager for CountingManager {
 struct CountingDownloader(Arc<Counts>, HttpDownloader);
 
 impl Downloader for CountingDownloader {
-    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
+    fn fetch_robots(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> RobotsAnswer {
         self.0.robots.fetch_add(1, Ordering::SeqCst);
-        self.1.fetch_robots(ctx, task, log)
+        self.1.fetch_robots(env, task, log)
     }
-    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
+    fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult {
         self.0.pages.fetch_add(1, Ordering::SeqCst);
-        self.1.fetch_page(ctx, task, log)
+        self.1.fetch_page(env, task, log)
     }
 }
 
@@ -68,16 +68,16 @@ struct MarkingParser(Arc<Counts>);
 struct MarkingWorker(Arc<Counts>, Box<dyn ParseWorker>);
 
 impl PageParser for MarkingParser {
-    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
+    fn worker(&self, env: &ParseEnv<'_>) -> Box<dyn ParseWorker> {
         self.0.workers.fetch_add(1, Ordering::SeqCst);
-        Box::new(MarkingWorker(Arc::clone(&self.0), HtmlParser.worker(ctx)))
+        Box::new(MarkingWorker(Arc::clone(&self.0), HtmlParser.worker(env)))
     }
 }
 
 impl ParseWorker for MarkingWorker {
-    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: Downloaded) -> PageRecord {
+    fn parse(&mut self, env: &ParseEnv<'_>, task: &FetchTask, page: Downloaded) -> PageRecord {
         self.0.parsed.fetch_add(1, Ordering::SeqCst);
-        let mut record = self.1.parse(ctx, task, page);
+        let mut record = self.1.parse(env, task, page);
         record.title.push_str(" [marked]");
         record
     }

@@ -28,11 +28,11 @@ use super::retired::{RetiredAt, RetiredScope, RetiredTable};
 use super::scope::{Journaling, ScopeGraph};
 use super::summary::SiteSummary;
 use super::{
-    DataError, DataManager, Effects, Fetch, HopClaim, Persist, PersistError, Progress, RetireError,
+    DataError, DataManager, Effects, Fetch, Persist, PersistError, Progress, RetireError,
     ScopeInfo, ScopeLimits, ScopeOpen, SiteGraph, WriteResults,
 };
 use crate::ids::{ScopeId, SiteId, UrlId};
-use crate::message::{FetchTask, Outcome, TaskKind};
+use crate::message::{FetchTask, HopClaim, Outcome, TaskKind};
 use crate::site::Origin;
 use crate::url_norm::NormUrl;
 

@@ -48,7 +48,7 @@ mod tests;
 
 use crate::bandit::Yield;
 use crate::ids::{ScopeId, SiteId};
-use crate::message::{FetchTask, Outcome};
+use crate::message::{FetchTask, HopClaim, Outcome};
 use crate::settings::Settings;
 use crate::site::Origin;
 use crate::storage::Durability;
@@ -90,15 +90,6 @@ pub enum ScopeOpen {
     /// An earlier run finished it and wrote its results: it is not crawled again (its
     /// summary.csv row is kept).
     Finished,
-}
-
-/// Whether a redirect hop's target may be fetched by the chain that reached it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HopClaim {
-    /// Yes: this chain fetches it (a queued URL is taken from its frontier for it).
-    Fetch,
-    /// No: another task fetches it, or it is decided already; the chain ends with a hop to it.
-    Taken,
 }
 
 /// A scope known to the data manager.

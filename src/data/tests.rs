@@ -3,7 +3,7 @@
 use super::*;
 use crate::data::coord::ScopeClaim;
 use crate::data::{Persist, ScopeLimits, ScopeOpen};
-use crate::message::{BadHref, Failure, Hop, HopKind, LinkTarget, PageLinks, PageRecord};
+use crate::message::{BadHref, Failure, Hop, HopClaim, HopKind, LinkTarget, PageLinks, PageRecord};
 use crate::url_norm::NormUrl;
 
 const SITE: SiteId = SiteId(0);

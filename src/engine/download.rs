@@ -10,10 +10,10 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 
 use super::Fetched;
-use crate::context::{Context, Log};
+use crate::context::Context;
 use crate::fetch::retry::back_off;
 use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
-use crate::message::{Outcome, TaskKind};
+use crate::message::{Log, Outcome, TaskKind};
 use crate::robots::DisallowAll;
 use crate::schedule::TaskLease;
 use crate::stop::{PanicGuard, StopReason};
@@ -56,12 +56,12 @@ fn fetch(
     log: &Log,
 ) -> bool {
     if lease.task().kind == TaskKind::Robots {
-        let answer = downloader.fetch_robots(ctx, lease.task(), log);
+        let answer = downloader.fetch_robots(&ctx.fetch_env(), lease.task(), log);
         lease.requests_done();
         robots_answered(ctx, &lease, answer, log);
         return true;
     }
-    let result = downloader.fetch_page(ctx, lease.task(), log);
+    let result = downloader.fetch_page(&ctx.fetch_env(), lease.task(), log);
     finish(ctx, lease, result, pages, log)
 }
 

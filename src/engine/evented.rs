@@ -10,7 +10,7 @@
 //! A stop lets the requests under way finish for [`STOP_GRACE`], then abandons them.
 //!
 //! [`Dispatcher::try_acquire`]: crate::schedule::Dispatcher::try_acquire
-//! [`Pacer::try_turn`]: crate::schedule::Pacer::try_turn
+//! [`Pacer::try_turn`]: crate::fetch::Pacer::try_turn
 //! [`download::run_passed_on`]: super::download::run_passed_on
 
 use std::cmp::Reverse;
@@ -23,13 +23,13 @@ use crossbeam_channel::Sender;
 
 use super::{Fetched, download};
 use crate::bodies::{self, BodyPermit};
-use crate::context::{Context, Log};
+use crate::context::Context;
 use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
 use crate::fetch::{
-    Check, EventedDownloader, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
+    Check, EventedDownloader, FetchEnv, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
     RobotsWalk, Step, Walk,
 };
-use crate::message::TaskKind;
+use crate::message::{Log, TaskKind};
 use crate::robots::MAX_ROBOTS_BYTES;
 use crate::schedule::TaskLease;
 use crate::stop::PanicGuard;
@@ -99,6 +99,8 @@ enum Waits {
 /// The loop's state.
 struct Driver<'a> {
     ctx: &'a Context,
+    /// What the walks see of the crawl.
+    env: &'a FetchEnv<'a>,
     log: &'a Log,
     pages: &'a Sender<Fetched>,
     passed_on: &'a Sender<TaskLease>,
@@ -144,8 +146,10 @@ pub(super) fn run(
         told.store(true, Ordering::Release);
         let _ = waker.wake();
     }));
+    let env = ctx.fetch_env();
     let mut d = Driver {
         ctx,
+        env: &env,
         log,
         pages: &pages,
         passed_on: &passed_on,
@@ -243,9 +247,9 @@ impl<'a> Driver<'a> {
     fn start(&mut self, lease: TaskLease) {
         let task = lease.task();
         let walk = match task.kind {
-            TaskKind::Page => Walker::Page(Walk::new(self.ctx, task, self.log)),
+            TaskKind::Page => Walker::Page(Walk::new(self.env, task, self.log)),
             TaskKind::Robots => {
-                Walker::Robots(RobotsWalk::new(self.ctx, task.site, &task.url, self.log))
+                Walker::Robots(RobotsWalk::new(self.env, task.site, &task.url, self.log))
             }
         };
         let url = task.url.clone();

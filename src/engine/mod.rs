@@ -22,6 +22,7 @@
 mod autoscale;
 pub mod cpu;
 mod download;
+mod env;
 mod evented;
 mod parse;
 mod saver;
@@ -35,11 +36,11 @@ use thiserror::Error;
 
 pub use saver::{FLUSH_INTERVAL, SYNC_INTERVAL};
 
-use crate::context::{Context, Log};
+use crate::context::Context;
 use crate::fetch::Downloader;
 use crate::finish::Finisher;
 use crate::ids::ScopeId;
-use crate::message::Downloaded;
+use crate::message::{Downloaded, Log};
 use crate::parse::PageParser;
 use crate::routine::{LogFiles, Routine, RoutineIo};
 use crate::schedule::TaskLease;

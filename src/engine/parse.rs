@@ -7,25 +7,32 @@
 use crossbeam_channel::Receiver;
 
 use super::Fetched;
-use crate::context::{Context, Log};
-use crate::message::{Failure, Outcome};
-use crate::parse::{PageParser, ParseWorker};
+use crate::context::Context;
+use crate::message::{Failure, Log, Outcome};
+use crate::parse::{PageParser, ParseEnv, ParseWorker};
 use crate::schedule::Suspension;
 use crate::stop::{PanicGuard, StopReason};
 
 /// Runs one parser thread until the crawl stops and the pages already fetched are recorded.
 pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetched>, log: Log) {
     let _guard = PanicGuard(&ctx.stop);
-    let mut worker = parser.worker(ctx);
+    let env = ctx.parse_env();
+    let mut worker = parser.worker(&env);
     for fetched in pages.iter() {
-        handle(ctx, &mut *worker, fetched, &log);
+        handle(ctx, &env, &mut *worker, fetched, &log);
     }
 }
 
-fn handle(ctx: &Context, worker: &mut dyn ParseWorker, fetched: Fetched, log: &Log) {
+fn handle(
+    ctx: &Context,
+    env: &ParseEnv<'_>,
+    worker: &mut dyn ParseWorker,
+    fetched: Fetched,
+    log: &Log,
+) {
     let Fetched { mut lease, page } = fetched;
     lease.free_buffer();
-    let record = worker.parse(ctx, lease.task(), page);
+    let record = worker.parse(env, lease.task(), page);
     let task = lease.task().clone();
     let site = task.site;
     let outcome = match record.rejected {

@@ -13,12 +13,12 @@ use thiserror::Error;
 use ureq::unversioned::transport::{Connector, DefaultConnector};
 
 use super::paced::PacedConnector;
+use super::pacer::{Pacer, SendTurn};
 use super::pools::AgentPools;
 use super::resolver::CachingResolver;
 use super::roots::{CaFileError, root_certs};
 use crate::fd_limits::idle_connection_budget;
 use crate::ids::SiteId;
-use crate::schedule::{Pacer, SendTurn};
 use crate::settings::Settings;
 use crate::url_norm::NormUrl;
 

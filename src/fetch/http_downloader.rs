@@ -3,9 +3,8 @@
 
 use super::page::fetch_page;
 use super::robots_txt::fetch_robots;
-use super::{CaFileError, Downloader, HttpClient, PageResult, RobotsAnswer};
-use crate::context::{Context, Log};
-use crate::message::FetchTask;
+use super::{CaFileError, Downloader, FetchEnv, HttpClient, PageResult, RobotsAnswer};
+use crate::message::{FetchTask, Log};
 use crate::settings::Settings;
 
 /// The HTTP downloader.
@@ -25,12 +24,12 @@ impl HttpDownloader {
 }
 
 impl Downloader for HttpDownloader {
-    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
-        fetch_robots(ctx, &self.client, task.site, &task.url, log)
+    fn fetch_robots(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> RobotsAnswer {
+        fetch_robots(env, &self.client, task.site, &task.url, log)
     }
 
-    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
-        fetch_page(ctx, &self.client, task, log)
+    fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult {
+        fetch_page(env, &self.client, task, log)
     }
 
     fn abandon_requests(&self) {

@@ -6,9 +6,11 @@
 //! retry or give up); a [`Downloader`] only turns one task into a result.
 
 mod client;
+mod env;
 pub mod evented;
 mod http_downloader;
 mod paced;
+mod pacer;
 mod page;
 mod pools;
 mod resolver;
@@ -20,15 +22,16 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 pub use client::{FetchError, HttpClient, Response, is_html, request_uri};
+pub use env::{FetchEnv, HopClaims, Pacing};
 pub use evented::EventedDownloader;
 pub use http_downloader::HttpDownloader;
+pub use pacer::{Pacer, SendTurn, with_margin};
 pub(crate) use page::{Check, Head, HeadStep, Step, Walk};
 pub use retry::Transient;
 pub(crate) use robots_txt::{RobotsStep, RobotsWalk};
 pub use roots::CaFileError;
 
-use crate::context::{Context, Log};
-use crate::message::{Downloaded, FetchTask, Outcome};
+use crate::message::{Downloaded, FetchTask, Log, Outcome};
 use crate::robots::RobotsRules;
 
 /// What fetching a page task gave.
@@ -68,16 +71,15 @@ pub enum RobotsAnswer {
 /// The `DownloadingThread` component: fetches one task at a time. Called concurrently from
 /// `DownloadingThreadsCount` threads, each with a task leased from the dispatcher: the
 /// engine has already taken the site's request slot, and gives everything back afterwards.
-/// An implementation must call [`Dispatcher::pace`](crate::schedule::Dispatcher::pace) right
-/// before sending each request of the task (its first, each redirect hop) so the site's delay
-/// holds between requests as they leave, check every URL against robots.txt, log each request
-/// on `log`, and return within `RequestTimeoutSeconds` per request once `ctx.stop` is
-/// requested.
+/// An implementation must call [`Pacing::pace`] (`env.pacing`) right before sending each
+/// request of the task (its first, each redirect hop) so the site's delay holds between
+/// requests as they leave, check every URL against robots.txt, log each request on `log`,
+/// and return within `RequestTimeoutSeconds` per request once `env.stop` is requested.
 pub trait Downloader: Send + Sync + Debug {
     /// Fetches the site's robots.txt (a task of kind `Robots`).
-    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer;
+    fn fetch_robots(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> RobotsAnswer;
     /// Fetches a page task, following its redirects.
-    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult;
+    fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult;
     /// The crawl stopped a while ago: requests still under way should end now, their tasks
     /// abandoned (the engine calls this a second after the stop, so that a stop acts within
     /// a second). The default does nothing: requests end within their timeout.

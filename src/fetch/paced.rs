@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ureq::unversioned::transport::time::Duration as UreqDuration;
 use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
 
-use crate::schedule::Pacer;
+use super::pacer::Pacer;
 
 /// How long one wait for input lasts before the abort flag is looked at again.
 pub(super) const ABORT_CHECK: std::time::Duration = std::time::Duration::from_millis(100);

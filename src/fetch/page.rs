@@ -17,10 +17,8 @@ use std::time::{Instant, SystemTime};
 use super::client::{HttpClient, Response, is_html};
 use super::retry::{Transient, is_transient_status};
 use super::robots_txt::fetch_robots;
-use super::{PageResult, RobotsAnswer};
-use crate::context::{Context, Log};
-use crate::data::HopClaim;
-use crate::message::{Downloaded, Failure, FetchTask, Hop, HopKind, Outcome};
+use super::{FetchEnv, PageResult, RobotsAnswer};
+use crate::message::{Downloaded, Failure, FetchTask, Hop, HopClaim, HopKind, Log, Outcome};
 use crate::parse::refresh::meta_refresh;
 use crate::robots::DisallowAll;
 use crate::site::Origin;
@@ -98,7 +96,7 @@ pub(crate) enum HeadStep {
 /// downloader here) sends the requests it asks for and hands it the answers, so that every
 /// way of downloading decides the same things the same way.
 pub(crate) struct Walk<'a> {
-    ctx: &'a Context,
+    env: &'a FetchEnv<'a>,
     task: FetchTask,
     site: Arc<SiteEntry>,
     log: &'a Log,
@@ -107,12 +105,12 @@ pub(crate) struct Walk<'a> {
 }
 
 pub(super) fn fetch_page(
-    ctx: &Context,
+    env: &FetchEnv<'_>,
     client: &HttpClient,
     task: &FetchTask,
     log: &Log,
 ) -> PageResult {
-    let mut walk = Walk::new(ctx, task, log);
+    let mut walk = Walk::new(env, task, log);
     let mut url = task.url.clone();
     loop {
         match walk.before_request(&url) {
@@ -126,7 +124,7 @@ pub(super) fn fetch_page(
             }
         }
         // Every request waits for the site's turn (its delay), right before it is sent.
-        let Some(turn) = ctx.dispatcher.pace(task.site) else {
+        let Some(turn) = env.pacing.pace(task.site) else {
             return PageResult::Abandoned;
         };
         let started = Instant::now();
@@ -140,9 +138,9 @@ pub(super) fn fetch_page(
             HeadStep::Next(next) => Step::Next(next),
             HeadStep::Done(result) => Step::Done(result),
             HeadStep::Body => {
-                let cap = ctx.settings.http.max_page_bytes;
+                let cap = env.settings.http.max_page_bytes;
                 let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
-                let permit = ctx.bodies.acquire(expected, || ctx.stop.is_requested());
+                let permit = env.bodies.acquire(expected, || env.stop.is_requested());
                 let content_type = response.content_type.clone();
                 let body = response.read_body(cap);
                 walk.body(&url, content_type, body, permit, started)
@@ -157,11 +155,11 @@ pub(super) fn fetch_page(
 
 impl<'a> Walk<'a> {
     /// The walk of `task`, at its URL.
-    pub(crate) fn new(ctx: &'a Context, task: &FetchTask, log: &'a Log) -> Self {
+    pub(crate) fn new(env: &'a FetchEnv<'a>, task: &FetchTask, log: &'a Log) -> Self {
         Walk {
-            ctx,
+            env,
             task: task.clone(),
-            site: ctx.sites.get(task.site),
+            site: env.sites.get(task.site),
             log,
             chain: Vec::new(),
         }
@@ -210,7 +208,7 @@ impl<'a> Walk<'a> {
         if self.chain.is_empty() {
             return None;
         }
-        let reason = refusal(url.as_url(), self.ctx.settings.sites.rule_limits())?;
+        let reason = refusal(url.as_url(), self.env.settings.sites.rule_limits())?;
         Some(self.failed(Failure::without_request(reason)))
     }
 
@@ -229,7 +227,7 @@ impl<'a> Walk<'a> {
             return Ok(Arc::clone(r));
         }
         let robots_url = origin.origin.robots_url();
-        let answer = fetch_robots(self.ctx, client, self.task.site, &robots_url, self.log);
+        let answer = fetch_robots(self.env, client, self.task.site, &robots_url, self.log);
         let rules = match answer {
             RobotsAnswer::Rules(rules) => rules,
             RobotsAnswer::Abandoned => return Err(Box::new(PageResult::Abandoned)),
@@ -335,9 +333,9 @@ impl<'a> Walk<'a> {
                 origins: &origins,
             };
             if let Some(site) = self
-                .ctx
+                .env
                 .filter
-                .scope_site(&view, next.as_url(), &self.ctx.sites)
+                .scope_site(&view, next.as_url(), self.env.sites)
                 .filter(|s| *s != self.task.site)
             {
                 return Step::Done(PageResult::Done(Outcome::Elsewhere {
@@ -366,7 +364,7 @@ impl<'a> Walk<'a> {
             return Step::Done(self.failed(Failure::fetched(problem)));
         }
         // A URL is fetched once: another task fetching it (or one that did) decides it.
-        if self.ctx.dm.claim_hop(&self.task, &next) == HopClaim::Taken {
+        if self.env.hops.claim_hop(&self.task, &next) == HopClaim::Taken {
             return Step::Done(PageResult::Done(Outcome::Elsewhere {
                 task: self.task.clone(),
                 chain: std::mem::take(&mut self.chain),
@@ -391,7 +389,7 @@ impl<'a> Walk<'a> {
         let Some(origin) = Origin::of(next.as_url()) else {
             return false;
         };
-        match self.ctx.sites.add_alias(self.task.site, origin) {
+        match self.env.sites.add_alias(self.task.site, origin) {
             Ok(added) => {
                 self.log.note(format!(
                     "{}: the home page moved to {} (an alias of the site)",
@@ -428,7 +426,7 @@ impl<'a> Walk<'a> {
             .request(self.site.id, url, 200, body.len() as u64, started);
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, content_type.as_deref(), tld)
-            .filter(|r| r.delay <= self.ctx.settings.sites.meta_refresh_max_delay)
+            .filter(|r| r.delay <= self.env.settings.sites.meta_refresh_max_delay)
             .and_then(|r| r.url)
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
             .filter(|next| next != url);

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use ureq::Agent;
 
+use super::pacer::Pacer;
 use crate::ids::SiteId;
-use crate::schedule::Pacer;
 
 /// Makes a site's agent: `(idle connections allowed, the site's pacer)`.
 type MakeAgent = Box<dyn Fn(usize, &Arc<Pacer>) -> Agent + Send + Sync>;

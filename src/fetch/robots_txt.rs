@@ -9,27 +9,27 @@ use std::time::{Instant, SystemTime};
 
 use super::page::{Head, MAX_HOPS};
 use super::retry::{Transient, is_transient_status};
-use super::{FetchError, HttpClient, RobotsAnswer};
-use crate::context::{Context, Log};
+use super::{FetchEnv, FetchError, HttpClient, RobotsAnswer};
 use crate::ids::SiteId;
+use crate::message::Log;
 use crate::robots::{AllowAll, MAX_ROBOTS_BYTES};
 use crate::url_norm::{self, NormUrl};
 
 /// Fetches the robots.txt at `robots_url` for site `site_id` (one of its origins).
 pub(super) fn fetch_robots(
-    ctx: &Context,
+    env: &FetchEnv<'_>,
     client: &HttpClient,
     site_id: SiteId,
     robots_url: &NormUrl,
     log: &Log,
 ) -> RobotsAnswer {
-    let site = ctx.sites.get(site_id);
-    let mut walk = RobotsWalk::new(ctx, site_id, robots_url, log);
+    let site = env.sites.get(site_id);
+    let mut walk = RobotsWalk::new(env, site_id, robots_url, log);
     loop {
         let Some(url) = walk.next_request() else {
             return walk.too_many_hops();
         };
-        let Some(turn) = ctx.dispatcher.pace(site_id) else {
+        let Some(turn) = env.pacing.pace(site_id) else {
             return RobotsAnswer::Abandoned;
         };
         let started = Instant::now();
@@ -64,7 +64,7 @@ pub(crate) enum RobotsStep {
 
 /// A robots.txt fetch along its redirects, without I/O (see `page::Walk`).
 pub(crate) struct RobotsWalk<'a> {
-    ctx: &'a Context,
+    env: &'a FetchEnv<'a>,
     site: SiteId,
     log: &'a Log,
     /// The URL to request next: robots.txt, then each redirect's target.
@@ -77,9 +77,14 @@ pub(crate) struct RobotsWalk<'a> {
 
 impl<'a> RobotsWalk<'a> {
     /// The fetch of `robots_url` for `site`.
-    pub(crate) fn new(ctx: &'a Context, site: SiteId, robots_url: &NormUrl, log: &'a Log) -> Self {
+    pub(crate) fn new(
+        env: &'a FetchEnv<'a>,
+        site: SiteId,
+        robots_url: &NormUrl,
+        log: &'a Log,
+    ) -> Self {
         RobotsWalk {
-            ctx,
+            env,
             site,
             log,
             url: robots_url.clone(),
@@ -169,7 +174,7 @@ impl<'a> RobotsWalk<'a> {
             .request(self.site, url, self.status, bytes, started);
         match body {
             Ok(body) => {
-                RobotsAnswer::Rules((self.ctx.robots)(&body, self.ctx.settings.robots_agent()))
+                RobotsAnswer::Rules((self.env.robots)(&body, self.env.settings.robots_agent()))
             }
             Err(e) => failed(e),
         }

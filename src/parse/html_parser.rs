@@ -7,8 +7,7 @@ use url::Url;
 
 use super::href_cache::{self, HrefCache};
 use super::links::{Extracted, Wanted};
-use super::{PageParser, ParseWorker, charset, links};
-use crate::context::Context;
+use super::{PageParser, ParseEnv, ParseWorker, charset, links};
 use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
@@ -19,11 +18,11 @@ use crate::url_rules::RuleLimits;
 pub struct HtmlParser;
 
 impl PageParser for HtmlParser {
-    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker> {
+    fn worker(&self, env: &ParseEnv<'_>) -> Box<dyn ParseWorker> {
         Box::new(HtmlWorker::new(
-            ctx.settings.sites.max_url_length,
-            ctx.settings.sites.rule_limits(),
-            ctx.settings.results.external_link_context,
+            env.settings.sites.max_url_length,
+            env.settings.sites.rule_limits(),
+            env.settings.results.external_link_context,
         ))
     }
 }
@@ -51,15 +50,15 @@ impl HtmlWorker {
 }
 
 impl ParseWorker for HtmlWorker {
-    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: Downloaded) -> PageRecord {
-        let site = ctx.sites.get(task.site);
-        parse_page(ctx, &site, task, page, self)
+    fn parse(&mut self, env: &ParseEnv<'_>, task: &FetchTask, page: Downloaded) -> PageRecord {
+        let site = env.sites.get(task.site);
+        parse_page(env, &site, task, page, self)
     }
 }
 
 /// Turns a downloaded page into a record (pure apart from reading robots rules).
 fn parse_page(
-    ctx: &Context,
+    env: &ParseEnv<'_>,
     site: &SiteEntry,
     task: &FetchTask,
     page: Downloaded,
@@ -84,7 +83,7 @@ fn parse_page(
     } = worker;
     // A page of a probed host (TopicFilter) is kept only when it is about the topic.
     let topic = if site.is_probed() {
-        ctx.filter.topic()
+        env.filter.topic()
     } else {
         None
     };
@@ -149,7 +148,7 @@ fn parse_page(
         let t = match seen.get(key) {
             Some(&t) => t,
             None => {
-                let target = classify(ctx, &view, &base, raw.href, cache);
+                let target = classify(env, &view, &base, raw.href, cache);
                 // A bad `#…` link keeps its own text (the base is what failed).
                 let shared = key != "#" || !matches!(target, LinkTarget::Bad(_));
                 let t = links.add_target(target);
@@ -196,7 +195,7 @@ fn parse_page(
 
 /// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
 fn classify(
-    ctx: &Context,
+    env: &ParseEnv<'_>,
     site: &SiteView<'_>,
     base: &Url,
     href: &str,
@@ -209,12 +208,12 @@ fn classify(
         // playground links run to thousands of bytes).
         Err(e @ UrlError::TooLong(_)) => match url_norm::normalize(base, href) {
             Ok(long)
-                if ctx
+                if env
                     .filter
-                    .scope_site(site, long.as_url(), &ctx.sites)
+                    .scope_site(site, long.as_url(), env.sites)
                     .is_none() =>
             {
-                if ctx.settings.sites.other_scheme_links == OtherScheme::Ignore
+                if env.settings.sites.other_scheme_links == OtherScheme::Ignore
                     && site.is_other_scheme(long.as_url())
                 {
                     return LinkTarget::Ignored;
@@ -244,8 +243,8 @@ fn classify(
             }));
         }
     };
-    let Some(target_site) = ctx.filter.scope_site(site, url.as_url(), &ctx.sites) else {
-        if ctx.settings.sites.other_scheme_links == OtherScheme::Ignore
+    let Some(target_site) = env.filter.scope_site(site, url.as_url(), env.sites) else {
+        if env.settings.sites.other_scheme_links == OtherScheme::Ignore
             && site.is_other_scheme(url.as_url())
         {
             return LinkTarget::Ignored;
@@ -261,7 +260,7 @@ fn classify(
         let origin = if target_site == site.entry.id {
             site.origin_of(url.as_url())
         } else {
-            other = ctx.sites.get(target_site).origin_of(url.as_url());
+            other = env.sites.get(target_site).origin_of(url.as_url());
             other.as_ref()
         };
         // Unknown rules (an alias whose robots.txt is not fetched yet): checked when fetched.

@@ -17,8 +17,28 @@ use std::fmt::Debug;
 
 pub use html_parser::{HtmlParser, HtmlWorker};
 
-use crate::context::Context;
 use crate::message::{Downloaded, FetchTask, PageRecord};
+use crate::settings::Settings;
+use crate::sites::Sites;
+use crate::url_filter::UrlFilter;
+
+/// What a parser sees of the crawl: the settings, the sites (to tell internal links from
+/// external ones) and the URL filter (scopes spanning several hosts, the topic score).
+#[derive(Clone, Copy)]
+pub struct ParseEnv<'a> {
+    /// Validated settings.
+    pub settings: &'a Settings,
+    /// Sites and their aliases.
+    pub sites: &'a Sites,
+    /// Scope decisions for links (`UrlAnalyzingThread`).
+    pub filter: &'a dyn UrlFilter,
+}
+
+impl std::fmt::Debug for ParseEnv<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParseEnv").finish_non_exhaustive()
+    }
+}
 
 /// The `ParsingThread` component. The engine starts `ParsingThreadsCount` threads; each asks
 /// for its own [`ParseWorker`] once, then hands it every page it takes from the downloaders,
@@ -26,7 +46,7 @@ use crate::message::{Downloaded, FetchTask, PageRecord};
 /// work is not lost).
 pub trait PageParser: Send + Sync + Debug {
     /// A parser for one parsing thread.
-    fn worker(&self, ctx: &Context) -> Box<dyn ParseWorker>;
+    fn worker(&self, env: &ParseEnv<'_>) -> Box<dyn ParseWorker>;
 }
 
 /// One parsing thread's parser: it may keep caches and buffers from page to page.
@@ -34,5 +54,5 @@ pub trait ParseWorker: Send {
     /// Turns a downloaded page of `task` into its record: links in document order,
     /// classified and normalized, with anchors; title; content hash. The page is the
     /// worker's: it may free the body as soon as it has read it.
-    fn parse(&mut self, ctx: &Context, task: &FetchTask, page: Downloaded) -> PageRecord;
+    fn parse(&mut self, env: &ParseEnv<'_>, task: &FetchTask, page: Downloaded) -> PageRecord;
 }

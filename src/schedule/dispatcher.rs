@@ -23,11 +23,11 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::pacer::{Pacer, SendTurn};
-use super::{Budget, Candidate, Scheduler, TaskLease, with_margin};
+use super::{Budget, Candidate, Scheduler, TaskLease};
 use crate::bandit::Yield;
 use crate::data::coord::BudgetGrant;
 use crate::data::{DataManager, Fetch};
+use crate::fetch::{Pacer, SendTurn, with_margin};
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, TaskKind};
 use crate::sites::{SiteEntry, Sites};
@@ -741,7 +741,15 @@ impl Dispatcher {
         let pacer = Arc::clone(&self.state.lock().gates[site.0 as usize].pacer);
         pacer.turn(&self.stop)
     }
+}
 
+impl crate::fetch::Pacing for Dispatcher {
+    fn pace(&self, site: SiteId) -> Option<SendTurn> {
+        Dispatcher::pace(self, site)
+    }
+}
+
+impl Dispatcher {
     /// The pacer of `site`'s requests, for a driver that takes turns without waiting
     /// ([`Pacer::try_turn`]).
     pub fn pacer(&self, site: SiteId) -> Arc<Pacer> {

@@ -13,19 +13,17 @@ pub mod bandit;
 pub mod budget;
 pub mod dispatcher;
 pub mod lease;
-pub mod pacer;
-mod sequential;
+pub mod sequential;
 mod time_quantum;
 
 use std::fmt::Debug;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use all_sites::RoundRobin;
 pub use bandit::BanditScheduler;
 pub use budget::Budget;
 pub use dispatcher::{Dispatcher, Suspension};
 pub use lease::TaskLease;
-pub use pacer::{Pacer, SendTurn};
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;
 
@@ -85,19 +83,6 @@ pub trait Scheduler: Send + Debug {
     fn max_unobserved(&self) -> Option<usize> {
         None
     }
-}
-
-/// The gap kept between two request starts of a site whose delay is `delay`: a little more
-/// than asked, because a request reaches the server a moment after its slot is taken (thread
-/// scheduling on both sides, connection set-up), and that moment varies from one request to
-/// the next by up to a few milliseconds on a busy machine (measured: 3.5 ms on 2 loaded
-/// cores). 5 ms plus 1% of the delay, but at most a quarter of the delay and at most 15 ms;
-/// nothing for a zero delay.
-pub fn with_margin(delay: Duration) -> Duration {
-    let margin = (Duration::from_millis(5) + delay / 100)
-        .min(delay / 4)
-        .min(Duration::from_millis(15));
-    delay + margin
 }
 
 #[cfg(test)]

@@ -547,8 +547,8 @@ impl ScopeGraph {
     }
 
     /// Whether task `task`'s redirect chain may fetch `url` (see `DataManager::claim_hop`).
-    pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::data::HopClaim {
-        use crate::data::HopClaim;
+    pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::message::HopClaim {
+        use crate::message::HopClaim;
         let Some(id) = self.urls.lookup(url) else {
             return match self.new_hop_claims.get(url) {
                 Some(&t) if t != task => HopClaim::Taken,

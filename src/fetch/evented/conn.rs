@@ -25,10 +25,10 @@ use ureq_proto::BodyMode;
 use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare, step};
 use super::wire;
 use crate::fetch::FetchError;
+use crate::fetch::SendTurn;
 use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES};
 use crate::fetch::resolver::CachingResolver;
 use crate::ids::SiteId;
-use crate::schedule::SendTurn;
 use crate::url_norm::NormUrl;
 
 /// The token of the waker (the dispatcher's and the stop's wake-ups).

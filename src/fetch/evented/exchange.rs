@@ -18,10 +18,10 @@ use ureq_proto::http::Request;
 use super::conn::{Event, OwnedHead, ReqId};
 use super::decode::decode;
 use super::wire;
+use crate::fetch::SendTurn;
 use crate::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};
 use crate::fetch::{FetchError, request_uri};
 use crate::ids::SiteId;
-use crate::schedule::SendTurn;
 use crate::url_norm::NormUrl;
 
 /// What the crawler accepts (as the blocking client says it).

@@ -19,11 +19,10 @@ pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, Re
 
 use parking_lot::Mutex;
 
-use super::{CaFileError, Downloader, HttpClient, PageResult, RobotsAnswer};
-use crate::context::{Context, Log};
+use super::{CaFileError, Downloader, FetchEnv, HttpClient, PageResult, RobotsAnswer};
 use crate::fd_limits::idle_connection_budget;
 use crate::ids::SiteId;
-use crate::message::FetchTask;
+use crate::message::{FetchTask, Log};
 use crate::settings::Settings;
 
 /// The event-driven downloader.
@@ -68,12 +67,12 @@ impl EventedDownloader {
 }
 
 impl Downloader for EventedDownloader {
-    fn fetch_robots(&self, ctx: &Context, task: &FetchTask, log: &Log) -> RobotsAnswer {
-        super::robots_txt::fetch_robots(ctx, &self.client, task.site, &task.url, log)
+    fn fetch_robots(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> RobotsAnswer {
+        super::robots_txt::fetch_robots(env, &self.client, task.site, &task.url, log)
     }
 
-    fn fetch_page(&self, ctx: &Context, task: &FetchTask, log: &Log) -> PageResult {
-        super::page::fetch_page(ctx, &self.client, task, log)
+    fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult {
+        super::page::fetch_page(env, &self.client, task, log)
     }
 
     fn abandon_requests(&self) {

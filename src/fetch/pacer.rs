@@ -13,8 +13,20 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::with_margin;
 use crate::stop::Stop;
+
+/// The gap kept between two request starts of a site whose delay is `delay`: a little more
+/// than asked, because a request reaches the server a moment after its slot is taken (thread
+/// scheduling on both sides, connection set-up), and that moment varies from one request to
+/// the next by up to a few milliseconds on a busy machine (measured: 3.5 ms on 2 loaded
+/// cores). 5 ms plus 1% of the delay, but at most a quarter of the delay and at most 15 ms;
+/// nothing for a zero delay.
+pub fn with_margin(delay: Duration) -> Duration {
+    let margin = (Duration::from_millis(5) + delay / 100)
+        .min(delay / 4)
+        .min(Duration::from_millis(15));
+    delay + margin
+}
 
 /// Longest single wait, so a stop is noticed while a long delay or back-off runs.
 const WAIT_SLICE: Duration = Duration::from_millis(50);

@@ -1,0 +1,60 @@
+//! What a downloader sees of the crawl ([`FetchEnv`]): the settings, the sites and the URL
+//! filter it checks hops against, how robots.txt is read, the stop, the body budget — and two
+//! capabilities it asks of the layers above without knowing them: [`Pacing`] (a site's turn
+//! to send, kept by the dispatcher) and [`HopClaims`] (whether a redirect's target is this
+//! chain's to fetch, decided by the data manager through the engine).
+
+use std::sync::Arc;
+
+use super::SendTurn;
+use crate::bodies::BodyBudget;
+use crate::ids::SiteId;
+use crate::message::{FetchTask, HopClaim};
+use crate::robots::RobotsParse;
+use crate::settings::Settings;
+use crate::sites::Sites;
+use crate::stop::Stop;
+use crate::url_filter::UrlFilter;
+use crate::url_norm::NormUrl;
+
+/// A site's turn to send a request: every request takes one right before it is sent (a
+/// task's first, each redirect hop, robots.txt), so the site's delay holds between requests
+/// as they leave.
+pub trait Pacing: Sync {
+    /// Waits for `site`'s turn; `None` when the crawl is stopping.
+    fn pace(&self, site: SiteId) -> Option<SendTurn>;
+}
+
+/// Whether a redirect hop's target is fetched by the chain that reached it (so that a URL is
+/// fetched once, whichever task reaches it first).
+pub trait HopClaims: Sync {
+    /// Claims `url`, a hop of `task`'s chain.
+    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim;
+}
+
+/// What a downloader may use of the crawl.
+#[derive(Clone, Copy)]
+pub struct FetchEnv<'a> {
+    /// Validated settings.
+    pub settings: &'a Settings,
+    /// Sites, their aliases and robots rules.
+    pub sites: &'a Sites,
+    /// Scope decisions for redirect hops (`UrlAnalyzingThread`).
+    pub filter: &'a dyn UrlFilter,
+    /// How robots.txt is read (`RobotsTxtClass`).
+    pub robots: RobotsParse,
+    /// The stop broadcast.
+    pub stop: &'a Stop,
+    /// Page bodies held at once.
+    pub bodies: &'a Arc<BodyBudget>,
+    /// Sites' turns to send.
+    pub pacing: &'a dyn Pacing,
+    /// Redirect targets' claims.
+    pub hops: &'a dyn HopClaims,
+}
+
+impl std::fmt::Debug for FetchEnv<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FetchEnv").finish_non_exhaustive()
+    }
+}
