@@ -5,7 +5,8 @@
 //!   which ready site goes next, so no rule can break politeness.
 //! - [`lease`] — a claimed task as one value ([`TaskLease`]) that gives back what it holds exactly
 //!   once, whatever path the code takes.
-//! - [`pacer`] — a site's delay kept between requests as they are written ([`Pacer`]).
+//! - a site's delay is kept between requests as they are written by its
+//!   [`Pacer`](crate::fetch::Pacer), which the dispatcher holds per site.
 //! - the rules: [`RoundRobin`] (`AllSites`), [`Sequential`], [`TimeQuantum`].
 
 mod all_sites;
