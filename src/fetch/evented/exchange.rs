@@ -15,8 +15,8 @@ use ureq_proto::client::state::{RecvBody, RecvResponse};
 use ureq_proto::client::{Call, RecvBodyResult, RecvResponseResult, SendRequestResult};
 use ureq_proto::http::Request;
 
-use super::conn::{Event, OwnedHead, ReqId};
 use super::decode::decode;
+use super::events::{Event, OwnedHead, ReqId};
 use super::wire;
 use crate::fetch::SendTurn;
 use crate::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};

@@ -12,10 +12,12 @@
 
 mod conn;
 mod decode;
+mod events;
 mod exchange;
 mod wire;
 
-pub use conn::{ConnRef, ConnSettings, Connections, Event, NotSent, OwnedHead, ReqId};
+pub use conn::Connections;
+pub use events::{ConnRef, ConnSettings, Event, NotSent, OwnedHead, ReqId};
 
 use parking_lot::Mutex;
 

@@ -10,6 +10,8 @@
 //! the connection serves the site's next request, as the blocking client does). Failures and
 //! timeouts come as [`Event::Failed`].
 
+mod slots;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::io::ErrorKind;
@@ -22,6 +24,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use rustls::ClientConnection;
 use ureq_proto::BodyMode;
 
+use super::events::{ConnRef, ConnSettings, Event, NotSent, ReqId};
 use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare, step};
 use super::wire;
 use crate::fetch::FetchError;
@@ -38,86 +41,6 @@ const WAKE: Token = Token(usize::MAX);
 /// `RESPONSE_HEADER_BYTES`, only for a head that needs it: a body passes through it in
 /// pieces, so thousands of idle connections need not hold 64 KiB each.
 const INPUT_START: usize = 16 * 1024;
-
-/// The driver's number for a request (its task), carried by the events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReqId(pub usize);
-
-/// Which connection a request went out on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnRef(usize);
-
-/// An answer's status line and headers.
-#[derive(Debug, Clone, Default)]
-pub struct OwnedHead {
-    /// Status code.
-    pub status: u16,
-    /// `Location`.
-    pub location: Option<String>,
-    /// `Content-Type`.
-    pub content_type: Option<String>,
-    /// `Retry-After`.
-    pub retry_after: Option<String>,
-    /// `Content-Encoding`.
-    pub content_encoding: Option<String>,
-    /// `Content-Length`.
-    pub content_length: Option<u64>,
-}
-
-impl OwnedHead {
-    /// The head as the walks read it.
-    pub(crate) fn head(&self) -> crate::fetch::Head<'_> {
-        crate::fetch::Head {
-            status: self.status,
-            location: self.location.as_deref(),
-            content_type: self.content_type.as_deref(),
-            retry_after: self.retry_after.as_deref(),
-        }
-    }
-
-    /// The body's length as declared, when it is sent as is (not compressed).
-    pub fn declared_body_len(&self) -> Option<u64> {
-        self.content_length
-            .filter(|_| self.content_encoding.is_none())
-    }
-}
-
-/// What happened to a request.
-#[derive(Debug)]
-pub enum Event {
-    /// Its answer's head arrived: the driver reads or discards the body.
-    Head(ReqId, OwnedHead),
-    /// Its body, decoded and within its cap — or why it could not be read (too large, a
-    /// timeout or a broken connection while it was read).
-    Body(ReqId, Result<Vec<u8>, FetchError>),
-    /// It failed before its head arrived (a timeout, a broken connection, a bad answer).
-    Failed(ReqId, FetchError),
-}
-
-/// Why [`Connections::send`] did not send a request.
-#[derive(Debug)]
-pub enum NotSent {
-    /// Not without blocking this thread: a host name not resolved yet (or a scheme other
-    /// than http and https). A blocking downloader should take the task.
-    Elsewhere,
-    /// It failed at once.
-    Failed(FetchError),
-}
-
-/// Settings the connections keep.
-#[derive(Debug, Clone)]
-pub struct ConnSettings {
-    /// `User-Agent`.
-    pub user_agent: String,
-    /// `RequestTimeoutSeconds`: a whole request, head and body.
-    pub request_timeout: Duration,
-    /// `ConnectTimeoutSeconds`.
-    pub connect_timeout: Duration,
-    /// Idle connections kept at most.
-    pub idle_budget: usize,
-    /// TLS: the blocking client's roots and provider.
-    pub tls: Arc<rustls::ClientConfig>,
-}
 
 /// All connections of one driver.
 pub struct Connections {
@@ -410,126 +333,6 @@ impl Connections {
         self.tokens = tokens;
         self.expire(Instant::now());
         out.append(&mut self.ready);
-    }
-
-    /// Connection `index`'s request `generation` ends by `at`. A deadline stays in the heap
-    /// until it passes, though most requests end long before theirs: a fast crawl made
-    /// 470,000 requests within one timeout. Past twice the connections, the heap is rebuilt
-    /// with the deadlines of requests still under way.
-    fn add_deadline(&mut self, at: Instant, index: usize, generation: u64) {
-        self.deadlines.push(Reverse((at, index, generation)));
-        if self.deadlines.len() > 2 * self.conns.len() + 64 {
-            let conns = &self.conns;
-            self.deadlines.retain(|Reverse((_, i, g))| {
-                conns
-                    .get(*i)
-                    .and_then(Option::as_ref)
-                    .is_some_and(|c| c.generation == *g)
-            });
-        }
-    }
-
-    /// Requests past their deadline fail with `Timeout`.
-    fn expire(&mut self, now: Instant) {
-        while let Some(&Reverse((at, i, generation))) = self.deadlines.peek() {
-            if at > now {
-                break;
-            }
-            self.deadlines.pop();
-            let Some(conn) = self.conns.get(i).and_then(Option::as_ref) else {
-                continue;
-            };
-            if conn.generation != generation {
-                continue;
-            }
-            let late = now >= conn.deadline || (!conn.connected && now >= conn.connect_by);
-            let busy = conn.req.is_some() || matches!(conn.state, State::Drain(..));
-            if late && busy {
-                self.fail(i, FetchError::Timeout);
-            }
-        }
-    }
-
-    /// An idle connection of `site` to `origin`, if one is left.
-    fn take_idle(&mut self, site: SiteId, origin: u64) -> Option<usize> {
-        let list = self.idle.get_mut(&site)?;
-        let conns = &self.conns;
-        let at = list.iter().rposition(|&i| {
-            conns
-                .get(i)
-                .and_then(Option::as_ref)
-                .is_some_and(|c| c.origin == origin)
-        })?;
-        let i = list.swap_remove(at);
-        if list.is_empty() {
-            self.idle.remove(&site);
-        }
-        self.idle_count = self.idle_count.saturating_sub(1);
-        if let Some(conn) = self.conns[i].as_mut() {
-            conn.reused = true;
-        }
-        Some(i)
-    }
-
-    /// Starts connecting to the last of `addrs` (the others are tried if it fails).
-    fn open(
-        &mut self,
-        site: SiteId,
-        origin: u64,
-        tls: Option<Box<ClientConnection>>,
-        mut addrs: Vec<SocketAddr>,
-        now: Instant,
-    ) -> Result<usize, FetchError> {
-        let Some(addr) = addrs.pop() else {
-            return Err(FetchError::HostNotFound);
-        };
-        let mut stream = TcpStream::connect(addr).map_err(connect_error)?;
-        let index = self.free.pop().unwrap_or(self.conns.len());
-        self.poll
-            .registry()
-            .register(
-                &mut stream,
-                Token(index),
-                Interest::READABLE | Interest::WRITABLE,
-            )
-            .map_err(|e| FetchError::Other(e.to_string()))?;
-        let conn = Conn {
-            stream,
-            tls,
-            site,
-            origin,
-            addrs,
-            addr,
-            state: State::Idle,
-            req: None,
-            url: None,
-            connected: false,
-            reused: false,
-            close_after: false,
-            head_close: false,
-            filled: 0,
-            answered: false,
-            input: vec![0; INPUT_START],
-            start: 0,
-            end: 0,
-            out: Vec::new(),
-            out_pos: 0,
-            turn: None,
-            generation: 0,
-            deadline: now + self.settings.request_timeout,
-            connect_by: now + self.settings.connect_timeout,
-            body: Vec::new(),
-            encoding: None,
-            raw_limit: 0,
-            cap: 0,
-            truncate: false,
-        };
-        if index == self.conns.len() {
-            self.conns.push(Some(conn));
-        } else {
-            self.conns[index] = Some(conn);
-        }
-        Ok(index)
     }
 
     /// Does what connection `i`'s socket allows: finish connecting, write, read and parse.

@@ -1,0 +1,88 @@
+//! What the driver of the event-driven downloads and its [`Connections`](super::Connections)
+//! say to each other: request and connection numbers, the events of a request (its head,
+//! its body, its failure), why a request was not sent, and the settings the connections keep.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::fetch::FetchError;
+
+/// The driver's number for a request (its task), carried by the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReqId(pub usize);
+
+/// Which connection a request went out on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnRef(pub(super) usize);
+
+/// An answer's status line and headers.
+#[derive(Debug, Clone, Default)]
+pub struct OwnedHead {
+    /// Status code.
+    pub status: u16,
+    /// `Location`.
+    pub location: Option<String>,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Retry-After`.
+    pub retry_after: Option<String>,
+    /// `Content-Encoding`.
+    pub content_encoding: Option<String>,
+    /// `Content-Length`.
+    pub content_length: Option<u64>,
+}
+
+impl OwnedHead {
+    /// The head as the walks read it.
+    pub(crate) fn head(&self) -> crate::fetch::Head<'_> {
+        crate::fetch::Head {
+            status: self.status,
+            location: self.location.as_deref(),
+            content_type: self.content_type.as_deref(),
+            retry_after: self.retry_after.as_deref(),
+        }
+    }
+
+    /// The body's length as declared, when it is sent as is (not compressed).
+    pub fn declared_body_len(&self) -> Option<u64> {
+        self.content_length
+            .filter(|_| self.content_encoding.is_none())
+    }
+}
+
+/// What happened to a request.
+#[derive(Debug)]
+pub enum Event {
+    /// Its answer's head arrived: the driver reads or discards the body.
+    Head(ReqId, OwnedHead),
+    /// Its body, decoded and within its cap — or why it could not be read (too large, a
+    /// timeout or a broken connection while it was read).
+    Body(ReqId, Result<Vec<u8>, FetchError>),
+    /// It failed before its head arrived (a timeout, a broken connection, a bad answer).
+    Failed(ReqId, FetchError),
+}
+
+/// Why [`Connections::send`] did not send a request.
+#[derive(Debug)]
+pub enum NotSent {
+    /// Not without blocking this thread: a host name not resolved yet (or a scheme other
+    /// than http and https). A blocking downloader should take the task.
+    Elsewhere,
+    /// It failed at once.
+    Failed(FetchError),
+}
+
+/// Settings the connections keep.
+#[derive(Debug, Clone)]
+pub struct ConnSettings {
+    /// `User-Agent`.
+    pub user_agent: String,
+    /// `RequestTimeoutSeconds`: a whole request, head and body.
+    pub request_timeout: Duration,
+    /// `ConnectTimeoutSeconds`.
+    pub connect_timeout: Duration,
+    /// Idle connections kept at most.
+    pub idle_budget: usize,
+    /// TLS: the blocking client's roots and provider.
+    pub tls: Arc<rustls::ClientConfig>,
+}
