@@ -10,6 +10,83 @@
 //! The bound, stated: after any number of steps the count is at most
 //! `max(first, min(most, headroom(room)))` for the largest `room` seen.
 
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, select};
+
+use super::cpu::CpuIdle;
+use super::evented::Slots;
+use crate::context::Context;
+use crate::schedule::TaskLease;
+
+/// How often the engine considers starting more downloaders.
+pub(super) const GROW_PERIOD: Duration = Duration::from_millis(100);
+
+/// What the growth loop grows.
+pub(super) struct Growth<'a> {
+    /// The cap (`DownloadingThreadsCount`, or what the open-file limit allows).
+    pub(super) most: usize,
+    /// `DT1`: the loop's requests at once grow too, and blocking downloaders are added only
+    /// when tasks the loop passed on wait for one.
+    pub(super) evented: bool,
+    /// The loop's requests at once.
+    pub(super) loop_slots: &'a Slots,
+    /// Tasks the loop passed on to blocking downloaders.
+    pub(super) passed_on: &'a Receiver<TaskLease>,
+}
+
+/// Every [`GROW_PERIOD`] until the cap or the stop: grows the downloaders (`spawn(i)` starts
+/// downloader `i`; false when the machine gives no more threads, which ends the growth) and
+/// the loop's requests at once, and tells the dispatcher how many run.
+pub(super) fn run(
+    ctx: &Context,
+    g: Growth<'_>,
+    first: usize,
+    spawn: &mut dyn FnMut(usize) -> bool,
+) {
+    let mut started = first;
+    let started = &mut started;
+    let stop = ctx.stop.receiver();
+    let ticker = crossbeam_channel::tick(GROW_PERIOD);
+    let mut cpu = CpuIdle::new();
+    let most = g.most;
+    let can_grow = |started: usize| started < most || (g.evented && g.loop_slots.get() < most);
+    while can_grow(*started) {
+        select! {
+            recv(ticker) -> _ => {}
+            recv(stop) -> _ => return,
+        }
+        let wanted = ctx.dispatcher.take_demand();
+        // Measured every period, demand or not: the smoothing follows time.
+        let spare = cpu.spare();
+        let room = headroom(ctx.dispatcher.request_room());
+        let threads_wanted = if g.evented {
+            !g.passed_on.is_empty()
+        } else {
+            wanted > 0
+        };
+        if g.evented && wanted > 0 && spare {
+            g.loop_slots.set(grown(g.loop_slots.get(), room, most));
+        }
+        if threads_wanted && spare && may_grow(*started, room, most) {
+            let target = grown(*started, room, most);
+            while *started < target {
+                if !spawn(*started) {
+                    // The machine gives no more threads: the crawl goes on with these.
+                    return;
+                }
+                *started += 1;
+            }
+        }
+        let at_once = if g.evented {
+            g.loop_slots.get() + *started
+        } else {
+            *started
+        };
+        ctx.dispatcher.set_downloaders(at_once);
+    }
+}
+
 /// The downloaders the sites being crawled could use: the requests they allow at once
 /// (`request_room`), and a quarter more (at least 8).
 pub(super) fn headroom(request_room: usize) -> usize {

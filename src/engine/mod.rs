@@ -29,8 +29,6 @@ mod saver;
 
 use std::thread;
 
-use std::time::Duration;
-
 use crossbeam_channel::{Receiver, RecvTimeoutError, bounded, select};
 use thiserror::Error;
 
@@ -40,7 +38,7 @@ use crate::context::Context;
 use crate::fetch::Downloader;
 use crate::finish::Finisher;
 use crate::ids::ScopeId;
-use crate::message::{Downloaded, Log};
+use crate::message::{Downloaded, Log, LogEvent};
 use crate::parse::PageParser;
 use crate::routine::{LogFiles, Routine, RoutineIo};
 use crate::schedule::TaskLease;
@@ -97,9 +95,6 @@ pub fn page_buffer(settings: &Settings) -> usize {
 /// them were 5.8 MB of every crawl's memory (issue 19), for a routine thread that keeps up.
 const LOG_BUFFER: usize = 8_192;
 
-/// How often the engine considers starting more downloaders.
-const GROW_PERIOD: Duration = Duration::from_millis(100);
-
 /// A downloader thread's stack. Threads are how requests wait (blocking sockets, one request
 /// per thread), so an automatic crawl of slow servers runs thousands of them: a small stack
 /// keeps each to what it touches. Parsing, the deep work, runs on the parsers.
@@ -115,6 +110,86 @@ fn abandon_late_requests(ctx: &Context, downloader: &dyn Downloader, done: Recei
     }
     if let Err(RecvTimeoutError::Timeout) = done.recv_timeout(STOP_GRACE) {
         downloader.abandon_requests();
+    }
+}
+
+/// Starts a named thread in scope `s`.
+fn named<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    name: String,
+    f: impl FnOnce() + Send + 'scope,
+) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {
+    thread::Builder::new().name(name).spawn_scoped(s, f)
+}
+
+/// Threads of a crawl, to be joined.
+type Handles<'scope> = Vec<thread::ScopedJoinHandle<'scope, ()>>;
+
+/// Starts the routine thread, and the state saver when the data manager saves state.
+fn start_routine_and_saver<'scope>(
+    s: &'scope thread::Scope<'scope, '_>,
+    ctx: &'scope Context,
+    routine: &'scope dyn Routine,
+    io: RoutineIo<'scope>,
+    handles: &mut Handles<'scope>,
+) -> std::io::Result<()> {
+    handles.push(named(s, "routine".into(), move || routine.run(ctx, io))?);
+    if ctx.dm.saves_state() {
+        let every = ctx.settings.state.checkpoint_interval;
+        handles.push(named(s, "state-saver".into(), move || {
+            saver::run(ctx, every)
+        })?);
+    }
+    Ok(())
+}
+
+/// Starts `ParsingThreadsCount` parsers on the pages of `channels` (pages in, log events out).
+fn start_parsers<'scope>(
+    s: &'scope thread::Scope<'scope, '_>,
+    ctx: &'scope Context,
+    parser: &'scope dyn PageParser,
+    channels: (&Receiver<Fetched>, &crossbeam_channel::Sender<LogEvent>),
+    handles: &mut Handles<'scope>,
+) -> std::io::Result<()> {
+    for i in 0..ctx.settings.threads.parsing.get() {
+        let (rx, log) = (channels.0.clone(), Log(channels.1.clone()));
+        handles.push(named(s, format!("parser-{i}"), move || {
+            parse::run(ctx, parser, rx, log)
+        })?);
+    }
+    Ok(())
+}
+
+/// What starting a blocking downloader thread takes.
+struct Downloaders<'scope, 'env, 'a> {
+    s: &'scope thread::Scope<'scope, 'env>,
+    ctx: &'scope Context,
+    downloader: &'scope dyn Downloader,
+    pages: &'a crossbeam_channel::Sender<Fetched>,
+    log: &'a crossbeam_channel::Sender<LogEvent>,
+    /// Each downloader holds a sender; the channel disconnects when the last one ends.
+    running: &'a crossbeam_channel::Sender<()>,
+    /// With `DT1`: the tasks the loop passes on, the only ones its blocking downloaders take.
+    passed_on: Option<&'a Receiver<TaskLease>>,
+}
+
+impl<'scope> Downloaders<'scope, '_, '_> {
+    /// Starts downloader thread `i`.
+    fn start(&self, i: usize) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {
+        let (ctx, downloader) = (self.ctx, self.downloader);
+        let (tx, log) = (self.pages.clone(), Log(self.log.clone()));
+        let running = self.running.clone();
+        let passed = self.passed_on.cloned();
+        thread::Builder::new()
+            .name(format!("downloader-{i}"))
+            .stack_size(DOWNLOADER_STACK)
+            .spawn_scoped(self.s, move || {
+                match passed {
+                    Some(rx) => download::run_passed_on(ctx, downloader, rx, tx, log),
+                    None => download::run(ctx, downloader, tx, log),
+                }
+                drop(running);
+            })
     }
 }
 
@@ -144,57 +219,36 @@ pub fn run(
             logs: inputs.logs,
             scopes: inputs.scopes,
         };
-        let routine = workers.routine;
-        let h = thread::Builder::new()
-            .name("routine".into())
-            .spawn_scoped(s, move || routine.run(ctx, io));
-        handles.push(h.map_err(failed)?);
-        if ctx.dm.saves_state() {
-            let every = settings.state.checkpoint_interval;
-            let h = thread::Builder::new()
-                .name("state-saver".into())
-                .spawn_scoped(s, move || saver::run(ctx, every));
-            handles.push(h.map_err(failed)?);
-        }
+        start_routine_and_saver(s, ctx, workers.routine, io, &mut handles).map_err(failed)?;
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
         // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking
-        // downloaders take only what the loop passes on (a name not resolved yet, an alias's robots.txt), and
-        // grow as DT0's do, when tasks wait for them.
+        // downloaders take only what the loop passes on (a name not resolved yet, an alias's
+        // robots.txt), and grow as DT0's do, when tasks wait for them.
         let evented = workers.downloader.evented();
         let (passed_tx, passed_rx) = crossbeam_channel::unbounded::<TaskLease>();
-        let spawn_downloader = |i: usize| {
-            let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
-            let downloader = workers.downloader;
-            let running = running.clone();
-            let passed = evented.map(|_| passed_rx.clone());
-            thread::Builder::new()
-                .name(format!("downloader-{i}"))
-                .stack_size(DOWNLOADER_STACK)
-                .spawn_scoped(s, move || {
-                    match passed {
-                        Some(rx) => download::run_passed_on(ctx, downloader, rx, tx, log),
-                        None => download::run(ctx, downloader, tx, log),
-                    }
-                    drop(running);
-                })
+        let starter = Downloaders {
+            s,
+            ctx,
+            downloader: workers.downloader,
+            pages: &page_tx,
+            log: &log_tx,
+            running: &running,
+            passed_on: evented.map(|_| &passed_rx),
         };
         let first = settings.threads.first_downloaders();
         for i in 0..first {
-            handles.push(spawn_downloader(i).map_err(failed)?);
+            handles.push(starter.start(i).map_err(failed)?);
         }
-        let most = settings.threads.max_downloaders();
         match evented {
             Some(dt1) => {
                 let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
                 let slots = &loop_slots;
                 let running = running.clone();
-                let h = thread::Builder::new()
-                    .name("downloads".into())
-                    .spawn_scoped(s, move || {
-                        evented::run(ctx, dt1, slots, tx, passed_tx, &log);
-                        drop(running);
-                    });
+                let h = named(s, "downloads".into(), move || {
+                    evented::run(ctx, dt1, slots, tx, passed_tx, &log);
+                    drop(running);
+                });
                 handles.push(h.map_err(failed)?);
                 ctx.dispatcher.set_downloaders(first + loop_slots.get());
             }
@@ -204,64 +258,21 @@ pub fn run(
             }
         }
         let downloader = workers.downloader;
-        let h = thread::Builder::new()
-            .name("stop-watch".into())
-            .spawn_scoped(s, move || {
-                abandon_late_requests(ctx, downloader, downloaders_done)
-            });
+        let h = named(s, "stop-watch".into(), move || {
+            abandon_late_requests(ctx, downloader, downloaders_done)
+        });
         handles.push(h.map_err(failed)?);
-        for i in 0..settings.threads.parsing.get() {
-            let (rx, log) = (page_rx.clone(), Log(log_tx.clone()));
-            let parser = workers.parser;
-            let h = thread::Builder::new()
-                .name(format!("parser-{i}"))
-                .spawn_scoped(s, move || parse::run(ctx, parser, rx, log));
-            handles.push(h.map_err(failed)?);
-        }
-        // Automatic downloaders (autoscale.rs), until the cap or the stop. With `DT1` the
-        // loop's requests at once grow by the same rule (no threads: a number), and blocking
-        // downloaders are added when tasks the loop passed on wait for one.
-        let mut started = first;
-        let stop = ctx.stop.receiver();
-        let ticker = crossbeam_channel::tick(GROW_PERIOD);
-        let mut cpu = cpu::CpuIdle::new();
-        let can_grow =
-            |started: usize| started < most || (evented.is_some() && loop_slots.get() < most);
-        'grow: while can_grow(started) {
-            select! {
-                recv(ticker) -> _ => {
-                    let wanted = ctx.dispatcher.take_demand();
-                    // Measured every period, demand or not: the smoothing follows time.
-                    let spare = cpu.spare();
-                    let room = autoscale::headroom(ctx.dispatcher.request_room());
-                    let threads_wanted = match evented {
-                        Some(_) => !passed_rx.is_empty(),
-                        None => wanted > 0,
-                    };
-                    if evented.is_some() && wanted > 0 && spare {
-                        loop_slots.set(autoscale::grown(loop_slots.get(), room, most));
-                    }
-                    if threads_wanted && spare && autoscale::may_grow(started, room, most) {
-                        let target = autoscale::grown(started, room, most);
-                        while started < target {
-                            match spawn_downloader(started) {
-                                Ok(h) => handles.push(h),
-                                // The machine gives no more threads: the crawl goes on with
-                                // these.
-                                Err(_) => break 'grow,
-                            }
-                            started += 1;
-                        }
-                    }
-                    let at_once = match evented {
-                        Some(_) => loop_slots.get() + started,
-                        None => started,
-                    };
-                    ctx.dispatcher.set_downloaders(at_once);
-                },
-                recv(stop) -> _ => break,
-            }
-        }
+        start_parsers(s, ctx, workers.parser, (&page_rx, &log_tx), &mut handles).map_err(failed)?;
+        // Automatic downloaders (autoscale.rs), until the cap or the stop.
+        let growth = autoscale::Growth {
+            most: settings.threads.max_downloaders(),
+            evented: evented.is_some(),
+            loop_slots: &loop_slots,
+            passed_on: &passed_rx,
+        };
+        autoscale::run(ctx, growth, first, &mut |i| {
+            starter.start(i).map(|h| handles.push(h)).is_ok()
+        });
         drop((page_tx, page_rx, log_tx, running, passed_rx));
         for h in handles {
             if h.join().is_err() {

@@ -11,8 +11,39 @@ use crate::data::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
 use crate::ids::SiteId;
-use crate::message::{Decided, HopKind, LinkTarget, Outcome};
+use crate::message::{Decided, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
 use crate::site::Origin;
+use crate::url_norm::NormUrl;
+
+/// What resolving one page's links keeps between its links.
+struct LinkIds {
+    /// The URL the page ended on.
+    own: u32,
+    /// The empty anchor's text id, once interned.
+    no_anchor: Option<u32>,
+    /// Each target's ids, from its first link on (interned in the same order as when every
+    /// link was interned: the same ids): the target and its failure or reason text.
+    known: Vec<Option<(u32, Option<u32>)>>,
+}
+
+/// The reward of an outcome: the distinct external links a page adds, one for a redirect
+/// off the site, none otherwise.
+fn external_yield(kind: &ResolvedKind) -> u32 {
+    match kind {
+        ResolvedKind::Page { links, .. } => {
+            let mut ids: Vec<u32> = links
+                .iter()
+                .filter(|l| l.kind == LinkKind::External)
+                .map(|l| l.target)
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            u32::try_from(ids.len()).unwrap_or(u32::MAX)
+        }
+        ResolvedKind::OffSite(_) => 1,
+        ResolvedKind::Failed { .. } | ResolvedKind::Elsewhere { .. } => 0,
+    }
+}
 
 impl ScopeGraph {
     /// Records an outcome, the crawl's fetch number `seq`: interns its strings, journals it,
@@ -66,106 +97,8 @@ impl ScopeGraph {
             .collect::<Result<Vec<_>, DataError>>()?;
         let kind = match outcome {
             Outcome::Page { page, .. } => {
-                let mut links = Vec::with_capacity(page.links.len());
-                // An internal link's anchor is read only when the link leads off the site (a
-                // redirect away). A link to this page's own address, or to a URL already
-                // recorded as a page, never will: such links keep no anchor — a source
-                // listing's line anchors become one repeated record (`LinkRec::repeat`), and
-                // a sidebar's texts are not interned again on every page.
                 let own = chain.last().map_or(task, |h| h.url);
-                let mut no_anchor = None;
-                // Each target's ids, from its first link on (interned in the same order as
-                // when every link was interned: the same ids).
-                let mut known: Vec<Option<(u32, Option<u32>)>> =
-                    vec![None; page.links.target_count()];
-                for link in page.links.iter() {
-                    let first = known[link.target_index];
-                    let r = match link.target {
-                        LinkTarget::Internal { url, site, failure } => {
-                            let target = match first {
-                                Some((target, _)) => target,
-                                None => {
-                                    let local = self.site_ref(*site, url.as_url())?;
-                                    self.url_ref(url.as_str(), local)?
-                                }
-                            };
-                            let aux = if target == own
-                                || self.recs[target as usize].state == UrlState::Page
-                            {
-                                match no_anchor {
-                                    Some(id) => id,
-                                    None => *no_anchor.insert(self.text_ref("")?),
-                                }
-                            } else {
-                                self.text_ref(link.anchor)?
-                            };
-                            let failure = match first {
-                                Some((_, failure)) => failure,
-                                None => failure
-                                    .as_ref()
-                                    .map(|f| self.text_ref(&f.reason))
-                                    .transpose()?,
-                            };
-                            known[link.target_index] = Some((target, failure));
-                            ResolvedLink {
-                                kind: LinkKind::Internal,
-                                target,
-                                aux,
-                                failure,
-                            }
-                        }
-                        LinkTarget::External(url) => {
-                            let aux = if link.context.is_empty() {
-                                self.text_ref(link.anchor)?
-                            } else {
-                                let both = format!(
-                                    "{}{}{}",
-                                    link.anchor,
-                                    super::CONTEXT_SEPARATOR,
-                                    link.context
-                                );
-                                self.text_ref(&both)?
-                            };
-                            let target = match first {
-                                Some((target, _)) => target,
-                                None => self.external_ref(url.as_str(), effects)?,
-                            };
-                            known[link.target_index] = Some((target, None));
-                            ResolvedLink {
-                                kind: LinkKind::External,
-                                target,
-                                aux,
-                                failure: None,
-                            }
-                        }
-                        LinkTarget::Ignored => continue,
-                        LinkTarget::Bad(bad) => {
-                            let (target, aux) = match first {
-                                Some((target, Some(aux))) => (target, aux),
-                                _ => (self.text_ref(&bad.raw)?, self.text_ref(&bad.reason)?),
-                            };
-                            known[link.target_index] = Some((target, Some(aux)));
-                            ResolvedLink {
-                                kind: LinkKind::Bad,
-                                target,
-                                aux,
-                                failure: None,
-                            }
-                        }
-                    };
-                    links.push(r);
-                }
-                let canonical = if page.canonical.is_empty() {
-                    None
-                } else {
-                    Some(self.text_ref(&page.canonical)?)
-                };
-                let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
-                let title = self.text_ref(&page.title)?;
-                ResolvedKind::Page {
-                    meta: PageMeta::new(page.hash, bytes, title, canonical),
-                    links,
-                }
+                self.resolve_page(page, own, effects)?
             }
             Outcome::OffSite { target, .. } => {
                 ResolvedKind::OffSite(self.external_ref(target.as_str(), effects)?)
@@ -182,20 +115,7 @@ impl ScopeGraph {
                 }
             }
         };
-        effects.yielded.external = match &kind {
-            ResolvedKind::Page { links, .. } => {
-                let mut ids: Vec<u32> = links
-                    .iter()
-                    .filter(|l| l.kind == LinkKind::External)
-                    .map(|l| l.target)
-                    .collect();
-                ids.sort_unstable();
-                ids.dedup();
-                ids.len() as u32
-            }
-            ResolvedKind::OffSite(_) => 1,
-            ResolvedKind::Failed { .. } | ResolvedKind::Elsewhere { .. } => 0,
-        };
+        effects.yielded.external = external_yield(&kind);
         let pull = Pull {
             seq,
             yielded: effects.yielded,
@@ -205,6 +125,133 @@ impl ScopeGraph {
             chain,
             kind,
             pull,
+        })
+    }
+
+    /// A page's links in ids, then its canonical URL and title. `own` is the URL the page
+    /// ended on.
+    fn resolve_page(
+        &mut self,
+        page: &PageRecord,
+        own: u32,
+        effects: &mut Effects,
+    ) -> Result<ResolvedKind, DataError> {
+        let mut links = Vec::with_capacity(page.links.len());
+        let mut ids = LinkIds {
+            own,
+            no_anchor: None,
+            known: vec![None; page.links.target_count()],
+        };
+        for link in page.links.iter() {
+            let r = match link.target {
+                LinkTarget::Internal { url, site, failure } => {
+                    let failure = failure.as_ref().map(|f| f.reason.as_str());
+                    self.resolve_internal(&mut ids, &link, url, *site, failure)?
+                }
+                LinkTarget::External(url) => {
+                    self.resolve_external(&mut ids, &link, url.as_str(), effects)?
+                }
+                LinkTarget::Ignored => continue,
+                LinkTarget::Bad(bad) => {
+                    let (target, aux) = match ids.known[link.target_index] {
+                        Some((target, Some(aux))) => (target, aux),
+                        _ => (self.text_ref(&bad.raw)?, self.text_ref(&bad.reason)?),
+                    };
+                    ids.known[link.target_index] = Some((target, Some(aux)));
+                    ResolvedLink {
+                        kind: LinkKind::Bad,
+                        target,
+                        aux,
+                        failure: None,
+                    }
+                }
+            };
+            links.push(r);
+        }
+        let canonical = if page.canonical.is_empty() {
+            None
+        } else {
+            Some(self.text_ref(&page.canonical)?)
+        };
+        let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
+        let title = self.text_ref(&page.title)?;
+        Ok(ResolvedKind::Page {
+            meta: PageMeta::new(page.hash, bytes, title, canonical),
+            links,
+        })
+    }
+
+    /// An internal link. Its anchor is read only when the link leads off the site (a redirect
+    /// away). A link to this page's own address, or to a URL already recorded as a page,
+    /// never will: such links keep no anchor — a source listing's line anchors become one
+    /// repeated record (`LinkRec::repeat`), and a sidebar's texts are not interned again on
+    /// every page.
+    fn resolve_internal(
+        &mut self,
+        ids: &mut LinkIds,
+        link: &PageLink<'_>,
+        url: &NormUrl,
+        site: SiteId,
+        failure: Option<&str>,
+    ) -> Result<ResolvedLink, DataError> {
+        let first = ids.known[link.target_index];
+        let target = match first {
+            Some((target, _)) => target,
+            None => {
+                let local = self.site_ref(site, url.as_url())?;
+                self.url_ref(url.as_str(), local)?
+            }
+        };
+        let aux = if target == ids.own || self.recs[target as usize].state == UrlState::Page {
+            match ids.no_anchor {
+                Some(id) => id,
+                None => *ids.no_anchor.insert(self.text_ref("")?),
+            }
+        } else {
+            self.text_ref(link.anchor)?
+        };
+        let failure = match first {
+            Some((_, failure)) => failure,
+            None => failure.map(|f| self.text_ref(f)).transpose()?,
+        };
+        ids.known[link.target_index] = Some((target, failure));
+        Ok(ResolvedLink {
+            kind: LinkKind::Internal,
+            target,
+            aux,
+            failure,
+        })
+    }
+
+    /// An external link: its URL, and its anchor with its context when kept.
+    fn resolve_external(
+        &mut self,
+        ids: &mut LinkIds,
+        link: &PageLink<'_>,
+        url: &str,
+        effects: &mut Effects,
+    ) -> Result<ResolvedLink, DataError> {
+        let aux = if link.context.is_empty() {
+            self.text_ref(link.anchor)?
+        } else {
+            let both = format!(
+                "{}{}{}",
+                link.anchor,
+                super::CONTEXT_SEPARATOR,
+                link.context
+            );
+            self.text_ref(&both)?
+        };
+        let target = match ids.known[link.target_index] {
+            Some((target, _)) => target,
+            None => self.external_ref(url, effects)?,
+        };
+        ids.known[link.target_index] = Some((target, None));
+        Ok(ResolvedLink {
+            kind: LinkKind::External,
+            target,
+            aux,
+            failure: None,
         })
     }
 
