@@ -151,20 +151,41 @@ pub(super) fn connect_error(e: std::io::Error) -> FetchError {
 
 /// Advances one connection as far as its socket allows.
 pub(super) fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
-    if !conn.connected {
-        match conn.stream.take_error() {
-            Ok(Some(e)) | Err(e) => return Progress::Fail(connect_error(e)),
-            Ok(None) => {}
-        }
-        match conn.stream.peer_addr() {
-            Ok(_) => {
-                conn.connected = true;
-                let _ = conn.stream.set_nodelay(true);
-            }
-            Err(e) if e.kind() == ErrorKind::NotConnected => return Progress::Wait,
-            Err(e) => return Progress::Fail(connect_error(e)),
-        }
+    if let Some(p) = finish_connect(conn) {
+        return p;
     }
+    if let Some(p) = write_request(conn) {
+        return p;
+    }
+    match read_until_decided(conn, scratch, ready) {
+        Some(p) => p,
+        None => closed(conn, ready),
+    }
+}
+
+/// A connection not known to be connected yet: whether it is now (`None`: go on).
+fn finish_connect(conn: &mut Conn) -> Option<Progress> {
+    if conn.connected {
+        return None;
+    }
+    match conn.stream.take_error() {
+        Ok(Some(e)) | Err(e) => return Some(Progress::Fail(connect_error(e))),
+        Ok(None) => {}
+    }
+    match conn.stream.peer_addr() {
+        Ok(_) => {
+            conn.connected = true;
+            let _ = conn.stream.set_nodelay(true);
+            None
+        }
+        Err(e) if e.kind() == ErrorKind::NotConnected => Some(Progress::Wait),
+        Err(e) => Some(Progress::Fail(connect_error(e))),
+    }
+}
+
+/// Writes what is left of the request; once it is all written, the site's turn ends (its
+/// delay counts from now). `None`: go on reading.
+fn write_request(conn: &mut Conn) -> Option<Progress> {
     let written = wire::write(
         &mut conn.stream,
         conn.tls.as_deref_mut(),
@@ -176,17 +197,27 @@ pub(super) fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) 
             if let Some(turn) = conn.turn.take() {
                 turn.pacer().sent();
             }
+            None
         }
         // A TLS handshake goes on while the request waits: read what the server sends.
-        Ok(false) if conn.tls.is_some() => {}
-        Ok(false) => return Progress::Wait,
-        Err(e) => return Progress::Fail(broken(e)),
+        Ok(false) if conn.tls.is_some() => None,
+        Ok(false) => Some(Progress::Wait),
+        Err(e) => Some(Progress::Fail(broken(e))),
     }
+}
+
+/// Reads and parses until the driver must decide, the socket has nothing more for now, or
+/// the server closed the connection (`None`).
+fn read_until_decided(
+    conn: &mut Conn,
+    scratch: &mut [u8],
+    ready: &mut Vec<Event>,
+) -> Option<Progress> {
     let mut eof = false;
     loop {
         match advance(conn, scratch, ready) {
             Progress::Wait => {}
-            other => return other,
+            other => return Some(other),
         }
         if matches!(conn.state, State::Decide(_)) || eof {
             break;
@@ -195,51 +226,52 @@ pub(super) fn step(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) 
             conn.start = 0;
             conn.end = 0;
         }
-        if matches!(conn.state, State::Direct) && conn.start == conn.end {
-            let read = wire::read(
-                &mut conn.stream,
-                conn.tls.as_deref_mut(),
-                &mut conn.body[conn.filled..],
-            );
-            match read {
-                Ok(0) => eof = true,
-                Ok(n) => conn.filled += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Progress::Fail(broken(e)),
-            }
-            continue;
+        let direct = matches!(conn.state, State::Direct) && conn.start == conn.end;
+        if !direct && let Err(p) = make_room(conn) {
+            return Some(p);
         }
-        if conn.end == conn.input.len() {
-            if conn.start > 0 {
-                conn.input.copy_within(conn.start..conn.end, 0);
-                conn.end -= conn.start;
-                conn.start = 0;
-            } else if conn.input.len() < RESPONSE_HEADER_BYTES {
-                conn.input.resize(RESPONSE_HEADER_BYTES, 0);
-            } else {
-                return Progress::Fail(FetchError::BadResponse("response header too large".into()));
-            }
-        }
-        match wire::read(
-            &mut conn.stream,
-            conn.tls.as_deref_mut(),
-            &mut conn.input[conn.end..],
-        ) {
+        let buf = if direct {
+            &mut conn.body[conn.filled..]
+        } else {
+            &mut conn.input[conn.end..]
+        };
+        match wire::read(&mut conn.stream, conn.tls.as_deref_mut(), buf) {
             Ok(0) => eof = true,
+            Ok(n) if direct => conn.filled += n,
             Ok(n) => {
                 conn.end += n;
                 conn.answered |= conn.req.is_some();
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Wait,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Some(Progress::Wait),
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Progress::Fail(broken(e)),
+            Err(e) => return Some(Progress::Fail(broken(e))),
         }
     }
-    if !eof {
-        return Progress::Wait;
+    (!eof).then_some(Progress::Wait)
+}
+
+/// Room at the end of the input buffer: what was parsed is dropped, and a head that needs
+/// more than the first buffer gets up to `RESPONSE_HEADER_BYTES`.
+fn make_room(conn: &mut Conn) -> Result<(), Progress> {
+    if conn.end < conn.input.len() {
+        return Ok(());
     }
-    // The server closed the connection.
+    if conn.start > 0 {
+        conn.input.copy_within(conn.start..conn.end, 0);
+        conn.end -= conn.start;
+        conn.start = 0;
+    } else if conn.input.len() < RESPONSE_HEADER_BYTES {
+        conn.input.resize(RESPONSE_HEADER_BYTES, 0);
+    } else {
+        return Err(Progress::Fail(FetchError::BadResponse(
+            "response header too large".into(),
+        )));
+    }
+    Ok(())
+}
+
+/// The server closed the connection: what that means for the request on it.
+fn closed(conn: &mut Conn, ready: &mut Vec<Event>) -> Progress {
     match std::mem::replace(&mut conn.state, State::Idle) {
         State::Idle => Progress::Free(false),
         State::Decide(call) => {
@@ -278,7 +310,7 @@ fn broken(e: std::io::Error) -> FetchError {
 /// Parses what the input buffer holds.
 fn advance(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progress {
     loop {
-        match std::mem::replace(&mut conn.state, State::Idle) {
+        let next = match std::mem::replace(&mut conn.state, State::Idle) {
             State::Idle => {
                 if conn.start != conn.end {
                     // Bytes nobody asked for: the connection is out of step.
@@ -290,152 +322,184 @@ fn advance(conn: &mut Conn, scratch: &mut [u8], ready: &mut Vec<Event>) -> Progr
                 conn.state = State::Decide(call);
                 return Progress::Wait;
             }
-            State::Head(mut call) => {
-                if conn.out_pos < conn.out.len() {
-                    conn.state = State::Head(call);
-                    return Progress::Wait;
-                }
-                let parsed = call.try_response(&conn.input[conn.start..conn.end], false);
-                let (used, response) = match parsed {
-                    Ok(r) => r,
-                    Err(e) => return Progress::Fail(FetchError::BadResponse(e.to_string())),
-                };
-                conn.start += used;
-                let Some(response) = response else {
-                    conn.state = State::Head(call);
-                    if used > 0 {
-                        // A 1xx answer was consumed: the real one may follow in the buffer.
-                        continue;
-                    }
-                    return Progress::Wait;
-                };
-                let header = |name: &str| {
-                    response
-                        .headers()
-                        .get(name)
-                        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-                };
-                let encoding = header("content-encoding")
-                    .map(|e| e.trim().to_ascii_lowercase())
-                    .filter(|e| !e.is_empty() && e != "identity");
-                let head = OwnedHead {
-                    status: response.status().as_u16(),
-                    location: header("location"),
-                    content_type: header("content-type"),
-                    retry_after: header("retry-after"),
-                    content_length: header("content-length")
-                        .and_then(|v| v.trim().parse::<u64>().ok()),
-                    content_encoding: encoding.clone(),
-                };
-                conn.encoding = encoding;
-                let says = |token: &str| {
-                    response
-                        .headers()
-                        .get_all("connection")
-                        .iter()
-                        .filter_map(|v| v.to_str().ok())
-                        .flat_map(|v| v.split(','))
-                        .any(|t| t.trim().eq_ignore_ascii_case(token))
-                };
-                conn.head_close = says("close")
-                    || (response.version() == ureq_proto::http::Version::HTTP_10
-                        && !says("keep-alive"));
-                let Some(req) = conn.req else {
-                    return Progress::Free(false);
-                };
-                conn.state = match call.proceed() {
-                    Some(RecvResponseResult::RecvBody(body)) => State::Decide(Some(body)),
-                    Some(RecvResponseResult::Cleanup(c)) => {
-                        conn.close_after = c.must_close_connection();
-                        State::Decide(None)
-                    }
-                    Some(RecvResponseResult::Redirect(r)) => {
-                        conn.close_after = r.must_close_connection();
-                        State::Decide(None)
-                    }
-                    None => {
-                        return Progress::Fail(FetchError::BadResponse("incomplete head".into()));
-                    }
-                };
-                ready.push(Event::Head(req, head));
-                return Progress::Wait;
-            }
-            State::Body(mut call) => {
-                let avail = conn.end - conn.start;
-                let len = conn.body.len();
-                conn.body.resize(len + avail.max(1), 0);
-                let read = call.read(&conn.input[conn.start..conn.end], &mut conn.body[len..]);
-                let (used, written) = match read {
-                    Ok(r) => r,
-                    Err(e) => {
-                        conn.state = State::Body(call);
-                        return Progress::Fail(FetchError::BadResponse(e.to_string()));
-                    }
-                };
-                conn.body.truncate(len + written);
-                conn.start += used;
-                if conn.body.len() > conn.raw_limit {
-                    if !conn.truncate {
-                        conn.state = State::Body(call);
-                        return Progress::Fail(FetchError::TooLarge(conn.cap));
-                    }
-                    // robots.txt: what fits is enough; the rest is not read.
-                    finish_body(conn, ready);
-                    return Progress::Free(false);
-                }
-                let ended = call.body_mode() != BodyMode::CloseDelimited && call.can_proceed();
-                if ended {
-                    let keep = match call.proceed() {
-                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
-                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
-                        None => false,
-                    };
-                    finish_body(conn, ready);
-                    return Progress::Free(keep && conn.start == conn.end);
-                }
-                conn.state = State::Body(call);
-                if used == 0 && written == 0 {
-                    return Progress::Wait;
-                }
-            }
-            State::Direct => {
-                let take = (conn.end - conn.start).min(conn.body.len() - conn.filled);
-                conn.body[conn.filled..conn.filled + take]
-                    .copy_from_slice(&conn.input[conn.start..conn.start + take]);
-                conn.start += take;
-                conn.filled += take;
-                if conn.filled == conn.body.len() {
-                    finish_body(conn, ready);
-                    return Progress::Free(!conn.head_close && conn.start == conn.end);
-                }
-                conn.state = State::Direct;
-                return Progress::Wait;
-            }
-            State::Drain(mut call, drained) => {
-                let read = call.read(&conn.input[conn.start..conn.end], scratch);
-                let Ok((used, written)) = read else {
-                    return Progress::Free(false);
-                };
-                conn.start += used;
-                let drained = drained + written;
-                if drained as u64 > DRAIN_BYTES {
-                    return Progress::Free(false);
-                }
-                if call.body_mode() != BodyMode::CloseDelimited && call.can_proceed() {
-                    let keep = match call.proceed() {
-                        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
-                        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
-                        None => false,
-                    };
-                    return Progress::Free(keep && conn.start == conn.end);
-                }
-                conn.state = State::Drain(call, drained);
-                if used == 0 && written == 0 {
-                    return Progress::Wait;
-                }
-            }
+            State::Head(call) => on_head(conn, call, ready),
+            State::Body(call) => on_body(conn, call, ready),
+            State::Direct => Some(on_direct(conn, ready)),
+            State::Drain(call, drained) => on_drain(conn, call, drained, scratch),
+        };
+        if let Some(progress) = next {
+            return progress;
         }
     }
+}
+
+/// Whether a body's call has ended (a close-delimited body ends only with the connection).
+fn has_ended(call: &Call<RecvBody>) -> bool {
+    call.body_mode() != BodyMode::CloseDelimited && call.can_proceed()
+}
+
+/// An ended body's call: whether the connection may be kept for the site's next request.
+fn keeps_connection(call: Call<RecvBody>) -> bool {
+    match call.proceed() {
+        Some(RecvBodyResult::Cleanup(c)) => !c.must_close_connection(),
+        Some(RecvBodyResult::Redirect(r)) => !r.must_close_connection(),
+        None => false,
+    }
+}
+
+/// The head awaited: parsed when it is all there, and handed to the driver, which decides
+/// on the body. `None`: a 1xx answer was consumed, parse on.
+fn on_head(
+    conn: &mut Conn,
+    mut call: Call<RecvResponse>,
+    ready: &mut Vec<Event>,
+) -> Option<Progress> {
+    if conn.out_pos < conn.out.len() {
+        conn.state = State::Head(call);
+        return Some(Progress::Wait);
+    }
+    let parsed = call.try_response(&conn.input[conn.start..conn.end], false);
+    let (used, response) = match parsed {
+        Ok(r) => r,
+        Err(e) => return Some(Progress::Fail(FetchError::BadResponse(e.to_string()))),
+    };
+    conn.start += used;
+    let Some(response) = response else {
+        conn.state = State::Head(call);
+        // A 1xx answer was consumed: the real one may follow in the buffer.
+        return (used == 0).then_some(Progress::Wait);
+    };
+    let head = own_head(conn, &response);
+    let Some(req) = conn.req else {
+        return Some(Progress::Free(false));
+    };
+    conn.state = match call.proceed() {
+        Some(RecvResponseResult::RecvBody(body)) => State::Decide(Some(body)),
+        Some(RecvResponseResult::Cleanup(c)) => {
+            conn.close_after = c.must_close_connection();
+            State::Decide(None)
+        }
+        Some(RecvResponseResult::Redirect(r)) => {
+            conn.close_after = r.must_close_connection();
+            State::Decide(None)
+        }
+        None => {
+            return Some(Progress::Fail(FetchError::BadResponse(
+                "incomplete head".into(),
+            )));
+        }
+    };
+    ready.push(Event::Head(req, head));
+    Some(Progress::Wait)
+}
+
+/// The head as the driver reads it; the connection keeps its encoding and whether the
+/// server closes it after this answer.
+fn own_head(conn: &mut Conn, response: &ureq_proto::http::Response<()>) -> OwnedHead {
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    let encoding = header("content-encoding")
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty() && e != "identity");
+    let head = OwnedHead {
+        status: response.status().as_u16(),
+        location: header("location"),
+        content_type: header("content-type"),
+        retry_after: header("retry-after"),
+        content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
+        content_encoding: encoding.clone(),
+    };
+    conn.encoding = encoding;
+    let says = |token: &str| {
+        response
+            .headers()
+            .get_all("connection")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(token))
+    };
+    conn.head_close = says("close")
+        || (response.version() == ureq_proto::http::Version::HTTP_10 && !says("keep-alive"));
+    head
+}
+
+/// A body read for the driver through ureq-proto (chunked, compressed, close-delimited).
+/// `None`: more was parsed, parse on.
+fn on_body(conn: &mut Conn, mut call: Call<RecvBody>, ready: &mut Vec<Event>) -> Option<Progress> {
+    let avail = conn.end - conn.start;
+    let len = conn.body.len();
+    conn.body.resize(len + avail.max(1), 0);
+    let read = call.read(&conn.input[conn.start..conn.end], &mut conn.body[len..]);
+    let (used, written) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            conn.state = State::Body(call);
+            return Some(Progress::Fail(FetchError::BadResponse(e.to_string())));
+        }
+    };
+    conn.body.truncate(len + written);
+    conn.start += used;
+    if conn.body.len() > conn.raw_limit {
+        if !conn.truncate {
+            conn.state = State::Body(call);
+            return Some(Progress::Fail(FetchError::TooLarge(conn.cap)));
+        }
+        // robots.txt: what fits is enough; the rest is not read.
+        finish_body(conn, ready);
+        return Some(Progress::Free(false));
+    }
+    if has_ended(&call) {
+        let keep = keeps_connection(call);
+        finish_body(conn, ready);
+        return Some(Progress::Free(keep && conn.start == conn.end));
+    }
+    conn.state = State::Body(call);
+    (used == 0 && written == 0).then_some(Progress::Wait)
+}
+
+/// A body of known length copied straight into its place.
+fn on_direct(conn: &mut Conn, ready: &mut Vec<Event>) -> Progress {
+    let take = (conn.end - conn.start).min(conn.body.len() - conn.filled);
+    conn.body[conn.filled..conn.filled + take]
+        .copy_from_slice(&conn.input[conn.start..conn.start + take]);
+    conn.start += take;
+    conn.filled += take;
+    if conn.filled == conn.body.len() {
+        finish_body(conn, ready);
+        return Progress::Free(!conn.head_close && conn.start == conn.end);
+    }
+    conn.state = State::Direct;
+    Progress::Wait
+}
+
+/// A body read to be thrown away (`drained` bytes so far): the connection is kept if it
+/// ends within `DRAIN_BYTES`. `None`: more was parsed, parse on.
+fn on_drain(
+    conn: &mut Conn,
+    mut call: Call<RecvBody>,
+    drained: usize,
+    scratch: &mut [u8],
+) -> Option<Progress> {
+    let read = call.read(&conn.input[conn.start..conn.end], scratch);
+    let Ok((used, written)) = read else {
+        return Some(Progress::Free(false));
+    };
+    conn.start += used;
+    let drained = drained + written;
+    if drained as u64 > DRAIN_BYTES {
+        return Some(Progress::Free(false));
+    }
+    if has_ended(&call) {
+        let keep = keeps_connection(call);
+        return Some(Progress::Free(keep && conn.start == conn.end));
+    }
+    conn.state = State::Drain(call, drained);
+    (used == 0 && written == 0).then_some(Progress::Wait)
 }
 
 /// The body is complete: decoded, capped and given to the driver.
