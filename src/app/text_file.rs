@@ -62,18 +62,14 @@ impl ApplicationManager for TextFileManager {
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
-        let dispatcher = Dispatcher::new(
-            Arc::clone(&dm),
-            scheduler,
-            Arc::clone(&stop),
-            DispatcherConfig {
-                down_after: settings.faults.site_down_after,
-                page_buffer: engine::page_buffer(settings),
-                parsers: settings.threads.parsing.get(),
-                budget: settings.bandit.budget as u64,
-                shared_budget: coordinator.shares_budget(),
-            },
-        );
+        let config = DispatcherConfig {
+            down_after: settings.faults.site_down_after,
+            page_buffer: engine::page_buffer(settings),
+            parsers: settings.threads.parsing.get(),
+            budget: settings.bandit.budget as u64,
+            shared_budget: coordinator.shares_budget(),
+        };
+        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop), config);
         // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
         // of them is opened (a shared store, SPEC §10, may give this process some only).
         let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
@@ -138,27 +134,39 @@ impl ApplicationManager for TextFileManager {
         run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
         let mut scopes = seeds.live_rows();
         scopes.extend(removed);
-        for row in &mut scopes {
-            row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
-        }
-        let reason = stop.reason().unwrap_or(StopReason::WorkDone);
-        let finished = reason.is_complete() && seeds.unopened() == 0 && nothing_left(&*dm);
-        let unload_started = Instant::now();
-        let (written, earlier) = {
-            let mut live = retirer.summary.lock();
-            (live.sorted(), live.take_earlier())
-        };
-        let unloaded = save_and_unload(&ctx, &unloaders, &scopes, (&written, &earlier), finished)?;
-        Ok(RunReport {
-            reason,
-            sites: unloaded.rows,
-            problems: unloaded.problems,
-            elapsed: started.elapsed(),
-            stopped_after: stop.requested_after(started),
-            unload_elapsed: unload_started.elapsed(),
-            result_folder: settings.results.folder.clone(),
-        })
+        end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes)
     }
+}
+
+/// After the threads ended: the stop's reason, the rows of the scopes still in memory
+/// (their suspensions), the state saved and the results written.
+fn end_of_run(
+    ctx: &Context,
+    seeds: &Seeds,
+    retirer: &Retirer<'_>,
+    unloaders: &[Box<dyn crate::unload::Unloader>],
+    mut scopes: Vec<ScopeRow>,
+) -> Result<RunReport, AppError> {
+    for row in &mut scopes {
+        row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
+    }
+    let reason = ctx.stop.reason().unwrap_or(StopReason::WorkDone);
+    let finished = reason.is_complete() && seeds.unopened() == 0 && nothing_left(&*ctx.dm);
+    let unload_started = Instant::now();
+    let (written, earlier) = {
+        let mut live = retirer.summary.lock();
+        (live.sorted(), live.take_earlier())
+    };
+    let unloaded = save_and_unload(ctx, unloaders, &scopes, (&written, &earlier), finished)?;
+    Ok(RunReport {
+        reason,
+        sites: unloaded.rows,
+        problems: unloaded.problems,
+        elapsed: ctx.started.elapsed(),
+        stopped_after: ctx.stop.requested_after(ctx.started),
+        unload_elapsed: unload_started.elapsed(),
+        result_folder: ctx.settings.results.folder.clone(),
+    })
 }
 
 /// Whether no scope has URLs left to fetch, retired ones included (a site retired as down

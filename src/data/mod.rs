@@ -18,6 +18,7 @@
 //! replay); `journal` and `records` are the journal's bytes and values; [`interner`] and
 //! [`frontier`] the scope's string table and queues.
 
+pub mod columns;
 pub mod coord;
 mod error;
 pub mod frontier;

@@ -124,6 +124,35 @@ fn parse_page(
         .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
+    let links = classify_links(env, site, &base, page_url, extracted, cache);
+    let canonical = extracted
+        .canonical
+        .as_deref()
+        .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
+        .map(|c| c.as_str().to_owned())
+        .unwrap_or_default();
+    let title = extracted.title.clone();
+    extracted.release_excess();
+    PageRecord {
+        chain,
+        hash,
+        bytes,
+        title,
+        canonical,
+        links,
+        rejected: None,
+    }
+}
+
+/// The page's links, classified once per distinct href and in document order.
+fn classify_links(
+    env: &ParseEnv<'_>,
+    site: &SiteEntry,
+    base: &Url,
+    page_url: &Url,
+    extracted: &Extracted,
+    cache: &mut HrefCache,
+) -> PageLinks {
     let origins = site.origins();
     let view = SiteView {
         entry: site,
@@ -148,7 +177,7 @@ fn parse_page(
         let t = match seen.get(key) {
             Some(&t) => t,
             None => {
-                let target = classify(env, &view, &base, raw.href, cache);
+                let target = classify(env, &view, base, raw.href, cache);
                 // A bad `#…` link keeps its own text (the base is what failed).
                 let shared = key != "#" || !matches!(target, LinkTarget::Bad(_));
                 let t = links.add_target(target);
@@ -173,24 +202,7 @@ fn parse_page(
         };
         links.push_to(t, anchor, context);
     }
-    let canonical = extracted
-        .canonical
-        .as_deref()
-        .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
-        .map(|c| c.as_str().to_owned())
-        .unwrap_or_default();
-    let title = extracted.title.clone();
-    drop(seen);
-    extracted.release_excess();
-    PageRecord {
-        chain,
-        hash,
-        bytes,
-        title,
-        canonical,
-        links,
-        rejected: None,
-    }
+    links
 }
 
 /// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.

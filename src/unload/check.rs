@@ -136,7 +136,32 @@ pub fn check_folder(folder: &Path) -> ScopeCheck {
         }
     };
     let f = &mut check.failures;
-    let mut graph: DiGraph<u32, u32> = DiGraph::with_capacity(nodes.len(), edges.len());
+    let (mut graph, levels) = node_graph(&nodes, edges.len(), f);
+    add_arcs(&mut graph, &edges, f);
+    if !nodes.is_empty() {
+        check_levels(&graph, &levels, f);
+    }
+    check.nodes = nodes.len();
+    check.arcs = edges.len();
+    check.max_level = levels
+        .iter()
+        .copied()
+        .filter(|&l| l != u32::MAX)
+        .max()
+        .unwrap_or(0);
+    check.components = tarjan_scc(&graph).len();
+    check
+}
+
+/// The nodes of nodes.csv as a graph without arcs (each weighted by its level), and their
+/// levels; ids that are not 1, 2, 3…, labels twice and levels that are not numbers are
+/// failures.
+fn node_graph(
+    nodes: &[Vec<String>],
+    arcs: usize,
+    f: &mut Vec<String>,
+) -> (DiGraph<u32, u32>, Vec<u32>) {
+    let mut graph: DiGraph<u32, u32> = DiGraph::with_capacity(nodes.len(), arcs);
     let mut levels = Vec::with_capacity(nodes.len());
     let mut labels = HashSet::with_capacity(nodes.len());
     for (i, row) in nodes.iter().enumerate() {
@@ -161,7 +186,13 @@ pub fn check_folder(folder: &Path) -> ScopeCheck {
         levels.push(level);
         graph.add_node(level);
     }
-    let n = nodes.len() as u64;
+    (graph, levels)
+}
+
+/// The arcs of edges.csv added to `graph`; ends outside the nodes, arcs twice, another
+/// type than `Directed` and weights below 1 are failures.
+fn add_arcs(graph: &mut DiGraph<u32, u32>, edges: &[Vec<String>], f: &mut Vec<String>) {
+    let n = graph.node_count() as u64;
     let mut arcs = HashSet::with_capacity(edges.len());
     for (i, row) in edges.iter().enumerate() {
         let line = i + 2;
@@ -190,43 +221,35 @@ pub fn check_folder(folder: &Path) -> ScopeCheck {
             NodeIndex::new(s as usize - 1),
             NodeIndex::new(t as usize - 1),
         );
-        graph.add_edge(s, t, weight.unwrap_or(1) as u32);
+        graph.add_edge(s, t, u32::try_from(weight.unwrap_or(1)).unwrap_or(u32::MAX));
     }
-    if n > 0 {
-        // Every seed's home page is level 0 (a scope may hold several seeds, SPEC §6): depths
-        // count from all of them at once, through a source one step before each.
-        let mut from_homes = graph.clone();
-        let source = from_homes.add_node(u32::MAX);
-        for (i, &level) in levels.iter().enumerate() {
-            if level == 0 {
-                from_homes.add_edge(source, NodeIndex::new(i), 1);
-            }
-        }
-        let depth = dijkstra(&from_homes, source, None, |_| 1u32);
-        for (i, &level) in levels.iter().enumerate() {
-            match depth.get(&NodeIndex::new(i)).map(|d| d - 1) {
-                Some(d) if d == level => {}
-                Some(d) => f.push(format!(
-                    "node {}: level {level}, but its breadth-first depth is {d}",
-                    i + 1
-                )),
-                None => f.push(format!(
-                    "node {}: not reachable from a home page (a level-0 node) over the arcs",
-                    i + 1
-                )),
-            }
+}
+
+/// Every node's level is its breadth-first depth from the home pages. Every seed's home page
+/// is level 0 (a scope may hold several seeds, SPEC §6): depths count from all of them at
+/// once, through a source one step before each.
+fn check_levels(graph: &DiGraph<u32, u32>, levels: &[u32], f: &mut Vec<String>) {
+    let mut from_homes = graph.clone();
+    let source = from_homes.add_node(u32::MAX);
+    for (i, &level) in levels.iter().enumerate() {
+        if level == 0 {
+            from_homes.add_edge(source, NodeIndex::new(i), 1);
         }
     }
-    check.nodes = nodes.len();
-    check.arcs = edges.len();
-    check.max_level = levels
-        .iter()
-        .copied()
-        .filter(|&l| l != u32::MAX)
-        .max()
-        .unwrap_or(0);
-    check.components = tarjan_scc(&graph).len();
-    check
+    let depth = dijkstra(&from_homes, source, None, |_| 1u32);
+    for (i, &level) in levels.iter().enumerate() {
+        match depth.get(&NodeIndex::new(i)).map(|d| d - 1) {
+            Some(d) if d == level => {}
+            Some(d) => f.push(format!(
+                "node {}: level {level}, but its breadth-first depth is {d}",
+                i + 1
+            )),
+            None => f.push(format!(
+                "node {}: not reachable from a home page (a level-0 node) over the arcs",
+                i + 1
+            )),
+        }
+    }
 }
 
 fn int(s: &str) -> Option<u64> {

@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 use super::{UnloadError, Unloader, write_gexf};
 use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
+use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CsvOut;
 use crate::storage::{replace_file, sync_dir};
 
@@ -95,37 +96,28 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
     }
 }
 
-/// nodes.csv: `Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host`,
-/// the same columns whatever the URL filter (a single-host site names its one host).
+/// nodes.csv: `Id,Label` and the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
+/// ExternalLinks,Bytes,ContentHash,Canonical,Host`), the same columns whatever the URL filter
+/// (a single-host site names its one host).
 pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let columns: &[&str] = &[
-        "Id",
-        "Label",
-        "Level",
-        "Title",
-        "OutDegree",
-        "ExternalLinks",
-        "Bytes",
-        "ContentHash",
-        "Canonical",
-        "Host",
-    ];
-    let mut csv = CsvOut::new(w, columns)?;
+    let mut columns = vec!["Id", "Label"];
+    columns.extend(NODE_COLUMNS.iter().map(|c| c.name));
+    let mut csv = CsvOut::new(w, &columns)?;
     let mut hash = String::with_capacity(32);
     for (i, n) in g.nodes().iter().enumerate() {
-        hash.clear();
-        // Infallible: writing into a String.
-        let _ = std::fmt::Write::write_fmt(&mut hash, format_args!("{:032x}", g.content_hash(n)));
-        csv.num(i + 1)?
-            .text(g.label(n))?
-            .num(n.level)?
-            .text(g.title(n))?
-            .num(g.out_degree(n))?
-            .num(g.external_link_count(n))?
-            .num(g.bytes(n))?
-            .text(&hash)?
-            .text(g.canonical(n))?
-            .text(g.host(n))?;
+        csv.num(i + 1)?.text(g.label(n))?;
+        for c in NODE_COLUMNS {
+            match (c.value)(g, n) {
+                Cell::Int(v) => csv.num(v)?,
+                Cell::Text(t) => csv.text(t)?,
+                Cell::Hash(h) => {
+                    hash.clear();
+                    // Infallible: writing into a String.
+                    let _ = std::fmt::Write::write_fmt(&mut hash, format_args!("{h:032x}"));
+                    csv.text(&hash)?
+                }
+            };
+        }
         csv.end()?;
     }
     csv.finish()

@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 
 use crate::data::SiteGraph;
+use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CHUNK;
 
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row.
@@ -22,27 +23,15 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(w, r#"  <graph mode="static" defaultedgetype="directed">"#)?;
     writeln!(w, r#"    <attributes class="node">"#)?;
-    writeln!(
-        w,
-        r#"      <attribute id="level" title="Level" type="integer"/>"#
-    )?;
-    writeln!(
-        w,
-        r#"      <attribute id="title" title="Title" type="string"/>"#
-    )?;
     // Every per-page attribute nodes.csv has, typed, in its order (SPEC §12; Gephi shows them
     // in the Data Laboratory and can size or colour nodes by the numeric ones).
-    for (id, title, kind) in [
-        ("outdegree", "OutDegree", "integer"),
-        ("externallinks", "ExternalLinks", "integer"),
-        ("bytes", "Bytes", "integer"),
-        ("contenthash", "ContentHash", "string"),
-        ("canonical", "Canonical", "string"),
-        ("host", "Host", "string"),
-    ] {
+    for c in NODE_COLUMNS {
         writeln!(
             w,
-            r#"      <attribute id="{id}" title="{title}" type="{kind}"/>"#
+            r#"      <attribute id="{}" title="{}" type="{}"/>"#,
+            c.gexf_id,
+            c.name,
+            c.kind.gexf()
         )?;
     }
     writeln!(w, r#"    </attributes>"#)?;
@@ -56,24 +45,22 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
         line.extend_from_slice(num.format(i + 1).as_bytes());
         line.extend_from_slice(br#"" label=""#);
         xml_into(graph.label(n), &mut line);
-        line.extend_from_slice(br#""><attvalues><attvalue for="level" value=""#);
-        line.extend_from_slice(num.format(n.level).as_bytes());
-        line.extend_from_slice(br#""/><attvalue for="title" value=""#);
-        xml_into(graph.title(n), &mut line);
-        line.extend_from_slice(br#""/><attvalue for="outdegree" value=""#);
-        line.extend_from_slice(num.format(graph.out_degree(n)).as_bytes());
-        line.extend_from_slice(br#""/><attvalue for="externallinks" value=""#);
-        line.extend_from_slice(num.format(graph.external_link_count(n)).as_bytes());
-        line.extend_from_slice(br#""/><attvalue for="bytes" value=""#);
-        line.extend_from_slice(num.format(graph.bytes(n)).as_bytes());
-        line.extend_from_slice(br#""/><attvalue for="contenthash" value=""#);
-        // Infallible: writing into a Vec.
-        let _ = write!(line, "{:032x}", graph.content_hash(n));
-        line.extend_from_slice(br#""/><attvalue for="canonical" value=""#);
-        xml_into(graph.canonical(n), &mut line);
-        line.extend_from_slice(br#""/><attvalue for="host" value=""#);
-        xml_into(graph.host(n), &mut line);
-        line.extend_from_slice(b"\"/></attvalues></node>\n");
+        line.extend_from_slice(br#""><attvalues>"#);
+        for c in NODE_COLUMNS {
+            line.extend_from_slice(br#"<attvalue for=""#);
+            line.extend_from_slice(c.gexf_id.as_bytes());
+            line.extend_from_slice(br#"" value=""#);
+            match (c.value)(graph, n) {
+                Cell::Int(v) => line.extend_from_slice(num.format(v).as_bytes()),
+                Cell::Text(t) => xml_into(t, &mut line),
+                // Infallible: writing into a Vec.
+                Cell::Hash(h) => {
+                    let _ = write!(line, "{h:032x}");
+                }
+            }
+            line.extend_from_slice(br#""/>"#);
+        }
+        line.extend_from_slice(b"</attvalues></node>\n");
         flush_chunk(w, &mut line, CHUNK)?;
     }
     flush_chunk(w, &mut line, 0)?;

@@ -10,6 +10,7 @@ use super::db::{Db, PgError};
 use super::scope_state;
 use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
+use crate::data::columns::{Cell, NODE_COLUMNS};
 
 /// Rows are sent to the server whenever this much is assembled: memory stays bounded
 /// whatever the size of the graph.
@@ -223,95 +224,146 @@ fn write_table(
         Table::Yields => "rccrawler_yields",
     };
     tx.execute(&format!("DELETE FROM {name} WHERE scope = $1"), &[&scope])?;
-    let nodes = g.nodes();
-    let mut edges = Vec::new();
-    copy(tx, name, &mut |rows, flush| {
-        match t {
-            // One row per page with its arcs as arrays: a 50,000-page site has millions of
-            // arcs, and a row each made saving it take longer than crawling it. The view
-            // rccrawler_arcs unnests them.
-            Table::PageArcs => {
-                for (i, n) in nodes.iter().enumerate() {
-                    g.arcs_into(n, &mut edges);
-                    if edges.is_empty() {
-                        continue;
-                    }
-                    rows.num(scope)
-                        .num(i + 1)
-                        .nums(edges.iter().map(|e| e.target))
-                        .nums(edges.iter().map(|e| e.weight))
-                        .end();
-                    flush(rows)?;
-                }
-            }
-            Table::Pages => {
-                for (i, n) in nodes.iter().enumerate() {
-                    rows.num(scope)
-                        .num(i + 1)
-                        .text(g.label(n))
-                        .num(n.level)
-                        .text(g.host(n))
-                        .text(g.title(n))
-                        .num(g.out_degree(n))
-                        .num(g.external_link_count(n))
-                        .num(g.bytes(n))
-                        .text(&format!("{:032x}", g.content_hash(n)))
-                        .text(g.canonical(n))
-                        .end();
-                    flush(rows)?;
-                }
-            }
-            Table::ExternalLinks => {
-                for (i, n) in nodes.iter().enumerate() {
-                    for r in g.external_links(n) {
-                        rows.num(scope)
-                            .num(i + 1)
-                            .text(r.url)
-                            .text(r.host)
-                            .text(r.anchor)
-                            .text(r.context)
-                            .end();
-                    }
-                    flush(rows)?;
-                }
-            }
-            Table::BadLinks => {
-                if let Some(r) = g.home_failure() {
-                    rows.num(scope).null().text(r.url).text(r.reason).end();
-                }
-                for (i, n) in nodes.iter().enumerate() {
-                    for r in g.bad_links(n) {
-                        rows.num(scope).num(i + 1).text(r.url).text(r.reason).end();
-                    }
-                    flush(rows)?;
-                }
-            }
-            Table::Duplicates => {
-                for a in g.aliases() {
-                    rows.num(scope)
-                        .text(g.alias_url(a))
-                        .num(a.node)
-                        .text(a.reason.as_str())
-                        .end();
-                    flush(rows)?;
-                }
-            }
-            Table::Yields => {
-                for (i, y) in g.yields().iter().enumerate() {
-                    let r = y.yielded.reward(reward);
-                    rows.num(scope)
-                        .num(i + 1)
-                        .text(y.url)
-                        .num(y.level)
-                        .num(y.yielded.external)
-                        .num(r)
-                        .end();
-                    flush(rows)?;
-                }
-            }
+    match t {
+        Table::Pages => {
+            // The per-page columns by name, in nodes.csv's order (data/columns.rs).
+            let columns: Vec<&str> = NODE_COLUMNS.iter().map(|c| c.sql).collect();
+            let target = format!("{name} (scope, id, url, {})", columns.join(", "));
+            copy(tx, &target, &mut |rows, flush| pages(rows, flush, scope, g))
         }
-        Ok(())
-    })
+        _ => copy(tx, name, &mut |rows, flush| match t {
+            Table::PageArcs => page_arcs(rows, flush, scope, g),
+            Table::ExternalLinks => external_links(rows, flush, scope, g),
+            Table::BadLinks => bad_links(rows, flush, scope, g),
+            Table::Duplicates => duplicates(rows, flush, scope, g),
+            Table::Yields => yields(rows, flush, scope, g, reward),
+            Table::Pages => Ok(()),
+        }),
+    }
+}
+
+/// One row per page with its arcs as arrays: a 50,000-page site has millions of arcs, and a
+/// row each made saving it take longer than crawling it. The view rccrawler_arcs unnests
+/// them.
+fn page_arcs(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+) -> std::io::Result<()> {
+    let mut edges = Vec::new();
+    for (i, n) in g.nodes().iter().enumerate() {
+        g.arcs_into(n, &mut edges);
+        if edges.is_empty() {
+            continue;
+        }
+        rows.num(scope)
+            .num(i + 1)
+            .nums(edges.iter().map(|e| e.target))
+            .nums(edges.iter().map(|e| e.weight))
+            .end();
+        flush(rows)?;
+    }
+    Ok(())
+}
+
+/// The pages: id, URL and every per-page column of nodes.csv.
+fn pages(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+) -> std::io::Result<()> {
+    for (i, n) in g.nodes().iter().enumerate() {
+        rows.num(scope).num(i + 1).text(g.label(n));
+        for c in NODE_COLUMNS {
+            match (c.value)(g, n) {
+                Cell::Int(v) => rows.num(v),
+                Cell::Text(t) => rows.text(t),
+                Cell::Hash(h) => rows.text(&format!("{h:032x}")),
+            };
+        }
+        rows.end();
+        flush(rows)?;
+    }
+    Ok(())
+}
+
+fn external_links(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+) -> std::io::Result<()> {
+    for (i, n) in g.nodes().iter().enumerate() {
+        for r in g.external_links(n) {
+            rows.num(scope)
+                .num(i + 1)
+                .text(r.url)
+                .text(r.host)
+                .text(r.anchor)
+                .text(r.context)
+                .end();
+        }
+        flush(rows)?;
+    }
+    Ok(())
+}
+
+fn bad_links(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+) -> std::io::Result<()> {
+    if let Some(r) = g.home_failure() {
+        rows.num(scope).null().text(r.url).text(r.reason).end();
+    }
+    for (i, n) in g.nodes().iter().enumerate() {
+        for r in g.bad_links(n) {
+            rows.num(scope).num(i + 1).text(r.url).text(r.reason).end();
+        }
+        flush(rows)?;
+    }
+    Ok(())
+}
+
+fn duplicates(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+) -> std::io::Result<()> {
+    for a in g.aliases() {
+        rows.num(scope)
+            .text(g.alias_url(a))
+            .num(a.node)
+            .text(a.reason.as_str())
+            .end();
+        flush(rows)?;
+    }
+    Ok(())
+}
+
+fn yields(
+    rows: &mut Rows,
+    flush: &mut Flush<'_>,
+    scope: i64,
+    g: &SiteGraph<'_>,
+    reward: RewardKind,
+) -> std::io::Result<()> {
+    for (i, y) in g.yields().iter().enumerate() {
+        let r = y.yielded.reward(reward);
+        rows.num(scope)
+            .num(i + 1)
+            .text(y.url)
+            .num(y.level)
+            .num(y.yielded.external)
+            .num(r)
+            .end();
+        flush(rows)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
