@@ -2,7 +2,7 @@
 //! side by side, each on the pages the crawl has already fetched, and fetches the page the
 //! rule that is ahead is waiting for.
 //!
-//! Why (`bench/yield_protocol.sh`, README "How good they are"): every rule loses somewhere.
+//! Why (`bench/yield_protocol.sh`, docs/budget.md "How good they are"): every rule loses somewhere.
 //! WinsorUcb is far above the paper's rules where sites rot or pay in bursts (the
 //! documentation split into sections), and below R2 (a ten-page look, then batches to the
 //! best lifelong mean) where a site's yield holds for thousands of pages. Which case a crawl

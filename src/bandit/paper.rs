@@ -8,7 +8,7 @@
 //!   X̄(i)/Xmax + sqrt(2 ln n / t(i)), Xmax the largest single-page reward seen, n the pages
 //!   crawled so far.
 //!
-//! Where the paper is silent (README, "Budgeted crawls"): [·] rounds to the nearest integer;
+//! Where the paper is silent (docs/budget.md): [·] rounds to the nearest integer;
 //! the first phase of each rule goes through the sites in turns (the paper's "on each site";
 //! the total is the same in any order, and turns keep the live crawl polite); a site that runs
 //! out of pages leaves the arm set and its share goes on to the rule's next choice; ties go to

@@ -2,7 +2,7 @@
 //! both built on `Pool`): a site's recent yield, pooled with what the whole crawl yields per page,
 //! under a Poisson-shaped upper bound.
 //!
-//! Why each part (measured with `bench/yields.sh`; README, "Budgeted crawls and replay"):
+//! Why each part (measured with `bench/yields.sh`; docs/budget.md):
 //! - **Recent, in the site's own pages.** A site's yield rots as *that site* is crawled
 //!   (footers are new once, hubs sit near the root), so its statistics decay by 1 − 1/w per
 //!   page of the site, w = `BanditWindow` (one fair share N/K by default).

@@ -3,8 +3,7 @@
 //! counted at the second largest, pooled with the crawl's own yield, under a Poisson-shaped
 //! upper bound.
 //!
-//! Why each part (`bench/yield_protocol.sh` chose it on its tuning sets; README, "Budgeted
-//! crawls and replay"):
+//! Why each part (`bench/yield_protocol.sh` chose it on its tuning sets; docs/budget.md):
 //! - **A burst counts once a second one confirms it** (winsorising: the largest reward a site
 //!   has paid is counted at its second largest). A section's "all items" page pays 3,000
 //!   links once and the pages after it pay one each; a home page carries the whole

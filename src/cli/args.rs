@@ -69,7 +69,8 @@ enum Sub {
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
         serve: Option<String>,
     },
-    /// Writes a PgDM crawl's results (all scopes, or those named) as a crawl would.
+    /// Writes a saved crawl's results (all scopes, or those named) as a crawl would: from the
+    /// state folder (BMICDM) or the database (PgDM), as settings.ini's DataManager keeps it.
     Export {
         /// Where to write [default: settings.ini's ResultFolder]
         #[arg(long, value_name = "DIR")]

@@ -300,12 +300,12 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
     }
 }
 
-/// settings.ini for `status` and `export`: it must name a database.
+/// settings.ini for `status`: it must name a database.
 fn load_database_settings(path: &std::path::Path) -> Result<Settings, Exit> {
     let settings = load_settings(path, &Registry::builtin())?;
     if settings.database.url.is_empty() {
         eprintln!(
-            "error: {}: DatabaseUrl is not set: status and export read a crawl kept in PostgreSQL (DataManager = PgDM)",
+            "error: {}: DatabaseUrl is not set: status reads a crawl kept in PostgreSQL (DataManager = PgDM); a crawl of one process shows its progress on its console and, with StatusAddress set, on its live page",
             path.display()
         );
         return Err(Exit::BadInput);

@@ -71,7 +71,7 @@ pub const FIRST_DOWNLOADERS: usize = 8;
 /// the default rule's worst tuning cell against the paper's rules was −0.036 at 8 and at 16
 /// (−0.035 with every reward known) but −0.048 at 32 (35 cells of 48 within 0.01, against 41),
 /// while 500 sites answering in 300 ms gave 1,033 pages in 40 s with 16, 362 with 8 and
-/// 1,113 with 32 (see the README, *The price is time*).
+/// 1,113 with 32 (see docs/budget.md, *The price is time*).
 pub const BUDGET_DOWNLOADERS: usize = 16;
 
 impl ThreadSettings {
