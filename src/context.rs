@@ -49,6 +49,15 @@ pub struct Context {
 }
 
 impl Context {
+    /// The work left: URLs queued or in flight in this process's scopes, scopes other
+    /// processes (or nobody yet) must still crawl, and scopes this process will still open.
+    /// Zero means the crawl's work is done (`WorkIsDoneAF`); every routine asks with it.
+    pub fn pending(&self) -> usize {
+        self.dm.pending()
+            + self.coordinator.outstanding()
+            + self.feeder.as_ref().map_or(0, |f| f.waiting())
+    }
+
     /// Scope `scope` may have settled: the one who writes settled scopes looks at it.
     pub fn maybe_settled(&self, scope: ScopeId) {
         if let Some(tx) = &self.settled {
@@ -59,7 +68,7 @@ impl Context {
 
 /// Opens more scopes while the crawl runs: as the window of active scopes has room and grows
 /// (SPEC §11), and those a shared crawl gives this process (scopes other processes gave back
-/// or left behind). The routine thread calls it on every tick.
+/// or left behind). The engine's tick calls it (`engine/tick.rs`).
 pub trait ScopeFeeder: Send + Sync + std::fmt::Debug {
     /// Opens what there is to open now; each new scope with its name (for the progress line).
     fn feed(&self, ctx: &Context) -> Result<Vec<(ScopeId, String)>, OpenScopeError>;

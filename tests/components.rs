@@ -128,7 +128,41 @@ fn registry(counts: &Arc<Counts>) -> Registry {
     r.register_routine("CountingRT", move |_| {
         Arc::new(CountingRoutine(Arc::clone(&c)))
     });
+    r.register_routine("ContractRT", |_| Arc::new(common::routine::ContractRoutine));
     r
+}
+
+/// See: issue 45 — opening scopes beyond the first window and topping up a shared budget were
+/// RT0's work, so a routine written to the `Routine` contract crawled the first 16 sites and
+/// then waited for its timeout. The engine does both now.
+#[test]
+fn a_routine_written_to_its_contract_crawls_every_scope() {
+    let web = common::TestWeb::new();
+    let hosts: Vec<String> = common::HOSTS[..20]
+        .iter()
+        .map(|h| {
+            web.page(h, "/", "<title>Home</title><a href=/a>a</a>");
+            web.page(h, "/a", "<title>A</title>");
+            web.origin(h)
+        })
+        .collect();
+    let dir = common::prepare(
+        &hosts,
+        &[("RoutineThread", "ContractRT"), ("TimeoutSeconds", "20")],
+    );
+    let counts = Arc::new(Counts::default());
+    let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
+    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(report.sites.len(), 20);
+    assert!(
+        report.sites.iter().all(|s| s.pages == 2),
+        "every site crawled: {:?}",
+        report
+            .sites
+            .iter()
+            .map(|s| (&s.site, s.pages))
+            .collect::<Vec<_>>()
+    );
 }
 
 fn web() -> common::TestWeb {

@@ -1288,3 +1288,34 @@ fn a_long_shared_crawl_with_starved_downloaders_finishes_with_the_single_process
         assert_eq!(&exported[site], files, "{site}: exported graph differs");
     }
 }
+
+/// See: issue 45. In a budgeted PgDM crawl the page budget is granted in blocks by the
+/// database; RT0 topped it up, so a routine written to the `Routine` contract (which says
+/// nothing of budgets) never started a fetch. The engine tops it up now.
+#[test]
+fn a_budgeted_shared_crawl_spends_its_budget_with_a_routine_written_to_its_contract() {
+    let Some(db) = pg::server("a_budgeted_shared_crawl_with_a_contract_routine") else {
+        return;
+    };
+    let (_web, hosts) = yield_sites(Duration::from_millis(2));
+    let mut extra = vec![
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "budgeted"),
+        ("RoutineThread", "ContractRT"),
+        ("TimeoutSeconds", "30"),
+    ];
+    extra.extend_from_slice(&BUDGETED);
+    let dir = common::prepare(&hosts, &extra);
+    let mut registry = rccrawler::registry::Registry::builtin();
+    registry.register_routine("ContractRT", |_| {
+        std::sync::Arc::new(common::routine::ContractRoutine)
+    });
+    let report = common::try_run_with(&registry, dir.path()).unwrap();
+    assert_ne!(
+        report.reason,
+        rccrawler::stop::StopReason::Timeout,
+        "the budget was never topped up"
+    );
+    assert_eq!(fetched_in(&db, "budgeted"), 70);
+}

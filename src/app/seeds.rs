@@ -81,6 +81,11 @@ struct Opened {
     unwritten: HashSet<ScopeId>,
     /// Scopes written and released in this run.
     written: usize,
+    /// Scopes being opened now: no longer counted as not tried (`next` passed them) nor yet
+    /// as pending work (their home page is not queued yet). Counted as waiting, so that the
+    /// routine, which asks the finishers on another thread than the one opening scopes,
+    /// never sees a moment with no work left while a scope is being opened.
+    opening: usize,
 }
 
 /// What opening a scope needs.
@@ -211,7 +216,7 @@ impl Seeds {
         crate::context::ScopeCounts {
             live: st.live.len() + st.retiring.len() + st.unwritten.len(),
             written: st.written,
-            waiting: self.leaders.len() - st.next.min(self.leaders.len()),
+            waiting: self.leaders.len() - st.next.min(self.leaders.len()) + st.opening,
         }
     }
 
@@ -247,9 +252,12 @@ impl Seeds {
                     break;
                 };
                 st.next += 1;
+                st.opening += 1;
                 i
             };
-            if let Some((scope, ScopeOpen::Created | ScopeOpen::Resumed)) = self.open(i, c)? {
+            let result = self.open(i, c);
+            self.state.lock().opening -= 1;
+            if let Some((scope, ScopeOpen::Created | ScopeOpen::Resumed)) = result? {
                 opened.push((scope, self.hosts[i].origin.to_string()));
             }
         }
@@ -264,15 +272,30 @@ impl Seeds {
         c: &Crawl<'_>,
     ) -> Result<Vec<(ScopeId, String)>, OpenScopeError> {
         let mut opened = Vec::new();
+        // Counted as opening from before their claims (a claim takes them out of the
+        // scopes outstanding elsewhere) until their home pages are queued.
+        self.state.lock().opening += origins.len();
+        let mut left = origins.len();
+        let mut result = Ok(());
         for origin in origins {
+            left -= 1;
             let Some(&i) = self.leader_of.get(origin) else {
+                self.state.lock().opening -= 1;
                 continue;
             };
-            if let Some((scope, _)) = self.open(i, c)? {
-                opened.push((scope, origin.to_string()));
+            let one = self.open(i, c);
+            self.state.lock().opening -= 1;
+            match one {
+                Ok(Some((scope, _))) => opened.push((scope, origin.to_string())),
+                Ok(None) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
         }
-        Ok(opened)
+        self.state.lock().opening -= left;
+        result.map(|()| opened)
     }
 
     /// Where the scope whose first seed is `origin` comes in hosts.txt (for sorting rows).

@@ -10,13 +10,14 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 
 use super::Fetched;
+use super::record::record;
 use crate::context::Context;
 use crate::fetch::retry::back_off;
 use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
 use crate::message::{Log, Outcome, TaskKind};
 use crate::robots::DisallowAll;
 use crate::schedule::TaskLease;
-use crate::stop::{PanicGuard, StopReason};
+use crate::stop::PanicGuard;
 
 /// Runs one downloader thread until the crawl stops.
 pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
@@ -80,7 +81,7 @@ pub(super) fn finish(
         PageResult::Done(outcome) => {
             lease.free_buffer();
             ctx.dispatcher.answered(lease.task().site);
-            commit(ctx, &mut lease, &outcome);
+            record(ctx, &mut lease, &outcome, log);
             return true;
         }
         PageResult::Retry { outcome, transient } => {
@@ -96,19 +97,6 @@ pub(super) fn finish(
     // starts), so this send does not wait — also while the crawl stops: a page that was
     // downloaded is parsed and kept.
     pages.send(Fetched { lease, page }).is_ok()
-}
-
-/// Records an outcome through its lease and wakes the sites it gave work.
-pub(super) fn commit(ctx: &Context, lease: &mut TaskLease, outcome: &Outcome) {
-    match lease.commit(outcome) {
-        Ok(effects) => {
-            ctx.dispatcher.wake(&effects.woke, &ctx.sites);
-            if effects.settled {
-                ctx.maybe_settled(lease.task().scope);
-            }
-        }
-        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
-    }
 }
 
 /// Transport failures in a row that read as a server in trouble: its site backs off.
@@ -175,7 +163,7 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
                 ),
             );
         }
-        None => commit(ctx, &mut lease, &outcome),
+        None => record(ctx, &mut lease, &outcome, log),
     }
 }
 

@@ -25,7 +25,9 @@ mod download;
 mod env;
 mod evented;
 mod parse;
+mod record;
 mod saver;
+mod tick;
 
 use std::thread;
 
@@ -202,6 +204,7 @@ pub fn run(
     let settings = &ctx.settings;
     let (page_tx, page_rx) = bounded::<Fetched>(page_buffer(settings));
     let (log_tx, log_rx) = bounded(LOG_BUFFER);
+    let (opened_tx, opened_rx) = crossbeam_channel::unbounded();
     let leftover = page_rx.clone();
     // The event-driven loop's requests at once (`DT1`), raised as the crawl finds it waits.
     let loop_slots = evented::Slots::new(settings.threads.first_downloaders());
@@ -218,8 +221,11 @@ pub fn run(
             finishers: inputs.finishers,
             logs: inputs.logs,
             scopes: inputs.scopes,
+            opened: opened_rx,
         };
         start_routine_and_saver(s, ctx, workers.routine, io, &mut handles).map_err(failed)?;
+        let h = named(s, "engine-tick".into(), move || tick::run(ctx, &opened_tx));
+        handles.push(h.map_err(failed)?);
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
         // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking

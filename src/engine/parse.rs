@@ -7,11 +7,11 @@
 use crossbeam_channel::Receiver;
 
 use super::Fetched;
+use super::record;
 use crate::context::Context;
 use crate::message::{Failure, Log, Outcome};
 use crate::parse::{PageParser, ParseEnv, ParseWorker};
-use crate::schedule::Suspension;
-use crate::stop::{PanicGuard, StopReason};
+use crate::stop::PanicGuard;
 
 /// Runs one parser thread until the crawl stops and the pages already fetched are recorded.
 pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetched>, log: Log) {
@@ -34,7 +34,6 @@ fn handle(
     lease.free_buffer();
     let record = worker.parse(env, lease.task(), page);
     let task = lease.task().clone();
-    let site = task.site;
     let outcome = match record.rejected {
         Some(reason) => Outcome::Failed {
             task,
@@ -43,23 +42,5 @@ fn handle(
         },
         None => Outcome::Page { task, page: record },
     };
-    match lease.commit(&outcome) {
-        Ok(effects) => {
-            ctx.dispatcher.wake(&effects.woke, &ctx.sites);
-            if effects.settled {
-                ctx.maybe_settled(lease.task().scope);
-            }
-            if effects.page_limit_reached {
-                let entry = ctx.sites.get(site);
-                ctx.dispatcher.suspend(site, Suspension::PageLimit);
-                ctx.dm.suspend(entry.scope);
-                ctx.maybe_settled(entry.scope);
-                log.note(format!(
-                    "{}: MaxPagesPerSite reached; the rest of its queue is kept",
-                    entry.origin
-                ));
-            }
-        }
-        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
-    }
+    record::record(ctx, &mut lease, &outcome, log);
 }

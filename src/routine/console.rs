@@ -12,7 +12,6 @@ use super::progress::{OpenedScopes, ProgressLine};
 use super::status_page::{self, StatusPage};
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
-use crate::data::coord::BudgetGrant;
 use crate::finish::Tick;
 use crate::message::LogEvent;
 use crate::stop::StopReason;
@@ -24,12 +23,6 @@ const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 /// How often the status page's snapshot is renewed.
 const PUBLISH_EVERY: Duration = Duration::from_millis(500);
 
-/// A budget shared with other processes is asked for in blocks of this many fetches per
-/// downloading thread, when less than half a block is left.
-const BUDGET_BLOCK_PER_THREAD: u64 = 4;
-/// After the store granted nothing (others hold what is left), ask again after this long.
-const BUDGET_RETRY: Duration = Duration::from_millis(200);
-
 /// The console routine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConsoleRoutine;
@@ -37,31 +30,6 @@ pub struct ConsoleRoutine;
 impl Routine for ConsoleRoutine {
     fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
         run_routine(ctx, io);
-    }
-}
-
-/// Of a page budget shared with other processes: asks the store for another block when less
-/// than half a block is left (at most every [`BUDGET_RETRY`] while it grants nothing).
-fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
-    let block = BUDGET_BLOCK_PER_THREAD * ctx.settings.threads.max_downloaders() as u64;
-    let Some(room) = ctx.dispatcher.budget_room() else {
-        return;
-    };
-    if room >= block / 2 || asked_empty.is_some_and(|t| t.elapsed() < BUDGET_RETRY) {
-        return;
-    }
-    match ctx
-        .coordinator
-        .share_budget(ctx.settings.bandit.budget as u64, block - room)
-    {
-        Ok(grant) => {
-            let granted = match grant {
-                BudgetGrant::More(n) | BudgetGrant::Last(n) => n,
-            };
-            *asked_empty = (granted == 0).then(Instant::now);
-            ctx.dispatcher.grant_budget(grant);
-        }
-        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
     }
 }
 
@@ -112,7 +80,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
     });
 }
 
-/// The routine's loop: log events, finishers, the feeder, the budget, progress.
+/// The routine's loop: log events, finishers, progress, the status page.
 fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
     let RoutineIo {
         events,
@@ -120,11 +88,11 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
         mut finishers,
         logs,
         scopes,
+        opened,
     } = io;
     let ticker = tick(CHECK_INTERVAL);
     // Scopes a shared store hands out while the crawl runs join the progress line.
     let mut scopes = OpenedScopes::new(ctx, scopes);
-    let mut budget_asked: Option<Instant> = None;
     let mut ctrl_c = ctrl_c;
     let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
     let mut published = Instant::now() - PUBLISH_EVERY;
@@ -141,12 +109,13 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
                 if !writer.drain(ctx, &events, &mut progress) {
                     break;
                 }
+                for more in opened.try_iter() {
+                    scopes.extend(ctx, more);
+                }
                 if !ctx.stop.is_requested() {
                     let t = Tick {
                         now: Instant::now(),
-                        pending: ctx.dm.pending()
-                            + ctx.coordinator.outstanding()
-                            + ctx.feeder.as_ref().map_or(0, |f| f.waiting()),
+                        pending: ctx.pending(),
                         robots_pending: ctx.dispatcher.robots_pending(),
                         budget: ctx.dispatcher.budget(),
                     };
@@ -156,13 +125,6 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
                         }
                         ctx.stop.request(reason);
                     }
-                    if let Some(feeder) = &ctx.feeder {
-                        match feeder.feed(ctx) {
-                            Ok(more) => scopes.extend(ctx, more),
-                            Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
-                        }
-                    }
-                    top_up_budget(ctx, &mut budget_asked);
                     progress.maybe_print(ctx, &mut scopes);
                     if let Some(page) = page
                         && published.elapsed() >= PUBLISH_EVERY

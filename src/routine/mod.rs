@@ -32,17 +32,17 @@ pub struct RoutineIo<'a> {
     pub logs: LogFiles,
     /// The crawled scopes with their names, for the progress line.
     pub scopes: &'a [(ScopeId, String)],
+    /// Scopes the engine opened while the crawl runs, with their names.
+    pub opened: Receiver<Vec<(ScopeId, String)>>,
 }
 
 /// The `RoutineThread` component. The engine runs it once, on its own thread named
 /// `routine`, for the whole crawl. It must: write the log events; ask the finishers, often
-/// (the engine waits for it to notice that the work is done), and request the stop on
-/// `ctx.stop` with the first reason one gives; request [`Interrupted`] on Ctrl+C; and return
-/// once `events` is disconnected (every other thread has ended), after writing what is left.
-/// With a `ctx.feeder`, it calls it about once a second while the crawl runs, and requests a
-/// [`Failed`] stop if it fails.
-///
-/// [`Failed`]: crate::stop::StopReason::Failed
+/// (the engine waits for it to notice that the work is done), with the work left as
+/// [`Context::pending`] counts it, and request the stop on `ctx.stop` with the first reason
+/// one gives; request [`Interrupted`] on Ctrl+C; and return once `events` is disconnected
+/// (every other thread has ended), after writing what is left. Opening scopes and topping up
+/// a shared page budget are the engine's: a routine need not know of them.
 ///
 /// [`Interrupted`]: crate::stop::StopReason::Interrupted
 pub trait Routine: Send + Sync + Debug {

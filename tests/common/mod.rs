@@ -6,6 +6,7 @@
 pub mod chromium;
 pub mod conformance;
 pub mod pg;
+pub mod routine;
 pub mod tls;
 pub mod webgen;
 pub mod yield_web;

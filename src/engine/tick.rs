@@ -1,0 +1,77 @@
+//! The engine's own tick, whatever `RoutineThread` runs: scopes are opened as the window of
+//! active scopes has room (and those a shared store hands this process), and a page budget
+//! shared with other processes is topped up. Both once were the routine's job, so a routine
+//! written to its contract — logs, finishers, Ctrl+C — opened no scope beyond the first
+//! window and, in a budgeted shared crawl, never started a fetch (issue 45).
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Sender, select, tick};
+
+use crate::context::Context;
+use crate::data::coord::BudgetGrant;
+use crate::ids::ScopeId;
+use crate::stop::StopReason;
+
+/// How often the engine looks (as often as the routine asks the finishers).
+pub(super) const TICK: Duration = Duration::from_millis(20);
+
+/// A budget shared with other processes is asked for in blocks of this many fetches per
+/// downloading thread, when less than half a block is left.
+const BUDGET_BLOCK_PER_THREAD: u64 = 4;
+
+/// After the store granted nothing (others hold what is left), ask again after this long.
+const BUDGET_RETRY: Duration = Duration::from_millis(200);
+
+/// Runs until the crawl stops; scopes opened go to `opened` (the routine's progress line
+/// names them).
+pub(super) fn run(ctx: &Context, opened: &Sender<Vec<(ScopeId, String)>>) {
+    let ticker = tick(TICK);
+    let stop = ctx.stop.receiver();
+    let mut budget_asked: Option<Instant> = None;
+    loop {
+        select! {
+            recv(ticker) -> _ => {}
+            recv(stop) -> _ => return,
+        }
+        if ctx.stop.is_requested() {
+            return;
+        }
+        if let Some(feeder) = &ctx.feeder {
+            match feeder.feed(ctx) {
+                Ok(more) if !more.is_empty() => {
+                    let _ = opened.send(more);
+                }
+                Ok(_) => {}
+                Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+            }
+        }
+        top_up_budget(ctx, &mut budget_asked);
+    }
+}
+
+/// Of a page budget shared with other processes: asks the store for another block when less
+/// than half a block is left (at most every [`BUDGET_RETRY`] while it grants nothing).
+fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
+    let threads = u64::try_from(ctx.settings.threads.max_downloaders()).unwrap_or(u64::MAX);
+    let block = BUDGET_BLOCK_PER_THREAD.saturating_mul(threads);
+    let Some(room) = ctx.dispatcher.budget_room() else {
+        return;
+    };
+    if room >= block / 2 || asked_empty.is_some_and(|t| t.elapsed() < BUDGET_RETRY) {
+        return;
+    }
+    match ctx
+        .coordinator
+        .share_budget(ctx.settings.bandit.budget as u64, block - room)
+    {
+        Ok(grant) => {
+            let granted = match grant {
+                BudgetGrant::More(n) | BudgetGrant::Last(n) => n,
+            };
+            *asked_empty = (granted == 0).then(Instant::now);
+            ctx.dispatcher.grant_budget(grant);
+        }
+        Err(e) => ctx.stop.request(StopReason::Failed(e.to_string())),
+    }
+}
