@@ -510,7 +510,7 @@ impl Registry {
         let rule = name.to_owned();
         let live: SchedulerCtor = Arc::new(move |s: &Settings, sites: usize| {
             let policy = for_crawl(&s.bandit.params(sites));
-            if s.bandit.budget > 0 {
+            if s.bandit.is_budgeted() {
                 // See: issue 20 — which rule ran was said nowhere.
                 let chosen = if s.is_written("Scheduler") {
                     "Scheduler in settings.ini"
@@ -520,7 +520,7 @@ impl Registry {
                 let plural = if sites == 1 { "" } else { "s" };
                 eprintln!(
                     "budget: {} pages split between {sites} site{plural} by {rule} ({chosen}): {}",
-                    s.bandit.budget,
+                    s.bandit.pages(),
                     policy.parameters()
                 );
             }
@@ -592,7 +592,7 @@ impl Registry {
         mut settings: Settings,
     ) -> Result<(Settings, Vec<Warning>), SettingsError> {
         let mut warnings = Vec::new();
-        let budgeted = settings.bandit.budget > 0;
+        let budgeted = settings.bandit.is_budgeted();
         if budgeted {
             if !settings.is_written("Scheduler")
                 && let Some(rule) = &self.default_budget_rule
@@ -656,7 +656,7 @@ impl Registry {
                     "PageBudget = {} with Scheduler = {name}, which is not a budget rule: the \
                      budget only caps the pages and {name} decides which site gets them; remove \
                      the Scheduler line for the default rule ({}) or name one of {}",
-                    settings.bandit.budget,
+                    settings.bandit.pages(),
                     self.default_budget_rule.as_deref().unwrap_or("none"),
                     self.budget_rules().join(", ")
                 ),

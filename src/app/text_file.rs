@@ -66,7 +66,7 @@ impl ApplicationManager for TextFileManager {
             down_after: settings.faults.site_down_after,
             page_buffer: engine::page_buffer(settings),
             parsers: settings.threads.parsing.get(),
-            budget: settings.bandit.budget as u64,
+            budget: settings.bandit.pages(),
             shared_budget: coordinator.shares_budget(),
         };
         let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop), config);
@@ -109,7 +109,7 @@ impl ApplicationManager for TextFileManager {
                 last_more: Mutex::new(Instant::now()),
                 adapted: Mutex::new((Instant::now(), CpuIdle::new())),
             })),
-            settled: (settings.bandit.budget == 0).then_some(settled_tx),
+            settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
         };
         let retirer = Retirer {
             ctx: &ctx,
@@ -329,7 +329,7 @@ impl ScopeFeeder for Feeder {
                 *last = Instant::now();
                 let origins = ctx.coordinator.more_seeds(room(&self.seeds))?;
                 let more = self.seeds.open_more(&origins, &crawl)?;
-                if ctx.settings.bandit.budget > 0 && !more.is_empty() {
+                if ctx.settings.bandit.is_budgeted() && !more.is_empty() {
                     // Scopes taken over from a process that stopped (PgDM): the rule learns
                     // what their recorded fetches yielded, as a continued crawl's does.
                     let scopes: Vec<ScopeId> = more.iter().map(|(s, _)| *s).collect();

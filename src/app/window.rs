@@ -42,7 +42,7 @@ impl Window {
     /// The window `settings` ask for, of a crawl of `scopes` scopes.
     pub(super) fn new(settings: &Settings, coordinator: &dyn Coordinator, scopes: usize) -> Self {
         let most = coordinator.scopes_per_process().unwrap_or(usize::MAX);
-        let (size, grows) = if settings.bandit.budget > 0 {
+        let (size, grows) = if settings.bandit.is_budgeted() {
             // The budget rule chooses among every site, at every fetch.
             (scopes, false)
         } else {

@@ -63,7 +63,7 @@ fn top_up_budget(ctx: &Context, asked_empty: &mut Option<Instant>) {
     }
     match ctx
         .coordinator
-        .share_budget(ctx.settings.bandit.budget as u64, block - room)
+        .share_budget(ctx.settings.bandit.pages(), block - room)
     {
         Ok(grant) => {
             let granted = match grant {

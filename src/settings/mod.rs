@@ -20,7 +20,7 @@ mod values;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -275,7 +275,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
 
 fn bandit(v: &Values<'_>) -> Result<BanditSettings, SettingsError> {
     Ok(BanditSettings {
-        budget: v.small("PageBudget")?,
+        budget: NonZeroU64::new(v.int("PageBudget")?),
         reward: match v.choice("BanditReward")? {
             "AllExternal" => RewardKind::AllExternal,
             _ => RewardKind::NewExternal,

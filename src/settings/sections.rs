@@ -2,7 +2,7 @@
 //! HTTP, site rules, faults, the database, scopes, the budget rule.
 
 use std::net::IpAddr;
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -230,8 +230,8 @@ pub struct ScopeSettings {
 /// `PageBudget` and the budget rules' parameters (SPEC §5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BanditSettings {
-    /// `PageBudget` (0: none).
-    pub budget: usize,
+    /// `PageBudget`: fetches over all sites (`None`: no budget).
+    pub budget: Option<NonZeroU64>,
     /// `BanditReward`.
     pub reward: RewardKind,
     /// `R2Step`.
@@ -251,11 +251,22 @@ pub struct BanditSettings {
 }
 
 impl BanditSettings {
+    /// The page budget's fetches, 0 when there is none (as the dispatcher's `Budget` and the
+    /// database read it).
+    pub fn pages(&self) -> u64 {
+        self.budget.map_or(0, NonZeroU64::get)
+    }
+
+    /// Whether the crawl has a page budget (a budget rule chooses among every site).
+    pub fn is_budgeted(&self) -> bool {
+        self.budget.is_some()
+    }
+
     /// The rules' parameters for `arms` sites.
     pub fn params(&self, arms: usize) -> Params {
         Params {
             arms,
-            budget: self.budget,
+            budget: usize::try_from(self.pages()).unwrap_or(usize::MAX),
             r2_step: self.r2_step,
             r3_initial: self.r3_initial,
             window: self.window,

@@ -28,10 +28,11 @@ impl Report {
 pub fn report_options(settings: &Settings) -> ReportOptions {
     ReportOptions {
         domain_filter: settings.components.url_filter != "EmptyUAT",
-        budget: (settings.bandit.budget > 0).then(|| {
+        budget: (settings.bandit.is_budgeted()).then(|| {
             format!(
                 "PageBudget = {}, pages split by {}",
-                settings.bandit.budget, settings.components.scheduler
+                settings.bandit.pages(),
+                settings.components.scheduler
             )
         }),
     }

@@ -130,17 +130,17 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
         renewer: Mutex::new(Some(renewer)),
         settler: Mutex::new(settler),
         outstanding: AtomicUsize::new(0),
-        exclusive: settings.bandit.budget > 0,
+        exclusive: settings.bandit.is_budgeted(),
         said_waiting: AtomicBool::new(false),
         results_at: results_at(settings),
     });
     let store = PgStore::new(Arc::clone(&crawl));
-    let per_process = if settings.bandit.budget > 0 {
+    let per_process = if settings.bandit.is_budgeted() {
         usize::MAX
     } else {
         cfg.scopes_per_process.map_or(usize::MAX, NonZeroUsize::get)
     };
-    let coordinator = PgCoordinator::new(crawl, per_process, settings.bandit.budget > 0);
+    let coordinator = PgCoordinator::new(crawl, per_process, settings.bandit.is_budgeted());
     Ok((store, coordinator))
 }
 
