@@ -25,12 +25,15 @@
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
 //!   (`Persistence`: none, the state folder, PostgreSQL) and how processes share a crawl
 //!   (`Coordinator`); `BMICDM` and `PgDM` are two pairings of these.
+//! - [`network`] — the network of sites (SPEC §13): targets, accompanying sites, their arcs,
+//!   from the external links of a results folder.
 //! - [`bandit`] — the budget rules (the BeeBot paper's R1–R3 and others), the oracle, replay.
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
 //!   summary); [`report`] — report.html, read back from the result files.
 //! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
 //! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
+//! - [`xml`] — text in XML attributes (GEXF, SVG).
 //! - [`fd_limits`] — open files: the automatic downloader cap and the idle connections.
 //! - [`parallel`], [`alloc_tuning`] — work split over threads; the allocator's settings.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
@@ -52,6 +55,7 @@ pub mod hosts;
 pub mod ids;
 pub mod loopback;
 pub mod message;
+pub mod network;
 pub mod parallel;
 pub mod parse;
 pub mod registry;
@@ -68,3 +72,4 @@ pub mod unload;
 pub mod url_filter;
 pub mod url_norm;
 pub mod url_rules;
+pub mod xml;

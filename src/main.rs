@@ -46,6 +46,12 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),
         Command::Report { settings, results } => cli::report(&settings, results.as_deref()),
+        Command::Network {
+            settings,
+            hosts,
+            results,
+            prospects,
+        } => cli::network(&settings, hosts.as_deref(), results.as_deref(), prospects),
         Command::Export {
             settings,
             to,

@@ -701,6 +701,26 @@ impl Registry {
         ))
     }
 
+    /// Which hosts each scope of a crawl of `hosts` takes in, as the URL filter settings.ini
+    /// names plans them: what the network of sites needs to know of the scopes.
+    pub fn target_scopes(
+        &self,
+        settings: &Settings,
+        hosts: &[SiteSpec],
+    ) -> Result<crate::network::TargetScopes, SettingsError> {
+        let entry = self
+            .url_filters
+            .get(&settings.components.url_filter, settings)?;
+        let mut filter = (entry.ctor)(settings, hosts);
+        let origins: Vec<crate::site::Origin> = hosts.iter().map(|h| h.origin.clone()).collect();
+        let plans = filter.plan(&origins);
+        Ok(crate::network::TargetScopes::from_plans(
+            &origins,
+            &plans,
+            filter.host_rule(),
+        ))
+    }
+
     /// The result unloaders settings.ini names.
     pub fn unloaders(&self, settings: &Settings) -> Result<Vec<Box<dyn Unloader>>, AppError> {
         let implied = self.implied(settings)?;

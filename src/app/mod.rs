@@ -84,6 +84,7 @@ pub fn write_results(
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[(crate::ids::ScopeId, crate::site::Origin)],
+    network: Option<&crate::network::NetworkSpec>,
 ) -> Result<Vec<SiteSummary>, AppError> {
     let mut rows: Vec<unload_all::ScopeRow> = scopes
         .iter()
@@ -95,7 +96,7 @@ pub fn write_results(
     for (i, row) in rows.iter_mut().enumerate() {
         row.order = i;
     }
-    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]))?.rows)
+    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]), network)?.rows)
 }
 
 /// A run could not complete its work.

@@ -17,6 +17,7 @@ use super::unload_all::{ScopeRow, dedupe_folder};
 use crate::data::coord::Coordinator;
 use crate::data::{DataManager, OpenScopeError, ScopeLimits, ScopeOpen};
 use crate::ids::{ScopeId, SiteId};
+use crate::network::TargetScopes;
 use crate::schedule::Dispatcher;
 use crate::settings::SiteRules;
 use crate::site::{Origin, SiteSpec};
@@ -39,6 +40,8 @@ pub(crate) struct Seeds {
     /// has (`http://x` and `https://x`): chosen once from the whole list, so a scope's folder
     /// does not depend on which scopes this run or this process opened before it.
     renamed: HashMap<usize, String>,
+    /// Which hosts each scope takes in, for the network of sites (its key domains, if any).
+    network: TargetScopes,
     state: Mutex<Opened>,
 }
 
@@ -102,6 +105,7 @@ impl Seeds {
     pub(crate) fn plan(hosts: &[SiteSpec], filter: &mut dyn UrlFilter, limits: SiteRules) -> Self {
         let origins: Vec<Origin> = hosts.iter().map(|h| h.origin.clone()).collect();
         let plans = filter.plan(&origins);
+        let network = TargetScopes::from_plans(&origins, &plans, filter.host_rule());
         for (spec, plan) in hosts.iter().zip(&plans) {
             if !plan.key_domains.is_empty() {
                 eprintln!(
@@ -137,11 +141,17 @@ impl Seeds {
             members,
             leader_of,
             renamed,
+            network,
             state: Mutex::new(Opened {
                 done: vec![false; hosts.len()],
                 ..Opened::default()
             }),
         }
+    }
+
+    /// Which hosts each scope takes in, for the network of sites.
+    pub(crate) fn target_scopes(&self) -> &TargetScopes {
+        &self.network
     }
 
     /// The first seed of every scope, in hosts.txt order.

@@ -22,6 +22,7 @@ use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
 use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
+use crate::network::NetworkSpec;
 use crate::routine::LogFiles;
 use crate::schedule::Dispatcher;
 use crate::schedule::dispatcher::DispatcherConfig;
@@ -157,7 +158,14 @@ fn end_of_run(
         let mut live = retirer.summary.lock();
         (live.sorted(), live.take_earlier())
     };
-    let unloaded = save_and_unload(ctx, unloaders, &scopes, (&written, &earlier), finished)?;
+    let network = NetworkSpec::new(&ctx.settings, seeds.target_scopes().clone());
+    let unloaded = save_and_unload(
+        ctx,
+        unloaders,
+        &scopes,
+        (&written, &earlier),
+        (finished, &network),
+    )?;
     Ok(RunReport {
         reason,
         sites: unloaded.rows,
@@ -239,7 +247,7 @@ fn save_and_unload(
     unloaders: &[Box<dyn crate::unload::Unloader>],
     scopes: &[ScopeRow],
     written: Written<'_>,
-    finished: bool,
+    (finished, network): (bool, &NetworkSpec),
 ) -> Result<Unloaded, AppError> {
     let (dm, settings) = (&*ctx.dm, &ctx.settings);
     // A finished crawl's records are only made durable (its snapshot would be thrown away);
@@ -255,7 +263,7 @@ fn save_and_unload(
             dm.close()?;
             Ok(ctx.coordinator.hand_back()?)
         });
-        let unloaded = unload_all(settings, dm, unloaders, scopes, written);
+        let unloaded = unload_all(settings, dm, unloaders, scopes, written, Some(network));
         let back = back
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -14,6 +14,7 @@ use super::retire::merge_by_key;
 use crate::data::DataManager;
 use crate::data::summary::{SiteState, SiteSummary};
 use crate::ids::{ScopeId, SiteId};
+use crate::network::NetworkSpec;
 use crate::schedule::Suspension;
 use crate::settings::Settings;
 use crate::site::Origin;
@@ -157,6 +158,7 @@ pub(super) fn unload_all(
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
     (written, earlier): Written<'_>,
+    network: Option<&NetworkSpec>,
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -206,6 +208,13 @@ pub(super) fn unload_all(
     }
     rows.extend(unloaded.map(|(_, r)| r));
     write_summary_file(settings, &rows)?;
+    // After summary.csv and every site's files: the network of sites is derived from them,
+    // and the report shows it. A network that cannot be built costs only itself.
+    if let Some(spec) = network
+        && let Err(e) = crate::network::build(&settings.results.folder, spec, None)
+    {
+        eprintln!("warning: no network of sites: {e}");
+    }
     // After summary.csv: the report reads it.
     let mut problems = Vec::new();
     for u in unloaders {

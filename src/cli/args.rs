@@ -33,7 +33,7 @@ struct Cli {
     )]
     settings: PathBuf,
     /// hosts.txt to crawl [default: the hosts.txt beside settings.ini]
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     hosts: Option<PathBuf>,
 }
 
@@ -58,6 +58,23 @@ enum Sub {
         /// The results folder [default: settings.ini's ResultFolder, or results]
         #[arg(value_name = "RESULTS_DIR")]
         results: Option<PathBuf>,
+    },
+    /// Writes the network of sites of a results folder into RESULTS_DIR/network/.
+    ///
+    /// The targets (summary.csv's sites), the accompanying sites they link to (by registrable
+    /// domain, or by host with NetworkUnit = host) split into subsets by how many targets
+    /// link to each (NetworkSubsets), and the arcs between them, from each site's
+    /// external_links.csv: nodes.csv, edges.csv, subsets.csv, graph.gexf. Which hosts a
+    /// target's scope takes in comes from settings.ini's URL filter and hosts.txt when they
+    /// exist (else each target is its listed site).
+    Network {
+        /// The results folder [default: settings.ini's ResultFolder, or results]
+        #[arg(value_name = "RESULTS_DIR")]
+        results: Option<PathBuf>,
+        /// Also write network/prospects.txt: the accompanying sites linked by at least K
+        /// targets, as hosts.txt lines (the next round of a snowball study).
+        #[arg(long, value_name = "K", value_parser = targets_above_zero)]
+        prospects: Option<u32>,
     },
     /// Prints every scope of a PgDM crawl: state, owner, pages, queue.
     ///
@@ -117,6 +134,14 @@ enum Reward {
     All,
 }
 
+fn targets_above_zero(s: &str) -> Result<u32, String> {
+    s.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{s:?} is not a number of targets above 0"))
+}
+
 fn pages_above_zero(s: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -163,6 +188,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
         Some(Sub::Demo) => Command::Demo { settings },
         Some(Sub::Status { serve }) => Command::Status { settings, serve },
         Some(Sub::Report { results }) => Command::Report { settings, results },
+        Some(Sub::Network { results, prospects }) => Command::Network {
+            settings,
+            hosts: cli.hosts,
+            results,
+            prospects,
+        },
         Some(Sub::Export { to, scopes }) => Command::Export {
             settings,
             to,
@@ -211,6 +242,18 @@ pub enum Command {
         settings: PathBuf,
         /// The results folder (`None`: settings.ini's `ResultFolder`).
         results: Option<PathBuf>,
+    },
+    /// Write the network of sites of a results folder.
+    Network {
+        /// settings.ini (its `ResultFolder`, URL filter, `NetworkUnit`, `NetworkSubsets`), if
+        /// it exists.
+        settings: PathBuf,
+        /// hosts.txt (`None`: the one beside settings.ini), if it exists.
+        hosts: Option<PathBuf>,
+        /// The results folder (`None`: settings.ini's `ResultFolder`).
+        results: Option<PathBuf>,
+        /// `--prospects K`.
+        prospects: Option<u32>,
     },
     /// Print the state of a crawl kept in a database, or serve its status page.
     Status {

@@ -3,12 +3,14 @@
 //! 2 invalid input files). `main.rs` only forwards to here.
 
 mod args;
+mod network;
 mod replay;
 mod status;
 
 use std::process::ExitCode;
 
 pub use args::{ArgsError, Command, ReplayArgs, parse};
+pub use network::network;
 pub use replay::replay;
 pub use status::status;
 
@@ -227,9 +229,13 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
         eprintln!("error: {e}");
         return Exit::BadInput;
     }
-    let written = registry
-        .unloaders(&settings)
-        .and_then(|u| crate::app::write_results(&settings, &saved.data, &u, &saved.scopes));
+    let network = match network::spec(&registry, &settings, settings_path, None) {
+        Ok(spec) => spec,
+        Err(code) => return code,
+    };
+    let written = registry.unloaders(&settings).and_then(|u| {
+        crate::app::write_results(&settings, &saved.data, &u, &saved.scopes, Some(&network))
+    });
     match written {
         Ok(rows) => {
             let w = rows

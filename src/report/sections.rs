@@ -209,10 +209,10 @@ pub(super) fn external(b: &mut String, hosts: &HashMap<String, (u64, u64)>) {
         return;
     }
     // Registrable domains (the Public Suffix List): a.b.example.co.uk → example.co.uk;
-    // an IP address or a bare suffix stays as it is.
+    // an IP address, a dotless name or a bare suffix stays as it is (as the network's units).
     let mut domains: HashMap<String, (u64, u64, u64)> = HashMap::new();
     for (h, &(links, sites)) in hosts {
-        let d = psl::domain_str(h).unwrap_or(h).to_owned();
+        let d = crate::network::registrable_domain(h).to_owned();
         let e = domains.entry(d).or_default();
         e.0 += links;
         e.1 = e.1.max(sites);

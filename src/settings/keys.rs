@@ -368,6 +368,20 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Files",
+        "NetworkUnit",
+        "domain",
+        ValueKind::Choice(&["domain", "host"]),
+        "The network of sites (results/network/): what one accompanying site is. domain, a registrable domain by the Public Suffix List (lib.uni.edu and www.uni.edu are uni.edu; a host without one, an IP address or a dotless name, is its own); host, each host."
+    ),
+    key!(
+        "Files",
+        "NetworkSubsets",
+        "1,2,5,10",
+        ValueKind::Text,
+        "The network of sites: the accompanying set split by how many targets link to a site, as the lower bounds of its classes (1,2,5,10: classes 1, 2-4, 5-9, 10+)."
+    ),
+    key!(
+        "Files",
         "StateFolder",
         "state",
         ValueKind::Path,

@@ -109,6 +109,8 @@ impl Settings {
                 folder: v.path("ResultFolder"),
                 save_duplicates: v.flag("SaveDuplicates")?,
                 external_link_context: v.small("ExternalLinkContext")?,
+                network_by_host: v.choice("NetworkUnit")? == "host",
+                network_subsets: subsets(&v)?,
             },
             logs: LogSettings {
                 common_log: v.path("CommonLogFile"),
@@ -222,6 +224,23 @@ impl Settings {
             }
         }
         Ok(())
+    }
+}
+
+/// `NetworkSubsets`: lower bounds, at least 1, strictly ascending.
+fn subsets(v: &Values<'_>) -> Result<Vec<u32>, SettingsError> {
+    let text = v.text("NetworkSubsets");
+    let bounds: Option<Vec<u32>> = text
+        .split(',')
+        .map(|b| b.trim().parse::<u32>().ok().filter(|&n| n >= 1))
+        .collect();
+    match bounds {
+        Some(b) if !b.is_empty() && b.windows(2).all(|w| w[0] < w[1]) => Ok(b),
+        _ => Err(v.bad(
+            "NetworkSubsets",
+            text,
+            "whole numbers from 1 up, ascending, comma-separated (1,2,5,10)",
+        )),
     }
 }
 

@@ -122,6 +122,10 @@ pub struct ResultSettings {
     pub save_duplicates: bool,
     /// `ExternalLinkContext` (0: off).
     pub external_link_context: usize,
+    /// `NetworkUnit`: accompanying sites are hosts (`true`) or registrable domains.
+    pub network_by_host: bool,
+    /// `NetworkSubsets`: the lower bounds of the accompanying set's classes, ascending.
+    pub network_subsets: Vec<u32>,
 }
 
 /// The log files' and the console's settings.

@@ -43,4 +43,8 @@ impl UrlFilter for AllHosts {
     fn spans_hosts(&self) -> bool {
         true
     }
+
+    fn host_rule(&self) -> super::HostRule {
+        super::HostRule::Every
+    }
 }

@@ -145,4 +145,8 @@ impl UrlFilter for KeyDomainFilter {
     fn topic(&self) -> Option<&Topic> {
         self.topic.as_ref()
     }
+
+    fn host_rule(&self) -> super::HostRule {
+        super::HostRule::KeyDomains
+    }
 }

@@ -38,6 +38,18 @@ pub struct SeedPlan {
     pub shares_because: String,
 }
 
+/// Which hosts beyond its sites a scope takes in: what the network of sites (SPEC §13)
+/// counts as a link to a target when another target's page links there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostRule {
+    /// Its sites only: the hosts of its seeds and of their aliases (`EmptyUAT`).
+    SeedSites,
+    /// Also every host any label of which is one of its seeds' key domains (`KeyDomainUAT`).
+    KeyDomains,
+    /// Every host (`AllHostsUAT`).
+    Every,
+}
+
 /// Decides whether a link is internal to a crawl. Called by the parsing threads, concurrently,
 /// for every http(s) link of every page.
 pub trait UrlFilter: Send + Sync + Debug {
@@ -72,5 +84,10 @@ pub trait UrlFilter: Send + Sync + Debug {
     /// The topic a page of a probed site must be about (`TopicFilter`), if any.
     fn topic(&self) -> Option<&Topic> {
         None
+    }
+
+    /// Which hosts beyond its sites a scope takes in.
+    fn host_rule(&self) -> HostRule {
+        HostRule::SeedSites
     }
 }

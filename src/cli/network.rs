@@ -1,0 +1,91 @@
+//! `rccrawler network [RESULTS_DIR] [--prospects K]`: the network of sites of a results folder
+//! (SPEC §13), written into its `network/` folder, as a crawl writes it at its end.
+
+use std::path::{Path, PathBuf};
+
+use super::{Exit, hosts_path, load_settings};
+use crate::hosts;
+use crate::network::{self, NetworkError, NetworkSpec, TargetScopes};
+use crate::registry::Registry;
+use crate::settings::Settings;
+
+/// Builds the network of `results` (or settings.ini's `ResultFolder`): settings.ini and
+/// hosts.txt, when they exist, say how (`NetworkUnit`, `NetworkSubsets`, the URL filter's
+/// scopes).
+pub fn network(
+    settings_path: &Path,
+    named_hosts: Option<&Path>,
+    results: Option<&Path>,
+    prospects: Option<u32>,
+) -> Exit {
+    let registry = Registry::builtin();
+    let settings = if settings_path.exists() {
+        match load_settings(settings_path, &registry) {
+            Ok(s) => s,
+            Err(code) => return code,
+        }
+    } else {
+        Settings::defaults(Path::new("."))
+    };
+    let folder: PathBuf =
+        results.map_or_else(|| settings.results.folder.clone(), Path::to_path_buf);
+    let spec = match spec(&registry, &settings, settings_path, named_hosts) {
+        Ok(spec) => spec,
+        Err(code) => return code,
+    };
+    if !folder.join("summary.csv").is_file() {
+        eprintln!(
+            "error: {}: no summary.csv: not a results folder of rccrawler",
+            folder.display()
+        );
+        return Exit::BadInput;
+    }
+    match network::build(&folder, &spec, prospects) {
+        Ok(net) => {
+            let accompanying = net.nodes.len() - net.targets;
+            println!(
+                "network of {} targets and {accompanying} accompanying sites, {} arcs: {}",
+                net.targets,
+                net.edges.len(),
+                folder.join(network::NETWORK_DIR).display()
+            );
+            if let Some(k) = prospects {
+                let n = net.prospects(k).count();
+                println!("{n} accompanying sites linked by at least {k} targets: prospects.txt");
+            }
+            Exit::Ok
+        }
+        Err(e @ NetworkError::Input { .. }) => {
+            eprintln!("error: {e}");
+            Exit::BadInput
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Exit::Failure
+        }
+    }
+}
+
+/// The network settings.ini and hosts.txt ask for: without hosts.txt each target's scope is
+/// its listed site.
+pub(super) fn spec(
+    registry: &Registry,
+    settings: &Settings,
+    settings_path: &Path,
+    named_hosts: Option<&Path>,
+) -> Result<NetworkSpec, Exit> {
+    let path = hosts_path(settings_path, named_hosts);
+    let scopes = if path.exists() {
+        let sites = hosts::load(&path, settings.sites.defaults).map_err(|e| {
+            eprintln!("error: {e}");
+            Exit::BadInput
+        })?;
+        registry.target_scopes(settings, &sites).map_err(|e| {
+            eprintln!("error: {}: {e}", settings_path.display());
+            Exit::BadInput
+        })?
+    } else {
+        TargetScopes::default()
+    };
+    Ok(NetworkSpec::new(settings, scopes))
+}

@@ -1,0 +1,239 @@
+//! The network's counts, from each target's external_links.csv in turn (SPEC §13): a link
+//! goes to the first target whose scope takes its host in, else to the accompanying site of
+//! its unit — unless it stays in its own target (its scope, or its own unit: `www.uni.edu`
+//! linking `lib.uni.edu` is the university talking to itself). One target's links are read,
+//! counted and folded in before the next one's: what is kept is a few counts per site of the
+//! network and per arc, never a site's pages.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::NetworkError;
+use super::targets::TargetSet;
+use super::unit::Unit;
+
+/// A site of the network while counting: a target (its index) or an accompanying site (its
+/// index among them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum NodeKey {
+    Target(u32),
+    Accompanying(u32),
+}
+
+/// Links into one site of the network.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Inbound {
+    /// Distinct targets linking to it.
+    pub targets: u32,
+    /// Links from target pages (repeats counted).
+    pub links: u64,
+    /// Distinct target pages linking to it.
+    pub pages: u64,
+}
+
+/// One arc: a target's links to one site of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Arc {
+    pub(super) source: u32,
+    pub(super) target: NodeKey,
+    /// Links.
+    pub(super) weight: u64,
+    /// Distinct linking pages of the source.
+    pub(super) pages: u64,
+}
+
+/// What the links of every target came to.
+#[derive(Debug, Default)]
+pub(super) struct Counts {
+    /// Accompanying sites' names (their units), by index.
+    pub(super) units: Vec<String>,
+    /// Inbound counts of targets, by index.
+    pub(super) into_targets: Vec<Inbound>,
+    /// Inbound counts of accompanying sites, by index.
+    pub(super) into_units: Vec<Inbound>,
+    /// Every arc, by source then in the order first met.
+    pub(super) arcs: Vec<Arc>,
+    /// With prospects asked for: per accompanying site, how often each `scheme://host` was
+    /// linked (its home page for the next round).
+    pub(super) homes: Option<Vec<HashMap<String, u64>>>,
+}
+
+/// Counts the links of every target of `set` (its results folder `results`).
+pub(super) fn count(
+    results: &Path,
+    set: &TargetSet,
+    unit: Unit,
+    homes: bool,
+) -> Result<Counts, NetworkError> {
+    let mut counts = Counts {
+        into_targets: vec![Inbound::default(); set.targets.len()],
+        homes: homes.then(Vec::new),
+        ..Counts::default()
+    };
+    let mut index: HashMap<String, u32> = HashMap::new();
+    // One target's links: links by node, and its (node, page) pairs.
+    let mut links: HashMap<NodeKey, u64> = HashMap::new();
+    let mut pages: HashSet<(NodeKey, u64)> = HashSet::new();
+    let mut order: Vec<NodeKey> = Vec::new();
+    for (t, target) in set.targets.iter().enumerate() {
+        let source = u32::try_from(t).unwrap_or(u32::MAX);
+        let own_unit = unit.of(&target.host).to_owned();
+        let path = results.join(&target.folder).join("external_links.csv");
+        read_links(&path, &mut |page, url, host| {
+            let key = match set.taking(host) {
+                Some(t2) if t2 == t => return,
+                Some(t2) => NodeKey::Target(u32::try_from(t2).unwrap_or(u32::MAX)),
+                None => {
+                    let u = unit.of(host);
+                    if u == own_unit {
+                        return;
+                    }
+                    let next = u32::try_from(index.len()).unwrap_or(u32::MAX);
+                    let i = *index.entry(u.to_owned()).or_insert_with(|| {
+                        counts.units.push(u.to_owned());
+                        counts.into_units.push(Inbound::default());
+                        if let Some(h) = counts.homes.as_mut() {
+                            h.push(HashMap::new());
+                        }
+                        next
+                    });
+                    if let Some(h) = counts.homes.as_mut() {
+                        *h[i as usize].entry(home_of(url, host)).or_insert(0) += 1;
+                    }
+                    NodeKey::Accompanying(i)
+                }
+            };
+            let n = links.entry(key).or_insert(0);
+            if *n == 0 {
+                order.push(key);
+            }
+            *n += 1;
+            pages.insert((key, page));
+        })?;
+        let mut per_node: HashMap<NodeKey, u64> = HashMap::with_capacity(links.len());
+        for (key, _) in pages.drain() {
+            *per_node.entry(key).or_insert(0) += 1;
+        }
+        for key in order.drain(..) {
+            let weight = links.get(&key).copied().unwrap_or(0);
+            let distinct = per_node.get(&key).copied().unwrap_or(0);
+            let into = match key {
+                NodeKey::Target(i) => &mut counts.into_targets[i as usize],
+                NodeKey::Accompanying(i) => &mut counts.into_units[i as usize],
+            };
+            into.targets += 1;
+            into.links += weight;
+            into.pages += distinct;
+            counts.arcs.push(Arc {
+                source,
+                target: key,
+                weight,
+                pages: distinct,
+            });
+        }
+        links.clear();
+    }
+    Ok(counts)
+}
+
+/// `scheme://host` of a linked URL (its host as external_links.csv names it).
+fn home_of(url: &str, host: &str) -> String {
+    let scheme = if url
+        .get(..6)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https:"))
+    {
+        "https"
+    } else {
+        "http"
+    };
+    format!("{scheme}://{host}")
+}
+
+/// Calls `each(page, url, host)` for every row of an external_links.csv. A missing file (a
+/// site with no page has none) has no rows; a row without its three first fields, or with a
+/// `Source` that is not a page id, is an error naming the file and line.
+fn read_links(path: &Path, each: &mut dyn FnMut(u64, &str, &str)) -> Result<(), NetworkError> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(NetworkError::Input {
+                path: path.to_path_buf(),
+                line: 0,
+                why: e.to_string(),
+            });
+        }
+    };
+    let bad = |line: u64, why: String| NetworkError::Input {
+        path: path.to_path_buf(),
+        line,
+        why,
+    };
+    // Every row rccrawler writes ends with a line end: a file that does not was cut short
+    // (a copy interrupted, a disk full), even where its last row still parses.
+    let complete = ends_with_line_end(&file).map_err(|e| bad(0, e.to_string()))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(std::io::BufReader::with_capacity(1 << 16, file));
+    let header = rdr.headers().map_err(|e| bad(1, e.to_string()))?.clone();
+    if header.get(0) != Some("Source")
+        || header.get(1) != Some("Url")
+        || header.get(2) != Some("Host")
+    {
+        return Err(bad(
+            1,
+            "not an external_links.csv (no Source,Url,Host header)".into(),
+        ));
+    }
+    let width = header.len();
+    let mut row = csv::StringRecord::new();
+    let mut last_line = 1;
+    loop {
+        match rdr.read_record(&mut row) {
+            Ok(false) if complete => return Ok(()),
+            Ok(false) => {
+                return Err(bad(
+                    last_line,
+                    "the file ends inside this row (truncated)".into(),
+                ));
+            }
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, csv::Position::line);
+                return Err(bad(line, format!("unreadable row: {e}")));
+            }
+        }
+        let line = row.position().map_or(0, csv::Position::line);
+        last_line = line;
+        if row.len() != width {
+            return Err(bad(
+                line,
+                format!(
+                    "{} fields where the header has {width} (a truncated file?)",
+                    row.len()
+                ),
+            ));
+        }
+        let page = row[0]
+            .parse::<u64>()
+            .ok()
+            .filter(|&p| p >= 1)
+            .ok_or_else(|| bad(line, format!("Source {:?} is not a page id", &row[0])))?;
+        each(page, &row[1], &row[2]);
+    }
+}
+
+/// Whether `file` is empty or its last byte is a line end.
+fn ends_with_line_end(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    let len = f.seek(SeekFrom::End(0))?;
+    if len == 0 {
+        return Ok(true);
+    }
+    f.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8];
+    f.read_exact(&mut last)?;
+    f.seek(SeekFrom::Start(0))?;
+    Ok(last[0] == b'\n')
+}

@@ -1,0 +1,132 @@
+//! The network of sites (SPEC §13, BeeBot's model of a fragment of the Web): the **target
+//! set** (the sites of hosts.txt), the **accompanying set** (every site outside it that a
+//! target links to, split into subsets by how many targets link to it), and the arcs between
+//! them, derived from the external links the crawl recorded — so a results folder always
+//! rebuilds it (`rccrawler network`), one written by `rccrawler export` too.
+//!
+//! - [`targets`] — the targets, and which hosts each one's scope takes in;
+//! - [`unit`] — what one accompanying site is (a registrable domain, or a host), the subsets;
+//! - [`aggregate`] — the counts, one target's external_links.csv at a time;
+//! - [`model`] — nodes, arcs and subsets as the files show them;
+//! - [`write`] — the files of `results/network/`; [`read`] — the same read back (the report).
+
+mod aggregate;
+pub mod model;
+pub mod read;
+pub mod targets;
+pub mod unit;
+pub mod write;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+pub use aggregate::Inbound;
+pub use model::{Network, NodeRow, Set};
+pub use targets::TargetScopes;
+pub use unit::{Subsets, Unit, registrable_domain};
+
+use crate::settings::Settings;
+
+/// The folder of the network's files, in the results folder.
+pub const NETWORK_DIR: &str = "network";
+
+/// The network could not be built.
+#[derive(Debug, Error)]
+pub enum NetworkError {
+    /// A file of the results folder is not what a crawl writes.
+    #[error("{}{}: {why}", path.display(), if *line > 0 { format!(":{line}") } else { String::new() })]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// Its line (0: the file as a whole).
+        line: u64,
+        /// What is wrong.
+        why: String,
+    },
+    /// A file of the network could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How the network is made: the unit of an accompanying site, the subsets, and which hosts
+/// each target's scope takes in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkSpec {
+    /// `NetworkUnit`.
+    pub unit: Unit,
+    /// `NetworkSubsets`.
+    pub subsets: Subsets,
+    /// The targets' scopes.
+    pub scopes: TargetScopes,
+}
+
+impl NetworkSpec {
+    /// The network `settings` ask for, with the targets' `scopes`.
+    pub fn new(settings: &Settings, scopes: TargetScopes) -> Self {
+        NetworkSpec {
+            unit: if settings.results.network_by_host {
+                Unit::Host
+            } else {
+                Unit::Domain
+            },
+            subsets: Subsets::new(&settings.results.network_subsets),
+            scopes,
+        }
+    }
+}
+
+/// Builds the network of the results folder `results` and writes it into
+/// `results/network/`; with `prospects = Some(k)`, also `prospects.txt`: the accompanying
+/// sites at least `k` targets link to, as hosts.txt lines. Nothing is written unless every
+/// input file reads.
+pub fn build(
+    results: &Path,
+    spec: &NetworkSpec,
+    prospects: Option<u32>,
+) -> Result<Network, NetworkError> {
+    let set = targets::TargetSet::read(results, &spec.scopes)?;
+    let counts = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
+    let net = Network::assemble(&set, &counts, &spec.subsets);
+    let lines = prospects.map(|k| prospect_lines(&net, &counts, k));
+    write::write_all(&results.join(NETWORK_DIR), &net, lines.as_deref())?;
+    Ok(net)
+}
+
+/// hosts.txt lines of the accompanying sites `k` targets or more link to: the most linked
+/// `scheme://host` of each (its home page), after a comment naming the site and its links.
+fn prospect_lines(net: &Network, counts: &aggregate::Counts, k: u32) -> Vec<String> {
+    let mut lines = vec![format!(
+        "# accompanying sites linked by at least {k} targets (rccrawler network --prospects {k})"
+    )];
+    let index: std::collections::HashMap<&str, usize> = counts
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.as_str(), i))
+        .collect();
+    for (_, n) in net.prospects(k) {
+        let home = index
+            .get(n.label.as_str())
+            .and_then(|&u| counts.homes.as_ref()?.get(u))
+            .and_then(|hosts| {
+                hosts
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                    .map(|(h, _)| h.clone())
+            })
+            .unwrap_or_else(|| format!("https://{}", n.label));
+        lines.push(format!(
+            "# {}: linked by {} targets, {} links",
+            n.label, n.inbound.targets, n.inbound.links
+        ));
+        lines.push(home);
+    }
+    lines
+}

@@ -1,0 +1,176 @@
+//! The network as its files show it: nodes in their order and with their ids (targets in
+//! hosts.txt order, then accompanying sites by the number of targets linking to them, most
+//! first, then by name), arcs by source then target id, the subsets of the accompanying set.
+
+use super::aggregate::{Counts, Inbound, NodeKey};
+use super::targets::TargetSet;
+use super::unit::Subsets;
+
+/// Which set a node is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Set {
+    /// A site of hosts.txt.
+    Target,
+    /// A site a target links to.
+    Accompanying,
+}
+
+impl Set {
+    /// As nodes.csv writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Set::Target => "target",
+            Set::Accompanying => "accompanying",
+        }
+    }
+}
+
+/// A node of the network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRow {
+    /// A target's `Site` (as summary.csv), an accompanying site's unit.
+    pub label: String,
+    /// Its set.
+    pub set: Set,
+    /// `target`, or the class of the accompanying set.
+    pub subset: String,
+    /// Links into it from targets.
+    pub inbound: Inbound,
+    /// A target's: distinct sites of the network it links to.
+    pub out_targets: u32,
+    /// A target's: its links into the network.
+    pub out_links: u64,
+    /// A target's nodes.
+    pub pages: u64,
+}
+
+/// An arc between node ids (1-based, as nodes.csv's `Id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EdgeRow {
+    /// The source's id (a target).
+    pub source: usize,
+    /// The target's id.
+    pub target: usize,
+    /// Links.
+    pub weight: u64,
+    /// Distinct linking pages of the source.
+    pub pages: u64,
+}
+
+/// One class of the accompanying set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubsetRow {
+    /// Its name (`2-4`).
+    pub name: String,
+    /// Accompanying sites in it.
+    pub sites: u64,
+    /// Links from targets into them.
+    pub links: u64,
+}
+
+/// The whole network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Network {
+    /// Every node, in id order.
+    pub nodes: Vec<NodeRow>,
+    /// How many of them are targets (they come first).
+    pub targets: usize,
+    /// Every arc, by source id then target id.
+    pub edges: Vec<EdgeRow>,
+    /// The accompanying set's classes.
+    pub subsets: Vec<SubsetRow>,
+}
+
+impl Network {
+    /// Orders and numbers what `counts` found for the targets of `set`.
+    pub(super) fn assemble(set: &TargetSet, counts: &Counts, subsets: &Subsets) -> Network {
+        let names = subsets.names();
+        let n_targets = set.targets.len();
+        // Accompanying sites: most targets linking first, then by name.
+        let mut order: Vec<usize> = (0..counts.units.len()).collect();
+        order.sort_by(|&a, &b| {
+            counts.into_units[b]
+                .targets
+                .cmp(&counts.into_units[a].targets)
+                .then_with(|| counts.units[a].cmp(&counts.units[b]))
+        });
+        let mut unit_id = vec![0usize; counts.units.len()];
+        for (rank, &u) in order.iter().enumerate() {
+            unit_id[u] = n_targets + rank + 1;
+        }
+        let id_of = |k: NodeKey| match k {
+            NodeKey::Target(t) => t as usize + 1,
+            NodeKey::Accompanying(u) => unit_id[u as usize],
+        };
+        let mut nodes: Vec<NodeRow> = set
+            .targets
+            .iter()
+            .zip(&counts.into_targets)
+            .map(|(t, inbound)| NodeRow {
+                label: t.site.clone(),
+                set: Set::Target,
+                subset: "target".to_owned(),
+                inbound: *inbound,
+                out_targets: 0,
+                out_links: 0,
+                pages: t.pages,
+            })
+            .collect();
+        let mut classes: Vec<SubsetRow> = names
+            .iter()
+            .map(|name| SubsetRow {
+                name: name.clone(),
+                sites: 0,
+                links: 0,
+            })
+            .collect();
+        for &u in &order {
+            let inbound = counts.into_units[u];
+            let class = subsets.class_of(inbound.targets);
+            if let Some(c) = class.and_then(|c| classes.get_mut(c)) {
+                c.sites += 1;
+                c.links += inbound.links;
+            }
+            nodes.push(NodeRow {
+                label: counts.units[u].clone(),
+                set: Set::Accompanying,
+                subset: class.map_or_else(String::new, |c| names[c].clone()),
+                inbound,
+                out_targets: 0,
+                out_links: 0,
+                pages: 0,
+            });
+        }
+        let mut edges: Vec<EdgeRow> = counts
+            .arcs
+            .iter()
+            .map(|a| EdgeRow {
+                source: a.source as usize + 1,
+                target: id_of(a.target),
+                weight: a.weight,
+                pages: a.pages,
+            })
+            .collect();
+        edges.sort_unstable();
+        for e in &edges {
+            let n = &mut nodes[e.source - 1];
+            n.out_targets += 1;
+            n.out_links += e.weight;
+        }
+        Network {
+            nodes,
+            targets: n_targets,
+            edges,
+            subsets: classes,
+        }
+    }
+
+    /// Accompanying sites linked by at least `k` targets, most linked first.
+    pub fn prospects(&self, k: u32) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .skip(self.targets)
+            .filter(move |(_, n)| n.inbound.targets >= k)
+    }
+}

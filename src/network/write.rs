@@ -1,0 +1,193 @@
+//! The network's files in `results/network/`: nodes.csv and edges.csv for Gephi's spreadsheet
+//! importer, graph.gexf with every column a typed attribute, subsets.csv, and prospects.txt
+//! when asked for. Each file is written whole to a temporary file and renamed into place.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::NetworkError;
+use super::model::{Network, NodeRow, Set};
+use crate::gephi_csv::CsvOut;
+use crate::storage::replace_file;
+use crate::xml::xml_into;
+
+/// The columns of nodes.csv.
+pub const NODE_HEADER: [&str; 10] = [
+    "Id",
+    "Label",
+    "Set",
+    "Subset",
+    "InTargets",
+    "InLinks",
+    "InPages",
+    "OutTargets",
+    "OutLinks",
+    "Pages",
+];
+
+/// The columns of edges.csv.
+pub const EDGE_HEADER: [&str; 5] = ["Source", "Target", "Type", "Weight", "Pages"];
+
+/// Writes every file of `net` into `dir`; `prospects` lines (when asked for) into
+/// prospects.txt.
+pub(super) fn write_all(
+    dir: &Path,
+    net: &Network,
+    prospects: Option<&[String]>,
+) -> Result<(), NetworkError> {
+    let file = |name: &str, fill: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
+        let path = dir.join(name);
+        replace_file(&path, fill).map_err(|source| NetworkError::Write { path, source })
+    };
+    file("nodes.csv", &|w| write_nodes(net, w))?;
+    file("edges.csv", &|w| write_edges(net, w))?;
+    file("subsets.csv", &|w| write_subsets(net, w))?;
+    file("graph.gexf", &|w| write_gexf(net, w))?;
+    if let Some(lines) = prospects {
+        file("prospects.txt", &|w| {
+            for l in lines {
+                writeln!(w, "{l}")?;
+            }
+            Ok(())
+        })?;
+    }
+    crate::storage::sync_dir(dir).map_err(|source| NetworkError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn write_nodes(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+    let mut csv = CsvOut::new(w, &NODE_HEADER)?;
+    for (i, n) in net.nodes.iter().enumerate() {
+        csv.num(i + 1)?
+            .text(&n.label)?
+            .text(n.set.as_str())?
+            .text(&n.subset)?
+            .num(n.inbound.targets)?
+            .num(n.inbound.links)?
+            .num(n.inbound.pages)?;
+        match n.set {
+            Set::Target => {
+                csv.num(n.out_targets)?.num(n.out_links)?.num(n.pages)?;
+            }
+            Set::Accompanying => {
+                csv.empty()?.empty()?.empty()?;
+            }
+        }
+        csv.end()?;
+    }
+    csv.finish()
+}
+
+fn write_edges(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+    let mut csv = CsvOut::new(w, &EDGE_HEADER)?;
+    for e in &net.edges {
+        csv.num(e.source)?
+            .num(e.target)?
+            .text("Directed")?
+            .num(e.weight)?
+            .num(e.pages)?
+            .end()?;
+    }
+    csv.finish()
+}
+
+fn write_subsets(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+    let mut csv = CsvOut::plain(w, &["Subset", "Sites", "Links"])?;
+    for s in &net.subsets {
+        csv.text(&s.name)?.num(s.sites)?.num(s.links)?.end()?;
+    }
+    csv.finish()
+}
+
+/// A node's integer attribute: its GEXF id, nodes.csv's title, and its value (`None`: empty).
+type NodeNumber = (&'static str, &'static str, fn(&NodeRow) -> Option<u64>);
+
+/// The integer attributes of a node.
+const NODE_NUMBERS: [NodeNumber; 6] = [
+    ("intargets", "InTargets", |n| {
+        Some(u64::from(n.inbound.targets))
+    }),
+    ("inlinks", "InLinks", |n| Some(n.inbound.links)),
+    ("inpages", "InPages", |n| Some(n.inbound.pages)),
+    ("outtargets", "OutTargets", |n| {
+        (n.set == Set::Target).then_some(u64::from(n.out_targets))
+    }),
+    ("outlinks", "OutLinks", |n| {
+        (n.set == Set::Target).then_some(n.out_links)
+    }),
+    ("pages", "Pages", |n| {
+        (n.set == Set::Target).then_some(n.pages)
+    }),
+];
+
+fn write_gexf(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+    writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        w,
+        r#"<gexf xmlns="http://gexf.net/1.3" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd" version="1.3">"#
+    )?;
+    writeln!(
+        w,
+        "  <meta><creator>rccrawler {}</creator><description>The network of sites: {} targets, {} accompanying sites</description></meta>",
+        env!("CARGO_PKG_VERSION"),
+        net.targets,
+        net.nodes.len() - net.targets
+    )?;
+    writeln!(w, r#"  <graph mode="static" defaultedgetype="directed">"#)?;
+    writeln!(w, r#"    <attributes class="node">"#)?;
+    writeln!(
+        w,
+        r#"      <attribute id="set" title="Set" type="string"/>"#
+    )?;
+    writeln!(
+        w,
+        r#"      <attribute id="subset" title="Subset" type="string"/>"#
+    )?;
+    for (id, title, _) in NODE_NUMBERS {
+        writeln!(
+            w,
+            r#"      <attribute id="{id}" title="{title}" type="integer"/>"#
+        )?;
+    }
+    writeln!(w, r#"    </attributes>"#)?;
+    writeln!(w, r#"    <attributes class="edge">"#)?;
+    writeln!(
+        w,
+        r#"      <attribute id="pages" title="Pages" type="integer"/>"#
+    )?;
+    writeln!(w, r#"    </attributes>"#)?;
+    writeln!(w, "    <nodes>")?;
+    let mut line = Vec::with_capacity(512);
+    for (i, n) in net.nodes.iter().enumerate() {
+        line.clear();
+        let _ = write!(line, r#"      <node id="{}" label=""#, i + 1);
+        xml_into(&n.label, &mut line);
+        line.extend_from_slice(br#""><attvalues><attvalue for="set" value=""#);
+        line.extend_from_slice(n.set.as_str().as_bytes());
+        line.extend_from_slice(br#""/><attvalue for="subset" value=""#);
+        xml_into(&n.subset, &mut line);
+        line.extend_from_slice(br#""/>"#);
+        for (id, _, value) in NODE_NUMBERS {
+            if let Some(v) = value(n) {
+                let _ = write!(line, r#"<attvalue for="{id}" value="{v}"/>"#);
+            }
+        }
+        line.extend_from_slice(b"</attvalues></node>\n");
+        w.write_all(&line)?;
+    }
+    writeln!(w, "    </nodes>")?;
+    writeln!(w, "    <edges>")?;
+    for (i, e) in net.edges.iter().enumerate() {
+        writeln!(
+            w,
+            r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/></attvalues></edge>"#,
+            e.source, e.target, e.weight, e.pages
+        )?;
+    }
+    writeln!(w, "    </edges>")?;
+    writeln!(w, "  </graph>")?;
+    writeln!(w, "</gexf>")?;
+    Ok(())
+}
