@@ -550,3 +550,53 @@ fn bad_input_is_refused_naming_the_file_and_line_and_changes_nothing() {
     assert!(!empty.join("network").exists());
     assert_eq!(network(&results), before);
 }
+
+/// The report opens with the network (SPEC §13): drawn, its subsets, the accompanying sites
+/// most targets link to, the targets' matrix — and the drawing in headless Chromium has a
+/// circle per drawn site, with no script error (it pans and zooms).
+#[test]
+fn the_report_opens_with_the_network_drawn_and_its_tables() {
+    let (_web, hosts) = case_web();
+    let c = crawl(&hosts, &[]);
+    let html = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    let net = read_net(&c.results());
+    let at = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("report lacks {needle}"))
+    };
+    assert!(
+        at("id=\"network\"") < at("id=\"sites-table\""),
+        "the network comes first"
+    );
+    let drawing = &html[at("id=\"network-drawing\"")..];
+    let drawing = &drawing[..drawing.find("</svg>").unwrap()];
+    // Every site with an arc to another site is drawn (this network is small).
+    let linked: BTreeSet<&String> = net.arcs.keys().flat_map(|(s, t)| [s, t]).collect();
+    assert_eq!(drawing.matches("<circle").count(), linked.len());
+    for label in &linked {
+        let shown = label.trim_start_matches("http://");
+        assert!(drawing.contains(shown), "{shown} named on hover");
+    }
+    let subsets = &html[at("id=\"network-subsets\"")..];
+    assert!(subsets.contains("<td>2-4</td>"));
+    let prospects = &html[at("id=\"network-prospects\"")..];
+    let first_row = &prospects[prospects.find("<tbody>").unwrap()..];
+    assert!(
+        first_row.starts_with("<tbody><tr><td>example.org</td>"),
+        "{first_row:.200}"
+    );
+    assert!(html.contains("id=\"network-matrix\""));
+    if let Some((dom, console)) = common::chromium::dump_dom(&format!(
+        "file://{}",
+        c.results().join("report.html").display()
+    )) {
+        assert!(!console.contains("Uncaught"), "script errors: {console}");
+        let drawn = &dom[dom.find("id=\"network-drawing\"").unwrap()..];
+        assert_eq!(
+            drawn[..drawn.find("</svg>").unwrap()]
+                .matches("<circle")
+                .count(),
+            linked.len()
+        );
+    }
+}

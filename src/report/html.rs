@@ -136,6 +136,20 @@ td.url {{ word-break: break-all; max-width: 40em; }}
 pub(crate) const TAIL: &str = r#"
 <script>
 "use strict";
+// A drawing that pans and zooms: drag to move, the mouse wheel zooms around the pointer.
+for (const svg of document.querySelectorAll("svg.pannable")) {
+  const box = svg.viewBox.baseVal;
+  const at = e => { const r = svg.getBoundingClientRect(); return [box.x + (e.clientX - r.left) / r.width * box.width, box.y + (e.clientY - r.top) / r.height * box.height]; };
+  svg.addEventListener("wheel", e => {
+    e.preventDefault();
+    const [x, y] = at(e), f = e.deltaY > 0 ? 1.2 : 1 / 1.2;
+    box.x = x - (x - box.x) * f; box.y = y - (y - box.y) * f; box.width *= f; box.height *= f;
+  }, { passive: false });
+  let from = null;
+  svg.addEventListener("pointerdown", e => { from = at(e); svg.setPointerCapture(e.pointerId); });
+  svg.addEventListener("pointermove", e => { if (from) { const [x, y] = at(e); box.x -= x - from[0]; box.y -= y - from[1]; } });
+  svg.addEventListener("pointerup", () => { from = null; });
+}
 // Click a header of a sortable table: sort by that column (numbers by value), again to reverse.
 for (const table of document.querySelectorAll("table.sortable")) {
   table.querySelectorAll("th").forEach((th, col) => th.addEventListener("click", () => {

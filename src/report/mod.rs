@@ -7,6 +7,8 @@
 
 mod graph;
 mod html;
+mod layout;
+mod network;
 mod plot;
 mod read;
 mod sections;
@@ -102,7 +104,8 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
     for &i in &curves {
         wants[i].curve = true;
     }
-    let collected = read_sites(results, &rows, &wants);
+    let mut collected = read_sites(results, &rows, &wants);
+    collected.network = crate::network::read::read_network(results);
     let path = results.join(REPORT_FILE);
     crate::storage::write_atomic(&path, |w| {
         w.write_all(html::head("rccrawler report").as_bytes())?;
@@ -128,6 +131,8 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
 struct Collected {
     figures: Vec<Option<SiteFigures>>,
     hosts: HashMap<String, (u64, u64)>,
+    /// The network of sites, when the folder has one (`network/`).
+    network: Option<crate::network::Network>,
 }
 
 /// Which sites get a section (most pages first, the first in hosts.txt among equals) and
@@ -152,6 +157,7 @@ fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected 
     let out = Mutex::new(Collected {
         figures: vec![None; rows.len()],
         hosts: HashMap::new(),
+        network: None,
     });
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -244,6 +250,9 @@ fn render(
         );
     }
     b.push_str("<nav><ol>");
+    if collected.network.is_some() {
+        b.push_str("<li><a href=\"#network\">Network of sites</a></li>");
+    }
     b.push_str("<li><a href=\"#sites\">Sites</a></li>");
     b.push_str("<li><a href=\"#across\">Across sites</a></li>");
     b.push_str("<li><a href=\"#external\">External links</a></li>");
@@ -252,6 +261,10 @@ fn render(
     }
     b.push_str("<li><a href=\"#one-by-one\">Site by site</a></li></ol></nav>");
 
+    if let Some(net) = &collected.network {
+        network::section(&mut b, net);
+        emit(&mut b, w)?;
+    }
     sites_table(&mut b, w, rows, &has_section, options.domain_filter)?;
     across(&mut b, rows);
     external(&mut b, &collected.hosts);
