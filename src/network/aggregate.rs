@@ -31,15 +31,39 @@ pub struct Inbound {
     pub pages: u64,
 }
 
-/// One arc: a target's links to one site of the network.
+/// One arc: a target's links to one site of the network. 16 bytes: a crawl of 4,000 sites
+/// has 630,000 of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Arc {
     pub(super) source: u32,
-    pub(super) target: NodeKey,
-    /// Links.
-    pub(super) weight: u64,
-    /// Distinct linking pages of the source.
-    pub(super) pages: u64,
+    /// The site linked, as [`NodeKey::code`] writes it.
+    pub(super) target: u32,
+    /// Links (saturating).
+    pub(super) weight: u32,
+    /// Distinct linking pages of the source (saturating).
+    pub(super) pages: u32,
+}
+
+/// The bit of [`NodeKey::code`] that marks an accompanying site.
+const ACCOMPANYING: u32 = 1 << 31;
+
+impl NodeKey {
+    /// The key in 32 bits: a target's index, or an accompanying site's with the top bit set.
+    pub(super) fn code(self) -> u32 {
+        match self {
+            NodeKey::Target(i) => i,
+            NodeKey::Accompanying(i) => i | ACCOMPANYING,
+        }
+    }
+
+    /// The key [`Self::code`] wrote.
+    pub(super) fn from_code(code: u32) -> Self {
+        if code & ACCOMPANYING == 0 {
+            NodeKey::Target(code)
+        } else {
+            NodeKey::Accompanying(code & !ACCOMPANYING)
+        }
+    }
 }
 
 /// What the links of every target came to.
@@ -126,9 +150,9 @@ pub(super) fn count(
             into.pages += distinct;
             counts.arcs.push(Arc {
                 source,
-                target: key,
-                weight,
-                pages: distinct,
+                target: key.code(),
+                weight: u32::try_from(weight).unwrap_or(u32::MAX),
+                pages: u32::try_from(distinct).unwrap_or(u32::MAX),
             });
         }
         links.clear();

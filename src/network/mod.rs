@@ -92,8 +92,8 @@ pub fn build(
     prospects: Option<u32>,
 ) -> Result<Network, NetworkError> {
     let set = targets::TargetSet::read(results, &spec.scopes)?;
-    let counts = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
-    let net = Network::assemble(&set, &counts, &spec.subsets);
+    let mut counts = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
+    let net = Network::assemble(&set, &mut counts, &spec.subsets);
     let lines = prospects.map(|k| prospect_lines(&net, &counts, k));
     write::write_all(&results.join(NETWORK_DIR), &net, lines.as_deref())?;
     Ok(net)

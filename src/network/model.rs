@@ -44,17 +44,18 @@ pub struct NodeRow {
     pub pages: u64,
 }
 
-/// An arc between node ids (1-based, as nodes.csv's `Id`).
+/// An arc between node ids (1-based, as nodes.csv's `Id`). 16 bytes, as the arcs counted,
+/// so that the arcs become edges in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EdgeRow {
     /// The source's id (a target).
-    pub source: usize,
+    pub source: u32,
     /// The target's id.
-    pub target: usize,
+    pub target: u32,
     /// Links.
-    pub weight: u64,
+    pub weight: u32,
     /// Distinct linking pages of the source.
-    pub pages: u64,
+    pub pages: u32,
 }
 
 /// One class of the accompanying set.
@@ -83,7 +84,7 @@ pub struct Network {
 
 impl Network {
     /// Orders and numbers what `counts` found for the targets of `set`.
-    pub(super) fn assemble(set: &TargetSet, counts: &Counts, subsets: &Subsets) -> Network {
+    pub(super) fn assemble(set: &TargetSet, counts: &mut Counts, subsets: &Subsets) -> Network {
         let names = subsets.names();
         let n_targets = set.targets.len();
         // Accompanying sites: most targets linking first, then by name.
@@ -94,12 +95,12 @@ impl Network {
                 .cmp(&counts.into_units[a].targets)
                 .then_with(|| counts.units[a].cmp(&counts.units[b]))
         });
-        let mut unit_id = vec![0usize; counts.units.len()];
+        let mut unit_id = vec![0u32; counts.units.len()];
         for (rank, &u) in order.iter().enumerate() {
-            unit_id[u] = n_targets + rank + 1;
+            unit_id[u] = u32::try_from(n_targets + rank + 1).unwrap_or(u32::MAX);
         }
-        let id_of = |k: NodeKey| match k {
-            NodeKey::Target(t) => t as usize + 1,
+        let id_of = |code: u32| match NodeKey::from_code(code) {
+            NodeKey::Target(t) => t + 1,
             NodeKey::Accompanying(u) => unit_id[u as usize],
         };
         let mut nodes: Vec<NodeRow> = set
@@ -141,11 +142,11 @@ impl Network {
                 pages: 0,
             });
         }
-        let mut edges: Vec<EdgeRow> = counts
-            .arcs
-            .iter()
+        // In place: the arcs' memory becomes the edges'.
+        let mut edges: Vec<EdgeRow> = std::mem::take(&mut counts.arcs)
+            .into_iter()
             .map(|a| EdgeRow {
-                source: a.source as usize + 1,
+                source: a.source + 1,
                 target: id_of(a.target),
                 weight: a.weight,
                 pages: a.pages,
@@ -153,9 +154,9 @@ impl Network {
             .collect();
         edges.sort_unstable();
         for e in &edges {
-            let n = &mut nodes[e.source - 1];
+            let n = &mut nodes[e.source as usize - 1];
             n.out_targets += 1;
-            n.out_links += e.weight;
+            n.out_links += u64::from(e.weight);
         }
         Network {
             nodes,

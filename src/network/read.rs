@@ -1,5 +1,7 @@
 //! The network read back from `results/network/` (the report draws it from the files, as it
-//! shows everything else). `None` when the folder has no network.
+//! shows everything else): every node and subset, and of the arcs (630,000 for 4,000 sites)
+//! only those between the nodes the reader keeps, with the totals of all. `None` when the
+//! folder has no network that reads.
 
 use std::path::Path;
 
@@ -9,8 +11,20 @@ use super::model::{EdgeRow, Network, NodeRow, Set, SubsetRow};
 use super::write::{EDGE_HEADER, NODE_HEADER};
 use crate::gephi_csv::gephi_unescape;
 
-/// Reads the network of results folder `results`, if it has one that reads.
-pub fn read_network(results: &Path) -> Option<Network> {
+/// A network read back: its arcs those between the nodes kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkView {
+    /// Every node and subset; the arcs kept.
+    pub net: Network,
+    /// Arcs in all.
+    pub arcs: u64,
+    /// Their links.
+    pub links: u64,
+}
+
+/// Reads the network of results folder `results`, if it has one that reads, keeping the arcs
+/// between the nodes `keep` flags (it sees the nodes and subsets, the arcs not yet).
+pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Option<NetworkView> {
     let dir = results.join(NETWORK_DIR);
     let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
     let num = |s: &str| s.trim().parse::<u64>().unwrap_or(0);
@@ -42,20 +56,6 @@ pub fn read_network(results: &Path) -> Option<Network> {
             pages: num(&r[9]),
         });
     }
-    let mut edges = Vec::new();
-    let mut rdr = csv::Reader::from_path(dir.join("edges.csv")).ok()?;
-    if rdr.headers().ok()?.iter().ne(EDGE_HEADER) {
-        return None;
-    }
-    for r in rdr.records() {
-        let r = r.ok()?;
-        edges.push(EdgeRow {
-            source: usize::try_from(num(&r[0])).ok()?,
-            target: usize::try_from(num(&r[1])).ok()?,
-            weight: num(&r[3]),
-            pages: num(&r[4]),
-        });
-    }
     let mut subsets = Vec::new();
     let mut rdr = csv::Reader::from_path(dir.join("subsets.csv")).ok()?;
     for r in rdr.records() {
@@ -66,10 +66,38 @@ pub fn read_network(results: &Path) -> Option<Network> {
             links: num(&r[2]),
         });
     }
-    Some(Network {
+    let mut net = Network {
         nodes,
         targets,
-        edges,
+        edges: Vec::new(),
         subsets,
-    })
+    };
+    let kept = keep(&net);
+    let kept = |id: u32| {
+        kept.get((id as usize).wrapping_sub(1))
+            .copied()
+            .unwrap_or(false)
+    };
+    let (mut arcs, mut links) = (0u64, 0u64);
+    let mut rdr = csv::Reader::from_path(dir.join("edges.csv")).ok()?;
+    if rdr.headers().ok()?.iter().ne(EDGE_HEADER) {
+        return None;
+    }
+    let mut r = csv::StringRecord::new();
+    while rdr.read_record(&mut r).ok()? {
+        let id = |i: usize| u32::try_from(num(&r[i])).ok();
+        let (source, target) = (id(0)?, id(1)?);
+        let weight = num(&r[3]);
+        arcs += 1;
+        links += weight;
+        if kept(source) && kept(target) {
+            net.edges.push(EdgeRow {
+                source,
+                target,
+                weight: u32::try_from(weight).unwrap_or(u32::MAX),
+                pages: u32::try_from(num(&r[4])).unwrap_or(u32::MAX),
+            });
+        }
+    }
+    Some(NetworkView { net, arcs, links })
 }

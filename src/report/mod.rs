@@ -105,7 +105,7 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
         wants[i].curve = true;
     }
     let mut collected = read_sites(results, &rows, &wants);
-    collected.network = crate::network::read::read_network(results);
+    collected.network = crate::network::read::read_network(results, &network::shown);
     let path = results.join(REPORT_FILE);
     crate::storage::write_atomic(&path, |w| {
         w.write_all(html::head("rccrawler report").as_bytes())?;
@@ -131,8 +131,8 @@ pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFac
 struct Collected {
     figures: Vec<Option<SiteFigures>>,
     hosts: HashMap<String, (u64, u64)>,
-    /// The network of sites, when the folder has one (`network/`).
-    network: Option<crate::network::Network>,
+    /// The network of sites, when the folder has one (`network/`): the arcs the page shows.
+    network: Option<crate::network::read::NetworkView>,
 }
 
 /// Which sites get a section (most pages first, the first in hosts.txt among equals) and

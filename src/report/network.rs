@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use super::html::{Cell, escape, group, table};
 use super::layout::layout;
+use crate::network::read::NetworkView;
 use crate::network::{Network, NodeRow, Set};
 
 /// Sites drawn at most: the targets linking and linked most, up to [`DRAWN_TARGETS`], then
@@ -55,8 +56,39 @@ fn weight(n: &NodeRow) -> u64 {
     }
 }
 
+/// The sites the section shows (drawn, or in the matrix): the report reads the arcs between
+/// these only.
+pub(super) fn shown(net: &Network) -> Vec<bool> {
+    let mut flags = vec![false; net.nodes.len()];
+    for n in candidates(net) {
+        flags[n] = true;
+    }
+    for f in flags.iter_mut().take(net.targets.min(MATRIX)) {
+        *f = true;
+    }
+    flags
+}
+
+/// The sites that may be drawn: the targets linking and linked most (up to
+/// [`DRAWN_TARGETS`]), then the accompanying sites most targets link to, [`DRAWN`] in all.
+fn candidates(net: &Network) -> Vec<usize> {
+    let mut targets: Vec<usize> = (0..net.targets).collect();
+    if targets.len() > DRAWN_TARGETS {
+        // The most connected, then in hosts.txt order.
+        targets.sort_by(|&a, &b| weight(&net.nodes[b]).cmp(&weight(&net.nodes[a])));
+        targets.truncate(DRAWN_TARGETS);
+        targets.sort_unstable();
+    }
+    targets
+        .into_iter()
+        .chain(net.targets..net.nodes.len())
+        .take(DRAWN)
+        .collect()
+}
+
 /// Writes the section into `b`.
-pub(super) fn section(b: &mut String, net: &Network) {
+pub(super) fn section(b: &mut String, view: &NetworkView) {
+    let net = &view.net;
     let accompanying = net.nodes.len() - net.targets;
     let _ = write!(
         b,
@@ -65,8 +97,8 @@ pub(super) fn section(b: &mut String, net: &Network) {
          subsets.csv, graph.gexf).</p>",
         group(net.targets as u64),
         group(accompanying as u64),
-        group(net.edges.len() as u64),
-        group(net.edges.iter().map(|e| e.weight).sum()),
+        group(view.arcs),
+        group(view.links),
     );
     if net.nodes.is_empty() {
         return;
@@ -119,23 +151,12 @@ pub(super) fn section(b: &mut String, net: &Network) {
 /// The drawing: the targets and the accompanying sites most targets link to, laid out by
 /// their arcs.
 fn drawing(b: &mut String, net: &Network) {
-    let mut targets: Vec<usize> = (0..net.targets).collect();
-    if targets.len() > DRAWN_TARGETS {
-        // The most connected, then in hosts.txt order.
-        targets.sort_by(|&a, &b| weight(&net.nodes[b]).cmp(&weight(&net.nodes[a])));
-        targets.truncate(DRAWN_TARGETS);
-        targets.sort_unstable();
-    }
-    let candidates: Vec<usize> = targets
-        .into_iter()
-        .chain(net.targets..net.nodes.len())
-        .take(DRAWN)
-        .collect();
+    let candidates = candidates(net);
     // A site with no arc to another drawn site would only float at the edge: left out.
     let chosen: std::collections::HashSet<usize> = candidates.iter().copied().collect();
     let mut linked = std::collections::HashSet::new();
     for e in &net.edges {
-        let (s, t) = (e.source - 1, e.target - 1);
+        let (s, t) = (e.source as usize - 1, e.target as usize - 1);
         if s != t && chosen.contains(&s) && chosen.contains(&t) {
             linked.insert(s);
             linked.insert(t);
@@ -154,11 +175,8 @@ fn drawing(b: &mut String, net: &Network) {
         .edges
         .iter()
         .filter_map(|e| {
-            Some((
-                *index.get(&(e.source - 1))?,
-                *index.get(&(e.target - 1))?,
-                e.weight,
-            ))
+            let at = |id: u32| index.get(&(id as usize - 1)).copied();
+            Some((at(e.source)?, at(e.target)?, u64::from(e.weight)))
         })
         .collect();
     let pairs: Vec<(usize, usize)> = edges.iter().map(|&(a, c, _)| (a, c)).collect();
@@ -295,8 +313,9 @@ fn matrix(b: &mut String, net: &Network) {
     }
     let mut cells: std::collections::BTreeMap<(usize, usize), u64> = Default::default();
     for e in &net.edges {
-        if e.source <= n && e.target <= n {
-            cells.insert((e.source - 1, e.target - 1), e.weight);
+        let (s, t) = (e.source as usize, e.target as usize);
+        if s <= n && t <= n {
+            cells.insert((s - 1, t - 1), u64::from(e.weight));
         }
     }
     let most = cells.values().copied().max().unwrap_or(0);
