@@ -46,6 +46,9 @@ pub struct Context {
     /// Told of scopes whose work in this run may be over (their results can be written and
     /// their data released); `None` when scopes are kept until the end.
     pub settled: Option<Sender<ScopeId>>,
+    /// The network of sites' totals as sites are written, for the live status page (`None`
+    /// without one).
+    pub network: Option<crate::network::live::LiveNetwork>,
 }
 
 impl Context {

@@ -81,6 +81,22 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
         .clone();
     assert_eq!(b["pages"], 1);
     assert_eq!(b["external_links"], 1);
+    // See: issue 46 — the network's totals as sites are written: b.test's link to
+    // elsewhere.test (the snapshot is renewed twice a second).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let network = loop {
+        let (_, body) = get(port, "/status.json").unwrap();
+        let s: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if s["network"]["targets_counted"] == 1 || Instant::now() > deadline {
+            break s["network"].clone();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        network,
+        serde_json::json!({"targets": 2, "targets_counted": 1, "accompanying": 1, "arcs": 1}),
+        "{network:#}"
+    );
     // Its files, as linked, are the files on disk.
     let nodes_link = b["files"]
         .as_array()
@@ -117,6 +133,10 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
         let (dom, console) = dom;
         assert!(!console.contains("Uncaught"), "script errors: {console}");
         assert!(dom.contains("crawling after"), "the totals line: {dom}");
+        assert!(
+            dom.contains("network of sites: 2 targets"),
+            "the network's line: {dom}"
+        );
         let finished = dom.split("id=\"finished\"").nth(1).unwrap();
         assert!(
             finished.contains("b.test") && finished.contains("nodes.csv</a>"),

@@ -193,6 +193,9 @@ impl Retirer<'_> {
         });
         match written {
             Ok(()) => {
+                if let Some(network) = &ctx.network {
+                    network.count_site(&row.name, &ctx.settings.results.folder.join(&row.folder));
+                }
                 self.downloader.sites_done(&sites);
                 ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);

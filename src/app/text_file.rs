@@ -23,6 +23,7 @@ use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
 use crate::network::NetworkSpec;
+use crate::network::live::LiveNetwork;
 use crate::routine::LogFiles;
 use crate::schedule::Dispatcher;
 use crate::schedule::dispatcher::DispatcherConfig;
@@ -111,6 +112,14 @@ impl ApplicationManager for TextFileManager {
                 adapted: Mutex::new((Instant::now(), CpuIdle::new())),
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
+            network: settings.logs.status_address.map(|_| {
+                let spec = NetworkSpec::new(settings, seeds.target_scopes().clone());
+                let sites = seeds
+                    .scope_origins()
+                    .into_iter()
+                    .map(|o| (o.to_string(), o.host().to_owned()));
+                LiveNetwork::new(spec, sites)
+            }),
         };
         let retirer = Retirer {
             ctx: &ctx,

@@ -82,6 +82,33 @@ pub(super) struct Counts {
     pub(super) homes: Option<Vec<HashMap<String, u64>>>,
 }
 
+/// Where one link of target `t` (whose own unit is `own_unit`) leads in the network: another
+/// target, an accompanying site (its unit), or nowhere (it stays in its own target).
+pub(super) enum Linked<'h> {
+    /// Another target, by index.
+    Target(usize),
+    /// An accompanying site: its unit.
+    Unit(&'h str),
+}
+
+/// Rules 1–3 of SPEC §13 for a link of target `t` to `host`.
+pub(super) fn classify<'h>(
+    set: &TargetSet,
+    t: usize,
+    own_unit: &str,
+    unit: Unit,
+    host: &'h str,
+) -> Option<Linked<'h>> {
+    match set.taking(host) {
+        Some(t2) if t2 == t => None,
+        Some(t2) => Some(Linked::Target(t2)),
+        None => {
+            let u = unit.of(host);
+            (u != own_unit).then_some(Linked::Unit(u))
+        }
+    }
+}
+
 /// Counts the links of every target of `set` (its results folder `results`).
 pub(super) fn count(
     results: &Path,
@@ -104,14 +131,10 @@ pub(super) fn count(
         let own_unit = unit.of(&target.host).to_owned();
         let path = results.join(&target.folder).join("external_links.csv");
         read_links(&path, &mut |page, url, host| {
-            let key = match set.taking(host) {
-                Some(t2) if t2 == t => return,
-                Some(t2) => NodeKey::Target(u32::try_from(t2).unwrap_or(u32::MAX)),
-                None => {
-                    let u = unit.of(host);
-                    if u == own_unit {
-                        return;
-                    }
+            let key = match classify(set, t, &own_unit, unit, host) {
+                None => return,
+                Some(Linked::Target(t2)) => NodeKey::Target(u32::try_from(t2).unwrap_or(u32::MAX)),
+                Some(Linked::Unit(u)) => {
                     let next = u32::try_from(index.len()).unwrap_or(u32::MAX);
                     let i = *index.entry(u.to_owned()).or_insert_with(|| {
                         counts.units.push(u.to_owned());
@@ -176,7 +199,10 @@ fn home_of(url: &str, host: &str) -> String {
 /// Calls `each(page, url, host)` for every row of an external_links.csv. A missing file (a
 /// site with no page has none) has no rows; a row without its three first fields, or with a
 /// `Source` that is not a page id, is an error naming the file and line.
-fn read_links(path: &Path, each: &mut dyn FnMut(u64, &str, &str)) -> Result<(), NetworkError> {
+pub(super) fn read_links(
+    path: &Path,
+    each: &mut dyn FnMut(u64, &str, &str),
+) -> Result<(), NetworkError> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -8,9 +8,11 @@
 //! - [`unit`] — what one accompanying site is (a registrable domain, or a host), the subsets;
 //! - [`aggregate`] — the counts, one target's external_links.csv at a time;
 //! - [`model`] — nodes, arcs and subsets as the files show them;
-//! - [`write`] — the files of `results/network/`; [`read`] — the same read back (the report).
+//! - [`write`] — the files of `results/network/`; [`read`] — the same read back (the report);
+//! - [`live`] — the totals while a crawl runs (the status page).
 
 mod aggregate;
+pub mod live;
 pub mod model;
 pub mod read;
 pub mod targets;

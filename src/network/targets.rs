@@ -102,12 +102,7 @@ impl TargetSet {
             ));
         };
         let home = col("Home");
-        let mut set = TargetSet {
-            targets: Vec::new(),
-            by_host: HashMap::new(),
-            by_key: HashMap::new(),
-            every: scopes.rule == HostRule::Every,
-        };
+        let mut set = TargetSet::empty(scopes);
         for record in rdr.records() {
             let r = record.map_err(|e| {
                 let line = e.position().map_or(0, csv::Position::line);
@@ -121,24 +116,59 @@ impl TargetSet {
                 .trim()
                 .parse()
                 .map_err(|_| bad(line, format!("Pages {:?} is not a number", field(pages))))?;
-            let i = set.targets.len();
-            set.by_host.entry(host.clone()).or_insert(i);
-            if let Some(h) = home.and_then(|c| host_of(field(c))) {
-                set.by_host.entry(h).or_insert(i);
-            }
-            if let Some(keys) = scopes.keys.get(field(site)) {
-                for k in keys {
-                    set.by_key.entry(k.clone()).or_insert(i);
-                }
-            }
-            set.targets.push(Target {
+            let home = home.and_then(|c| host_of(field(c)));
+            let target = Target {
                 site: field(site).to_owned(),
                 folder: field(folder).to_owned(),
                 pages,
                 host,
-            });
+            };
+            set.push(target, home, scopes);
         }
         Ok(set)
+    }
+
+    /// The targets of a crawl still running: its scopes' first seeds (`(Site, host)`, in
+    /// hosts.txt order), before any home page is known.
+    pub(super) fn listed(
+        sites: impl IntoIterator<Item = (String, String)>,
+        scopes: &TargetScopes,
+    ) -> Self {
+        let mut set = TargetSet::empty(scopes);
+        for (site, host) in sites {
+            let target = Target {
+                folder: String::new(),
+                pages: 0,
+                site,
+                host,
+            };
+            set.push(target, None, scopes);
+        }
+        set
+    }
+
+    fn empty(scopes: &TargetScopes) -> Self {
+        TargetSet {
+            targets: Vec::new(),
+            by_host: HashMap::new(),
+            by_key: HashMap::new(),
+            every: scopes.rule == HostRule::Every,
+        }
+    }
+
+    /// Adds the next target; `home` is the host its home page ended on, when known.
+    fn push(&mut self, target: Target, home: Option<String>, scopes: &TargetScopes) {
+        let i = self.targets.len();
+        self.by_host.entry(target.host.clone()).or_insert(i);
+        if let Some(h) = home {
+            self.by_host.entry(h).or_insert(i);
+        }
+        if let Some(keys) = scopes.keys.get(&target.site) {
+            for k in keys {
+                self.by_key.entry(k.clone()).or_insert(i);
+            }
+        }
+        self.targets.push(target);
     }
 
     /// The first target whose scope takes `host` in, if any.

@@ -220,6 +220,15 @@ pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) 
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),
         "sites": sites,
+        "network": ctx.network.as_ref().map(|n| {
+            let t = n.totals();
+            json!({
+                "targets": t.targets,
+                "targets_counted": t.counted,
+                "accompanying": t.accompanying,
+                "arcs": t.arcs,
+            })
+        }),
     })
 }
 
