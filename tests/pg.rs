@@ -49,12 +49,12 @@ fn single_process(web: &TestWeb) -> BTreeMap<String, ResultBytes> {
     folders(&c.results())
 }
 
-/// Every site folder's result files.
+/// Every site folder's result files (the network of sites, network/, is not a site).
 fn folders(results: &Path) -> BTreeMap<String, ResultBytes> {
     std::fs::read_dir(results)
         .unwrap()
         .flatten()
-        .filter(|e| e.path().join("nodes.csv").exists())
+        .filter(|e| e.path().join("nodes.csv").exists() && e.file_name() != "network")
         .map(|e| {
             (
                 e.file_name().to_string_lossy().into_owned(),
@@ -1244,7 +1244,7 @@ fn a_long_shared_crawl_with_starved_downloaders_finishes_with_the_single_process
         let lines = lines.clone();
         std::thread::spawn(move || {
             let c = common::crawl(&lines, &[("TimeoutSeconds", "600")]);
-            folders(&c.results())
+            (folders(&c.results()), network_files(&c.results()))
         })
     };
     let dirs: Vec<_> = (0..3)
@@ -1277,7 +1277,7 @@ fn a_long_shared_crawl_with_starved_downloaders_finishes_with_the_single_process
         "{:?}",
         scope_states(&db)
     );
-    let expected = reference.join().unwrap();
+    let (expected, network) = reference.join().unwrap();
     assert_eq!(expected.len(), 6);
     let exported = export(dirs[0].path());
     assert_eq!(
@@ -1287,6 +1287,23 @@ fn a_long_shared_crawl_with_starved_downloaders_finishes_with_the_single_process
     for (site, files) in &expected {
         assert_eq!(&exported[site], files, "{site}: exported graph differs");
     }
+    // See: issue 46 — the export writes the network of every process's sites, the one a
+    // single process writes.
+    assert_eq!(network_files(&dirs[0].path().join("exported")), network);
+}
+
+/// The files of results/network/, by name.
+fn network_files(results: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(results.join("network"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// See: issue 45. In a budgeted PgDM crawl the page budget is granted in blocks by the

@@ -49,7 +49,8 @@ pub(crate) struct Seeds {
 /// each gets instead. Worked out once, for the whole list: a scope's folder is the same
 /// whichever scopes were opened before it (in this run, an earlier one, another process).
 fn renamed_folders(hosts: &[SiteSpec], leaders: &[usize]) -> HashMap<usize, String> {
-    let mut taken = HashSet::with_capacity(leaders.len());
+    let mut taken = super::unload_all::reserved_folders();
+    taken.reserve(leaders.len());
     let mut renamed = HashMap::new();
     for &i in leaders {
         let origin = &hosts[i].origin;
@@ -438,5 +439,10 @@ mod tests {
         // Only leaders take folders: a seed that shares another's scope has none.
         let renamed = renamed_folders(&hosts, &[1, 2]);
         assert!(renamed.is_empty(), "{renamed:?}");
+        // `network/` is the network of sites' folder, not a site's.
+        let hosts = ["http://network", "https://network.test"].map(spec);
+        let renamed = renamed_folders(&hosts, &[0, 1]);
+        assert_eq!(renamed.get(&0).map(String::as_str), Some("network_http"));
+        assert_eq!(renamed.len(), 1);
     }
 }

@@ -53,7 +53,7 @@ impl ScopeRow {
     /// `http://x` and `https://x` would share a folder name: later ones get the scheme
     /// appended.
     pub(super) fn dedupe_folders(rows: &mut [ScopeRow]) {
-        let mut taken = std::collections::HashSet::new();
+        let mut taken = reserved_folders();
         for row in rows.iter_mut() {
             let scheme = row.name.split(':').next().unwrap_or("site");
             if let Some(folder) = dedupe_folder(&mut taken, &row.folder, scheme) {
@@ -61,6 +61,14 @@ impl ScopeRow {
             }
         }
     }
+}
+
+/// Folder names of the results folder that are not sites': `network/` (SPEC §13). A site whose
+/// folder would be one (`http://network`) gets its scheme appended, as a second `x` does.
+pub(super) fn reserved_folders() -> std::collections::HashSet<String> {
+    [crate::network::NETWORK_DIR.to_owned()]
+        .into_iter()
+        .collect()
 }
 
 /// The folder a scope named `folder` gets when the names in `taken` are taken before it:
