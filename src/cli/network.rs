@@ -46,7 +46,7 @@ pub fn network(
             println!(
                 "network of {} targets and {accompanying} accompanying sites, {} arcs: {}",
                 net.targets,
-                net.edges.len(),
+                net.arcs,
                 folder.join(network::NETWORK_DIR).display()
             );
             if let Some(k) = prospects {

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::NetworkError;
+use super::spill::{Arcs, Spill};
 use super::targets::TargetSet;
 use super::unit::Unit;
 
@@ -67,7 +68,7 @@ impl NodeKey {
 }
 
 /// What the links of every target came to.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Counts {
     /// Accompanying sites' names (their units), by index.
     pub(super) units: Vec<String>,
@@ -75,8 +76,8 @@ pub(super) struct Counts {
     pub(super) into_targets: Vec<Inbound>,
     /// Inbound counts of accompanying sites, by index.
     pub(super) into_units: Vec<Inbound>,
-    /// Every arc, by source then in the order first met.
-    pub(super) arcs: Vec<Arc>,
+    /// Each target's arcs out: how many, and their links.
+    pub(super) out: Vec<(u32, u64)>,
     /// With prospects asked for: per accompanying site, how often each `scheme://host` was
     /// linked (its home page for the next round).
     pub(super) homes: Option<Vec<HashMap<String, u64>>>,
@@ -115,12 +116,19 @@ pub(super) fn count(
     set: &TargetSet,
     unit: Unit,
     homes: bool,
-) -> Result<Counts, NetworkError> {
+) -> Result<(Counts, Arcs), NetworkError> {
     let mut counts = Counts {
+        units: Vec::new(),
         into_targets: vec![Inbound::default(); set.targets.len()],
+        into_units: Vec::new(),
+        out: vec![(0, 0); set.targets.len()],
         homes: homes.then(Vec::new),
-        ..Counts::default()
     };
+    let spilled = |source: std::io::Error| NetworkError::Write {
+        path: results.to_path_buf(),
+        source,
+    };
+    let mut spill = Spill::new(results).map_err(spilled)?;
     let mut index: HashMap<String, u32> = HashMap::new();
     // One target's links: links by node, and its (node, page) pairs.
     let mut links: HashMap<NodeKey, u64> = HashMap::new();
@@ -171,16 +179,21 @@ pub(super) fn count(
             into.targets += 1;
             into.links += weight;
             into.pages += distinct;
-            counts.arcs.push(Arc {
-                source,
-                target: key.code(),
-                weight: u32::try_from(weight).unwrap_or(u32::MAX),
-                pages: u32::try_from(distinct).unwrap_or(u32::MAX),
-            });
+            counts.out[t].0 += 1;
+            counts.out[t].1 += weight;
+            spill
+                .push(Arc {
+                    source,
+                    target: key.code(),
+                    weight: u32::try_from(weight).unwrap_or(u32::MAX),
+                    pages: u32::try_from(distinct).unwrap_or(u32::MAX),
+                })
+                .map_err(spilled)?;
         }
         links.clear();
     }
-    Ok(counts)
+    let arcs = spill.finish().map_err(spilled)?;
+    Ok((counts, arcs))
 }
 
 /// `scheme://host` of a linked URL (its host as external_links.csv names it).

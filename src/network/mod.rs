@@ -15,6 +15,7 @@ mod aggregate;
 pub mod live;
 pub mod model;
 pub mod read;
+mod spill;
 pub mod targets;
 pub mod unit;
 pub mod write;
@@ -87,17 +88,22 @@ impl NetworkSpec {
 /// Builds the network of the results folder `results` and writes it into
 /// `results/network/`; with `prospects = Some(k)`, also `prospects.txt`: the accompanying
 /// sites at least `k` targets link to, as hosts.txt lines. Nothing is written unless every
-/// input file reads.
+/// input file reads. The network returned holds its nodes; its arcs went to the files.
 pub fn build(
     results: &Path,
     spec: &NetworkSpec,
     prospects: Option<u32>,
 ) -> Result<Network, NetworkError> {
     let set = targets::TargetSet::read(results, &spec.scopes)?;
-    let mut counts = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
-    let net = Network::assemble(&set, &mut counts, &spec.subsets);
+    let (counts, mut arcs) = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
+    let (net, ids) = Network::assemble(&set, &counts, &spec.subsets);
     let lines = prospects.map(|k| prospect_lines(&net, &counts, k));
-    write::write_all(&results.join(NETWORK_DIR), &net, lines.as_deref())?;
+    write::write_all(
+        &results.join(NETWORK_DIR),
+        &net,
+        (&mut arcs, &ids),
+        lines.as_deref(),
+    )?;
     Ok(net)
 }
 

@@ -69,22 +69,44 @@ pub struct SubsetRow {
     pub links: u64,
 }
 
-/// The whole network.
+/// The network: every node and subset, and arcs — all of them, or (read back for the
+/// report) those between the nodes a reader keeps; the totals count them all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Network {
     /// Every node, in id order.
     pub nodes: Vec<NodeRow>,
     /// How many of them are targets (they come first).
     pub targets: usize,
-    /// Every arc, by source id then target id.
+    /// Arcs held, by source id then target id (none when built: they stream to the files).
     pub edges: Vec<EdgeRow>,
     /// The accompanying set's classes.
     pub subsets: Vec<SubsetRow>,
+    /// Arcs in all.
+    pub arcs: u64,
+    /// Their links.
+    pub links: u64,
+}
+
+/// Each site's id from its code (`NodeKey::code`).
+pub(super) struct Ids {
+    /// Accompanying sites' ids, by index.
+    units: Vec<u32>,
+}
+
+impl Ids {
+    /// The id of the site `code` names.
+    pub(super) fn of(&self, code: u32) -> u32 {
+        match NodeKey::from_code(code) {
+            NodeKey::Target(t) => t + 1,
+            NodeKey::Accompanying(u) => self.units[u as usize],
+        }
+    }
 }
 
 impl Network {
-    /// Orders and numbers what `counts` found for the targets of `set`.
-    pub(super) fn assemble(set: &TargetSet, counts: &mut Counts, subsets: &Subsets) -> Network {
+    /// Orders and numbers what `counts` found for the targets of `set`; the ids of its
+    /// sites, for its arcs.
+    pub(super) fn assemble(set: &TargetSet, counts: &Counts, subsets: &Subsets) -> (Network, Ids) {
         let names = subsets.names();
         let n_targets = set.targets.len();
         // Accompanying sites: most targets linking first, then by name.
@@ -95,25 +117,22 @@ impl Network {
                 .cmp(&counts.into_units[a].targets)
                 .then_with(|| counts.units[a].cmp(&counts.units[b]))
         });
-        let mut unit_id = vec![0u32; counts.units.len()];
+        let mut units = vec![0u32; counts.units.len()];
         for (rank, &u) in order.iter().enumerate() {
-            unit_id[u] = u32::try_from(n_targets + rank + 1).unwrap_or(u32::MAX);
+            units[u] = u32::try_from(n_targets + rank + 1).unwrap_or(u32::MAX);
         }
-        let id_of = |code: u32| match NodeKey::from_code(code) {
-            NodeKey::Target(t) => t + 1,
-            NodeKey::Accompanying(u) => unit_id[u as usize],
-        };
         let mut nodes: Vec<NodeRow> = set
             .targets
             .iter()
             .zip(&counts.into_targets)
-            .map(|(t, inbound)| NodeRow {
+            .zip(&counts.out)
+            .map(|((t, inbound), &(out_targets, out_links))| NodeRow {
                 label: t.site.clone(),
                 set: Set::Target,
                 subset: "target".to_owned(),
                 inbound: *inbound,
-                out_targets: 0,
-                out_links: 0,
+                out_targets,
+                out_links,
                 pages: t.pages,
             })
             .collect();
@@ -142,28 +161,17 @@ impl Network {
                 pages: 0,
             });
         }
-        // In place: the arcs' memory becomes the edges'.
-        let mut edges: Vec<EdgeRow> = std::mem::take(&mut counts.arcs)
-            .into_iter()
-            .map(|a| EdgeRow {
-                source: a.source + 1,
-                target: id_of(a.target),
-                weight: a.weight,
-                pages: a.pages,
-            })
-            .collect();
-        edges.sort_unstable();
-        for e in &edges {
-            let n = &mut nodes[e.source as usize - 1];
-            n.out_targets += 1;
-            n.out_links += u64::from(e.weight);
-        }
-        Network {
+        let arcs = counts.out.iter().map(|o| u64::from(o.0)).sum();
+        let links = counts.out.iter().map(|o| o.1).sum();
+        let net = Network {
             nodes,
             targets: n_targets,
-            edges,
+            edges: Vec::new(),
             subsets: classes,
-        }
+            arcs,
+            links,
+        };
+        (net, Ids { units })
     }
 
     /// Accompanying sites linked by at least `k` targets, most linked first.

@@ -11,20 +11,9 @@ use super::model::{EdgeRow, Network, NodeRow, Set, SubsetRow};
 use super::write::{EDGE_HEADER, NODE_HEADER};
 use crate::gephi_csv::gephi_unescape;
 
-/// A network read back: its arcs those between the nodes kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NetworkView {
-    /// Every node and subset; the arcs kept.
-    pub net: Network,
-    /// Arcs in all.
-    pub arcs: u64,
-    /// Their links.
-    pub links: u64,
-}
-
 /// Reads the network of results folder `results`, if it has one that reads, keeping the arcs
 /// between the nodes `keep` flags (it sees the nodes and subsets, the arcs not yet).
-pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Option<NetworkView> {
+pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Option<Network> {
     let dir = results.join(NETWORK_DIR);
     let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
     let num = |s: &str| s.trim().parse::<u64>().unwrap_or(0);
@@ -71,6 +60,8 @@ pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Opt
         targets,
         edges: Vec::new(),
         subsets,
+        arcs: 0,
+        links: 0,
     };
     let kept = keep(&net);
     let kept = |id: u32| {
@@ -99,5 +90,7 @@ pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Opt
             });
         }
     }
-    Some(NetworkView { net, arcs, links })
+    net.arcs = arcs;
+    net.links = links;
+    Some(net)
 }

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::NetworkError;
-use super::model::{Network, NodeRow, Set};
+use super::model::{Ids, Network, NodeRow, Set};
+use super::spill::Arcs;
 use crate::gephi_csv::CsvOut;
 use crate::storage::replace_file;
 use crate::xml::xml_into;
@@ -28,23 +29,25 @@ pub const NODE_HEADER: [&str; 10] = [
 /// The columns of edges.csv.
 pub const EDGE_HEADER: [&str; 5] = ["Source", "Target", "Type", "Weight", "Pages"];
 
-/// Writes every file of `net` into `dir`; `prospects` lines (when asked for) into
-/// prospects.txt.
+/// Writes every file of `net` into `dir`, its arcs read back from `arcs` with their ids;
+/// `prospects` lines (when asked for) into prospects.txt.
 pub(super) fn write_all(
     dir: &Path,
     net: &Network,
+    (arcs, ids): (&mut Arcs, &Ids),
     prospects: Option<&[String]>,
 ) -> Result<(), NetworkError> {
-    let file = |name: &str, fill: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
+    let file = |name: &str, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>| {
         let path = dir.join(name);
         replace_file(&path, fill).map_err(|source| NetworkError::Write { path, source })
     };
-    file("nodes.csv", &|w| write_nodes(net, w))?;
-    file("edges.csv", &|w| write_edges(net, w))?;
-    file("subsets.csv", &|w| write_subsets(net, w))?;
-    file("graph.gexf", &|w| write_gexf(net, w))?;
+    let id_of = |code: u32| ids.of(code);
+    file("nodes.csv", &mut |w| write_nodes(net, w))?;
+    file("edges.csv", &mut |w| write_edges(arcs, &id_of, w))?;
+    file("subsets.csv", &mut |w| write_subsets(net, w))?;
+    file("graph.gexf", &mut |w| write_gexf(net, (arcs, &id_of), w))?;
     if let Some(lines) = prospects {
-        file("prospects.txt", &|w| {
+        file("prospects.txt", &mut |w| {
             for l in lines {
                 writeln!(w, "{l}")?;
             }
@@ -80,16 +83,19 @@ fn write_nodes(net: &Network, w: &mut dyn Write) -> io::Result<()> {
     csv.finish()
 }
 
-fn write_edges(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+fn write_edges(arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32, w: &mut dyn Write) -> io::Result<()> {
     let mut csv = CsvOut::new(w, &EDGE_HEADER)?;
-    for e in &net.edges {
-        csv.num(e.source)?
-            .num(e.target)?
-            .text("Directed")?
-            .num(e.weight)?
-            .num(e.pages)?
-            .end()?;
-    }
+    arcs.for_each_source(id_of, &mut |edges| {
+        for e in edges {
+            csv.num(e.source)?
+                .num(e.target)?
+                .text("Directed")?
+                .num(e.weight)?
+                .num(e.pages)?
+                .end()?;
+        }
+        Ok(())
+    })?;
     csv.finish()
 }
 
@@ -122,7 +128,11 @@ const NODE_NUMBERS: [NodeNumber; 6] = [
     }),
 ];
 
-fn write_gexf(net: &Network, w: &mut dyn Write) -> io::Result<()> {
+fn write_gexf(
+    net: &Network,
+    (arcs, id_of): (&mut Arcs, &dyn Fn(u32) -> u32),
+    w: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         w,
@@ -179,13 +189,18 @@ fn write_gexf(net: &Network, w: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(w, "    </nodes>")?;
     writeln!(w, "    <edges>")?;
-    for (i, e) in net.edges.iter().enumerate() {
-        writeln!(
-            w,
-            r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/></attvalues></edge>"#,
-            e.source, e.target, e.weight, e.pages
-        )?;
-    }
+    let mut i = 0u64;
+    arcs.for_each_source(id_of, &mut |edges| {
+        for e in edges {
+            writeln!(
+                w,
+                r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/></attvalues></edge>"#,
+                e.source, e.target, e.weight, e.pages
+            )?;
+            i += 1;
+        }
+        Ok(())
+    })?;
     writeln!(w, "    </edges>")?;
     writeln!(w, "  </graph>")?;
     writeln!(w, "</gexf>")?;

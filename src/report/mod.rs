@@ -132,7 +132,7 @@ struct Collected {
     figures: Vec<Option<SiteFigures>>,
     hosts: HashMap<String, (u64, u64)>,
     /// The network of sites, when the folder has one (`network/`): the arcs the page shows.
-    network: Option<crate::network::read::NetworkView>,
+    network: Option<crate::network::Network>,
 }
 
 /// Which sites get a section (most pages first, the first in hosts.txt among equals) and

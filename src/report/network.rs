@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 
 use super::html::{Cell, escape, group, table};
 use super::layout::layout;
-use crate::network::read::NetworkView;
 use crate::network::{Network, NodeRow, Set};
 
 /// Sites drawn at most: the targets linking and linked most, up to [`DRAWN_TARGETS`], then
@@ -87,8 +86,7 @@ fn candidates(net: &Network) -> Vec<usize> {
 }
 
 /// Writes the section into `b`.
-pub(super) fn section(b: &mut String, view: &NetworkView) {
-    let net = &view.net;
+pub(super) fn section(b: &mut String, net: &Network) {
     let accompanying = net.nodes.len() - net.targets;
     let _ = write!(
         b,
@@ -97,8 +95,8 @@ pub(super) fn section(b: &mut String, view: &NetworkView) {
          subsets.csv, graph.gexf).</p>",
         group(net.targets as u64),
         group(accompanying as u64),
-        group(view.arcs),
-        group(view.links),
+        group(net.arcs),
+        group(net.links),
     );
     if net.nodes.is_empty() {
         return;
