@@ -7,7 +7,7 @@
 const ROUNDS: usize = 250;
 
 /// How strongly every node is pulled to the middle.
-const GRAVITY: f64 = 0.1;
+const GRAVITY: f64 = 0.04;
 
 /// Positions in `[0, width] × [0, height]` of `n` nodes joined by `edges` (index pairs).
 pub(super) fn layout(
@@ -124,9 +124,17 @@ mod tests {
             p.iter()
                 .all(|&(x, y)| (0.0..=900.0).contains(&x) && (0.0..=600.0).contains(&y))
         );
-        let within: f64 = (2..10).map(|l| dist(p[0], p[l])).sum::<f64>() / 8.0;
-        let across: f64 = (10..18).map(|l| dist(p[0], p[l])).sum::<f64>() / 8.0;
-        assert!(within < across / 2.0, "{within} vs {across}");
+        // Every leaf is nearer its own hub than the other star's.
+        for l in 2..18 {
+            let (own, other) = if l < 10 { (0, 1) } else { (1, 0) };
+            assert!(
+                dist(p[l], p[own]) < dist(p[l], p[other]),
+                "leaf {l}: {:?} own hub {:?} other {:?}",
+                p[l],
+                p[own],
+                p[other]
+            );
+        }
         assert_eq!(p, layout(18, &edges, 900.0, 600.0), "deterministic");
         assert_eq!(layout(1, &[], 100.0, 100.0).len(), 1);
         assert!(layout(0, &[], 100.0, 100.0).is_empty());
