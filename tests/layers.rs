@@ -202,3 +202,122 @@ fn lib_rs_lists_every_top_level_module_in_its_layout() {
         );
     }
 }
+
+/// Key tables and generated-looking data that are long by nature (as layers.py counts).
+const TABLES: [&str; 3] = ["settings/keys.rs", "registry.rs", "demo/site.rs"];
+
+/// `src/` files as (path relative to src, text before `#[cfg(test)]`).
+fn non_test_sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().display().to_string();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let body = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+            (rel, body)
+        })
+        .collect()
+}
+
+/// See: issue 45 — "no room over 600 lines": a file that grows past it is split by job.
+#[test]
+fn no_source_file_is_over_600_lines_outside_its_tests() {
+    let big: Vec<(usize, String)> = non_test_sources()
+        .into_iter()
+        .filter(|(rel, _)| !TABLES.contains(&rel.as_str()) && !rel.ends_with("tests.rs"))
+        .map(|(rel, body)| (body.matches('\n').count(), rel))
+        .filter(|(n, _)| *n > 600)
+        .collect();
+    assert!(big.is_empty(), "files over 600 non-test lines: {big:?}");
+}
+
+/// See: issue 45 — no function over 100 lines (brace-matched, strings and comments aside).
+#[test]
+fn no_function_is_over_100_lines() {
+    let mut long = Vec::new();
+    for (rel, body) in non_test_sources() {
+        if TABLES.contains(&rel.as_str()) {
+            continue;
+        }
+        let lines: Vec<&str> = body.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let t = lines[i].trim_start();
+            let starts = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "const fn ",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p))
+                || t.starts_with("pub(in ") && t.contains(") fn ");
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let (mut depth, mut opened, mut j) = (0i64, false, i);
+            while j < lines.len() {
+                let code = strip_strings(lines[j]);
+                let code = code.split("//").next().unwrap_or("");
+                let opens = code.matches('{').count() as i64;
+                depth += opens - code.matches('}').count() as i64;
+                opened |= opens > 0;
+                if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                    break;
+                }
+                j += 1;
+            }
+            if opened && j - i + 1 > 100 {
+                long.push(format!("{rel}:{} ({} lines)", i + 1, j - i + 1));
+            }
+            i = if opened { j + 1 } else { i + 1 };
+        }
+    }
+    assert!(long.is_empty(), "functions over 100 lines: {long:?}");
+}
+
+/// A line with its string and char literals emptied (their braces are not code).
+fn strip_strings(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            '\'' => {
+                // A char literal ('x', '\n', '{') or a lifetime ('a).
+                let rest: String = chars.clone().take(3).collect();
+                let lit = rest.starts_with('\\') || rest.chars().nth(1) == Some('\'');
+                if lit {
+                    while let Some(d) = chars.next() {
+                        if d == '\\' {
+                            chars.next();
+                        } else if d == '\'' {
+                            break;
+                        }
+                    }
+                    out.push_str("''");
+                } else {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}

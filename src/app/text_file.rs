@@ -64,14 +64,8 @@ impl ApplicationManager for TextFileManager {
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
-        let config = DispatcherConfig {
-            down_after: settings.faults.site_down_after,
-            page_buffer: engine::page_buffer(settings),
-            parsers: settings.threads.parsing.get(),
-            budget: settings.bandit.pages(),
-            shared_budget: coordinator.shares_budget(),
-        };
-        let dispatcher = Dispatcher::new(Arc::clone(&dm), scheduler, Arc::clone(&stop), config);
+        let shared = coordinator.shares_budget();
+        let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
         // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
         // of them is opened (a shared store, SPEC §10, may give this process some only).
         let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
@@ -112,14 +106,7 @@ impl ApplicationManager for TextFileManager {
                 adapted: Mutex::new((Instant::now(), CpuIdle::new())),
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
-            network: settings.logs.status_address.map(|_| {
-                let spec = NetworkSpec::new(settings, seeds.target_scopes().clone());
-                let sites = seeds
-                    .scope_origins()
-                    .into_iter()
-                    .map(|o| (o.to_string(), o.host().to_owned()));
-                LiveNetwork::new(spec, sites)
-            }),
+            network: live_network(settings, &seeds),
         };
         let retirer = Retirer {
             ctx: &ctx,
@@ -146,6 +133,35 @@ impl ApplicationManager for TextFileManager {
         scopes.extend(removed);
         end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes)
     }
+}
+
+/// The dispatcher of a crawl with `settings` over `dm` (`shared`: its page budget is shared
+/// with other processes).
+fn dispatcher(
+    settings: &Settings,
+    dm: &Arc<dyn DataManager>,
+    scheduler: Box<dyn crate::schedule::Scheduler>,
+    (stop, shared): (&Arc<Stop>, bool),
+) -> Arc<Dispatcher> {
+    let config = DispatcherConfig {
+        down_after: settings.faults.site_down_after,
+        page_buffer: engine::page_buffer(settings),
+        parsers: settings.threads.parsing.get(),
+        budget: settings.bandit.pages(),
+        shared_budget: shared,
+    };
+    Dispatcher::new(Arc::clone(dm), scheduler, Arc::clone(stop), config)
+}
+
+/// The network's totals while the crawl runs, for the live status page (when there is one).
+fn live_network(settings: &Settings, seeds: &Seeds) -> Option<LiveNetwork> {
+    settings.logs.status_address?;
+    let spec = NetworkSpec::new(settings, seeds.target_scopes().clone());
+    let sites = seeds
+        .scope_origins()
+        .into_iter()
+        .map(|o| (o.to_string(), o.host().to_owned()));
+    Some(LiveNetwork::new(spec, sites))
 }
 
 /// After the threads ended: the stop's reason, the rows of the scopes still in memory

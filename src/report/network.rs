@@ -146,11 +146,10 @@ pub(super) fn section(b: &mut String, net: &Network) {
     matrix(b, net);
 }
 
-/// The drawing: the targets and the accompanying sites most targets link to, laid out by
-/// their arcs.
-fn drawing(b: &mut String, net: &Network) {
+/// The sites drawn: the candidates with an arc to another candidate (a site with none would
+/// only float at the edge), or every candidate when no two are linked.
+fn drawn(net: &Network) -> Vec<usize> {
     let candidates = candidates(net);
-    // A site with no arc to another drawn site would only float at the edge: left out.
     let chosen: std::collections::HashSet<usize> = candidates.iter().copied().collect();
     let mut linked = std::collections::HashSet::new();
     for e in &net.edges {
@@ -160,46 +159,23 @@ fn drawing(b: &mut String, net: &Network) {
             linked.insert(t);
         }
     }
-    let shown: Vec<usize> = if linked.is_empty() {
-        candidates
-    } else {
-        candidates
-            .into_iter()
-            .filter(|n| linked.contains(n))
-            .collect()
-    };
-    let index: HashMap<usize, usize> = shown.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-    let edges: Vec<(usize, usize, u64)> = net
-        .edges
-        .iter()
-        .filter_map(|e| {
-            let at = |id: u32| index.get(&(id as usize - 1)).copied();
-            Some((at(e.source)?, at(e.target)?, u64::from(e.weight)))
-        })
-        .collect();
-    let pairs: Vec<(usize, usize)> = edges.iter().map(|&(a, c, _)| (a, c)).collect();
-    let pos = layout(shown.len(), &pairs, WIDTH, HEIGHT);
-    let radius = |n: &NodeRow| 2.5 + 1.2 * (weight(n) as f64).sqrt().min(8.0);
-    let _ = write!(
-        b,
-        "<figure class=\"plot\"><svg id=\"network-drawing\" class=\"pannable\" \
-         xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" width=\"{WIDTH}\" \
-         height=\"{HEIGHT}\" role=\"img\" aria-label=\"the network of sites\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"#fbfbfb\"/><g class=\"view\">"
-    );
-    let most = edges.iter().map(|e| e.2).max().unwrap_or(1) as f64;
-    for &(a, c, w) in &edges {
-        let (x1, y1) = pos[a];
-        let (x2, y2) = pos[c];
-        let width = 0.4 + 2.0 * (w as f64).ln_1p() / most.ln_1p().max(1.0);
-        let _ = write!(
-            b,
-            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#8a8a8a\" \
-             stroke-opacity=\"0.45\" stroke-width=\"{width:.2}\"/>"
-        );
+    if linked.is_empty() {
+        return candidates;
     }
-    // The largest are named on the drawing where their names do not cover each other's (the
-    // others on hover).
+    candidates
+        .into_iter()
+        .filter(|n| linked.contains(n))
+        .collect()
+}
+
+/// A drawn site's radius.
+fn radius(n: &NodeRow) -> f64 {
+    2.5 + 1.2 * (weight(n) as f64).sqrt().min(8.0)
+}
+
+/// The drawn sites (indexes into `shown`, at `pos`) whose names are written: the largest,
+/// where their names do not cover each other's (the others are named on hover).
+fn named(net: &Network, shown: &[usize], pos: &[(f64, f64)]) -> std::collections::HashSet<usize> {
     let mut by_size: Vec<usize> = (0..shown.len()).collect();
     by_size.sort_by(|&x, &y| weight(&net.nodes[shown[y]]).cmp(&weight(&net.nodes[shown[x]])));
     let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
@@ -223,6 +199,43 @@ fn drawing(b: &mut String, net: &Network) {
             named.insert(i);
         }
     }
+    named
+}
+
+/// The drawing: the targets and the accompanying sites most targets link to, laid out by
+/// their arcs.
+fn drawing(b: &mut String, net: &Network) {
+    let shown = drawn(net);
+    let index: HashMap<usize, usize> = shown.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let edges: Vec<(usize, usize, u64)> = net
+        .edges
+        .iter()
+        .filter_map(|e| {
+            let at = |id: u32| index.get(&(id as usize - 1)).copied();
+            Some((at(e.source)?, at(e.target)?, u64::from(e.weight)))
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = edges.iter().map(|&(a, c, _)| (a, c)).collect();
+    let pos = layout(shown.len(), &pairs, WIDTH, HEIGHT);
+    let _ = write!(
+        b,
+        "<figure class=\"plot\"><svg id=\"network-drawing\" class=\"pannable\" \
+         xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" width=\"{WIDTH}\" \
+         height=\"{HEIGHT}\" role=\"img\" aria-label=\"the network of sites\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"#fbfbfb\"/><g class=\"view\">"
+    );
+    let most = edges.iter().map(|e| e.2).max().unwrap_or(1) as f64;
+    for &(a, c, w) in &edges {
+        let (x1, y1) = pos[a];
+        let (x2, y2) = pos[c];
+        let width = 0.4 + 2.0 * (w as f64).ln_1p() / most.ln_1p().max(1.0);
+        let _ = write!(
+            b,
+            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#8a8a8a\" \
+             stroke-opacity=\"0.45\" stroke-width=\"{width:.2}\"/>"
+        );
+    }
+    let named = named(net, &shown, &pos);
     let mut labels = String::new();
     for (i, &n) in shown.iter().enumerate() {
         let node = &net.nodes[n];
@@ -258,7 +271,13 @@ fn drawing(b: &mut String, net: &Network) {
         }
     }
     b.push_str(&labels);
-    b.push_str("</g></svg><figcaption>");
+    b.push_str("</g></svg>");
+    legend(b, net, net.nodes.len() - shown.len());
+}
+
+/// The drawing's caption: the colours, what the sizes show, how to move it, what is left out.
+fn legend(b: &mut String, net: &Network, hidden: usize) {
+    b.push_str("<figcaption>");
     let _ = write!(b, "<span style=\"color:{TARGET_COLOUR}\">●</span> targets");
     for s in &net.subsets {
         let probe = NodeRow {
@@ -278,7 +297,6 @@ fn drawing(b: &mut String, net: &Network) {
             escape(&s.name)
         );
     }
-    let hidden = net.nodes.len() - shown.len();
     let _ = write!(
         b,
         ". Sizes: the sites a target links to and the targets linking to a site. Drag to move, \
