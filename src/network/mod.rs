@@ -5,10 +5,10 @@
 //! rebuilds it (`rccrawler network`), one written by `rccrawler export` too.
 //!
 //! - [`targets`] — the targets, and which hosts each one's scope takes in;
-//! - [`unit`] — what one accompanying site is (a registrable domain, or a host), the subsets;
-//! - [`aggregate`] — the counts, one target's external_links.csv at a time;
+//! - [`unit`](mod@unit) — what one accompanying site is (a registrable domain, or a host), the subsets;
+//! - `aggregate` — the counts, one target's external_links.csv at a time;
 //! - [`model`] — nodes, arcs and subsets as the files show them;
-//! - [`write`] — the files of `results/network/`; [`read`] — the same read back (the report);
+//! - [`write`](mod@write) — the files of `results/network/`; [`read`] — the same read back (the report);
 //! - [`live`] — the totals while a crawl runs (the status page).
 
 mod aggregate;

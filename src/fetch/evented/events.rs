@@ -62,7 +62,7 @@ pub enum Event {
     Failed(ReqId, FetchError),
 }
 
-/// Why [`Connections::send`] did not send a request.
+/// Why [`Connections::send`](super::Connections::send) did not send a request.
 #[derive(Debug)]
 pub enum NotSent {
     /// Not without blocking this thread: a host name not resolved yet (or a scheme other
