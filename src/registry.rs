@@ -343,7 +343,7 @@ impl Registry {
         r.register_budget_rule("Thompson", |p| {
             Box::new(bandit::thompson::Thompson::new(p.arms, p.window(), p.seed))
         });
-        r.set_default_budget_rule("GuardedUcb");
+        r.set_default_budget_rule("DiscountedUcb");
         r
     }
 
@@ -802,7 +802,7 @@ mod tests {
     fn a_budget_implies_its_finisher_and_the_default_rule_unless_a_scheduler_is_named() {
         let r = Registry::builtin();
         let (s, notes) = r.resolve(settings("PageBudget = 10\n")).unwrap();
-        assert_eq!(s.components.scheduler, "GuardedUcb");
+        assert_eq!(s.components.scheduler, "DiscountedUcb");
         assert!(s.components.finishers.iter().any(|f| f == "PageBudgetAF"));
         assert!(notes.is_empty(), "{notes:?}");
         let (s, notes) = r
@@ -823,7 +823,7 @@ mod tests {
             w.iter().any(|w| !w.is_note()
                 && w.text
                     .contains("PageBudget = 300 with Scheduler = AllSites")
-                && w.text.contains("GuardedUcb")),
+                && w.text.contains("DiscountedUcb")),
             "{w:?}"
         );
         let e = r

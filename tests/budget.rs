@@ -353,7 +353,7 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     );
     let (settings, _) = Settings::load(&c.dir.path().join("settings.ini")).unwrap();
     let (settings, _) = Registry::builtin().resolve(settings).unwrap();
-    assert_eq!(settings.components.scheduler, "GuardedUcb");
+    assert_eq!(settings.components.scheduler, "DiscountedUcb");
 }
 
 /// Pages per site, in `HOSTS` order, from a list of hosts.

@@ -568,7 +568,7 @@ fn replay_names_sites_whole_marks_the_default_rule_and_warns_when_n_covers_every
         "{out}"
     );
     assert!(out.contains("SR(N): the reward a rule collects"), "{out}");
-    assert!(out.contains("GuardedUcb (default)"), "{out}");
+    assert!(out.contains("DiscountedUcb (default)"), "{out}");
     assert_eq!(
         out.matches("(default)").count(),
         2,
@@ -614,7 +614,7 @@ fn a_budgeted_crawl_names_its_rule_and_parameters() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(
-            "budget: 5 pages split between 1 site by GuardedUcb (the default rule): follows whichever of WinsorUcb (memory 5 pages, prior"
+            "budget: 5 pages split between 1 site by DiscountedUcb (the default rule): discount 0.8000 (a memory of about 5 pages), exploration 1"
         ),
         "{}",
         stderr(&o)

@@ -350,7 +350,7 @@ fn a_budgeted_crawl_reports_its_rule_and_the_pages_each_site_got() {
     let html = std::fs::read_to_string(results.join("report.html")).unwrap();
     let budget = between(&html, "<p id=\"budget\">", "</p>");
     assert!(
-        budget.contains("PageBudget = 80") && budget.contains("GuardedUcb"),
+        budget.contains("PageBudget = 80") && budget.contains("DiscountedUcb"),
         "{budget}"
     );
     // The yield table: each site's pages fetched and reward, as summary.csv has them.

@@ -10,10 +10,11 @@
 //! - [`paper`] — R1, R2 and R3 exactly as the paper writes them.
 //! - [`winsor`] — `WinsorUcb`: recent yields with a site's one largest page
 //!   counted at its second largest, pooled with the crawl's own.
-//! - [`guard`] — `GuardedUcb`, the default: WinsorUcb, R2, R1 and R3 replayed on the crawl's own pages,
-//!   the one ahead followed.
+//! - [`guard`] — `GuardedUcb` (the default until 2026-11-27): WinsorUcb, R2, R1 and R3
+//!   replayed on the crawl's own pages, the one ahead followed.
 //! - [`pooled`] — `PooledUcb`: recent yields pooled with the crawl's own, fading while idle.
-//! - [`ucb`] — sliding-window and discounted UCB with a Poisson-shaped bonus.
+//! - [`ucb`] — sliding-window and discounted UCB with a Poisson-shaped bonus; `DiscountedUcb`
+//!   is the default, its discount from the budget and the sites ([`Params::discount`]).
 //! - [`thompson`] — windowed Gamma–Poisson Thompson sampling, seeded.
 //! - [`baseline`] — round robin, sequential, and time slices counted in pages.
 //! - [`believer`] — choosing while rewards are on their way (a live crawl's downloaders).

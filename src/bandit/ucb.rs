@@ -137,8 +137,10 @@ impl Policy for DiscountedUcb {
     }
 
     fn parameters(&self) -> String {
+        // The discount's memory in pages, 1 / (1 − γ): what the rule's estimates cover.
+        let memory = 1.0 / (1.0 - self.discount).max(1e-12);
         format!(
-            "discount {}, exploration {}",
+            "discount {:.4} (a memory of about {memory:.0} pages), exploration {}",
             self.discount, self.exploration
         )
     }

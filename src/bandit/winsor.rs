@@ -1,5 +1,5 @@
 //! `WinsorUcb`, the default budget rule before `GuardedUcb` (which runs it beside the paper's
-//! rules and follows the one ahead): a site's recent yield with its one largest page
+//! rules and follows the one ahead; `DiscountedUcb` is the default now): a site's recent yield with its one largest page
 //! counted at the second largest, pooled with the crawl's own yield, under a Poisson-shaped
 //! upper bound.
 //!

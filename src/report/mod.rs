@@ -45,8 +45,8 @@ const MAX_CURVES: usize = 10;
 /// What the results folder cannot say about the crawl that wrote it.
 #[derive(Debug, Clone, Default)]
 pub struct ReportOptions {
-    /// The page budget and the rule that spent it, in words (`PageBudget = 300, rule
-    /// GuardedUcb(...)`), for a budgeted crawl.
+    /// The page budget and the rule that spent it, in words (`PageBudget = 300, pages split
+    /// by DiscountedUcb`), for a budgeted crawl.
     pub budget: Option<String>,
     /// The crawl followed links across hosts (a `UrlAnalyzingThread` other than `EmptyUAT`):
     /// the sites table shows each scope's hosts and the filter paper's TLP.

@@ -145,14 +145,14 @@ pub const KEYS: &[KeyDef] = &[
         "Scheduler",
         "AllSites",
         ValueKind::Component,
-        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is GuardedUcb): R1, R2, R3 (the BeeBot paper's), WinsorUcb, GuardedUcb (WinsorUcb, R2, R1 and R3 replayed on the crawl's own pages, the one ahead followed), PooledUcb, SlidingWindowUcb, DiscountedUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
+        "Which site gets the next free download slot. AllSites: every site with work proceeds, round robin. Sequential: one site after another. TimeQuantum: each site in turn for TimeQuantumSeconds. Budget rules (with PageBudget, the default is DiscountedUcb): R1, R2, R3 (the BeeBot paper's), DiscountedUcb (UCB over each site's discounted yield, a memory of max(PageBudget/sites, sites) pages), SlidingWindowUcb, WinsorUcb, GuardedUcb (WinsorUcb, R2, R1 and R3 replayed on the crawl's own pages, the one ahead followed), PooledUcb, Thompson. Shipped commented out: without the line a crawl uses AllSites, and one with a PageBudget the default budget rule; a PageBudget with a scheduler that is not a budget rule is warned about."
     ),
     key!(
         "Budget",
         "PageBudget",
         "0",
         int(0, 1_000_000_000),
-        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is GuardedUcb, and PageBudgetAF is among the finishers."
+        "PageBudgetAF: stop after this many pages fetched over all sites (each fetched URL counts, whatever it turned out to be). 0: no budget. With a budget and no Scheduler line, the scheduler is DiscountedUcb, and PageBudgetAF is among the finishers."
     ),
     key!(
         "Budget",
