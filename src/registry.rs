@@ -154,6 +154,8 @@ pub struct Registry {
     schedulers: Table<SchedulerEntry>,
     /// The finisher a page budget needs.
     budget_finisher: Option<String>,
+    /// The finisher that ends a crawl with nothing left to do: always among the finishers.
+    work_done_finisher: Option<String>,
     /// The scheduler of a budgeted crawl whose settings.ini names none.
     default_budget_rule: Option<String>,
 }
@@ -203,6 +205,7 @@ impl Registry {
             unloaders: Table::new("ResultUnloaders"),
             schedulers: Table::new("Scheduler"),
             budget_finisher: None,
+            work_done_finisher: None,
             default_budget_rule: None,
         }
     }
@@ -260,6 +263,7 @@ impl Registry {
         });
         r.register_finisher("PageBudgetAF", |_| Box::new(PageBudget));
         r.set_budget_finisher("PageBudgetAF");
+        r.set_work_done_finisher("WorkIsDoneAF");
         r.register_unloader("GephiSiteGraphRU", |s, _| {
             Box::new(GephiSiteGraph {
                 save_duplicates: s.results.save_duplicates,
@@ -442,6 +446,12 @@ impl Registry {
         self.finishers.add(name, Arc::new(ctor));
     }
 
+    /// The finisher that ends a crawl with nothing left to do: added to `ApplicationFinishers`
+    /// whenever the list lacks it (a crawl without it never ended once its work was done).
+    pub fn set_work_done_finisher(&mut self, name: &str) {
+        self.work_done_finisher = Some(name.to_owned());
+    }
+
     /// The finisher a page budget needs: added to `ApplicationFinishers` when `PageBudget` is
     /// set and the list lacks it.
     pub fn set_budget_finisher(&mut self, name: &str) {
@@ -592,6 +602,20 @@ impl Registry {
         mut settings: Settings,
     ) -> Result<(Settings, Vec<Warning>), SettingsError> {
         let mut warnings = Vec::new();
+        // See: issue 49 — `ApplicationFinishers =` (empty) was accepted, and the crawl never
+        // ended when its work was done.
+        if let Some(finisher) = &self.work_done_finisher
+            && !settings.components.finishers.contains(finisher)
+        {
+            settings.components.finishers.insert(0, finisher.clone());
+            warnings.push(Warning::note(
+                settings.location("ApplicationFinishers"),
+                format!(
+                    "{finisher} is added to ApplicationFinishers: a crawl always ends when \
+                     nothing is left to fetch"
+                ),
+            ));
+        }
         let budgeted = settings.bandit.is_budgeted();
         if budgeted {
             if !settings.is_written("Scheduler")
@@ -814,6 +838,14 @@ mod tests {
         assert_eq!(s.components.finishers, ["WorkIsDoneAF", "PageBudgetAF"]);
         assert!(notes[0].is_note() && notes[0].text.contains("PageBudgetAF is added"));
         assert_eq!(notes.len(), 1, "R2 is a budget rule: {notes:?}");
+        // See: issue 49 — a crawl without the work-done finisher never ended.
+        let (s, notes) = r.resolve(settings("ApplicationFinishers =\n")).unwrap();
+        assert_eq!(s.components.finishers, ["WorkIsDoneAF"]);
+        assert!(notes[0].is_note() && notes[0].text.contains("WorkIsDoneAF is added"));
+        let (s, _) = r
+            .resolve(settings("ApplicationFinishers = TimeoutAF\n"))
+            .unwrap();
+        assert_eq!(s.components.finishers, ["WorkIsDoneAF", "TimeoutAF"]);
         // See: issue 20 — a budget with a scheduler that is not a budget rule said nothing.
         let (s, w) = r
             .resolve(settings("PageBudget = 300\nScheduler = AllSites\n"))

@@ -696,3 +696,25 @@ fn on_a_terminal_the_progress_is_redrawn_in_place() {
     assert!(!plain.contains('\u{1b}'), "plain lines only\n{plain:?}");
     assert!(plain.contains("finished after"), "{plain}");
 }
+
+/// See: issue 49 — `ApplicationFinishers =` (empty) was accepted and the crawl never ended
+/// once its work was done. The work-done finisher is always there now, and the note says so.
+#[test]
+fn a_crawl_without_the_work_done_finisher_listed_still_ends() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "<p>x</p>");
+    let dir = common::prepare(&[web.origin("a.test")], &[("ApplicationFinishers", "")]);
+    let started = std::time::Instant::now();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "it ended with its work, not at TimeoutSeconds"
+    );
+    assert!(
+        stderr(&o).contains("WorkIsDoneAF is added to ApplicationFinishers"),
+        "{}",
+        stderr(&o)
+    );
+}
