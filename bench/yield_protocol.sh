@@ -120,7 +120,8 @@ pcrawl() {
     (cd "$dir" && "$BIN" > out 2> err) || { echo "crawl $name failed:" >&2; cat "$dir/err" >&2; exit 1; }
     echo "crawled $name: $(awk -F, 'NR>1 {p+=$3} END {print p " pages"}' "$dir/results/summary.csv")" >&2
 }
-one_site() { ls -d "$P/crawl-$1/results/"*/ | head -1; }
+# The site folder of a one-site crawl (results/network/ holds no site).
+one_site() { dirname "$(ls "$P/crawl-$1/results/"*/yield.csv | head -1)"; }
 
 args=()
 replay() { # SPLIT SET INPUT

@@ -114,7 +114,7 @@ replay() { # SET INPUT [replay options]
 
 if [ -d "$RUSTDOC" ]; then
     ycrawl rustdoc rustdoc.test:127.0.0.1 "http://rustdoc.test:$YPORT/;8;1000;0"
-    site=$(ls -d "$Y/crawl-rustdoc/results/"*/ | head -1)
+    site=$(dirname "$(ls "$Y/crawl-rustdoc/results/"*/yield.csv | head -1)")
     python3 "$BENCH_DIR/yield_sections.py" "$site" "$Y/data/rustdoc.csv" Reward
     python3 "$BENCH_DIR/yield_sections.py" "$site" "$Y/data/rustdoc-all.csv" ExternalLinks
     python3 "$BENCH_DIR/yield_sections.py" "$site" "$Y/data/rustdoc-2.csv" Reward 2
@@ -134,7 +134,7 @@ replay localdocs "$Y/crawl-localdocs/results"
 replay localdocs-all "$Y/crawl-localdocs/results" --reward all
 
 ycrawl gensite gensite.test:127.0.0.1 "http://gensite.test:$YPORT/;8;1000;0"
-python3 "$BENCH_DIR/yield_sections.py" "$(ls -d "$Y/crawl-gensite/results/"*/ | head -1)" "$Y/data/gensite.csv" Reward
+python3 "$BENCH_DIR/yield_sections.py" "$(dirname "$(ls "$Y/crawl-gensite/results/"*/yield.csv | head -1)")" "$Y/data/gensite.csv" Reward
 replay gensite "$Y/data/gensite.csv"
 
 # Many real problems: 10 or 20 sites drawn from the real sequences (the documentation's
