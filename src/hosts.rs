@@ -43,6 +43,24 @@ pub enum LineError {
     /// The address names a page, not a site.
     #[error("{0:?} has a path, query or fragment: hosts.txt names sites (protocol://host[:port])")]
     NotASite(String),
+    /// The address carries a user name or password.
+    #[error(
+        "{0:?} has a user name or password: hosts.txt names sites (protocol://host[:port]); rccrawler sends no credentials"
+    )]
+    UserInfo(String),
+    /// The port is not one a server listens on.
+    #[error("{text:?}: port {port} is out of range (1 to 65535)")]
+    BadPort {
+        /// The address as written.
+        text: String,
+        /// The port as written.
+        port: String,
+    },
+    /// The line is not text (a binary file given as hosts.txt).
+    #[error(
+        "the line is not text (bytes that are not UTF-8, or control characters): is this file a hosts.txt?"
+    )]
+    NotText,
     /// A numeric field is not a non-negative integer in range.
     #[error("{field} must be an integer from {min} to {max}, got {value:?}")]
     BadNumber {
@@ -121,6 +139,13 @@ pub fn parse(text: &str, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, (usize
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        // A binary file given as hosts.txt: its bytes are not echoed to the terminal.
+        if line
+            .chars()
+            .any(|c| c == '\u{fffd}' || (c.is_control() && c != '\t'))
+        {
+            return Err((line_no, LineError::NotText));
+        }
         let spec = parse_line(line, defaults).map_err(|e| (line_no, e))?;
         if let Some(&first) = first_line.get(&spec.origin) {
             return Err((
@@ -191,7 +216,19 @@ fn parse_site(text: &str) -> Result<Origin, LineError> {
     if !text.contains("://") {
         return Err(bad());
     }
+    // See: issue 49 — port 0 was crawled (and failed), 99999 got a vague message.
+    if let Some(port) = written_port(text)
+        && !port.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p))
+    {
+        return Err(LineError::BadPort {
+            text: text.to_owned(),
+            port: port.to_owned(),
+        });
+    }
     let url = Url::parse(text).map_err(|_| bad())?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(LineError::UserInfo(text.to_owned()));
+    }
     let origin = Origin::of(&url).ok_or_else(bad)?;
     if let Err(why) = crate::site::check_host_name(origin.host()) {
         return Err(LineError::BadHost {
@@ -199,20 +236,41 @@ fn parse_site(text: &str) -> Result<Origin, LineError> {
             why,
         });
     }
-    let has_extra = url.path() != "/"
-        || url.query().is_some()
-        || url.fragment().is_some()
-        || !url.username().is_empty()
-        || url.password().is_some();
+    let has_extra = url.path() != "/" || url.query().is_some() || url.fragment().is_some();
     if has_extra {
         return Err(LineError::NotASite(text.to_owned()));
     }
     Ok(origin)
 }
 
+/// The port an address writes, if it writes one (`http://host:8080/` -> `8080`).
+fn written_port(text: &str) -> Option<&str> {
+    let rest = text.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // An IPv6 literal's colons are inside its brackets.
+    let after_host = host_port.rsplit_once(']').map_or(host_port, |(_, p)| p);
+    after_host.rsplit_once(':').map(|(_, p)| p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_user_info_and_binary_lines_are_named_for_what_they_are() {
+        // See: issue 49.
+        let err = |line: &str| parse(line, D).unwrap_err().1.to_string();
+        assert!(err("http://alpha.test:0").contains("port 0 is out of range"));
+        assert!(err("http://alpha.test:99999").contains("port 99999 is out of range"));
+        assert!(err("http://user:pw@alpha.test").contains("user name or password"));
+        assert!(err("http://[::1]:0").contains("port 0"));
+        assert!(parse("http://[::1]:8080", D).is_ok());
+        assert!(parse("http://alpha.test:65535", D).is_ok());
+        let bin = "\u{7f}ELF\u{2}\u{1}\0\0\0";
+        let e = err(bin);
+        assert!(e.contains("not text") && !e.contains("ELF"), "{e}");
+    }
 
     const D: SiteDefaults = SiteDefaults {
         max_downloads: 2,

@@ -63,8 +63,9 @@ pub fn load_settings(path: &std::path::Path, registry: &Registry) -> Result<Sett
             warnings.extend(more);
             settings
         }
+        // The error names settings.ini and its line already.
         Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
+            eprintln!("error: {e}");
             return Err(Exit::BadInput);
         }
     };
