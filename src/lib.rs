@@ -19,6 +19,9 @@
 //! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
 //! - [`fetch`] — the `DownloadingThread` component (`DT0`): HTTP, redirects, robots.txt.
 //! - [`parse`] — the `ParsingThread` component (`PT0`): charsets, link extraction.
+//! - [`fold`] — one page, one node (SPEC §14): a page's digests with what changes per
+//!   response and its own address set aside, what a site changes (learned from a page fetched
+//!   twice), the URL shapes that name why two URLs are one page.
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`] — what a link is and whether it
 //!   is fetched.
@@ -50,6 +53,7 @@ pub mod engine;
 pub mod fd_limits;
 pub mod fetch;
 pub mod finish;
+pub mod fold;
 pub mod gephi_csv;
 pub mod hosts;
 pub mod ids;

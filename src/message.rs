@@ -103,6 +103,9 @@ pub struct Downloaded {
     pub body: Vec<u8>,
     /// The body's bytes, counted against the bodies held at once until it is dropped.
     pub permit: crate::bodies::BodyPermit,
+    /// A second copy of the page, fetched right after the first to learn what the site
+    /// changes per response (SPEC §14; see `fold::learning`).
+    pub twin: Option<Vec<u8>>,
 }
 
 impl Downloaded {
@@ -307,6 +310,16 @@ pub struct PageRecord {
     pub chain: Vec<Hop>,
     /// Content hash of the body (128-bit xxh3).
     pub hash: u128,
+    /// The fold digests (SPEC §14; zero with `Duplicates = exact`).
+    pub digests: crate::fold::Digests,
+    /// The page looks like a "not found" page (its text names its own address, or its title
+    /// says 404): the site's soft-404 probe is asked for.
+    pub soft_404_suspect: bool,
+    /// The site's rules after this page's two copies taught something new (saved with the
+    /// crawl's state, SPEC §14).
+    pub learned: Option<std::sync::Arc<crate::fold::SiteRules>>,
+    /// Requests made for this page besides its redirect chain (its second copy).
+    pub extra_requests: u32,
     /// Body size in bytes.
     pub bytes: u64,
     /// The `<title>`.

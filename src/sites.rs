@@ -65,6 +65,8 @@ pub struct SiteEntry {
     origins: RwLock<Arc<[Arc<SiteOrigin>]>>,
     /// Held while an alias's robots.txt is fetched, so it is fetched once.
     robots_fetch: Mutex<()>,
+    /// What changes per response on its pages, as far as learned (SPEC §14).
+    pub learning: crate::fold::SiteLearning,
 }
 
 impl SiteEntry {
@@ -289,6 +291,7 @@ impl Sites {
             spec,
             kind,
             robots_fetch: Mutex::new(()),
+            learning: crate::fold::SiteLearning::default(),
         });
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));
@@ -317,6 +320,11 @@ impl Sites {
     pub fn find(&self, url: &Url) -> Option<SiteId> {
         let origin = Origin::of(url)?;
         self.by_origin.get(&origin).map(|r| *r)
+    }
+
+    /// The site with origin `origin` (listed or an alias), if registered.
+    pub fn site_of_origin(&self, origin: &Origin) -> Option<SiteId> {
+        self.by_origin.get(origin).map(|r| *r)
     }
 
     /// Every site, by id.

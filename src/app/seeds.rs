@@ -384,6 +384,11 @@ impl Seeds {
         for origin in c.dm.home_origins(scope) {
             let _ = c.sites.add_alias(seed.id, origin);
         }
+        for (origin, rules) in c.dm.learned_rules(scope) {
+            if let Some(id) = c.sites.site_of_origin(&origin) {
+                c.sites.get(id).learning.restore(rules);
+            }
+        }
     }
 }
 

@@ -24,6 +24,7 @@ const ADD_SCOPE: u8 = 7;
 const ADD_SEED: u8 = 8;
 const RETIRED: u8 = 9;
 const REVIVED: u8 = 10;
+const LEARNED: u8 = 11;
 
 /// One scope's journal records not yet handed to the state store, the record being
 /// assembled last, in place.
@@ -161,6 +162,11 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(REVIVED);
             j.put_bytes(data);
         }
+        Entry::Learned { site, rules } => {
+            j.put_u8(LEARNED);
+            j.put_var(u64::from(*site));
+            rules.put(j);
+        }
     }
 }
 
@@ -169,6 +175,7 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
     j.put_var(r.pull.seq);
     j.put_var(u64::from(r.pull.yielded.new_external));
     j.put_var(u64::from(r.pull.yielded.external));
+    j.put_var(u64::from(r.pull.extra));
     j.put_var(u64::from(r.task));
     j.put_var(r.chain.len() as u64);
     for h in &r.chain {
@@ -176,8 +183,9 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
         j.put_var(u64::from(h.url) << 1 | u64::from(h.kind == HopKind::MetaRefresh));
     }
     match &r.kind {
-        ResolvedKind::Page { meta, links } => {
-            j.put_u8(0);
+        ResolvedKind::Page { meta, links, probe } => {
+            // 4: a page that asks for a soft-404 probe (its URL id after the links).
+            j.put_u8(if probe.is_some() { 4 } else { 0 });
             meta.put(j);
             j.put_var(links.len() as u64);
             for l in links {
@@ -185,6 +193,9 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
                 j.put_var(u64::from(l.target));
                 j.put_var(u64::from(l.aux));
                 j.put_var(l.failure.map_or(0, |f| u64::from(f) + 1));
+            }
+            if let Some(p) = probe {
+                j.put_var(u64::from(*p));
             }
         }
         ResolvedKind::OffSite(t) => {
@@ -273,6 +284,10 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
         COMMIT => Entry::Commit(decode_commit(r)?),
         RETIRED => Entry::Retired(super::RetiredScope::read(r)?),
         REVIVED => Entry::Revived { data: r.bytes()? },
+        LEARNED => Entry::Learned {
+            site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
+            rules: crate::fold::SiteRules::read(r)?,
+        },
         _ => return Err(Corrupt("unknown journal entry")),
     })
 }
@@ -284,6 +299,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
             new_external: r.var32()?,
             external: r.var32()?,
         },
+        extra: r.var32()?,
     };
     let task = r.var32()?;
     let n = r.var()?;
@@ -299,7 +315,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
         chain.push(ResolvedHop { url, kind });
     }
     let kind = match r.u8()? {
-        0 => {
+        code @ (0 | 4) => {
             let meta = PageMeta::read(r)?;
             let n = r.var()?;
             let mut links = Vec::new();
@@ -319,7 +335,8 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
                     failure,
                 });
             }
-            ResolvedKind::Page { meta, links }
+            let probe = if code == 4 { Some(r.var32()?) } else { None };
+            ResolvedKind::Page { meta, links, probe }
         }
         1 => ResolvedKind::OffSite(r.var32()?),
         2 => ResolvedKind::Failed {
@@ -373,6 +390,13 @@ mod tests {
                 max_level: 2,
                 trap_levels: 30,
             },
+            Entry::Learned {
+                site: 1,
+                rules: crate::fold::learn::learn(
+                    "<p>A page at 10:00:01 with words that stay</p>",
+                    "<p>A page at 10:00:02 with words that stay</p>",
+                ),
+            },
             Entry::Commit(Resolved {
                 pull: Pull {
                     seq: 41,
@@ -380,6 +404,7 @@ mod tests {
                         new_external: 2,
                         external: 3,
                     },
+                    extra: 1,
                 },
                 task: 1,
                 chain: vec![
@@ -400,12 +425,14 @@ mod tests {
                         aux: 0,
                         failure: Some(9),
                     }],
+                    probe: Some(3),
                 },
             }),
             Entry::Commit(Resolved {
                 pull: Pull {
                     seq: 42,
                     yielded: Yield::default(),
+                    extra: 0,
                 },
                 task: 0,
                 chain: Vec::new(),

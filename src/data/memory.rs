@@ -401,6 +401,10 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.read().home_origins()
     }
 
+    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::fold::SiteRules)> {
+        self.scope(scope).graph.read().learned()
+    }
+
     fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {

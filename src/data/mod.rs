@@ -116,6 +116,8 @@ pub struct Fetch {
     pub site: SiteId,
     /// What it yielded.
     pub yielded: Yield,
+    /// Requests it made besides its redirect chain (a second copy, SPEC §14).
+    pub extra: u32,
 }
 
 /// Whether a crawl has anything left to do.
@@ -198,6 +200,10 @@ pub trait DataManager: Send + Sync + Debug {
     /// The origins the scope's home page's recorded redirect chain passes through or ends on
     /// (a continued crawl's site aliases, SPEC §2), in chain order; empty if none is recorded.
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin>;
+
+    /// What the scope's sites were learned to change per response (SPEC §14), by origin: a
+    /// continued crawl digests its new pages under the rules its earlier runs learned.
+    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::fold::SiteRules)>;
 
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.

@@ -59,6 +59,9 @@ pub(crate) struct PageMeta {
     pub(crate) title: u32,
     /// The `<link rel="canonical">` URL's text id, or [`NO_TEXT`].
     pub(crate) canonical: u32,
+    /// The fold digests (SPEC §14: request, own address, text), as six words like `hash`;
+    /// zero when not computed (`Duplicates = exact`).
+    digests: [u32; 6],
 }
 
 impl PageMeta {
@@ -74,6 +77,29 @@ impl PageMeta {
             bytes,
             title,
             canonical: canonical.unwrap_or(NO_TEXT),
+            digests: [0; 6],
+        }
+    }
+
+    /// The record with the page's fold digests.
+    pub(crate) fn with_digests(mut self, d: crate::fold::Digests) -> Self {
+        let split = |v: u64| [v as u32, (v >> 32) as u32];
+        let [a, b] = split(d.request);
+        let [c, e] = split(d.own);
+        let [f, g] = split(d.text);
+        self.digests = [a, b, c, e, f, g];
+        self
+    }
+
+    /// The page's fold digests (all zero when not computed).
+    pub(crate) fn digests(&self) -> crate::fold::Digests {
+        let join = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        let d = self.digests;
+        crate::fold::Digests {
+            request: join(d[0], d[1]),
+            own: join(d[2], d[3]),
+            text: join(d[4], d[5]),
+            names_itself: false,
         }
     }
 
@@ -99,6 +125,10 @@ impl PageMeta {
         out.put_var(u64::from(self.bytes));
         out.put_var(u64::from(self.title));
         out.put_var(self.canonical().map_or(0, |c| u64::from(c) + 1));
+        let d = self.digests();
+        out.put_u128(u128::from(d.request) | u128::from(d.own) << 64);
+        out.put_u32(d.text as u32);
+        out.put_u32((d.text >> 32) as u32);
     }
 
     /// Reads what [`Self::put`] wrote.
@@ -107,7 +137,16 @@ impl PageMeta {
         let bytes = r.var32()?;
         let title = r.var32()?;
         let canonical = r.var32()?.checked_sub(1);
-        Ok(PageMeta::new(hash, bytes, title, canonical))
+        let pair = r.u128()?;
+        let text = u64::from(r.u32()?) | u64::from(r.u32()?) << 32;
+        Ok(
+            PageMeta::new(hash, bytes, title, canonical).with_digests(crate::fold::Digests {
+                request: pair as u64,
+                own: (pair >> 64) as u64,
+                text,
+                names_itself: false,
+            }),
+        )
     }
 }
 
@@ -127,10 +166,12 @@ pub(crate) struct ResolvedLink {
 /// What became of the task URL, in ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ResolvedKind {
-    /// An HTML page.
+    /// An HTML page; `probe`: a URL of its site that cannot exist, to be fetched to learn
+    /// whether the site answers unknown paths with a 200 "not found" page (SPEC §14).
     Page {
         meta: PageMeta,
         links: Vec<ResolvedLink>,
+        probe: Option<u32>,
     },
     /// A redirect to another site: the external URL's id.
     OffSite(u32),
@@ -154,6 +195,9 @@ pub(crate) struct Pull {
     pub(crate) seq: u64,
     /// What it revealed.
     pub(crate) yielded: Yield,
+    /// Requests it made besides its redirect chain (a page fetched twice to learn what its
+    /// site changes per response, SPEC §14): counted in `Fetched`, not in the budget.
+    pub(crate) extra: u32,
 }
 
 /// An outcome in ids: the task URL, its redirect hops, what they ended in, and the fetch.
@@ -191,4 +235,10 @@ pub(crate) enum Entry<'a> {
     /// A scope retired unfinished is crawled again from its data, which this entry holds
     /// (as a snapshot holds it): the records after it are applied to this data.
     Revived { data: &'a [u8] },
+    /// What local site `site` changes per response, as learned so far (SPEC §14): its rules
+    /// replace the ones before.
+    Learned {
+        site: u16,
+        rules: crate::fold::SiteRules,
+    },
 }

@@ -102,6 +102,9 @@ pub(crate) struct Walk<'a> {
     log: &'a Log,
     /// Hops after the task URL so far.
     chain: Vec<Hop>,
+    /// The page's first copy while a second is fetched to learn what the site changes per
+    /// response (SPEC §14): if the second fails, the first is the page.
+    sample: Option<(Option<String>, Vec<u8>, crate::bodies::BodyPermit)>,
 }
 
 pub(super) fn fetch_page(
@@ -162,7 +165,20 @@ impl<'a> Walk<'a> {
             site: env.sites.get(task.site),
             log,
             chain: Vec::new(),
+            sample: None,
         }
+    }
+
+    /// The first copy of a sampled page as the page, when its second copy cannot be had.
+    fn first_copy(&mut self) -> Option<PageResult> {
+        let (content_type, body, permit) = self.sample.take()?;
+        Some(PageResult::Page(Downloaded {
+            chain: std::mem::take(&mut self.chain),
+            content_type,
+            body,
+            permit,
+            twin: None,
+        }))
     }
 
     fn failed(&mut self, failure: Failure) -> PageResult {
@@ -258,6 +274,12 @@ impl<'a> Walk<'a> {
         e: super::FetchError,
         started: Instant,
     ) -> PageResult {
+        if let Some(first) = self.first_copy() {
+            if e != super::FetchError::Abandoned {
+                self.log.request(self.site.id, url, 0, 0, started);
+            }
+            return first;
+        }
         if e == super::FetchError::Abandoned {
             return PageResult::Abandoned;
         }
@@ -278,6 +300,9 @@ impl<'a> Walk<'a> {
         let status = response.status;
         if status != 200 || !is_html(response.content_type) {
             self.log.request(self.site.id, url, status, 0, started);
+            if let Some(first) = self.first_copy() {
+                return HeadStep::Done(first);
+            }
         }
         if is_transient_status(status) {
             let transient = Transient::status(status, response.retry_after, SystemTime::now());
@@ -414,6 +439,10 @@ impl<'a> Walk<'a> {
     ) -> Step {
         let body = match body {
             Ok(body) => body,
+            Err(_) if self.sample.is_some() => {
+                self.log.request(self.site.id, url, 200, 0, started);
+                return Step::Done(self.first_copy().unwrap_or(PageResult::Abandoned));
+            }
             Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {
                 self.log.request(self.site.id, url, 200, 0, started);
@@ -424,6 +453,15 @@ impl<'a> Walk<'a> {
         permit.resize(body.len() as u64);
         self.log
             .request(self.site.id, url, 200, body.len() as u64, started);
+        if let Some((content_type, first, permit)) = self.sample.take() {
+            return Step::Done(PageResult::Page(Downloaded {
+                chain: std::mem::take(&mut self.chain),
+                content_type,
+                body: first,
+                permit,
+                twin: Some(body),
+            }));
+        }
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, content_type.as_deref(), tld)
             .filter(|r| r.delay <= self.env.settings.sites.meta_refresh_max_delay)
@@ -433,11 +471,23 @@ impl<'a> Walk<'a> {
         if let Some(next) = refresh {
             return self.hop(next, HopKind::MetaRefresh);
         }
+        if self.env.settings.sites.duplicates == crate::fold::Duplicates::Fold
+            && self
+                .site
+                .learning
+                .wants_sample(self.task.level, || crate::fold::looks_dynamic(&body))
+        {
+            // The same URL once more, at the site's pace like any request: what differs
+            // between the two copies is what the site changes per response.
+            self.sample = Some((content_type, body, permit));
+            return Step::Next(url.clone());
+        }
         Step::Done(PageResult::Page(Downloaded {
             chain: std::mem::take(&mut self.chain),
             content_type,
             body,
             permit,
+            twin: None,
         }))
     }
 }

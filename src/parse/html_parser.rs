@@ -8,6 +8,7 @@ use url::Url;
 use super::href_cache::{self, HrefCache};
 use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseEnv, ParseWorker, charset, links};
+use crate::fold::{self, Digests, Duplicates};
 use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
@@ -71,6 +72,7 @@ fn parse_page(
         content_type,
         body,
         permit,
+        twin,
     } = page;
     let hash = xxhash_rust::xxh3::xxh3_128(&body);
     let bytes = body.len() as u64;
@@ -91,10 +93,21 @@ fn parse_page(
         context: *context,
         body_text: topic.is_some(),
     };
-    {
+    let extra_requests = u32::from(twin.is_some());
+    let mut learned = None;
+    let digests = {
         let (text, _) = charset::decode(&body, content_type.as_deref(), tld);
         links::extract_into(&text, extracted, wanted);
-    }
+        if let Some(twin) = &twin {
+            let (second, _) = charset::decode(twin, content_type.as_deref(), tld);
+            let taught = fold::learn::learn(&text, &second);
+            if site.learning.learned(&taught, *twin != body) {
+                learned = site.learning.rules();
+            }
+        }
+        digests_of(env, site, &text, page_url)
+    };
+    drop(twin);
     // Everything the record needs is extracted: the body goes before the links are
     // classified (a page of 8 MB with 74,000 links held both, and the end of the Rust
     // documentation's crawl parses two such pages at once).
@@ -106,6 +119,10 @@ fn parse_page(
             return PageRecord {
                 chain,
                 hash,
+                digests,
+                soft_404_suspect: false,
+                learned,
+                extra_requests,
                 bytes,
                 title: extracted.title.clone(),
                 canonical: String::new(),
@@ -132,15 +149,32 @@ fn parse_page(
         .map(|c| c.as_str().to_owned())
         .unwrap_or_default();
     let title = extracted.title.clone();
+    let soft_404_suspect = env.settings.sites.duplicates == Duplicates::Fold
+        && (digests.names_itself || fold::title_says_not_found(&title));
     extracted.release_excess();
     PageRecord {
         chain,
         hash,
+        digests,
+        soft_404_suspect,
+        learned,
+        extra_requests,
         bytes,
         title,
         canonical,
         links,
         rejected: None,
+    }
+}
+
+/// A page's fold digests (SPEC §14) under its site's rules so far.
+fn digests_of(env: &ParseEnv<'_>, site: &SiteEntry, text: &str, page_url: &Url) -> Digests {
+    match env.settings.sites.duplicates {
+        Duplicates::Exact => Digests::default(),
+        Duplicates::Fold => match site.learning.rules() {
+            Some(rules) => fold::digest(text, page_url, &rules),
+            None => fold::digest(text, page_url, &fold::SiteRules::default()),
+        },
     }
 }
 

@@ -459,6 +459,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "Duplicates",
+        "fold",
+        ValueKind::Choice(&["fold", "exact"]),
+        "Which pages are one node. fold: equal bytes, or equal once what changes per response (tokens, nonces, time stamps, shuffled blocks: learned per site from a page fetched twice), the page's own address, session ids and tracking parameters are set aside; print and AMP versions of a page's text; unknown paths answered with a 200 'not found' page are bad links (soft 404). exact: equal bytes only (the RCCrawler paper's rule)."
+    ),
+    key!(
+        "Sites",
         "MetaRefreshMaxDelay",
         "10",
         int(0, 86_400),

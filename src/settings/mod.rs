@@ -289,6 +289,10 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
             _ => OtherScheme::Internal,
         },
         meta_refresh_max_delay: v.small("MetaRefreshMaxDelay")?,
+        duplicates: match v.choice("Duplicates")? {
+            "exact" => crate::fold::Duplicates::Exact,
+            _ => crate::fold::Duplicates::Fold,
+        },
     })
 }
 

@@ -182,6 +182,8 @@ pub struct SiteRules {
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.
     pub meta_refresh_max_delay: u32,
+    /// `Duplicates`: which pages are one node (SPEC §2.6, §14).
+    pub duplicates: crate::fold::Duplicates,
 }
 
 impl SiteRules {

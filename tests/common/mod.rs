@@ -5,6 +5,7 @@
 
 pub mod chromium;
 pub mod conformance;
+pub mod dynweb;
 pub mod pg;
 pub mod routine;
 pub mod tls;

@@ -116,9 +116,26 @@ impl ScopeGraph {
             }
         };
         effects.yielded.external = external_yield(&kind);
+        let extra = match outcome {
+            Outcome::Page { page, .. } => {
+                if let Some(rules) = &page.learned {
+                    let site = self.recs[task as usize].site;
+                    if let Some(j) = self.journal.as_mut() {
+                        j.put(&Entry::Learned {
+                            site,
+                            rules: rules.as_ref().clone(),
+                        });
+                    }
+                    self.set_learned(site, rules.as_ref().clone());
+                }
+                page.extra_requests
+            }
+            _ => 0,
+        };
         let pull = Pull {
             seq,
             yielded: effects.yielded,
+            extra,
         };
         Ok(Resolved {
             task,
@@ -175,10 +192,32 @@ impl ScopeGraph {
         };
         let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
         let title = self.text_ref(&page.title)?;
+        let probe = if page.soft_404_suspect {
+            self.soft_404_probe(own)?
+        } else {
+            None
+        };
         Ok(ResolvedKind::Page {
-            meta: PageMeta::new(page.hash, bytes, title, canonical),
+            meta: PageMeta::new(page.hash, bytes, title, canonical).with_digests(page.digests),
             links,
+            probe,
         })
+    }
+
+    /// The soft-404 probe of the site of URL `own` (SPEC §14): a path no site has, interned
+    /// when the first page that looks like a "not found" page asks for it (`None` when it is
+    /// asked for already).
+    fn soft_404_probe(&mut self, own: u32) -> Result<Option<u32>, DataError> {
+        let url = self.url(own);
+        let Some(origin) = url::Url::parse(url).ok().as_ref().and_then(Origin::of) else {
+            return Ok(None);
+        };
+        let probe = format!("{}{}", origin.home().as_str(), crate::fold::SOFT_404_PROBE);
+        if self.urls.lookup(&probe).is_some() {
+            return Ok(None);
+        }
+        let site = self.recs[own as usize].site;
+        self.url_ref(&probe, site).map(Some)
     }
 
     /// An internal link. Its anchor is read only when the link leads off the site (a redirect
@@ -328,10 +367,19 @@ impl ScopeGraph {
         }
         let last = *ids.last().expect("never empty");
         match &r.kind {
-            ResolvedKind::Page { meta, links } => {
+            ResolvedKind::Page { meta, links, probe } => {
                 if self.recs[last as usize].state.is_open() {
                     let p = self.add_page(*meta, links)?;
                     self.finish(last, UrlState::Page, p);
+                }
+                // The probe goes to the site's frontier at the page's level; no link leads to
+                // it, so it is never a node.
+                if let Some(probe) = probe {
+                    if !valid(*probe) {
+                        return Err(DataError::inconsistent("an outcome names an unknown URL"));
+                    }
+                    let level = self.recs[last as usize].level.min(self.max_level);
+                    self.worklist.push((*probe, level));
                 }
             }
             ResolvedKind::OffSite(target) => {

@@ -13,33 +13,14 @@
 use std::collections::VecDeque;
 use std::sync::OnceLock;
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 
+use super::folding::Folder;
 use super::traps::{TrapCut, TrapReplay};
 use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 use crate::data::records::LinkKind;
 
-/// Why an alias URL maps to a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AliasReason {
-    /// The URL redirects to the node's page.
-    Redirect,
-    /// The URL's page refreshes to the node's page (`<meta http-equiv="refresh">`).
-    MetaRefresh,
-    /// The URL's page has the same content hash.
-    SameContent,
-}
-
-impl AliasReason {
-    /// The `Reason` column of duplicates.csv.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AliasReason::Redirect => "redirect",
-            AliasReason::MetaRefresh => "meta refresh",
-            AliasReason::SameContent => "same content",
-        }
-    }
-}
+pub use super::folding::AliasReason;
 
 /// One node (page) of the graph.
 #[derive(Debug, Clone, Copy)]
@@ -103,6 +84,8 @@ pub struct SiteGraph<'a> {
     aliases: Vec<Alias>,
     /// URL patterns the trap rule left out.
     traps: Vec<TrapCut>,
+    /// Pages that are the site's "not found" page answered with 200 (bad links `soft 404`).
+    soft_404: HashSet<u32>,
     /// Per node (by index): the counts nodes.csv, graph.gexf and summary.csv each need, made
     /// on first use. Each output counted them again from the link records: on the Rust
     /// documentation (2.6 million links) that was most of the work of writing its results,
@@ -152,7 +135,8 @@ impl<'a> SiteGraph<'a> {
         let mut node_of = vec![0u32; n];
         let mut nodes: Vec<Node> = Vec::new();
         let mut aliases = Vec::new();
-        let mut by_hash: HashMap<u128, u32> = HashMap::new();
+        let mut folder = Folder::new(g);
+        let mut soft_404 = HashSet::new();
         let mut queue = VecDeque::new();
         let mut traps = TrapReplay::new(g);
         for home in g.homes() {
@@ -184,16 +168,24 @@ impl<'a> SiteGraph<'a> {
             if rec.state != UrlState::Page {
                 continue;
             }
+            if node_of[cur as usize] == 0
+                && folder.is_soft_404(cur, &g.pages[rec.data as usize].meta)
+            {
+                soft_404.insert(cur);
+                continue;
+            }
             let node = if node_of[cur as usize] != 0 {
                 node_of[cur as usize]
             } else {
                 let page = g.pages[rec.data as usize];
-                if let Some(&existing) = by_hash.get(&page.meta.hash()) {
+                let found = folder.find(g, cur, &page.meta, |n| g.url(nodes[n as usize - 1].url));
+                if let Some((existing, reason)) = found {
                     node_of[cur as usize] = existing;
+                    folder.add(g, existing, cur, &page.meta);
                     aliases.push(Alias {
                         url: cur,
                         node: existing,
-                        reason: AliasReason::SameContent,
+                        reason,
                     });
                     existing
                 } else {
@@ -204,7 +196,7 @@ impl<'a> SiteGraph<'a> {
                     });
                     let id = nodes.len() as u32;
                     node_of[cur as usize] = id;
-                    by_hash.insert(page.meta.hash(), id);
+                    folder.add(g, id, cur, &page.meta);
                     if level < g.max_level {
                         for l in g.page_links(&page) {
                             let t = l.id();
@@ -244,6 +236,7 @@ impl<'a> SiteGraph<'a> {
             node_of,
             aliases,
             traps,
+            soft_404,
             counts: OnceLock::new(),
         }
     }
@@ -479,6 +472,16 @@ impl<'a> SiteGraph<'a> {
                 Some(LinkKind::Internal) => {
                     let failed = match self.resolve(l.id()) {
                         Some((_, UrlState::Failed, data)) => Some(data),
+                        Some((end, UrlState::Page, _)) if self.soft_404.contains(&end) => {
+                            if seen.insert(self.g.url(l.id())) {
+                                row(BadRow {
+                                    url: self.g.url(l.id()),
+                                    reason: "soft 404",
+                                });
+                                count += 1;
+                            }
+                            continue;
+                        }
                         None => {
                             // Not visited (deeper than maxCrawlLevel): report only what is known
                             // without fetching it.
@@ -539,7 +542,7 @@ impl<'a> SiteGraph<'a> {
     pub fn fetched(&self) -> (u64, u64, u64) {
         self.g.pulls().fold((0, 0, 0), |(n, new, all), p| {
             (
-                n + 1,
+                n + 1 + u64::from(p.extra),
                 new + u64::from(p.yielded.new_external),
                 all + u64::from(p.yielded.external),
             )

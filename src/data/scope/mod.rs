@@ -20,6 +20,7 @@
 
 mod claims;
 mod commit;
+mod folding;
 pub mod graph;
 mod levels;
 mod link_store;
@@ -262,6 +263,9 @@ pub(crate) struct ScopeGraph {
     /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
     /// id → task URL id.
     hop_claims: HashMap<u32, u32>,
+    /// What each local site changes per response, as learned so far (SPEC §14), in the order
+    /// the sites first learned something.
+    learned: Vec<(u16, crate::fold::SiteRules)>,
     /// Hop targets no link had named yet when a redirect chain took them: URL → task URL id.
     /// A page recorded meanwhile that links to one finds it taken (not queued): it was
     /// fetched twice, once by the chain and once from the frontier (`tests/downloaders.rs`
@@ -329,6 +333,7 @@ impl ScopeGraph {
             contents: hashbrown::HashSet::new(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
+            learned: Vec::new(),
         }
     }
 
@@ -371,6 +376,7 @@ impl ScopeGraph {
             seq: p.pull.seq,
             site: self.sites[usize::from(p.site)],
             yielded: p.pull.yielded,
+            extra: p.pull.extra,
         })
     }
 
@@ -502,6 +508,23 @@ impl ScopeGraph {
             return self.sites.iter().position(|&s| s == site);
         }
         self.local_of.get(&site).map(|&l| usize::from(l))
+    }
+
+    /// Sets what local site `site` changes per response (its rules so far).
+    pub(crate) fn set_learned(&mut self, site: u16, rules: crate::fold::SiteRules) {
+        match self.learned.iter_mut().find(|(s, _)| *s == site) {
+            Some(slot) => slot.1 = rules,
+            None => self.learned.push((site, rules)),
+        }
+    }
+
+    /// What the scope's sites change per response, by origin (to install in this run's sites
+    /// when a saved scope is continued).
+    pub(crate) fn learned(&self) -> Vec<(Origin, crate::fold::SiteRules)> {
+        self.learned
+            .iter()
+            .filter_map(|(s, r)| Some((self.site_origins.get(usize::from(*s))?.clone(), r.clone())))
+            .collect()
     }
 
     /// The normalized URL of `id`.

@@ -49,6 +49,12 @@ impl ScopeGraph {
                 Entry::Commit(resolved) => {
                     self.apply(&resolved)?;
                 }
+                Entry::Learned { site, rules } => {
+                    if usize::from(site) >= self.sites.len() {
+                        return Err(corrupt("rules of an unknown site"));
+                    }
+                    self.set_learned(site, rules);
+                }
                 Entry::AddScope { .. } => return Err(corrupt("a scope created twice")),
                 Entry::Retired(_) => return Err(corrupt("records after a scope was retired")),
                 Entry::Revived { .. } => return Err(corrupt("a live scope revived")),

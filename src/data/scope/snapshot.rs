@@ -92,8 +92,14 @@ impl ScopeGraph {
             out.put_var(p.pull.seq);
             out.put_var(u64::from(p.pull.yielded.new_external));
             out.put_var(u64::from(p.pull.yielded.external));
+            out.put_var(u64::from(p.pull.extra));
             out.put_var(u64::from(p.site));
             out.put_var(u64::from(p.url));
+        }
+        out.put_var(self.learned.len() as u64);
+        for (site, rules) in &self.learned {
+            out.put_var(u64::from(*site));
+            rules.put(out);
         }
     }
 
@@ -160,6 +166,7 @@ impl ScopeGraph {
                     new_external: r.var32()?,
                     external: r.var32()?,
                 },
+                extra: r.var32()?,
             };
             let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
             let url = r.var32()?;
@@ -167,6 +174,14 @@ impl ScopeGraph {
                 return Err(Corrupt("a fetch of an unknown URL"));
             }
             g.pulls.push(PullRec { pull, site, url });
+        }
+        for _ in 0..r.var()? {
+            let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
+            if usize::from(site) >= g.sites.len().max(1) {
+                return Err(Corrupt("rules of an unknown site"));
+            }
+            let rules = crate::fold::SiteRules::read(&mut r)?;
+            g.set_learned(site, rules);
         }
         if !r.is_empty() {
             return Err(Corrupt("trailing bytes"));
