@@ -1115,3 +1115,81 @@ fn links_sharing_their_targets_record_the_same_graph_as_links_with_their_own() {
         assert!(own.contains(expected), "{expected} in\n{own}");
     }
 }
+
+/// A page fetched at a second address that only the fold digests recognise (SPEC §14) finds
+/// no new page: its fetch yields nothing to the budget, live and in the replayed yield.csv
+/// rows, even where its links name external URLs not seen before; a byte-identical copy keeps
+/// the paper's count.
+#[test]
+fn an_alias_folded_by_its_digests_yields_nothing() {
+    let c = Crawl::new(2);
+    let mut held = Vec::new();
+    let commit = |task: FetchTask, body: &str, request: u64, links: &[&str], ext: &[&str]| {
+        let mut targets = internal(links);
+        for e in ext {
+            targets.push(LinkTarget::External(NormUrl::parse(e).unwrap()), "out", "");
+        }
+        let page = PageRecord {
+            chain: Vec::new(),
+            hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
+            digests: crate::fold::Digests {
+                request,
+                own: request,
+                text: 1,
+                names_itself: false,
+            },
+            soft_404_suspect: false,
+            learned: None,
+            extra_requests: 0,
+            bytes: body.len() as u64,
+            title: String::new(),
+            canonical: String::new(),
+            links: targets,
+            rejected: None,
+        };
+        c.dm.commit(&Outcome::Page { task, page }).unwrap().yielded
+    };
+    let home = c.claim("/", &mut held);
+    let y = commit(home, "home", 7, &["/a", "/b", "/c"], &["http://x.test/"]);
+    assert_eq!((y.external, y.new_external), (1, 1));
+    // /a: the home page with another nonce and a new external link in its per-request part.
+    let a = c.claim("/a", &mut held);
+    let y = commit(
+        a,
+        "home, nonce 2",
+        7,
+        &[],
+        &["http://x.test/", "http://y.test/"],
+    );
+    assert_eq!(
+        (y.external, y.new_external),
+        (0, 0),
+        "a folded alias pays nothing"
+    );
+    // /b: the home page's very bytes (the paper's duplicate): counted as it always was.
+    let b = c.claim("/b", &mut held);
+    let y = commit(b, "home", 7, &[], &["http://x.test/"]);
+    assert_eq!((y.external, y.new_external), (1, 0));
+    // /c: a page of its own.
+    let cc = c.claim("/c", &mut held);
+    let y = commit(cc, "c", 9, &[], &["http://z.test/"]);
+    assert_eq!((y.external, y.new_external), (1, 1));
+    let mut rows = Vec::new();
+    c.dm.with_graph(c.scope, &mut |g| {
+        for y in g.yields() {
+            rows.push((
+                y.url.trim_start_matches("http://a.test").to_owned(),
+                y.yielded.external,
+                y.yielded.new_external,
+            ));
+        }
+    });
+    let row = |p: &str| rows.iter().find(|r| r.0 == p).cloned();
+    assert_eq!(row("/a"), Some(("/a".into(), 0, 0)), "{rows:?}");
+    assert_eq!(row("/b"), Some(("/b".into(), 1, 0)), "{rows:?}");
+    assert_eq!(row("/c"), Some(("/c".into(), 1, 1)), "{rows:?}");
+    assert_eq!(row("/"), Some(("/".into(), 1, 1)), "{rows:?}");
+    let (nodes, _, aliases) = c.graph();
+    assert_eq!(nodes.len(), 2, "{nodes:?}");
+    assert_eq!(aliases.len(), 2, "{aliases:?}");
+}

@@ -42,6 +42,19 @@ pub struct Digests {
     pub names_itself: bool,
 }
 
+impl Digests {
+    /// The digests of a page with nothing to set aside: its bytes are the page (the low half
+    /// of its exact hash for both, no text digest).
+    pub fn of_bytes(hash: u128) -> Self {
+        Digests {
+            request: hash as u64,
+            own: hash as u64,
+            text: 0,
+            names_itself: false,
+        }
+    }
+}
+
 /// The digests of `html`, served at `page`, under a site's `rules`.
 pub fn digest(html: &str, page: &Url, rules: &SiteRules) -> Digests {
     let own = OwnUrl::new(page, html);

@@ -52,6 +52,12 @@ impl SiteLearning {
         changed
     }
 
+    /// Whether two copies of one of its pages differed: every page of the site is digested
+    /// in full.
+    pub fn is_dynamic(&self) -> bool {
+        self.state.load(Ordering::Acquire) & DYNAMIC != 0
+    }
+
     /// Rules saved with the crawl's state, back in place (a continued crawl digests its new
     /// pages as its first run did); the site counts as sampled and dynamic when it has any.
     pub fn restore(&self, rules: SiteRules) {

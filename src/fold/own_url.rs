@@ -43,7 +43,7 @@ pub(crate) struct OwnUrl<'p> {
 }
 
 /// Characters that continue a URL: an occurrence followed by one is the start of another URL.
-fn continues_url(c: u8) -> bool {
+pub(super) fn continues_url(c: u8) -> bool {
     c.is_ascii_alphanumeric()
         || matches!(
             c,

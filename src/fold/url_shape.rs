@@ -89,22 +89,68 @@ fn is_index_document(segment: &str) -> bool {
 
 /// Path segments and parameters that ask for a print or AMP rendering.
 fn is_print_segment(segment: &str) -> bool {
-    matches!(
-        segment.to_ascii_lowercase().as_str(),
-        "print" | "printable" | "print-version" | "printer-friendly" | "amp"
-    )
+    // Every path segment of every link comes here: no allocation, short ones only.
+    segment.len() <= 16
+        && [
+            "print",
+            "printable",
+            "print-version",
+            "printer-friendly",
+            "amp",
+        ]
+        .iter()
+        .any(|w| segment.eq_ignore_ascii_case(w))
 }
 
 fn is_print_param(name: &str, value: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    let v = value.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "print" | "printable" | "printer" | "print_view" | "printview" | "amp"
-    ) || (matches!(
-        n.as_str(),
-        "view" | "format" | "output" | "type" | "mode" | "layout" | "outputtype"
-    ) && matches!(v.as_str(), "print" | "printable" | "amp"))
+    let is = |s: &str, words: &[&str]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
+    is(
+        name,
+        &[
+            "print",
+            "printable",
+            "printer",
+            "print_view",
+            "printview",
+            "amp",
+        ],
+    ) || (is(
+        name,
+        &[
+            "view",
+            "format",
+            "output",
+            "type",
+            "mode",
+            "layout",
+            "outputtype",
+        ],
+    ) && is(value, &["print", "printable", "amp"]))
+}
+
+/// Whether a URL or href asks for a print or AMP rendering: a path segment or a query
+/// parameter that says so (`/print/`, `/amp`, `?print=1`, `?view=print`), read without
+/// parsing it (`println.html` is no print version).
+pub fn may_be_print(href: &str) -> bool {
+    // Every link of every page comes here: one pass over its bytes for the letters of
+    // "print" or "amp" first (most links have neither).
+    let letters = href.as_bytes().windows(3).any(|w| {
+        let (a, b, c) = (w[0] | 0x20, w[1] | 0x20, w[2] | 0x20);
+        (a, b, c) == (b'r', b'i', b'n') || (a, b, c) == (b'a', b'm', b'p')
+    });
+    if !letters {
+        return false;
+    }
+    let href = href.split('#').next().unwrap_or(href);
+    let (path, query) = href.split_once('?').unwrap_or((href, ""));
+    path.split('/').any(is_print_segment)
+        || query
+            .split('&')
+            .map(|p| p.trim_start_matches("amp;"))
+            .any(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                is_print_param(k, v)
+            })
 }
 
 /// Whether `url` asks for a print or AMP rendering, and the URL of the page it renders.

@@ -100,12 +100,9 @@ fn parse_page(
         links::extract_into(&text, extracted, wanted);
         if let Some(twin) = &twin {
             let (second, _) = charset::decode(twin, content_type.as_deref(), tld);
-            let taught = fold::learn::learn(&text, &second);
-            if site.learning.learned(&taught, *twin != body) {
-                learned = site.learning.rules();
-            }
+            learned = learn_from_copies(site, &text, &second, *twin != body);
         }
-        digests_of(env, site, &text, page_url)
+        digests_of(env, site, &text, page_url, hash, extracted)
     };
     drop(twin);
     // Everything the record needs is extracted: the body goes before the links are
@@ -113,27 +110,20 @@ fn parse_page(
     // documentation's crawl parses two such pages at once).
     drop(body);
     drop(permit);
-    if let Some(topic) = topic {
-        let score = topic.score(&extracted.title, &extracted.body);
-        if !topic.keeps(score) {
-            return PageRecord {
-                chain,
-                hash,
-                digests,
-                soft_404_suspect: false,
-                learned,
-                extra_requests,
-                bytes,
-                title: extracted.title.clone(),
-                canonical: String::new(),
-                links: PageLinks::default(),
-                rejected: Some(format!(
-                    "topic score {:.2}, not above {}",
-                    score.value,
-                    topic.threshold()
-                )),
-            };
-        }
+    if let Some(reason) = topic.and_then(|t| rejected_by_topic(t, extracted)) {
+        return PageRecord {
+            chain,
+            hash,
+            digests,
+            soft_404_suspect: false,
+            learned,
+            extra_requests,
+            bytes,
+            title: extracted.title.clone(),
+            canonical: String::new(),
+            links: PageLinks::default(),
+            rejected: Some(reason),
+        };
     }
     let base = extracted
         .base_href
@@ -167,14 +157,66 @@ fn parse_page(
     }
 }
 
-/// A page's fold digests (SPEC §14) under its site's rules so far.
-fn digests_of(env: &ParseEnv<'_>, site: &SiteEntry, text: &str, page_url: &Url) -> Digests {
-    match env.settings.sites.duplicates {
-        Duplicates::Exact => Digests::default(),
-        Duplicates::Fold => match site.learning.rules() {
-            Some(rules) => fold::digest(text, page_url, &rules),
-            None => fold::digest(text, page_url, &fold::SiteRules::default()),
-        },
+/// What the site's rules are after comparing two copies of one page fetched one after the
+/// other (SPEC §14), if that taught something new.
+fn learn_from_copies(
+    site: &SiteEntry,
+    first: &str,
+    second: &str,
+    bytes_differ: bool,
+) -> Option<std::sync::Arc<fold::SiteRules>> {
+    let taught = fold::learn::learn(first, second);
+    if site.learning.learned(&taught, bytes_differ) {
+        site.learning.rules()
+    } else {
+        None
+    }
+}
+
+/// Why a page of a probed host is left out for its topic, if it is.
+fn rejected_by_topic(
+    topic: &crate::url_filter::topic::Topic,
+    extracted: &Extracted,
+) -> Option<String> {
+    let score = topic.score(&extracted.title, &extracted.body);
+    (!topic.keeps(score)).then(|| {
+        format!(
+            "topic score {:.2}, not above {}",
+            score.value,
+            topic.threshold()
+        )
+    })
+}
+
+/// A page's fold digests (SPEC §14) under its site's rules so far. They are computed in full
+/// only where something can differ between two addresses of the page: on a site that changes
+/// its pages per response, on a page with per-request parts, one that writes its own address,
+/// a print version or a page that links to one. Elsewhere a page's bytes are all there is to
+/// compare, and its digests are its hash's (a static site's pages cost one substring search).
+fn digests_of(
+    env: &ParseEnv<'_>,
+    site: &SiteEntry,
+    text: &str,
+    page_url: &Url,
+    hash: u128,
+    extracted: &Extracted,
+) -> Digests {
+    if env.settings.sites.duplicates == Duplicates::Exact {
+        return Digests::default();
+    }
+    let rules = site.learning.rules();
+    let full = rules.is_some()
+        || site.learning.is_dynamic()
+        || fold::needs_full_digest(
+            text,
+            page_url,
+            extracted.per_request_signs,
+            extracted.links().map(|l| l.href),
+        );
+    match (full, rules) {
+        (false, _) => Digests::of_bytes(hash),
+        (true, Some(rules)) => fold::digest(text, page_url, &rules),
+        (true, None) => fold::digest(text, page_url, &fold::SiteRules::default()),
     }
 }
 

@@ -15,7 +15,7 @@ use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
 use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 
 use super::context::{BlockText, is_block};
-use super::text::{MAX_TEXT_BYTES, clean_text_into};
+use super::text::{MAX_TEXT_BYTES, clean_text_into, push_collapsed, push_text};
 
 /// Which element a link came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +71,10 @@ pub struct Extracted {
     /// The page's visible text outside the title, collapsed, at most [`MAX_BODY_BYTES`]
     /// (only when [`Wanted::body_text`]).
     pub body: String,
+    /// The page carries parts made for each request: an attribute named like a nonce, token,
+    /// CSRF or session field, or a hidden form input (SPEC §14: its fold digests are worth
+    /// computing in full).
+    pub per_request_signs: bool,
 }
 
 /// The page's visible text kept for topic scoring; the rest is dropped.
@@ -158,6 +162,7 @@ enum Tag {
     Title,
     Link,
     Meta,
+    Input,
     /// Elements whose content the tokenizer must read as text, not markup.
     RawText(State),
     Other,
@@ -171,6 +176,7 @@ enum Attr {
     Rel,
     HttpEquiv,
     Content,
+    InputType,
     Other,
 }
 
@@ -202,6 +208,7 @@ struct Collector {
     rel: Value,
     http_equiv: Value,
     content: Value,
+    input_type: Value,
     out: Extracted,
     /// Index in `out.spans` of the `<a>` whose text is being collected.
     open_anchor: Option<usize>,
@@ -230,35 +237,13 @@ fn classify(name: &[u8]) -> Tag {
         b"title" => Tag::Title,
         b"link" => Tag::Link,
         b"meta" => Tag::Meta,
+        b"input" => Tag::Input,
         b"script" => Tag::RawText(State::ScriptData),
         b"style" | b"xmp" | b"noembed" | b"noframes" => Tag::RawText(State::RawText),
         b"textarea" => Tag::RawText(State::RcData),
         b"plaintext" => Tag::RawText(State::PlainText),
         // <noscript> is read as markup: we do not run scripts, so its links are live.
         _ => Tag::Other,
-    }
-}
-
-/// Appends `text` to `buf` with whitespace runs as one space and control characters dropped,
-/// up to [`MAX_BODY_BYTES`].
-fn push_collapsed(buf: &mut String, text: &str) {
-    for ch in text.chars() {
-        if buf.len() + ch.len_utf8() > MAX_BODY_BYTES {
-            return;
-        }
-        if ch.is_whitespace() {
-            if !buf.is_empty() && !buf.ends_with(' ') {
-                buf.push(' ');
-            }
-        } else if !ch.is_control() {
-            buf.push(ch);
-        }
-    }
-}
-
-fn push_text(buf: &mut String, bytes: &[u8]) {
-    if buf.len() < MAX_TEXT_BYTES * 2 {
-        buf.push_str(&String::from_utf8_lossy(bytes));
     }
 }
 
@@ -334,8 +319,17 @@ impl Collector {
                 self.rel.reset();
                 self.http_equiv.reset();
                 self.content.reset();
+                self.input_type.reset();
             }
             CallbackEvent::AttributeName { name } => {
+                if crate::fold::is_per_request_name(name) {
+                    self.out.per_request_signs = true;
+                }
+                if self.tag == Some(Tag::Input) && name == b"type" && !self.input_type.set {
+                    self.input_type.set = true;
+                    self.attr = Some(Attr::InputType);
+                    return None;
+                }
                 // The first of duplicate attributes wins (HTML tokenizer rule).
                 let wanted = matches!(
                     (self.tag, name),
@@ -373,6 +367,7 @@ impl Collector {
                     Some(Attr::Rel) => &mut self.rel,
                     Some(Attr::HttpEquiv) => &mut self.http_equiv,
                     Some(Attr::Content) => &mut self.content,
+                    Some(Attr::InputType) => &mut self.input_type,
                     _ => return None,
                 };
                 slot.text.push_str(&String::from_utf8_lossy(value));
@@ -475,6 +470,15 @@ impl Collector {
                     self.out.refresh = self.content.get().map(str::to_owned);
                 }
             }
+            Tag::Input => {
+                if self
+                    .input_type
+                    .get()
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"))
+                {
+                    self.out.per_request_signs = true;
+                }
+            }
             Tag::Img => {
                 if self.open_anchor.is_some()
                     && let Some(alt) = self.alt.get()
@@ -549,6 +553,7 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted) {
     reused.canonical = None;
     reused.refresh = None;
     reused.body.clear();
+    reused.per_request_signs = false;
     let mut collector = Collector {
         out: reused,
         block: (context > 0).then(|| BlockText::new(context)),

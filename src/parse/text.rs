@@ -54,6 +54,30 @@ fn is_clean_ascii(s: &str) -> bool {
         && !b.windows(2).any(|w| w == b"  ")
 }
 
+/// Appends `text` to `buf` with whitespace runs as one space and control characters dropped,
+/// up to [`super::links::MAX_BODY_BYTES`] (the text a topic is scored on).
+pub(super) fn push_collapsed(buf: &mut String, text: &str) {
+    for ch in text.chars() {
+        if buf.len() + ch.len_utf8() > super::links::MAX_BODY_BYTES {
+            return;
+        }
+        if ch.is_whitespace() {
+            if !buf.is_empty() && !buf.ends_with(' ') {
+                buf.push(' ');
+            }
+        } else if !ch.is_control() {
+            buf.push(ch);
+        }
+    }
+}
+
+/// Appends a piece of an element's text, raw, while under twice what is kept of it.
+pub(super) fn push_text(buf: &mut String, bytes: &[u8]) {
+    if buf.len() < MAX_TEXT_BYTES * 2 {
+        buf.push_str(&String::from_utf8_lossy(bytes));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,7 +98,15 @@ impl ScopeGraph {
         let kind = match outcome {
             Outcome::Page { page, .. } => {
                 let own = chain.last().map_or(task, |h| h.url);
-                self.resolve_page(page, own, effects)?
+                let kind = self.resolve_page(page, own, effects)?;
+                if let ResolvedKind::Page { meta, .. } = &kind
+                    && self.contents.folds_into_known(meta)
+                {
+                    // Another address of a page recorded before (SPEC §14): a fetch that
+                    // found no new page pays nothing, whatever its own address added.
+                    effects.yielded.new_external = 0;
+                }
+                kind
             }
             Outcome::OffSite { target, .. } => {
                 ResolvedKind::OffSite(self.external_ref(target.as_str(), effects)?)
@@ -115,7 +123,10 @@ impl ScopeGraph {
                 }
             }
         };
-        effects.yielded.external = external_yield(&kind);
+        effects.yielded.external = match &kind {
+            ResolvedKind::Page { meta, .. } if self.contents.folds_into_known(meta) => 0,
+            _ => external_yield(&kind),
+        };
         let extra = match outcome {
             Outcome::Page { page, .. } => {
                 if let Some(rules) = &page.learned {
@@ -474,7 +485,7 @@ impl ScopeGraph {
         }
         self.link_scratch = recs;
         let links = range?;
-        self.contents.insert(meta.hash());
+        self.contents.add(&meta);
         self.pages.push(PageRec { meta, links });
         Ok(self.pages.len() as u32 - 1)
     }

@@ -20,6 +20,7 @@
 
 mod claims;
 mod commit;
+mod contents;
 mod folding;
 pub mod graph;
 mod levels;
@@ -258,8 +259,8 @@ pub(crate) struct ScopeGraph {
     trap_levels: u32,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
-    /// The content hashes of its pages (rebuilt from the pages when loaded).
-    contents: hashbrown::HashSet<u128>,
+    /// Its pages' contents, to tell a new page from another address of one (SPEC §14).
+    contents: contents::Contents,
     /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
     /// id → task URL id.
     hop_claims: HashMap<u32, u32>,
@@ -330,7 +331,7 @@ impl ScopeGraph {
             page_limit: 0,
             trap_levels: 0,
             shapes: traps::Shapes::default(),
-            contents: hashbrown::HashSet::new(),
+            contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
             learned: Vec::new(),
@@ -383,7 +384,7 @@ impl ScopeGraph {
     /// HTML pages recorded, one per distinct content (what the written graph counts as
     /// nodes; aliases of a page are not counted again).
     pub(crate) fn page_count(&self) -> usize {
-        self.contents.len()
+        self.contents.distinct()
     }
 
     /// The origins along the home page's recorded hops (redirects and meta refreshes), after
@@ -592,6 +593,6 @@ impl ScopeGraph {
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
             + self.shapes.heap_bytes()
-            + self.contents.capacity() * 17
+            + self.contents.heap_bytes()
     }
 }

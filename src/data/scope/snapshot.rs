@@ -196,7 +196,10 @@ impl ScopeGraph {
                 .append(recs)
                 .map_err(|_| Corrupt("too many link records"))?;
         }
-        g.contents = g.pages.iter().map(|p| p.meta.hash()).collect();
+        for i in 0..g.pages.len() {
+            let meta = g.pages[i].meta;
+            g.contents.add(&meta);
+        }
         g.rebuild_shapes();
         g.rebuild_frontiers();
         Ok(g)

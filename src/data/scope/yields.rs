@@ -39,6 +39,9 @@ impl ScopeGraph {
         let mut rows = Vec::new();
         let mut queue = VecDeque::new();
         let mut externals: Vec<u32> = Vec::new();
+        // Content keys met so far in breadth-first order: a page that has one is another
+        // address of a page fetched before (SPEC §14) and pays nothing.
+        let mut known = super::contents::Contents::default();
         let mut traps = TrapReplay::new(self);
         for home in self.homes() {
             if !std::mem::replace(&mut queued[home as usize], true) {
@@ -76,9 +79,13 @@ impl ScopeGraph {
             }
             let end = self.recs[cur as usize];
             externals.clear();
+            let mut alias = false;
             match end.state {
                 UrlState::Page => {
                     let page = self.pages[end.data as usize];
+                    // As the live commit decides it: folded by a digest, not equal bytes.
+                    alias = known.folds_into_known(&page.meta);
+                    known.add(&page.meta);
                     for l in self.page_links(&page) {
                         if l.kind() == Some(LinkKind::External) {
                             externals.push(l.id());
@@ -111,9 +118,13 @@ impl ScopeGraph {
             rows.push(YieldRow {
                 url: self.url(cur),
                 level,
-                yielded: Yield {
-                    external: externals.len() as u32,
-                    new_external,
+                yielded: if alias {
+                    Yield::default()
+                } else {
+                    Yield {
+                        external: externals.len() as u32,
+                        new_external,
+                    }
                 },
             });
         }
