@@ -19,6 +19,7 @@
 //! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
 //! - [`fetch`] — the `DownloadingThread` component (`DT0`): HTTP, redirects, robots.txt.
 //! - [`parse`] — the `ParsingThread` component (`PT0`): charsets, link extraction.
+//! - [`cookies`] — a site's cookie jar (`Cookies`, SPEC §14), saved with the crawl's state.
 //! - [`fold`] — one page, one node (SPEC §14): a page's digests with what changes per
 //!   response and its own address set aside, what a site changes (learned from a page fetched
 //!   twice), the URL shapes that name why two URLs are one page.
@@ -47,6 +48,7 @@ pub mod bandit;
 pub mod bodies;
 pub mod cli;
 pub mod context;
+pub mod cookies;
 pub mod data;
 pub mod demo;
 pub mod engine;

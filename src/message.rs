@@ -106,6 +106,8 @@ pub struct Downloaded {
     /// A second copy of the page, fetched right after the first to learn what the site
     /// changes per response (SPEC §14; see `fold::learning`).
     pub twin: Option<Vec<u8>>,
+    /// The site's cookie jar, when this walk's answers changed it (saved with the page).
+    pub cookies: Option<crate::cookies::SavedJar>,
 }
 
 impl Downloaded {
@@ -320,6 +322,9 @@ pub struct PageRecord {
     pub learned: Option<std::sync::Arc<crate::fold::SiteRules>>,
     /// Requests made for this page besides its redirect chain (its second copy).
     pub extra_requests: u32,
+    /// The site's cookie jar, when fetching this page changed it (saved with the crawl's
+    /// state, SPEC §14).
+    pub cookies: Option<Box<crate::cookies::SavedJar>>,
     /// Body size in bytes.
     pub bytes: u64,
     /// The `<title>`.
@@ -404,6 +409,8 @@ pub enum LogEvent {
         bytes: u64,
         /// Duration.
         elapsed: Duration,
+        /// Names of the cookies its answer set (`;`-separated), empty when none.
+        set_cookie: String,
     },
     /// Something went wrong with a URL (error log).
     Problem {
@@ -452,12 +459,26 @@ impl Log {
 
     /// A request made (common log): `status` 0 when there was no response.
     pub fn request(&self, site: SiteId, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        self.request_setting(site, url, status, bytes, started, String::new());
+    }
+
+    /// A request whose answer set cookies (their names, `;`-separated; empty: none).
+    pub fn request_setting(
+        &self,
+        site: SiteId,
+        url: &NormUrl,
+        status: u16,
+        bytes: u64,
+        started: Instant,
+        set_cookie: String,
+    ) {
         self.send(LogEvent::Request {
             site,
             url: url.clone(),
             status,
             bytes,
             elapsed: started.elapsed(),
+            set_cookie,
         });
     }
 

@@ -67,6 +67,8 @@ pub struct SiteEntry {
     robots_fetch: Mutex<()>,
     /// What changes per response on its pages, as far as learned (SPEC §14).
     pub learning: crate::fold::SiteLearning,
+    /// Its cookies (`Cookies = yes`, SPEC §14).
+    pub cookies: crate::cookies::Jar,
 }
 
 impl SiteEntry {
@@ -292,6 +294,7 @@ impl Sites {
             kind,
             robots_fetch: Mutex::new(()),
             learning: crate::fold::SiteLearning::default(),
+            cookies: crate::cookies::Jar::default(),
         });
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));

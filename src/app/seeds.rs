@@ -389,6 +389,14 @@ impl Seeds {
                 c.sites.get(id).learning.restore(rules);
             }
         }
+        for (origin, jar) in c.dm.saved_cookies(scope) {
+            if let Some(id) = c.sites.site_of_origin(&origin)
+                && let Err(e) = c.sites.get(id).cookies.restore(&jar)
+            {
+                // A jar that cannot be read back costs a new session, not the crawl.
+                eprintln!("{origin}: {e}; its cookies start empty");
+            }
+        }
     }
 }
 

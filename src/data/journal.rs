@@ -25,6 +25,7 @@ const ADD_SEED: u8 = 8;
 const RETIRED: u8 = 9;
 const REVIVED: u8 = 10;
 const LEARNED: u8 = 11;
+const COOKIES: u8 = 12;
 
 /// One scope's journal records not yet handed to the state store, the record being
 /// assembled last, in place.
@@ -167,6 +168,12 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_var(u64::from(*site));
             rules.put(j);
         }
+        Entry::Cookies { site, jar } => {
+            j.put_u8(COOKIES);
+            j.put_var(u64::from(*site));
+            j.put_var(jar.generation);
+            j.put_bytes(&jar.bytes);
+        }
     }
 }
 
@@ -288,6 +295,13 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
             site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
             rules: crate::fold::SiteRules::read(r)?,
         },
+        COOKIES => Entry::Cookies {
+            site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
+            jar: crate::cookies::SavedJar {
+                generation: r.var()?,
+                bytes: r.bytes()?.to_vec(),
+            },
+        },
         _ => return Err(Corrupt("unknown journal entry")),
     })
 }
@@ -396,6 +410,13 @@ mod tests {
                     "<p>A page at 10:00:01 with words that stay</p>",
                     "<p>A page at 10:00:02 with words that stay</p>",
                 ),
+            },
+            Entry::Cookies {
+                site: 1,
+                jar: crate::cookies::SavedJar {
+                    generation: 7,
+                    bytes: br#"{"cookies":[]}"#.to_vec(),
+                },
             },
             Entry::Commit(Resolved {
                 pull: Pull {

@@ -405,6 +405,10 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.read().learned()
     }
 
+    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::cookies::SavedJar)> {
+        self.scope(scope).graph.read().saved_cookies()
+    }
+
     fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
         self.update(scope, |g| {
             loop {

@@ -205,6 +205,10 @@ pub trait DataManager: Send + Sync + Debug {
     /// continued crawl digests its new pages under the rules its earlier runs learned.
     fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::fold::SiteRules)>;
 
+    /// The scope's sites' cookie jars as last saved, by origin (SPEC §14): a continued crawl
+    /// goes on in the same sessions.
+    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::cookies::SavedJar)>;
+
     /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
     /// outcome is committed or it is released.
     fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;

@@ -241,4 +241,9 @@ pub(crate) enum Entry<'a> {
         site: u16,
         rules: crate::fold::SiteRules,
     },
+    /// Local site `site`'s cookie jar (SPEC §14): replaces the one before if newer.
+    Cookies {
+        site: u16,
+        jar: crate::cookies::SavedJar,
+    },
 }

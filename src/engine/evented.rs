@@ -301,7 +301,11 @@ impl<'a> Driver<'a> {
             }
         };
         f.started = Instant::now();
-        match self.conns.send(ReqId(id), site, &f.url, turn) {
+        let cookie = match &f.walk {
+            Walker::Page(walk) => walk.cookie(&f.url),
+            Walker::Robots(walk) => walk.cookie(&f.url),
+        };
+        match self.conns.send(ReqId(id), site, &f.url, cookie, turn) {
             Ok(at) => {
                 f.conn = Some(at);
                 self.tasks[id] = Some(f);

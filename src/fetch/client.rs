@@ -153,6 +153,8 @@ pub struct Response {
     pub content_type: Option<String>,
     /// `Retry-After`, for 429 and 503.
     pub retry_after: Option<String>,
+    /// Every `Set-Cookie` value.
+    pub set_cookies: Vec<String>,
     content_encoding: Option<String>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
@@ -365,18 +367,24 @@ impl HttpClient {
 
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the
     /// size of its keep-alive pool), in the site's `turn`: the request's write ends the turn.
-    /// Any status is an `Ok` answer; only transport problems are errors.
+    /// Any status is an `Ok` answer; only transport problems are errors. `cookie`: the
+    /// site's cookies for the URL (its jar's `Cookie` header).
     pub fn get(
         &self,
         site: SiteId,
         connections: u32,
         url: &NormUrl,
         turn: &SendTurn,
+        cookie: Option<&str>,
     ) -> Result<Response, FetchError> {
         let agent = self
             .pools
             .agent(site, connections.min(self.downloaders), turn.pacer());
-        let inner = agent.get(request_uri(url)).call()?;
+        let mut request = agent.get(request_uri(url));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        let inner = request.call()?;
         let header = |name: &str| {
             inner
                 .headers()
@@ -388,11 +396,26 @@ impl HttpClient {
             location: header("location"),
             content_type: header("content-type"),
             retry_after: header("retry-after"),
+            set_cookies: set_cookies(
+                inner
+                    .headers()
+                    .get_all("set-cookie")
+                    .iter()
+                    .map(|v| v.as_bytes()),
+            ),
             content_encoding: header("content-encoding"),
             inner,
             consumed: false,
         })
     }
+}
+
+/// Every `Set-Cookie` value of an answer (one header each; they are never folded into one),
+/// from the values as bytes (both clients' header maps give them).
+pub(crate) fn set_cookies<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<String> {
+    values
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect()
 }
 
 #[cfg(test)]

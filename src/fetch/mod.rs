@@ -5,7 +5,7 @@
 //! The engine's downloader threads own the loop (take a task, fetch it, pass the result on,
 //! retry or give up); a [`Downloader`] only turns one task into a result.
 
-mod client;
+pub(crate) mod client;
 mod env;
 pub mod evented;
 mod http_downloader;

@@ -67,6 +67,8 @@ pub(crate) struct Head<'r> {
     pub(crate) content_type: Option<&'r str>,
     /// `Retry-After`.
     pub(crate) retry_after: Option<&'r str>,
+    /// Every `Set-Cookie` value.
+    pub(crate) set_cookies: &'r [String],
 }
 
 impl<'r> Head<'r> {
@@ -77,6 +79,7 @@ impl<'r> Head<'r> {
             location: response.location.as_deref(),
             content_type: response.content_type.as_deref(),
             retry_after: response.retry_after.as_deref(),
+            set_cookies: &response.set_cookies,
         }
     }
 }
@@ -105,7 +108,19 @@ pub(crate) struct Walk<'a> {
     /// The page's first copy while a second is fetched to learn what the site changes per
     /// response (SPEC §14): if the second fails, the first is the page.
     sample: Option<(Option<String>, Vec<u8>, crate::bodies::BodyPermit)>,
+    /// Names of the cookies the last answer set, for its common log line.
+    set_cookie: String,
+    /// This walk's answers changed the site's cookie jar: the page carries it to be saved.
+    jar_changed: bool,
+    /// The last request whose answer set a cookie (0: the task's URL, i + 1: `chain[i]`).
+    cookie_set_at: Option<usize>,
+    /// Times the walk went back to a URL it had asked for, after a cookie was set.
+    gate_returns: u8,
 }
+
+/// Most returns to a URL after a cookie was set (a cookie wall sends the client back once;
+/// a server that sets a new cookie and redirects for ever is a redirect loop).
+const MAX_GATE_RETURNS: u8 = 2;
 
 pub(super) fn fetch_page(
     env: &FetchEnv<'_>,
@@ -131,7 +146,14 @@ pub(super) fn fetch_page(
             return PageResult::Abandoned;
         };
         let started = Instant::now();
-        let sent = client.get(task.site, walk.site.spec.max_downloads, &url, &turn);
+        let cookie = walk.cookie(&url);
+        let sent = client.get(
+            task.site,
+            walk.site.spec.max_downloads,
+            &url,
+            &turn,
+            cookie.as_deref(),
+        );
         drop(turn);
         let response = match sent {
             Ok(r) => r,
@@ -166,7 +188,46 @@ impl<'a> Walk<'a> {
             log,
             chain: Vec::new(),
             sample: None,
+            set_cookie: String::new(),
+            jar_changed: false,
+            cookie_set_at: None,
+            gate_returns: 0,
         }
+    }
+
+    /// The `Cookie` header for a request to `url` (`Cookies = yes` and the site's jar has
+    /// cookies for it).
+    pub(crate) fn cookie(&self, url: &NormUrl) -> Option<String> {
+        if !self.env.settings.http.cookies {
+            return None;
+        }
+        self.site.cookies.header_for(url.as_url())
+    }
+
+    /// Keeps the cookies an answer to `url` set in the site's jar (SPEC §14).
+    fn keep_cookies(&mut self, url: &NormUrl, set_cookies: &[String]) {
+        self.set_cookie.clear();
+        if !self.env.settings.http.cookies || set_cookies.is_empty() {
+            return;
+        }
+        let stored = self.site.cookies.store(url.as_url(), set_cookies);
+        if stored.generation != 0 {
+            self.jar_changed = true;
+            self.cookie_set_at = Some(self.chain.len());
+        }
+        self.set_cookie = stored.names;
+    }
+
+    /// The common log line of a request to `url`, with the cookies its answer set.
+    fn logged(&mut self, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        let set_cookie = std::mem::take(&mut self.set_cookie);
+        self.log
+            .request_setting(self.site.id, url, status, bytes, started, set_cookie);
+    }
+
+    /// The site's jar to save with the page, when this walk changed it.
+    fn jar(&self) -> Option<crate::cookies::SavedJar> {
+        self.jar_changed.then(|| self.site.cookies.save())
     }
 
     /// The first copy of a sampled page as the page, when its second copy cannot be had.
@@ -178,6 +239,7 @@ impl<'a> Walk<'a> {
             body,
             permit,
             twin: None,
+            cookies: self.jar(),
         }))
     }
 
@@ -276,14 +338,14 @@ impl<'a> Walk<'a> {
     ) -> PageResult {
         if let Some(first) = self.first_copy() {
             if e != super::FetchError::Abandoned {
-                self.log.request(self.site.id, url, 0, 0, started);
+                self.logged(url, 0, 0, started);
             }
             return first;
         }
         if e == super::FetchError::Abandoned {
             return PageResult::Abandoned;
         }
-        self.log.request(self.site.id, url, 0, 0, started);
+        self.logged(url, 0, 0, started);
         self.log.problem(&self.site.origin, url, e.to_string());
         let outcome = self.outcome(Failure::fetched(e.to_string()));
         if e.is_transient() {
@@ -297,9 +359,10 @@ impl<'a> Walk<'a> {
 
     /// What the answer to `url` means, from its head.
     pub(crate) fn head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
+        self.keep_cookies(url, response.set_cookies);
         let status = response.status;
         if status != 200 || !is_html(response.content_type) {
-            self.log.request(self.site.id, url, status, 0, started);
+            self.logged(url, status, 0, started);
             if let Some(first) = self.first_copy() {
                 return HeadStep::Done(first);
             }
@@ -376,7 +439,24 @@ impl<'a> Walk<'a> {
                 target: next,
             }));
         }
-        let problem = if next == self.task.url || self.chain.iter().any(|h| h.url == next) {
+        let repeat = if next == self.task.url {
+            Some(0)
+        } else {
+            self.chain.iter().position(|h| h.url == next).map(|i| i + 1)
+        };
+        if let Some(at) = repeat
+            && self.cookie_set_at.is_some_and(|set| set >= at)
+            && self.gate_returns < MAX_GATE_RETURNS
+        {
+            // A cookie wall (SPEC §14): the server set a cookie and sent the client back to a
+            // URL it asked for. It is asked again, with the cookie; the gate's hops are no
+            // addresses of the page.
+            self.gate_returns += 1;
+            self.cookie_set_at = None;
+            self.chain.truncate(at);
+            return Step::Next(next);
+        }
+        let problem = if repeat.is_some() {
             Some("redirect loop")
         } else if self.chain.len() >= MAX_HOPS {
             Some("too many redirects")
@@ -440,19 +520,18 @@ impl<'a> Walk<'a> {
         let body = match body {
             Ok(body) => body,
             Err(_) if self.sample.is_some() => {
-                self.log.request(self.site.id, url, 200, 0, started);
+                self.logged(url, 200, 0, started);
                 return Step::Done(self.first_copy().unwrap_or(PageResult::Abandoned));
             }
             Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {
-                self.log.request(self.site.id, url, 200, 0, started);
+                self.logged(url, 200, 0, started);
                 self.log.problem(&self.site.origin, url, e.to_string());
                 return Step::Done(self.failed(Failure::fetched(e.to_string())));
             }
         };
         permit.resize(body.len() as u64);
-        self.log
-            .request(self.site.id, url, 200, body.len() as u64, started);
+        self.logged(url, 200, body.len() as u64, started);
         if let Some((content_type, first, permit)) = self.sample.take() {
             return Step::Done(PageResult::Page(Downloaded {
                 chain: std::mem::take(&mut self.chain),
@@ -460,6 +539,7 @@ impl<'a> Walk<'a> {
                 body: first,
                 permit,
                 twin: Some(body),
+                cookies: self.jar(),
             }));
         }
         let tld = url.host().rsplit('.').next();
@@ -488,6 +568,7 @@ impl<'a> Walk<'a> {
             body,
             permit,
             twin: None,
+            cookies: self.jar(),
         }))
     }
 }

@@ -33,7 +33,14 @@ pub(super) fn fetch_robots(
             return RobotsAnswer::Abandoned;
         };
         let started = Instant::now();
-        let sent = client.get(site_id, site.spec.max_downloads, &url, &turn);
+        let cookie = walk.cookie(&url);
+        let sent = client.get(
+            site_id,
+            site.spec.max_downloads,
+            &url,
+            &turn,
+            cookie.as_deref(),
+        );
         drop(turn);
         let response = match sent {
             Ok(r) => r,
@@ -73,6 +80,8 @@ pub(crate) struct RobotsWalk<'a> {
     requests: usize,
     /// The last answer's status.
     status: u16,
+    /// Names of the cookies the last answer set, for its common log line.
+    set_cookie: String,
 }
 
 impl<'a> RobotsWalk<'a> {
@@ -90,7 +99,28 @@ impl<'a> RobotsWalk<'a> {
             url: robots_url.clone(),
             requests: 0,
             status: 0,
+            set_cookie: String::new(),
         }
+    }
+
+    /// The `Cookie` header for a request to `url`: robots.txt behind a cookie wall is fetched
+    /// as the site's pages are (SPEC §14).
+    pub(crate) fn cookie(&self, url: &NormUrl) -> Option<String> {
+        if !self.env.settings.http.cookies {
+            return None;
+        }
+        self.env
+            .sites
+            .get(self.site)
+            .cookies
+            .header_for(url.as_url())
+    }
+
+    /// The common log line of a request to `url`, with the cookies its answer set.
+    fn logged(&mut self, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        let set_cookie = std::mem::take(&mut self.set_cookie);
+        self.log
+            .request_setting(self.site, url, status, bytes, started, set_cookie);
     }
 
     /// The URL to request now; `None` after the first request and five redirects.
@@ -115,7 +145,7 @@ impl<'a> RobotsWalk<'a> {
         started: Instant,
     ) -> RobotsAnswer {
         if e != FetchError::Abandoned {
-            self.log.request(self.site, url, 0, 0, started);
+            self.logged(url, 0, 0, started);
         }
         failed(e)
     }
@@ -127,10 +157,14 @@ impl<'a> RobotsWalk<'a> {
         response: Head<'_>,
         started: Instant,
     ) -> RobotsStep {
+        if self.env.settings.http.cookies && !response.set_cookies.is_empty() {
+            let jar = &self.env.sites.get(self.site).cookies;
+            self.set_cookie = jar.store(url.as_url(), response.set_cookies).names;
+        }
         let status = response.status;
         self.status = status;
         if !(200..=299).contains(&status) {
-            self.log.request(self.site, url, status, 0, started);
+            self.logged(url, status, 0, started);
         }
         match status {
             200..=299 => RobotsStep::Body,
@@ -170,8 +204,7 @@ impl<'a> RobotsWalk<'a> {
         started: Instant,
     ) -> RobotsAnswer {
         let bytes = body.as_ref().map_or(0, Vec::len) as u64;
-        self.log
-            .request(self.site, url, self.status, bytes, started);
+        self.logged(url, self.status, bytes, started);
         match body {
             Ok(body) => {
                 RobotsAnswer::Rules((self.env.robots)(&body, self.env.settings.robots_agent()))

@@ -73,7 +73,9 @@ fn parse_page(
         body,
         permit,
         twin,
+        cookies,
     } = page;
+    let cookies = cookies.map(Box::new);
     let hash = xxhash_rust::xxh3::xxh3_128(&body);
     let bytes = body.len() as u64;
     // The top-level domain helps the charset detector with pages that declare none.
@@ -84,11 +86,7 @@ fn parse_page(
         context,
     } = worker;
     // A page of a probed host (TopicFilter) is kept only when it is about the topic.
-    let topic = if site.is_probed() {
-        env.filter.topic()
-    } else {
-        None
-    };
+    let topic = site.is_probed().then(|| env.filter.topic()).flatten();
     let wanted = Wanted {
         context: *context,
         body_text: topic.is_some(),
@@ -118,6 +116,7 @@ fn parse_page(
             soft_404_suspect: false,
             learned,
             extra_requests,
+            cookies,
             bytes,
             title: extracted.title.clone(),
             canonical: String::new(),
@@ -149,6 +148,7 @@ fn parse_page(
         soft_404_suspect,
         learned,
         extra_requests,
+        cookies,
         bytes,
         title,
         canonical,

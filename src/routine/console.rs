@@ -185,6 +185,7 @@ impl EventWriter {
                 status,
                 bytes,
                 elapsed,
+                set_cookie,
             } => {
                 self.name.clear();
                 let _ = write!(self.name, "{}", ctx.sites.get(*site).origin);
@@ -196,7 +197,8 @@ impl EventWriter {
                         url.as_str()
                     ));
                 }
-                self.logs.request(name, url.as_str(), *status, *bytes, ms)
+                self.logs
+                    .request(name, url.as_str(), *status, *bytes, ms, set_cookie)
             }
             LogEvent::Problem { site, url, what } => {
                 progress.problems += 1;

@@ -18,6 +18,7 @@ fn open(path: &Path, header: &[&str]) -> std::io::Result<csv::Writer<BufWriter<F
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
+    set_aside_if_other_columns(path, header)?;
     let file = OpenOptions::new().create(true).append(true).open(path)?;
     let empty = file.metadata()?.len() == 0;
     let mut w = csv::WriterBuilder::new()
@@ -29,13 +30,41 @@ fn open(path: &Path, header: &[&str]) -> std::io::Result<csv::Writer<BufWriter<F
     Ok(w)
 }
 
+/// A log file written by a version with other columns (the common log gained `SetCookie`)
+/// is renamed `<name>.old-<unix time>.csv` so that no file mixes two layouts.
+fn set_aside_if_other_columns(path: &Path, header: &[&str]) -> std::io::Result<()> {
+    use std::io::BufRead;
+    let Ok(file) = File::open(path) else {
+        return Ok(());
+    };
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first)?;
+    if first.is_empty() || first.trim_end() == header.join(",") {
+        return Ok(());
+    }
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let aside = path.with_file_name(format!("{}.old-{secs}.csv", stem.unwrap_or_default()));
+    std::fs::rename(path, aside)
+}
+
 impl LogFiles {
     /// Opens (creating folders and headers as needed) both files.
     pub fn open(common: &Path, errors: &Path) -> std::io::Result<Self> {
         Ok(LogFiles {
             common: open(
                 common,
-                &["Time", "Site", "Url", "Status", "Bytes", "Milliseconds"],
+                &[
+                    "Time",
+                    "Site",
+                    "Url",
+                    "Status",
+                    "Bytes",
+                    "Milliseconds",
+                    "SetCookie",
+                ],
             )?,
             errors: open(errors, &["Time", "Site", "Url", "Problem"])?,
             paths: (common.to_owned(), errors.to_owned()),
@@ -50,6 +79,7 @@ impl LogFiles {
         status: u16,
         bytes: u64,
         ms: u128,
+        set_cookie: &str,
     ) -> std::io::Result<()> {
         let t = utc_timestamp(SystemTime::now());
         self.common.write_record([
@@ -59,6 +89,7 @@ impl LogFiles {
             &status.to_string(),
             &bytes.to_string(),
             &ms.to_string(),
+            set_cookie,
         ])?;
         Ok(())
     }
@@ -135,11 +166,38 @@ mod tests {
         let (c, e) = (dir.path().join("l/c.csv"), dir.path().join("l/e.csv"));
         for _ in 0..2 {
             let mut l = LogFiles::open(&c, &e).unwrap();
-            l.request("s", "u", 200, 10, 5).unwrap();
+            l.request("s", "u", 200, 10, 5, "").unwrap();
+            l.request("s", "v", 302, 0, 5, "sid;wall").unwrap();
             l.flush().unwrap();
         }
         let text = std::fs::read_to_string(&c).unwrap();
-        assert_eq!(text.lines().count(), 3);
-        assert!(text.starts_with("Time,Site,Url,Status,Bytes,Milliseconds\n"));
+        assert_eq!(text.lines().count(), 5);
+        assert!(text.starts_with("Time,Site,Url,Status,Bytes,Milliseconds,SetCookie\n"));
+        assert!(
+            text.lines()
+                .nth(2)
+                .unwrap()
+                .ends_with(",s,v,302,0,5,sid;wall")
+        );
+    }
+
+    #[test]
+    fn a_log_of_other_columns_is_set_aside_not_mixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (c, e) = (dir.path().join("c.csv"), dir.path().join("e.csv"));
+        let old = "Time,Site,Url,Status,Bytes,Milliseconds\nt,s,u,200,1,1\n";
+        std::fs::write(&c, old).unwrap();
+        let mut l = LogFiles::open(&c, &e).unwrap();
+        l.request("s", "u", 200, 10, 5, "").unwrap();
+        l.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&c).unwrap().lines().count(), 2);
+        let aside: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with("c.old-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        let kept = std::fs::read_to_string(dir.path().join(&aside[0])).unwrap();
+        assert_eq!(kept, old);
     }
 }

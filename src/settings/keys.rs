@@ -392,7 +392,7 @@ pub const KEYS: &[KeyDef] = &[
         "CommonLogFile",
         "logs/common_log.csv",
         ValueKind::Path,
-        "One row per request: time, site, url, status, bytes, milliseconds."
+        "One row per request: time, site, url, status, bytes, milliseconds, the cookies its answer set (SetCookie)."
     ),
     key!(
         "Files",
@@ -442,6 +442,13 @@ pub const KEYS: &[KeyDef] = &[
         "",
         ValueKind::ResolveList,
         "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port)."
+    ),
+    key!(
+        "HTTP",
+        "Cookies",
+        "yes",
+        ValueKind::Flag,
+        "yes: each site keeps a cookie jar (RFC 6265: domain, path, expiry, Secure; cookies set on redirects too), sends its cookies back on the site's requests and never to another site, and saves it with the crawl's state; the common log's SetCookie column names the cookies each answer set. Sites with a cookie wall or a session id written into every link until the cookie comes back need it. no: no cookies are kept or sent."
     ),
     key!(
         "HTTP",

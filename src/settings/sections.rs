@@ -161,6 +161,8 @@ pub struct HttpSettings {
     pub resolve: Arc<[ResolveEntry]>,
     /// `CaFile`, resolved (`None`: empty).
     pub ca_file: Option<PathBuf>,
+    /// `Cookies`: each site keeps a cookie jar (SPEC §14).
+    pub cookies: bool,
 }
 
 /// What is crawled of a site (SPEC §2, §9).

@@ -5,6 +5,7 @@
 
 pub mod chromium;
 pub mod conformance;
+pub mod cookie_sites;
 pub mod dynweb;
 pub mod pg;
 pub mod routine;

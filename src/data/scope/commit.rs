@@ -139,6 +139,16 @@ impl ScopeGraph {
                     }
                     self.set_learned(site, rules.as_ref().clone());
                 }
+                if let Some(jar) = &page.cookies {
+                    let site = self.recs[task as usize].site;
+                    if let Some(j) = self.journal.as_mut() {
+                        j.put(&Entry::Cookies {
+                            site,
+                            jar: jar.as_ref().clone(),
+                        });
+                    }
+                    self.set_cookies(site, jar.as_ref().clone());
+                }
                 page.extra_requests
             }
             _ => 0,

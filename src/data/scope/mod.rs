@@ -26,6 +26,7 @@ pub mod graph;
 mod levels;
 mod link_store;
 pub(crate) mod replay;
+mod site_memory;
 mod snapshot;
 pub(crate) mod traps;
 pub(super) mod yields;
@@ -264,9 +265,8 @@ pub(crate) struct ScopeGraph {
     /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
     /// id → task URL id.
     hop_claims: HashMap<u32, u32>,
-    /// What each local site changes per response, as learned so far (SPEC §14), in the order
-    /// the sites first learned something.
-    learned: Vec<(u16, crate::fold::SiteRules)>,
+    /// What each local site changes per response and its cookie jar (SPEC §14).
+    memory: site_memory::SiteMemory,
     /// Hop targets no link had named yet when a redirect chain took them: URL → task URL id.
     /// A page recorded meanwhile that links to one finds it taken (not queued): it was
     /// fetched twice, once by the chain and once from the frontier (`tests/downloaders.rs`
@@ -334,7 +334,7 @@ impl ScopeGraph {
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
-            learned: Vec::new(),
+            memory: site_memory::SiteMemory::default(),
         }
     }
 
@@ -509,23 +509,6 @@ impl ScopeGraph {
             return self.sites.iter().position(|&s| s == site);
         }
         self.local_of.get(&site).map(|&l| usize::from(l))
-    }
-
-    /// Sets what local site `site` changes per response (its rules so far).
-    pub(crate) fn set_learned(&mut self, site: u16, rules: crate::fold::SiteRules) {
-        match self.learned.iter_mut().find(|(s, _)| *s == site) {
-            Some(slot) => slot.1 = rules,
-            None => self.learned.push((site, rules)),
-        }
-    }
-
-    /// What the scope's sites change per response, by origin (to install in this run's sites
-    /// when a saved scope is continued).
-    pub(crate) fn learned(&self) -> Vec<(Origin, crate::fold::SiteRules)> {
-        self.learned
-            .iter()
-            .filter_map(|(s, r)| Some((self.site_origins.get(usize::from(*s))?.clone(), r.clone())))
-            .collect()
     }
 
     /// The normalized URL of `id`.

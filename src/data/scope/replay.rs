@@ -55,6 +55,12 @@ impl ScopeGraph {
                     }
                     self.set_learned(site, rules);
                 }
+                Entry::Cookies { site, jar } => {
+                    if usize::from(site) >= self.sites.len() {
+                        return Err(corrupt("cookies of an unknown site"));
+                    }
+                    self.set_cookies(site, jar);
+                }
                 Entry::AddScope { .. } => return Err(corrupt("a scope created twice")),
                 Entry::Retired(_) => return Err(corrupt("records after a scope was retired")),
                 Entry::Revived { .. } => return Err(corrupt("a live scope revived")),

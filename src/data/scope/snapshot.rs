@@ -96,11 +96,7 @@ impl ScopeGraph {
             out.put_var(u64::from(p.site));
             out.put_var(u64::from(p.url));
         }
-        out.put_var(self.learned.len() as u64);
-        for (site, rules) in &self.learned {
-            out.put_var(u64::from(*site));
-            rules.put(out);
-        }
+        self.memory.put(out);
     }
 
     /// Decodes a scope; its sites are unbound until the caller binds them to this run's ids.
@@ -175,14 +171,7 @@ impl ScopeGraph {
             }
             g.pulls.push(PullRec { pull, site, url });
         }
-        for _ in 0..r.var()? {
-            let site = u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?;
-            if usize::from(site) >= g.sites.len().max(1) {
-                return Err(Corrupt("rules of an unknown site"));
-            }
-            let rules = crate::fold::SiteRules::read(&mut r)?;
-            g.set_learned(site, rules);
-        }
+        g.memory = super::site_memory::SiteMemory::read(&mut r, g.sites.len())?;
         if !r.is_empty() {
             return Err(Corrupt("trailing bytes"));
         }

@@ -30,6 +30,8 @@ pub struct OwnedHead {
     pub content_encoding: Option<String>,
     /// `Content-Length`.
     pub content_length: Option<u64>,
+    /// Every `Set-Cookie` value.
+    pub set_cookies: Vec<String>,
 }
 
 impl OwnedHead {
@@ -40,6 +42,7 @@ impl OwnedHead {
             location: self.location.as_deref(),
             content_type: self.content_type.as_deref(),
             retry_after: self.retry_after.as_deref(),
+            set_cookies: &self.set_cookies,
         }
     }
 

@@ -64,6 +64,8 @@ pub(super) struct Conn {
     pub(super) req: Option<ReqId>,
     /// The URL requested, to send it again on a fresh connection.
     pub(super) url: Option<NormUrl>,
+    /// The request's `Cookie` header, to send it again with the URL.
+    pub(super) cookie: Option<String>,
     pub(super) connected: bool,
     /// It served a request before this one: the server may have closed it meanwhile.
     pub(super) reused: bool,
@@ -122,15 +124,18 @@ pub(super) fn origin_key(url: &url::Url) -> u64 {
 pub(super) fn prepare(
     url: &NormUrl,
     user_agent: &str,
+    cookie: Option<&str>,
     buffer: &mut [u8],
 ) -> Result<(Vec<u8>, Call<RecvResponse>), FetchError> {
     let bad = |what: &str| FetchError::Other(format!("cannot build the request ({what})"));
-    let request = Request::get(request_uri(url))
+    let mut request = Request::get(request_uri(url))
         .header("user-agent", user_agent)
         .header("accept", ACCEPT)
-        .header("accept-encoding", ACCEPT_ENCODING)
-        .body(())
-        .map_err(|e| bad(&e.to_string()))?;
+        .header("accept-encoding", ACCEPT_ENCODING);
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    let request = request.body(()).map_err(|e| bad(&e.to_string()))?;
     let mut call = Call::new(request)
         .map_err(|e| bad(&e.to_string()))?
         .proceed();
@@ -411,6 +416,13 @@ fn own_head(conn: &mut Conn, response: &ureq_proto::http::Response<()>) -> Owned
         content_type: header("content-type"),
         retry_after: header("retry-after"),
         content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
+        set_cookies: crate::fetch::client::set_cookies(
+            response
+                .headers()
+                .get_all("set-cookie")
+                .iter()
+                .map(|v| v.as_bytes()),
+        ),
         content_encoding: encoding.clone(),
     };
     conn.encoding = encoding;

@@ -133,12 +133,14 @@ impl Connections {
     }
 
     /// Sends a GET for `url` of `site` in the site's `turn` (ended once the request is
-    /// written). On an idle connection of the site if there is one.
+    /// written), with the site's cookies for it. On an idle connection of the site if there
+    /// is one.
     pub fn send(
         &mut self,
         req: ReqId,
         site: SiteId,
         url: &NormUrl,
+        cookie: Option<String>,
         turn: SendTurn,
     ) -> Result<ConnRef, NotSent> {
         let parsed = url.as_url();
@@ -147,8 +149,13 @@ impl Connections {
             "https" => true,
             _ => return Err(NotSent::Elsewhere),
         };
-        let (out, call) = prepare(url, &self.settings.user_agent, &mut self.request_buffer)
-            .map_err(NotSent::Failed)?;
+        let (out, call) = prepare(
+            url,
+            &self.settings.user_agent,
+            cookie.as_deref(),
+            &mut self.request_buffer,
+        )
+        .map_err(NotSent::Failed)?;
         let now = Instant::now();
         let origin = origin_key(parsed);
         let index = match self.take_idle(site, origin) {
@@ -177,6 +184,7 @@ impl Connections {
         };
         conn.req = Some(req);
         conn.url = Some(url.clone());
+        conn.cookie = cookie;
         conn.state = State::Head(call);
         conn.out = out;
         conn.out_pos = 0;
@@ -371,6 +379,7 @@ impl Connections {
             addr,
             req,
             url,
+            cookie,
             reused,
             answered,
             connected,
@@ -402,7 +411,7 @@ impl Connections {
             };
             let sent = self
                 .open(site, origin, tls, addrs, Instant::now())
-                .and_then(|index| self.start_on(index, req, url, turn));
+                .and_then(|index| self.start_on(index, req, url, cookie, turn));
             match sent {
                 Ok(()) => return,
                 Err(e) => {
@@ -420,9 +429,15 @@ impl Connections {
         index: usize,
         req: ReqId,
         url: &NormUrl,
+        cookie: Option<String>,
         turn: Option<SendTurn>,
     ) -> Result<(), FetchError> {
-        let (out, call) = prepare(url, &self.settings.user_agent, &mut self.request_buffer)?;
+        let (out, call) = prepare(
+            url,
+            &self.settings.user_agent,
+            cookie.as_deref(),
+            &mut self.request_buffer,
+        )?;
         self.generation += 1;
         let generation = self.generation;
         let now = Instant::now();
@@ -431,6 +446,7 @@ impl Connections {
         };
         conn.req = Some(req);
         conn.url = Some(url.clone());
+        conn.cookie = cookie;
         conn.state = State::Head(call);
         conn.out = out;
         conn.turn = turn;
@@ -452,6 +468,7 @@ impl Connections {
         };
         conn.req = None;
         conn.url = None;
+        conn.cookie = None;
         conn.turn = None;
         conn.state = State::Idle;
         conn.body = Vec::new();

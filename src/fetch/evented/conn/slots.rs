@@ -96,6 +96,7 @@ impl Connections {
             state: State::Idle,
             req: None,
             url: None,
+            cookie: None,
             connected: false,
             reused: false,
             close_after: false,

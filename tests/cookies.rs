@@ -1,0 +1,188 @@
+//! Sites that need a cookie jar (SPEC §14, issue 47 case 7), through both downloaders: a
+//! cookie wall is passed (and is a redirect loop with `Cookies = no`), a Java-style server
+//! that writes `;jsessionid=` into links until its cookie comes back is crawled in one session
+//! with one node per page, the common log names the cookies each answer set, and a stopped
+//! crawl continues in the same session (the jar is saved with the state).
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::cookie_sites::{JavaSite, install_wall, wall_pages};
+use common::{TestWeb, crawl, prepare, read_csv, run_in};
+
+fn paths(files: &common::SiteFiles, origin: &str) -> BTreeSet<String> {
+    files
+        .nodes
+        .iter()
+        .map(|(_, l, _)| l.strip_prefix(origin).unwrap_or(l).to_owned())
+        .collect()
+}
+
+/// The common log's rows as (url, status, set-cookie).
+fn common_log(dir: &std::path::Path) -> Vec<(String, String, String)> {
+    let (header, rows) = read_csv(&dir.join("logs/common_log.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (u, s, c) = (col("Url"), col("Status"), col("SetCookie"));
+    rows.iter()
+        .map(|r| (r[u].clone(), r[s].clone(), r[c].clone()))
+        .collect()
+}
+
+#[test]
+fn a_cookie_wall_is_passed_with_the_jar_and_is_a_loop_without_it() {
+    for downloader in ["DT0", "DT1"] {
+        let web = TestWeb::new();
+        install_wall(&web, "a.test");
+        let origin = web.origin("a.test");
+        let c = crawl(
+            std::slice::from_ref(&origin),
+            &[("DownloadingThread", downloader)],
+        );
+        let files = c.site(&format!("a.test_{}", web.port()));
+        let expected: BTreeSet<String> = wall_pages().iter().map(|p| (*p).to_owned()).collect();
+        assert_eq!(paths(&files, &origin), expected, "{downloader}");
+        // The gate's hops are no addresses of a page.
+        assert!(
+            files
+                .duplicates
+                .iter()
+                .all(|(u, _, _)| !u.contains("/check")),
+            "{downloader}: {:?}",
+            files.duplicates
+        );
+        let log = common_log(c.dir.path());
+        let set: Vec<_> = log.iter().filter(|(_, _, c)| !c.is_empty()).collect();
+        assert_eq!(
+            set.len(),
+            1,
+            "{downloader}: the cookie is set once: {log:?}"
+        );
+        assert!(
+            set[0].0.contains("/check?to=/") && set[0].2 == "wall",
+            "{set:?}"
+        );
+        // Once through the wall, every page is one request.
+        assert_eq!(log.len(), 1 + 3 + 4, "{downloader}: {log:?}");
+
+        let off = crawl(
+            std::slice::from_ref(&origin),
+            &[("DownloadingThread", downloader), ("Cookies", "no")],
+        );
+        let files = off.site(&format!("a.test_{}", web.port()));
+        assert!(files.nodes.is_empty(), "{downloader}: {:?}", files.nodes);
+        let errors = std::fs::read_to_string(off.dir.path().join("logs/error_log.csv")).unwrap();
+        assert!(errors.contains("redirect loop"), "{errors}");
+        assert!(
+            common_log(off.dir.path())
+                .iter()
+                .all(|(_, _, c)| c.is_empty()),
+            "Cookies = no keeps none"
+        );
+    }
+}
+
+#[test]
+fn a_session_site_is_crawled_in_one_session_one_node_per_page() {
+    for downloader in ["DT0", "DT1"] {
+        let web = TestWeb::new();
+        let site = JavaSite::default();
+        site.install(&web, "b.test");
+        let origin = web.origin("b.test");
+        let c = crawl(
+            std::slice::from_ref(&origin),
+            &[("DownloadingThread", downloader)],
+        );
+        let files = c.site(&format!("b.test_{}", web.port()));
+        let pages: BTreeSet<String> = paths(&files, &origin)
+            .iter()
+            .map(|p| p.split(";jsessionid=").next().unwrap().to_owned())
+            .collect();
+        assert_eq!(files.nodes.len(), 21, "{downloader}: {:?}", files.nodes);
+        assert_eq!(
+            pages,
+            JavaSite::pages().into_iter().collect(),
+            "{downloader}"
+        );
+        assert_eq!(
+            site.sessions(),
+            1,
+            "{downloader}: one session for the whole crawl"
+        );
+        // The home page's links carry the session; the plain menu links of the pages below
+        // are the same pages — with the jar, the same bytes too (equal bytes keep the
+        // paper's reason, so static sites' results do not change).
+        let aliases: BTreeSet<(String, &str)> = files
+            .duplicates
+            .iter()
+            .map(|(u, _, r)| (u.strip_prefix(&origin).unwrap_or(u).to_owned(), r.as_str()))
+            .collect();
+        let plain: BTreeSet<(String, &str)> = (1..=4)
+            .map(|s| (format!("/s{s}"), "same content"))
+            .collect();
+        assert_eq!(aliases, plain, "{downloader}");
+        files.assert_levels_are_bfs_depths();
+        let requests = web.server.requests().len();
+        // robots.txt, 21 pages, the 4 plain section URLs, and the second copies of the home
+        // page and of the first page of levels 1 and 2 (its two copies differ: the first
+        // carries the new session): not 500 pages of fresh sessions.
+        let targets: Vec<String> = web
+            .server
+            .requests()
+            .iter()
+            .map(|r| r.target.clone())
+            .collect();
+        assert!(
+            requests <= 1 + 21 + 4 + 3,
+            "{downloader}: {requests} requests {targets:?}"
+        );
+    }
+}
+
+#[test]
+fn a_stopped_crawl_continues_in_the_same_session() {
+    let web = TestWeb::new();
+    let site = JavaSite::default();
+    site.install(&web, "b.test");
+    let origin = web.origin("b.test");
+    let dir = prepare(
+        std::slice::from_ref(&origin),
+        &[("DefaultCrawlDelay", "150")],
+    );
+    // The crawler is asked to stop once the server has answered six requests.
+    let stop = dir.path().join("stop.txt");
+    let first = std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..1000 {
+                if web.server.requests().len() >= 6 {
+                    std::fs::write(&stop, "").unwrap();
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        run_in(dir.path())
+    });
+    assert!(
+        !first.reason.is_complete(),
+        "the first run stops before the end: {:?}",
+        first.reason
+    );
+    let fetched_first = web.server.requests().len();
+    assert!(fetched_first < 1 + 21 + 4, "{fetched_first}");
+    assert_eq!(site.sessions(), 1);
+    std::fs::remove_file(dir.path().join("stop.txt")).ok();
+    run_in(dir.path());
+    assert_eq!(
+        site.sessions(),
+        1,
+        "the continued crawl sends the saved session cookie"
+    );
+    let files = common::SiteFiles::read(
+        &dir.path()
+            .join("results")
+            .join(format!("b.test_{}", web.port())),
+    );
+    assert_eq!(files.nodes.len(), 21, "{:?}", files.nodes);
+}
