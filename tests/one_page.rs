@@ -166,3 +166,133 @@ fn each_case_folds_its_aliases_and_keeps_the_twins() {
     assert_eq!(reason(2, "/news/index.html"), "same content");
     assert_eq!(reason(3, "/news/1?print=1"), "print version");
 }
+
+/// Requests a crawl made besides one per URL: second copies (the same target asked for again)
+/// and soft-404 probes.
+fn extra_requests(web: &TestWeb, host: &str) -> (usize, usize) {
+    let targets: Vec<String> = web
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == host)
+        .map(|r| r.target)
+        .collect();
+    let distinct: BTreeSet<&String> = targets.iter().collect();
+    let probes = targets
+        .iter()
+        .filter(|t| t.contains(rccrawler::fold::SOFT_404_PROBE))
+        .count();
+    (targets.len() - distinct.len() + probes, targets.len())
+}
+
+#[test]
+fn extra_requests_stay_within_a_tenth_on_the_fixture_web_and_are_logged() {
+    let web = TestWeb::new();
+    let hosts = ["b.test", "c.test", "new.test"];
+    let sites = [
+        DynSite {
+            volatile: true,
+            aliases: true,
+            ..DynSite::default()
+        },
+        DynSite {
+            own_url: true,
+            soft404: true,
+            ..DynSite::default()
+        },
+        DynSite::mixed(),
+    ];
+    for (host, site) in hosts.iter().zip(sites) {
+        site.install(&web, host);
+    }
+    let origins: Vec<String> = hosts.iter().map(|h| web.origin(h)).collect();
+    let c = crawl(&origins, &[]);
+    let (mut extra, mut all) = (0, 0);
+    for host in hosts {
+        let (e, n) = extra_requests(&web, host);
+        eprintln!("{host}: {e} extra of {n} requests");
+        extra += e;
+        all += n;
+    }
+    assert!(extra > 0, "the dynamic sites are sampled");
+    assert!(extra * 10 <= all, "{extra} extra of {all} requests");
+    // Every request is in the common log, and `Fetched` counts the extra ones too.
+    let (_, log) = common::read_csv(&c.dir.path().join("logs/common_log.csv"));
+    assert_eq!(log.len(), all, "one common log row per request");
+    let (header, rows) = common::read_csv(&c.dir.path().join("results/summary.csv"));
+    let col = |n: &str| header.iter().position(|h| h == n).expect(n);
+    let fetched: usize = rows
+        .iter()
+        .map(|r| r[col("Fetched")].parse::<usize>().expect("a count"))
+        .sum();
+    // robots.txt is a request but no fetch of the crawl's.
+    assert_eq!(fetched + hosts.len(), all, "{rows:?}");
+}
+
+#[test]
+fn a_static_site_costs_no_extra_request_and_folds_like_exact() {
+    let web = TestWeb::new();
+    common::webgen::install(
+        &web,
+        common::webgen::WebSpec {
+            host: "a.test",
+            pages: 150,
+            seed: 9,
+            delay: std::time::Duration::ZERO,
+            slow: vec![],
+        },
+    );
+    let origin = web.origin("a.test");
+    let folder = format!("a.test_{}", web.port());
+    let fold = crawl(std::slice::from_ref(&origin), &[]);
+    let (extra, all) = extra_requests(&web, "a.test");
+    assert_eq!(extra, 0, "{all} requests");
+    let exact = crawl(std::slice::from_ref(&origin), &[("Duplicates", "exact")]);
+    let dir = |c: &common::Crawled| c.results().join(&folder);
+    let (fold_files, exact_files) = (
+        common::result_bytes(&dir(&fold)),
+        common::result_bytes(&dir(&exact)),
+    );
+    assert!(
+        fold.site(&folder)
+            .duplicates
+            .iter()
+            .any(|(_, _, r)| r == "same content"),
+        "the generated site has same-content copies"
+    );
+    for ((name, a), (_, b)) in fold_files.iter().zip(&exact_files) {
+        assert!(
+            a == b,
+            "{name} differs between fold and exact on a static site"
+        );
+    }
+}
+
+#[test]
+fn duplicates_exact_keeps_the_papers_rule_on_the_fixture_web() {
+    let site = DynSite::mixed();
+    let seen = crawl_sites(&[("new.test", site)], &[("Duplicates", "exact")]);
+    let seen = &seen[0];
+    let true_pages = site.true_pages().len();
+    // Every alias whose bytes differ is a node of its own, soft 404s included.
+    assert!(
+        seen.nodes.len() > 2 * true_pages,
+        "{} nodes: {:?}",
+        seen.nodes.len(),
+        seen.nodes
+    );
+    assert!(seen.bad.values().all(|r| r != "soft 404"), "{:?}", seen.bad);
+    assert!(
+        seen.duplicates
+            .values()
+            .all(|r| matches!(r.as_str(), "same content" | "redirect" | "meta refresh")),
+        "{:?}",
+        seen.duplicates
+    );
+    // No second copies and no probes: the paper's rule needs none.
+    assert_eq!(
+        seen.requests,
+        seen.nodes.len() + seen.duplicates.len() + seen.bad.len() + 1,
+        "one request per URL, and robots.txt"
+    );
+}
