@@ -4,7 +4,7 @@
 //!   and comments left out, nonces, CSRF tokens, hidden inputs' values and session ids in
 //!   URLs masked, and the site's learned rules applied ([`super::rules`]);
 //! - `own`: that, with the page's own address masked wherever it writes it
-//!   ([`super::own_url`]);
+//!   (`own_url`);
 //! - `text`: the words a person reads outside navigation, headers, footers and forms — what a
 //!   print version or another template of the page shares with it (0 when under
 //!   [`MIN_TEXT_WORDS`]).

@@ -1,5 +1,5 @@
 //! Learning what a site changes per response (SPEC §14): a page fetched twice, both copies cut
-//! into tokens ([`super::scan`]) and compared (Myers' diff, the `similar` crate), and every
+//! into tokens (`scan`) and compared (Myers' diff, the `similar` crate), and every
 //! difference turned into a rule ([`super::rules`]):
 //!
 //! - children of one element in another order (a shuffled "related" box): that element's
@@ -7,7 +7,7 @@
 //! - otherwise each changed word becomes "a word of this shape at this place", and each
 //!   changed attribute value "a value of this shape for this attribute of this element".
 //!
-//! Two copies that differ in more than [`MAX_CHANGED`] of their tokens teach nothing: such a
+//! Two copies that differ in more than `MAX_CHANGED` (half) of their tokens teach nothing: such a
 //! page is not one page served twice with a few per-request parts.
 
 use std::time::{Duration, Instant};

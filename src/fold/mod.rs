@@ -1,7 +1,7 @@
 //! One page, one node (SPEC §2.6, §14): what makes two URLs of a site one page when their bytes
 //! differ.
 //!
-//! The parser gives every page three digests besides its exact hash ([`digest`]): with the
+//! The parser gives every page three digests besides its exact hash ([`digest()`]): with the
 //! parts that change per response masked, with its own address masked too, and of its text
 //! alone. The graph (`data::scope::graph`) then folds a URL into the node of an earlier
 //! page whose exact hash, or else request digest, or else own-address digest is equal — or,

@@ -1,5 +1,5 @@
 //! What a site's pages change from one response to the next, learned by fetching a page twice
-//! ([`super::learn`]) and applied to every digest of the site's pages ([`super::digest`]).
+//! ([`super::learn`]) and applied to every digest of the site's pages ([`super::digest()`]).
 //!
 //! A rule names a place and a shape, never a value: "a word shaped like `99:99:99` after
 //! `at` in the footer's `<span>`", "the `value` of this form's hidden input", "the items of
@@ -39,7 +39,7 @@ impl SiteRules {
         self.words.len() + self.values.len() + self.unordered.len()
     }
 
-    /// Adds `other`'s rules (up to [`MAX_RULES`]); whether any was new.
+    /// Adds `other`'s rules (up to `MAX_RULES`); whether any was new.
     pub fn absorb(&mut self, other: &SiteRules) -> bool {
         let before = self.len();
         for &w in &other.words {
