@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::cookie_sites::{JavaSite, install_wall, wall_pages};
+use common::cookie_sites::{JavaSite, UrlVisitSite, install_wall, wall_pages};
 use common::{TestWeb, crawl, prepare, read_csv, run_in};
 
 fn paths(files: &common::SiteFiles, origin: &str) -> BTreeSet<String> {
@@ -185,4 +185,32 @@ fn a_stopped_crawl_continues_in_the_same_session() {
             .join(format!("b.test_{}", web.port())),
     );
     assert_eq!(files.nodes.len(), 21, "{:?}", files.nodes);
+}
+
+#[test]
+fn a_visit_kept_in_the_urls_is_detected_and_names_its_aliases() {
+    let web = TestWeb::new();
+    UrlVisitSite::default().install(&web, "c.test");
+    let origin = web.origin("c.test");
+    let c = crawl(std::slice::from_ref(&origin), &[]);
+    let files = c.site(&format!("c.test_{}", web.port()));
+    let pages: BTreeSet<String> = paths(&files, &origin)
+        .iter()
+        .map(|p| p.split('?').next().unwrap().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = UrlVisitSite::pages()
+        .iter()
+        .map(|p| (*p).to_owned())
+        .collect();
+    assert_eq!(files.nodes.len(), 5, "{:?}", files.nodes);
+    assert_eq!(pages, expected);
+    // The home page under the visit's URL: its bytes differ (a nonce), the parameter is
+    // named by what the home page's two copies showed.
+    let home_alias: Vec<_> = files
+        .duplicates
+        .iter()
+        .filter(|(u, _, _)| u.starts_with(&format!("{origin}/?visit=")))
+        .collect();
+    assert_eq!(home_alias.len(), 1, "{:?}", files.duplicates);
+    assert_eq!(home_alias[0].2, "session id", "{:?}", files.duplicates);
 }

@@ -16,6 +16,7 @@ pub mod learning;
 mod own_url;
 pub mod rules;
 mod scan;
+pub mod session;
 pub mod url_shape;
 
 pub use digest::{Digests, digest};

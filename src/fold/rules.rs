@@ -6,6 +6,8 @@
 //! the `<ul class="related">` in any order". Two pages that differ in a word of another shape,
 //! or at another place — a price, a name, a date in the text — stay two pages.
 
+use std::collections::BTreeSet;
+
 use hashbrown::HashSet;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -26,17 +28,23 @@ pub struct SiteRules {
     pub(crate) values: HashSet<(u64, u64)>,
     /// Element paths whose children come in an order that changes per response.
     pub(crate) unordered: HashSet<u64>,
+    /// Query parameters found to be session ids (lower case): every internal link carries
+    /// one value, and the page's second copy another ([`super::session`]).
+    pub session_params: BTreeSet<String>,
 }
 
 impl SiteRules {
     /// Whether it holds no rule.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.values.is_empty() && self.unordered.is_empty()
+        self.words.is_empty()
+            && self.values.is_empty()
+            && self.unordered.is_empty()
+            && self.session_params.is_empty()
     }
 
     /// How many rules it holds.
     pub fn len(&self) -> usize {
-        self.words.len() + self.values.len() + self.unordered.len()
+        self.words.len() + self.values.len() + self.unordered.len() + self.session_params.len()
     }
 
     /// Adds `other`'s rules (up to `MAX_RULES`); whether any was new.
@@ -56,6 +64,11 @@ impl SiteRules {
         for &u in &other.unordered {
             if self.len() < MAX_RULES {
                 self.unordered.insert(u);
+            }
+        }
+        for p in &other.session_params {
+            if self.len() < MAX_RULES {
+                self.session_params.insert(p.clone());
             }
         }
         self.len() != before
@@ -95,6 +108,10 @@ impl SiteRules {
         for u in unordered {
             out.put_var(u);
         }
+        out.put_var(self.session_params.len() as u64);
+        for p in &self.session_params {
+            out.put_bytes(p.as_bytes());
+        }
     }
 
     /// Reads what [`Self::put`] wrote.
@@ -111,6 +128,9 @@ impl SiteRules {
         }
         for _ in 0..r.var()?.min(MAX_RULES as u64 * 4) {
             rules.unordered.insert(r.var()?);
+        }
+        for _ in 0..r.var()?.min(MAX_RULES as u64) {
+            rules.session_params.insert(r.str()?.to_owned());
         }
         Ok(rules)
     }
@@ -180,6 +200,7 @@ mod tests {
         r.add_word_at(7, place(7, Some("at")), shape("12:00:00"));
         r.values.insert((value_place(3, "value"), shape("abc")));
         r.unordered.insert(99);
+        r.session_params.insert("visit".into());
         let mut a = Vec::new();
         r.put(&mut a);
         let back = SiteRules::read(&mut Reader::new(&a)).unwrap_or_default();

@@ -3,6 +3,8 @@
 //! slash, a print or AMP marker, another case of the path. Only a reason: the content decides
 //! whether the two are one page, the shape says what made the second URL.
 
+use std::collections::BTreeSet;
+
 use url::Url;
 
 use super::digest::is_session_param;
@@ -166,7 +168,7 @@ pub fn print_target(url: &str) -> Option<String> {
 pub fn canonical(url: &str) -> Option<String> {
     let p = Parts::of(url)?
         .without_tracking()
-        .without_session()
+        .without_session(&BTreeSet::new())
         .without_index()
         .without_trailing_slash()
         .without_print()
@@ -223,8 +225,10 @@ impl Parts {
         self
     }
 
-    fn without_session(mut self) -> Self {
-        self.query.retain(|(k, _)| !is_session_param(k));
+    fn without_session(mut self, detected: &BTreeSet<String>) -> Self {
+        self.query.retain(|(k, _)| {
+            !is_session_param(k) && !detected.contains(k.to_ascii_lowercase().as_str())
+        });
         let lower = self.path.to_ascii_lowercase();
         if let Some(i) = lower.find(";jsessionid=") {
             self.path.truncate(i);
@@ -272,18 +276,24 @@ impl Parts {
 /// The shape that makes `alias` the URL of `node`'s page, if one does (each shape applied on
 /// top of those before it, so a tracked link to an index document still says why).
 pub fn shape_reason(alias: &str, node: &str) -> Option<ShapeReason> {
+    shape_reason_in(alias, node, &BTreeSet::new())
+}
+
+/// [`shape_reason`] on a site whose links showed `session` to be session ids too
+/// ([`super::session`]).
+pub fn shape_reason_in(alias: &str, node: &str, session: &BTreeSet<String>) -> Option<ShapeReason> {
     let (mut a, mut n) = (Parts::of(alias)?, Parts::of(node)?);
     if a == n || a.origin != n.origin {
         return None;
     }
-    type Step = fn(Parts) -> Parts;
-    let steps: [(Step, ShapeReason); 6] = [
-        (Parts::without_tracking, ShapeReason::TrackingParameter),
-        (Parts::without_session, ShapeReason::SessionId),
-        (Parts::without_index, ShapeReason::IndexDocument),
-        (Parts::without_trailing_slash, ShapeReason::TrailingSlash),
-        (Parts::without_print, ShapeReason::PrintVersion),
-        (Parts::lower_case, ShapeReason::CaseInsensitive),
+    let without_session = |p: Parts| p.without_session(session);
+    let steps: [(&dyn Fn(Parts) -> Parts, ShapeReason); 6] = [
+        (&Parts::without_tracking, ShapeReason::TrackingParameter),
+        (&without_session, ShapeReason::SessionId),
+        (&Parts::without_index, ShapeReason::IndexDocument),
+        (&Parts::without_trailing_slash, ShapeReason::TrailingSlash),
+        (&Parts::without_print, ShapeReason::PrintVersion),
+        (&Parts::lower_case, ShapeReason::CaseInsensitive),
     ];
     for (step, reason) in steps {
         let (a2, n2) = (step(a.clone()), step(n.clone()));
@@ -299,6 +309,22 @@ pub fn shape_reason(alias: &str, node: &str) -> Option<ShapeReason> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_detected_session_parameter_names_its_aliases_only_where_detected() {
+        let visit: BTreeSet<String> = ["visit".to_owned()].into();
+        let (alias, node) = ("http://a.test/x?Visit=00ab12&p=2", "http://a.test/x?p=2");
+        assert_eq!(shape_reason(alias, node), None);
+        assert_eq!(
+            shape_reason_in(alias, node, &visit),
+            Some(ShapeReason::SessionId)
+        );
+        // Another parameter's value is another page.
+        assert_eq!(
+            shape_reason_in("http://a.test/x?visit=1&p=3", node, &visit),
+            None
+        );
+    }
 
     #[test]
     fn each_shape_is_named() {

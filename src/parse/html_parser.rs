@@ -98,7 +98,7 @@ fn parse_page(
         links::extract_into(&text, extracted, wanted);
         if let Some(twin) = &twin {
             let (second, _) = charset::decode(twin, content_type.as_deref(), tld);
-            learned = learn_from_copies(site, &text, &second, *twin != body);
+            learned = learn_from_copies(site, (&text, extracted), &second, *twin != body);
         }
         digests_of(env, site, &text, page_url, hash, extracted)
     };
@@ -158,14 +158,21 @@ fn parse_page(
 }
 
 /// What the site's rules are after comparing two copies of one page fetched one after the
-/// other (SPEC §14), if that taught something new.
+/// other (SPEC §14), if that taught something new: what changed in them, and the session ids
+/// their links carry (the first copy's links are extracted already; the second's are read
+/// here — a few pages per site).
 fn learn_from_copies(
     site: &SiteEntry,
-    first: &str,
+    (first, first_links): (&str, &Extracted),
     second: &str,
     bytes_differ: bool,
 ) -> Option<std::sync::Arc<fold::SiteRules>> {
-    let taught = fold::learn::learn(first, second);
+    let mut taught = fold::learn::learn(first, second);
+    let second_links = links::extract(second);
+    taught.session_params = fold::session::detect(
+        first_links.links().map(|l| l.href),
+        second_links.links().map(|l| l.href),
+    );
     if site.learning.learned(&taught, bytes_differ) {
         site.learning.rules()
     } else {

@@ -9,7 +9,12 @@
 //!   plain links from its second request on. 21 pages: the home page, four sections, four
 //!   pages in each; every page links its parent (plain, as a session-less menu would).
 //!
-//! Neither site serves robots.txt (404): a cookie wall in front of robots.txt is a separate
+//! - [`UrlVisitSite`]: a server that keeps a visit in the URL, under a name of its own: every
+//!   internal link carries `?visit=<id>`; a request without one starts a new visit. A nonce
+//!   makes every answer's bytes new. Its aliases (`/?visit=<id>` of `/`) are named `session id`
+//!   only when the crawler detects the parameter from the home page's two copies.
+//!
+//! None of the sites serves robots.txt (404): a cookie wall in front of robots.txt is a separate
 //! question of RFC 9309.
 
 use std::sync::Arc;
@@ -164,5 +169,67 @@ impl JavaSite {
             Some(cookie) => resp.header("Set-Cookie", &cookie),
             None => resp,
         }
+    }
+}
+
+/// The site that keeps a visit in its URLs; counts the visits it started.
+#[derive(Clone, Default)]
+pub struct UrlVisitSite {
+    visits: Arc<AtomicU64>,
+    answers: Arc<AtomicU64>,
+}
+
+impl UrlVisitSite {
+    /// Its five pages, as paths.
+    pub fn pages() -> Vec<&'static str> {
+        vec!["/", "/a", "/b", "/c", "/d"]
+    }
+
+    fn links(path: &str) -> &'static [&'static str] {
+        match path {
+            "/" => &["/a", "/b", "/c", "/"],
+            "/a" => &["/d", "/"],
+            "/b" | "/c" => &["/", "/a"],
+            _ => &["/"],
+        }
+    }
+
+    /// Installs the site on `host`.
+    pub fn install(&self, web: &TestWeb, host: &str) {
+        let site = self.clone();
+        web.server.route_prefix(
+            host,
+            "/",
+            Route::Generated(Arc::new(move |req: &Request| site.answer(req))),
+        );
+    }
+
+    fn answer(&self, req: &Request) -> Resp {
+        if req.target == "/robots.txt" {
+            return Resp::new(404, "text/plain", "none");
+        }
+        let (path, query) = req.target.split_once('?').unwrap_or((&req.target, ""));
+        if !Self::pages().contains(&path) {
+            return Resp::new(404, "text/html", "<p>no</p>");
+        }
+        let visit = query
+            .split('&')
+            .find_map(|p| p.strip_prefix("visit="))
+            .map(str::to_owned)
+            .unwrap_or_else(|| {
+                let n = self.visits.fetch_add(1, Ordering::SeqCst) + 1;
+                format!("{:012x}", n * 0x9e37_79b9)
+            });
+        let n = self.answers.fetch_add(1, Ordering::SeqCst);
+        let a: String = Self::links(path)
+            .iter()
+            .map(|l| format!("<a href=\"{l}?visit={visit}\">to {l}</a> "))
+            .collect();
+        Resp::html(format!(
+            "<html><head><title>visit {path}</title>\
+             <script nonce=\"{:x}\">var n = 1;</script></head><body>\
+             <p>The {path} page of the site that keeps a visit in its links.</p>{a}</body></html>",
+            n * 7919 + 13
+        ))
     }
 }

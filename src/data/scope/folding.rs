@@ -7,7 +7,7 @@ use hashbrown::HashMap;
 
 use super::{ScopeGraph, UrlState};
 use crate::data::records::PageMeta;
-use crate::fold::url_shape::{ShapeReason, print_target, shape_reason};
+use crate::fold::url_shape::{ShapeReason, print_target, shape_reason_in};
 
 /// Why an alias URL maps to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,8 @@ pub(super) struct Folder {
     /// What the site answered for a path it cannot have (its soft-404 probe), when that was
     /// a page other than the home page: (URL id, exact hash, own-address digest).
     soft_404: Vec<(u32, u128, u64)>,
+    /// Query parameters the scope's sites' links showed to be session ids (SPEC §14).
+    session: std::collections::BTreeSet<String>,
 }
 
 /// Whether a URL may name a print or AMP rendering (checked before it is parsed).
@@ -110,8 +112,15 @@ impl Folder {
                 soft_404.push((page, meta.hash(), own));
             }
         }
+        let session = g
+            .memory
+            .learned()
+            .iter()
+            .flat_map(|(_, rules)| rules.session_params.iter().cloned())
+            .collect();
         Folder {
             soft_404,
+            session,
             ..Folder::default()
         }
     }
@@ -158,7 +167,8 @@ impl Folder {
         // them, the URLs' shapes say why the server gave one page twice.
         let reason = match reason {
             AliasReason::SameContent => reason,
-            _ => shape_reason(g.url(url), node_url(node)).map_or(reason, AliasReason::Shape),
+            _ => shape_reason_in(g.url(url), node_url(node), &self.session)
+                .map_or(reason, AliasReason::Shape),
         };
         Some((node, reason))
     }
