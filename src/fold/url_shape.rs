@@ -134,11 +134,17 @@ fn is_print_param(name: &str, value: &str) -> bool {
 /// parameter that says so (`/print/`, `/amp`, `?print=1`, `?view=print`), read without
 /// parsing it (`println.html` is no print version).
 pub fn may_be_print(href: &str) -> bool {
-    // Every link of every page comes here: one pass over its bytes for the letters of
-    // "print" or "amp" first (most links have neither).
-    let letters = href.as_bytes().windows(3).any(|w| {
-        let (a, b, c) = (w[0] | 0x20, w[1] | 0x20, w[2] | 0x20);
-        (a, b, c) == (b'r', b'i', b'n') || (a, b, c) == (b'a', b'm', b'p')
+    // Every link of every page comes here: one pass over its bytes for "print" or "amp" in
+    // any case first (most links have neither; "string" must not pass for "print").
+    let b = href.as_bytes();
+    let letters = (0..b.len()).any(|i| match b[i] | 0x20 {
+        b'p' => b
+            .get(i + 1..i + 5)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"rint")),
+        b'a' => b
+            .get(i + 1..i + 3)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"mp")),
+        _ => false,
     });
     if !letters {
         return false;
