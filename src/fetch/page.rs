@@ -233,14 +233,25 @@ impl<'a> Walk<'a> {
     /// The first copy of a sampled page as the page, when its second copy cannot be had.
     fn first_copy(&mut self) -> Option<PageResult> {
         let (content_type, body, permit) = self.sample.take()?;
-        Some(PageResult::Page(Downloaded {
+        Some(self.page(content_type, body, permit, None))
+    }
+
+    /// The walk's page: its chain, body and the site's jar when the walk changed it.
+    fn page(
+        &mut self,
+        content_type: Option<String>,
+        body: Vec<u8>,
+        permit: crate::bodies::BodyPermit,
+        twin: Option<Vec<u8>>,
+    ) -> PageResult {
+        PageResult::Page(Downloaded {
             chain: std::mem::take(&mut self.chain),
             content_type,
             body,
             permit,
-            twin: None,
+            twin,
             cookies: self.jar(),
-        }))
+        })
     }
 
     fn failed(&mut self, failure: Failure) -> PageResult {
@@ -533,14 +544,7 @@ impl<'a> Walk<'a> {
         permit.resize(body.len() as u64);
         self.logged(url, 200, body.len() as u64, started);
         if let Some((content_type, first, permit)) = self.sample.take() {
-            return Step::Done(PageResult::Page(Downloaded {
-                chain: std::mem::take(&mut self.chain),
-                content_type,
-                body: first,
-                permit,
-                twin: Some(body),
-                cookies: self.jar(),
-            }));
+            return Step::Done(self.page(content_type, first, permit, Some(body)));
         }
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, content_type.as_deref(), tld)
@@ -562,13 +566,6 @@ impl<'a> Walk<'a> {
             self.sample = Some((content_type, body, permit));
             return Step::Next(url.clone());
         }
-        Step::Done(PageResult::Page(Downloaded {
-            chain: std::mem::take(&mut self.chain),
-            content_type,
-            body,
-            permit,
-            twin: None,
-            cookies: self.jar(),
-        }))
+        Step::Done(self.page(content_type, body, permit, None))
     }
 }
