@@ -296,3 +296,36 @@ fn duplicates_exact_keeps_the_papers_rule_on_the_fixture_web() {
         "one request per URL, and robots.txt"
     );
 }
+
+#[test]
+fn the_second_copy_waits_for_the_sites_delay_and_obeys_robots() {
+    // SPEC §14: extra requests are polite. The home page's second copy comes a crawl delay
+    // after the first; a site whose robots.txt disallows the probe path is not probed.
+    let web = TestWeb::new();
+    DynSite::mixed().install(&web, "new.test");
+    web.robots(
+        "new.test",
+        &format!(
+            "User-agent: *\nDisallow: /{}\n",
+            rccrawler::fold::SOFT_404_PROBE
+        ),
+    );
+    let origin = web.origin("new.test");
+    crawl(
+        std::slice::from_ref(&origin),
+        &[("DefaultCrawlDelay", "200")],
+    );
+    let log = web.server.requests();
+    let homes: Vec<_> = log.iter().filter(|r| r.target == "/").collect();
+    assert_eq!(homes.len(), 2, "the home page and its second copy");
+    let gap = homes[1].start.duration_since(homes[0].end);
+    assert!(
+        gap >= std::time::Duration::from_millis(190),
+        "the second copy came {gap:?} after the first"
+    );
+    assert!(
+        log.iter()
+            .all(|r| !r.target.contains(rccrawler::fold::SOFT_404_PROBE)),
+        "robots.txt disallows the probe"
+    );
+}
