@@ -109,3 +109,77 @@ crawl() {
     pages=$(awk -F, 'NR>1 {s+=$3} END {print s}' "$dir/results/summary.csv")
     echo "$(awk "BEGIN {printf \"%.3f\", ($end - $start) / 1e9}") $pages $(cat "$dir/rss")"
 }
+
+# start_many_nginx: nginx serving the many-site web of gen_many.py (TEMPLATES templates, SEED)
+# for every host s<K>-t<T>.test, on PORT at once and on PORT + 1 after LATENCY seconds
+# (nginx's echo_sleep, like remote servers). Stop it with stop_many.
+start_many_nginx() {
+    TEMPLATES=${TEMPLATES:-12}
+    SEED=${SEED:-11}
+    LATENCY=${LATENCY:-0.1}
+    SLOW_PORT=$((PORT + 1))
+    command -v nginx >/dev/null || ensure_nginx
+    if [ ! -f /usr/lib/nginx/modules/ngx_http_echo_module.so ]; then
+        apt-get install -y -q libnginx-mod-http-echo >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q libnginx-mod-http-echo >/dev/null)
+    fi
+    MANY=$WORK/many-$TEMPLATES
+    [ "$SEED" = 11 ] || MANY=$WORK/many-$TEMPLATES-s$SEED
+    [ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES" "$SEED"
+    cat > "$WORK/nginx-many.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+worker_processes 2;
+worker_rlimit_nofile 65536;
+pid $WORK/nginx-many.pid;
+error_log $WORK/nginx-many-error.log;
+events { worker_connections 16384; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 300s;
+  types { text/html html; }
+  default_type text/html;
+  server { listen 127.0.0.1:$PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off; }
+  server { listen 127.0.0.1:$SLOW_PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off;
+    location / { echo_sleep $LATENCY; echo_exec @file; }
+    location @file { try_files \$uri \$uri/index.html =404; }
+  }
+}
+CONF
+    stop_many; sleep 0.2
+    /usr/sbin/nginx -c "$WORK/nginx-many.conf"
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+}
+
+stop_many() { [ -f "$WORK/nginx-many.pid" ] && kill "$(cat "$WORK/nginx-many.pid")" 2>/dev/null; rm -f "$WORK/nginx-many.pid"; }
+
+# many_hosts N PORT LEVEL DELAY: hosts.txt ($WORK/many-hosts-N-PORT.txt: 2 downloads at a time,
+# maxCrawlLevel LEVEL, crawl delay DELAY) and the Resolve line ($WORK/many-resolve-N.txt) of
+# the first N sites of the many-site web.
+many_hosts() {
+    python3 - "$1" "$2" "$TEMPLATES" "$4" "$WORK/many-hosts-$1-$2.txt" "$WORK/many-resolve-$1.txt" "$3" <<'PY'
+import sys
+n, port, t, delay, hosts, resolve, level = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+names = [f"s{k}-t{k % t}.test" for k in range(n)]
+open(hosts, "w").write("".join(f"http://{h}:{port};2;{level};{delay}\n" for h in names))
+open(resolve, "w").write("Resolve = " + ",".join(f"{h}:127.0.0.1" for h in names) + "\n")
+PY
+}
+
+# start_private_pg PGPORT DIR: a PostgreSQL server of its own (default settings: fsync on, plus
+# PG_OPTS) in DIR, listening on PGPORT on every address (bench/pg.sh's namespaces reach it over
+# veth); sets PGBIN and DB (the DatabaseUrl). Stop it with stop_pg.
+start_private_pg() {
+    PGPORT=$1 PG=$2
+    PGBIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+    [ -x "$PGBIN/initdb" ] || { echo "PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
+    stop_pg
+    rm -rf "$PG" && mkdir -p "$PG"
+    [ "$(id -u)" = 0 ] && chown postgres "$PG"
+    as_pg "$PGBIN/initdb" -D "$PG/data" -A trust -U rc >/dev/null
+    echo "host all all 10.77.0.0/16 trust" >> "$PG/data/pg_hba.conf"
+    as_pg "$PGBIN/pg_ctl" -D "$PG/data" -l "$PG/log" -w \
+        -o "-p $PGPORT -k $PG -c listen_addresses=0.0.0.0 -c max_connections=200 ${PG_OPTS:-}" start >/dev/null
+    DB="postgresql://rc@127.0.0.1:$PGPORT/postgres"
+}
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+stop_pg() { if [ -n "${PG:-}" ] && [ -d "$PG/data" ]; then as_pg "$PGBIN/pg_ctl" -D "$PG/data" -m fast -w stop >/dev/null 2>&1 || true; fi; }

@@ -31,50 +31,11 @@ SLOW_SECONDS=${SLOW_SECONDS:-60}
 BUDGET=${BUDGET:-20000}
 SLOW_PORT=$((PORT + 1))
 build
-command -v nginx >/dev/null || ensure_nginx
-if [ ! -f /usr/lib/nginx/modules/ngx_http_echo_module.so ]; then
-    apt-get install -y -q libnginx-mod-http-echo >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q libnginx-mod-http-echo >/dev/null)
-fi
-MANY=$WORK/many-$TEMPLATES
-[ "$SEED" = 11 ] || MANY=$WORK/many-$TEMPLATES-s$SEED
-[ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES" "$SEED"
-cat > "$WORK/nginx-many.conf" <<CONF
-load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
-worker_processes 2;
-worker_rlimit_nofile 65536;
-pid $WORK/nginx-many.pid;
-error_log $WORK/nginx-many-error.log;
-events { worker_connections 16384; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 300s;
-  types { text/html html; }
-  default_type text/html;
-  server { listen 127.0.0.1:$PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off; }
-  server { listen 127.0.0.1:$SLOW_PORT backlog=4096; server_name ~^s(?<k>[0-9]+)-t(?<t>[0-9]+)\.test\$; root $MANY/tpl\$t; absolute_redirect off;
-    location / { echo_sleep $LATENCY; echo_exec @file; }
-    location @file { try_files \$uri \$uri/index.html =404; }
-  }
-}
-CONF
-stop_many() { [ -f "$WORK/nginx-many.pid" ] && kill "$(cat "$WORK/nginx-many.pid")" 2>/dev/null; rm -f "$WORK/nginx-many.pid"; }
-stop_many; sleep 0.2
-/usr/sbin/nginx -c "$WORK/nginx-many.conf"
+start_many_nginx
 trap stop_many EXIT
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # hosts N PORT: hosts.txt and the Resolve line of N sites.
-hosts() {
-    local n=$1 port=$2
-    python3 - "$n" "$port" "$TEMPLATES" "$DELAY" "$WORK/many-hosts-$n-$port.txt" "$WORK/many-resolve-$n.txt" <<'PY'
-import sys
-n, port, t, delay, hosts, resolve = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-names = [f"s{k}-t{k % t}.test" for k in range(n)]
-open(hosts, "w").write("".join(f"http://{h}:{port};2;100;{delay}\n" for h in names))
-open(resolve, "w").write("Resolve = " + ",".join(f"{h}:127.0.0.1" for h in names) + "\n")
-PY
-}
+hosts() { many_hosts "$1" "$2" 100 "$DELAY"; }
 
 OUT=$WORK/many-results.txt
 : > "$OUT"

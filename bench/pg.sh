@@ -26,20 +26,9 @@ note() { echo "$*" | tee -a "$OUT"; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 # --- PostgreSQL ---------------------------------------------------------------------------
-PGBIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$PGBIN/initdb" ] || { echo "PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-stop_pg() { as_pg "$PGBIN/pg_ctl" -D "$PG/data" -m fast -w stop >/dev/null 2>&1 || true; }
 cleanup() { stop_pg; stop_nginx; netns_down; }
 netns_down() { for i in 1 2 3; do ip netns del "rcbench$i" 2>/dev/null || true; ip link del "rcb$i" 2>/dev/null || true; done; }
-stop_pg
-rm -rf "$PG" && mkdir -p "$PG"
-[ "$(id -u)" = 0 ] && chown postgres "$PG"
-as_pg "$PGBIN/initdb" -D "$PG/data" -A trust -U rc >/dev/null
-echo "host all all 10.77.0.0/16 trust" >> "$PG/data/pg_hba.conf"
-as_pg "$PGBIN/pg_ctl" -D "$PG/data" -l "$PG/log" -w \
-    -o "-p $PGPORT -k $PG -c listen_addresses=0.0.0.0 -c max_connections=200" start >/dev/null
-DB="postgresql://rc@127.0.0.1:$PGPORT/postgres"
+start_private_pg "$PGPORT" "$WORK/pg"
 
 build
 start_nginx

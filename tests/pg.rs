@@ -594,6 +594,29 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         .unwrap()
         .get(0);
     assert_eq!(pages, 2, "the migrated schema's graph tables are written");
+    // Version 4: the graph tables have no foreign key; deleting a crawl still deletes its
+    // graph rows (a trigger on its scopes), and only its own.
+    c.execute("DELETE FROM rccrawler_crawls WHERE name <> 'old'", &[])
+        .unwrap();
+    for table in [
+        "rccrawler_pages",
+        "rccrawler_page_arcs",
+        "rccrawler_external_links",
+        "rccrawler_bad_links",
+        "rccrawler_duplicates",
+        "rccrawler_yields",
+    ] {
+        let left: i64 = c
+            .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(left, 0, "{table} keeps rows of a deleted crawl");
+    }
+    let scopes: i64 = c
+        .query_one("SELECT count(*) FROM rccrawler_scopes", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(scopes, 1, "the other crawl's scope stays");
     c.execute("UPDATE rccrawler_schema SET version = version + 1", &[])
         .unwrap();
     let (status, out) = run(dir.path(), &["status"]);
@@ -1335,4 +1358,96 @@ fn a_budgeted_shared_crawl_spends_its_budget_with_a_routine_written_to_its_contr
         "the budget was never topped up"
     );
     assert_eq!(fetched_in(&db, "budgeted"), 70);
+}
+
+/// Issue 48: a finished scope is saved (snapshot, graph tables, `done`, its results folder) by
+/// the settle thread, in batches, while the crawl moves on. A process killed while finished
+/// sites wait there loses work, not results: the database still holds them as active, with
+/// their journal; the next process takes them over when their leases run out, fetches again
+/// what their journal lacks, and writes the single-process graphs and a summary.csv listing
+/// every site. (The test holds a lock on one graph table, so the settle thread waits.)
+#[test]
+fn a_process_killed_while_finished_sites_wait_to_be_saved_loses_work_not_results() {
+    let Some(db) = pg::server("killed_while_finished_sites_wait") else {
+        return;
+    };
+    let web = twelve_sites(20, Duration::from_millis(5));
+    let expected = single_process(&web);
+    let dir = machine(&web, "waiting", &db, &[("LeaseSeconds", "2")]);
+    let mut c = db.client();
+    let version = usize::try_from(rccrawler::data::pg::schema::VERSION).unwrap();
+    rccrawler::data::pg::schema::create_at_version(&mut c, version).unwrap();
+    let mut hold = c.transaction().unwrap();
+    hold.batch_execute("LOCK TABLE rccrawler_pages IN SHARE MODE")
+        .unwrap();
+    let results = dir.path().join("results");
+    let written = || -> Vec<String> {
+        std::fs::read_to_string(results.join("summary.csv"))
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').next().map(|s| s.trim_matches('"').to_string()))
+            .collect()
+    };
+    let mut first = start(dir.path(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    while written().is_empty() {
+        assert!(
+            Instant::now() < until && first.try_wait().unwrap().is_none(),
+            "no site written while the first run went on: {}",
+            output(dir.path())
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.kill().unwrap(); // SIGKILL
+    let _ = first.wait();
+    let sites = written();
+    // Written into the folder, and not saved as done: the settle thread was waiting.
+    let states: BTreeMap<String, String> = hold
+        .query(
+            "SELECT origin, state FROM rccrawler_scopes WHERE crawl = 'shared'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    for site in &sites {
+        assert_eq!(
+            states.get(site).map(String::as_str),
+            Some("active"),
+            "{site} was written; its scope is saved as {:?}",
+            states.get(site)
+        );
+    }
+    hold.rollback().unwrap();
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("taken over from"),
+        "the second run continues the first's scopes: {out}"
+    );
+    assert_eq!(folders(&results), expected);
+    let summary = written();
+    assert_eq!(summary.len(), SITES.len(), "{summary:?}");
+    assert!(
+        scope_states(&db).iter().all(|(_, s)| s == "done"),
+        "{:?}",
+        scope_states(&db)
+    );
+    // Each site's graph tables hold its nodes once (a batch saved twice would double them).
+    for (site, files) in &expected {
+        let nodes = String::from_utf8_lossy(&files[0].1).lines().count() as i64 - 1;
+        let origin = format!("http://{}", site.replace('_', ":"));
+        let pages: i64 = db
+            .client()
+            .query_one(
+                "SELECT count(*) FROM rccrawler_pages p JOIN rccrawler_scopes s ON s.id = p.scope \
+                 WHERE s.origin = $1",
+                &[&origin],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(pages, nodes, "{site}");
+    }
 }

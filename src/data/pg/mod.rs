@@ -119,7 +119,9 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
     let renewer = ClaimRenewer::start(&cfg.url, owner.clone(), cfg.lease)?;
     let settler = Settler::start(settle::Setup {
         url: cfg.url.clone(),
+        crawl: cfg.crawl.clone(),
         owner: owner.clone(),
+        folder: results_at(settings),
         reward: settings.bandit.reward,
     })?;
     let crawl = Arc::new(PgCrawl {

@@ -370,16 +370,63 @@ pub(super) fn snapshot_saved(
     Ok(())
 }
 
-/// Records a scope's figures as of its latest journal batch.
+/// Records the figures of the snapshots of `ids` just saved, as save `save` (after
+/// [`settling`] locked them).
+pub(super) fn snapshots_saved(
+    tx: &mut Transaction<'_>,
+    ids: &[i64],
+    figures: &[[i64; 3]],
+    save: &str,
+) -> Result<(), postgres::Error> {
+    let column = |k: usize| figures.iter().map(|f| f[k]).collect::<Vec<i64>>();
+    let (pages, pending, fetched) = (column(0), column(1), column(2));
+    tx.execute(
+        "UPDATE rccrawler_scopes SET checkpoint_at = now(), pages = f.pages, \
+         pending = f.pending, fetched = f.fetched, last_save = $5 \
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) \
+         AS f(id, pages, pending, fetched) WHERE rccrawler_scopes.id = f.id",
+        &[&ids, &pages, &pending, &fetched, &save],
+    )?;
+    Ok(())
+}
+
+/// Records that the result files of each `(row, summary)` of `written` are in results folder
+/// `folder`, with that summary.csv row (encoded) there.
+pub(super) fn written(
+    tx: &mut Transaction<'_>,
+    written: &[(i64, &[u8])],
+    folder: &str,
+) -> Result<(), postgres::Error> {
+    if written.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = written.iter().map(|w| w.0).collect();
+    let rows: Vec<&[u8]> = written.iter().map(|w| w.1).collect();
+    tx.execute(
+        "UPDATE rccrawler_scopes SET written_to = $3, written_row = w.row \
+         FROM unnest($1::bigint[], $2::bytea[]) AS w(id, row) WHERE rccrawler_scopes.id = w.id",
+        &[&ids, &rows, &folder],
+    )?;
+    Ok(())
+}
+
+/// Records the figures of the scopes of `ids` (pages, queued URLs, fetches, at the same
+/// place in `figures`) as of their latest journal batch.
 pub(super) fn figures(
     tx: &mut Transaction<'_>,
-    id: i64,
-    figures: [i64; 3],
+    ids: &[i64],
+    figures: &[[i64; 3]],
 ) -> Result<(), postgres::Error> {
-    let [pages, pending, fetched] = figures;
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let column = |k: usize| figures.iter().map(|f| f[k]).collect::<Vec<i64>>();
+    let (pages, pending, fetched) = (column(0), column(1), column(2));
     tx.execute(
-        "UPDATE rccrawler_scopes SET fetched = $4, pages = $2, pending = $3 WHERE id = $1",
-        &[&id, &pages, &pending, &fetched],
+        "UPDATE rccrawler_scopes SET pages = f.pages, pending = f.pending, fetched = f.fetched \
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) \
+         AS f(id, pages, pending, fetched) WHERE rccrawler_scopes.id = f.id",
+        &[&ids, &pages, &pending, &fetched],
     )?;
     Ok(())
 }
@@ -399,29 +446,45 @@ pub(super) fn owned_for_share(
         .is_some())
 }
 
-/// Marks scope `id` settled as `state` (`Done` or `Stopped`) and releases it, if `owner`
-/// holds it (or this save `save` did it already): whether it was marked.
-pub(super) fn settle(
-    c: &mut Client,
-    id: i64,
-    state: ScopeState,
+/// Locks the rows of `ids` that `owner` still holds, or that save `save` settled already (its
+/// commit was not acknowledged and it is tried again), for update; returns their ids.
+pub(super) fn settling(
+    tx: &mut Transaction<'_>,
+    ids: &[i64],
     owner: &str,
     save: &str,
-) -> Result<bool, postgres::Error> {
-    debug_assert!(matches!(state, ScopeState::Done | ScopeState::Stopped));
-    let marked = c.execute(
-        "UPDATE rccrawler_scopes SET state = $2, finished_at = now(), owner = NULL, \
-         lease_until = NULL, last_save = $4 \
-         WHERE id = $1 AND ((owner = $3 AND state = $5) OR last_save = $4)",
-        &[
-            &id,
-            &state.as_str(),
-            &owner,
-            &save,
-            &ScopeState::Active.as_str(),
-        ],
+) -> Result<Vec<i64>, postgres::Error> {
+    tx.query(
+        "SELECT id FROM rccrawler_scopes WHERE id = ANY($1) \
+         AND ((owner = $2 AND state = $3) OR last_save = $4) FOR UPDATE",
+        &[&ids, &owner, &ScopeState::Active.as_str(), &save],
+    )?
+    .iter()
+    .map(|r| r.try_get(0))
+    .collect()
+}
+
+/// Marks each scope of `ids` settled as its state in `states` (`Done` or `Stopped`) and
+/// releases it, as save `save` (after [`settling`] locked them).
+pub(super) fn settle_all(
+    tx: &mut Transaction<'_>,
+    ids: &[i64],
+    states: &[ScopeState],
+    save: &str,
+) -> Result<(), postgres::Error> {
+    debug_assert!(
+        states
+            .iter()
+            .all(|s| matches!(s, ScopeState::Done | ScopeState::Stopped))
+    );
+    let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
+    tx.execute(
+        "UPDATE rccrawler_scopes SET state = s.state, finished_at = now(), owner = NULL, \
+         lease_until = NULL, last_save = $3 \
+         FROM unnest($1::bigint[], $2::text[]) AS s(id, state) WHERE rccrawler_scopes.id = s.id",
+        &[&ids, &states, &save],
     )?;
-    Ok(marked > 0)
+    Ok(())
 }
 
 /// Gives back every scope `owner` holds: unfinished ones are queued for another process.

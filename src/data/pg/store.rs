@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use super::db::{PgError, bigint};
 use super::scope_state::{self, ScopeState, SnapshotTurn};
-use super::settle::Job;
+use super::settle::{Job, Work};
 use super::{PgCrawl, spend_reserved, tables};
 use crate::data::coord::ScopeClaim;
 use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
@@ -97,12 +97,12 @@ impl PgStore {
         // and the figures `rccrawler status` shows with them.
         let mut figures: Vec<(i64, ScopeFigures)> = Vec::new();
         let mut work: Vec<(i64, String, Batches)> = Vec::new();
+        let mut settled = false;
         for (id, row) in self.held(scopes) {
             let f = scopes.figures(id);
             if f.settled().is_some() {
                 self.save_snapshot(scopes, id, row, None)?;
-                // Whether the crawl is over now depends on the others' scopes.
-                self.crawl.look(0)?;
+                settled = true;
                 continue;
             }
             if records == Records::Keep {
@@ -128,6 +128,10 @@ impl PgStore {
                     saved.unsent.clone(),
                 ));
             }
+        }
+        if settled {
+            // Whether the crawl is over now depends on the others' scopes.
+            self.crawl.look(0)?;
         }
         if work.is_empty() {
             return Ok(());
@@ -158,18 +162,13 @@ impl PgStore {
                 if let Some(w) = work.iter().find(|w| !owned.contains(&w.0)) {
                     return Ok(Some(w.1.clone()));
                 }
-                for (id, _, batches) in &work {
-                    for (name, data) in batches {
-                        tx.execute(
-                        "INSERT INTO rccrawler_journal (scope, batch, data) VALUES ($1, $2, $3) \
-                         ON CONFLICT (scope, batch) DO NOTHING",
-                        &[id, name, data],
-                    )?;
-                    }
-                }
-                for (row, f) in &figures {
-                    scope_state::figures(&mut tx, *row, row_figures(f))?;
-                }
+                let sent = work
+                    .iter()
+                    .flat_map(|(id, _, batches)| batches.iter().map(move |b| (*id, b)));
+                tables::write_journal(&mut tx, sent)?;
+                let ids: Vec<i64> = figures.iter().map(|(row, _)| *row).collect();
+                let rows: Vec<[i64; 3]> = figures.iter().map(|(_, f)| row_figures(f)).collect();
+                scope_state::figures(&mut tx, &ids, &rows)?;
                 spend_reserved(&mut tx, crawl, owner, spent)?;
                 tx.commit()?;
                 Ok(None)
@@ -192,12 +191,11 @@ impl PgStore {
         Ok(())
     }
 
-    /// Replaces scope `id`'s journal (row `row`) with a snapshot; a settled scope then goes
-    /// to the settle thread (graph tables, state, release).
-    /// Saves scope `id`'s snapshot (row `row`); with `written`, the summary.csv row of its
-    /// result files just written into this process's results folder, in the same transaction:
-    /// a scope the database holds as settled has its row there, for a process started again
-    /// in that folder.
+    /// Replaces scope `id`'s journal (row `row`) with a snapshot. A settled scope goes to the
+    /// settle thread instead, which saves its snapshot with its graph tables and its state
+    /// (and, with `written`, the summary.csv row of its result files just written into this
+    /// process's results folder: a scope the database holds as settled has its row there, for
+    /// a process started again in that folder).
     fn save_snapshot(
         &self,
         scopes: &dyn ScopeSource,
@@ -212,6 +210,34 @@ impl PgStore {
         // Writing into a Vec cannot fail.
         let _ = scopes.write_snapshot(id, &mut snapshot, &mut rest);
         let origin = scopes.claim(id).origin.to_string();
+        if let Some(status) = f.settled() {
+            let spent = {
+                let mut rows = self.rows.lock();
+                let saved = rows.entry(row).or_default();
+                let spent = f.fetched.saturating_sub(saved.fetched_saved);
+                // The snapshot holds every record taken: nothing more to send of it.
+                saved.settled = true;
+                saved.unsent.clear();
+                saved.fetched_saved = f.fetched;
+                spent
+            };
+            let state = match status {
+                CrawlStatus::Finished => ScopeState::Done,
+                CrawlStatus::Unfinished => ScopeState::Stopped,
+            };
+            self.crawl.settler.lock().send(Work::Settle(Job {
+                graph: scopes.graph(id),
+                row,
+                origin,
+                state,
+                save: self.next_batch(),
+                snapshot,
+                figures: row_figures(&f),
+                spent: bigint(spent),
+                written,
+            }));
+            return Ok(());
+        }
         let fetched_saved = {
             let mut rows = self.rows.lock();
             let saved = rows.entry(row).or_default();
@@ -259,21 +285,6 @@ impl PgStore {
         let saved = rows.entry(row).or_default();
         saved.unsent.clear();
         saved.fetched_saved = f.fetched;
-        if let Some(status) = f.settled() {
-            saved.settled = true;
-            let state = match status {
-                CrawlStatus::Finished => ScopeState::Done,
-                CrawlStatus::Unfinished => ScopeState::Stopped,
-            };
-            // Its tables are written and it is marked settled by the settle thread.
-            self.crawl.settler.lock().send(Job {
-                graph: scopes.graph(id),
-                row,
-                origin,
-                state,
-                save: self.next_batch(),
-            });
-        }
         Ok(())
     }
 }
@@ -357,26 +368,15 @@ impl Persistence for PgStore {
             return Ok(());
         };
         if self.rows.lock().get(&row).is_some_and(|r| r.settled) {
-            // Saved as settled by a journal save before its results were written.
-            let bytes = encode_row(&retired.row);
-            let folder = &self.crawl.results_at;
-            self.crawl.db.lock().run(
-                "recording a site's results",
-                &[
-                    ("scope", &row),
-                    ("folder", folder),
-                    ("row bytes", &bytes.len()),
-                ],
-                |c| {
-                    let mut tx = c.transaction()?;
-                    record_written(&mut tx, row, folder, &bytes)?;
-                    tx.commit()
-                },
-            )?;
+            // Handed to the settle thread by a journal save before its results were written.
+            self.crawl.settler.lock().send(Work::Written {
+                row,
+                summary: encode_row(&retired.row),
+            });
             return Ok(());
         }
-        // Saved as settled: its graph tables are written and it is marked done (or stopped)
-        // by the settle thread, which holds the graph until then.
+        // Saved as settled with its row by the settle thread, which holds the graph until
+        // then.
         self.save_snapshot(scopes, scope, row, Some(&retired.row))
     }
 
