@@ -1451,3 +1451,45 @@ fn a_process_killed_while_finished_sites_wait_to_be_saved_loses_work_not_results
         assert_eq!(pages, nodes, "{site}");
     }
 }
+
+/// See: issue 49 — after a shared crawl, a new `CrawlName` in the same folder showed the old
+/// crawl's sites beside the new ones. The results folder belongs to one crawl: a process of
+/// another crawl moves the old results aside and says so; a process of the same crawl started
+/// again keeps them (the kill -9 test above checks that it lists its first run's sites).
+#[test]
+fn another_crawl_name_in_a_used_folder_moves_the_old_results_aside() {
+    let Some(db) = pg::server("another_crawl_name_moves_results_aside") else {
+        return;
+    };
+    let web = twelve_sites(5, Duration::ZERO);
+    let dir = machine(&web, "reuse", &db, &[]);
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(!out.contains("another crawl"), "{out}");
+    let settings = dir.path().join("settings.ini");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace("CrawlName = shared", "CrawlName = second"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("{}\n", origins(&web)[0]),
+    )
+    .unwrap();
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("held the results of another crawl (PgDM crawl \"shared\")"),
+        "{out}"
+    );
+    let old: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("results.old-"))
+        .collect();
+    assert_eq!(old.len(), 1);
+    assert_eq!(folders(&old[0].path()).len(), SITES.len());
+    assert_eq!(folders(&dir.path().join("results")).len(), 1);
+}

@@ -149,6 +149,8 @@ fn timed_reference(web: &TestWeb, hosts: &[&str]) -> (Vec<Files>, usize, Duratio
 }
 
 fn assert_same(dir: &Path, web: &TestWeb, hosts: &[&str], expected: &[Files]) {
+    // A continued crawl writes into its own results folder: nothing is moved aside.
+    assert_eq!(old_results(dir), Vec::<PathBuf>::new());
     for (h, want) in hosts.iter().zip(expected) {
         let got = common::result_bytes(&dir.join(format!("results/{h}_{}", web.port())));
         for ((name, w), (_, g)) in want.iter().zip(&got) {
@@ -179,6 +181,21 @@ fn assert_same(dir: &Path, web: &TestWeb, hosts: &[&str], expected: &[Files]) {
         let files = common::SiteFiles::read(&dir.join(format!("results/{h}_{}", web.port())));
         files.assert_levels_are_bfs_depths();
     }
+}
+
+/// The folders another crawl's results were moved to (`results.old-*`), in name order.
+fn old_results(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("results.old-"))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 fn summary_states(dir: &Path) -> Vec<(String, String)> {
@@ -431,6 +448,61 @@ fn a_finished_crawl_is_followed_by_a_fresh_one() {
     );
     assert_eq!(web.hits("a.test", "/x"), 2, "the second run crawls again");
     assert_eq!(summary_states(dir.path())[0].1, "done");
+}
+
+// See: issue 49 — a crawl run to its end, then a crawl of fewer sites in the same folder: the
+// old sites' folders stayed beside the new ones and the live page listed them as done, so
+// summary.csv's neighbours, report.html and the network mixed two crawls. A fresh crawl moves
+// another crawl's results aside (said on the console); the repository's results/README.md
+// stays; a continued crawl keeps its folder (assert_same checks it in every continue test).
+#[test]
+fn a_fresh_crawl_moves_another_crawls_results_aside() {
+    let web = TestWeb::new();
+    for h in ["a.test", "b.test", "c.test"] {
+        web.page(h, "/", "<a href=/x>x</a>");
+        web.page(h, "/x", "x");
+    }
+    let dir = folder(&web, &["a.test", "b.test", "c.test"]);
+    let results = dir.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::write(results.join("README.md"), "what this folder is").unwrap();
+    let (_, err) = run_to_end(dir.path(), 1);
+    assert!(!err.contains("another crawl"), "{err}");
+    let first = std::fs::read(results.join("summary.csv")).unwrap();
+    let folder_of = |h: &str| format!("{h}_{}", web.port());
+    write_hosts(&web, dir.path(), &["a.test"]);
+    let (_, err) = run_to_end(dir.path(), 2);
+    let old = old_results(dir.path());
+    assert_eq!(old.len(), 1, "{old:?}");
+    assert!(
+        err.contains("held the results of another crawl")
+            && err.contains(&*old[0].file_name().unwrap().to_string_lossy()),
+        "{err}"
+    );
+    // The old crawl's files, all of them, in the old folder; the new crawl's alone in results.
+    assert_eq!(std::fs::read(old[0].join("summary.csv")).unwrap(), first);
+    for h in ["a.test", "b.test", "c.test"] {
+        assert!(old[0].join(folder_of(h)).join("nodes.csv").exists(), "{h}");
+    }
+    let mut now: Vec<String> = std::fs::read_dir(&results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".test"))
+        .collect();
+    now.sort();
+    assert_eq!(now, [folder_of("a.test")]);
+    assert_eq!(summary_states(dir.path()).len(), 1);
+    assert!(results.join("README.md").exists(), "README.md stays");
+    assert!(!old[0].join("README.md").exists());
+    let report = std::fs::read_to_string(results.join("report.html")).unwrap();
+    assert!(
+        !report.contains(&web.origin("b.test")),
+        "the report lists b.test"
+    );
+    // A third run starts afresh again (the second had finished): one more old folder.
+    let (_, _) = run_to_end(dir.path(), 3);
+    assert_eq!(old_results(dir.path()).len(), 2);
 }
 
 // See: issue 17 — with 8-second pages, a stop file that appeared at 2 s was acted on at 8 s

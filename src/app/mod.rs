@@ -6,6 +6,7 @@
 //! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
 //! fires or Ctrl+C arrives, saving the state, then writing the results.
 
+mod results_folder;
 mod retire;
 mod seeds;
 mod text_file;
@@ -132,6 +133,14 @@ pub enum AppError {
     /// A thread could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// Another crawl's results could not be moved out of the results folder.
+    #[error("cannot make {} this crawl's results folder: {source}", folder.display())]
+    ResultsFolder {
+        /// `ResultFolder`.
+        folder: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
 }
 
 /// What a run did.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
+use super::results_folder;
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
@@ -61,6 +62,7 @@ impl ApplicationManager for TextFileManager {
         for f in &mut finishers {
             f.start(started)?;
         }
+        results_folder::claim(settings, &*dm, &*coordinator)?;
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
