@@ -1,5 +1,6 @@
 //! hosts.txt (SPEC §1): one site per line,
-//! `protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay`.
+//! `protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay`, then optionally
+//! `include=`, `exclude=` and `pages=` fields (see [`crate::path_rules`]).
 //!
 //! Read once by the application manager before anything starts. A bad line is an error that
 //! names the file and the line, and nothing starts.
@@ -11,6 +12,7 @@ use std::time::Duration;
 use thiserror::Error;
 use url::Url;
 
+use crate::path_rules::{LineRules, RuleError};
 use crate::site::{Origin, SiteSpec};
 
 /// Values for fields a line leaves out (from settings.ini).
@@ -73,11 +75,9 @@ pub enum LineError {
         /// Largest accepted.
         max: u64,
     },
-    /// More than four `;`-separated fields.
-    #[error(
-        "too many fields ({0}); expected protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay"
-    )]
-    TooManyFields(usize),
+    /// A field after the paper's four that is not an `include=`, `exclude=` or `pages=` one.
+    #[error(transparent)]
+    Rules(#[from] RuleError),
     /// The same site on two lines.
     #[error("{site} is already listed on line {first_line}")]
     Duplicate {
@@ -164,8 +164,9 @@ pub fn parse(text: &str, defaults: SiteDefaults) -> Result<Vec<SiteSpec>, (usize
 
 fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError> {
     let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-    if fields.len() > 4 {
-        return Err(LineError::TooManyFields(fields.len()));
+    let mut rules = LineRules::default();
+    for field in fields.iter().skip(4).filter(|f| !f.is_empty()) {
+        rules.add(field)?;
     }
     let origin = parse_site(fields[0])?;
     let number = |idx: usize,
@@ -208,6 +209,7 @@ fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError>
         max_downloads: max_downloads as u32,
         max_level: max_level as u32,
         crawl_delay: Duration::from_millis(delay_ms),
+        rules: std::sync::Arc::new(rules),
     })
 }
 
@@ -333,8 +335,21 @@ mod tests {
         assert!(matches!(err("x.test").1, LineError::BadSite(_)));
         assert!(matches!(
             err("http://x.test;1;1;1;1").1,
-            LineError::TooManyFields(5)
+            LineError::Rules(RuleError::Unknown(_))
         ));
+        // See: issue 49 — per-site control: patterns and a page cap after the four fields,
+        // the paper's lines unchanged.
+        let ok = parse(
+            "http://x.test;1;2;0;include=/docs/;exclude=/docs/old/;pages=50\nhttp://y.test;;;;\n",
+            D,
+        )
+        .unwrap();
+        assert_eq!(ok[0].rules.max_pages, Some(50));
+        assert!(ok[0].rules.allows("/docs/a") && !ok[0].rules.allows("/docs/old/a"));
+        assert_eq!(*ok[1].rules, LineRules::default());
+        let e = parse("http://x.test\nhttp://z.test;1;1;0;include=docs", D).unwrap_err();
+        assert_eq!(e.0, 2);
+        assert!(e.1.to_string().contains("\"docs\""), "{}", e.1);
         // See: issue 17 — a line written with commas became a host named "alpha.test,2,1,0".
         let e = err("http://alpha.test,2,1,0").1.to_string();
         assert!(

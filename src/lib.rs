@@ -24,8 +24,8 @@
 //!   response and its own address set aside, what a site changes (learned from a page fetched
 //!   twice), the URL shapes that name why two URLs are one page.
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
-//! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`] — what a link is and whether it
-//!   is fetched.
+//! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`], [`path_rules`] — what a link is
+//!   and whether it is fetched (`path_rules`: hosts.txt's `include=`, `exclude=`, `pages=`).
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
 //!   (`Persistence`: none, the state folder, PostgreSQL) and how processes share a crawl
 //!   (`Coordinator`); `BMICDM` and `PgDM` are two pairings of these.
@@ -64,6 +64,7 @@ pub mod message;
 pub mod network;
 pub mod parallel;
 pub mod parse;
+pub mod path_rules;
 pub mod registry;
 pub mod report;
 pub mod robots;

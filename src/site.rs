@@ -206,6 +206,9 @@ pub struct SiteSpec {
     pub max_level: u32,
     /// Minimum time between the starts of two requests to this site.
     pub crawl_delay: Duration,
+    /// The line's `include=`, `exclude=` and `pages=` fields (shared: a host a multi-host
+    /// filter finds takes its seed's line).
+    pub rules: std::sync::Arc<crate::path_rules::LineRules>,
 }
 
 #[cfg(test)]

@@ -371,6 +371,7 @@ mod tests {
             max_downloads: 1,
             max_level: 3,
             crawl_delay: Duration::ZERO,
+            rules: Default::default(),
         }
     }
 

@@ -735,3 +735,98 @@ fn repeated_and_fragment_links_count_every_copy() {
         .collect();
     assert_eq!(ext, ["e1", "e2"]);
 }
+
+/// See: issue 49, item 4 — per-site control a study needs: hosts.txt's `include=` /
+/// `exclude=` (robots.txt's pattern syntax, on path and query) and `pages=` after the paper's
+/// four fields. URLs left out are never requested, links to them are bad links `excluded`
+/// (a redirect into them too), the home page is always crawled, and `pages=` caps one site.
+#[test]
+fn hosts_txt_includes_excludes_and_a_page_cap_per_line() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/docs/a>a</a><a href=/docs/old/b>b</a><a href=/news/1>n</a>\
+         <a href=/docs/moved>m</a><a href=/people/ann.html>p</a><a href=/people/ann>q</a>",
+    );
+    web.page(
+        "a.test",
+        "/docs/a",
+        "<a href=/>home</a><a href=/docs/c?print=1>c</a>",
+    );
+    web.page("a.test", "/docs/old/b", "old");
+    web.page("a.test", "/docs/c?print=1", "print");
+    web.page("a.test", "/news/1", "news");
+    web.page("a.test", "/news/2", "news 2");
+    web.page("a.test", "/people/ann.html", "ann");
+    web.page("a.test", "/people/ann", "ann too");
+    web.set("a.test", "/docs/moved", Resp::redirect(301, "/news/2"));
+    for n in 0..6 {
+        web.page(
+            "b.test",
+            &format!("/p{n}"),
+            &format!("<a href=/p{}>next</a>", n + 1),
+        );
+    }
+    web.page("b.test", "/", "<a href=/p0>p0</a>");
+    let lines = [
+        format!(
+            "{};2;5;0;include=/docs/;include=/people/*.html;exclude=/docs/old/;exclude=/*?print=",
+            web.origin("a.test")
+        ),
+        format!("{};1;9;0;pages=3", web.origin("b.test")),
+    ];
+    let c = crawl(&lines, &[]);
+    let a = c.site(&format!("a.test_{}", web.port()));
+    let labels: Vec<String> = a
+        .nodes
+        .iter()
+        .map(|(_, l, _)| {
+            l.rsplit_once(&format!(":{}", web.port()))
+                .unwrap()
+                .1
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(labels, ["/", "/docs/a", "/people/ann.html"]);
+    let mut bad: Vec<(String, String)> = a
+        .bad
+        .iter()
+        .map(|(_, u, r)| {
+            let path = u
+                .rsplit_once(&format!(":{}", web.port()))
+                .unwrap()
+                .1
+                .to_owned();
+            (path, r.clone())
+        })
+        .collect();
+    bad.sort();
+    assert_eq!(
+        bad,
+        [
+            ("/docs/c?print=1".to_owned(), "excluded".to_owned()),
+            ("/docs/moved".to_owned(), "excluded".to_owned()),
+            ("/docs/old/b".to_owned(), "excluded".to_owned()),
+            ("/news/1".to_owned(), "excluded".to_owned()),
+            ("/people/ann".to_owned(), "excluded".to_owned()),
+        ]
+    );
+    for path in [
+        "/docs/old/b",
+        "/news/1",
+        "/news/2",
+        "/docs/c?print=1",
+        "/people/ann",
+    ] {
+        assert_eq!(web.hits("a.test", path), 0, "{path} was requested");
+    }
+    // pages=3 caps b.test alone, and summary.csv says which limit it was.
+    let b = c.site(&format!("b.test_{}", web.port()));
+    assert_eq!(b.nodes.len(), 3);
+    let (head, rows) = common::read_csv(&c.results().join("summary.csv"));
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows[1][col("State")], "page limit");
+    assert_eq!(rows[1][col("Reason")], "pages=3 in hosts.txt");
+    assert_eq!(rows[0][col("State")], "done");
+}

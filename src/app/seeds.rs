@@ -327,7 +327,8 @@ impl Seeds {
         let spec = &self.hosts[i];
         let limits = ScopeLimits {
             max_level: spec.max_level,
-            max_pages: self.limits.max_pages,
+            // hosts.txt's pages= for this line, in place of MaxPagesPerSite.
+            max_pages: spec.rules.max_pages.unwrap_or(self.limits.max_pages),
             trap_levels: self.limits.trap_levels,
         };
         if let Some(most) = c.coordinator.scopes_per_process()
@@ -361,6 +362,7 @@ impl Seeds {
         self.restore_sites(scope, &seed, c);
         let mut row = ScopeRow::new(scope, Some(seed.id), &seed.origin);
         row.order = i;
+        row.page_cap = spec.rules.max_pages;
         if let Some(folder) = self.renamed.get(&i) {
             row.folder.clone_from(folder);
         }
@@ -432,6 +434,7 @@ mod tests {
             max_downloads: 1,
             max_level: 3,
             crawl_delay: std::time::Duration::ZERO,
+            rules: Default::default(),
         }
     }
 

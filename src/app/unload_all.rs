@@ -36,6 +36,8 @@ pub(super) struct ScopeRow {
     /// Where its row goes in summary.csv: its place in hosts.txt (scopes no longer listed
     /// come after every listed one).
     pub(super) order: usize,
+    /// Its hosts.txt line's `pages=`, if any (else `MaxPagesPerSite` caps it).
+    pub(super) page_cap: Option<u32>,
 }
 
 impl ScopeRow {
@@ -47,6 +49,7 @@ impl ScopeRow {
             folder: origin.folder_name(),
             suspension: None,
             order: ORDER_AFTER + scope.0 as usize,
+            page_cap: None,
         }
     }
 
@@ -144,7 +147,10 @@ pub(super) fn unload_scope(
                     "{} connection failures in a row",
                     settings.faults.site_down_after
                 ),
-                _ => format!("MaxPagesPerSite = {}", settings.sites.max_pages),
+                _ => match info.page_cap {
+                    Some(n) => format!("pages={n} in hosts.txt"),
+                    None => format!("MaxPagesPerSite = {}", settings.sites.max_pages),
+                },
             };
         }
         summary = Some(row);

@@ -74,6 +74,7 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
         max_downloads: settings.sites.defaults.max_downloads,
         max_level: settings.sites.defaults.max_level,
         crawl_delay: DEMO_DELAY,
+        rules: Default::default(),
     };
     println!(
         "writing into {} (results, state, logs), {} ms between requests",

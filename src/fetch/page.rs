@@ -20,6 +20,7 @@ use super::robots_txt::fetch_robots;
 use super::{FetchEnv, PageResult, RobotsAnswer};
 use crate::message::{Downloaded, Failure, FetchTask, Hop, HopClaim, HopKind, Log, Outcome};
 use crate::parse::refresh::meta_refresh;
+use crate::path_rules::EXCLUDED;
 use crate::robots::DisallowAll;
 use crate::site::Origin;
 use crate::sites::{SiteEntry, SiteOrigin, SiteView};
@@ -296,6 +297,10 @@ impl<'a> Walk<'a> {
     fn url_rules(&mut self, url: &NormUrl) -> Option<PageResult> {
         if self.chain.is_empty() {
             return None;
+        }
+        // hosts.txt's include= and exclude= hold for where a redirect leads too.
+        if !self.site.spec.rules.allows(url.path_and_query()) {
+            return Some(self.failed(Failure::without_request(EXCLUDED.to_owned())));
         }
         let reason = refusal(url.as_url(), self.env.settings.sites.rule_limits())?;
         Some(self.failed(Failure::without_request(reason)))

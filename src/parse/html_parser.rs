@@ -10,6 +10,7 @@ use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseEnv, ParseWorker, charset, links};
 use crate::fold::{self, Digests, Duplicates};
 use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
+use crate::path_rules::EXCLUDED;
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
 use crate::url_norm::{self, UrlError};
 use crate::url_rules::RuleLimits;
@@ -351,18 +352,23 @@ fn classify(
     } else {
         // Borrowed from the page's snapshot, not cloned: an Arc count touched by every link of
         // every parser thread would bounce between cores.
-        let other;
-        let origin = if target_site == site.entry.id {
-            site.origin_of(url.as_url())
+        let (other, other_origin);
+        let (origin, rules) = if target_site == site.entry.id {
+            (site.origin_of(url.as_url()), &site.entry.spec.rules)
         } else {
-            other = env.sites.get(target_site).origin_of(url.as_url());
-            other.as_ref()
+            other = env.sites.get(target_site);
+            other_origin = other.origin_of(url.as_url());
+            (other_origin.as_ref(), &other.spec.rules)
         };
         // Unknown rules (an alias whose robots.txt is not fetched yet): checked when fetched.
         origin
             .and_then(|o| o.robots())
             .filter(|r| !r.allowed(url.path_and_query()))
             .map(|r| Failure::without_request(r.denial_reason()))
+            // hosts.txt's include= and exclude= for the site (crate::path_rules).
+            .or_else(|| {
+                (!rules.allows(url.path_and_query())).then(|| Failure::without_request(EXCLUDED))
+            })
     };
     LinkTarget::Internal {
         url,

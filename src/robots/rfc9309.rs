@@ -227,8 +227,9 @@ fn index_html_directory(pattern: &[u8]) -> Option<Box<[u8]>> {
 
 /// Pattern match with `*` (any run) and a final `$` (end of path); everything else is literal.
 /// Keeps the set of reachable path positions, as robots.cc does, so it is linear in
-/// pattern × path and cannot backtrack exponentially.
-fn matches(path: &[u8], pattern: &[u8]) -> bool {
+/// pattern × path and cannot backtrack exponentially. Also for hosts.txt's `include=` and
+/// `exclude=` patterns, written as robots.txt rules are.
+pub fn matches(path: &[u8], pattern: &[u8]) -> bool {
     // Fast path for the common plain-prefix pattern.
     if !pattern.iter().any(|&b| b == b'*' || b == b'$') {
         return path.starts_with(pattern);

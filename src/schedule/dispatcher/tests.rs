@@ -17,6 +17,7 @@ fn spec(url: &str, max_downloads: u32) -> SiteSpec {
         max_downloads,
         max_level: 3,
         crawl_delay: Duration::ZERO,
+        rules: Default::default(),
     }
 }
 
