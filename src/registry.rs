@@ -711,6 +711,7 @@ impl Registry {
         // Settings already resolved resolve to themselves; their notes were said then.
         let (settings, _) = self.resolve(settings.clone())?;
         settings.check_folders()?;
+        settings.check_status_address()?;
         let manager = self.manager(&settings)?;
         let parts = self.components(&settings, hosts)?;
         manager.run(&settings, hosts, parts, ctrl_c)

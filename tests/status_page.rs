@@ -153,3 +153,26 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0][2], "20", "a.test: every page");
 }
+
+/// See: issue 49 — a `StatusAddress` whose port was in use was a warning, then a crawl without
+/// the page asked for. It is refused before anything is fetched: exit code 2, naming
+/// settings.ini's line, and no request sent.
+#[test]
+fn a_status_address_in_use_is_refused_before_the_crawl() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "a");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let dir = common::prepare(
+        &[format!("{};1;100;0", web.origin("a.test"))],
+        &[("StatusAddress", &address)],
+    );
+    let out = common::run_binary(dir.path(), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("settings.ini:") && err.contains(&format!("StatusAddress = {address}")),
+        "{err}"
+    );
+    assert_eq!(web.server.requests().len(), 0, "nothing is fetched");
+}

@@ -101,6 +101,19 @@ pub enum SettingsError {
         #[source]
         source: std::io::Error,
     },
+    /// `StatusAddress` cannot be listened on (in use, or not this machine's address).
+    #[error(
+        "{at}: StatusAddress = {addr}: cannot serve the status page there: {source}; choose another port (port 0: any free one)"
+    )]
+    StatusAddress {
+        /// Where the key is.
+        at: Location,
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A key written twice.
     #[error("{at}: {key} is set again (first on line {first}); set each key once")]
     Duplicate {

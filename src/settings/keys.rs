@@ -581,7 +581,7 @@ pub const KEYS: &[KeyDef] = &[
         "StatusAddress",
         "",
         ValueKind::Text,
-        "A live status page while the crawl runs, served at this address (e.g. 127.0.0.1:8765; port 0 picks a free one; the console prints the URL), with /status.json for scripts and the result files of finished sites. Empty: off. Read-only; keep it on loopback unless others should see it."
+        "A live status page while the crawl runs, served at this address (e.g. 127.0.0.1:8765; port 0 picks a free one; the console prints the URL), with /status.json for scripts and the result files of finished sites. Empty: off. An address that cannot be listened on (a port in use) stops rccrawler before it starts (exit code 2). Read-only; keep it on loopback unless others should see it."
     ),
     key!(
         "Console",

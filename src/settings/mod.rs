@@ -226,6 +226,26 @@ impl Settings {
         }
         Ok(())
     }
+
+    /// Checks, before a crawl starts, that `StatusAddress` can be listened on: a port in use
+    /// was a warning, and then a crawl without the page that was asked for (issue 49).
+    /// Checked by listening and letting go; the page listens again when the crawl starts.
+    pub fn check_status_address(&self) -> Result<(), SettingsError> {
+        let Some(addr) = self.logs.status_address else {
+            return Ok(());
+        };
+        match std::net::TcpListener::bind(addr) {
+            Ok(listener) => {
+                drop(listener);
+                Ok(())
+            }
+            Err(source) => Err(SettingsError::StatusAddress {
+                at: self.location("StatusAddress"),
+                addr,
+                source,
+            }),
+        }
+    }
 }
 
 /// `NetworkSubsets`: lower bounds, at least 1, strictly ascending.
