@@ -1493,3 +1493,66 @@ fn another_crawl_name_in_a_used_folder_moves_the_old_results_aside() {
     assert_eq!(folders(&old[0].path()).len(), SITES.len());
     assert_eq!(folders(&dir.path().join("results")).len(), 1);
 }
+
+/// See: issue 49, item 5 — a budgeted PgDM crawl whose budget was spent: `status` showed its
+/// sites as `queued` with no word of the budget, the SQL tables held none of their pages, and
+/// summary.csv said `stopped`. A site the spent budget stopped is `budget spent` in
+/// summary.csv, on the console, in `status` (the database keeps it queued, for a larger
+/// budget to continue it), and its pages are in the tables.
+#[test]
+fn a_spent_page_budget_is_said_everywhere_and_its_sites_pages_are_in_the_tables() {
+    let Some(db) = pg::server("a_spent_page_budget_is_said_everywhere") else {
+        return;
+    };
+    let (_web, hosts) = yield_sites(Duration::ZERO);
+    let dir = budgeted_machine(&hosts, &db, "5");
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    let results = dir.path().join("results");
+    let (head, rows) = common::read_csv(&results.join("summary.csv"));
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows.len(), BUDGET_HOSTS.len());
+    for r in &rows {
+        assert_eq!(r[col("State")], "budget spent", "{r:?}");
+    }
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("http://") && l.ends_with("budget spent")),
+        "{out}"
+    );
+    let (status, shown) = run(dir.path(), &["status"]);
+    assert!(status.success(), "{shown}");
+    assert!(
+        shown.contains("5 stopped by the spent page budget"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .lines()
+            .filter(|l| l.starts_with("http://") && l.contains(" budget spent "))
+            .count(),
+        BUDGET_HOSTS.len(),
+        "{shown}"
+    );
+    let mut c = db.client();
+    for r in &rows {
+        let pages: i64 = c
+            .query_one(
+                "SELECT count(*) FROM rccrawler_pages p JOIN rccrawler_scopes s ON s.id = p.scope \
+                 WHERE s.origin = $1 AND s.state = 'queued'",
+                &[&r[col("Site")]],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(pages.to_string(), r[col("Pages")], "{}", r[col("Site")]);
+    }
+    // Run again with the budget spent: the same sites, said the same way.
+    let (status, again) = run(dir.path(), &[]);
+    assert!(status.success(), "{again}");
+    let site_rows = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("http://") && l.ends_with("budget spent"))
+            .count()
+    };
+    assert_eq!(site_rows(&again), BUDGET_HOSTS.len(), "{again}");
+}

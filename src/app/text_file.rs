@@ -175,10 +175,11 @@ fn end_of_run(
     unloaders: &[Box<dyn crate::unload::Unloader>],
     mut scopes: Vec<ScopeRow>,
 ) -> Result<RunReport, AppError> {
+    let reason = ctx.stop.reason().unwrap_or(StopReason::WorkDone);
     for row in &mut scopes {
         row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
+        row.budget_spent = reason == StopReason::BudgetSpent;
     }
-    let reason = ctx.stop.reason().unwrap_or(StopReason::WorkDone);
     let finished = reason.is_complete() && seeds.unopened() == 0 && nothing_left(&*ctx.dm);
     let unload_started = Instant::now();
     let (written, earlier) = {

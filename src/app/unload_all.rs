@@ -38,6 +38,8 @@ pub(super) struct ScopeRow {
     pub(super) order: usize,
     /// Its hosts.txt line's `pages=`, if any (else `MaxPagesPerSite` caps it).
     pub(super) page_cap: Option<u32>,
+    /// The run ended because the crawl's `PageBudget` was spent.
+    pub(super) budget_spent: bool,
 }
 
 impl ScopeRow {
@@ -50,6 +52,7 @@ impl ScopeRow {
             suspension: None,
             order: ORDER_AFTER + scope.0 as usize,
             page_cap: None,
+            budget_spent: false,
         }
     }
 
@@ -99,6 +102,7 @@ impl ScopeRow {
         match (state, self.suspension) {
             (SiteState::Stopped, Some(Suspension::Down)) => SiteState::Down,
             (SiteState::Stopped, Some(Suspension::PageLimit)) => SiteState::PageLimit,
+            (SiteState::Stopped, _) if self.budget_spent => SiteState::BudgetSpent,
             (state, _) => state,
         }
     }

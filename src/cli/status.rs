@@ -33,14 +33,22 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
         Ok(s) => s,
         Err(e) => return database_failure(&e),
     };
+    let spent = scopes.iter().filter(|s| s.budget_spent).count();
     println!(
-        "crawl {:?}: {} scopes, {} done",
+        "crawl {:?}: {} scopes, {} done{}",
         settings.database.crawl,
         scopes.len(),
         scopes
             .iter()
             .filter(|s| s.state == pg::ScopeState::Done)
-            .count()
+            .count(),
+        if spent > 0 {
+            format!(
+                ", {spent} stopped by the spent page budget (a larger PageBudget continues them)"
+            )
+        } else {
+            String::new()
+        }
     );
     println!(
         "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} owner (lease left)",
@@ -60,7 +68,13 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
         };
         println!(
             "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} {owner}",
-            s.origin, s.state, s.pages, s.pending, s.fetched, s.journal_batches, checkpoint
+            s.origin,
+            s.shown_state(),
+            s.pages,
+            s.pending,
+            s.fetched,
+            s.journal_batches,
+            checkpoint
         );
     }
     Exit::Ok

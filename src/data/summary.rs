@@ -23,6 +23,9 @@ pub enum SiteState {
     Down,
     /// Reached `MaxPagesPerSite`.
     PageLimit,
+    /// The crawl's `PageBudget` was spent with URLs of the site still pending (a larger
+    /// budget continues it).
+    BudgetSpent,
 }
 
 impl fmt::Display for SiteState {
@@ -34,6 +37,7 @@ impl fmt::Display for SiteState {
             SiteState::Removed => "removed",
             SiteState::Down => "down",
             SiteState::PageLimit => "page limit",
+            SiteState::BudgetSpent => "budget spent",
         })
     }
 }
@@ -182,6 +186,7 @@ impl SiteState {
             SiteState::Removed => 3,
             SiteState::Down => 4,
             SiteState::PageLimit => 5,
+            SiteState::BudgetSpent => 6,
         }
     }
 
@@ -193,6 +198,7 @@ impl SiteState {
             SiteState::Removed,
             SiteState::Down,
             SiteState::PageLimit,
+            SiteState::BudgetSpent,
         ]
         .get(usize::from(c))
         .copied()

@@ -253,7 +253,7 @@ pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
                 "site": s.origin,
                 "pages": s.pages,
                 "queued": s.pending,
-                "state": s.state.to_string(),
+                "state": s.shown_state(),
                 "owner": s.owner,
             })
         })

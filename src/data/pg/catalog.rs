@@ -33,6 +33,21 @@ pub struct ScopeStatus {
     pub checkpoint: Option<SystemTime>,
     /// Journal batches saved since.
     pub journal_batches: i64,
+    /// The crawl's `PageBudget` is spent and this scope has work left: it is not crawled
+    /// further unless the budget grows.
+    pub budget_spent: bool,
+}
+
+impl ScopeStatus {
+    /// Its state as people read it: `budget spent` for a scope the spent page budget
+    /// stopped (the database keeps it `queued`, for a larger budget to continue it).
+    pub fn shown_state(&self) -> String {
+        if self.budget_spent {
+            "budget spent".to_owned()
+        } else {
+            self.state.to_string()
+        }
+    }
 }
 
 fn open_db(settings: &Settings) -> Result<Db, PgError> {
@@ -49,8 +64,11 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
         let rows = c.query(
             "SELECT s.origin, s.state, s.owner, \
              extract(epoch FROM s.lease_until - now())::float8, s.pages, s.pending, s.fetched, \
-             s.checkpoint_at, (SELECT count(*) FROM rccrawler_journal j WHERE j.scope = s.id) \
-             FROM rccrawler_scopes s WHERE s.crawl = $1 ORDER BY s.id",
+             s.checkpoint_at, (SELECT count(*) FROM rccrawler_journal j WHERE j.scope = s.id), \
+             c.budget > 0 AND (SELECT coalesce(sum(fetched), 0) FROM rccrawler_scopes \
+             WHERE crawl = $1) >= c.budget \
+             FROM rccrawler_scopes s JOIN rccrawler_crawls c ON c.name = s.crawl \
+             WHERE s.crawl = $1 ORDER BY s.id",
             &[crawl],
         )?;
         rows.iter()
@@ -67,6 +85,7 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
                         fetched: r.try_get(6)?,
                         checkpoint: r.try_get(7)?,
                         journal_batches: r.try_get(8)?,
+                        budget_spent: r.try_get(9)?,
                     },
                 ))
             })
@@ -80,6 +99,7 @@ pub fn status(settings: &Settings) -> Result<Vec<ScopeStatus>, PgError> {
                     s.origin
                 ))
             })?;
+            s.budget_spent &= matches!(s.state, ScopeState::Queued | ScopeState::Active);
             Ok(s)
         })
         .collect()

@@ -191,6 +191,9 @@ impl Coordinator for PgCoordinator {
         })?;
         // Never negative: the smaller of what was wanted and what was free (both at least 0).
         let granted = u64::try_from(granted).unwrap_or(0);
+        if last {
+            self.crawl.budget_spent.store(true, Ordering::SeqCst);
+        }
         Ok(if last {
             BudgetGrant::Last(granted)
         } else {

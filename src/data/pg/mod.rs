@@ -69,6 +69,9 @@ pub(crate) struct PgCrawl {
     exclusive: bool,
     /// The console was told that another process holds the crawl.
     said_waiting: AtomicBool,
+    /// The crawl's page budget is spent (no more will be granted): the scopes this process
+    /// holds unfinished get their graph tables at the next checkpoint, the run's last.
+    budget_spent: AtomicBool,
     /// This process's results folder, named across runs and machines (see [`results_at`]).
     results_at: String,
 }
@@ -134,6 +137,7 @@ pub fn open(settings: &Settings) -> Result<(PgStore, PgCoordinator), PgError> {
         outstanding: AtomicUsize::new(0),
         exclusive: settings.bandit.is_budgeted(),
         said_waiting: AtomicBool::new(false),
+        budget_spent: AtomicBool::new(false),
         results_at: results_at(settings),
     });
     let store = PgStore::new(Arc::clone(&crawl));

@@ -62,6 +62,14 @@ pub(super) enum Work {
     /// summary.csv row `summary` (encoded): recorded with the next batch, after the scope's
     /// own [`Work::Settle`] (sent before it).
     Written { row: i64, summary: Vec<u8> },
+    /// The graph tables of a scope this process holds and has not finished, as it stands
+    /// (the crawl's page budget is spent: its pages are the crawl's, for SQL too); its state
+    /// does not change.
+    Tables {
+        graph: GraphHandle,
+        row: i64,
+        origin: String,
+    },
 }
 
 /// The thread and what went wrong in it.
@@ -163,6 +171,8 @@ struct Batch {
     parts: Vec<Encoded>,
     /// `(row, summary)` of [`Work::Written`].
     written: Vec<(i64, Vec<u8>)>,
+    /// `(row, origin)` of [`Work::Tables`].
+    tables_only: Vec<(i64, String)>,
     bytes: usize,
 }
 
@@ -172,22 +182,16 @@ fn settle_all(setup: &Setup, db: &mut Option<Db>, work: Vec<Work>) -> Result<(),
     for w in work {
         match w {
             Work::Settle(job) => {
-                let mut small = None;
-                let mut large = Ok(true);
-                job.graph.with_graph(&mut |g| {
-                    if g.nodes().len() < LARGE_PAGES {
-                        small = Some(Encoded::new(job.row, g, setup.reward));
-                    } else {
-                        large =
-                            tables::write_graph(&setup.url, job.row, &setup.owner, g, setup.reward);
-                    }
-                });
-                if !large? {
-                    return Err(PgError::LeaseLost(job.origin.clone()));
-                }
+                let small = encode(setup, &job.graph, job.row, &job.origin)?;
                 batch.bytes += job.snapshot.len() + small.as_ref().map_or(0, Encoded::bytes);
                 batch.parts.extend(small);
                 batch.jobs.push(job);
+            }
+            Work::Tables { graph, row, origin } => {
+                let small = encode(setup, &graph, row, &origin)?;
+                batch.bytes += small.as_ref().map_or(0, Encoded::bytes);
+                batch.parts.extend(small);
+                batch.tables_only.push((row, origin));
             }
             Work::Written { row, summary } => {
                 batch.bytes += summary.len();
@@ -201,11 +205,33 @@ fn settle_all(setup: &Setup, db: &mut Option<Db>, work: Vec<Work>) -> Result<(),
     write_batch(setup, db, &mut batch)
 }
 
+/// A small scope's graph tables, assembled; a large one's are written now, on their own.
+fn encode(
+    setup: &Setup,
+    graph: &GraphHandle,
+    row: i64,
+    origin: &str,
+) -> Result<Option<Encoded>, PgError> {
+    let mut small = None;
+    let mut large = Ok(true);
+    graph.with_graph(&mut |g| {
+        if g.nodes().len() < LARGE_PAGES {
+            small = Some(Encoded::new(row, g, setup.reward));
+        } else {
+            large = tables::write_graph(&setup.url, row, &setup.owner, g, setup.reward);
+        }
+    });
+    if !large? {
+        return Err(PgError::LeaseLost(origin.to_owned()));
+    }
+    Ok(small)
+}
+
 /// Saves the batch in one transaction: its scopes' snapshots and graph tables, their state and
 /// release, the fetches they spent of the page budget, and the result files written. Empties
 /// it.
 fn write_batch(setup: &Setup, db: &mut Option<Db>, batch: &mut Batch) -> Result<(), PgError> {
-    if batch.jobs.is_empty() && batch.written.is_empty() {
+    if batch.jobs.is_empty() && batch.written.is_empty() && batch.tables_only.is_empty() {
         return Ok(());
     }
     let db = match db {
@@ -229,7 +255,16 @@ fn write_batch(setup: &Setup, db: &mut Option<Db>, batch: &mut Batch) -> Result<
         ],
         |c| {
             let mut tx = c.transaction()?;
-            if !ids.is_empty() {
+            if !batch.tables_only.is_empty() {
+                let rows: Vec<i64> = batch.tables_only.iter().map(|t| t.0).collect();
+                let held = scope_state::owned_for_update(&mut tx, &rows, owner)?;
+                if let Some(t) = batch.tables_only.iter().find(|t| !held.contains(&t.0)) {
+                    return Ok(Some(t.1.clone()));
+                }
+            }
+            if ids.is_empty() {
+                tables::write_encoded(&mut tx, &batch.parts)?;
+            } else {
                 let held = scope_state::settling(&mut tx, &ids, owner, save)?;
                 if let Some(j) = batch.jobs.iter().find(|j| !held.contains(&j.row)) {
                     return Ok(Some(j.origin.clone()));

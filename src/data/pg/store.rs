@@ -348,8 +348,19 @@ impl Persistence for PgStore {
             Persist::Journal(Durability::Process) => self.send_journal(scopes, Records::Keep),
             Persist::Journal(_) => self.send_journal(scopes, Records::Send),
             Persist::Checkpoint(_) => {
+                // See: issue 49 — a budgeted crawl whose budget was spent left every
+                // unfinished site out of the SQL tables.
+                let tables = self.crawl.budget_spent.load(Ordering::SeqCst);
                 for (id, row) in self.held(scopes) {
                     self.save_snapshot(scopes, id, row, None)?;
+                    let settled = self.rows.lock().get(&row).is_some_and(|r| r.settled);
+                    if tables && !settled {
+                        self.crawl.settler.lock().send(Work::Tables {
+                            graph: scopes.graph(id),
+                            row,
+                            origin: scopes.claim(id).origin.to_string(),
+                        });
+                    }
                 }
                 Ok(())
             }
