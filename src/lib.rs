@@ -38,6 +38,7 @@
 //! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
 //! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
 //! - [`xml`] — text in XML attributes (GEXF, SVG).
+//! - [`words`] — counts in the sentences people read (`1 scope`, `2 scopes`).
 //! - [`fd_limits`] — open files: the automatic downloader cap and the idle connections.
 //! - [`parallel`], [`alloc_tuning`] — work split over threads; the allocator's settings.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
@@ -79,4 +80,5 @@ pub mod unload;
 pub mod url_filter;
 pub mod url_norm;
 pub mod url_rules;
+pub mod words;
 pub mod xml;

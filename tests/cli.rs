@@ -486,7 +486,7 @@ fn the_papers_settings_ini_runs_unchanged() {
         )]
     );
     let report = std::fs::read_to_string(result.join("test_report.txt")).unwrap();
-    assert!(report.contains("1 scopes, 1 passed, 0 failed"), "{report}");
+    assert!(report.contains("1 scope, 1 passed, 0 failed"), "{report}");
     assert!(dir.path().join("logs/common_log.csv").exists());
 }
 

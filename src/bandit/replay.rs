@@ -338,8 +338,9 @@ pub fn write_table(
     let total: f64 = seqs.iter().map(|s| s.rewards.iter().sum::<f64>()).sum();
     writeln!(
         w,
-        "{} sites, {pages} pages, {total} reward in all",
-        seqs.len()
+        "{}, {}, {total} reward in all",
+        crate::words::count(seqs.len() as u64, "site"),
+        crate::words::count(pages as u64, "page")
     )?;
     writeln!(
         w,

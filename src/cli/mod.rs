@@ -248,8 +248,8 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
                 println!("{:<w$} {:>7} pages  {}", r.site, r.pages, r.state);
             }
             println!(
-                "{} scopes written to {}",
-                rows.len(),
+                "{} written to {}",
+                crate::words::count(rows.len() as u64, "scope"),
                 settings.results.folder.display()
             );
             Exit::Ok

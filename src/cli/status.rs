@@ -35,9 +35,9 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
     };
     let spent = scopes.iter().filter(|s| s.budget_spent).count();
     println!(
-        "crawl {:?}: {} scopes, {} done{}",
+        "crawl {:?}: {}, {} done{}",
         settings.database.crawl,
-        scopes.len(),
+        crate::words::count(scopes.len() as u64, "scope"),
         scopes
             .iter()
             .filter(|s| s.state == pg::ScopeState::Done)

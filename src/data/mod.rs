@@ -332,8 +332,10 @@ pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
             pending += p.pending;
         }
         eprintln!(
-            "continuing the crawl saved in {}: {pages} pages recorded, {pending} URLs still to fetch",
-            settings.state.folder.display()
+            "continuing the crawl saved in {}: {} recorded, {} still to fetch",
+            settings.state.folder.display(),
+            crate::words::count(pages as u64, "page"),
+            crate::words::count(pending as u64, "URL")
         );
     }
     Ok(DataLayer {

@@ -90,9 +90,9 @@ impl Unloader for ResultCheck {
 fn report(scopes: &[ScopeCheck]) -> String {
     let failed = scopes.iter().filter(|s| !s.failures.is_empty()).count();
     let mut out = format!(
-        "rccrawler {} result check (TestRU): {} scopes, {} passed, {failed} failed\n",
+        "rccrawler {} result check (TestRU): {}, {} passed, {failed} failed\n",
         env!("CARGO_PKG_VERSION"),
-        scopes.len(),
+        crate::words::count(scopes.len() as u64, "scope"),
         scopes.len() - failed
     );
     for s in scopes {
@@ -393,7 +393,7 @@ mod tests {
         let c = check_folder(&dir.path().join("nowhere"));
         assert!(c.failures[0].contains("nodes.csv is missing"), "{c:?}");
         let text = report(&[c]);
-        assert!(text.contains("1 scopes, 0 passed, 1 failed"), "{text}");
+        assert!(text.contains("1 scope, 0 passed, 1 failed"), "{text}");
         assert!(text.contains("nowhere: FAILED"), "{text}");
     }
 }

@@ -52,9 +52,9 @@ impl Coordinator for PgCoordinator {
         self.crawl.look(0)?;
         if self.outstanding() == 0 {
             eprintln!(
-                "crawl {crawl:?} is finished: every one of its {} scopes is done. `rccrawler export` writes its results; \
+                "crawl {crawl:?} is finished: every one of its {} is done. `rccrawler export` writes its results; \
                  to crawl the sites again, give it another CrawlName",
-                seeds.len()
+                crate::words::count(seeds.len() as u64, "scope")
             );
         }
         Ok(())
