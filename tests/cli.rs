@@ -538,6 +538,30 @@ fn the_demo_runs_with_the_shipped_settings_and_writes_only_into_its_own_folder()
     assert!(files.nodes.len() > 10, "{}", files.nodes.len());
     assert!(dir.path().join("demo/state").exists());
     assert!(!dir.path().join("state").exists());
+    // Run again, twice: each run is a fresh crawl of the demo (issue 49: a results folder
+    // belongs to one crawl); the last one's results are moved aside, and only that one is
+    // kept there.
+    for _ in 0..2 {
+        let o = run(dir.path(), &["demo"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("held the results of another crawl"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let old: Vec<_> = std::fs::read_dir(dir.path().join("demo"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("results.old-"))
+        .collect();
+    assert_eq!(old.len(), 1, "{old:?}");
+    assert_eq!(
+        common::read_csv(&dir.path().join("demo/results/summary.csv"))
+            .1
+            .len(),
+        1
+    );
 }
 
 /// See: issue 20 — replay's table cut site names to 6 characters, explained SR(N) nowhere,

@@ -82,10 +82,33 @@ pub fn run(settings_path: &Path, ctrl_c: Receiver<()>) -> Exit {
         DEMO_DELAY.as_millis()
     );
     let results = settings.results.folder.join(origin.folder_name());
+    forget_old_demos(&demo);
     let exit = cli::run(&registry, &settings, &[spec], ctrl_c);
     println!(
         "open {}/nodes.csv and edges.csv in Gephi (Data Laboratory > Import Spreadsheet), or graph.gexf",
         results.display()
     );
     exit
+}
+
+/// A fresh crawl moves the last crawl's results aside (`results.old-<time>`, beside
+/// `results`); in the demo's own folder only the one this run makes is worth keeping: the
+/// earlier ones go, so that running the demo again and again does not pile them up.
+fn forget_old_demos(demo: &Path) {
+    let Ok(entries) = std::fs::read_dir(demo) else {
+        return;
+    };
+    let mut old: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("results.old-"))
+        })
+        .collect();
+    old.sort();
+    for p in old {
+        let _ = std::fs::remove_dir_all(p);
+    }
 }
