@@ -176,21 +176,33 @@ struct Batch {
     bytes: usize,
 }
 
+impl Batch {
+    /// Adds a scope's assembled tables, in place of any this batch holds for it already (a
+    /// scope whose tables were sent at the budget's last checkpoint may settle just after):
+    /// its rows are written once.
+    fn add_part(&mut self, part: Option<Encoded>) {
+        if let Some(part) = part {
+            if let Some(i) = self.parts.iter().position(|p| p.scope() == part.scope()) {
+                self.bytes -= self.parts.remove(i).bytes();
+            }
+            self.bytes += part.bytes();
+            self.parts.push(part);
+        }
+    }
+}
+
 /// Saves `work` in batches; a large scope's tables are written first, on their own.
 fn settle_all(setup: &Setup, db: &mut Option<Db>, work: Vec<Work>) -> Result<(), PgError> {
     let mut batch = Batch::default();
     for w in work {
         match w {
             Work::Settle(job) => {
-                let small = encode(setup, &job.graph, job.row, &job.origin)?;
-                batch.bytes += job.snapshot.len() + small.as_ref().map_or(0, Encoded::bytes);
-                batch.parts.extend(small);
+                batch.add_part(encode(setup, &job.graph, job.row, &job.origin)?);
+                batch.bytes += job.snapshot.len();
                 batch.jobs.push(job);
             }
             Work::Tables { graph, row, origin } => {
-                let small = encode(setup, &graph, row, &origin)?;
-                batch.bytes += small.as_ref().map_or(0, Encoded::bytes);
-                batch.parts.extend(small);
+                batch.add_part(encode(setup, &graph, row, &origin)?);
                 batch.tables_only.push((row, origin));
             }
             Work::Written { row, summary } => {
@@ -295,4 +307,24 @@ fn write_batch(setup: &Setup, db: &mut Option<Db>, batch: &mut Batch) -> Result<
     }
     *batch = Batch::default();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_sent_twice_in_one_batch_has_its_rows_written_once() {
+        let mut batch = Batch::default();
+        batch.add_part(Some(Encoded::stub(7)));
+        batch.add_part(Some(Encoded::stub(8)));
+        batch.add_part(None);
+        batch.add_part(Some(Encoded::stub(7)));
+        let scopes: Vec<i64> = batch.parts.iter().map(Encoded::scope).collect();
+        assert_eq!(scopes, [8, 7]);
+        assert_eq!(
+            batch.bytes,
+            batch.parts.iter().map(Encoded::bytes).sum::<usize>()
+        );
+    }
 }

@@ -345,6 +345,20 @@ impl Encoded {
         Encoded { scope, tables }
     }
 
+    /// A scope with one row in every table (tests of batching).
+    #[cfg(test)]
+    pub(crate) fn stub(scope: i64) -> Self {
+        Encoded {
+            scope,
+            tables: std::array::from_fn(|_| format!("{scope}\n").into_bytes()),
+        }
+    }
+
+    /// The scope's row.
+    pub(crate) fn scope(&self) -> i64 {
+        self.scope
+    }
+
     /// The bytes assembled.
     pub(crate) fn bytes(&self) -> usize {
         self.tables.iter().map(Vec::len).sum()
