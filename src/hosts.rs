@@ -209,7 +209,11 @@ fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError>
         max_downloads: max_downloads as u32,
         max_level: max_level as u32,
         crawl_delay: Duration::from_millis(delay_ms),
-        rules: std::sync::Arc::new(rules),
+        rules: if rules == LineRules::default() {
+            LineRules::none()
+        } else {
+            std::sync::Arc::new(rules)
+        },
     })
 }
 
@@ -347,6 +351,8 @@ mod tests {
         assert_eq!(ok[0].rules.max_pages, Some(50));
         assert!(ok[0].rules.allows("/docs/a") && !ok[0].rules.allows("/docs/old/a"));
         assert_eq!(*ok[1].rules, LineRules::default());
+        // Lines without rules share one value: no allocation per site.
+        assert!(std::sync::Arc::ptr_eq(&ok[1].rules, &LineRules::none()));
         let e = parse("http://x.test\nhttp://z.test;1;1;0;include=docs", D).unwrap_err();
         assert_eq!(e.0, 2);
         assert!(e.1.to_string().contains("\"docs\""), "{}", e.1);

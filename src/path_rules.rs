@@ -77,6 +77,13 @@ impl LineRules {
         Ok(())
     }
 
+    /// The rules of a line with none (the paper's four fields): one value shared by every
+    /// such line, not an allocation per site of a 100,000-site hosts.txt.
+    pub fn none() -> std::sync::Arc<LineRules> {
+        static NONE: std::sync::OnceLock<std::sync::Arc<LineRules>> = std::sync::OnceLock::new();
+        std::sync::Arc::clone(NONE.get_or_init(Default::default))
+    }
+
     /// Whether the line restricts which URLs are fetched.
     pub fn restricts_paths(&self) -> bool {
         !self.include.is_empty() || !self.exclude.is_empty()
