@@ -891,3 +891,100 @@ fn a_crawl_delay_or_retry_after_beyond_any_clock_is_capped_not_a_panic() {
         assert_eq!(bad_reason(&c, &web, "/busy"), "status 429");
     }
 }
+
+/// A raw server on a fresh port whose every answer is followed by `stale` bytes: a whole
+/// second answer nobody asked for, in the same write (`later` = None) or written `later` on
+/// the idle connection. Pages `/`, `/p1` … `/p5` form a chain; the stale answer links to
+/// `/stale`. Returns the port. (A stray answer read with the page stays in the downloader's
+/// buffer; one behind a large page stays in the socket: both must be seen.)
+fn one_behind_server(later: Option<Duration>) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_string();
+                    buf.drain(..end + 4);
+                    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                    let answer = |status: &str, body: &str| {
+                        format!(
+                            "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}",
+                            body.len()
+                        )
+                    };
+                    let page = match path.as_str() {
+                        "/" => answer("200 OK", r#"<a href="/p1">1</a>"#),
+                        p if p.starts_with("/p") && p.len() == 3 => {
+                            let n: u32 = p[2..].parse().unwrap_or(9);
+                            // /p2 is larger than a first read: its stray answer stays in
+                            // the socket instead of the connection's buffer.
+                            let pad = if n == 2 { "x".repeat(40_000) } else { String::new() };
+                            if n < 5 {
+                                answer(
+                                    "200 OK",
+                                    &format!(r#"<a href="/p{}">next</a><!--{pad}-->"#, n + 1),
+                                )
+                            } else {
+                                answer("200 OK", r#"<a href="/">home</a>"#)
+                            }
+                        }
+                        _ => answer("404 Not Found", ""),
+                    };
+                    let stale = answer("200 OK", r#"<a href="/stale">stale</a>"#);
+                    let sent = match later {
+                        None => stream.write_all(format!("{page}{stale}").as_bytes()),
+                        Some(pause) => stream.write_all(page.as_bytes()).and_then(|()| {
+                            std::thread::sleep(pause);
+                            stream.write_all(stale.as_bytes())
+                        }),
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn bytes_nobody_asked_for_are_never_taken_for_the_next_answer() {
+    for later in [None, Some(Duration::from_millis(30))] {
+        for downloader in DOWNLOADERS {
+            println!("{downloader}, stale bytes {later:?}");
+            let port = one_behind_server(later);
+            let c = crawl(
+                &[format!("http://a.test:{port}")],
+                &[
+                    ("DownloadingThread", downloader),
+                    ("RequestTimeoutSeconds", "3"),
+                    ("DefaultCrawlDelay", "100"),
+                ],
+            );
+            let site = c.site(&format!("a.test_{port}"));
+            let mut urls: Vec<String> = site.labels().into_values().collect();
+            urls.sort();
+            let origin = format!("http://a.test:{port}");
+            let want: Vec<String> = ["/", "/p1", "/p2", "/p3", "/p4", "/p5"]
+                .iter()
+                .map(|p| format!("{origin}{p}"))
+                .collect();
+            assert_eq!(urls, want, "{downloader} {later:?}");
+            assert!(site.bad.is_empty(), "{downloader} {later:?}: {:?}", site.bad);
+            assert_eq!(site.edge_labels().len(), 6, "{downloader} {later:?}");
+        }
+    }
+}

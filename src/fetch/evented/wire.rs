@@ -134,3 +134,18 @@ pub(super) fn read(
         }
     }
 }
+
+/// Whether a kept connection is quiet: nothing has arrived on it since its last answer was
+/// read (no stray bytes, no close). A server that answers one request behind, or sends an
+/// answer nobody asked for, leaves bytes that the next request would take for its answer;
+/// such a connection is closed, not reused. A non-blocking peek: nothing is consumed.
+pub(super) fn quiet(stream: &TcpStream, tls: Option<&mut ClientConnection>) -> bool {
+    if let Some(tls) = tls {
+        match tls.process_new_packets() {
+            Ok(state) if state.plaintext_bytes_to_read() == 0 && !state.peer_has_closed() => {}
+            _ => return false,
+        }
+    }
+    let mut byte = [0u8; 1];
+    matches!(stream.peek(&mut byte), Err(e) if e.kind() == ErrorKind::WouldBlock)
+}

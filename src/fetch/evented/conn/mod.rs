@@ -473,7 +473,10 @@ impl Connections {
         conn.state = State::Idle;
         conn.body = Vec::new();
         conn.generation = 0;
-        if !keep || self.idle_count >= budget {
+        // Bytes read past the answer were sent by nobody's request: the next request would
+        // take them for its answer.
+        let stray = conn.start != conn.end;
+        if !keep || stray || self.idle_count >= budget {
             self.close(i);
             return;
         }

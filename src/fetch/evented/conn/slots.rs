@@ -43,25 +43,33 @@ impl Connections {
         }
     }
 
-    /// An idle connection of `site` to `origin`, if one is left.
+    /// An idle connection of `site` to `origin`, if one is left that is quiet: one on which
+    /// something arrived since its last answer (stray bytes, a close the poll has not
+    /// reported yet) is closed instead (`wire::quiet`).
     pub(super) fn take_idle(&mut self, site: SiteId, origin: u64) -> Option<usize> {
-        let list = self.idle.get_mut(&site)?;
-        let conns = &self.conns;
-        let at = list.iter().rposition(|&i| {
-            conns
-                .get(i)
-                .and_then(Option::as_ref)
-                .is_some_and(|c| c.origin == origin)
-        })?;
-        let i = list.swap_remove(at);
-        if list.is_empty() {
-            self.idle.remove(&site);
+        loop {
+            let list = self.idle.get_mut(&site)?;
+            let conns = &self.conns;
+            let at = list.iter().rposition(|&i| {
+                conns
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|c| c.origin == origin)
+            })?;
+            let i = list.swap_remove(at);
+            if list.is_empty() {
+                self.idle.remove(&site);
+            }
+            self.idle_count = self.idle_count.saturating_sub(1);
+            let Some(conn) = self.conns[i].as_mut() else {
+                continue;
+            };
+            if wire::quiet(&conn.stream, conn.tls.as_deref_mut()) {
+                conn.reused = true;
+                return Some(i);
+            }
+            self.close(i);
         }
-        self.idle_count = self.idle_count.saturating_sub(1);
-        if let Some(conn) = self.conns[i].as_mut() {
-            conn.reused = true;
-        }
-        Some(i)
     }
 
     /// Starts connecting to the last of `addrs` (the others are tried if it fails).
