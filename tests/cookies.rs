@@ -8,6 +8,9 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rccrawler::loopback::{Request, Resp, Route};
 
 use common::cookie_sites::{JavaSite, UrlVisitSite, install_wall, wall_pages};
 use common::{TestWeb, crawl, prepare, read_csv, run_in};
@@ -213,4 +216,47 @@ fn a_visit_kept_in_the_urls_is_detected_and_names_its_aliases() {
         .collect();
     assert_eq!(home_alias.len(), 1, "{:?}", files.duplicates);
     assert_eq!(home_alias[0].2, "session id", "{:?}", files.duplicates);
+}
+
+/// A server that sets a thousand cookies in one answer (27 KB of head: more header lines than
+/// the HTTP parser takes, far less than a head's byte bound): the page is crawled, not lost as
+/// "too many headers", and the first cookies are kept and sent back, as a browser's bounded
+/// jar would (issue 49, item 10).
+#[test]
+fn a_thousand_cookies_in_one_answer_lose_nothing() {
+    for downloader in ["DT0", "DT1"] {
+        let web = TestWeb::new();
+        web.server.route_prefix(
+            "a.test",
+            "/",
+            Route::Generated(Arc::new(|req: &Request| match req.target.as_str() {
+                "/" => {
+                    let mut page = Resp::html(r#"<a href="/a">a</a>"#);
+                    for i in 0..1000 {
+                        page = page.header("Set-Cookie", &format!("c{i}=v{i}; Path=/"));
+                    }
+                    page
+                }
+                "/a" if req.header("cookie").is_some_and(|c| c.contains("c0=v0")) => {
+                    Resp::html("<p>a, with the first cookie</p>")
+                }
+                "/a" => Resp::new(403, "text/html", "no cookie"),
+                _ => Resp::new(404, "text/plain", "none"),
+            })),
+        );
+        let origin = web.origin("a.test");
+        let c = crawl(
+            std::slice::from_ref(&origin),
+            &[("DownloadingThread", downloader)],
+        );
+        let files = c.site(&format!("a.test_{}", web.port()));
+        let expected: BTreeSet<String> = ["/", "/a"].iter().map(|p| (*p).to_owned()).collect();
+        assert_eq!(
+            paths(&files, &origin),
+            expected,
+            "{downloader}: {:?}",
+            files.bad
+        );
+        assert!(files.bad.is_empty(), "{downloader}: {:?}", files.bad);
+    }
 }

@@ -930,7 +930,11 @@ fn one_behind_server(later: Option<Duration>) -> u16 {
                             let n: u32 = p[2..].parse().unwrap_or(9);
                             // /p2 is larger than a first read: its stray answer stays in
                             // the socket instead of the connection's buffer.
-                            let pad = if n == 2 { "x".repeat(40_000) } else { String::new() };
+                            let pad = if n == 2 {
+                                "x".repeat(40_000)
+                            } else {
+                                String::new()
+                            };
                             if n < 5 {
                                 answer(
                                     "200 OK",
@@ -983,7 +987,11 @@ fn bytes_nobody_asked_for_are_never_taken_for_the_next_answer() {
                 .map(|p| format!("{origin}{p}"))
                 .collect();
             assert_eq!(urls, want, "{downloader} {later:?}");
-            assert!(site.bad.is_empty(), "{downloader} {later:?}: {:?}", site.bad);
+            assert!(
+                site.bad.is_empty(),
+                "{downloader} {later:?}: {:?}",
+                site.bad
+            );
             assert_eq!(site.edge_labels().len(), 6, "{downloader} {later:?}");
         }
     }

@@ -8,6 +8,7 @@
 pub(crate) mod client;
 mod env;
 pub mod evented;
+pub(crate) mod head_fit;
 mod http_downloader;
 mod paced;
 mod pacer;

@@ -6,7 +6,9 @@
 //!   decided to send them;
 //! - waits for input in slices of [`ABORT_CHECK`], so that once the crawl stops, a request
 //!   still waiting for its answer a second later is abandoned (its URL goes back to its
-//!   frontier) instead of holding the stop for up to `RequestTimeoutSeconds`.
+//!   frontier) instead of holding the stop for up to `RequestTimeoutSeconds`;
+//! - rewrites an answer's head of more header lines than ureq-proto parses (a thousand
+//!   cookies) before ureq reads it, as the event-driven downloader does (`head_fit`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ureq::unversioned::transport::time::Duration as UreqDuration;
 use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
 
+use super::head_fit::Fit;
 use super::pacer::Pacer;
 
 /// How long one wait for input lasts before the abort flag is looked at again.
@@ -44,6 +47,7 @@ impl Connector<Box<dyn Transport>> for PacedConnector {
             inner,
             pacer: Arc::clone(&self.pacer),
             abort: Arc::clone(&self.abort),
+            head_due: false,
         }))
     }
 }
@@ -54,6 +58,42 @@ pub(super) struct PacedTransport {
     inner: Box<dyn Transport>,
     pacer: Arc<Pacer>,
     abort: Arc<AtomicBool>,
+    /// A request was written and its answer's head has not been seen whole yet.
+    head_due: bool,
+}
+
+impl PacedTransport {
+    /// Looks at the awaited head in the input buffer: once it is whole, rewritten there if
+    /// it has more header lines than the parser takes (only into a head no longer than what
+    /// arrived: the buffer holds that much). `true`: part of a head already over the count,
+    /// which the parser would fail on: read on before it sees it.
+    fn fit_head(&mut self) -> bool {
+        let buffers = self.inner.buffers();
+        let input = buffers.input();
+        let (used, head) = match super::head_fit::fit(input) {
+            Fit::Partial => return false,
+            Fit::NeedMore => return true,
+            Fit::Unchanged => {
+                self.head_due = false;
+                return false;
+            }
+            Fit::Rewritten { used, head } => (used, head),
+        };
+        self.head_due = false;
+        let mut rewritten = head;
+        rewritten.extend_from_slice(&input[used..]);
+        let len = input.len();
+        if rewritten.len() > len {
+            return false;
+        }
+        // All of the input consumed, the buffer starts over empty: room for what it held.
+        buffers.input_consume(len);
+        let free = buffers.input_append_buf();
+        let n = rewritten.len().min(free.len());
+        free[..n].copy_from_slice(&rewritten[..n]);
+        buffers.input_appended(n);
+        false
+    }
 }
 
 impl Transport for PacedTransport {
@@ -64,6 +104,7 @@ impl Transport for PacedTransport {
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         let written = self.inner.transmit_output(amount, timeout);
         self.pacer.sent();
+        self.head_due = true;
         written
     }
 
@@ -92,6 +133,8 @@ impl Transport for PacedTransport {
             match self.inner.await_input(wait) {
                 // Only a slice ran out: wait on, unless the request's own time is up.
                 Err(ureq::Error::Timeout(_)) if !last => continue,
+                Ok(true) if self.head_due && self.fit_head() => continue,
+                Ok(progress) => return Ok(progress),
                 other => return other,
             }
         }

@@ -20,6 +20,7 @@ use super::events::{Event, OwnedHead, ReqId};
 use super::wire;
 use crate::fetch::SendTurn;
 use crate::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};
+use crate::fetch::head_fit;
 use crate::fetch::{FetchError, request_uri};
 use crate::ids::SiteId;
 use crate::url_norm::NormUrl;
@@ -363,7 +364,20 @@ fn on_head(
         conn.state = State::Head(call);
         return Some(Progress::Wait);
     }
-    let parsed = call.try_response(&conn.input[conn.start..conn.end], false);
+    let mut parsed = call.try_response(&conn.input[conn.start..conn.end], false);
+    if matches!(parsed, Err(ureq_proto::Error::HttpParseTooManyHeaders)) {
+        match head_fit::fit(&conn.input[conn.start..conn.end]) {
+            head_fit::Fit::NeedMore => {
+                conn.state = State::Head(call);
+                return Some(Progress::Wait);
+            }
+            head_fit::Fit::Rewritten { used, head } => {
+                replace_head(conn, used, &head);
+                parsed = call.try_response(&conn.input[conn.start..conn.end], false);
+            }
+            head_fit::Fit::Unchanged | head_fit::Fit::Partial => {}
+        }
+    }
     let (used, response) = match parsed {
         Ok(r) => r,
         Err(e) => return Some(Progress::Fail(FetchError::BadResponse(e.to_string()))),
@@ -396,6 +410,18 @@ fn on_head(
     };
     ready.push(Event::Head(req, head));
     Some(Progress::Wait)
+}
+
+/// The input buffer's first `used` bytes replaced by `head` (a head rewritten by `head_fit`).
+fn replace_head(conn: &mut Conn, used: usize, head: &[u8]) {
+    let rest = conn.input[conn.start + used..conn.end].to_vec();
+    let end = conn.start + head.len() + rest.len();
+    if conn.input.len() < end {
+        conn.input.resize(end, 0);
+    }
+    conn.input[conn.start..conn.start + head.len()].copy_from_slice(head);
+    conn.input[conn.start + head.len()..end].copy_from_slice(&rest);
+    conn.end = end;
 }
 
 /// The head as the driver reads it; the connection keeps its encoding and whether the
