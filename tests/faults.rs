@@ -996,3 +996,40 @@ fn bytes_nobody_asked_for_are_never_taken_for_the_next_answer() {
         }
     }
 }
+
+#[test]
+fn an_https_server_that_never_answers_the_handshake_times_out_at_the_connect_timeout() {
+    // Accepts connections and holds them without a byte: the TCP connect succeeds at once,
+    // the TLS handshake never ends. `ConnectTimeoutSeconds` (1) bounds it, not the request's
+    // timeout (8): two tries of robots.txt at 1 s each, not 8 s each.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().take(16) {
+            held.push(stream);
+        }
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    for downloader in DOWNLOADERS {
+        let started = Instant::now();
+        let c = crawl(
+            &[format!("https://a.test:{port}")],
+            &[
+                ("DownloadingThread", downloader),
+                ("ConnectTimeoutSeconds", "1"),
+                ("RequestTimeoutSeconds", "8"),
+                ("MaxRetries", "1"),
+            ],
+        );
+        let took = started.elapsed();
+        let summary = common::read_csv(&c.results().join("summary.csv")).1;
+        assert_eq!(summary[0][9], "unreachable", "{downloader}");
+        let a = c.site(&format!("a.test_{port}"));
+        assert_eq!(
+            a.bad[0].2, "robots.txt unavailable (timeout)",
+            "{downloader}"
+        );
+        assert!(took < Duration::from_secs(7), "{downloader}: took {took:?}");
+    }
+}

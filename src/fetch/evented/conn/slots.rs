@@ -35,7 +35,11 @@ impl Connections {
             if conn.generation != generation {
                 continue;
             }
-            let late = now >= conn.deadline || (!conn.connected && now >= conn.connect_by);
+            // Connecting lasts until the TLS handshake is over too (`ConnectTimeoutSeconds`
+            // bounds both, as the blocking client's connect does).
+            let connecting =
+                !conn.connected || conn.tls.as_ref().is_some_and(|t| t.is_handshaking());
+            let late = now >= conn.deadline || (connecting && now >= conn.connect_by);
             let busy = conn.req.is_some() || matches!(conn.state, State::Drain(..));
             if late && busy {
                 self.fail(i, FetchError::Timeout);
