@@ -1033,3 +1033,48 @@ fn an_https_server_that_never_answers_the_handshake_times_out_at_the_connect_tim
         assert!(took < Duration::from_secs(7), "{downloader}: took {took:?}");
     }
 }
+
+#[test]
+fn a_body_that_times_out_is_retried_like_an_answer_that_never_came() {
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/slow>slow</a>");
+        web.page("a.test", "/after", "after");
+        let tries = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = Arc::clone(&tries);
+        web.route(
+            "a.test",
+            "/slow",
+            raw(move |_, s| {
+                let page = b"<html><a href=/after>after</a></html>";
+                write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+                    page.len()
+                )?;
+                if counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    // The first time, the head and part of the body, then nothing past the
+                    // request's timeout.
+                    s.write_all(&page[..10])?;
+                    s.flush()?;
+                    std::thread::sleep(Duration::from_secs(3));
+                    return Ok(());
+                }
+                s.write_all(page)
+            }),
+        );
+        let c = crawl_by(downloader, &web, &[], Duration::from_secs(20));
+        assert_eq!(
+            tries.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "{downloader}"
+        );
+        assert_eq!(
+            node_count(&c, &web),
+            3,
+            "{downloader}: {:?}",
+            c.site(&format!("a.test_{}", web.port())).bad
+        );
+        assert!(error_log(&c).contains("/slow,timeout"), "{}", error_log(&c));
+    }
+}

@@ -543,7 +543,14 @@ impl<'a> Walk<'a> {
             Err(e) => {
                 self.logged(url, 200, 0, started);
                 self.log.problem(&self.site.origin, url, e.to_string());
-                return Step::Done(self.failed(Failure::fetched(e.to_string())));
+                let outcome = self.outcome(Failure::fetched(e.to_string()));
+                // A body cut by a timeout or a broken connection may come whole next time,
+                // as an answer that never came may (README: timeouts are retried).
+                if e.is_transient() {
+                    let transient = Transient::transport();
+                    return Step::Done(PageResult::Retry { outcome, transient });
+                }
+                return Step::Done(PageResult::Done(outcome));
             }
         };
         permit.resize(body.len() as u64);
