@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::webgen::{self, Rng, WebSpec};
 use common::{TestWeb, settings_text};
+use rccrawler::loopback::Resp;
 
 const PAGES: u64 = 500;
 
@@ -676,4 +677,74 @@ fn continued_past_page_limit(
         "the killed run's work is continued: {out}{err}"
     );
     assert_same(dir.path(), web, &[host], expected);
+}
+
+/// The progress line's pages after a continue count the sites earlier runs finished, as
+/// summary.csv does (issue 49, item 10: it ended at 305 where summary.csv had 405).
+#[test]
+fn a_continued_crawl_counts_the_pages_of_sites_finished_before() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a> <a href=/y>y</a>");
+    web.page("a.test", "/x", "x");
+    web.page("a.test", "/y", "y");
+    let links: String = (1..=8).map(|k| format!("<a href=/{k}>{k}</a> ")).collect();
+    web.page("b.test", "/", &links);
+    let slow = |pause: u64| {
+        for k in 1..=8 {
+            let page = Resp::html(format!("page {k}")).delayed(Duration::from_millis(pause));
+            web.set("b.test", &format!("/{k}"), page);
+        }
+    };
+    slow(400);
+    let dir = tempfile::tempdir().unwrap();
+    let settings = |progress: &str| {
+        settings_text(&[
+            ("DownloadingThreadsCount", "2"),
+            ("ProgressSeconds", progress),
+        ])
+    };
+    std::fs::write(dir.path().join("settings.ini"), settings("3600")).unwrap();
+    let lines = [
+        format!("{};1;3;0", web.origin("a.test")),
+        format!("{};1;3;0", web.origin("b.test")),
+    ];
+    std::fs::write(dir.path().join("hosts.txt"), lines.join("\n")).unwrap();
+    // Run 1: stopped once a.test is written and b.test has its home page.
+    let mut child = start(dir.path(), 1);
+    let a_done = dir
+        .path()
+        .join(format!("results/a.test_{}/nodes.csv", web.port()));
+    let until = Instant::now() + Duration::from_secs(30);
+    while !(a_done.exists() && web.hits("b.test", "/") > 0) {
+        assert!(Instant::now() < until, "a.test was not written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    let rows = common::read_csv(&dir.path().join("results/summary.csv")).1;
+    let saved: u64 = rows.iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
+    assert!(saved >= 4, "{rows:?}");
+    // Run 2: b.test's pages take 3 s each now, so its first progress lines count saved pages
+    // only; they must count a.test's too.
+    slow(3000);
+    std::fs::write(dir.path().join("settings.ini"), settings("1")).unwrap();
+    let mut child = start(dir.path(), 2);
+    let until = Instant::now() + Duration::from_secs(30);
+    let first = loop {
+        let (_, err) = output(dir.path(), 2);
+        if let Some(line) = err.lines().find(|l| l.contains("] pages ")) {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < until, "no progress line: {err}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    let pages: u64 = first
+        .split("] pages ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{first}"));
+    assert_eq!(pages, saved, "{first}");
 }

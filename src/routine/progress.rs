@@ -49,8 +49,19 @@ pub(super) struct OpenedScopes {
 
 impl OpenedScopes {
     /// `scopes`, just opened.
+    /// The scopes earlier runs finished count too: their pages are the crawl's (summary.csv
+    /// lists them), recorded before this run.
     pub(super) fn new(ctx: &Context, scopes: &[(ScopeId, String)]) -> Self {
         let mut opened = OpenedScopes::default();
+        let open: std::collections::HashSet<ScopeId> = scopes.iter().map(|(id, _)| *id).collect();
+        let earlier: u64 = (0..ctx.dm.scope_count())
+            .map(|i| ScopeId(i as u32))
+            .filter(|id| !open.contains(id))
+            .filter_map(|id| ctx.dm.retired_row(id))
+            .map(|row| row.pages as u64)
+            .sum();
+        opened.retired_pages = earlier;
+        opened.carried_pages = earlier;
         opened.extend(ctx, scopes.iter().cloned());
         opened
     }
@@ -175,22 +186,41 @@ impl ProgressLine {
         if now.duration_since(self.last) < self.every {
             return;
         }
-        let (totals, sites) = self.lines(ctx, scopes, now);
+        let (clauses, sites) = self.lines(ctx, scopes, now);
+        let totals = clauses.join(", ");
         match &self.live {
             Some(bar) => {
-                let mut msg = totals.clone();
+                // A line wider than the terminal wraps, and the redraw then erases one line
+                // too few: each line is cut to the width, clause by clause (the spinner and
+                // its space take two columns).
+                let width = console::Term::stderr()
+                    .size_checked()
+                    .map_or(80, |(_, cols)| usize::from(cols))
+                    .saturating_sub(2);
+                let mut msg = fit_clauses(&clauses, ", ", width, None);
                 if !sites.is_empty() {
                     msg.push_str("\n  ");
-                    msg.push_str(&sites);
+                    let more = |n: usize| format!("+{n} sites");
+                    msg.push_str(&fit_clauses(
+                        &sites,
+                        " | ",
+                        width.saturating_sub(2),
+                        Some(&more),
+                    ));
                 }
                 bar.set_message(msg);
                 bar.tick();
             }
             None => {
-                let line = if sites.is_empty() {
+                let mut shown: Vec<&str> = sites.iter().take(4).map(String::as_str).collect();
+                let more = format!("+{} sites", sites.len().saturating_sub(4));
+                if sites.len() > 4 {
+                    shown.push(&more);
+                }
+                let line = if shown.is_empty() {
                     totals.clone()
                 } else {
-                    format!("{totals} | {sites}")
+                    format!("{totals} | {}", shown.join(" | "))
                 };
                 let _ = writeln!(std::io::stderr(), "{line}");
             }
@@ -198,13 +228,14 @@ impl ProgressLine {
         self.last_totals = totals;
     }
 
-    /// The totals, and the sites with most queued (empty if none).
+    /// The totals' clauses (the first with the time and the pages), and the sites being
+    /// crawled, most queued first (empty if none).
     fn lines(
         &mut self,
         ctx: &Context,
         scopes: &mut OpenedScopes,
         now: Instant,
-    ) -> (String, String) {
+    ) -> (Vec<String>, Vec<String>) {
         let Tally {
             pages,
             outcomes,
@@ -220,17 +251,17 @@ impl ProgressLine {
             (outcomes - self.last_outcomes) as f64 / now.duration_since(self.last).as_secs_f64();
         self.last = now;
         self.last_outcomes = outcomes;
-        let mut line = format!(
-            "[{:>5}s] pages {pages}, queued {}, {rate:.1} urls/s, problems {}",
-            ctx.started.elapsed().as_secs(),
-            ctx.dm.pending(),
-            self.problems
-        );
+        let mut clauses = vec![
+            format!("[{:>5}s] pages {pages}", ctx.started.elapsed().as_secs()),
+            format!("queued {}", ctx.dm.pending()),
+            format!("{rate:.1} urls/s"),
+            format!("problems {}", self.problems),
+        ];
         if let Some(feeder) = &ctx.feeder {
             let n = feeder.counts();
             if n.written > 0 || n.waiting > 0 {
-                line.push_str(&format!(
-                    ", sites: {} crawling, {} written, {} waiting, {} downloaders",
+                clauses.push(format!(
+                    "sites: {} crawling, {} written, {} waiting, {} downloaders",
                     n.live,
                     n.written,
                     n.waiting,
@@ -241,17 +272,109 @@ impl ProgressLine {
         // Why the rate may be low: say what waits.
         let (retrying, backed_off) = ctx.dispatcher.waiting();
         if retrying > 0 {
-            line.push_str(&format!(", {retrying} URLs waiting to be retried"));
+            clauses.push(format!("{retrying} URLs waiting to be retried"));
         }
         if backed_off > 0 {
-            line.push_str(&format!(", {backed_off} sites backed off"));
+            clauses.push(format!("{backed_off} sites backed off"));
         }
-        let mut sites: Vec<&str> = per_site.iter().take(4).map(|(_, s)| s.as_str()).collect();
-        let more = per_site.len().saturating_sub(4);
-        let more_text = format!("+{more} sites");
-        if more > 0 {
-            sites.push(&more_text);
+        (clauses, per_site.into_iter().map(|(_, s)| s).collect())
+    }
+}
+
+/// `parts` joined by `sep` as far as they fit in `width` columns: the first always (cut if
+/// need be), then each while the next fits; where parts are left out, `more(n)` says how
+/// many, when given and it fits.
+fn fit_clauses(
+    parts: &[String],
+    sep: &str,
+    width: usize,
+    more: Option<&dyn Fn(usize) -> String>,
+) -> String {
+    let columns = |s: &str| console::measure_text_width(s);
+    let mut line = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let joined = if i == 0 {
+            part.clone()
+        } else {
+            format!("{line}{sep}{part}")
+        };
+        // Room for the "+n" note after this part, unless it is the last.
+        let note = match more {
+            Some(more) if i + 1 < parts.len() => columns(sep) + columns(&more(parts.len() - i - 1)),
+            _ => 0,
+        };
+        if columns(&joined) + note <= width || i == 0 && columns(&joined) <= width {
+            line = joined;
+            continue;
         }
-        (line, sites.join(" | "))
+        if i == 0 {
+            return console::truncate_str(part, width, "…").into_owned();
+        }
+        if let Some(more) = more {
+            let note = format!("{line}{sep}{}", more(parts.len() - i));
+            if columns(&note) <= width {
+                return note;
+            }
+        }
+        return line;
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn clauses_fit_the_width_whole_or_not_at_all() {
+        let clauses = parts(&[
+            "[   12s] pages 405",
+            "queued 3",
+            "12.5 urls/s",
+            "problems 0",
+        ]);
+        assert_eq!(
+            fit_clauses(&clauses, ", ", 200, None),
+            "[   12s] pages 405, queued 3, 12.5 urls/s, problems 0"
+        );
+        assert_eq!(
+            fit_clauses(&clauses, ", ", 40, None),
+            "[   12s] pages 405, queued 3"
+        );
+        assert_eq!(fit_clauses(&clauses, ", ", 10, None), "[   12s] …");
+        assert_eq!(
+            fit_clauses(
+                &parts(&["x 900 URLs waiting to be retried"]),
+                ", ",
+                80,
+                None
+            ),
+            "x 900 URLs waiting to be retried"
+        );
+    }
+
+    #[test]
+    fn sites_that_do_not_fit_are_counted() {
+        let sites = parts(&["a.test 10p/5q", "b.test 9p/4q", "c.test 1p/1q"]);
+        let more = |n: usize| format!("+{n} sites");
+        assert_eq!(
+            fit_clauses(&sites, " | ", 80, Some(&more)),
+            "a.test 10p/5q | b.test 9p/4q | c.test 1p/1q"
+        );
+        assert_eq!(
+            fit_clauses(&sites, " | ", 36, Some(&more)),
+            "a.test 10p/5q | +2 sites"
+        );
+        for width in 10..80 {
+            let line = fit_clauses(&sites, " | ", width, Some(&more));
+            assert!(
+                console::measure_text_width(&line) <= width,
+                "{width}: {line}"
+            );
+        }
     }
 }
