@@ -748,3 +748,63 @@ fn a_continued_crawl_counts_the_pages_of_sites_finished_before() {
         .unwrap_or_else(|| panic!("{first}"));
     assert_eq!(pages, saved, "{first}");
 }
+
+/// A site whose results cannot be written when it finishes stays in memory, and the console
+/// says which of the two writes failed; written at the end, the console says so too (issue
+/// 49, item 10: a full disk at the final save said "cannot be written" and nothing more).
+#[test]
+fn a_site_written_at_the_end_after_a_failed_write_says_so() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/s>s</a>");
+    web.set(
+        "a.test",
+        "/s",
+        Resp::html("s").delayed(Duration::from_millis(600)),
+    );
+    web.page("b.test", "/", "<a href=/s>s</a>");
+    web.set(
+        "b.test",
+        "/s",
+        Resp::html("s").delayed(Duration::from_millis(3000)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.ini"), settings_text(&[])).unwrap();
+    let lines = [web.origin("a.test"), web.origin("b.test")];
+    std::fs::write(dir.path().join("hosts.txt"), lines.join("\n")).unwrap();
+    let mut child = start(dir.path(), 1);
+    let results = dir.path().join("results");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !results.join(".rccrawler-crawl").exists() {
+        assert!(Instant::now() < until, "the results folder was not claimed");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // A file where a.test's folder goes: its folder cannot be made.
+    let blocker = results.join(format!("a.test_{}", web.port()));
+    std::fs::write(&blocker, "in the way").unwrap();
+    let said = loop {
+        let (_, err) = output(dir.path(), 1);
+        if let Some(line) = err.lines().find(|l| l.contains("cannot be written now")) {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < until, "no failed write said: {err}");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(
+        said.starts_with(&format!(
+            "{}: its results cannot be written now (",
+            web.origin("a.test")
+        )),
+        "{said}"
+    );
+    std::fs::remove_file(&blocker).unwrap();
+    assert_eq!(wait(&mut child, Duration::from_secs(30)).code(), Some(0));
+    let (_, err) = output(dir.path(), 1);
+    assert!(
+        err.contains(&format!(
+            "{}: its results are written now",
+            web.origin("a.test")
+        )),
+        "{err}"
+    );
+    assert!(blocker.join("nodes.csv").exists());
+}

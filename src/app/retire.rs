@@ -18,6 +18,7 @@ use parking_lot::Mutex;
 use super::seeds::Seeds;
 use super::unload_all::{ORDER_AFTER, shown_row};
 use crate::context::Context;
+use crate::data::RetireError;
 use crate::data::summary::SiteSummary;
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
@@ -202,8 +203,13 @@ impl Retirer<'_> {
                 self.summary.lock().add(row.order, scope, &row.name);
             }
             Err(e) => {
+                // Which of the two failed: a full state disk is not a full results disk.
+                let what = match e {
+                    RetireError::Results(_) => "its results cannot be written now",
+                    RetireError::State(_) => "it cannot be recorded as written in the state now",
+                };
                 eprintln!(
-                    "{}: its results cannot be written now ({e}); it stays in memory and is written again at the end",
+                    "{}: {what} ({e}); it stays in memory and is written again at the end",
                     row.name
                 );
                 self.seeds.keep_unwritten(scope);

@@ -246,6 +246,14 @@ impl Seeds {
         st.unwritten.insert(scope);
     }
 
+    /// The names of the scopes [`Self::keep_unwritten`] kept, in scope order.
+    pub(crate) fn unwritten_names(&self) -> Vec<String> {
+        let st = self.state.lock();
+        let mut rows: Vec<&ScopeRow> = st.unwritten.iter().filter_map(|s| st.rows.get(s)).collect();
+        rows.sort_by_key(|r| r.scope);
+        rows.iter().map(|r| r.name.clone()).collect()
+    }
+
     /// Opens scopes in hosts.txt order until `n` more are live (or every scope was tried);
     /// returns them as (scope, name) for the progress line. Scopes an earlier run finished
     /// are passed over (their rows are kept), and so are scopes the data manager does not give

@@ -194,6 +194,11 @@ fn end_of_run(
         (&written, &earlier),
         (finished, &network),
     )?;
+    // Sites whose results could not be written during the run said so then: say that they
+    // are now.
+    for name in seeds.unwritten_names() {
+        eprintln!("{name}: its results are written now");
+    }
     Ok(RunReport {
         reason,
         sites: unloaded.rows,
