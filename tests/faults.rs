@@ -1078,3 +1078,36 @@ fn a_body_that_times_out_is_retried_like_an_answer_that_never_came() {
         assert!(error_log(&c).contains("/slow,timeout"), "{}", error_log(&c));
     }
 }
+
+#[test]
+fn max_urls_per_site_bounds_a_site_that_links_more_urls_than_it_has_pages() {
+    // Every page links 50 new URLs that answer 404: MaxPagesPerSite never bounds it.
+    let web = TestWeb::new();
+    web.server.route_prefix(
+        "a.test",
+        "/",
+        Route::Generated(Arc::new(|req: &Request| {
+            if req.target == "/" || req.target.starts_with("/p") {
+                let links: String = (0..50)
+                    .map(|i| format!("<a href=\"/u{}-{i}\">u</a>", req.target.len()))
+                    .chain(std::iter::once("<a href=\"/p1\">p</a>".to_owned()))
+                    .collect();
+                Resp::html(links)
+            } else {
+                Resp::new(404, "text/plain", "no")
+            }
+        })),
+    );
+    let c = crawl_a(&web, &[("MaxUrlsPerSite", "20")], Duration::from_secs(30));
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let (header, rows) = common::read_csv(&c.results().join("summary.csv"));
+    let reason = &rows[0][header.iter().position(|h| h == "Reason").unwrap()];
+    assert_eq!(
+        reason,
+        "URL limit: links to URLs beyond the first 20 left out (MaxUrlsPerSite)"
+    );
+    assert_eq!(rows[0][9], "done");
+    // The home page and its first 19 links (404s); /p1, its last link, is beyond the limit.
+    assert_eq!(site.nodes.len(), 1, "{:?}", site.nodes);
+    assert_eq!(site.bad.len(), 19, "{:?}", site.bad);
+}

@@ -337,6 +337,7 @@ impl Seeds {
             max_level: spec.max_level,
             // hosts.txt's pages= for this line, in place of MaxPagesPerSite.
             max_pages: spec.rules.max_pages.unwrap_or(self.limits.max_pages),
+            max_urls: self.limits.max_urls,
             trap_levels: self.limits.trap_levels,
         };
         if let Some(most) = c.coordinator.scopes_per_process()

@@ -237,7 +237,11 @@ impl InMemoryDataManager {
         let scope = self.scope(id);
         let mut g = scope.graph.write();
         g.bind_site(&claim.origin, site);
-        g.set_limits(limits.max_level, limits.trap_levels, limits.max_pages);
+        g.set_limits(
+            limits.max_level,
+            limits.trap_levels,
+            (limits.max_pages, limits.max_urls),
+        );
         if !scope.active.swap(true, Ordering::SeqCst) {
             self.pending.fetch_add(g.pending(), Ordering::SeqCst);
         }
@@ -315,7 +319,11 @@ impl DataManager for InMemoryDataManager {
             limits.max_level,
             journaling,
         )?;
-        g.set_limits(limits.max_level, limits.trap_levels, limits.max_pages);
+        g.set_limits(
+            limits.max_level,
+            limits.trap_levels,
+            (limits.max_pages, limits.max_urls),
+        );
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);
         let figures = ScopeFigures {
             pages: 0,

@@ -77,6 +77,8 @@ pub struct ScopeLimits {
     pub max_level: u32,
     /// `MaxPagesPerSite` (0: none).
     pub max_pages: u32,
+    /// `MaxUrlsPerSite` (0: none).
+    pub max_urls: u32,
     /// `TrapLevels` (0: off).
     pub trap_levels: u32,
 }

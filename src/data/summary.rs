@@ -143,6 +143,16 @@ impl SiteSummary {
         if s.reason.is_empty() {
             s.reason = trap_reason(g.traps());
         }
+        if let Some(limit) = g.url_limit() {
+            let limited = format!(
+                "URL limit: links to URLs beyond the first {limit} left out (MaxUrlsPerSite)"
+            );
+            s.reason = if s.reason.is_empty() {
+                limited
+            } else {
+                format!("{}; {limited}", s.reason)
+            };
+        }
         s
     }
 

@@ -56,6 +56,11 @@ struct Crawl {
 
 impl Crawl {
     fn new(max_level: u32) -> Self {
+        Crawl::limited(max_level, 0)
+    }
+
+    /// A crawl with `MaxUrlsPerSite = max_urls`.
+    fn limited(max_level: u32, max_urls: u32) -> Self {
         let dm = InMemoryDataManager::new();
         let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
         let (scope, _) = dm
@@ -65,6 +70,7 @@ impl Crawl {
                 ScopeLimits {
                     max_level,
                     max_pages: 0,
+                    max_urls,
                     trap_levels: 0,
                 },
             )
@@ -129,6 +135,38 @@ impl Crawl {
         });
         out
     }
+}
+
+#[test]
+fn links_to_urls_beyond_max_urls_per_site_are_left_out_and_said() {
+    let c = Crawl::limited(5, 4);
+    let mut held = Vec::new();
+    let home = c.claim("/", &mut held);
+    // "/" and three more: /d and /e are beyond the limit.
+    c.page(home, &[], "home", &["/a", "/b", "/c", "/d", "/e"]);
+    let a = c.claim("/a", &mut held);
+    // A known URL is still linked; a new one is not.
+    c.page(a, &[], "a", &["/b", "/z", "/"]);
+    let mut queued = Vec::new();
+    while let Some(t) = c.dm.take_task(c.scope, SITE) {
+        queued.push(t.url.path().to_owned());
+    }
+    queued.extend(held.iter().map(|t| t.url.path().to_owned()));
+    queued.sort();
+    assert_eq!(queued, ["/b", "/c"]);
+    let (nodes_seen, arcs, _) = c.graph();
+    assert_eq!(nodes_seen, nodes(&[("/", 0), ("/a", 1)]));
+    assert_eq!(arcs, vec![(1, 2, 1), (2, 1, 1)]);
+    let mut limit = None;
+    c.dm.with_graph(c.scope, &mut |g| limit = g.url_limit());
+    assert_eq!(limit, Some(4));
+    let unlimited = Crawl::new(5);
+    let home = unlimited.claim("/", &mut Vec::new());
+    unlimited.page(home, &[], "home", &["/a", "/b", "/c", "/d", "/e"]);
+    unlimited
+        .dm
+        .with_graph(unlimited.scope, &mut |g| limit = g.url_limit());
+    assert_eq!(limit, None);
 }
 
 fn nodes(v: &[(&str, u32)]) -> Vec<(String, u32)> {
@@ -443,6 +481,7 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
             SITE,
             ScopeLimits {
                 max_level: 3,
+                max_urls: 0,
                 max_pages: 0,
                 trap_levels: 0,
             },

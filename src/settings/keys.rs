@@ -508,6 +508,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "MaxUrlsPerSite",
+        "1000000",
+        int(0, 1_000_000_000),
+        "Record at most this many distinct URLs of a site (0: no limit): links to further URLs are left out, and summary.csv's Reason says so. What bounds a site's memory where MaxPagesPerSite cannot: pages of hundreds of thousands of links each, or links that all answer 404 (about 100 bytes a URL)."
+    ),
+    key!(
+        "Sites",
         "MaxPathSegmentRepeats",
         "3",
         int(1, 1000),

@@ -302,6 +302,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         },
         max_url_length: v.small("MaxUrlLength")?,
         max_pages: v.small("MaxPagesPerSite")?,
+        max_urls: v.small("MaxUrlsPerSite")?,
         max_segment_repeats: v.small("MaxPathSegmentRepeats")?,
         max_query_parameters: v.small("MaxQueryParameters")?,
         trap_levels: v.small("TrapLevels")?,

@@ -174,6 +174,8 @@ pub struct SiteRules {
     pub max_url_length: usize,
     /// `MaxPagesPerSite` (0: no limit).
     pub max_pages: u32,
+    /// `MaxUrlsPerSite` (0: no limit).
+    pub max_urls: u32,
     /// `MaxPathSegmentRepeats`.
     pub max_segment_repeats: u32,
     /// `MaxQueryParameters` (0: no limit).

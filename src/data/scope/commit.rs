@@ -184,7 +184,10 @@ impl ScopeGraph {
             let r = match link.target {
                 LinkTarget::Internal { url, site, failure } => {
                     let failure = failure.as_ref().map(|f| f.reason.as_str());
-                    self.resolve_internal(&mut ids, &link, url, *site, failure)?
+                    match self.resolve_internal(&mut ids, &link, url, *site, failure)? {
+                        Some(r) => r,
+                        None => continue,
+                    }
                 }
                 LinkTarget::External(url) => {
                     self.resolve_external(&mut ids, &link, url.as_str(), effects)?
@@ -245,7 +248,8 @@ impl ScopeGraph {
     /// away). A link to this page's own address, or to a URL already recorded as a page,
     /// never will: such links keep no anchor — a source listing's line anchors become one
     /// repeated record (`LinkRec::repeat`), and a sidebar's texts are not interned again on
-    /// every page.
+    /// every page. `None`: a link to a URL beyond `MaxUrlsPerSite`, left out (it is never
+    /// interned: what the limit bounds is the memory of URLs).
     fn resolve_internal(
         &mut self,
         ids: &mut LinkIds,
@@ -253,11 +257,14 @@ impl ScopeGraph {
         url: &NormUrl,
         site: SiteId,
         failure: Option<&str>,
-    ) -> Result<ResolvedLink, DataError> {
+    ) -> Result<Option<ResolvedLink>, DataError> {
         let first = ids.known[link.target_index];
         let target = match first {
             Some((target, _)) => target,
             None => {
+                if self.url_limit_reached() && self.urls.lookup(url.as_str()).is_none() {
+                    return Ok(None);
+                }
                 let local = self.site_ref(site, url.as_url())?;
                 self.url_ref(url.as_str(), local)?
             }
@@ -275,12 +282,12 @@ impl ScopeGraph {
             None => failure.map(|f| self.text_ref(f)).transpose()?,
         };
         ids.known[link.target_index] = Some((target, failure));
-        Ok(ResolvedLink {
+        Ok(Some(ResolvedLink {
             kind: LinkKind::Internal,
             target,
             aux,
             failure,
-        })
+        }))
     }
 
     /// An external link: its URL, and its anchor with its context when kept.

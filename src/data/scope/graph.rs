@@ -555,6 +555,11 @@ impl<'a> SiteGraph<'a> {
         &self.traps
     }
 
+    /// `MaxUrlsPerSite`, when the crawl reached it and left links to further URLs out.
+    pub fn url_limit(&self) -> Option<u32> {
+        self.g.url_limit_hit()
+    }
+
     /// The deepest level.
     pub fn max_level(&self) -> u32 {
         self.nodes.iter().map(|n| n.level).max().unwrap_or(0)

@@ -256,6 +256,8 @@ pub(crate) struct ScopeGraph {
     index: u32,
     /// `MaxPagesPerSite` of this run (0: none); not saved.
     page_limit: u32,
+    /// `MaxUrlsPerSite` (0: none): links to internal URLs beyond it are left out.
+    url_limit: u32,
     /// `TrapLevels` (0: off); saved, so that a replay of the scope cuts what the crawl cut.
     trap_levels: u32,
     /// The shapes of its URLs, for the trap rule.
@@ -329,6 +331,7 @@ impl ScopeGraph {
             journal: None,
             index,
             page_limit: 0,
+            url_limit: 0,
             trap_levels: 0,
             shapes: traps::Shapes::default(),
             contents: contents::Contents::default(),
@@ -473,9 +476,24 @@ impl ScopeGraph {
         std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
-    /// Sets `maxCrawlLevel` and `TrapLevels` (journaled when they change) and
-    /// `MaxPagesPerSite` for this run.
-    pub(crate) fn set_limits(&mut self, max_level: u32, trap_levels: u32, page_limit: u32) {
+    /// Whether the scope holds `MaxUrlsPerSite` internal URLs: links to new ones are left out.
+    pub(crate) fn url_limit_reached(&self) -> bool {
+        self.url_limit > 0 && self.shapes.internal_urls() >= self.url_limit
+    }
+
+    /// `MaxUrlsPerSite` when the scope reached it (links to further URLs were left out).
+    pub(crate) fn url_limit_hit(&self) -> Option<u32> {
+        self.url_limit_reached().then_some(self.url_limit)
+    }
+
+    /// Sets `maxCrawlLevel` and `TrapLevels` (journaled when they change), and
+    /// `MaxPagesPerSite` and `MaxUrlsPerSite` for this run.
+    pub(crate) fn set_limits(
+        &mut self,
+        max_level: u32,
+        trap_levels: u32,
+        (page_limit, url_limit): (u32, u32),
+    ) {
         if self.max_level != max_level || self.trap_levels != trap_levels {
             if let Some(j) = self.journal.as_mut() {
                 j.put(&Entry::SetLevelLimits {
@@ -487,6 +505,7 @@ impl ScopeGraph {
             self.set_level_limits(max_level, trap_levels);
         }
         self.page_limit = page_limit;
+        self.url_limit = url_limit;
     }
 
     /// Starts journaling (a scope recovered from saved state, now live again).

@@ -28,11 +28,14 @@ pub(super) struct Shapes {
     ids: HashMap<u64, u32>,
     /// Per shape id, the shallowest level of its URLs known so far.
     min_level: Vec<u32>,
+    /// How many of the URLs are internal (what `MaxUrlsPerSite` counts).
+    internal: u32,
 }
 
 impl Shapes {
     /// A URL was interned (its id is the next one): `Some(url)` for an internal URL.
     pub(super) fn push(&mut self, internal_url: Option<&str>) {
+        self.internal += u32::from(internal_url.is_some());
         let shape = internal_url.and_then(trap_shape).map_or(NO_SHAPE, |hash| {
             let next = self.min_level.len() as u32;
             let id = *self.ids.entry(hash).or_insert(next);
@@ -71,6 +74,11 @@ impl Shapes {
     /// The shape id of URL `id`.
     pub(super) fn shape(&self, id: u32) -> u32 {
         self.of.get(id as usize).copied().unwrap_or(NO_SHAPE)
+    }
+
+    /// How many internal URLs there are.
+    pub(super) fn internal_urls(&self) -> u32 {
+        self.internal
     }
 
     /// How many shapes there are.

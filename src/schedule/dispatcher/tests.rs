@@ -64,6 +64,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
     let sites = Sites::with_listed(specs.iter().map(|s| s.origin.clone()), OtherScheme::Ignore);
     let limits = crate::data::ScopeLimits {
         max_level: 3,
+        max_urls: 0,
         max_pages: 0,
         trap_levels: 0,
     };
