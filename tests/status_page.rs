@@ -72,6 +72,28 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
                 && s["queued"].as_u64().unwrap() > 0),
         "a.test is being crawled: {status:#}"
     );
+    // See: issue 49, item 8 — once a.test has a rate, the time its queue needs at that rate
+    // (19 pages of 500 ms one at a time: about 10 s at the start).
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let a_left = loop {
+        let (_, body) = get(port, "/status.json").unwrap();
+        let s: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let a = s["sites"]
+            .as_array()
+            .and_then(|l| {
+                l.iter()
+                    .find(|x| x["site"].as_str().unwrap_or("").contains("a.test"))
+            })
+            .cloned();
+        if let Some(left) = a.as_ref().and_then(|a| a["time_left_seconds"].as_f64()) {
+            // The crawl's own estimate: only a.test is left, so it is a.test's.
+            assert_eq!(s["time_left_seconds"].as_f64(), Some(left), "{s:#}");
+            break left;
+        }
+        assert!(Instant::now() < deadline, "no time left for a.test: {s:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!((1.0..=30.0).contains(&a_left), "a.test: {a_left} s left");
     let b = status["finished"]
         .as_array()
         .unwrap()
@@ -145,6 +167,8 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
         let live = dom.split("id=\"live\"").nth(1).unwrap();
         let live = live.split("id=\"finished\"").next().unwrap();
         assert!(live.contains("a.test"), "a.test being crawled: {live}");
+        assert!(live.contains("time left"), "the time left column: {live}");
+        assert!(dom.contains(" left"), "the crawl's time left: {dom}");
     }
     // The crawl itself is not changed by any of this.
     let exit = child.wait().unwrap();

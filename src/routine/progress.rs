@@ -32,6 +32,43 @@ pub(super) struct OpenScope<'a> {
     pub(super) name: &'a str,
     pub(super) pages: u64,
     pub(super) queued: usize,
+    /// Seconds until its queue is fetched at its rate so far (its fetches over its time),
+    /// once it has a rate to go by: what politeness allows it shows in that rate.
+    pub(super) time_left: Option<f64>,
+}
+
+/// A site's fetches needed before its rate is taken as an estimate.
+const FETCHES_FOR_AN_ESTIMATE: u64 = 5;
+
+/// Seconds until `pending` URLs are fetched at the rate of `outcomes` over `active`.
+fn time_left(pending: usize, outcomes: u64, active: Duration) -> Option<f64> {
+    if outcomes < FETCHES_FOR_AN_ESTIMATE || active < Duration::from_secs(1) {
+        return None;
+    }
+    Some(pending as f64 * active.as_secs_f64() / outcomes as f64)
+}
+
+impl Tally<'_> {
+    /// The time left of the sites being crawled: the longest of theirs (they are crawled
+    /// side by side), `None` while one of them has no estimate yet. Sites waiting their
+    /// turn are not in it.
+    pub(super) fn time_left(&self) -> Option<f64> {
+        self.open
+            .iter()
+            .map(|s| s.time_left)
+            .try_fold(0.0f64, |most, t| t.map(|t| most.max(t)))
+            .filter(|_| !self.open.is_empty())
+    }
+}
+
+/// A duration as people read it: `45s`, `3m 20s`, `2h 05m`.
+pub(super) fn short_duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+    }
 }
 
 /// The scopes opened in this run: those not retired yet with their names, and what the
@@ -114,6 +151,7 @@ impl OpenedScopes {
                     name,
                     pages: p.pages as u64,
                     queued: p.pending,
+                    time_left: time_left(p.pending, p.outcomes, p.active),
                 });
             }
         }
@@ -236,12 +274,14 @@ impl ProgressLine {
         scopes: &mut OpenedScopes,
         now: Instant,
     ) -> (Vec<String>, Vec<String>) {
+        let tally = scopes.tally(ctx);
+        let left = tally.time_left();
         let Tally {
             pages,
             outcomes,
             open,
             ..
-        } = scopes.tally(ctx);
+        } = tally;
         let mut per_site: Vec<(usize, String)> = open
             .iter()
             .map(|s| (s.queued, format!("{} {}p/{}q", s.name, s.pages, s.queued)))
@@ -276,6 +316,9 @@ impl ProgressLine {
         }
         if backed_off > 0 {
             clauses.push(format!("{backed_off} sites backed off"));
+        }
+        if let Some(left) = left {
+            clauses.push(format!("about {} left", short_duration(left)));
         }
         (clauses, per_site.into_iter().map(|(_, s)| s).collect())
     }
@@ -355,6 +398,34 @@ mod tests {
             ),
             "x 900 URLs waiting to be retried"
         );
+    }
+
+    #[test]
+    fn time_left_once_a_site_has_a_rate() {
+        assert_eq!(time_left(10, 4, Duration::from_secs(8)), None);
+        assert_eq!(time_left(10, 5, Duration::from_millis(500)), None);
+        assert_eq!(time_left(10, 5, Duration::from_secs(2)), Some(4.0));
+        let site = |time_left| OpenScope {
+            name: "a",
+            pages: 1,
+            queued: 1,
+            time_left,
+        };
+        let tally = |open| Tally {
+            pages: 0,
+            new_pages: 0,
+            outcomes: 0,
+            open,
+        };
+        assert_eq!(
+            tally(vec![site(Some(3.0)), site(Some(9.0))]).time_left(),
+            Some(9.0)
+        );
+        assert_eq!(tally(vec![site(Some(3.0)), site(None)]).time_left(), None);
+        assert_eq!(tally(Vec::new()).time_left(), None);
+        assert_eq!(short_duration(44.6), "45s");
+        assert_eq!(short_duration(200.0), "3m 20s");
+        assert_eq!(short_duration(7500.0), "2h 05m");
     }
 
     #[test]

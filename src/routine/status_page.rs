@@ -196,17 +196,30 @@ impl StatusPage {
 /// (`finished` is added from summary.csv when the page is asked for).
 pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) -> Value {
     let elapsed = ctx.started.elapsed().as_secs_f64();
+    let tally = scopes.tally(ctx);
+    let counts = ctx.feeder.as_ref().map(|f| f.counts());
+    // Sites still waiting their turn have no rate yet: no estimate for the whole crawl then.
+    let time_left = tally
+        .time_left()
+        .filter(|_| counts.is_none_or(|n| n.waiting == 0));
     let Tally {
         pages,
         new_pages,
         open,
         ..
-    } = scopes.tally(ctx);
+    } = tally;
+    let seconds = |t: Option<f64>| t.map(f64::round);
     let sites: Vec<Value> = open
         .iter()
-        .map(|s| json!({"site": s.name, "pages": s.pages, "queued": s.queued}))
+        .map(|s| {
+            json!({
+                "site": s.name,
+                "pages": s.pages,
+                "queued": s.queued,
+                "time_left_seconds": seconds(s.time_left),
+            })
+        })
         .collect();
-    let counts = ctx.feeder.as_ref().map(|f| f.counts());
     json!({
         "state": if ctx.stop.is_requested() { "stopping" } else { "crawling" },
         "elapsed_seconds": (elapsed * 10.0).round() / 10.0,
@@ -216,6 +229,7 @@ pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) 
         // fetched in it.
         "pages_per_second": if elapsed > 0.0 { (new_pages as f64 / elapsed).round() } else { 0.0 },
         "problems": problems,
+        "time_left_seconds": seconds(time_left),
         "sites_crawling": counts.map_or(sites.len(), |n| n.live),
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),

@@ -586,9 +586,9 @@ pub const KEYS: &[KeyDef] = &[
     key!(
         "Console",
         "StatusAddress",
-        "",
+        "127.0.0.1:0",
         ValueKind::Text,
-        "A live status page while the crawl runs, served at this address (e.g. 127.0.0.1:8765; port 0 picks a free one; the console prints the URL), with /status.json for scripts and the result files of finished sites. Empty: off. An address that cannot be listened on (a port in use) stops rccrawler before it starts (exit code 2). Read-only; keep it on loopback unless others should see it."
+        "A live status page while the crawl runs, served at this address (the default, port 0 on loopback, picks a free port; the console prints the URL; e.g. 127.0.0.1:8765 for a fixed one), with /status.json for scripts, the time left per site, and the result files of finished sites. Empty: off. An address that cannot be listened on (a port in use) stops rccrawler before it starts (exit code 2). Read-only; keep it on loopback unless others should see it."
     ),
     key!(
         "Console",

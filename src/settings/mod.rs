@@ -416,9 +416,15 @@ mod tests {
     }
 
     #[test]
-    fn status_address_is_off_by_default_and_must_be_an_address() {
+    fn status_address_is_on_loopback_by_default_off_when_empty_and_must_be_an_address() {
         let (s, _) = load("").unwrap();
-        assert_eq!(s.logs.status_address, None, "no status page unless asked");
+        assert_eq!(
+            s.logs.status_address,
+            Some("127.0.0.1:0".parse().unwrap()),
+            "a page for every crawl, on a free loopback port"
+        );
+        let (s, _) = load("StatusAddress =\n").unwrap();
+        assert_eq!(s.logs.status_address, None, "empty: off");
         let (s, _) = load("StatusAddress = 127.0.0.1:8765\n").unwrap();
         assert_eq!(
             s.logs.status_address,
