@@ -191,8 +191,10 @@ pub struct PageLinks {
     targets: Vec<LinkTarget>,
     entries: Vec<LinkEntry>,
     texts: String,
-    /// Links, every copy counted.
-    len: usize,
+    /// Links, every copy counted (a page of at most 1 GiB has fewer than 2^32).
+    len: u32,
+    /// Links to targets beyond `MaxLinksPerPage`, left out by the parser.
+    pub left_out: u32,
 }
 
 impl PageLinks {
@@ -235,7 +237,7 @@ impl PageLinks {
     /// counts as one more copy of it. (Links with texts are not compared: copies of those
     /// seldom follow each other, and comparing every neighbour cost more than it saved.)
     pub fn push_to(&mut self, t: u32, anchor: &str, context: &str) {
-        self.len += 1;
+        self.len = self.len.saturating_add(1);
         if anchor.is_empty()
             && context.is_empty()
             && let Some(last) = self.entries.last_mut()
@@ -286,7 +288,7 @@ impl PageLinks {
 
     /// How many links, every copy counted.
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// Whether there are none.

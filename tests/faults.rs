@@ -245,8 +245,12 @@ fn a_page_with_100000_links_and_deeply_nested_html() {
         + &"<span".repeat(1000);
     web.page("a.test", "/nested", &nested);
     // maxCrawlLevel 1: /big and /nested are read; the 100,000 /deep/N links are beyond it.
+    // Its 200,000 targets are all read (MaxLinksPerPage's test is the next one).
     let started = Instant::now();
-    let c = crawl(&[format!("{};2;1;0", web.origin("a.test"))], &[]);
+    let c = crawl(
+        &[format!("{};2;1;0", web.origin("a.test"))],
+        &[("MaxLinksPerPage", "0")],
+    );
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "took {:?}",
@@ -261,6 +265,36 @@ fn a_page_with_100000_links_and_deeply_nested_html() {
         site.edges
     );
     assert_eq!(web.hits("a.test", "/deep/0"), 0);
+}
+
+#[test]
+fn a_page_of_more_links_than_max_links_per_page_keeps_the_first_and_says_so() {
+    let web = TestWeb::new();
+    // 300 distinct targets, each linked twice; the first 100 are kept, links to them too.
+    let mut page = String::new();
+    for round in 0..2 {
+        for i in 0..300 {
+            page.push_str(&format!("<a href=http://b.test/{i}>e{round}</a>"));
+        }
+    }
+    web.page("a.test", "/", &page);
+    let c = crawl_a(&web, &[("MaxLinksPerPage", "100")], Duration::from_secs(30));
+    let site = c.site(&format!("a.test_{}", web.port()));
+    // One row a link: the 100 targets kept, each with both of its links.
+    assert_eq!(site.external.len(), 200, "{:?}", &site.external[..3]);
+    assert!(
+        site.external.iter().all(|e| {
+            let n: u32 = e.1.rsplit('/').next().unwrap().parse().unwrap();
+            n < 100
+        }),
+        "the first 100 targets"
+    );
+    assert!(
+        error_log(&c)
+            .contains("400 links left out: the page links more than MaxLinksPerPage = 100 URLs"),
+        "{}",
+        error_log(&c)
+    );
 }
 
 #[test]

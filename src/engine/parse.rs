@@ -34,6 +34,18 @@ fn handle(
     lease.free_buffer();
     let record = worker.parse(env, lease.task(), page);
     let task = lease.task().clone();
+    if record.links.left_out > 0 {
+        let site = env.sites.get(task.site);
+        let url = record.chain.last().map_or(&task.url, |hop| &hop.url);
+        log.problem(
+            &site.origin,
+            url,
+            format!(
+                "{} links left out: the page links more than MaxLinksPerPage = {} URLs",
+                record.links.left_out, env.settings.sites.max_links_per_page
+            ),
+        );
+    }
     let outcome = match record.rejected {
         Some(reason) => Outcome::Failed {
             task,

@@ -308,7 +308,10 @@ pub struct HttpClient {
 impl HttpClient {
     /// Builds the client from settings; fails only when `CaFile` cannot be used.
     pub fn new(settings: &Settings) -> Result<Self, CaFileError> {
-        let roots = root_certs(settings.http.ca_file.as_deref())?;
+        let roots = root_certs(
+            settings.http.ca_file.as_deref(),
+            settings.location("CaFile"),
+        )?;
         let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
         let resolver = CachingResolver::new(Arc::clone(&settings.http.resolve));
         let resolver_shared = resolver.clone();

@@ -8,12 +8,16 @@ use std::sync::Arc;
 use thiserror::Error;
 use ureq::tls::{Certificate, PemItem, RootCerts, parse_pem};
 
+use crate::settings::Location;
+
 /// `CaFile` cannot be used.
 #[derive(Debug, Error)]
 pub enum CaFileError {
     /// It cannot be read.
-    #[error("CaFile {}: {source}", path.display())]
+    #[error("{at}: CaFile = {}: {source}", path.display())]
     Read {
+        /// The setting's line.
+        at: Location,
         /// The file.
         path: PathBuf,
         /// Why.
@@ -21,8 +25,10 @@ pub enum CaFileError {
         source: std::io::Error,
     },
     /// It is not PEM, or holds no certificate.
-    #[error("CaFile {}: {why}", path.display())]
+    #[error("{at}: CaFile = {}: {why}", path.display())]
     Content {
+        /// The setting's line.
+        at: Location,
         /// The file.
         path: PathBuf,
         /// What is wrong.
@@ -30,16 +36,18 @@ pub enum CaFileError {
     },
 }
 
-/// The roots to trust: the built-in ones, or those plus `ca_file`'s.
-pub(super) fn root_certs(ca_file: Option<&Path>) -> Result<RootCerts, CaFileError> {
+/// The roots to trust: the built-in ones, or those plus `ca_file`'s (set at `at`).
+pub(super) fn root_certs(ca_file: Option<&Path>, at: Location) -> Result<RootCerts, CaFileError> {
     let Some(path) = ca_file else {
         return Ok(RootCerts::WebPki);
     };
     let pem = std::fs::read(path).map_err(|source| CaFileError::Read {
+        at: at.clone(),
         path: path.to_owned(),
         source,
     })?;
     let content = |why: String| CaFileError::Content {
+        at: at.clone(),
         path: path.to_owned(),
         why,
     };
@@ -69,13 +77,21 @@ mod tests {
 
     #[test]
     fn built_in_roots_unless_a_file_adds_some() {
-        assert!(matches!(root_certs(None), Ok(RootCerts::WebPki)));
+        let at = || Location {
+            path: "s.ini".into(),
+            line: Some(7),
+        };
+        assert!(matches!(root_certs(None, at()), Ok(RootCerts::WebPki)));
         let dir = tempfile::tempdir().unwrap();
-        let missing = root_certs(Some(&dir.path().join("none.pem"))).unwrap_err();
-        assert!(missing.to_string().contains("none.pem"), "{missing}");
+        let missing = root_certs(Some(&dir.path().join("none.pem")), at()).unwrap_err();
+        let text = missing.to_string();
+        assert!(
+            text.starts_with("s.ini:7: CaFile = ") && text.contains("none.pem"),
+            "{text}"
+        );
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "not a certificate").unwrap();
-        let e = root_certs(Some(&empty)).unwrap_err();
+        let e = root_certs(Some(&empty), at()).unwrap_err();
         assert!(e.to_string().contains("no certificate"), "{e}");
     }
 }

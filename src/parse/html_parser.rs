@@ -252,6 +252,7 @@ fn classify_links(
     let mut seen: HashMap<&str, u32> = HashMap::with_capacity(extracted.links().len().min(1024));
     // Not sized by the links found: copies in a row share an entry.
     let mut links = PageLinks::default();
+    let most = env.settings.sites.max_links_per_page as usize;
     for raw in extracted.links() {
         let key = if raw.href.starts_with('#') {
             "#"
@@ -260,6 +261,13 @@ fn classify_links(
         };
         let t = match seen.get(key) {
             Some(&t) => t,
+            // A page of more distinct targets than MaxLinksPerPage: its links to further
+            // ones are left out (each target costs the parser a URL; pages of hundreds of
+            // thousands of them held hundreds of MB while parsed).
+            None if most > 0 && links.target_count() >= most => {
+                links.left_out += 1;
+                continue;
+            }
             None => {
                 let target = classify(env, &view, base, raw.href, cache);
                 // A bad `#…` link keeps its own text (the base is what failed).

@@ -35,6 +35,14 @@ pub enum SettingsError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not UTF-8 text (saved as Latin-1, say).
+    #[error(
+        "{at}: not UTF-8 text: save settings.ini as UTF-8 (an editor's \"Latin-1\" or \"Windows-1252\" é is the usual cause)"
+    )]
+    NotUtf8 {
+        /// The file and the line of the first byte that is not UTF-8.
+        at: Location,
+    },
     /// The file is not valid INI.
     #[error("{}: {source}", path.display())]
     Syntax {

@@ -515,6 +515,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "MaxLinksPerPage",
+        "100000",
+        int(0, 100_000_000),
+        "Read at most this many distinct link targets of one page (0: no limit); its links to further ones are left out and the error log says how many. Each target costs the parser a URL while the page is parsed: pages of hundreds of thousands of links held hundreds of MB. The Rust documentation's largest page links 74,000 times."
+    ),
+    key!(
+        "Sites",
         "MaxPathSegmentRepeats",
         "3",
         int(1, 1000),

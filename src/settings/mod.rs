@@ -29,6 +29,27 @@ pub use error::{Location, SettingsError, Warning};
 pub use ini::RawSettings;
 pub use sections::*;
 
+/// A database URL with its password replaced, for messages (`DatabaseUrl` in a settings
+/// error, the database's errors).
+pub fn redact(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((auth, host)) = rest.split_once('@')
+        && let Some((user, _)) = auth.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
+    }
+    url.split_whitespace()
+        .map(|kv| {
+            if kv.starts_with("password=") {
+                "password=***"
+            } else {
+                kv
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 use crate::bandit::RewardKind;
 use crate::hosts::SiteDefaults;
 use crate::sites::OtherScheme;
@@ -77,9 +98,19 @@ impl Settings {
     /// Reads and validates a settings.ini file. Relative paths in it are taken relative to
     /// the file's folder.
     pub fn load(path: &Path) -> Result<(Settings, Vec<Warning>), SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io {
+        let bytes = std::fs::read(path).map_err(|source| SettingsError::Io {
             path: path.to_owned(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            SettingsError::NotUtf8 {
+                at: Location {
+                    path: path.to_owned(),
+                    line: Some(line),
+                },
+            }
         })?;
         let raw = RawSettings::from_ini(&text, path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -141,7 +172,7 @@ impl Settings {
             time_quantum: v.seconds("TimeQuantumSeconds")?,
             bandit: bandit(&v)?,
             database: DatabaseSettings {
-                url: v.text("DatabaseUrl").to_owned(),
+                url: database_url(&v)?,
                 crawl: v.text("CrawlName").to_owned(),
                 lease: v.seconds("LeaseSeconds")?,
                 scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
@@ -248,6 +279,23 @@ impl Settings {
     }
 }
 
+/// `DatabaseUrl`: empty, or what PostgreSQL takes (checked here, so that a wrong one is named
+/// with its line before anything starts; its password is never shown).
+fn database_url(v: &Values<'_>) -> Result<String, SettingsError> {
+    let url = v.text("DatabaseUrl");
+    if url.is_empty() {
+        return Ok(String::new());
+    }
+    match <postgres::Config as std::str::FromStr>::from_str(url) {
+        Ok(_) => Ok(url.to_owned()),
+        Err(e) => Err(v.bad(
+            "DatabaseUrl",
+            &redact(url),
+            format!("not a PostgreSQL URL ({e}); e.g. postgres://user:password@host:5432/database"),
+        )),
+    }
+}
+
 /// `NetworkSubsets`: lower bounds, at least 1, strictly ascending.
 fn subsets(v: &Values<'_>) -> Result<Vec<u32>, SettingsError> {
     let text = v.text("NetworkSubsets");
@@ -303,6 +351,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         max_url_length: v.small("MaxUrlLength")?,
         max_pages: v.small("MaxPagesPerSite")?,
         max_urls: v.small("MaxUrlsPerSite")?,
+        max_links_per_page: v.small("MaxLinksPerPage")?,
         max_segment_repeats: v.small("MaxPathSegmentRepeats")?,
         max_query_parameters: v.small("MaxQueryParameters")?,
         trap_levels: v.small("TrapLevels")?,
@@ -413,6 +462,28 @@ mod tests {
         assert_eq!(s.threads.parsing.get(), 3);
         assert_eq!(s.components.url_filter, "EmptyUAT");
         assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn a_latin_1_file_and_a_wrong_database_url_are_named_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.ini");
+        std::fs::write(&path, b"TimeoutSeconds = 60\nUserAgent = caf\xe9\n").unwrap();
+        let e = Settings::load(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}:2: not UTF-8", path.display())),
+            "{e}"
+        );
+        let e = load("\n\nDatabaseUrl = postgres://crawler:s3cret@db:notaport/crawl\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("settings.ini:3: DatabaseUrl = "), "{e}");
+        assert!(
+            !e.contains("s3cret") && e.contains("***"),
+            "the password is never shown: {e}"
+        );
+        let (s, _) = load("DatabaseUrl = postgres://crawler:pw@127.0.0.1:5432/crawl\n").unwrap();
+        assert_eq!(s.database.url, "postgres://crawler:pw@127.0.0.1:5432/crawl");
     }
 
     #[test]

@@ -176,6 +176,8 @@ pub struct SiteRules {
     pub max_pages: u32,
     /// `MaxUrlsPerSite` (0: no limit).
     pub max_urls: u32,
+    /// `MaxLinksPerPage`: distinct link targets read of one page (0: no limit).
+    pub max_links_per_page: u32,
     /// `MaxPathSegmentRepeats`.
     pub max_segment_repeats: u32,
     /// `MaxQueryParameters` (0: no limit).

@@ -8,6 +8,8 @@ use std::time::Duration;
 use postgres::{Client, Config, NoTls};
 use thiserror::Error;
 
+pub(crate) use crate::settings::redact;
+
 /// What went wrong with the database.
 #[derive(Debug, Error)]
 pub enum PgError {
@@ -146,26 +148,6 @@ impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Db").field("url", &self.url).finish()
     }
-}
-
-/// `url` with its password replaced, for messages.
-pub(crate) fn redact(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://")
-        && let Some((auth, host)) = rest.split_once('@')
-        && let Some((user, _)) = auth.split_once(':')
-    {
-        return format!("{scheme}://{user}:***@{host}");
-    }
-    url.split_whitespace()
-        .map(|kv| {
-            if kv.starts_with("password=") {
-                "password=***"
-            } else {
-                kv
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Whether a failed query may pass when tried again on a new connection: the connection

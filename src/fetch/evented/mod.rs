@@ -51,6 +51,7 @@ impl EventedDownloader {
                 idle_budget: idle_connection_budget(),
                 tls: wire::client_config(&super::roots::root_certs(
                     settings.http.ca_file.as_deref(),
+                    settings.location("CaFile"),
                 )?),
             },
             done: Mutex::new(Vec::new()),
