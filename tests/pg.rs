@@ -747,7 +747,11 @@ fn a_bad_database_url_is_bad_input() {
         .unwrap()
         .port();
     for (url, says) in [
-        ("postgres://crawler:secret@[bad", "is not a PostgreSQL URL"),
+        // Named with settings.ini's line (issue 49, item 6).
+        (
+            "postgres://crawler:secret@[bad",
+            "settings.ini:9: DatabaseUrl = \"postgres://crawler:***@[bad\": not a PostgreSQL URL",
+        ),
         (
             &*format!("postgres://crawler:secret@127.0.0.1:{closed}/crawl?connect_timeout=2"),
             "cannot connect to the database",

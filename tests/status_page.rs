@@ -200,3 +200,84 @@ fn a_status_address_in_use_is_refused_before_the_crawl() {
     );
     assert_eq!(web.server.requests().len(), 0, "nothing is fetched");
 }
+
+/// See: issue 49, item 8 — every crawl serves its page (a free loopback port by default), and
+/// `rccrawler status` of a crawl of one process reads it while the crawl runs, then the
+/// crawl's summary.csv; `status --serve` keeps a page over the ended crawl until stopped.
+#[test]
+fn rccrawler_status_reads_the_running_crawl_then_its_results() {
+    let web = TestWeb::new();
+    let links: String = (1..12).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    web.page("a.test", "/", &links);
+    for i in 1..12 {
+        web.set(
+            "a.test",
+            &format!("/p{i}"),
+            Resp::html(format!("<p>page {i}</p>")).delayed(Duration::from_millis(300)),
+        );
+    }
+    // No StatusAddress: the default.
+    let dir = common::prepare(&[format!("{};1;100;0", web.origin("a.test"))], &[]);
+    let nothing = common::run_binary(dir.path(), &["status"]);
+    assert_eq!(nothing.status.code(), Some(3), "no crawl here yet");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = dir.path().join("results/.rccrawler-live");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "no live page address");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let running = common::run_binary(dir.path(), &["status"]);
+    let out = String::from_utf8_lossy(&running.stdout);
+    assert_eq!(running.status.code(), Some(0), "{out}");
+    assert!(out.starts_with("crawling for "), "{out}");
+    assert!(out.contains(&web.origin("a.test")), "{out}");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(!marker.exists(), "the address goes with the crawl");
+    let ended = common::run_binary(dir.path(), &["status"]);
+    let out = String::from_utf8_lossy(&ended.stdout);
+    assert_eq!(ended.status.code(), Some(0), "{out}");
+    assert!(out.starts_with("not running; 1 site in "), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with(&web.origin("a.test"))
+            && l.contains(" 12 ")
+            && l.ends_with("done")),
+        "{out}"
+    );
+    // The page over the ended crawl, until stopped.
+    let port = free_port();
+    let mut serving = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(["status", "--serve", &format!("127.0.0.1:{port}")])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some((200, body)) = get(port, "/status.json") {
+            break serde_json::from_str::<serde_json::Value>(&body).unwrap();
+        }
+        assert!(Instant::now() < deadline, "status --serve does not answer");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let _ = serving.kill();
+    let _ = serving.wait();
+    assert_eq!(status["state"], "finished", "{status:#}");
+    assert_eq!(status["pages"], 12, "{status:#}");
+    let finished = status["finished"].as_array().unwrap();
+    assert_eq!(finished.len(), 1, "{status:#}");
+    assert!(
+        finished[0]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f.as_str().unwrap().ends_with("/nodes.csv")),
+        "{status:#}"
+    );
+}

@@ -76,13 +76,16 @@ enum Sub {
         #[arg(long, value_name = "K", value_parser = targets_above_zero)]
         prospects: Option<u32>,
     },
-    /// Prints every scope of a PgDM crawl: state, owner, pages, queue.
+    /// Prints the state of the crawl settings.ini names. A crawl of one process (BMICDM):
+    /// while it runs, what its live page says (totals, the sites being crawled, time left);
+    /// once it ended, its summary.csv. A PgDM crawl: every scope, its state, owner, pages and
+    /// queue, from the database.
     ///
-    /// With --serve, serves the live status page of that crawl (every process's sites, from
-    /// the database) instead, until Ctrl+C.
+    /// With --serve, serves a status page instead, until Ctrl+C: of an ended crawl, its
+    /// finished sites with links to their files; of a PgDM crawl, every process's sites.
     Status {
-        /// Serve the status page at ADDR [default: settings.ini's StatusAddress, or
-        /// 127.0.0.1:8765]
+        /// Serve the status page at ADDR [default: settings.ini's StatusAddress (a free
+        /// loopback port), or 127.0.0.1:8765 when it is empty]
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
         serve: Option<String>,
     },
@@ -255,14 +258,15 @@ pub enum Command {
         /// `--prospects K`.
         prospects: Option<u32>,
     },
-    /// Print the state of a crawl kept in a database, or serve its status page.
+    /// Print the state of a crawl (running or ended, one process or shared), or serve its
+    /// status page.
     Status {
-        /// settings.ini (its `DatabaseUrl` and `CrawlName`).
+        /// settings.ini (its `DataManager`, `ResultFolder`, `DatabaseUrl` and `CrawlName`).
         settings: PathBuf,
         /// `--serve [ADDR]`: the address (empty: `StatusAddress` or the default).
         serve: Option<String>,
     },
-    /// Write the results of a crawl kept in a database.
+    /// Write the results of a saved crawl (state folder or database).
     Export {
         /// settings.ini (its `DatabaseUrl`, `CrawlName`, unloaders and `ResultFolder`).
         settings: PathBuf,

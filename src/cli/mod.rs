@@ -3,6 +3,7 @@
 //! 2 invalid input files). `main.rs` only forwards to here.
 
 mod args;
+mod local_status;
 mod network;
 mod replay;
 mod status;
@@ -307,17 +308,16 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
     }
 }
 
-/// settings.ini for `status`: it must name a database.
-fn load_database_settings(path: &std::path::Path) -> Result<Settings, Exit> {
-    let settings = load_settings(path, &Registry::builtin())?;
+/// `status` of a `PgDM` crawl: settings.ini must name its database.
+fn needs_database(path: &std::path::Path, settings: &Settings) -> Result<(), Exit> {
     if settings.database.url.is_empty() {
         eprintln!(
-            "error: {}: DatabaseUrl is not set: status reads a crawl kept in PostgreSQL (DataManager = PgDM); a crawl of one process shows its progress on its console and, with StatusAddress set, on its live page",
+            "error: {}: DatabaseUrl is not set: DataManager = PgDM keeps the crawl in PostgreSQL",
             path.display()
         );
         return Err(Exit::BadInput);
     }
-    Ok(settings)
+    Ok(())
 }
 
 fn database_failure(e: &PgError) -> Exit {

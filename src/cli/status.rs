@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
-use super::{Exit, database_failure, load_database_settings};
+use super::{Exit, database_failure, load_settings, needs_database};
 use crate::data::pg;
+use crate::registry::Registry;
 use crate::routine::status_page::{StatusPage, database_snapshot};
 use crate::settings::Settings;
 
@@ -22,10 +23,17 @@ const RATE_SPAN: Duration = Duration::from_secs(1);
 /// live status page of that crawl at `serve` (empty: settings.ini's `StatusAddress`, or
 /// 127.0.0.1:8765) until Ctrl+C.
 pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -> Exit {
-    let settings = match load_database_settings(settings_path) {
+    let settings = match load_settings(settings_path, &Registry::builtin()) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    // A crawl of one process: its live page while it runs, its summary.csv once it ended.
+    if settings.components.data_manager != "PgDM" {
+        return super::local_status::status(&settings, serve, &ctrl_c);
+    }
+    if let Err(code) = needs_database(settings_path, &settings) {
+        return code;
+    }
     if let Some(addr) = serve {
         return serve_page(&settings, addr, &ctrl_c);
     }

@@ -25,10 +25,10 @@ use parking_lot::Mutex;
 use thiserror::Error;
 
 pub use read::ReadError;
-pub(crate) use read::read_summary;
+pub(crate) use read::{SummaryRow, read_summary};
 
 use html::escape;
-use read::{SiteFigures, SummaryRow, Want, read_site};
+use read::{SiteFigures, Want, read_site};
 use sections::{across, external, overview, site_section, sites_table, yields};
 
 /// The report's file name in the results folder.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
 use super::progress::{OpenedScopes, ProgressLine};
-use super::status_page::{self, StatusPage};
+use super::status_page::{self, LIVE_MARKER, StatusPage};
 use super::{LogFiles, Routine, RoutineIo};
 use crate::context::Context;
 use crate::finish::Tick;
@@ -52,6 +52,9 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
                     page.url(),
                     page.url()
                 );
+                // Where `rccrawler status` finds the running crawl: nothing is lost without it.
+                let marker = ctx.settings.results.folder.join(LIVE_MARKER);
+                let _ = std::fs::write(marker, page.url());
                 Some(page)
             }
             Err(e) => {
@@ -76,6 +79,7 @@ fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
         ticks(ctx, io, page.as_ref());
         if let Some(page) = &page {
             page.stop();
+            let _ = std::fs::remove_file(ctx.settings.results.folder.join(LIVE_MARKER));
         }
     });
 }

@@ -13,6 +13,7 @@ use crossbeam_channel::Receiver;
 
 pub use console::ConsoleRoutine;
 pub use logs::LogFiles;
+pub(crate) use progress::short_duration;
 
 use crate::context::Context;
 use crate::finish::Finisher;

@@ -62,7 +62,7 @@ impl Tally<'_> {
 }
 
 /// A duration as people read it: `45s`, `3m 20s`, `2h 05m`.
-pub(super) fn short_duration(seconds: f64) -> String {
+pub(crate) fn short_duration(seconds: f64) -> String {
     let s = seconds.max(0.0).round() as u64;
     match s {
         0..60 => format!("{s}s"),

@@ -192,6 +192,11 @@ impl StatusPage {
     }
 }
 
+/// The file in `ResultFolder` that holds the running crawl's page address while it runs
+/// (`rccrawler status` reads it; a crawl killed with -9 leaves it, and its address no longer
+/// answers).
+pub const LIVE_MARKER: &str = ".rccrawler-live";
+
 /// What the running crawl looks like now: totals, and each open site's pages and queue
 /// (`finished` is added from summary.csv when the page is asked for).
 pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) -> Value {

@@ -1,0 +1,171 @@
+//! `rccrawler status` for a crawl of one process (`BMICDM`): while it runs, what its live
+//! page says (the page's address is in the results folder's [`LIVE_MARKER`] while the crawl
+//! runs); once it has ended, its summary.csv. `--serve` keeps a page up over a crawl that has
+//! ended — its finished sites with links to their files — until Ctrl+C.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+use serde_json::{Value, json};
+
+use super::Exit;
+use crate::report::read_summary;
+use crate::routine::status_page::{LIVE_MARKER, StatusPage};
+use crate::settings::Settings;
+
+/// How long the running crawl's page is given to answer.
+const ASK_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What the running crawl's page says, if a crawl runs in this folder and its page answers.
+fn live_status(results: &Path) -> Option<(String, Value)> {
+    let url = std::fs::read_to_string(results.join(LIVE_MARKER)).ok()?;
+    let url = url.trim().to_owned();
+    let agent = ureq::Agent::config_builder()
+        .timeout_global(Some(ASK_TIMEOUT))
+        .build()
+        .new_agent();
+    let body = agent
+        .get(format!("{url}status.json"))
+        .call()
+        .ok()?
+        .body_mut()
+        .read_to_string()
+        .ok()?;
+    Some((url, serde_json::from_str(&body).ok()?))
+}
+
+/// `rccrawler status` (`serve`: `--serve`) for a crawl kept in `StateFolder`.
+pub(super) fn status(settings: &Settings, serve: Option<&str>, ctrl_c: &Receiver<()>) -> Exit {
+    let results = &settings.results.folder;
+    if let Some((url, s)) = live_status(results) {
+        if serve.is_some() {
+            println!("the crawl is running and serves its page itself: {url}");
+            return Exit::Ok;
+        }
+        print_live(&url, &s);
+        return Exit::Ok;
+    }
+    let rows = match read_summary(&results.join("summary.csv")) {
+        Ok(rows) => rows,
+        Err(_) => {
+            eprintln!(
+                "no crawl has written results in {} yet (no summary.csv), and none is running there",
+                results.display()
+            );
+            return Exit::NothingCrawled;
+        }
+    };
+    match serve {
+        Some(addr) => serve_ended(settings, addr, ctrl_c),
+        None => {
+            print_ended(results, &rows);
+            Exit::Ok
+        }
+    }
+}
+
+/// The running crawl as its page says it: totals and the sites being crawled.
+fn print_live(url: &str, s: &Value) {
+    let left = s["time_left_seconds"]
+        .as_f64()
+        .map(|t| format!(", about {} left", crate::routine::short_duration(t)))
+        .unwrap_or_default();
+    println!(
+        "crawling for {} s: {} pages, {} queued, {} pages/s, {} problems{left}; sites: {} crawling, {} written, {} waiting (live page: {url})",
+        s["elapsed_seconds"],
+        s["pages"],
+        s["queued"],
+        s["pages_per_second"],
+        s["problems"],
+        s["sites_crawling"],
+        s["sites_written"],
+        s["sites_waiting"]
+    );
+    let sites = s["sites"].as_array().cloned().unwrap_or_default();
+    if sites.is_empty() {
+        return;
+    }
+    println!("{:<40} {:>7} {:>7}  time left", "site", "pages", "queued");
+    for site in &sites {
+        let left = site["time_left_seconds"]
+            .as_f64()
+            .map_or_else(|| "-".to_owned(), crate::routine::short_duration);
+        println!(
+            "{:<40} {:>7} {:>7}  {left}",
+            site["site"].as_str().unwrap_or_default(),
+            site["pages"],
+            site["queued"]
+        );
+    }
+}
+
+/// A crawl that has ended, as its summary.csv says.
+fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
+    let pages: u64 = rows.iter().map(|r| r.pages).sum();
+    let open = rows.iter().filter(|r| r.state == "stopped").count();
+    println!(
+        "not running; {} in {}: {}{}",
+        crate::words::count(rows.len() as u64, "site"),
+        results.join("summary.csv").display(),
+        crate::words::count(pages, "page"),
+        if open > 0 {
+            format!(", {open} stopped (running rccrawler again continues them)")
+        } else {
+            String::new()
+        }
+    );
+    println!("{:<40} {:>7} {:>7}  state", "site", "pages", "arcs");
+    for r in rows {
+        println!("{:<40} {:>7} {:>7}  {}", r.site, r.pages, r.arcs, r.state);
+    }
+}
+
+/// Serves the page of a crawl that has ended (its finished sites from summary.csv, with links
+/// to their files) until Ctrl+C.
+fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
+    let addr = match (addr.trim(), settings.logs.status_address) {
+        ("", Some(a)) => a,
+        ("", None) => std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        (text, _) => match text.parse() {
+            Ok(a) => a,
+            Err(_) => {
+                eprintln!("error: --serve {text:?}: not an address (IP:PORT, e.g. 127.0.0.1:8765)");
+                return Exit::BadInput;
+            }
+        },
+    };
+    let results = settings.results.folder.clone();
+    let read = move || {
+        let rows = read_summary(&results.join("summary.csv")).unwrap_or_default();
+        let stopped = rows.iter().any(|r| r.state == "stopped");
+        json!({
+            "state": if stopped { "stopped" } else { "finished" },
+            "pages": rows.iter().map(|r| r.pages).sum::<u64>(),
+            "queued": 0,
+            "pages_per_second": 0,
+            "sites_crawling": 0,
+            "sites_written": rows.len(),
+            "sites_waiting": 0,
+            "sites": [],
+        })
+    };
+    let page = match StatusPage::bind(addr, &settings.results.folder) {
+        Ok(p) => p.read_with(read),
+        Err(e) => {
+            eprintln!("error: cannot serve the status page on {addr}: {e}");
+            return Exit::BadInput;
+        }
+    };
+    println!(
+        "status page of the crawl in {}: {} (Ctrl+C to stop)",
+        settings.results.folder.display(),
+        page.url()
+    );
+    std::thread::scope(|s| {
+        s.spawn(|| page.serve());
+        let _ = ctrl_c.recv();
+        page.stop();
+    });
+    Exit::Ok
+}
