@@ -1145,3 +1145,75 @@ fn max_urls_per_site_bounds_a_site_that_links_more_urls_than_it_has_pages() {
     assert_eq!(site.nodes.len(), 1, "{:?}", site.nodes);
     assert_eq!(site.bad.len(), 19, "{:?}", site.bad);
 }
+
+/// A server that answers one request a connection and closes the connection when the next
+/// request arrives on it (a kept-alive connection it had already given up on): every request
+/// on a kept connection fails, every request on a fresh one is answered. Returns the port.
+fn one_request_a_connection_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                for answered in 0..2 {
+                    let end = loop {
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break end;
+                        }
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    };
+                    if answered == 1 {
+                        // The second request on this connection: closed unanswered.
+                        return;
+                    }
+                    let head = String::from_utf8_lossy(&buf[..end]).to_string();
+                    buf.drain(..end + 4);
+                    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                    let (status, body) = match path.as_str() {
+                        "/" => (
+                            "200 OK",
+                            (1..=5).map(|k| format!("<a href=/p{k}>{k}</a>")).collect(),
+                        ),
+                        p if p.starts_with("/p") => ("200 OK", format!("page {p}")),
+                        _ => ("404 Not Found", String::new()),
+                    };
+                    let answer = format!(
+                        "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    if stream.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Issue 49, item 10 (DT0 lost pages to kept connections the server had closed): a request on
+/// a kept connection the server gave up on is sent again on a fresh one, by both downloaders.
+#[test]
+fn kept_connections_the_server_gave_up_on_lose_no_page() {
+    for downloader in DOWNLOADERS {
+        let port = one_request_a_connection_server();
+        let c = crawl(
+            &[format!("http://a.test:{port}")],
+            &[
+                ("DownloadingThread", downloader),
+                ("MaxRetries", "1"),
+                ("DefaultCrawlDelay", "20"),
+            ],
+        );
+        let site = c.site(&format!("a.test_{port}"));
+        assert_eq!(site.nodes.len(), 6, "{downloader}: {:?}", site.bad);
+        assert!(site.bad.is_empty(), "{downloader}: {:?}", site.bad);
+    }
+}

@@ -380,14 +380,28 @@ impl HttpClient {
         turn: &SendTurn,
         cookie: Option<&str>,
     ) -> Result<Response, FetchError> {
-        let agent = self
-            .pools
-            .agent(site, connections.min(self.downloaders), turn.pacer());
-        let mut request = agent.get(request_uri(url));
-        if let Some(cookie) = cookie {
-            request = request.header("cookie", cookie);
-        }
-        let inner = request.call()?;
+        let send = || {
+            let agent = self
+                .pools
+                .agent(site, connections.min(self.downloaders), turn.pacer());
+            let mut request = agent.get(request_uri(url));
+            if let Some(cookie) = cookie {
+                request = request.header("cookie", cookie);
+            }
+            request.call().map_err(FetchError::from)
+        };
+        let inner = match send() {
+            Ok(inner) => inner,
+            // A kept connection the server had given up on breaks as the request goes out
+            // (a server that closes idle connections after 300 ms, a crawl delay of 300 ms),
+            // and the site's other kept ones may be as old: the site's pool is dropped and the
+            // request sent once more on a fresh connection, as DT1 does.
+            Err(FetchError::Broken(_)) => {
+                self.pools.forget(&[site]);
+                send()?
+            }
+            Err(e) => return Err(e),
+        };
         let header = |name: &str| {
             inner
                 .headers()
