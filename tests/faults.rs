@@ -1217,3 +1217,151 @@ fn kept_connections_the_server_gave_up_on_lose_no_page() {
         assert!(site.bad.is_empty(), "{downloader}: {:?}", site.bad);
     }
 }
+
+/// A calendar of days whose every page links the next and the previous day, month and year
+/// (the beta.test trap of issue 49, item 3): each level holds more pages than the one before,
+/// so `TrapLevels` (a depth bound) let 98,482 of them through.
+fn branching_calendar_web() -> TestWeb {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/calendar/2024/6/15>calendar</a><a href=/about>about</a>",
+    );
+    web.page("a.test", "/about", "<a href=/>home</a>");
+    let serve = |req: &Request| {
+        let n: Vec<i64> = req
+            .target
+            .trim_start_matches("/calendar/")
+            .split('/')
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        let [y, m, d] = n[..] else {
+            return Resp::new(404, "text/plain", "no");
+        };
+        let links: String = [
+            (y, m, d + 1),
+            (y, m, d - 1),
+            (y, m + 1, d),
+            (y, m - 1, d),
+            (y + 1, m, d),
+            (y - 1, m, d),
+        ]
+        .iter()
+        .map(|(y, m, d)| format!("<a href=/calendar/{y}/{m}/{d}>{y}-{m}-{d}</a>"))
+        .collect();
+        Resp::html(format!("<title>{y}-{m}-{d}</title>{links}"))
+    };
+    web.server
+        .route_prefix("a.test", "/calendar/", Route::Generated(Arc::new(serve)));
+    web
+}
+
+#[test]
+fn a_calendar_that_branches_is_cut_and_summary_csv_names_the_pattern() {
+    let web = branching_calendar_web();
+    let c = crawl_a(
+        &web,
+        &[("MaxPagesPerSite", "20000")],
+        Duration::from_secs(60),
+    );
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let (header, rows) = common::read_csv(&c.results().join("summary.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows[0][col("State")], "done", "{:?}", rows[0]);
+    let reason = &rows[0][col("Reason")];
+    assert!(
+        reason.starts_with(
+            "trap: /calendar/N/N/N branches out level after level: deeper than level "
+        ),
+        "{reason}"
+    );
+    // The rule's bound: 1,000 URLs two levels up, and the two levels just below them (98,482
+    // pages on beta.test before).
+    let pages = site.nodes.len();
+    println!("{pages} pages of the calendar; {reason}");
+    assert!((1_000..8_000).contains(&pages), "{pages} pages");
+    assert!(site.nodes.iter().any(|n| n.1.ends_with("/about")));
+    site.assert_levels_are_bfs_depths();
+}
+
+#[test]
+fn listing_combinations_of_page_sort_and_view_are_cut() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/list?page=1&sort=date&view=grid>list</a>",
+    );
+    let serve = |req: &Request| {
+        let query = req.target.split_once('?').map_or("", |(_, q)| q);
+        let page: i64 = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("page="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        let mut links = String::new();
+        for sort in ["date", "name", "price"] {
+            for view in ["grid", "list", "table"] {
+                for next in [page + 1, page + 10] {
+                    links.push_str(&format!(
+                        "<a href=/list?page={next}&sort={sort}&view={view}>{next}</a>"
+                    ));
+                }
+            }
+        }
+        Resp::html(format!("<title>{query}</title>{links}"))
+    };
+    web.server
+        .route_prefix("a.test", "/list", Route::Generated(Arc::new(serve)));
+    let c = crawl_a(
+        &web,
+        &[("MaxPagesPerSite", "20000")],
+        Duration::from_secs(60),
+    );
+    let site = c.site(&format!("a.test_{}", web.port()));
+    let (header, rows) = common::read_csv(&c.results().join("summary.csv"));
+    let reason = &rows[0][header.iter().position(|h| h == "Reason").unwrap()];
+    assert!(
+        reason.contains("/list?page=*&sort=*&view=* branches out level after level"),
+        "{reason}"
+    );
+    assert!(site.nodes.len() < 8_000, "{} pages", site.nodes.len());
+}
+
+#[test]
+fn an_archive_of_5000_dated_articles_at_one_level_is_not_cut() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/archive>archive</a>");
+    let articles: Vec<String> = (0..5_000)
+        .map(|i| {
+            format!(
+                "/news/{}/{:02}/{:02}/{i}",
+                2000 + i / 365,
+                i % 12 + 1,
+                i % 28 + 1
+            )
+        })
+        .collect();
+    let archive: String = articles
+        .iter()
+        .map(|a| format!("<a href={a}>article</a>"))
+        .collect();
+    web.page("a.test", "/archive", &archive);
+    let serve = |req: &Request| {
+        Resp::html(format!(
+            "<title>{}</title><a href=/>home</a><a href=/archive>archive</a>",
+            req.target
+        ))
+    };
+    web.server
+        .route_prefix("a.test", "/news/", Route::Generated(Arc::new(serve)));
+    let c = crawl_a(&web, &[], Duration::from_secs(60));
+    let site = c.site(&format!("a.test_{}", web.port()));
+    assert_eq!(site.nodes.len(), 5_002);
+    let (header, rows) = common::read_csv(&c.results().join("summary.csv"));
+    assert_eq!(
+        rows[0][header.iter().position(|h| h == "Reason").unwrap()],
+        ""
+    );
+}

@@ -7,7 +7,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
-use petgraph::visit::{GraphBase, IntoNeighbors, IntoNodeIdentifiers, NodeIndexable};
+use fixedbitset::FixedBitSet;
+use petgraph::Direction;
+use petgraph::visit::{
+    GraphBase, IntoNeighbors, IntoNeighborsDirected, IntoNodeIdentifiers, NodeIndexable, Visitable,
+};
 
 /// Arcs out of each page: `targets[offsets[i]..offsets[i + 1]]` are page i's (0-based).
 #[derive(Debug, Default)]
@@ -47,6 +51,87 @@ impl Adjacency {
             d[t as usize] += 1;
         }
         d
+    }
+}
+
+/// The arcs both ways, for petgraph's strongly connected components by Kosaraju's algorithm:
+/// an iterative depth-first search, where Tarjan's recurses once per page of a path (a
+/// calendar trap's site, 6,000 pages deep, overflowed a thread's stack). The arcs in are built
+/// for it: 4 bytes an arc more, for as long as it runs.
+#[derive(Debug)]
+pub(crate) struct BothWays<'a> {
+    out: &'a Adjacency,
+    into: Adjacency,
+}
+
+impl<'a> BothWays<'a> {
+    /// `out` and its arcs reversed.
+    pub(crate) fn new(out: &'a Adjacency) -> Self {
+        let n = out.nodes();
+        let mut offsets = vec![0u32; n + 1];
+        for &t in &out.targets {
+            offsets[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut next = offsets.clone();
+        let mut targets = vec![0u32; out.targets.len()];
+        for s in 0..n {
+            for &t in &out.targets[out.offsets[s] as usize..out.offsets[s + 1] as usize] {
+                targets[next[t as usize] as usize] = s as u32;
+                next[t as usize] += 1;
+            }
+        }
+        BothWays {
+            out,
+            into: Adjacency { offsets, targets },
+        }
+    }
+}
+
+impl GraphBase for BothWays<'_> {
+    type EdgeId = ();
+    type NodeId = u32;
+}
+
+impl<'b> IntoNeighbors for &'b BothWays<'_> {
+    type Neighbors = std::iter::Copied<std::slice::Iter<'b, u32>>;
+
+    fn neighbors(self, a: u32) -> Self::Neighbors {
+        self.out.neighbors(a)
+    }
+}
+
+impl IntoNeighborsDirected for &BothWays<'_> {
+    type NeighborsDirected = Self::Neighbors;
+
+    fn neighbors_directed(self, a: u32, d: Direction) -> Self::NeighborsDirected {
+        match d {
+            Direction::Outgoing => self.out.neighbors(a),
+            Direction::Incoming => (&self.into).neighbors(a),
+        }
+    }
+}
+
+impl IntoNodeIdentifiers for &BothWays<'_> {
+    type NodeIdentifiers = std::ops::Range<u32>;
+
+    fn node_identifiers(self) -> Self::NodeIdentifiers {
+        0..self.out.nodes() as u32
+    }
+}
+
+impl Visitable for BothWays<'_> {
+    type Map = FixedBitSet;
+
+    fn visit_map(&self) -> FixedBitSet {
+        FixedBitSet::with_capacity(self.out.nodes())
+    }
+
+    fn reset_map(&self, map: &mut FixedBitSet) {
+        map.clear();
+        map.grow(self.out.nodes());
     }
 }
 
@@ -284,11 +369,40 @@ mod tests {
             assert_eq!(out, vec![vec![1, 2], vec![], vec![0], vec![], vec![3]]);
             assert_eq!(g.in_degrees(), vec![1, 1, 1, 1, 0]);
             assert_eq!(g.out_degree(0), 2);
-            // {1, 3} is one component; 2, 4 and 5 are alone.
+            // {1, 3} is one component; 2, 4 and 5 are alone: Tarjan's and Kosaraju's agree.
             let sccs = tarjan_scc(g);
             assert_eq!(sccs.len(), 4);
             assert_eq!(sccs.iter().map(Vec::len).max(), Some(2));
+            let both = BothWays::new(g);
+            let ins: Vec<Vec<u32>> = (0..5)
+                .map(|i| (&both).neighbors_directed(i, Direction::Incoming).collect())
+                .collect();
+            assert_eq!(ins, vec![vec![2], vec![0], vec![0], vec![4], vec![]]);
+            let mut kosaraju: Vec<Vec<u32>> = petgraph::algo::kosaraju_scc(&both);
+            for c in &mut kosaraju {
+                c.sort();
+            }
+            kosaraju.sort();
+            assert_eq!(kosaraju, vec![vec![0, 2], vec![1], vec![3], vec![4]]);
         }
+    }
+
+    #[test]
+    fn a_path_of_a_million_pages_does_not_overflow_the_stack() {
+        // Page i links page i + 1, the last links the first: one component a million deep.
+        let n = 1_000_000u32;
+        let g = Adjacency {
+            offsets: (0..=n).collect(),
+            targets: (1..n).chain([0]).collect(),
+        };
+        // On a thread of 256 KiB of stack: the recursion of Tarjan's would need hundreds of MB.
+        let sccs = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || petgraph::algo::kosaraju_scc(&BothWays::new(&g)).len())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(sccs, 1);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
 use crate::gephi_csv::gephi_unescape;
@@ -336,7 +336,7 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
             }
         })
         .collect();
-    let sccs = tarjan_scc(g);
+    let sccs = kosaraju_scc(&super::graph::BothWays::new(g));
     f.components = sccs.len();
     f.largest_component = sccs.iter().map(Vec::len).max().unwrap_or(0);
     drop(sccs);

@@ -8,6 +8,16 @@ use super::{ScopeGraph, UrlState};
 use crate::ids::SiteId;
 
 impl ScopeGraph {
+    /// Whether the scope holds `MaxUrlsPerSite` internal URLs: links to new ones are left out.
+    pub(crate) fn url_limit_reached(&self) -> bool {
+        self.url_limit > 0 && self.shapes.internal_urls() >= self.url_limit
+    }
+
+    /// `MaxUrlsPerSite` when the scope reached it (links to further URLs were left out).
+    pub(crate) fn url_limit_hit(&self) -> Option<u32> {
+        self.url_limit_reached().then_some(self.url_limit)
+    }
+
     /// Takes the lowest-level queued URL of `site`; it becomes in flight.
     pub(crate) fn claim(&mut self, site: SiteId) -> Option<(u32, u32)> {
         let l = self.local(site)?;

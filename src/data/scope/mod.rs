@@ -18,6 +18,7 @@
 //!
 //! The fields are private to this module and its children: the rest of the crate sees methods.
 
+mod branches;
 mod claims;
 mod commit;
 mod contents;
@@ -262,6 +263,8 @@ pub(crate) struct ScopeGraph {
     trap_levels: u32,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
+    /// Their branch shapes, for the branching-trap rule.
+    branches: branches::Branches,
     /// Its pages' contents, to tell a new page from another address of one (SPEC §14).
     contents: contents::Contents,
     /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
@@ -334,6 +337,7 @@ impl ScopeGraph {
             url_limit: 0,
             trap_levels: 0,
             shapes: traps::Shapes::default(),
+            branches: branches::Branches::default(),
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
@@ -476,16 +480,6 @@ impl ScopeGraph {
         std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
-    /// Whether the scope holds `MaxUrlsPerSite` internal URLs: links to new ones are left out.
-    pub(crate) fn url_limit_reached(&self) -> bool {
-        self.url_limit > 0 && self.shapes.internal_urls() >= self.url_limit
-    }
-
-    /// `MaxUrlsPerSite` when the scope reached it (links to further URLs were left out).
-    pub(crate) fn url_limit_hit(&self) -> Option<u32> {
-        self.url_limit_reached().then_some(self.url_limit)
-    }
-
     /// Sets `maxCrawlLevel` and `TrapLevels` (journaled when they change), and
     /// `MaxPagesPerSite` and `MaxUrlsPerSite` for this run.
     pub(crate) fn set_limits(
@@ -551,6 +545,7 @@ impl ScopeGraph {
             });
             let internal = (kind == LinkKind::Internal).then_some(url);
             self.shapes.push(internal);
+            self.branches.push(internal);
         }
         Ok(id)
     }
@@ -595,6 +590,7 @@ impl ScopeGraph {
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
             + self.shapes.heap_bytes()
+            + self.branches.heap_bytes()
             + self.contents.heap_bytes()
     }
 }
