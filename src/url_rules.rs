@@ -162,54 +162,6 @@ pub fn trap_pattern(url: &str) -> String {
 }
 
 /// Where the path starts in an absolute URL (after `scheme://host[:port]`).
-/// The coarser shape of the branching-trap rule, for people: the path with every run of
-/// digits written `N`, the query with every value written `*` (`/list?page=*&sort=*`): a
-/// calendar's days, months and years, and a listing's combinations of page, sort and view,
-/// are each one pattern. `None` for a URL without digits in its path and without a query.
-pub fn branch_pattern(url: &str) -> Option<String> {
-    let rest = &url[path_start(url)..];
-    let (path, query) = match rest.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (rest, None),
-    };
-    if query.is_none() && !path.bytes().any(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut out = String::with_capacity(rest.len());
-    let mut run = false;
-    for c in path.chars() {
-        if c.is_ascii_digit() {
-            if !run {
-                out.push('N');
-            }
-            run = true;
-        } else {
-            out.push(c);
-            run = false;
-        }
-    }
-    if let Some(query) = query {
-        out.push('?');
-        for (i, pair) in query.split('&').enumerate() {
-            if i > 0 {
-                out.push('&');
-            }
-            out.push_str(pair.split('=').next().unwrap_or_default());
-            out.push_str("=*");
-        }
-    }
-    Some(out)
-}
-
-/// [`branch_pattern`] with the URL's origin, hashed.
-pub fn branch_shape(url: &str) -> Option<u64> {
-    let pattern = branch_pattern(url)?;
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&url.as_bytes()[..path_start(url)]);
-    h.update(pattern.as_bytes());
-    Some(h.digest())
-}
-
 fn path_start(url: &str) -> usize {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     url[after_scheme..]
@@ -220,28 +172,6 @@ fn path_start(url: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn branch_shapes_drop_numbers_and_query_values() {
-        assert_eq!(
-            branch_pattern("http://a.test/calendar/2024/05/17").as_deref(),
-            Some("/calendar/N/N/N")
-        );
-        assert_eq!(
-            branch_pattern("http://a.test/list?page=3&sort=price&view=grid").as_deref(),
-            Some("/list?page=*&sort=*&view=*")
-        );
-        assert_eq!(
-            branch_shape("http://a.test/list?page=3&sort=price&view=grid"),
-            branch_shape("http://a.test/list?page=41&sort=name&view=list")
-        );
-        assert_ne!(
-            branch_shape("http://a.test/list?page=3&sort=price"),
-            branch_shape("http://b.test/list?page=3&sort=price")
-        );
-        assert_eq!(branch_pattern("http://a.test/about/team"), None);
-        assert_eq!(branch_pattern("http://a.test/"), None);
-    }
 
     #[test]
     fn shapes_of_numbered_urls() {

@@ -175,17 +175,10 @@ fn trap_reason(traps: &[TrapCut]) -> String {
         .iter()
         .take(3)
         .map(|t| {
-            if t.branching {
-                format!(
-                    "trap: {} branches out level after level: deeper than level {} left out ({} URLs)",
-                    t.pattern, t.deepest_kept, t.urls
-                )
-            } else {
-                format!(
-                    "trap: {} deeper than level {} left out ({} URLs)",
-                    t.pattern, t.deepest_kept, t.urls
-                )
-            }
+            format!(
+                "trap: {} deeper than level {} left out ({} URLs)",
+                t.pattern, t.deepest_kept, t.urls
+            )
         })
         .collect();
     if traps.len() > 3 {

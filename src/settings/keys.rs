@@ -532,7 +532,7 @@ pub const KEYS: &[KeyDef] = &[
         "TrapLevels",
         "30",
         int(0, 10_000),
-        "Trap detection for numbered URLs that never end (calendars, pages): URLs with digits that differ only in their numbers (/calendar/2024/05/, /calendar/2031/12/) are not fetched deeper than this many levels below the shallowest of them; a pattern that branches (its numbers and query values generalised, /list?page=*&sort=*) is also cut once it has 1,000 URLs two levels up or more, below its first three levels; summary.csv names the pattern cut. 0: both off."
+        "Trap detection for numbered URLs that never end (calendars, pages): URLs with digits that differ only in their numbers (/calendar/2024/05/, /calendar/2031/12/) are not fetched deeper than this many levels below the shallowest of them; summary.csv names the pattern cut. 0: off."
     ),
     key!(
         "Sites",

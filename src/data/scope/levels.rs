@@ -22,7 +22,6 @@ impl ScopeGraph {
             }
             self.recs[id as usize].level = level;
             self.shapes.lowered(id, level);
-            self.branches.lowered(id, level);
             match rec.state {
                 UrlState::Seen if self.within_limits(id, level) => {
                     self.queue(id);
@@ -42,18 +41,15 @@ impl ScopeGraph {
     }
 
     /// Whether URL `id` at `level` may be fetched: within `maxCrawlLevel`, and not left out
-    /// by the trap rules ([`super::traps`], and [`super::branches`] while `TrapLevels` is on).
+    /// by the trap rule ([`super::traps`]).
     fn within_limits(&self, id: u32, level: u32) -> bool {
-        level <= self.max_level
-            && self.shapes.admits(id, level, self.trap_levels)
-            && (self.trap_levels == 0 || self.branches.admits(id, level))
+        level <= self.max_level && self.shapes.admits(id, level, self.trap_levels)
     }
 
     /// Seen → Queued; or → InFlight when a redirect chain under way took it before it was
     /// queued (`hop_claims`, `new_hop_claims`): that chain fetches it.
     fn queue(&mut self, id: u32) {
         self.pending += 1;
-        self.branches.queued(id, self.recs[id as usize].level);
         let taken = self.hop_claims.contains_key(&id)
             || (!self.new_hop_claims.is_empty() && {
                 let task = self.new_hop_claims.remove(self.urls.get(id));
@@ -127,7 +123,6 @@ impl ScopeGraph {
             if rec.state == UrlState::Seen && within {
                 self.queue(id);
             } else if rec.state == UrlState::Queued && !within {
-                self.branches.withdrawn(id);
                 self.recs[id as usize].state = UrlState::Seen;
                 self.queued[usize::from(rec.site)] -= 1;
                 self.pending -= 1;
@@ -137,23 +132,14 @@ impl ScopeGraph {
 
     /// Rebuilds the URLs' shapes and their shallowest levels (after loading a snapshot, which
     /// does not keep them: they follow from the URLs).
-    /// The branch shapes too, with the URLs fetched or decided counted (queued ones are
-    /// counted again as the frontiers are rebuilt).
     pub(super) fn rebuild_shapes(&mut self) {
         self.shapes = super::traps::Shapes::default();
-        self.branches = super::branches::Branches::default();
         for id in 0..self.recs.len() as u32 {
             let rec = self.recs[id as usize];
             let internal = rec.state != UrlState::External;
-            let url = internal.then(|| self.urls.get(id));
-            self.shapes.push(url);
-            self.branches.push(url);
+            self.shapes.push(internal.then(|| self.urls.get(id)));
             if rec.level != NO_LEVEL {
                 self.shapes.lowered(id, rec.level);
-                self.branches.lowered(id, rec.level);
-                if internal && rec.state != UrlState::Seen {
-                    self.branches.queued(id, rec.level);
-                }
             }
         }
     }

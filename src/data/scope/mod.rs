@@ -18,7 +18,6 @@
 //!
 //! The fields are private to this module and its children: the rest of the crate sees methods.
 
-mod branches;
 mod claims;
 mod commit;
 mod contents;
@@ -263,8 +262,6 @@ pub(crate) struct ScopeGraph {
     trap_levels: u32,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
-    /// Their branch shapes, for the branching-trap rule.
-    branches: branches::Branches,
     /// Its pages' contents, to tell a new page from another address of one (SPEC §14).
     contents: contents::Contents,
     /// URLs a task's redirect chain took to fetch them (queued or not queued yet): hop URL
@@ -337,7 +334,6 @@ impl ScopeGraph {
             url_limit: 0,
             trap_levels: 0,
             shapes: traps::Shapes::default(),
-            branches: branches::Branches::default(),
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
@@ -545,7 +541,6 @@ impl ScopeGraph {
             });
             let internal = (kind == LinkKind::Internal).then_some(url);
             self.shapes.push(internal);
-            self.branches.push(internal);
         }
         Ok(id)
     }
@@ -590,7 +585,6 @@ impl ScopeGraph {
             + self.pulls.capacity() * std::mem::size_of::<PullRec>()
             + self.journal.as_ref().map_or(0, JournalBuf::heap_bytes)
             + self.shapes.heap_bytes()
-            + self.branches.heap_bytes()
             + self.contents.heap_bytes()
     }
 }

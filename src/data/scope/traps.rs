@@ -92,17 +92,15 @@ impl Shapes {
     }
 }
 
-/// A pattern the trap rules cut, for summary.csv.
+/// A pattern the trap rule cut, for summary.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrapCut {
-    /// The pattern (`/calendar/N/N/`; a branching one `/list?page=*&sort=*`).
+    /// The pattern (`/calendar/N/N/`).
     pub pattern: String,
     /// The deepest level kept.
     pub deepest_kept: u32,
     /// Distinct URLs left out.
     pub urls: u32,
-    /// Cut by the branching-trap rule ([`super::branches`]), not by `TrapLevels`.
-    pub branching: bool,
 }
 
 /// The trap rule applied during a breadth-first replay of a scope.
@@ -114,13 +112,6 @@ pub(super) struct TrapReplay<'g> {
     cut: HashMap<u32, (u32, u32)>,
     /// URLs counted as left out already.
     counted: Vec<bool>,
-    /// Per branch shape, the level its first URL was met at, and its URLs met by level.
-    branch_first: Vec<u32>,
-    branch_counts: Vec<Vec<(u32, u32)>>,
-    /// URLs counted for their branch shape already.
-    branch_met: Vec<bool>,
-    /// Per branch shape cut: a URL left out, how many, and the shallowest level cut.
-    branch_cut: HashMap<u32, (u32, u32, u32)>,
 }
 
 impl<'g> TrapReplay<'g> {
@@ -130,10 +121,6 @@ impl<'g> TrapReplay<'g> {
             first: vec![NO_LEVEL; g.shapes.count()],
             cut: HashMap::new(),
             counted: Vec::new(),
-            branch_first: vec![NO_LEVEL; g.branches.count()],
-            branch_counts: vec![Vec::new(); g.branches.count()],
-            branch_met: Vec::new(),
-            branch_cut: HashMap::new(),
         }
     }
 
@@ -144,20 +131,6 @@ impl<'g> TrapReplay<'g> {
         if s != NO_SHAPE && self.first[s as usize] == NO_LEVEL {
             self.first[s as usize] = level;
         }
-        // Every URL met counts for its branch shape, at the level it is first met at (its
-        // breadth-first level): a level's URLs are all met before the level two below it is
-        // decided.
-        let b = self.g.branches.shape(id);
-        if b != NO_SHAPE {
-            if self.branch_met.len() <= id as usize {
-                self.branch_met.resize(self.g.recs.len(), false);
-            }
-            if !std::mem::replace(&mut self.branch_met[id as usize], true) {
-                let first = &mut self.branch_first[b as usize];
-                *first = (*first).min(level);
-                super::branches::add(&mut self.branch_counts[b as usize], level, 1);
-            }
-        }
     }
 
     /// Whether the replay may go on to URL `id` at `level` (it reached it: [`Self::reached`]
@@ -165,43 +138,17 @@ impl<'g> TrapReplay<'g> {
     pub(super) fn admits(&mut self, id: u32, level: u32) -> bool {
         let trap = self.g.trap_levels;
         let s = self.g.shapes.shape(id);
-        if trap == 0 {
+        if trap == 0 || s == NO_SHAPE {
             return true;
         }
-        if s == NO_SHAPE {
-            return self.branch_admits(id, level);
-        }
         if level <= self.first[s as usize].saturating_add(trap) {
-            return self.branch_admits(id, level);
+            return true;
         }
         if self.counted.len() <= id as usize {
             self.counted.resize(self.g.recs.len(), false);
         }
         if !std::mem::replace(&mut self.counted[id as usize], true) {
             self.cut.entry(s).or_insert((id, 0)).1 += 1;
-        }
-        false
-    }
-
-    /// The branching-trap rule for URL `id` at `level` (a URL left out counted once).
-    fn branch_admits(&mut self, id: u32, level: u32) -> bool {
-        let b = self.g.branches.shape(id);
-        if b == NO_SHAPE
-            || super::branches::admits(
-                self.branch_first[b as usize],
-                &self.branch_counts[b as usize],
-                level,
-            )
-        {
-            return true;
-        }
-        if self.counted.len() <= id as usize {
-            self.counted.resize(self.g.recs.len(), false);
-        }
-        if !std::mem::replace(&mut self.counted[id as usize], true) {
-            let cut = self.branch_cut.entry(b).or_insert((id, 0, level));
-            cut.1 += 1;
-            cut.2 = cut.2.min(level);
         }
         false
     }
@@ -215,20 +162,8 @@ impl<'g> TrapReplay<'g> {
                 pattern: trap_pattern(self.g.url(example)),
                 deepest_kept: self.first[s as usize].saturating_add(self.g.trap_levels),
                 urls,
-                branching: false,
             })
             .collect();
-        out.extend(
-            self.branch_cut
-                .values()
-                .map(|&(example, urls, from)| TrapCut {
-                    pattern: crate::url_rules::branch_pattern(self.g.url(example))
-                        .unwrap_or_default(),
-                    deepest_kept: from.saturating_sub(1),
-                    urls,
-                    branching: true,
-                }),
-        );
         out.sort_by(|a, b| b.urls.cmp(&a.urls).then_with(|| a.pattern.cmp(&b.pattern)));
         out
     }
