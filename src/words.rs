@@ -1,4 +1,5 @@
-//! Counts in sentences people read: `1 scope`, `2 scopes` (issue 49: "1 scopes", "1 pages").
+//! Counts in sentences people read: `1 scope`, `2 scopes` (issue 49: "1 scopes", "1 pages");
+//! sites as people wrote them: `http://bücher.test`, not `http://xn--bcher-kva.test`.
 
 /// `n` and its noun, singular for one: `count(1, "scope")` is `1 scope`, `count(3, "scope")`
 /// `3 scopes` (the plural adds an `s`; [`count_with`] names another).
@@ -17,6 +18,24 @@ pub fn count_with(n: impl Into<u64>, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// An origin (or URL) as people read it: an internationalised host (`xn--…` labels) in its
+/// Unicode form; anything else as it is. Result files keep the punycode, which every tool
+/// reads; the console shows what was written in hosts.txt.
+pub fn shown_origin(origin: &str) -> std::borrow::Cow<'_, str> {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return origin.into();
+    };
+    let end = rest.find(['/', ':', '?', '#']).unwrap_or(rest.len());
+    let host = &rest[..end];
+    if !host.split('.').any(|label| label.starts_with("xn--")) {
+        return origin.into();
+    }
+    match idna::domain_to_unicode(host) {
+        (unicode, Ok(())) => format!("{scheme}://{unicode}{}", &rest[end..]).into(),
+        _ => origin.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -28,5 +47,15 @@ mod tests {
         assert_eq!(count(12u64, "page"), "12 pages");
         assert_eq!(count_with(1u32, "entry", "entries"), "1 entry");
         assert_eq!(count_with(2u32, "entry", "entries"), "2 entries");
+    }
+
+    #[test]
+    fn international_hosts_are_shown_as_written() {
+        assert_eq!(
+            shown_origin("http://xn--bcher-kva.test:8080"),
+            "http://bücher.test:8080"
+        );
+        assert_eq!(shown_origin("https://a.test/x"), "https://a.test/x");
+        assert_eq!(shown_origin("http://xn--bad-.test"), "http://xn--bad-.test");
     }
 }

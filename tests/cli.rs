@@ -742,3 +742,40 @@ fn a_crawl_without_the_work_done_finisher_listed_still_ends() {
         stderr(&o)
     );
 }
+
+/// See: issue 49, item 7 — a site listed with an internationalised host is shown on the
+/// console as it was written; its results keep the punycode every tool reads.
+#[test]
+fn an_international_host_is_shown_as_written() {
+    let web = TestWeb::new();
+    web.page(
+        "xn--bcher-kva.test",
+        "/",
+        "<title>Bücher</title><a href=/b>b</a>",
+    );
+    web.page("xn--bcher-kva.test", "/b", "b");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("Resolve", "xn--bcher-kva.test:127.0.0.1")]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("http://bücher.test:{}\n", web.port()),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("http://bücher.test:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains(" 2 ") && row.ends_with("done"), "{row}");
+    let summary = std::fs::read_to_string(dir.path().join("results/summary.csv")).unwrap();
+    assert!(
+        summary.contains("\"http://xn--bcher-kva.test:"),
+        "{summary}"
+    );
+}

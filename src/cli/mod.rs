@@ -362,7 +362,7 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
     let w = r
         .sites
         .iter()
-        .map(|s| s.site.chars().count())
+        .map(|s| crate::words::shown_origin(&s.site).chars().count())
         .max()
         .unwrap_or(0)
         .max("site".len());
@@ -382,7 +382,13 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
         writeln!(
             out,
             "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
-            s.site, s.pages, s.arcs, s.external_links, s.bad_links, s.duplicates, s.max_level,
+            crate::words::shown_origin(&s.site),
+            s.pages,
+            s.arcs,
+            s.external_links,
+            s.bad_links,
+            s.duplicates,
+            s.max_level,
         )?;
     }
     writeln!(
