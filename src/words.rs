@@ -18,6 +18,18 @@ pub fn count_with(n: impl Into<u64>, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// The origin a site's home page ended on (summary.csv's `Home`), when it is not the listed
+/// origin `site`: the site moved there (`moved to …` in every table of states).
+pub fn moved_to<'a>(site: &str, home: &'a str) -> Option<&'a str> {
+    let listed = site.trim_end_matches('/');
+    let origin_end = home
+        .find("://")
+        .and_then(|i| home[i + 3..].find('/').map(|j| i + 3 + j))
+        .unwrap_or(home.len());
+    let home_origin = &home[..origin_end];
+    (!home.is_empty() && home_origin != listed).then_some(home_origin)
+}
+
 /// An origin (or URL) as people read it: an internationalised host (`xn--…` labels) in its
 /// Unicode form; anything else as it is. Result files keep the punycode, which every tool
 /// reads; the console shows what was written in hosts.txt.
@@ -47,6 +59,16 @@ mod tests {
         assert_eq!(count(12u64, "page"), "12 pages");
         assert_eq!(count_with(1u32, "entry", "entries"), "1 entry");
         assert_eq!(count_with(2u32, "entry", "entries"), "2 entries");
+    }
+
+    #[test]
+    fn a_home_page_on_another_origin_is_a_move() {
+        assert_eq!(
+            moved_to("http://a.test", "https://www.a.test/start"),
+            Some("https://www.a.test")
+        );
+        assert_eq!(moved_to("http://a.test", "http://a.test/"), None);
+        assert_eq!(moved_to("http://a.test", ""), None);
     }
 
     #[test]

@@ -158,14 +158,7 @@ impl SiteSummary {
 
     /// The origin the home page ended on, when it is not the listed one (`moved to …`).
     pub fn moved_to(&self) -> Option<&str> {
-        let listed = self.site.trim_end_matches('/');
-        let origin_end = self
-            .home
-            .find("://")
-            .and_then(|i| self.home[i + 3..].find('/').map(|j| i + 3 + j))
-            .unwrap_or(self.home.len());
-        let home_origin = &self.home[..origin_end];
-        (!self.home.is_empty() && home_origin != listed).then_some(home_origin)
+        crate::words::moved_to(&self.site, &self.home)
     }
 }
 

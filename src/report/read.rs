@@ -28,10 +28,23 @@ pub(crate) struct SummaryRow {
     pub(crate) max_level: u64,
     pub(crate) seconds: f64,
     pub(crate) state: String,
+    /// Where its home page ended, when not at the listed origin.
+    pub(crate) moved_to: Option<String>,
     pub(crate) fetched: u64,
     pub(crate) reward: u64,
     pub(crate) hosts: u64,
     pub(crate) tlp: f64,
+}
+
+impl SummaryRow {
+    /// Its state as the console says it: `done, moved to https://www.a.test/` for a site whose
+    /// home page ended on another origin.
+    pub(crate) fn shown_state(&self) -> String {
+        match &self.moved_to {
+            Some(to) => format!("{}, moved to {to}/", self.state),
+            None => self.state.clone(),
+        }
+    }
 }
 
 /// A page among the most linked of its site.
@@ -143,6 +156,7 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         level,
         secs,
         state,
+        home,
         fetched,
         reward,
         hosts,
@@ -160,6 +174,7 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
             "MaxLevel",
             "Seconds",
             "State",
+            "Home",
             "Fetched",
             "Reward",
             "Hosts",
@@ -189,6 +204,7 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
             max_level: num(&r, level),
             seconds: field(&r, secs).trim().parse().unwrap_or(0.0),
             state: field(&r, state).to_owned(),
+            moved_to: crate::words::moved_to(field(&r, site), field(&r, home)).map(str::to_owned),
             fetched: num(&r, fetched),
             reward: num(&r, reward),
             hosts: num(&r, hosts),
@@ -420,6 +436,23 @@ fn each_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_whose_home_page_moved_says_where_in_its_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.csv");
+        std::fs::write(
+            &path,
+            "Site,Folder,Pages,Arcs,ExternalLinks,BadLinks,Duplicates,MaxLevel,Seconds,State,Home,Reason\n\
+             \"http://a.test\",\"a.test\",3,2,0,0,0,1,0.1,\"done\",\"https://www.a.test/start\",\"\"\n\
+             \"http://b.test\",\"b.test\",1,0,0,0,0,0,0.1,\"stopped\",\"http://b.test/\",\"\"\n",
+        )
+        .unwrap();
+        let rows = read_summary(&path).unwrap();
+        assert_eq!(rows[0].state, "done");
+        assert_eq!(rows[0].shown_state(), "done, moved to https://www.a.test/");
+        assert_eq!(rows[1].shown_state(), "stopped");
+    }
 
     #[test]
     fn a_site_folder_reads_into_its_figures() {

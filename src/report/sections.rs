@@ -81,7 +81,7 @@ pub(super) fn sites_table(
             Cell::int(r.bad_links),
             Cell::int(r.duplicates),
             Cell::int(r.max_level),
-            Cell::Text(r.state.clone()),
+            Cell::Text(r.shown_state()),
             Cell::dec(r.seconds, 1),
             Cell::int(r.fetched),
             Cell::int(r.reward),
@@ -344,7 +344,7 @@ pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFig
         Cell::int(f.levels.len().saturating_sub(1) as u64),
         Cell::int(f.components as u64),
         Cell::int(f.largest_component as u64),
-        Cell::Text(r.state.clone()),
+        Cell::Text(r.shown_state()),
     ]];
     b.push_str(&table(
         &format!("{}-facts", anchor(i)),

@@ -348,7 +348,7 @@ fn finished_sites(results: &Path) -> Vec<Value> {
                 .collect();
             json!({
                 "site": r.site,
-                "state": r.state,
+                "state": r.shown_state(),
                 "pages": r.pages,
                 "arcs": r.arcs,
                 "external_links": r.external_links,
