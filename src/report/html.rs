@@ -122,6 +122,9 @@ td.n {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowr
 .wrap {{ max-height: 32em; overflow: auto; display: inline-block; border: 1px solid #e4e4e4; }}
 .plots {{ display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }}
 figure.plot {{ margin: 0; }} figcaption {{ font-size: .9em; color: #555; max-width: 520px; }}
+ul.legend {{ list-style: none; padding: 0; margin: 4px 0; max-width: 620px; font-size: .85em; }}
+ul.legend li {{ display: inline-block; margin-right: 12px; }}
+ul.legend span {{ display: inline-block; width: 16px; height: 3px; margin-right: 4px; vertical-align: middle; }}
 nav ol {{ columns: 3; }} .note {{ color: #666; }} .problem {{ color: #a00; }}
 td.url {{ word-break: break-all; max-width: 40em; }}
 </style>

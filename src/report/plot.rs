@@ -28,10 +28,41 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 fn figure(svg: String, marks: usize, caption: &str) -> String {
+    figure_with(svg, marks, "", caption)
+}
+
+/// [`figure`] with HTML between the plot and its caption (a legend).
+fn figure_with(svg: String, marks: usize, between: &str, caption: &str) -> String {
     format!(
-        "<figure class=\"plot\" data-marks=\"{marks}\">{svg}<figcaption>{}</figcaption></figure>",
+        "<figure class=\"plot\" data-marks=\"{marks}\">{svg}{between}<figcaption>{}</figcaption></figure>",
         super::html::escape(caption)
     )
+}
+
+/// Gives the `n`-th `<circle …/>` of `svg` (the points, drawn in order: the mesh has none) a
+/// `<title>`: the browser shows it when the pointer rests on the point.
+fn titled_circles(svg: &str, titles: &[String]) -> String {
+    let mut out =
+        String::with_capacity(svg.len() + titles.iter().map(|t| t.len() + 20).sum::<usize>());
+    let mut rest = svg;
+    let mut titles = titles.iter();
+    while let Some(at) = rest.find("<circle") {
+        let Some(end) = rest[at..].find("/>").map(|e| at + e) else {
+            break;
+        };
+        out.push_str(&rest[..end]);
+        match titles.next() {
+            Some(t) => {
+                out.push_str("><title>");
+                out.push_str(&super::html::escape(t));
+                out.push_str("</title></circle>");
+            }
+            None => out.push_str("/>"),
+        }
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn draw(
@@ -72,9 +103,11 @@ fn log_top(max: f64) -> f64 {
     10f64.powf(max.max(1.0).log10().floor() + 1.0).max(10.0)
 }
 
-/// A log-log scatter of `(x, y)` points (each above 0), e.g. one point per site.
+/// A log-log scatter of `(x, y)` points (each above 0), e.g. one point per site, each titled
+/// with its name (shown when the pointer rests on it).
 pub(crate) fn scatter(
     points: &[(f64, f64)],
+    names: &[String],
     x_desc: &str,
     y_desc: &str,
     caption: &str,
@@ -106,7 +139,7 @@ pub(crate) fn scatter(
             .map_err(|e| e.to_string())?;
         Ok(())
     })?;
-    Ok(figure(svg, points.len(), caption))
+    Ok(figure(titled_circles(&svg, names), points.len(), caption))
 }
 
 /// A bar per level: pages at each level, level 0 first.
@@ -170,7 +203,8 @@ pub(crate) fn degrees(
             .configure_mesh()
             .max_light_lines(0)
             .x_desc("links (degree)")
-            .y_desc("pages")
+            // Above 100 a point is a bin's mean: pages per degree, which can be below 1.
+            .y_desc("pages per degree")
             .x_label_formatter(&log_tick)
             .y_label_formatter(&log_tick)
             .draw()
@@ -202,7 +236,9 @@ pub(crate) fn degrees(
 }
 
 /// Cumulative curves, one per named series, e.g. each site's reward against pages fetched
-/// (the BeeBot yield curves). A legend when there are few enough to tell apart.
+/// (the BeeBot yield curves), on a log y axis (one rich site does not flatten the others;
+/// a curve starts where it reaches 1). A legend below the plot, where it covers no curve,
+/// when there are few enough to tell apart.
 pub(crate) fn curves(
     series: &[(String, Vec<(u64, u64)>)],
     x_desc: &str,
@@ -215,19 +251,19 @@ pub(crate) fn curves(
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    let ymax = series
-        .iter()
-        .flat_map(|s| s.1.iter().map(|p| p.1))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64
-        * 1.05;
+    let ymax = log_top(
+        series
+            .iter()
+            .flat_map(|s| s.1.iter().map(|p| p.1))
+            .max()
+            .unwrap_or(1) as f64,
+    );
     let svg = draw((620, 400), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
-            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+            .build_cartesian_2d(0f64..xmax, (1f64..ymax).log_scale())
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
@@ -235,33 +271,63 @@ pub(crate) fn curves(
             .x_desc(x_desc)
             .y_desc(y_desc)
             .x_label_formatter(&count_tick)
-            .y_label_formatter(&count_tick)
+            .y_label_formatter(&log_tick)
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, (name, points)) in series.iter().enumerate() {
+        for (i, (_, points)) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let drawn = chart
+            chart
                 .draw_series(LineSeries::new(
-                    points.iter().map(|&(x, y)| (x as f64, y as f64)),
+                    points
+                        .iter()
+                        .filter(|p| p.1 >= 1)
+                        .map(|&(x, y)| (x as f64, y as f64)),
                     color.stroke_width(2),
                 ))
-                .map_err(|e| e.to_string())?;
-            if series.len() <= PALETTE.len() {
-                drawn.label(name.as_str()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-            }
-        }
-        if series.len() <= PALETTE.len() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::LowerRight)
-                .draw()
                 .map_err(|e| e.to_string())?;
         }
         Ok(())
     })?;
-    Ok(figure(svg, series.len(), caption))
+    let legend = if series.len() <= PALETTE.len() {
+        let items: String = series
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| {
+                let RGBColor(r, g, b) = PALETTE[i];
+                format!(
+                    "<li><span style=\"background:rgb({r},{g},{b})\"></span>{}</li>",
+                    super::html::escape(name)
+                )
+            })
+            .collect();
+        format!("<ul class=\"legend\">{items}</ul>")
+    } else {
+        String::new()
+    };
+    Ok(figure_with(svg, series.len(), &legend, caption))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scatter_points_carry_their_names_and_curves_a_legend_below() {
+        let names = vec!["a.test: 3 pages".to_owned(), "b & c".to_owned()];
+        let html = scatter(&[(3.0, 5.0), (40.0, 90.0)], &names, "pages", "links", "c").unwrap();
+        assert_eq!(html.matches("<title>").count(), 2, "{html}");
+        assert!(html.contains("<title>a.test: 3 pages</title></circle>"));
+        assert!(html.contains("<title>b &amp; c</title>"));
+        let series = vec![
+            ("rich".to_owned(), vec![(0, 0), (10, 5_000)]),
+            ("poor".to_owned(), vec![(0, 0), (1, 1), (10, 3)]),
+        ];
+        let html = curves(&series, "pages", "reward", "c").unwrap();
+        assert!(html.contains("<ul class=\"legend\"><li>"), "{html}");
+        assert!(
+            html.contains("rgb(255,127,14)\"></span>poor</li>"),
+            "{html}"
+        );
+        assert!(html.contains("data-marks=\"2\""));
+    }
 }

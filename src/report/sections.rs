@@ -179,10 +179,10 @@ pub(super) fn across(b: &mut String, rows: &[SummaryRow]) {
         false,
     ));
     b.push_str("</div>");
-    let points: Vec<(f64, f64)> = crawled
-        .iter()
-        .filter(|r| r.arcs > 0)
-        .map(|r| (r.pages as f64, r.arcs as f64))
+    let on_axes = || crawled.iter().filter(|r| r.arcs > 0);
+    let points: Vec<(f64, f64)> = on_axes().map(|r| (r.pages as f64, r.arcs as f64)).collect();
+    let names: Vec<String> = on_axes()
+        .map(|r| format!("{}: {} pages, {} links", r.site, r.pages, r.arcs))
         .collect();
     let left_out = crawled.len() - points.len();
     let mut caption = "Pages against internal links, one point per site (log axes).".to_owned();
@@ -194,6 +194,7 @@ pub(super) fn across(b: &mut String, rows: &[SummaryRow]) {
     }
     b.push_str(&plot_or_note(plot::scatter(
         &points,
+        &names,
         "pages",
         "internal links",
         &caption,
@@ -318,7 +319,8 @@ pub(super) fn yields<'f>(
             &series,
             "pages fetched",
             "reward (external links)",
-            "Cumulative reward against pages fetched, per site.",
+            "Cumulative reward against pages fetched, per site (log reward axis: a curve \
+             starts at its first external link).",
         )),
         table(
             "yield-table",
