@@ -271,7 +271,14 @@ pub(crate) fn curves(
             .x_desc(x_desc)
             .y_desc(y_desc)
             .x_label_formatter(&count_tick)
-            .y_label_formatter(&log_tick)
+            // Powers of ten only: plotters' log ticks 2…9 crowd a short axis.
+            .y_label_formatter(&|y: &f64| {
+                if (y.log10() - y.log10().round()).abs() < 1e-9 {
+                    log_tick(y)
+                } else {
+                    String::new()
+                }
+            })
             .draw()
             .map_err(|e| e.to_string())?;
         for (i, (_, points)) in series.iter().enumerate() {

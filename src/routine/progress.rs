@@ -275,7 +275,11 @@ impl ProgressLine {
         now: Instant,
     ) -> (Vec<String>, Vec<String>) {
         let tally = scopes.tally(ctx);
-        let left = tally.time_left();
+        let counts = ctx.feeder.as_ref().map(|f| f.counts());
+        // As the status page: no estimate for the crawl while sites wait their turn.
+        let left = tally
+            .time_left()
+            .filter(|_| counts.is_none_or(|n| n.waiting == 0));
         let Tally {
             pages,
             outcomes,
@@ -297,17 +301,16 @@ impl ProgressLine {
             format!("{rate:.1} urls/s"),
             format!("problems {}", self.problems),
         ];
-        if let Some(feeder) = &ctx.feeder {
-            let n = feeder.counts();
-            if n.written > 0 || n.waiting > 0 {
-                clauses.push(format!(
-                    "sites: {} crawling, {} written, {} waiting, {} downloaders",
-                    n.live,
-                    n.written,
-                    n.waiting,
-                    ctx.dispatcher.downloaders()
-                ));
-            }
+        if let Some(n) = counts
+            && (n.written > 0 || n.waiting > 0)
+        {
+            clauses.push(format!(
+                "sites: {} crawling, {} written, {} waiting, {} downloaders",
+                n.live,
+                n.written,
+                n.waiting,
+                ctx.dispatcher.downloaders()
+            ));
         }
         // Why the rate may be low: say what waits.
         let (retrying, backed_off) = ctx.dispatcher.waiting();
