@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::Exit;
 use crate::report::read_summary;
-use crate::routine::status_page::{LIVE_MARKER, StatusPage};
+use crate::routine::status_page::LIVE_MARKER;
 use crate::settings::Settings;
 
 /// How long the running crawl's page is given to answer.
@@ -124,16 +124,10 @@ fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
 /// Serves the page of a crawl that has ended (its finished sites from summary.csv, with links
 /// to their files) until Ctrl+C.
 fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
-    let addr = match (addr.trim(), settings.logs.status_address) {
-        ("", Some(a)) => a,
-        ("", None) => std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        (text, _) => match text.parse() {
-            Ok(a) => a,
-            Err(_) => {
-                eprintln!("error: --serve {text:?}: not an address (IP:PORT, e.g. 127.0.0.1:8765)");
-                return Exit::BadInput;
-            }
-        },
+    let any_free = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let addr = match super::status::serve_address(settings, addr, any_free) {
+        Ok(a) => a,
+        Err(code) => return code,
     };
     let results = settings.results.folder.clone();
     let read = move || {
@@ -150,22 +144,6 @@ fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
             "sites": [],
         })
     };
-    let page = match StatusPage::bind(addr, &settings.results.folder) {
-        Ok(p) => p.read_with(read),
-        Err(e) => {
-            eprintln!("error: cannot serve the status page on {addr}: {e}");
-            return Exit::BadInput;
-        }
-    };
-    println!(
-        "status page of the crawl in {}: {} (Ctrl+C to stop)",
-        settings.results.folder.display(),
-        page.url()
-    );
-    std::thread::scope(|s| {
-        s.spawn(|| page.serve());
-        let _ = ctrl_c.recv();
-        page.stop();
-    });
-    Exit::Ok
+    let what = format!("the crawl in {}", settings.results.folder.display());
+    super::status::serve(settings, addr, read, &what, ctrl_c)
 }

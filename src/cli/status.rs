@@ -90,19 +90,12 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
 
 /// Serves the status page of the crawl from its database until Ctrl+C.
 fn serve_page(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
-    let addr: SocketAddr = match (addr.trim(), settings.logs.status_address) {
-        ("", Some(a)) => a,
-        ("", None) => match DEFAULT_ADDRESS.parse() {
-            Ok(a) => a,
-            Err(_) => return Exit::Failure,
-        },
-        (text, _) => match text.parse() {
-            Ok(a) => a,
-            Err(_) => {
-                eprintln!("error: --serve {text:?}: not an address (IP:PORT, e.g. 127.0.0.1:8765)");
-                return Exit::BadInput;
-            }
-        },
+    let Ok(fallback) = DEFAULT_ADDRESS.parse() else {
+        return Exit::Failure;
+    };
+    let addr = match serve_address(settings, addr, fallback) {
+        Ok(a) => a,
+        Err(code) => return code,
     };
     // The first look also checks the database before anything is served.
     let first = match pg::status(settings) {
@@ -130,6 +123,36 @@ fn serve_page(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
             serde_json::json!({"state": format!("database not answering: {e}")})
         }
     };
+    let what = format!("crawl {:?}", settings.database.crawl);
+    serve(settings, addr, read, &what, ctrl_c)
+}
+
+/// The address `--serve [ADDR]` serves at: ADDR, else settings.ini's `StatusAddress`, else
+/// `fallback`. `Err`: ADDR is no address (said on the console).
+pub(super) fn serve_address(
+    settings: &Settings,
+    addr: &str,
+    fallback: SocketAddr,
+) -> Result<SocketAddr, Exit> {
+    match (addr.trim(), settings.logs.status_address) {
+        ("", Some(a)) => Ok(a),
+        ("", None) => Ok(fallback),
+        (text, _) => text.parse().map_err(|_| {
+            eprintln!("error: --serve {text:?}: not an address (IP:PORT, e.g. 127.0.0.1:8765)");
+            Exit::BadInput
+        }),
+    }
+}
+
+/// Serves a status page whose snapshot `read` makes at `addr`, saying where (the page of
+/// `what`), until Ctrl+C (or SIGTERM).
+pub(super) fn serve(
+    settings: &Settings,
+    addr: SocketAddr,
+    read: impl Fn() -> serde_json::Value + Send + Sync + 'static,
+    what: &str,
+    ctrl_c: &Receiver<()>,
+) -> Exit {
     let page = match StatusPage::bind(addr, &settings.results.folder) {
         Ok(p) => p.read_with(read),
         Err(e) => {
@@ -137,14 +160,9 @@ fn serve_page(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
             return Exit::BadInput;
         }
     };
-    println!(
-        "status page of crawl {:?}: {} (Ctrl+C to stop)",
-        settings.database.crawl,
-        page.url()
-    );
+    println!("status page of {what}: {} (Ctrl+C to stop)", page.url());
     std::thread::scope(|s| {
         s.spawn(|| page.serve());
-        // Only Ctrl+C (or SIGTERM) ends it.
         let _ = ctrl_c.recv();
         page.stop();
     });
