@@ -932,70 +932,87 @@ fn a_crawl_delay_or_retry_after_beyond_any_clock_is_capped_not_a_panic() {
 /// `/stale`. Returns the port. (A stray answer read with the page stays in the downloader's
 /// buffer; one behind a large page stays in the socket: both must be seen.)
 fn one_behind_server(later: Option<Duration>) -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        match stream.read(&mut chunk) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                        continue;
+    raw_server(move |mut stream| {
+        let mut buf = Vec::new();
+        while let Some(path) = next_request(&mut stream, &mut buf) {
+            let page = match path.as_str() {
+                "/" => answer("200 OK", r#"<a href="/p1">1</a>"#),
+                p if p.starts_with("/p") && p.len() == 3 => {
+                    let n: u32 = p[2..].parse().unwrap_or(9);
+                    // /p2 is larger than a first read: its stray answer stays in the socket
+                    // instead of the connection's buffer.
+                    let pad = if n == 2 {
+                        "x".repeat(40_000)
+                    } else {
+                        String::new()
                     };
-                    let head = String::from_utf8_lossy(&buf[..end]).to_string();
-                    buf.drain(..end + 4);
-                    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
-                    let answer = |status: &str, body: &str| {
-                        format!(
-                            "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}",
-                            body.len()
+                    if n < 5 {
+                        answer(
+                            "200 OK",
+                            &format!(r#"<a href="/p{}">next</a><!--{pad}-->"#, n + 1),
                         )
-                    };
-                    let page = match path.as_str() {
-                        "/" => answer("200 OK", r#"<a href="/p1">1</a>"#),
-                        p if p.starts_with("/p") && p.len() == 3 => {
-                            let n: u32 = p[2..].parse().unwrap_or(9);
-                            // /p2 is larger than a first read: its stray answer stays in
-                            // the socket instead of the connection's buffer.
-                            let pad = if n == 2 {
-                                "x".repeat(40_000)
-                            } else {
-                                String::new()
-                            };
-                            if n < 5 {
-                                answer(
-                                    "200 OK",
-                                    &format!(r#"<a href="/p{}">next</a><!--{pad}-->"#, n + 1),
-                                )
-                            } else {
-                                answer("200 OK", r#"<a href="/">home</a>"#)
-                            }
-                        }
-                        _ => answer("404 Not Found", ""),
-                    };
-                    let stale = answer("200 OK", r#"<a href="/stale">stale</a>"#);
-                    let sent = match later {
-                        None => stream.write_all(format!("{page}{stale}").as_bytes()),
-                        Some(pause) => stream.write_all(page.as_bytes()).and_then(|()| {
-                            std::thread::sleep(pause);
-                            stream.write_all(stale.as_bytes())
-                        }),
-                    };
-                    if sent.is_err() {
-                        return;
+                    } else {
+                        answer("200 OK", r#"<a href="/">home</a>"#)
                     }
                 }
-            });
+                _ => answer("404 Not Found", ""),
+            };
+            let stale = answer("200 OK", r#"<a href="/stale">stale</a>"#);
+            let sent = match later {
+                None => stream.write_all(format!("{page}{stale}").as_bytes()),
+                Some(pause) => stream.write_all(page.as_bytes()).and_then(|()| {
+                    std::thread::sleep(pause);
+                    stream.write_all(stale.as_bytes())
+                }),
+            };
+            if sent.is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// A raw server on a fresh port: each connection handed to `serve` on a thread of its own.
+/// Returns the port.
+fn raw_server(serve: impl Fn(TcpStream) + Send + Sync + 'static) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let serve = Arc::new(serve);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+            let serve = Arc::clone(&serve);
+            std::thread::spawn(move || serve(stream));
         }
     });
     port
+}
+
+/// The path of the next request on `stream` (its head read and taken from `buf`); `None`
+/// once the client closes the connection.
+fn next_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<String> {
+    let mut chunk = [0u8; 4096];
+    let end = loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..end]).to_string();
+    buf.drain(..end + 4);
+    Some(head.split(' ').nth(1).unwrap_or("/").to_string())
+}
+
+/// An HTML answer with its length.
+fn answer(status: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 #[test]
@@ -1150,52 +1167,27 @@ fn max_urls_per_site_bounds_a_site_that_links_more_urls_than_it_has_pages() {
 /// request arrives on it (a kept-alive connection it had already given up on): every request
 /// on a kept connection fails, every request on a fresh one is answered. Returns the port.
 fn one_request_a_connection_server() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                for answered in 0..2 {
-                    let end = loop {
-                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break end;
-                        }
-                        match stream.read(&mut chunk) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    if answered == 1 {
-                        // The second request on this connection: closed unanswered.
-                        return;
-                    }
-                    let head = String::from_utf8_lossy(&buf[..end]).to_string();
-                    buf.drain(..end + 4);
-                    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
-                    let (status, body) = match path.as_str() {
-                        "/" => (
-                            "200 OK",
-                            (1..=5).map(|k| format!("<a href=/p{k}>{k}</a>")).collect(),
-                        ),
-                        p if p.starts_with("/p") => ("200 OK", format!("page {p}")),
-                        _ => ("404 Not Found", String::new()),
-                    };
-                    let answer = format!(
-                        "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}",
-                        body.len()
-                    );
-                    if stream.write_all(answer.as_bytes()).is_err() {
-                        return;
-                    }
-                }
-            });
+    raw_server(|mut stream| {
+        let mut buf = Vec::new();
+        let Some(path) = next_request(&mut stream, &mut buf) else {
+            return;
+        };
+        let page = match path.as_str() {
+            "/" => answer(
+                "200 OK",
+                &(1..=5)
+                    .map(|k| format!("<a href=/p{k}>{k}</a>"))
+                    .collect::<String>(),
+            ),
+            p if p.starts_with("/p") => answer("200 OK", &format!("page {p}")),
+            _ => answer("404 Not Found", ""),
+        };
+        if stream.write_all(page.as_bytes()).is_err() {
+            return;
         }
-    });
-    port
+        // The second request on this connection: closed unanswered.
+        let _ = next_request(&mut stream, &mut buf);
+    })
 }
 
 /// Issue 49, item 10 (DT0 lost pages to kept connections the server had closed): a request on
