@@ -338,7 +338,10 @@ impl Seeds {
             // hosts.txt's pages= for this line, in place of MaxPagesPerSite.
             max_pages: spec.rules.max_pages.unwrap_or(self.limits.max_pages),
             max_urls: self.limits.max_urls,
-            trap_levels: self.limits.trap_levels,
+            traps: crate::data::TrapRules {
+                levels: self.limits.trap_levels,
+                pattern_urls: self.limits.trap_pattern_urls,
+            },
         };
         if let Some(most) = c.coordinator.scopes_per_process()
             && self.live() >= most

@@ -142,13 +142,11 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(NEW_SITE);
             j.put_bytes(origin.to_string().as_bytes());
         }
-        Entry::SetLevelLimits {
-            max_level,
-            trap_levels,
-        } => {
+        Entry::SetLevelLimits { max_level, traps } => {
             j.put_u8(SET_LEVEL_LIMITS);
-            j.put_var(u64::from(*trap_levels));
+            j.put_var(u64::from(traps.levels));
             j.put_var(u64::from(*max_level));
+            j.put_var(u64::from(traps.pattern_urls));
         }
         Entry::AddSeed { origin } => {
             j.put_u8(ADD_SEED);
@@ -279,10 +277,14 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
             origin: origin(r.str()?)?,
         },
         SET_LEVEL_LIMITS => {
-            let trap_levels = r.var32()?;
+            let levels = r.var32()?;
+            let max_level = r.var32()?;
             Entry::SetLevelLimits {
-                max_level: r.var32()?,
-                trap_levels,
+                max_level,
+                traps: super::TrapRules {
+                    levels,
+                    pattern_urls: r.var32()?,
+                },
             }
         }
         ADD_SEED => Entry::AddSeed {
@@ -402,7 +404,10 @@ mod tests {
             Entry::NewSite { origin: o },
             Entry::SetLevelLimits {
                 max_level: 2,
-                trap_levels: 30,
+                traps: crate::data::TrapRules {
+                    levels: 30,
+                    pattern_urls: 10_000,
+                },
             },
             Entry::Learned {
                 site: 1,

@@ -239,7 +239,7 @@ impl InMemoryDataManager {
         g.bind_site(&claim.origin, site);
         g.set_limits(
             limits.max_level,
-            limits.trap_levels,
+            limits.traps,
             (limits.max_pages, limits.max_urls),
         );
         if !scope.active.swap(true, Ordering::SeqCst) {
@@ -321,7 +321,7 @@ impl DataManager for InMemoryDataManager {
         )?;
         g.set_limits(
             limits.max_level,
-            limits.trap_levels,
+            limits.traps,
             (limits.max_pages, limits.max_urls),
         );
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);

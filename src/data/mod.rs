@@ -40,7 +40,7 @@ pub use memory::{GraphHandle, InMemoryDataManager};
 pub use retired::RetiredScope;
 pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
-pub use scope::traps::TrapCut;
+pub use scope::traps::{TrapCut, TrapRules};
 pub use scope::yields::YieldRow;
 use summary::SiteSummary;
 
@@ -79,8 +79,8 @@ pub struct ScopeLimits {
     pub max_pages: u32,
     /// `MaxUrlsPerSite` (0: none).
     pub max_urls: u32,
-    /// `TrapLevels` (0: off).
-    pub trap_levels: u32,
+    /// `TrapLevels` and `TrapPatternUrls`.
+    pub traps: TrapRules,
 }
 
 /// Whether `open_scope` continued saved work or started anew.

@@ -223,9 +223,12 @@ pub(crate) enum Entry<'a> {
     NewText { text: &'a str },
     /// A site joins the scope (its next local index).
     NewSite { origin: Origin },
-    /// `maxCrawlLevel` or `TrapLevels` changed (hosts.txt or settings.ini edited between
+    /// `maxCrawlLevel` or a trap rule changed (hosts.txt or settings.ini edited between
     /// runs).
-    SetLevelLimits { max_level: u32, trap_levels: u32 },
+    SetLevelLimits {
+        max_level: u32,
+        traps: super::TrapRules,
+    },
     /// Another seed joins the scope (SPEC §6): its site if new, its home page at level 0.
     AddSeed { origin: Origin },
     /// An outcome.

@@ -169,8 +169,15 @@ fn trap_reason(traps: &[TrapCut]) -> String {
         .take(3)
         .map(|t| {
             format!(
-                "trap: {} deeper than level {} left out ({} URLs)",
-                t.pattern, t.deepest_kept, t.urls
+                "{}: {} deeper than level {} left out ({} URLs)",
+                if t.branching {
+                    "branching trap (TrapPatternUrls)"
+                } else {
+                    "trap"
+                },
+                t.pattern,
+                t.deepest_kept,
+                t.urls
             )
         })
         .collect();

@@ -71,7 +71,7 @@ impl Crawl {
                     max_level,
                     max_pages: 0,
                     max_urls,
-                    trap_levels: 0,
+                    traps: Default::default(),
                 },
             )
             .unwrap();
@@ -483,7 +483,7 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
                 max_level: 3,
                 max_urls: 0,
                 max_pages: 0,
-                trap_levels: 0,
+                traps: Default::default(),
             },
         )
         .unwrap();

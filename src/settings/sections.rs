@@ -184,6 +184,8 @@ pub struct SiteRules {
     pub max_query_parameters: u32,
     /// `TrapLevels` (0: off).
     pub trap_levels: u32,
+    /// `TrapPatternUrls` (0: off).
+    pub trap_pattern_urls: u32,
     /// `OtherSchemeLinks`.
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.

@@ -21,7 +21,7 @@ impl ScopeGraph {
                 continue;
             }
             self.recs[id as usize].level = level;
-            self.shapes.lowered(id, level);
+            self.shapes.lowered(id, rec.level, level);
             match rec.state {
                 UrlState::Seen if self.within_limits(id, level) => {
                     self.queue(id);
@@ -43,7 +43,7 @@ impl ScopeGraph {
     /// Whether URL `id` at `level` may be fetched: within `maxCrawlLevel`, and not left out
     /// by the trap rule ([`super::traps`]).
     fn within_limits(&self, id: u32, level: u32) -> bool {
-        level <= self.max_level && self.shapes.admits(id, level, self.trap_levels)
+        level <= self.max_level && self.shapes.admits(id, level, self.traps)
     }
 
     /// Seen → Queued; or → InFlight when a redirect chain under way took it before it was
@@ -112,11 +112,11 @@ impl ScopeGraph {
         r.data = data;
     }
 
-    /// Changes `maxCrawlLevel` and `TrapLevels` (hosts.txt or settings.ini edited between
+    /// Changes `maxCrawlLevel` and the trap rules (hosts.txt or settings.ini edited between
     /// runs): URLs now within them are queued, queued URLs now beyond them wait again.
-    pub(super) fn set_level_limits(&mut self, max_level: u32, trap_levels: u32) {
+    pub(super) fn set_level_limits(&mut self, max_level: u32, traps: super::traps::TrapRules) {
         self.max_level = max_level;
-        self.trap_levels = trap_levels;
+        self.traps = traps;
         for id in 0..self.recs.len() as u32 {
             let rec = self.recs[id as usize];
             let within = rec.level != NO_LEVEL && self.within_limits(id, rec.level);
@@ -139,7 +139,7 @@ impl ScopeGraph {
             let internal = rec.state != UrlState::External;
             self.shapes.push(internal.then(|| self.urls.get(id)));
             if rec.level != NO_LEVEL {
-                self.shapes.lowered(id, rec.level);
+                self.shapes.lowered(id, NO_LEVEL, rec.level);
             }
         }
     }

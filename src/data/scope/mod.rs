@@ -258,8 +258,9 @@ pub(crate) struct ScopeGraph {
     page_limit: u32,
     /// `MaxUrlsPerSite` (0: none): links to internal URLs beyond it are left out.
     url_limit: u32,
-    /// `TrapLevels` (0: off); saved, so that a replay of the scope cuts what the crawl cut.
-    trap_levels: u32,
+    /// `TrapLevels` and `TrapPatternUrls`; saved, so that a replay of the scope cuts what
+    /// the crawl cut.
+    traps: traps::TrapRules,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
     /// Its pages' contents, to tell a new page from another address of one (SPEC §14).
@@ -332,7 +333,7 @@ impl ScopeGraph {
             index,
             page_limit: 0,
             url_limit: 0,
-            trap_levels: 0,
+            traps: traps::TrapRules::default(),
             shapes: traps::Shapes::default(),
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
@@ -476,23 +477,20 @@ impl ScopeGraph {
         std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
-    /// Sets `maxCrawlLevel` and `TrapLevels` (journaled when they change), and
+    /// Sets `maxCrawlLevel`, `TrapLevels` and `TrapPatternUrls` (journaled when they change), and
     /// `MaxPagesPerSite` and `MaxUrlsPerSite` for this run.
     pub(crate) fn set_limits(
         &mut self,
         max_level: u32,
-        trap_levels: u32,
+        traps: traps::TrapRules,
         (page_limit, url_limit): (u32, u32),
     ) {
-        if self.max_level != max_level || self.trap_levels != trap_levels {
+        if self.max_level != max_level || self.traps != traps {
             if let Some(j) = self.journal.as_mut() {
-                j.put(&Entry::SetLevelLimits {
-                    max_level,
-                    trap_levels,
-                });
+                j.put(&Entry::SetLevelLimits { max_level, traps });
                 j.end_record();
             }
-            self.set_level_limits(max_level, trap_levels);
+            self.set_level_limits(max_level, traps);
         }
         self.page_limit = page_limit;
         self.url_limit = url_limit;

@@ -39,10 +39,9 @@ impl ScopeGraph {
                 Entry::NewSite { origin } => {
                     self.add_local_site(UNBOUND, origin)?;
                 }
-                Entry::SetLevelLimits {
-                    max_level,
-                    trap_levels,
-                } => self.set_level_limits(max_level, trap_levels),
+                Entry::SetLevelLimits { max_level, traps } => {
+                    self.set_level_limits(max_level, traps)
+                }
                 Entry::AddSeed { origin } => {
                     self.seed(origin, UNBOUND)?;
                 }

@@ -48,7 +48,8 @@ impl ScopeGraph {
         out.put_var(u64::from(self.index));
         out.put_bytes(self.origin.to_string().as_bytes());
         out.put_var(u64::from(self.max_level));
-        out.put_var(u64::from(self.trap_levels));
+        out.put_var(u64::from(self.traps.levels));
+        out.put_var(u64::from(self.traps.pattern_urls));
         out.put_var(self.site_origins.len() as u64);
         for o in &self.site_origins {
             out.put_bytes(o.to_string().as_bytes());
@@ -106,7 +107,8 @@ impl ScopeGraph {
         let origin = origin_from(r.str()?)?;
         let max_level = r.var32()?;
         let mut g = ScopeGraph::empty(index, origin, max_level);
-        g.trap_levels = r.var32()?;
+        g.traps.levels = r.var32()?;
+        g.traps.pattern_urls = r.var32()?;
         for _ in 0..r.var()? {
             let o = origin_from(r.str()?)?;
             g.add_local_site(UNBOUND, o)

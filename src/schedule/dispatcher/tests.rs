@@ -66,7 +66,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
         max_level: 3,
         max_urls: 0,
         max_pages: 0,
-        trap_levels: 0,
+        traps: Default::default(),
     };
     let entries: Vec<Arc<SiteEntry>> = specs
         .iter()
