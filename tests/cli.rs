@@ -779,3 +779,38 @@ fn an_international_host_is_shown_as_written() {
         "{summary}"
     );
 }
+
+/// See: issue 49, item 7 — a second crawl in a state folder another running crawl holds
+/// exited 1; nothing started, so it is exit code 2, naming the folder.
+#[test]
+fn a_second_crawl_in_a_folder_in_use_exits_2() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/slow>slow</a>");
+    web.set(
+        "a.test",
+        "/slow",
+        rccrawler::loopback::Resp::html("slow").delayed(std::time::Duration::from_secs(3)),
+    );
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let mut first = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first crawl holds the lock once it has asked for the home page.
+    let started = std::time::Instant::now();
+    while !web.server.requests().iter().any(|r| r.target == "/slow") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = run(dir.path(), &[]);
+    let first_status = first.wait().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("in use by another running rccrawler"),
+        "{}",
+        stderr(&second)
+    );
+    assert_eq!(first_status.code(), Some(0), "the first crawl is not disturbed");
+}

@@ -165,13 +165,16 @@ pub fn run(
 }
 
 /// Whether a run that could not start was given bad input (exit code 2): settings that name
-/// what cannot be used — a CA file, a database URL that is not one or reaches no server — or
-/// a hosts.txt that a shared crawl refuses.
+/// what cannot be used — a CA file, a database URL that is not one or reaches no server, a
+/// state folder another running crawl holds — or a hosts.txt that a shared crawl refuses.
 fn bad_input(e: &AppError) -> bool {
     matches!(
         e,
         AppError::Settings(_)
             | AppError::CaFile(_)
+            | AppError::Data(DataError::Persist(PersistError::Files(
+                crate::storage::StateError::Locked { .. }
+            )))
             | AppError::Data(DataError::Persist(PersistError::Database(
                 PgError::BadUrl { .. } | PgError::Connect { .. }
             )))
