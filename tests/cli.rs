@@ -812,5 +812,51 @@ fn a_second_crawl_in_a_folder_in_use_exits_2() {
         "{}",
         stderr(&second)
     );
-    assert_eq!(first_status.code(), Some(0), "the first crawl is not disturbed");
+    assert_eq!(
+        first_status.code(),
+        Some(0),
+        "the first crawl is not disturbed"
+    );
+}
+
+/// See: issue 49, item 7 — `export` of a finished crawl said "the state keeps nothing to
+/// export" (exit 3): a finished crawl keeps its data until the next run starts afresh, and
+/// export writes its results again, the same files, its own crawl time kept.
+#[test]
+fn a_finished_crawl_can_be_exported_until_the_next_run() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/x>x</a><a href=http://b.test/>b</a>",
+    );
+    web.page("a.test", "/x", "<a href=/>home</a><a href=/missing>m</a>");
+    web.page("b.test", "/", "<p>b</p>");
+    let dir = common::prepare(&[web.origin("a.test"), web.origin("b.test")], &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = run(dir.path(), &["export", "--to", "exported"]);
+    assert_eq!(e.status.code(), Some(0), "{}", stderr(&e));
+    for host in ["a.test", "b.test"] {
+        let folder = format!("{host}_{}", web.port());
+        assert_eq!(
+            common::result_bytes(&dir.path().join("exported").join(&folder)),
+            common::result_bytes(&dir.path().join("results").join(&folder)),
+            "{host}"
+        );
+    }
+    let seconds = |folder: &str| {
+        let (header, rows) = common::read_csv(&dir.path().join(folder).join("summary.csv"));
+        let i = header.iter().position(|h| h == "Seconds").unwrap();
+        rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(seconds("exported"), seconds("results"));
+    // The next run starts afresh (and says so); the finished crawl is gone after it.
+    let again = run(dir.path(), &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("had finished: starting a fresh crawl"),
+        "{}",
+        stderr(&again)
+    );
 }

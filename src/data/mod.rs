@@ -356,7 +356,7 @@ pub struct SavedCrawl {
     pub scopes: Vec<(ScopeId, Origin)>,
     /// Names asked for that matched no saved scope.
     pub unmatched: Vec<String>,
-    /// The saved crawl had finished (the state folder then keeps no scopes).
+    /// The saved crawl had finished (its results were written at its end).
     pub finished: bool,
 }
 

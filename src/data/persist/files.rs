@@ -89,8 +89,8 @@ impl FileStore {
 
     /// Reads what the state folder `dir` holds without changing it (locking it meanwhile):
     /// every saved scope with its data (retired ones' from their files), and whether the saved
-    /// crawl had finished (a finished crawl keeps no scopes: its results were written). For
-    /// `rccrawler export`.
+    /// crawl had finished (its results were written; a state of an earlier version keeps no
+    /// scopes then). For `rccrawler export`.
     pub fn read_saved(dir: &Path) -> Result<(Vec<SavedScope>, bool), PersistError> {
         if !dir.join("lock").exists() {
             return Err(PersistError::Files(StateError::Io {
@@ -280,19 +280,15 @@ impl Persistence for FileStore {
             }
             Persist::Checkpoint(status) => status,
         };
-        // A finished crawl keeps no data: the next run starts afresh anyway.
+        // A finished crawl keeps its data, marked finished, until the next run starts afresh
+        // (`FileStore::open` wipes it then): `rccrawler export` writes its results again from
+        // it meanwhile. Its scopes are retired, their data in files already, so this costs a
+        // few bytes a scope.
         let finished = status == CrawlStatus::Finished;
-        let count = if finished { 0 } else { scopes.slot_count() };
-        let mut snapshot = store.begin_snapshot(finished, count as u64)?;
+        let mut snapshot = store.begin_snapshot(finished, scopes.slot_count() as u64)?;
         for i in 0..scopes.slot_count() {
             let id = ScopeId(i as u32);
             let retired = scopes.retired(id);
-            if finished {
-                if retired.is_none() {
-                    scopes.take_journal(id, &mut records);
-                }
-                continue;
-            }
             snapshot.add_scope(|w| match &retired {
                 Some(r) => {
                     let mut bytes = vec![RETIRED];
@@ -306,9 +302,6 @@ impl Persistence for FileStore {
             })?;
         }
         store.finish_snapshot(snapshot, &records)?;
-        if finished {
-            remove_scope_files(&self.dir)?;
-        }
         Ok(())
     }
 
