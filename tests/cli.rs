@@ -753,11 +753,19 @@ fn an_international_host_is_shown_as_written() {
         "/",
         "<title>Bücher</title><a href=/b>b</a>",
     );
-    web.page("xn--bcher-kva.test", "/b", "b");
+    // Slow enough for the progress line to name the site while it is crawled.
+    web.set(
+        "xn--bcher-kva.test",
+        "/b",
+        rccrawler::loopback::Resp::html("b").delayed(std::time::Duration::from_millis(2500)),
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("settings.ini"),
-        settings_text(&[("Resolve", "xn--bcher-kva.test:127.0.0.1")]),
+        settings_text(&[
+            ("Resolve", "xn--bcher-kva.test:127.0.0.1"),
+            ("ProgressSeconds", "1"),
+        ]),
     )
     .unwrap();
     std::fs::write(
@@ -777,6 +785,21 @@ fn an_international_host_is_shown_as_written() {
     assert!(
         summary.contains("\"http://xn--bcher-kva.test:"),
         "{summary}"
+    );
+    // The progress line, and `rccrawler status` once the crawl has ended, say it as written.
+    let console = format!("{out}{}", stderr(&o));
+    assert!(
+        console
+            .lines()
+            .any(|l| l.starts_with('[') && l.contains("http://bücher.test:")),
+        "{console}"
+    );
+    assert!(!console.contains("xn--"), "{console}");
+    let status = run(dir.path(), &["status"]);
+    let status_out = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status_out.contains("http://bücher.test:") && !status_out.contains("xn--"),
+        "{status_out}"
     );
 }
 

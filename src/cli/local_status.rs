@@ -93,7 +93,10 @@ fn print_live(url: &str, s: &Value) {
             .map_or_else(|| "-".to_owned(), crate::routine::short_duration);
         println!(
             "{:<40} {:>7} {:>7}  {left}",
-            site["site"].as_str().unwrap_or_default(),
+            site["shown"]
+                .as_str()
+                .or(site["site"].as_str())
+                .unwrap_or_default(),
             site["pages"],
             site["queued"]
         );
@@ -117,7 +120,8 @@ fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
     );
     println!("{:<40} {:>7} {:>7}  state", "site", "pages", "arcs");
     for r in rows {
-        println!("{:<40} {:>7} {:>7}  {}", r.site, r.pages, r.arcs, r.state);
+        let site = crate::words::shown_origin(&r.site);
+        println!("{site:<40} {:>7} {:>7}  {}", r.pages, r.arcs, r.state);
     }
 }
 

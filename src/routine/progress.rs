@@ -288,7 +288,17 @@ impl ProgressLine {
         } = tally;
         let mut per_site: Vec<(usize, String)> = open
             .iter()
-            .map(|s| (s.queued, format!("{} {}p/{}q", s.name, s.pages, s.queued)))
+            .map(|s| {
+                (
+                    s.queued,
+                    format!(
+                        "{} {}p/{}q",
+                        crate::words::shown_origin(s.name),
+                        s.pages,
+                        s.queued
+                    ),
+                )
+            })
             .collect();
         per_site.sort_by_key(|s| std::cmp::Reverse(s.0));
         let rate =

@@ -219,6 +219,7 @@ pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) 
         .map(|s| {
             json!({
                 "site": s.name,
+                "shown": crate::words::shown_origin(s.name),
                 "pages": s.pages,
                 "queued": s.queued,
                 "time_left_seconds": seconds(s.time_left),
@@ -270,6 +271,7 @@ pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
         .map(|s| {
             json!({
                 "site": s.origin,
+                "shown": crate::words::shown_origin(&s.origin),
                 "pages": s.pages,
                 "queued": s.pending,
                 "state": s.shown_state(),
@@ -280,7 +282,7 @@ pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
     let finished: Vec<Value> = scopes
         .iter()
         .filter(done)
-        .map(|s| json!({"site": s.origin, "state": "done", "pages": s.pages, "files": []}))
+        .map(|s| json!({"site": s.origin, "shown": crate::words::shown_origin(&s.origin), "state": "done", "pages": s.pages, "files": []}))
         .collect();
     json!({
         "state": if written == scopes.len() { "finished" } else { "crawling" },
@@ -348,6 +350,7 @@ fn finished_sites(results: &Path) -> Vec<Value> {
                 .collect();
             json!({
                 "site": r.site,
+                "shown": crate::words::shown_origin(&r.site),
                 "state": r.shown_state(),
                 "pages": r.pages,
                 "arcs": r.arcs,
