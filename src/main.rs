@@ -41,7 +41,11 @@ fn main() -> ExitCode {
             println!("rccrawler {}", env!("CARGO_PKG_VERSION"));
             Exit::Ok
         }
-        Command::Crawl { settings, hosts } => cli::crawl(&settings, hosts.as_deref(), ctrl_c),
+        Command::Crawl {
+            settings,
+            hosts,
+            serve,
+        } => cli::crawl(&settings, hosts.as_deref(), serve, ctrl_c),
         Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),

@@ -281,3 +281,71 @@ fn rccrawler_status_reads_the_running_crawl_then_its_results() {
         "{status:#}"
     );
 }
+
+/// See: issue 49, item 8 — `rccrawler --serve` crawls, then keeps the page up at the address
+/// the crawl's page had (printed once, a free port here) until Ctrl+C; the crawl's exit code.
+#[test]
+fn a_crawl_with_serve_keeps_its_page_up_after_it_ends_until_ctrl_c() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "<p>x</p>");
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .arg("--serve")
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The crawl's page address, from its console line.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let port: u16 = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("a status page line");
+        if let Some(rest) = line.strip_prefix("status page: http://127.0.0.1:") {
+            break rest.split('/').next().unwrap().parse().unwrap();
+        }
+    };
+    // Once the crawl has ended (its results written), the page says so, and stays.
+    let summary = dir.path().join("results/summary.csv");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if summary.exists()
+            && let Some((200, body)) = get(port, "/status.json")
+        {
+            let s = serde_json::from_str::<serde_json::Value>(&body).unwrap();
+            if s["state"] == "finished" {
+                break s;
+            }
+        }
+        assert!(Instant::now() < deadline, "no page over the ended crawl");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status["pages"], 2, "{status:#}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it serves until Ctrl+C"
+    );
+    assert!(get(port, "/status.json").is_some());
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

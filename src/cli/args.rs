@@ -35,6 +35,10 @@ struct Cli {
     /// hosts.txt to crawl [default: the hosts.txt beside settings.ini]
     #[arg(long, global = true, value_name = "FILE")]
     hosts: Option<PathBuf>,
+    /// Crawl, then keep the status page up over the ended crawl until Ctrl+C (at the address
+    /// the crawl's page had; StatusAddress, or a free loopback port when it is empty).
+    #[arg(long)]
+    serve: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -187,6 +191,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
         None => Command::Crawl {
             settings,
             hosts: cli.hosts,
+            serve: cli.serve,
         },
         Some(Sub::Demo) => Command::Demo { settings },
         Some(Sub::Status { serve }) => Command::Status { settings, serve },
@@ -231,6 +236,8 @@ pub enum Command {
         settings: PathBuf,
         /// hosts.txt (`None`: the one beside settings.ini).
         hosts: Option<PathBuf>,
+        /// `--serve`: the status page stays up after the crawl, until Ctrl+C.
+        serve: bool,
     },
     /// The demo.
     Demo {
@@ -314,14 +321,16 @@ mod tests {
             p(&[]).unwrap(),
             Command::Crawl {
                 settings: "settings.ini".into(),
-                hosts: None
+                hosts: None,
+                serve: false
             }
         );
         assert_eq!(
             p(&["--hosts", "h.txt", "--settings", "s.ini"]).unwrap(),
             Command::Crawl {
                 settings: "s.ini".into(),
-                hosts: Some("h.txt".into())
+                hosts: Some("h.txt".into()),
+                serve: false
             }
         );
         assert_eq!(

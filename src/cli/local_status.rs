@@ -125,9 +125,21 @@ fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
     }
 }
 
+/// `addr` (`None`: a loopback address) with a port the system picks when it is 0, picked now:
+/// `rccrawler --serve` serves the page after the crawl where the crawl's page was.
+pub(super) fn fixed_address(
+    addr: Option<std::net::SocketAddr>,
+) -> std::io::Result<std::net::SocketAddr> {
+    let addr = addr.unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    if addr.port() != 0 {
+        return Ok(addr);
+    }
+    std::net::TcpListener::bind(addr)?.local_addr()
+}
+
 /// Serves the page of a crawl that has ended (its finished sites from summary.csv, with links
 /// to their files) until Ctrl+C.
-fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
+pub(super) fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>) -> Exit {
     let any_free = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let addr = match super::status::serve_address(settings, addr, any_free) {
         Ok(a) => a,

@@ -93,12 +93,28 @@ fn shown(path: &Path) -> PathBuf {
 }
 
 /// Runs a crawl from the input files with the built-in components.
-pub fn crawl(settings_path: &Path, named_hosts: Option<&Path>, ctrl_c: Receiver<()>) -> Exit {
+pub fn crawl(
+    settings_path: &Path,
+    named_hosts: Option<&Path>,
+    serve: bool,
+    ctrl_c: Receiver<()>,
+) -> Exit {
     let registry = Registry::builtin();
-    let settings = match load_settings(settings_path, &registry) {
+    let mut settings = match load_settings(settings_path, &registry) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if serve {
+        // The page after the crawl is at the address the crawl's page had: a port the
+        // system picks (port 0) is picked now, for both.
+        match local_status::fixed_address(settings.logs.status_address) {
+            Ok(addr) => settings.logs.status_address = Some(addr),
+            Err(e) => {
+                eprintln!("error: cannot find a port for the status page: {e}");
+                return Exit::BadInput;
+            }
+        }
+    }
     let hosts_path = hosts_path(settings_path, named_hosts);
     let elsewhere = settings_path
         .parent()
@@ -128,7 +144,11 @@ pub fn crawl(settings_path: &Path, named_hosts: Option<&Path>, ctrl_c: Receiver<
         );
         return Exit::NothingCrawled;
     }
-    run(&registry, &settings, &sites, ctrl_c)
+    let exit = run(&registry, &settings, &sites, ctrl_c.clone());
+    if serve && exit != Exit::BadInput {
+        local_status::serve_ended(&settings, "", &ctrl_c);
+    }
+    exit
 }
 
 /// Runs a crawl and reports.
