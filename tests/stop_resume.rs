@@ -594,6 +594,73 @@ fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
     assert_eq!(files.nodes.len(), 5);
 }
 
+// See: issue 49, item 10 — with DT0, a stop while a body was still arriving waited for
+// RequestTimeoutSeconds (17 s after a stop file here): the abandon error was of the kind
+// `read_to_end` retries. Both downloaders abandon it within about a second.
+#[test]
+fn a_stop_abandons_a_body_still_arriving() {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rccrawler::loopback::Route;
+
+    for downloader in ["DT0", "DT1"] {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/trickle>t</a>");
+        let arrived = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&arrived);
+        // Ten bytes every 100 ms of a 100,000-byte body: 100 s in all.
+        let trickle = move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+            seen.store(true, Ordering::SeqCst);
+            s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n",
+            )?;
+            for _ in 0..1_000 {
+                s.write_all(b"<p>xxxxxx")?;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Ok(())
+        };
+        web.route("a.test", "/trickle", Route::Raw(Arc::new(trickle)));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.ini"),
+            settings_text(&[
+                ("DownloadingThread", downloader),
+                ("RequestTimeoutSeconds", "30"),
+            ]),
+        )
+        .unwrap();
+        write_hosts(&web, dir.path(), &["a.test"]);
+        let mut child = start(dir.path(), 1);
+        let until = Instant::now() + Duration::from_secs(30);
+        while !arrived.load(Ordering::SeqCst) {
+            assert!(
+                Instant::now() < until,
+                "{downloader}: no request for /trickle"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let stop_written = Instant::now();
+        std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+        let status = wait(&mut child, Duration::from_secs(40));
+        let took = stop_written.elapsed();
+        let (out, err) = output(dir.path(), 1);
+        assert_eq!(status.code(), Some(0), "{downloader}: {err}");
+        // A second's grace, then abandoned; generous for a loaded machine.
+        assert!(
+            took < Duration::from_secs(8),
+            "{downloader}: the stop took {took:?}: {err}"
+        );
+        assert!(
+            out.contains("stopped (stop file) after"),
+            "{downloader}: {out}"
+        );
+    }
+}
+
 // A site stopped at `MaxPagesPerSite` is retired unfinished, and a run that lifts the limit
 // continues it from its saved file. Killed before its first snapshot (one a minute), that run
 // left a state folder that no longer opened ("journal: records of scope 0 after it was

@@ -116,8 +116,10 @@ impl Transport for PacedTransport {
         };
         loop {
             if self.abort.load(Ordering::Relaxed) {
+                // Not `Interrupted`: `read_to_end` retries that kind, so a body still arriving
+                // was read on until `RequestTimeoutSeconds`, holding the stop (issue 49).
                 return Err(ureq::Error::Io(std::io::Error::new(
-                    std::io::ErrorKind::Interrupted,
+                    std::io::ErrorKind::ConnectionAborted,
                     Abandoned,
                 )));
             }
