@@ -1209,3 +1209,39 @@ fn kept_connections_the_server_gave_up_on_lose_no_page() {
         assert!(site.bad.is_empty(), "{downloader}: {:?}", site.bad);
     }
 }
+
+/// Issue 49 (seen last session): DT0 sent every request that broke once more at once, on a
+/// fresh connection, without the crawl delay — a server that breaks every connection got two
+/// requests a try. Only a request on a kept connection is sent again at once (the server may
+/// have given up on that connection); one on a fresh connection waits for its retry.
+#[test]
+fn a_server_that_breaks_every_connection_gets_one_request_a_try() {
+    for downloader in DOWNLOADERS {
+        let web = TestWeb::new();
+        web.page("a.test", "/", "<a href=/broken>b</a>");
+        // The request is read, then the connection closed unanswered.
+        web.route(
+            "a.test",
+            "/broken",
+            raw(|_, s| {
+                socket2::SockRef::from(&*s).set_linger(Some(Duration::ZERO))?;
+                Ok(())
+            }),
+        );
+        let c = crawl_by(
+            downloader,
+            &web,
+            &[("MaxRetries", "2"), ("RetryBaseDelayMs", "50")],
+            Duration::from_secs(30),
+        );
+        let reason = bad_reason(&c, &web, "/broken");
+        assert!(
+            reason.starts_with("connection broken"),
+            "{downloader}: {reason}"
+        );
+        // Three tries; the first may go out on the home page's kept connection, and is then
+        // sent once more on a fresh one.
+        let hits = web.server.hits("a.test", "/broken");
+        assert!((3..=4).contains(&hits), "{downloader}: {hits} requests");
+    }
+}

@@ -390,13 +390,15 @@ impl HttpClient {
             }
             request.call().map_err(FetchError::from)
         };
+        super::paced::take_sent_on_kept();
         let inner = match send() {
             Ok(inner) => inner,
             // A kept connection the server had given up on breaks as the request goes out
             // (a server that closes idle connections after 300 ms, a crawl delay of 300 ms),
             // and the site's other kept ones may be as old: the site's pool is dropped and the
-            // request sent once more on a fresh connection, as DT1 does.
-            Err(FetchError::Broken(_)) => {
+            // request sent once more on a fresh connection, as DT1 does. A fresh connection
+            // that breaks is the server's answer: the retry waits its back-off.
+            Err(FetchError::Broken(_)) if super::paced::take_sent_on_kept() => {
                 self.pools.forget(&[site]);
                 send()?
             }

@@ -48,6 +48,7 @@ impl Connector<Box<dyn Transport>> for PacedConnector {
             pacer: Arc::clone(&self.pacer),
             abort: Arc::clone(&self.abort),
             head_due: false,
+            answered: false,
         }))
     }
 }
@@ -60,6 +61,20 @@ pub(super) struct PacedTransport {
     abort: Arc<AtomicBool>,
     /// A request was written and its answer's head has not been seen whole yet.
     head_due: bool,
+    /// An answer arrived on this connection: a request written now goes out on a kept one.
+    answered: bool,
+}
+
+thread_local! {
+    /// Whether this thread's last request went out on a kept connection (DT0 sends one
+    /// request per thread at a time): only such a request that breaks is sent again at once
+    /// on a fresh connection — a server that breaks every connection gets one request a try.
+    static SENT_ON_KEPT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the last request this thread wrote went out on a kept connection; forgets it.
+pub(super) fn take_sent_on_kept() -> bool {
+    SENT_ON_KEPT.replace(false)
 }
 
 impl PacedTransport {
@@ -102,6 +117,7 @@ impl Transport for PacedTransport {
     }
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        SENT_ON_KEPT.set(self.answered);
         let written = self.inner.transmit_output(amount, timeout);
         self.pacer.sent();
         self.head_due = true;
@@ -136,7 +152,10 @@ impl Transport for PacedTransport {
                 // Only a slice ran out: wait on, unless the request's own time is up.
                 Err(ureq::Error::Timeout(_)) if !last => continue,
                 Ok(true) if self.head_due && self.fit_head() => continue,
-                Ok(progress) => return Ok(progress),
+                Ok(progress) => {
+                    self.answered |= progress;
+                    return Ok(progress);
+                }
                 other => return other,
             }
         }
