@@ -159,7 +159,20 @@ fn load_results(dir: &Path, column: Column) -> Result<Vec<Sequence>, ReplayError
 
 fn load_csv(path: &Path) -> Result<Vec<Sequence>, ReplayError> {
     let (mut rdr, header) = reader(path)?;
+    // summary.csv has Site and Reward columns too, one row a site: read as pages it made a
+    // table that meant nothing (issue 49).
+    if header.iter().any(|h| h == "Folder") && !header.iter().any(|h| h == "Page") {
+        let folder = path.parent().unwrap_or(Path::new("."));
+        return Err(format(
+            path,
+            format!(
+                "a results folder's summary.csv, one row a site, not pages: give the folder ({}) to replay its sites' yield.csv",
+                folder.display()
+            ),
+        ));
+    }
     let site = column_of(path, &header, "Site")?;
+    column_of(path, &header, "Page")?;
     let reward = column_of(path, &header, "Reward")?;
     let mut seqs: Vec<Sequence> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
@@ -473,6 +486,19 @@ mod tests {
                 .to_string()
                 .contains("line 2")
         );
+        // A results folder's summary.csv has Site and Reward columns, one row a site.
+        let summary = dir.path().join("summary.csv");
+        std::fs::write(
+            &summary,
+            "Site,Folder,Pages,Reward\n\"http://a.test\",a.test,3,7\n",
+        )
+        .unwrap();
+        let e = load(&summary, Column::Reward).unwrap_err().to_string();
+        assert!(e.contains("summary.csv, one row a site"), "{e}");
+        // Without a Page column, rows are not pages.
+        std::fs::write(&p, "Site,Reward\nb,1\n").unwrap();
+        let e = load(&p, Column::Reward).unwrap_err().to_string();
+        assert!(e.contains("no Page column"), "{e}");
     }
 
     #[test]
