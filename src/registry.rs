@@ -276,12 +276,12 @@ impl Registry {
         r.register_baseline(
             "AllSites",
             |_, _| Box::new(RoundRobin::default()),
-            |_| Box::new(bandit::baseline::RoundRobin::default()),
+            |_| Box::new(bandit::baseline::RoundRobinPolicy::default()),
         );
         r.register_baseline(
             "Sequential",
             |_, _| Box::new(Sequential),
-            |_| Box::new(bandit::baseline::Sequential),
+            |_| Box::new(bandit::baseline::SequentialPolicy),
         );
         r.register_baseline(
             "TimeQuantum",

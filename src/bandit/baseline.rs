@@ -1,4 +1,5 @@
-//! The schedulers that do not learn, as replay runs them: `AllSites` (round robin),
+//! The schedulers that do not learn, as replay runs them (the live crawl's are
+//! `schedule::{RoundRobin, Sequential, TimeQuantum}`): `AllSites` (round robin),
 //! `Sequential` (one site after another) and `TimeQuantum` (each site in turn for a slice —
 //! counted in pages here, since a replay has no clock: a quarter of a fair share, N/(4K)).
 
@@ -6,11 +7,11 @@ use super::Policy;
 
 /// Round robin: the next site after the last one chosen.
 #[derive(Debug, Clone, Default)]
-pub struct RoundRobin {
+pub struct RoundRobinPolicy {
     last: Option<usize>,
 }
 
-impl Policy for RoundRobin {
+impl Policy for RoundRobinPolicy {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
     }
@@ -33,9 +34,9 @@ impl Policy for RoundRobin {
 
 /// The first site until it runs out, then the next.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Sequential;
+pub struct SequentialPolicy;
 
-impl Policy for Sequential {
+impl Policy for SequentialPolicy {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(*self))
     }
@@ -113,8 +114,11 @@ mod tests {
     #[test]
     fn baselines_split_as_they_say() {
         let seqs = vec![vec![1.0; 10], vec![0.0; 10], vec![0.0; 2]];
-        assert_eq!(run(&mut RoundRobin::default(), &seqs, 9).0, vec![4, 3, 2]);
-        assert_eq!(run(&mut Sequential, &seqs, 12).0, vec![10, 2, 0]);
+        assert_eq!(
+            run(&mut RoundRobinPolicy::default(), &seqs, 9).0,
+            vec![4, 3, 2]
+        );
+        assert_eq!(run(&mut SequentialPolicy, &seqs, 12).0, vec![10, 2, 0]);
         assert_eq!(run(&mut PageQuantum::new(3), &seqs, 11).0, vec![6, 3, 2]);
     }
 }

@@ -514,10 +514,10 @@ mod tests {
             },
         ];
         let round_robin = |_: &Params| -> Box<dyn Policy> {
-            Box::new(crate::bandit::baseline::RoundRobin::default())
+            Box::new(crate::bandit::baseline::RoundRobinPolicy::default())
         };
         let sequential =
-            |_: &Params| -> Box<dyn Policy> { Box::new(crate::bandit::baseline::Sequential) };
+            |_: &Params| -> Box<dyn Policy> { Box::new(crate::bandit::baseline::SequentialPolicy) };
         let rules: [NamedRule<'_>; 2] = [("AllSites", &round_robin), ("Sequential", &sequential)];
         let rounds = compare(&seqs, &[3, 6], &rules, &params(), 1);
         assert_eq!(rounds.len(), 2);

@@ -38,7 +38,7 @@ pub(super) const BRANCH_LEVELS: u32 = 10;
 pub struct TrapRules {
     /// A shape's URLs more than this many levels below its shallowest are cut.
     pub levels: u32,
-    /// A shape's URLs more than [`BRANCH_LEVELS`] levels below the level where it passed this
+    /// A shape's URLs more than 10 levels (`BRANCH_LEVELS`) below the level where it passed this
     /// many URLs are cut.
     pub pattern_urls: u32,
 }
