@@ -296,16 +296,16 @@ impl Registry {
             Box::new(bandit::paper::R1::new(p.arms, p.planned_budget()))
         });
         r.register_budget_rule("R2", |p| {
-            Box::new(bandit::paper::R2::new(p.arms, p.r2_step.max(1)))
+            Box::new(bandit::paper::R2::new(p.arms, p.tuning.r2_step.max(1)))
         });
         r.register_budget_rule("R3", |p| {
-            Box::new(bandit::paper::R3::new(p.arms, p.r3_initial.max(1)))
+            Box::new(bandit::paper::R3::new(p.arms, p.tuning.r3_initial.max(1)))
         });
         r.register_budget_rule("WinsorUcb", |p| {
             Box::new(bandit::winsor::WinsorUcb::new(
                 p.arms,
                 p.window(),
-                p.prior_pages,
+                p.tuning.prior_pages,
                 p.exploration(bandit::WINSOR_EXPLORATION),
             ))
         });
@@ -315,18 +315,18 @@ impl Registry {
                 p.planned_budget(),
                 (
                     p.window(),
-                    p.prior_pages,
+                    p.tuning.prior_pages,
                     p.exploration(bandit::WINSOR_EXPLORATION),
                 ),
-                p.r2_step,
-                p.r3_initial,
+                p.tuning.r2_step,
+                p.tuning.r3_initial,
             ))
         });
         r.register_budget_rule("PooledUcb", |p| {
             Box::new(bandit::pooled::PooledUcb::new(
                 p.arms,
                 p.window(),
-                p.prior_pages,
+                p.tuning.prior_pages,
                 p.exploration(bandit::POOLED_EXPLORATION),
             ))
         });
@@ -345,7 +345,11 @@ impl Registry {
             ))
         });
         r.register_budget_rule("Thompson", |p| {
-            Box::new(bandit::thompson::Thompson::new(p.arms, p.window(), p.seed))
+            Box::new(bandit::thompson::Thompson::new(
+                p.arms,
+                p.window(),
+                p.tuning.seed,
+            ))
         });
         r.set_default_budget_rule("DiscountedUcb");
         r
@@ -876,13 +880,15 @@ mod tests {
         let params = Params {
             arms: 3,
             budget: 30,
-            r2_step: 2,
-            r3_initial: 2,
-            window: 0,
-            discount: 0.0,
-            prior_pages: 5.0,
-            exploration: 1.0,
-            seed: 7,
+            tuning: bandit::Tuning {
+                r2_step: 2,
+                r3_initial: 2,
+                window: 0,
+                discount: 0.0,
+                prior_pages: 5.0,
+                exploration: 1.0,
+                seed: 7,
+            },
         };
         let seqs = vec![vec![1.0; 20], vec![0.0; 20], vec![3.0; 5]];
         let rules = r.replay_rules();

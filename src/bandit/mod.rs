@@ -88,6 +88,26 @@ pub trait Policy: Send + Debug {
     fn release(&mut self) {}
 }
 
+/// The three copy methods of a rule whose snapshot is its clone ([`Policy::snapshot`],
+/// [`Policy::snapshot_over`] in place, [`Policy::as_any_mut`]), written once: put
+/// `copies_by_clone!();` in the rule's `impl Policy`.
+macro_rules! copies_by_clone {
+    () => {
+        fn snapshot(&self) -> Option<Box<dyn $crate::bandit::Policy>> {
+            Some(Box::new(self.clone()))
+        }
+
+        fn snapshot_over(&self, into: &mut dyn $crate::bandit::Policy) -> bool {
+            $crate::bandit::clone_over(self, into)
+        }
+
+        fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+            Some(self)
+        }
+    };
+}
+pub(crate) use copies_by_clone;
+
 /// [`Policy::snapshot_over`] for a rule whose snapshot is its clone: `into`, if it is a `T`,
 /// becomes `rule`'s copy by [`Clone::clone_from`] (which keeps `into`'s vectors' memory).
 pub(crate) fn clone_over<T: Clone + 'static>(rule: &T, into: &mut dyn Policy) -> bool {
@@ -129,13 +149,10 @@ pub enum RewardKind {
     AllExternal,
 }
 
-/// The parameters of the rules, from settings.ini.
+/// The rules' parameters settings.ini sets (`[Budget]`): the live crawl's
+/// `settings::BanditSettings` holds them, and every [`Params`] a rule is built with.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Params {
-    /// Arms (sites).
-    pub arms: usize,
-    /// The page budget N (`PageBudget`; 0: none, the rules use `fallback_budget`).
-    pub budget: usize,
+pub struct Tuning {
     /// R2's step n (`R2Step`).
     pub r2_step: usize,
     /// R3's initial pages m (`R3Initial`).
@@ -154,6 +171,17 @@ pub struct Params {
     pub seed: u64,
 }
 
+/// What a rule is built with: the sites, the budget, and settings.ini's [`Tuning`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Arms (sites).
+    pub arms: usize,
+    /// The page budget N (`PageBudget`; 0: none, the rules plan for 100 pages a site).
+    pub budget: usize,
+    /// The rest, from settings.ini.
+    pub tuning: Tuning,
+}
+
 impl Params {
     /// The budget the rules plan for: `PageBudget`, or 100 pages a site without one.
     pub fn planned_budget(&self) -> usize {
@@ -166,8 +194,8 @@ impl Params {
 
     /// The window in pages: `BanditWindow`, or one fair share N/K (at least 2).
     pub fn window(&self) -> usize {
-        if self.window > 0 {
-            self.window
+        if self.tuning.window > 0 {
+            self.tuning.window
         } else {
             (self.planned_budget() / self.arms.max(1)).max(2)
         }
@@ -175,8 +203,8 @@ impl Params {
 
     /// The exploration constant: `BanditExploration`, or `default`, the rule's own.
     pub fn exploration(&self, default: f64) -> f64 {
-        if self.exploration > 0.0 {
-            self.exploration
+        if self.tuning.exploration > 0.0 {
+            self.tuning.exploration
         } else {
             default
         }
@@ -189,8 +217,8 @@ impl Params {
     /// (`bench/yield_protocol.sh`, tuning set). PooledUcb's fade had the same floor for the
     /// same reason. Where K² ≤ N nothing changes.
     pub fn discount(&self) -> f64 {
-        if self.discount > 0.0 {
-            self.discount
+        if self.tuning.discount > 0.0 {
+            self.tuning.discount
         } else {
             let k = self.arms.max(1) as f64;
             let memory = (self.planned_budget().max(1) as f64 / k).max(k);
@@ -240,13 +268,15 @@ pub(crate) mod tests {
         let params = |arms, budget, discount| Params {
             arms,
             budget,
-            r2_step: 10,
-            r3_initial: 10,
-            window: 0,
-            discount,
-            prior_pages: 5.0,
-            exploration: 0.0,
-            seed: 1,
+            tuning: Tuning {
+                r2_step: 10,
+                r3_initial: 10,
+                window: 0,
+                discount,
+                prior_pages: 5.0,
+                exploration: 0.0,
+                seed: 1,
+            },
         };
         // K = 10, N = 10,000: K² ≤ N, the textbook 1 − K/N.
         assert!((params(10, 10_000, 0.0).discount() - 0.999).abs() < 1e-12);

@@ -159,17 +159,7 @@ impl R1 {
 }
 
 impl Policy for R1 {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(self.clone()))
-    }
-
-    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
-        super::clone_over(self, into)
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
+    super::copies_by_clone!();
 
     fn parameters(&self) -> String {
         format!(
@@ -237,17 +227,7 @@ impl R2 {
 }
 
 impl Policy for R2 {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(self.clone()))
-    }
-
-    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
-        super::clone_over(self, into)
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
+    super::copies_by_clone!();
 
     fn parameters(&self) -> String {
         format!("batches of {} pages", self.step)
@@ -330,17 +310,7 @@ impl R3 {
 }
 
 impl Policy for R3 {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(self.clone()))
-    }
-
-    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
-        super::clone_over(self, into)
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
+    super::copies_by_clone!();
 
     fn parameters(&self) -> String {
         format!("{} pages of each site first", self.initial)

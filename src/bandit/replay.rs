@@ -461,13 +461,15 @@ mod tests {
         Params {
             arms: 0,
             budget: 0,
-            r2_step: 2,
-            r3_initial: 1,
-            window: 0,
-            discount: 0.0,
-            prior_pages: 5.0,
-            exploration: 1.0,
-            seed: 1,
+            tuning: crate::bandit::Tuning {
+                r2_step: 2,
+                r3_initial: 1,
+                window: 0,
+                discount: 0.0,
+                prior_pages: 5.0,
+                exploration: 1.0,
+                seed: 1,
+            },
         }
     }
 

@@ -109,17 +109,7 @@ impl WinsorUcb {
 }
 
 impl Policy for WinsorUcb {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(self.clone()))
-    }
-
-    fn snapshot_over(&self, into: &mut dyn Policy) -> bool {
-        super::clone_over(self, into)
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
+    super::copies_by_clone!();
 
     fn parameters(&self) -> String {
         format!(

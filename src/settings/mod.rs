@@ -375,13 +375,15 @@ fn bandit(v: &Values<'_>) -> Result<BanditSettings, SettingsError> {
             "AllExternal" => RewardKind::AllExternal,
             _ => RewardKind::NewExternal,
         },
-        r2_step: v.small("R2Step")?,
-        r3_initial: v.small("R3Initial")?,
-        window: v.small("BanditWindow")?,
-        discount: v.decimal("BanditDiscount")?,
-        prior_pages: v.decimal("BanditPrior")?,
-        exploration: v.decimal("BanditExploration")?,
-        seed: v.int("BanditSeed")?,
+        tuning: crate::bandit::Tuning {
+            r2_step: v.small("R2Step")?,
+            r3_initial: v.small("R3Initial")?,
+            window: v.small("BanditWindow")?,
+            discount: v.decimal("BanditDiscount")?,
+            prior_pages: v.decimal("BanditPrior")?,
+            exploration: v.decimal("BanditExploration")?,
+            seed: v.int("BanditSeed")?,
+        },
     })
 }
 

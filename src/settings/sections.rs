@@ -248,20 +248,9 @@ pub struct BanditSettings {
     pub budget: Option<NonZeroU64>,
     /// `BanditReward`.
     pub reward: RewardKind,
-    /// `R2Step`.
-    pub r2_step: usize,
-    /// `R3Initial`.
-    pub r3_initial: usize,
-    /// `BanditWindow` (0: N/K).
-    pub window: usize,
-    /// `BanditDiscount` (0: 1 − K/N).
-    pub discount: f64,
-    /// `BanditPrior`.
-    pub prior_pages: f64,
-    /// `BanditExploration`.
-    pub exploration: f64,
-    /// `BanditSeed`.
-    pub seed: u64,
+    /// `R2Step`, `R3Initial`, `BanditWindow`, `BanditDiscount`, `BanditPrior`,
+    /// `BanditExploration`, `BanditSeed`: every rule's [`Params`] carries them.
+    pub tuning: crate::bandit::Tuning,
 }
 
 impl BanditSettings {
@@ -281,13 +270,7 @@ impl BanditSettings {
         Params {
             arms,
             budget: usize::try_from(self.pages()).unwrap_or(usize::MAX),
-            r2_step: self.r2_step,
-            r3_initial: self.r3_initial,
-            window: self.window,
-            discount: self.discount,
-            prior_pages: self.prior_pages,
-            exploration: self.exploration,
-            seed: self.seed,
+            tuning: self.tuning,
         }
     }
 }
