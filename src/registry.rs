@@ -272,7 +272,9 @@ impl Registry {
             })
         });
         r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));
-        r.register_unloader("ReportRU", |s, _| Box::new(crate::unload::Report::new(s)));
+        r.register_unloader("ReportRU", |s, i| {
+            Box::new(crate::unload::Report::new(s, i))
+        });
         r.register_baseline(
             "AllSites",
             |_, _| Box::new(RoundRobin::default()),
@@ -309,17 +311,17 @@ impl Registry {
                 p.exploration(bandit::WINSOR_EXPLORATION),
             ))
         });
-        r.register_budget_rule("GuardedUcb", |p| {
-            Box::new(bandit::guard::GuardedUcb::new(
+        // The rules it follows, as registered above under their names.
+        let followers: Vec<PolicyCtor> = bandit::guard::FOLLOWERS
+            .iter()
+            .filter_map(|name| r.policy(name))
+            .collect();
+        r.register_budget_rule("GuardedUcb", move |p| {
+            let rules = followers.iter().map(|make| make(p)).collect();
+            Box::new(bandit::guard::GuardedUcb::following(
                 p.arms,
                 p.planned_budget(),
-                (
-                    p.window(),
-                    p.tuning.prior_pages,
-                    p.exploration(bandit::WINSOR_EXPLORATION),
-                ),
-                p.tuning.r2_step,
-                p.tuning.r3_initial,
+                rules,
             ))
         });
         r.register_budget_rule("PooledUcb", |p| {
@@ -552,6 +554,15 @@ impl Registry {
         );
     }
 
+    /// The policy maker of budget rule `name`, if one is registered.
+    pub fn policy(&self, name: &str) -> Option<PolicyCtor> {
+        self.schedulers
+            .entries
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, e)| e.replay.clone())
+    }
+
     /// Every scheduler replay can run, budget rules first, with its policy maker.
     pub fn replay_rules(&self) -> Vec<(&str, PolicyCtor)> {
         let mut rules: Vec<(&str, PolicyCtor, bool)> = self
@@ -694,7 +705,7 @@ impl Registry {
     }
 
     /// What the chosen components imply for the others (`settings` already resolved).
-    fn implied(&self, settings: &Settings) -> Result<Implied, SettingsError> {
+    pub fn implied(&self, settings: &Settings) -> Result<Implied, SettingsError> {
         let filter = self
             .url_filters
             .get(&settings.components.url_filter, settings)?;
@@ -913,6 +924,23 @@ mod tests {
             assert_eq!(taken.iter().sum::<usize>(), 30, "{name}: {taken:?}");
             assert!(taken[2] <= 5, "{name}: an exhausted arm leaves");
         }
+        // GuardedUcb follows the rules registered under the names it lists, built as they
+        // are: the same choices and description as built by hand.
+        let guarded = r.policy("GuardedUcb").expect("registered");
+        let mut from_registry = guarded(&params);
+        let mut by_hand = crate::bandit::guard::GuardedUcb::new(
+            params.arms,
+            params.planned_budget(),
+            (params.window(), 5.0, 1.0),
+            2,
+            2,
+        );
+        assert_eq!(from_registry.parameters(), by_hand.parameters());
+        assert!(from_registry.parameters().contains("WinsorUcb ("));
+        assert_eq!(
+            crate::bandit::tests::run(from_registry.as_mut(), &seqs, 30),
+            crate::bandit::tests::run(&mut by_hand, &seqs, 30)
+        );
     }
 
     #[test]

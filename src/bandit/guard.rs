@@ -50,6 +50,10 @@ use super::winsor::WinsorUcb;
 /// Where R1 is in the rules followed: the plan taken when no rule's latest pages paid.
 const SPREAD: usize = 2;
 
+/// The rules GuardedUcb follows, by their names in the registry, in its order: R1, the one
+/// that spreads the pages evenly, at `SPREAD`.
+pub const FOLLOWERS: [&str; 4] = ["WinsorUcb", "R2", "R1", "R3"];
+
 /// `WinsorUcb` guarded by R2, R1 and R3 (see the module documentation).
 #[derive(Debug)]
 pub struct GuardedUcb {
@@ -103,13 +107,23 @@ impl GuardedUcb {
         r2_step: usize,
         r3_initial: usize,
     ) -> Self {
-        // R1 third: `SPREAD`.
-        let rules: Vec<Box<dyn Policy>> = vec![
-            Box::new(WinsorUcb::new(k, window, prior_pages, exploration)),
-            Box::new(R2::new(k, r2_step.max(1))),
-            Box::new(R1::new(k, budget)),
-            Box::new(R3::new(k, r3_initial.max(1))),
-        ];
+        Self::following(
+            k,
+            budget,
+            vec![
+                Box::new(WinsorUcb::new(k, window, prior_pages, exploration)),
+                Box::new(R2::new(k, r2_step.max(1))),
+                Box::new(R1::new(k, budget)),
+                Box::new(R3::new(k, r3_initial.max(1))),
+            ],
+        )
+    }
+
+    /// For `k` sites and a budget of `budget` pages, following `rules`: the rules
+    /// [`FOLLOWERS`] names, in its order (the registry builds them by those names, with the
+    /// crawl's parameters).
+    pub fn following(k: usize, budget: usize, rules: Vec<Box<dyn Policy>>) -> Self {
+        debug_assert_eq!(rules.len(), FOLLOWERS.len());
         let mut state = State {
             rules: rules
                 .into_iter()
@@ -522,11 +536,10 @@ impl Policy for GuardedUcb {
 
     fn parameters(&self) -> String {
         let st = self.state.borrow();
-        let names = ["WinsorUcb", "R2", "R1", "R3"];
         let parts: Vec<String> = st
             .rules
             .iter()
-            .zip(names)
+            .zip(FOLLOWERS)
             .map(|(f, n)| {
                 let p = f.rule.parameters();
                 if p.is_empty() {

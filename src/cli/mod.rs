@@ -304,10 +304,15 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
         (None, Some(s)) => s.results.folder.clone(),
         (None, None) => PathBuf::from("results"),
     };
-    let options = settings
-        .as_ref()
-        .map(crate::unload::report_options)
-        .unwrap_or_default();
+    let registry = Registry::builtin();
+    let options = match settings.as_ref().map(|s| (s, registry.implied(s))) {
+        Some((s, Ok(implied))) => crate::unload::report_options(s, &implied),
+        Some((_, Err(e))) => {
+            eprintln!("error: {e}");
+            return Exit::BadInput;
+        }
+        None => Default::default(),
+    };
     match crate::report::write_report(&folder, &options) {
         Ok(facts) => {
             println!(

@@ -48,7 +48,8 @@ pub struct ReportOptions {
     /// The page budget and the rule that spent it, in words (`PageBudget = 300, pages split
     /// by DiscountedUcb`), for a budgeted crawl.
     pub budget: Option<String>,
-    /// The crawl followed links across hosts (a `UrlAnalyzingThread` other than `EmptyUAT`):
+    /// The crawl followed links across hosts (its `UrlAnalyzingThread` declares scopes that
+    /// span hosts):
     /// the sites table shows each scope's hosts and the filter paper's TLP.
     pub domain_filter: bool,
 }

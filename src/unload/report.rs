@@ -17,17 +17,18 @@ pub struct Report {
 
 impl Report {
     /// The report of a crawl with `settings`.
-    pub fn new(settings: &Settings) -> Self {
+    pub fn new(settings: &Settings, implied: &crate::registry::Implied) -> Self {
         Report {
-            options: report_options(settings),
+            options: report_options(settings, implied),
         }
     }
 }
 
-/// The budget and its rule in words, for a budgeted crawl.
-pub fn report_options(settings: &Settings) -> ReportOptions {
+/// The budget and its rule in words, for a budgeted crawl; whether scopes span hosts (the
+/// URL filter's declared trait, from the registry).
+pub fn report_options(settings: &Settings, implied: &crate::registry::Implied) -> ReportOptions {
     ReportOptions {
-        domain_filter: settings.components.url_filter != "EmptyUAT",
+        domain_filter: implied.scopes_span_hosts,
         budget: (settings.bandit.is_budgeted()).then(|| {
             format!(
                 "PageBudget = {}, pages split by {}",
