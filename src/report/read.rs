@@ -130,6 +130,25 @@ fn num(r: &csv::StringRecord, i: Option<usize>) -> u64 {
     field(r, i).trim().parse().unwrap_or(0)
 }
 
+/// The columns of summary.csv read, by the names `unload::summary::COLUMNS` writes.
+const SUMMARY_READ: [&str; 15] = [
+    "Site",
+    "Folder",
+    "Pages",
+    "Arcs",
+    "ExternalLinks",
+    "BadLinks",
+    "Duplicates",
+    "MaxLevel",
+    "Seconds",
+    "State",
+    "Home",
+    "Fetched",
+    "Reward",
+    "Hosts",
+    "TLP",
+];
+
 /// Reads summary.csv.
 pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
     let name = path.display().to_string();
@@ -161,26 +180,7 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         reward,
         hosts,
         tlp,
-    ] = columns(
-        &header,
-        [
-            "Site",
-            "Folder",
-            "Pages",
-            "Arcs",
-            "ExternalLinks",
-            "BadLinks",
-            "Duplicates",
-            "MaxLevel",
-            "Seconds",
-            "State",
-            "Home",
-            "Fetched",
-            "Reward",
-            "Hosts",
-            "TLP",
-        ],
-    );
+    ] = columns(&header, SUMMARY_READ);
     if site.is_none() || folder.is_none() || pages.is_none() {
         return Err(ReadError::Format {
             path: name,
@@ -436,6 +436,17 @@ fn each_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_summary_column_read_is_one_the_crawl_writes() {
+        let written: Vec<&str> = crate::unload::summary::COLUMNS
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
+        for name in SUMMARY_READ {
+            assert!(written.contains(&name), "{name} is not written");
+        }
+    }
 
     #[test]
     fn a_site_whose_home_page_moved_says_where_in_its_state() {

@@ -8,24 +8,42 @@ pub use crate::data::summary::{SiteState, SiteSummary};
 use crate::gephi_csv::CsvOut;
 use crate::storage::write_atomic;
 
-/// summary.csv's columns.
-const HEADER: &[&str] = &[
-    "Site",
-    "Folder",
-    "Pages",
-    "Arcs",
-    "ExternalLinks",
-    "BadLinks",
-    "Duplicates",
-    "MaxLevel",
-    "Seconds",
-    "State",
-    "Home",
-    "Reason",
-    "Fetched",
-    "Reward",
-    "Hosts",
-    "TLP",
+/// A row's value in one column.
+pub(crate) enum Cell<'a> {
+    /// Quoted text.
+    Text(std::borrow::Cow<'a, str>),
+    /// A count.
+    Count(u64),
+    /// Written with one decimal (seconds, the TLP).
+    Tenths(f64),
+}
+
+/// How a column's value is read off a site's row.
+pub(crate) type Value = fn(&SiteSummary) -> Cell<'_>;
+
+fn text(s: &str) -> Cell<'_> {
+    Cell::Text(s.into())
+}
+
+/// summary.csv's columns, in order: the header and every row are written from this table
+/// (a new column is a line here; `report::read` reads columns by these names).
+pub(crate) const COLUMNS: &[(&str, Value)] = &[
+    ("Site", |r| text(&r.site)),
+    ("Folder", |r| text(&r.folder)),
+    ("Pages", |r| Cell::Count(r.pages as u64)),
+    ("Arcs", |r| Cell::Count(r.arcs as u64)),
+    ("ExternalLinks", |r| Cell::Count(r.external_links as u64)),
+    ("BadLinks", |r| Cell::Count(r.bad_links as u64)),
+    ("Duplicates", |r| Cell::Count(r.duplicates as u64)),
+    ("MaxLevel", |r| Cell::Count(u64::from(r.max_level))),
+    ("Seconds", |r| Cell::Tenths(r.seconds)),
+    ("State", |r| Cell::Text(r.state.to_string().into())),
+    ("Home", |r| text(&r.home)),
+    ("Reason", |r| text(&r.reason)),
+    ("Fetched", |r| Cell::Count(r.fetched)),
+    ("Reward", |r| Cell::Count(r.reward)),
+    ("Hosts", |r| Cell::Count(r.hosts as u64)),
+    ("TLP", |r| Cell::Tenths(r.tlp())),
 ];
 
 /// Writes summary.csv atomically.
@@ -40,7 +58,8 @@ pub fn write_summary_rows<R: Borrow<SiteSummary>>(
     rows: impl IntoIterator<Item = R>,
 ) -> io::Result<()> {
     write_atomic(path, |w| {
-        let mut csv = CsvOut::plain(w, HEADER)?;
+        let header: Vec<&str> = COLUMNS.iter().map(|(name, _)| *name).collect();
+        let mut csv = CsvOut::plain(w, &header)?;
         for r in rows {
             put_row(&mut csv, r.borrow())?;
         }
@@ -50,23 +69,14 @@ pub fn write_summary_rows<R: Borrow<SiteSummary>>(
 
 /// One row.
 fn put_row(csv: &mut CsvOut<'_>, r: &SiteSummary) -> io::Result<()> {
-    csv.text(&r.site)?
-        .text(&r.folder)?
-        .num(r.pages)?
-        .num(r.arcs)?
-        .num(r.external_links)?
-        .num(r.bad_links)?
-        .num(r.duplicates)?
-        .num(r.max_level)?
-        .raw(&format!("{:.1}", r.seconds))?
-        .text(&r.state.to_string())?
-        .text(&r.home)?
-        .text(&r.reason)?
-        .num(r.fetched)?
-        .num(r.reward)?
-        .num(r.hosts)?
-        .raw(&format!("{:.1}", r.tlp()))?
-        .end()
+    for (_, value) in COLUMNS {
+        match value(r) {
+            Cell::Text(t) => csv.text(&t)?,
+            Cell::Count(n) => csv.num(n)?,
+            Cell::Tenths(x) => csv.raw(&format!("{x:.1}"))?,
+        };
+    }
+    csv.end()
 }
 
 #[cfg(test)]
