@@ -30,17 +30,17 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 
 /// Bytes of page bodies held at once in each lane before a downloader waits to read another.
-pub const BODY_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const BODY_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Bodies longer than this wait only for each other: a page of megabytes is rare, and it no
 /// longer holds up the pages of tens of kilobytes.
-pub const LARGE_BODY: u64 = 1024 * 1024;
+pub(crate) const LARGE_BODY: u64 = 1024 * 1024;
 
 /// How often a waiting downloader looks whether it should stop waiting.
 const LOOK_AGAIN: Duration = Duration::from_millis(50);
 
 /// Which lane a body of `bytes` waits in: 0 ordinary, 1 large.
-pub fn lane(bytes: u64) -> usize {
+pub(crate) fn lane(bytes: u64) -> usize {
     usize::from(bytes > LARGE_BODY)
 }
 

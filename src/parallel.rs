@@ -7,7 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Calls `work(i)` for every `i` in `0..count`, on up to `threads` threads, this one
 /// included; returns when all are done. A thread that cannot be started leaves its share to
 /// the others.
-pub fn for_each_index(count: usize, threads: usize, name: &str, work: impl Fn(usize) + Sync) {
+pub(crate) fn for_each_index(
+    count: usize,
+    threads: usize,
+    name: &str,
+    work: impl Fn(usize) + Sync,
+) {
     let next = AtomicUsize::new(0);
     let run = || {
         loop {
@@ -30,7 +35,7 @@ pub fn for_each_index(count: usize, threads: usize, name: &str, work: impl Fn(us
 
 /// Runs `a` here and `b` on a thread named `name` side by side, and returns both results;
 /// if the thread cannot be started, `b` runs here after `a`. A panic in `b` goes on here.
-pub fn join<A, B>(name: &str, a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B)
+pub(crate) fn join<A, B>(name: &str, a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B)
 where
     B: Send,
 {

@@ -16,7 +16,7 @@
 use crate::robots::rfc9309::matches;
 
 /// The bad-link reason of a URL a line's patterns leave out.
-pub const EXCLUDED: &str = "excluded";
+pub(crate) const EXCLUDED: &str = "excluded";
 
 /// Largest `pages=` (as `MaxPagesPerSite`).
 const MAX_PAGES: u32 = 100_000_000;

@@ -273,7 +273,7 @@ impl Registry {
         });
         r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));
         r.register_unloader("ReportRU", |s, i| {
-            Box::new(crate::unload::Report::new(s, i))
+            Box::new(crate::unload::Report::new(s, i.scopes_span_hosts))
         });
         r.register_baseline(
             "AllSites",

@@ -24,7 +24,7 @@ const NON_HTML: &[&str] = &[
 
 /// The extension of the last path segment, if it is a known non-HTML one. Runs for every
 /// internal link: only the last six bytes are looked at, with no allocation.
-pub fn non_html_extension(path: &str) -> Option<&'static str> {
+pub(crate) fn non_html_extension(path: &str) -> Option<&'static str> {
     let bytes = path.as_bytes();
     // An extension of 1 to 5 characters: its dot is among the last six bytes, after the last /.
     let tail = &bytes[bytes.len().saturating_sub(6)..];
@@ -53,7 +53,7 @@ pub fn non_html_extension(path: &str) -> Option<&'static str> {
 
 /// The segment of `path` that occurs more than `max` times, if one does. Runs for every
 /// internal link: paths of up to 64 segments are checked without allocating.
-pub fn repeating_segment(path: &str, max: u32) -> Option<&str> {
+pub(crate) fn repeating_segment(path: &str, max: u32) -> Option<&str> {
     let segments = || path.split('/').filter(|s| !s.is_empty());
     let n = segments().count();
     if n <= max as usize {
@@ -95,7 +95,7 @@ pub struct RuleLimits {
 /// Why `url` is not fetched whatever the site says (a non-HTML extension, a repeating path
 /// segment, too many query parameters), as the reason of its bad link; `None` if it may be.
 /// One answer for links (the parsers) and redirect hops (the downloaders).
-pub fn refusal(url: &url::Url, limits: RuleLimits) -> Option<String> {
+pub(crate) fn refusal(url: &url::Url, limits: RuleLimits) -> Option<String> {
     if let Some(ext) = non_html_extension(url.path()) {
         Some(format!("not html (extension {ext})"))
     } else if let Some(seg) = repeating_segment(url.path(), limits.max_segment_repeats) {
@@ -109,7 +109,7 @@ pub fn refusal(url: &url::Url, limits: RuleLimits) -> Option<String> {
 /// The number of parameters of `url`'s query, if it has more than `max` (0: no limit).
 /// Faceted navigation makes one URL per combination of filters, each page linking to
 /// combinations with one filter more: an endless space in practice.
-pub fn too_many_parameters(url: &url::Url, max: u32) -> Option<usize> {
+pub(crate) fn too_many_parameters(url: &url::Url, max: u32) -> Option<usize> {
     let query = url.query()?;
     let n = query.split('&').filter(|p| !p.is_empty()).count();
     (max > 0 && n > max as usize).then_some(n)
@@ -118,7 +118,7 @@ pub fn too_many_parameters(url: &url::Url, max: u32) -> Option<usize> {
 /// The shape of a URL with digits in its path or query: the URL with every run of digits
 /// made one `0`, hashed (`/calendar/2024/05/` and `/calendar/2031/12/` have the same shape).
 /// `None` for a URL without digits there: a numbered sequence cannot run through it.
-pub fn trap_shape(url: &str) -> Option<u64> {
+pub(crate) fn trap_shape(url: &str) -> Option<u64> {
     let start = path_start(url);
     let rest = url.as_bytes().get(start..)?;
     if !rest.iter().any(u8::is_ascii_digit) {
@@ -143,7 +143,7 @@ pub fn trap_shape(url: &str) -> Option<u64> {
 
 /// A shape for people: the path and query of `url` with every run of digits written `N`
 /// (`/calendar/N/N/`).
-pub fn trap_pattern(url: &str) -> String {
+pub(crate) fn trap_pattern(url: &str) -> String {
     let rest = &url[path_start(url)..];
     let mut out = String::with_capacity(rest.len());
     let mut run = false;

@@ -2,8 +2,8 @@
 //! sites as people wrote them: `http://bücher.test`, not `http://xn--bcher-kva.test`.
 
 /// `n` and its noun, singular for one: `count(1, "scope")` is `1 scope`, `count(3, "scope")`
-/// `3 scopes` (the plural adds an `s`; [`count_with`] names another).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
+/// `3 scopes` (the plural adds an `s`).
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
     if n == 1 {
         format!("1 {noun}")
@@ -12,15 +12,9 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
-/// `n` and its noun, with the plural given: `count_with(2, "URL", "URLs")`.
-pub fn count_with(n: impl Into<u64>, singular: &str, plural: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
-
 /// The origin a site's home page ended on (summary.csv's `Home`), when it is not the listed
 /// origin `site`: the site moved there (`moved to …` in every table of states).
-pub fn moved_to<'a>(site: &str, home: &'a str) -> Option<&'a str> {
+pub(crate) fn moved_to<'a>(site: &str, home: &'a str) -> Option<&'a str> {
     let listed = site.trim_end_matches('/');
     let origin_end = home
         .find("://")
@@ -33,7 +27,7 @@ pub fn moved_to<'a>(site: &str, home: &'a str) -> Option<&'a str> {
 /// An origin (or URL) as people read it: an internationalised host (`xn--…` labels) in its
 /// Unicode form; anything else as it is. Result files keep the punycode, which every tool
 /// reads; the console shows what was written in hosts.txt.
-pub fn shown_origin(origin: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn shown_origin(origin: &str) -> std::borrow::Cow<'_, str> {
     let Some((scheme, rest)) = origin.split_once("://") else {
         return origin.into();
     };
@@ -57,8 +51,6 @@ mod tests {
         assert_eq!(count(1u32, "scope"), "1 scope");
         assert_eq!(count(0u32, "scope"), "0 scopes");
         assert_eq!(count(12u64, "page"), "12 pages");
-        assert_eq!(count_with(1u32, "entry", "entries"), "1 entry");
-        assert_eq!(count_with(2u32, "entry", "entries"), "2 entries");
     }
 
     #[test]

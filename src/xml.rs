@@ -2,7 +2,7 @@
 //! escaped, and the characters XML 1.0 forbids removed.
 
 /// Escapes for an XML attribute and removes characters XML 1.0 forbids.
-pub fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     let mut out = Vec::with_capacity(s.len());
     xml_into(s, &mut out);
     // Only whole characters were copied, so this is UTF-8.
@@ -10,7 +10,7 @@ pub fn xml(s: &str) -> String {
 }
 
 /// [`xml`] appended to a byte buffer; text needing no change is copied whole.
-pub fn xml_into(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn xml_into(s: &str, out: &mut Vec<u8>) {
     // 0xC2 leads C1 controls, 0xEF leads U+FFFE/U+FFFF: the slow path tells them apart from
     // the other characters they also lead.
     let plain = !s

@@ -97,7 +97,8 @@ impl WinsorUcb {
         self.index_with(arm, rate, self.pool.log_term())
     }
 
-    /// [`Self::index`] with the crawl's exploration term `l` given (one for every site).
+    /// A site's index (its estimate plus its bonus) with the crawl's exploration term `l`
+    /// given (one for every site).
     fn index_with(&self, arm: usize, rate: f64, l: f64) -> f64 {
         let s = &self.sites[arm];
         if s.pulls == 0 {

@@ -99,7 +99,7 @@ enum Sub {
         /// Where to write [default: settings.ini's ResultFolder]
         #[arg(long, value_name = "DIR")]
         to: Option<PathBuf>,
-        /// Seed origins of the scopes to write, e.g. http://www.example.edu (all if none).
+        /// Seed origins of the scopes to write, e.g. `http://www.example.edu` (all if none).
         #[arg(value_name = "ORIGIN")]
         scopes: Vec<String>,
     },

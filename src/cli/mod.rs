@@ -306,7 +306,7 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
     };
     let registry = Registry::builtin();
     let options = match settings.as_ref().map(|s| (s, registry.implied(s))) {
-        Some((s, Ok(implied))) => crate::unload::report_options(s, &implied),
+        Some((s, Ok(implied))) => crate::unload::report_options(s, implied.scopes_span_hosts),
         Some((_, Err(e))) => {
             eprintln!("error: {e}");
             return Exit::BadInput;

@@ -6,7 +6,7 @@
 //! local server, or another program, takes the same processors.
 
 /// Idle below this fraction of the processors' time: they are saturated.
-pub const SATURATED_BELOW: f64 = 0.25;
+pub(crate) const SATURATED_BELOW: f64 = 0.25;
 
 /// Weight of the newest period in the smoothed idle fraction [`CpuIdle::spare`] decides on.
 /// Its callers look every 100 ms, so it follows about the last half-second: one period of idle
@@ -17,7 +17,7 @@ const SMOOTHING: f64 = 0.2;
 
 /// Reads the machine's processor time, to tell idle fractions between two reads.
 #[derive(Debug, Default)]
-pub struct CpuIdle {
+pub(crate) struct CpuIdle {
     last: Option<Jiffies>,
     /// The idle fraction smoothed over the periods measured; `None` before the first.
     smoothed: Option<f64>,
@@ -31,7 +31,7 @@ struct Jiffies {
 
 impl CpuIdle {
     /// Starts measuring now.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         CpuIdle {
             last: read(),
             smoothed: None,
@@ -40,7 +40,7 @@ impl CpuIdle {
 
     /// The fraction of processor time idle since the last call (or since [`Self::new`]);
     /// `None` where the machine does not say (not Linux) or no time has passed.
-    pub fn idle_fraction(&mut self) -> Option<f64> {
+    pub(crate) fn idle_fraction(&mut self) -> Option<f64> {
         let now = read()?;
         let last = self.last.replace(now)?;
         let total = now.total.checked_sub(last.total)?;
@@ -51,7 +51,7 @@ impl CpuIdle {
     /// Whether the processors have had time to spare lately: the idle fraction of each period
     /// between calls, smoothed (starting from busy), at least [`SATURATED_BELOW`]. Unknown
     /// counts as yes: the other signals decide alone.
-    pub fn spare(&mut self) -> bool {
+    pub(crate) fn spare(&mut self) -> bool {
         let f = self.idle_fraction();
         self.smooth(f)
     }

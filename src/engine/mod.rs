@@ -20,7 +20,7 @@
 //! ([`PageParser`]), so the bookkeeping around them is written once.
 
 mod autoscale;
-pub mod cpu;
+pub(crate) mod cpu;
 mod download;
 mod env;
 mod evented;
@@ -33,8 +33,6 @@ use std::thread;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, bounded, select};
 use thiserror::Error;
-
-pub use saver::{FLUSH_INTERVAL, SYNC_INTERVAL};
 
 use crate::context::Context;
 use crate::fetch::Downloader;
@@ -49,7 +47,7 @@ use crate::stop::{STOP_GRACE, StopReason};
 
 /// A downloaded page and the lease of its task, on its way to a parser.
 #[derive(Debug)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// The task; dropping it gives back what it holds.
     pub lease: TaskLease,
     /// The page.
@@ -58,7 +56,7 @@ pub struct Fetched {
 
 /// The thread components of a crawl.
 #[derive(Debug, Clone, Copy)]
-pub struct Workers<'a> {
+pub(crate) struct Workers<'a> {
     /// `DownloadingThread`.
     pub downloader: &'a dyn Downloader,
     /// `ParsingThread`.
@@ -69,7 +67,7 @@ pub struct Workers<'a> {
 
 /// What the routine thread gets besides the log events.
 #[derive(Debug)]
-pub struct RoutineInputs<'a> {
+pub(crate) struct RoutineInputs<'a> {
     /// Ctrl+C presses.
     pub ctrl_c: Receiver<()>,
     /// The finishers, already started.
@@ -88,7 +86,7 @@ pub struct SpawnError(#[source] pub std::io::Error);
 /// Pages downloading or waiting for a parser at most: every downloader busy, and two pages
 /// queued per parser so that no parser waits for the network. It is also the channel's
 /// capacity, so handing a page to the parsers never blocks.
-pub fn page_buffer(settings: &Settings) -> usize {
+pub(crate) fn page_buffer(settings: &Settings) -> usize {
     settings.threads.max_downloaders() + 2 * settings.threads.parsing.get()
 }
 
@@ -196,7 +194,7 @@ impl<'scope> Downloaders<'scope, '_, '_> {
 }
 
 /// Runs the crawl's threads until the stop is requested and every thread has ended.
-pub fn run(
+pub(crate) fn run(
     ctx: &Context,
     workers: Workers<'_>,
     inputs: RoutineInputs<'_>,

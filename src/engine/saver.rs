@@ -13,9 +13,9 @@ use crate::stop::{PanicGuard, StopReason};
 use crate::storage::Durability;
 
 /// How often committed work reaches the journal file.
-pub const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 /// How often the journal is fsynced.
-pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Runs until the crawl stops.
 pub(super) fn run(ctx: &Context, checkpoint_every: Duration) {

@@ -23,7 +23,7 @@ pub(super) enum NodeKey {
 
 /// Links into one site of the network.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Inbound {
+pub(crate) struct Inbound {
     /// Distinct targets linking to it.
     pub targets: u32,
     /// Links from target pages (repeats counted).

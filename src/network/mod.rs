@@ -12,31 +12,30 @@
 //! - [`live`] — the totals while a crawl runs (the status page).
 
 mod aggregate;
-pub mod live;
-pub mod model;
-pub mod read;
+pub(crate) mod live;
+pub(crate) mod model;
+pub(crate) mod read;
 mod spill;
-pub mod targets;
-pub mod unit;
-pub mod write;
+pub(crate) mod targets;
+pub(crate) mod unit;
+pub(crate) mod write;
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use aggregate::Inbound;
-pub use model::{Network, NodeRow, Set};
-pub use targets::TargetScopes;
-pub use unit::{Subsets, Unit, registrable_domain};
+pub(crate) use model::{Network, NodeRow, Set};
+pub(crate) use targets::TargetScopes;
+pub(crate) use unit::{Subsets, Unit, registrable_domain};
 
 use crate::settings::Settings;
 
 /// The folder of the network's files, in the results folder.
-pub const NETWORK_DIR: &str = "network";
+pub(crate) const NETWORK_DIR: &str = "network";
 
 /// The network could not be built.
 #[derive(Debug, Error)]
-pub enum NetworkError {
+pub(crate) enum NetworkError {
     /// A file of the results folder is not what a crawl writes.
     #[error("{}{}: {why}", path.display(), if *line > 0 { format!(":{line}") } else { String::new() })]
     Input {
@@ -89,7 +88,7 @@ impl NetworkSpec {
 /// `results/network/`; with `prospects = Some(k)`, also `prospects.txt`: the accompanying
 /// sites at least `k` targets link to, as hosts.txt lines. Nothing is written unless every
 /// input file reads. The network returned holds its nodes; its arcs went to the files.
-pub fn build(
+pub(crate) fn build(
     results: &Path,
     spec: &NetworkSpec,
     prospects: Option<u32>,

@@ -8,7 +8,7 @@ use super::unit::Subsets;
 
 /// Which set a node is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Set {
+pub(crate) enum Set {
     /// A site of hosts.txt.
     Target,
     /// A site a target links to.
@@ -17,7 +17,7 @@ pub enum Set {
 
 impl Set {
     /// As nodes.csv writes it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Set::Target => "target",
             Set::Accompanying => "accompanying",
@@ -27,7 +27,7 @@ impl Set {
 
 /// A node of the network.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeRow {
+pub(crate) struct NodeRow {
     /// A target's `Site` (as summary.csv), an accompanying site's unit.
     pub label: String,
     /// Its set.
@@ -47,7 +47,7 @@ pub struct NodeRow {
 /// An arc between node ids (1-based, as nodes.csv's `Id`). 16 bytes, as the arcs counted,
 /// so that the arcs become edges in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct EdgeRow {
+pub(crate) struct EdgeRow {
     /// The source's id (a target).
     pub source: u32,
     /// The target's id.
@@ -60,7 +60,7 @@ pub struct EdgeRow {
 
 /// One class of the accompanying set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubsetRow {
+pub(crate) struct SubsetRow {
     /// Its name (`2-4`).
     pub name: String,
     /// Accompanying sites in it.
@@ -72,7 +72,7 @@ pub struct SubsetRow {
 /// The network: every node and subset, and arcs — all of them, or (read back for the
 /// report) those between the nodes a reader keeps; the totals count them all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Network {
+pub(crate) struct Network {
     /// Every node, in id order.
     pub nodes: Vec<NodeRow>,
     /// How many of them are targets (they come first).
@@ -175,7 +175,7 @@ impl Network {
     }
 
     /// Accompanying sites linked by at least `k` targets, most linked first.
-    pub fn prospects(&self, k: u32) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
+    pub(crate) fn prospects(&self, k: u32) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
         self.nodes
             .iter()
             .enumerate()

@@ -13,7 +13,10 @@ use crate::gephi_csv::gephi_unescape;
 
 /// Reads the network of results folder `results`, if it has one that reads, keeping the arcs
 /// between the nodes `keep` flags (it sees the nodes and subsets, the arcs not yet).
-pub fn read_network(results: &Path, keep: &dyn Fn(&Network) -> Vec<bool>) -> Option<Network> {
+pub(crate) fn read_network(
+    results: &Path,
+    keep: &dyn Fn(&Network) -> Vec<bool>,
+) -> Option<Network> {
     let dir = results.join(NETWORK_DIR);
     let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
     let num = |s: &str| s.trim().parse::<u64>().unwrap_or(0);

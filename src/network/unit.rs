@@ -8,7 +8,7 @@ use std::net::IpAddr;
 
 /// The registrable domain of `host` (lower case, as in URLs), or the host itself when it has
 /// none. The report's "registrable domains" are these too.
-pub fn registrable_domain(host: &str) -> &str {
+pub(crate) fn registrable_domain(host: &str) -> &str {
     let bare = host.trim_end_matches('.');
     if bare.starts_with('[') || bare.parse::<IpAddr>().is_ok() || !bare.contains('.') {
         return host;

@@ -13,7 +13,7 @@ use crate::storage::replace_file;
 use crate::xml::xml_into;
 
 /// The columns of nodes.csv.
-pub const NODE_HEADER: [&str; 10] = [
+pub(crate) const NODE_HEADER: [&str; 10] = [
     "Id",
     "Label",
     "Set",
@@ -27,7 +27,7 @@ pub const NODE_HEADER: [&str; 10] = [
 ];
 
 /// The columns of edges.csv.
-pub const EDGE_HEADER: [&str; 5] = ["Source", "Target", "Type", "Weight", "Pages"];
+pub(crate) const EDGE_HEADER: [&str; 5] = ["Source", "Target", "Type", "Weight", "Pages"];
 
 /// Writes every file of `net` into `dir`, its arcs read back from `arcs` with their ids;
 /// `prospects` lines (when asked for) into prospects.txt.

@@ -24,7 +24,7 @@ use std::time::{Instant, SystemTime};
 use parking_lot::Mutex;
 use thiserror::Error;
 
-pub use read::ReadError;
+pub(crate) use read::ReadError;
 pub(crate) use read::{SummaryRow, read_summary};
 
 use html::escape;
@@ -32,11 +32,11 @@ use read::{SiteFigures, Want, read_site};
 use sections::{across, external, overview, site_section, sites_table, yields};
 
 /// The report's file name in the results folder.
-pub const REPORT_FILE: &str = "report.html";
+pub(crate) const REPORT_FILE: &str = "report.html";
 
 /// Sites that get a section of their own (the most pages first): beyond that, a page
 /// of 4,000 sections would be neither readable nor small; every site stays in the table.
-pub const MAX_SECTIONS: usize = 50;
+pub(crate) const MAX_SECTIONS: usize = 50;
 /// Entries of each top list (external hosts, domains, most linked pages).
 const TOP: usize = 20;
 /// Yield curves drawn (the sites with most reward).
@@ -56,7 +56,7 @@ pub struct ReportOptions {
 
 /// What was written.
 #[derive(Debug, Clone)]
-pub struct ReportFacts {
+pub(crate) struct ReportFacts {
     /// The file.
     pub path: PathBuf,
     /// Sites in it.
@@ -69,7 +69,7 @@ pub struct ReportFacts {
 
 /// Why no report was written.
 #[derive(Debug, Error)]
-pub enum ReportError {
+pub(crate) enum ReportError {
     /// summary.csv is missing or not rccrawler's.
     #[error("{0} (is this a results folder of rccrawler?)")]
     Summary(#[from] ReadError),
@@ -86,7 +86,10 @@ pub enum ReportError {
 
 /// Reads `results` (its summary.csv and the folders it names) and writes
 /// `results/report.html` atomically.
-pub fn write_report(results: &Path, options: &ReportOptions) -> Result<ReportFacts, ReportError> {
+pub(crate) fn write_report(
+    results: &Path,
+    options: &ReportOptions,
+) -> Result<ReportFacts, ReportError> {
     let started = Instant::now();
     let rows = read_summary(&results.join("summary.csv"))?;
     let (sectioned, curves) = plan(&rows);

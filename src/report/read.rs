@@ -90,7 +90,7 @@ pub(crate) const CURVE_POINTS: usize = 200;
 
 /// Why summary.csv cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The file could not be opened or read.
     #[error("cannot read {path}: {source}")]
     Io {

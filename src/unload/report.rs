@@ -17,18 +17,18 @@ pub struct Report {
 
 impl Report {
     /// The report of a crawl with `settings`.
-    pub fn new(settings: &Settings, implied: &crate::registry::Implied) -> Self {
+    pub fn new(settings: &Settings, scopes_span_hosts: bool) -> Self {
         Report {
-            options: report_options(settings, implied),
+            options: report_options(settings, scopes_span_hosts),
         }
     }
 }
 
-/// The budget and its rule in words, for a budgeted crawl; whether scopes span hosts (the
-/// URL filter's declared trait, from the registry).
-pub fn report_options(settings: &Settings, implied: &crate::registry::Implied) -> ReportOptions {
+/// The budget and its rule in words, for a budgeted crawl; `scopes_span_hosts`: what the
+/// registry says the URL filter declares (`registry::Implied`).
+pub fn report_options(settings: &Settings, scopes_span_hosts: bool) -> ReportOptions {
     ReportOptions {
-        domain_filter: implied.scopes_span_hosts,
+        domain_filter: scopes_span_hosts,
         budget: (settings.bandit.is_budgeted()).then(|| {
             format!(
                 "PageBudget = {}, pages split by {}",

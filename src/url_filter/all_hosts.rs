@@ -12,7 +12,7 @@ use crate::sites::{SiteKind, SiteView, Sites};
 
 /// Every host of every link.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AllHosts;
+pub(crate) struct AllHosts;
 
 impl UrlFilter for AllHosts {
     fn plan(&mut self, seeds: &[Origin]) -> Vec<SeedPlan> {

@@ -9,7 +9,7 @@ use crate::sites::{SiteView, Sites};
 
 /// Internal = on one of the origins of the page's site.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SeedSiteOnly;
+pub(crate) struct SeedSiteOnly;
 
 impl UrlFilter for SeedSiteOnly {
     fn scope_site(&self, from: &SiteView<'_>, url: &Url, _sites: &Sites) -> Option<SiteId> {

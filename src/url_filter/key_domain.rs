@@ -26,14 +26,17 @@ pub enum KeyDomainSource {
 
 /// Derives key domains from seed hosts.
 #[derive(Debug, Clone)]
-pub struct KeyDomains {
+pub(crate) struct KeyDomains {
     source: KeyDomainSource,
     common: LabelTrie,
 }
 
 impl KeyDomains {
     /// With `source`, and `common` labels for [`KeyDomainSource::Labels`].
-    pub fn new<'a>(source: KeyDomainSource, common: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn new<'a>(
+        source: KeyDomainSource,
+        common: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
         KeyDomains {
             source,
             common: common
@@ -49,7 +52,7 @@ impl KeyDomains {
     }
 
     /// The key domains of `host` (lower-case, as in URLs), in label order.
-    pub fn of(&self, host: &str) -> Vec<String> {
+    pub(crate) fn of(&self, host: &str) -> Vec<String> {
         let host = host.trim_end_matches('.');
         if host.is_empty() || host.parse::<IpAddr>().is_ok() || host.starts_with('[') {
             return Vec::new();

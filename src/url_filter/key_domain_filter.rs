@@ -18,7 +18,7 @@ use crate::sites::{SiteKind, SiteView, Sites};
 
 /// The domain-name link filter.
 #[derive(Debug)]
-pub struct KeyDomainFilter {
+pub(crate) struct KeyDomainFilter {
     domains: KeyDomains,
     /// Each planned scope's key domains, by its first seed.
     planned: Vec<(usize, LabelTrie)>,
@@ -30,7 +30,7 @@ pub struct KeyDomainFilter {
 
 impl KeyDomainFilter {
     /// Key domains by `domains`; pages out of scope kept by `topic`, if given.
-    pub fn new(domains: KeyDomains, topic: Option<Topic>) -> Self {
+    pub(crate) fn new(domains: KeyDomains, topic: Option<Topic>) -> Self {
         KeyDomainFilter {
             domains,
             planned: Vec::new(),

@@ -9,16 +9,16 @@
 
 mod all_hosts;
 mod empty;
-pub mod key_domain;
+pub(crate) mod key_domain;
 mod key_domain_filter;
-pub mod topic;
-pub mod trie;
+pub(crate) mod topic;
+pub(crate) mod trie;
 
 use std::fmt::Debug;
 
-pub use all_hosts::AllHosts;
-pub use empty::SeedSiteOnly;
-pub use key_domain_filter::KeyDomainFilter;
+pub(crate) use all_hosts::AllHosts;
+pub(crate) use empty::SeedSiteOnly;
+pub(crate) use key_domain_filter::KeyDomainFilter;
 use url::Url;
 
 use crate::ids::{ScopeId, SiteId};

@@ -4,10 +4,9 @@
 
 /// A set of labels (lower-case ASCII or punycode, as URL hosts are).
 #[derive(Debug, Clone, Default)]
-pub struct LabelTrie {
+pub(crate) struct LabelTrie {
     /// Node 0 is the root; each node's children by byte, sorted.
     nodes: Vec<Node>,
-    len: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -18,15 +17,14 @@ struct Node {
 
 impl LabelTrie {
     /// An empty set.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         LabelTrie {
             nodes: vec![Node::default()],
-            len: 0,
         }
     }
 
     /// Adds `label` (an empty label is ignored).
-    pub fn insert(&mut self, label: &str) {
+    pub(crate) fn insert(&mut self, label: &str) {
         if label.is_empty() {
             return;
         }
@@ -43,14 +41,11 @@ impl LabelTrie {
             };
             at = next;
         }
-        if !self.nodes[at].end {
-            self.nodes[at].end = true;
-            self.len += 1;
-        }
+        self.nodes[at].end = true;
     }
 
     /// Whether `label` is in the set.
-    pub fn contains(&self, label: &str) -> bool {
+    pub(crate) fn contains(&self, label: &str) -> bool {
         let mut at = 0usize;
         for &b in label.as_bytes() {
             match self.nodes[at].children.binary_search_by_key(&b, |c| c.0) {
@@ -62,28 +57,20 @@ impl LabelTrie {
     }
 
     /// Whether any label of `host` (dot-separated) is in the set.
-    pub fn any_label_of(&self, host: &str) -> bool {
+    pub(crate) fn any_label_of(&self, host: &str) -> bool {
         host.split('.').any(|l| self.contains(l))
     }
 
-    /// Labels stored.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no label is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The labels, sorted.
-    pub fn labels(&self) -> Vec<String> {
-        let mut out = Vec::with_capacity(self.len);
+    /// The labels, sorted (what the tests compare with the paper's figure).
+    #[cfg(test)]
+    fn labels(&self) -> Vec<String> {
+        let mut out = Vec::new();
         let mut path = Vec::new();
         self.walk(0, &mut path, &mut out);
         out
     }
 
+    #[cfg(test)]
     fn walk(&self, at: usize, path: &mut Vec<u8>, out: &mut Vec<String>) {
         if self.nodes[at].end {
             out.push(String::from_utf8_lossy(path).into_owned());
@@ -116,7 +103,6 @@ mod tests {
         let t: LabelTrie = ["a", "b", "ab", "abd", "bcd", "hf", "hfm"]
             .into_iter()
             .collect();
-        assert_eq!(t.len(), 7);
         for l in ["a", "b", "ab", "abd", "bcd", "hf", "hfm"] {
             assert!(t.contains(l), "{l}");
         }

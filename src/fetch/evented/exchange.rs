@@ -120,7 +120,7 @@ pub(super) fn origin_key(url: &url::Url) -> u64 {
 }
 
 /// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
-/// [`REQUEST_BUFFER_BYTES`]) is written into and kept: a fresh zeroed one for every request was
+/// [`REQUEST_BUFFER_BYTES`](crate::fetch::client::REQUEST_BUFFER_BYTES)) is written into and kept: a fresh zeroed one for every request was
 /// a memset of 16 KiB a page.
 pub(super) fn prepare(
     url: &NormUrl,

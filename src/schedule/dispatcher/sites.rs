@@ -1,7 +1,7 @@
 //! The sites the dispatcher looks at: registered when their scope opens (or when a link finds
 //! a host a multi-host filter puts in scope), woken when their frontiers get URLs, backed off,
 //! suspended, retired with their scope and released once it is written. Each call locks once
-//! and leaves the decision to the site's [`SiteGate`](super::gate::SiteGate).
+//! and leaves the decision to the site's [`SiteGate`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
