@@ -539,7 +539,7 @@ pub const KEYS: &[KeyDef] = &[
         "TrapPatternUrls",
         "1000",
         int(0, 100_000_000),
-        "Trap detection for numbered URLs that branch (a calendar whose days link to the next day, month and year, a listing whose pages link every numbered sort and view): a pattern's URLs (as for TrapLevels) are not fetched more than 10 levels below the level where the pattern passed this many URLs. A real site's numbered pages, however many, lie within a few levels of that point, and an archive at one level is never cut; summary.csv names the pattern cut. 0: off."
+        "Trap detection for numbered URLs that branch (a calendar whose days link to the next day, month and year, a listing whose pages link every numbered sort and view): a pattern's URLs (as for TrapLevels) are not fetched once the pattern has more than this many URLs two levels up and its new URLs per level have stayed flat (within a tenth, six levels in a row, 16 or more a level), as a lattice does for ever and a real site, whose count grows, peaks and runs out, does not. An archive at one level is never cut; summary.csv names the pattern cut. 0: off."
     ),
     key!(
         "Sites",

@@ -6,12 +6,16 @@
 //!
 //! That rule bounds a chain, not a tree: a calendar whose every day links to the next and
 //! previous day, month and year holds 19,000 URLs within 30 levels, 730 more each level. So
-//! a shape is also cut by its size (`TrapPatternUrls`): its URLs are not fetched more than
-//! [`BRANCH_LEVELS`] levels below the level where it passed that many URLs. A real site, even
-//! a big one of numbered pages, is finite: once it has thousands of URLs known, the rest of it
-//! lies a few levels further (a random web of 100,000 pages with two to eight links a page:
-//! about six, its last stragglers included), while a trap keeps growing; and a large archive
-//! at one level (thousands of numbered articles on one page) is never cut.
+//! a shape is also cut by its size and its *flatness* (`TrapPatternUrls`): once it has more
+//! than that many URLs two levels up, and its URLs per level have stayed flat — each level's
+//! count within a tenth of the one before, for [`FLAT_LEVELS`] levels of 16 URLs or more, and
+//! not shrinking over them — its deeper URLs are not fetched. A trap is a lattice: its count per level stays the same (730 days a level) or
+//! grows slowly, without end. A real site of numbered pages, however many, is a random graph
+//! that doubles its count level after level, then runs out within a few levels (a generated
+//! web of 100,000 pages with one to three links a page: 2,293, 4,306, 7,388, 11,481, 14,787,
+//! 14,737, 10,949, 6,239 … pages a level — never flat for long); an archive at one level has
+//! one level. A first rule, "ten levels below the level that passed 1,000 URLs", cut that web
+//! (79,631 pages to 74,569).
 //!
 //! Both rules are ones of levels, so they can be replayed: the written graph ([`super::graph`]) and
 //! the yields ([`super::yields`]) apply it in breadth-first order with [`TrapReplay`], where
@@ -28,9 +32,14 @@ use crate::url_rules::{trap_pattern, trap_shape};
 /// The shape id of a URL without digits (never cut) or of an external URL.
 pub(super) const NO_SHAPE: u32 = u32::MAX;
 
-/// How many levels below the level where a shape passed `TrapPatternUrls` URLs its URLs are
-/// still fetched.
-pub(super) const BRANCH_LEVELS: u32 = 10;
+/// How many levels in a row a shape's count per level must have stayed flat (each within a
+/// tenth of the level before) to be cut: a random site's count peaks over two or three such
+/// levels (267, 270, 282, 267 on a site of one or two links a page, after growing a third a
+/// level), a lattice stays flat for ever.
+pub(super) const FLAT_LEVELS: u32 = 6;
+
+/// The fewest URLs a level of a flat shape holds.
+const FLAT_MIN: u64 = 16;
 
 /// The trap rules of a scope (`TrapLevels`, `TrapPatternUrls`; 0 turns either off); saved
 /// with the scope, so that a replay cuts what the crawl cut.
@@ -38,23 +47,42 @@ pub(super) const BRANCH_LEVELS: u32 = 10;
 pub struct TrapRules {
     /// A shape's URLs more than this many levels below its shallowest are cut.
     pub levels: u32,
-    /// A shape's URLs more than 10 levels (`BRANCH_LEVELS`) below the level where it passed this
-    /// many URLs are cut.
+    /// A shape with more than this many URLs two levels up, whose count per level has stayed
+    /// flat ([`FLAT_LEVELS`]), is cut.
     pub pattern_urls: u32,
 }
 
 impl TrapRules {
     /// Whether a URL at `level`, of a shape whose shallowest URL is at `first`, of which
-    /// `total` URLs are known, `up_to(l)` of them at levels `0..=l`, is kept.
-    fn keeps(self, level: u32, first: u32, total: u32, up_to: impl Fn(u32) -> u32) -> bool {
+    /// `total` URLs are known, `levels` of them per level, is kept. Only levels two up or more
+    /// are looked at (all known when a level is decided breadth-first), and for flatness three
+    /// up or more (a live crawl may still be parsing pages of the level before).
+    fn keeps(self, level: u32, first: u32, total: u32, levels: &Histogram) -> bool {
         if self.levels > 0 && level > first.saturating_add(self.levels) {
             return false;
         }
-        self.pattern_urls == 0
-            || total <= self.pattern_urls
-            || level
-                .checked_sub(BRANCH_LEVELS)
-                .is_none_or(|above| up_to(above) <= self.pattern_urls)
+        if self.pattern_urls == 0 || total <= self.pattern_urls {
+            return true;
+        }
+        let (Some(two_up), Some(last)) = (level.checked_sub(2), level.checked_sub(3)) else {
+            return true;
+        };
+        if levels.up_to(two_up) <= self.pattern_urls || last < FLAT_LEVELS {
+            return true;
+        }
+        // Flat: each level within a tenth of the one before, at least `FLAT_MIN` URLs each
+        // (a random site's last levels hold a few stragglers each, 5, 5, 3, 2, 2), and not
+        // shrinking over the window (a sparse site's tail shrinks slowly, a tenth a level).
+        let first_flat = last + 1 - FLAT_LEVELS;
+        let steady = (first_flat..=last).all(|l| {
+            let (before, now) = (u64::from(levels.at(l - 1)), u64::from(levels.at(l)));
+            before >= FLAT_MIN && 11 * now >= 10 * before && 10 * now <= 11 * before
+        });
+        let (start, end) = (
+            u64::from(levels.at(first_flat - 1)),
+            u64::from(levels.at(last)),
+        );
+        !(steady && 20 * end >= 19 * start)
     }
 }
 
@@ -80,6 +108,11 @@ impl Histogram {
             *n = n.saturating_sub(1);
             self.total = self.total.saturating_sub(1);
         }
+    }
+
+    /// URLs at `level`.
+    fn at(&self, level: u32) -> u32 {
+        self.at.get(level as usize).copied().unwrap_or(0)
     }
 
     /// URLs at levels `0..=level`.
@@ -144,7 +177,7 @@ impl Shapes {
         match self.of.get(id as usize) {
             Some(&s) if s != NO_SHAPE => {
                 let h = &self.levels[s as usize];
-                rules.keeps(level, self.min_level[s as usize], h.total, |l| h.up_to(l))
+                rules.keeps(level, self.min_level[s as usize], h.total, h)
             }
             _ => true,
         }
@@ -251,7 +284,7 @@ impl<'g> TrapReplay<'g> {
         }
         let first = self.first[s as usize];
         let h = &self.levels[s as usize];
-        if rules.keeps(level, first, h.total, |l| h.up_to(l)) {
+        if rules.keeps(level, first, h.total, h) {
             return true;
         }
         let by_depth = rules.levels > 0 && level > first.saturating_add(rules.levels);
@@ -296,42 +329,59 @@ mod tests {
         pattern_urls: 100,
     };
 
-    #[test]
-    fn the_size_rule_cuts_ten_levels_below_the_level_where_the_shape_passed_its_bound() {
+    /// A histogram with `counts[l]` URLs at level `l`.
+    fn levels(counts: &[u32]) -> Histogram {
         let mut h = Histogram::default();
-        // 30 URLs at each of levels 3 to 40: more than 100 down to level 6.
-        for level in 3..=40 {
-            for _ in 0..30 {
-                h.add(level);
-            }
+        for (l, &n) in counts.iter().enumerate() {
+            (0..n).for_each(|_| h.add(l as u32));
         }
-        let keeps = |level| SIZE.keeps(level, 3, h.total, |l| h.up_to(l));
-        assert!((0..=6 + BRANCH_LEVELS - 1).all(keeps));
-        assert!(!keeps(6 + BRANCH_LEVELS));
-        assert!(!keeps(40));
-        // A shape with few URLs is never cut by its size, at any depth.
-        let mut small = Histogram::default();
-        (0..100).for_each(|l| small.add(l));
-        assert!(SIZE.keeps(99, 0, small.total, |l| small.up_to(l)));
-        // 100 URLs down to some level is not more than the bound.
-        let mut at_bound = Histogram::default();
-        (0..100).for_each(|_| at_bound.add(1));
-        at_bound.add(40);
-        assert!(SIZE.keeps(40, 1, at_bound.total, |l| at_bound.up_to(l)));
-        at_bound.add(1);
-        assert!(!SIZE.keeps(40, 1, at_bound.total, |l| at_bound.up_to(l)));
-        // Off: nothing is cut.
-        let off = TrapRules::default();
-        assert!(off.keeps(1_000, 0, h.total, |l| h.up_to(l)));
+        h
     }
 
     #[test]
-    fn a_large_archive_at_one_level_is_never_cut() {
-        let mut h = Histogram::default();
-        (0..50_000).for_each(|_| h.add(2));
-        assert!(SIZE.keeps(2, 2, h.total, |l| h.up_to(l)));
-        // Its pages' own numbered links, further down, are kept within ten levels.
-        assert!(SIZE.keeps(2 + BRANCH_LEVELS - 1, 2, h.total, |l| h.up_to(l)));
+    fn a_flat_shape_past_its_bound_is_cut_two_levels_below() {
+        // A lattice: 30 new URLs a level from level 3 on. More than 100 down to level 6.
+        let mut counts = vec![0, 0, 0];
+        counts.extend([30; 38]);
+        let h = levels(&counts);
+        let keeps = |level| SIZE.keeps(level, 3, h.total, &h);
+        // Level 12: 300 URLs down to level 10 (two up); flat from level 3 to 9 (three up: six
+        // levels each within a tenth of the one before).
+        assert!((0..=11).all(keeps));
+        assert!(!keeps(12));
+        assert!(!keeps(40));
+        // Off: nothing is cut.
+        assert!(TrapRules::default().keeps(1_000, 0, h.total, &h));
+        // At the bound is not past it.
+        let mut at_bound = vec![0];
+        at_bound.extend([20; 5]);
+        let h = levels(&at_bound);
+        assert!(SIZE.keeps(7, 1, h.total, &h));
+    }
+
+    #[test]
+    fn a_growing_site_that_runs_out_is_never_cut() {
+        // The generated web of one to three links a page (module docs), its shape per level.
+        let web = [
+            0, 2, 5, 7, 10, 22, 37, 74, 152, 298, 591, 1190, 2293, 4306, 7388, 11481, 14787, 14737,
+            10949, 6239, 2800, 900, 300, 90, 30, 10, 3, 1, 1,
+        ];
+        let h = levels(&web);
+        let rules = TrapRules {
+            levels: 0,
+            pattern_urls: 1_000,
+        };
+        assert!((0..=30).all(|l| rules.keeps(l, 1, h.total, &h)));
+        // One or two links a page: a plateau near the peak, a long thin tail.
+        let sparse = [
+            0, 1, 2, 4, 6, 7, 10, 14, 20, 28, 38, 56, 76, 102, 134, 182, 231, 267, 270, 282, 267,
+            238, 186, 150, 106, 67, 48, 27, 18, 15, 10, 10, 7, 5, 5, 5, 3, 2, 2, 2, 2, 2, 4,
+        ];
+        let h = levels(&sparse);
+        assert!((0..=45).all(|l| SIZE.keeps(l, 1, h.total, &h)));
+        // An archive at one level, and what its pages link a level further.
+        let h = levels(&[0, 1, 50_000, 5_000]);
+        assert!((0..=5).all(|l| SIZE.keeps(l, 1, h.total, &h)));
     }
 
     #[test]
@@ -341,8 +391,8 @@ mod tests {
             pattern_urls: 100,
         };
         let h = Histogram::default();
-        assert!(both.keeps(7, 2, 0, |l| h.up_to(l)));
-        assert!(!both.keeps(8, 2, 0, |l| h.up_to(l)));
+        assert!(both.keeps(7, 2, 0, &h));
+        assert!(!both.keeps(8, 2, 0, &h));
     }
 
     #[test]
@@ -352,24 +402,28 @@ mod tests {
             levels: 0,
             pattern_urls: 3,
         };
-        for i in 0..5 {
-            s.push(Some(&format!("http://a.test/c/{i}")));
+        // 16 URLs at each of levels 1 to 10, one at level 11: cut (more than 3 two levels up,
+        // flat from level 3 to 8).
+        for l in 1..=10 {
+            for k in 0..16 {
+                s.push(Some(&format!("http://a.test/c/{l}/{k}")));
+                s.lowered(s.of.len() as u32 - 1, NO_LEVEL, l);
+            }
         }
-        // Four URLs at level 1, one at level 30: cut (more than 3 down to level 20).
-        for id in 0..4 {
-            s.lowered(id, NO_LEVEL, 1);
-        }
-        s.lowered(4, NO_LEVEL, 30);
-        assert!(!s.admits(4, 30, rules));
-        // Its level falls to within ten levels of level 1: kept, and counted once.
-        s.lowered(4, 30, 10);
-        assert!(s.admits(4, 10, rules));
-        assert_eq!(s.levels[0].total, 5);
-        assert_eq!(s.levels[0].up_to(9), 4);
-        assert_eq!(s.levels[0].up_to(10), 5);
+        s.push(Some("http://a.test/c/11/0"));
+        let deep = s.of.len() as u32 - 1;
+        s.lowered(deep, NO_LEVEL, 11);
+        assert!(!s.admits(deep, 11, rules));
+        // Its level falls to 3: too few levels above it to be flat; kept, and counted once.
+        s.lowered(deep, 11, 3);
+        assert!(s.admits(deep, 3, rules));
+        assert_eq!(s.levels[0].total, 161);
+        assert_eq!(s.levels[0].at(3), 17);
+        assert_eq!(s.levels[0].at(11), 0);
         // A URL without digits has no shape and is never cut.
         s.push(Some("http://a.test/about"));
-        s.lowered(5, NO_LEVEL, 500);
-        assert!(s.admits(5, 500, rules));
+        let about = s.of.len() as u32 - 1;
+        s.lowered(about, NO_LEVEL, 500);
+        assert!(s.admits(about, 500, rules));
     }
 }
