@@ -112,6 +112,29 @@ fn a_branching_calendar_is_cut_by_its_size_and_named() {
         !c.report.sites.is_empty(),
         "the console's table has the site"
     );
+    // The cut is one of levels, replayed breadth-first: one downloader or eight, and the
+    // other downloader, write the same files.
+    let folder = format!("a.test_{}", web.port());
+    let files = common::result_bytes(&c.results().join(&folder));
+    for extra in [
+        [
+            ("DownloadingThreadsCount", "8"),
+            ("DownloadingThread", "DT1"),
+        ],
+        [
+            ("DownloadingThreadsCount", "1"),
+            ("DownloadingThread", "DT0"),
+        ],
+    ] {
+        let mut settings = vec![("TrapLevels", "0"), ("TrapPatternUrls", "300")];
+        settings.extend(extra);
+        let again = crawl_with(&web, &settings);
+        assert_eq!(
+            common::result_bytes(&again.results().join(&folder)),
+            files,
+            "{extra:?}"
+        );
+    }
 }
 
 #[test]
