@@ -948,14 +948,7 @@ fn status_serve_shows_a_shared_crawl_from_its_database() {
         }
     }
     // Ctrl+C ends it cleanly.
-    let pid = serve.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::signal(&serve, "INT");
     let status = wait(&mut serve, Duration::from_secs(10), watcher.path());
     assert_eq!(status.code(), Some(0), "{}", output(watcher.path()));
 }

@@ -339,13 +339,6 @@ fn a_crawl_with_serve_keeps_its_page_up_after_it_ends_until_ctrl_c() {
         "it serves until Ctrl+C"
     );
     assert!(get(port, "/status.json").is_some());
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::signal(&child, "INT");
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }

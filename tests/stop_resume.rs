@@ -103,14 +103,6 @@ fn wait_for_requests(web: &TestWeb, before: usize, n: usize) {
     }
 }
 
-fn signal(child: &Child, name: &str) {
-    let ok = Command::new("kill")
-        .args([format!("-{name}"), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-}
-
 type Files = common::ResultBytes;
 
 /// Crawls the web without interruption (in-process) and returns its files and how many
@@ -250,7 +242,7 @@ fn sigint_and_sigterm_stop_cleanly_and_the_crawl_continues() {
         let before = web.server.requests().len();
         let mut child = start(dir.path(), run + 1);
         wait_for_requests(&web, before, total * fraction / 10 / (run + 1));
-        signal(&child, sig);
+        common::signal(&child, sig);
         let status = wait(&mut child, Duration::from_secs(30));
         let (out, err) = output(dir.path(), run + 1);
         assert_eq!(status.code(), Some(0), "SIG{sig}: {err}");

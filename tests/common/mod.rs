@@ -395,6 +395,15 @@ pub fn run_binary(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Sends signal `name` (`INT`, `TERM`, …) to a child process.
+pub fn signal(child: &std::process::Child, name: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([format!("-{name}"), child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(ok.success(), "kill -{name} failed");
+}
+
 /// A loopback port nothing listens on now (for a status page, or a connection refused).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
