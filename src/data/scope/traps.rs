@@ -86,37 +86,65 @@ impl TrapRules {
     }
 }
 
-/// How many URLs of one shape lie at each level.
+/// How many URLs of one shape lie at each level. Most shapes have one URL (a word and a
+/// number seen once): while a shape has one, its level is kept in place and nothing is
+/// allocated for it.
 #[derive(Debug, Default, Clone)]
 struct Histogram {
+    /// Per level, its URLs; empty while the shape has at most one URL.
     at: Vec<u32>,
     total: u32,
+    /// The level of the one URL, while `at` is empty.
+    single: u32,
 }
 
 impl Histogram {
-    fn add(&mut self, level: u32) {
+    fn bump(&mut self, level: u32) {
         let l = level as usize;
         if self.at.len() <= l {
             self.at.resize(l + 1, 0);
         }
         self.at[l] += 1;
+    }
+
+    fn add(&mut self, level: u32) {
+        if self.total == 0 {
+            self.single = level;
+        } else {
+            if self.at.is_empty() {
+                self.bump(self.single);
+            }
+            self.bump(level);
+        }
         self.total += 1;
     }
 
     fn remove(&mut self, level: u32) {
-        if let Some(n) = self.at.get_mut(level as usize) {
-            *n = n.saturating_sub(1);
-            self.total = self.total.saturating_sub(1);
+        if self.at.is_empty() {
+            if self.total == 1 && self.single == level {
+                self.total = 0;
+            }
+        } else if let Some(n) = self.at.get_mut(level as usize)
+            && *n > 0
+        {
+            *n -= 1;
+            self.total -= 1;
         }
     }
 
     /// URLs at `level`.
     fn at(&self, level: u32) -> u32 {
+        if self.at.is_empty() {
+            return u32::from(self.total == 1 && self.single == level);
+        }
         self.at.get(level as usize).copied().unwrap_or(0)
     }
 
     /// URLs at levels `0..=level`.
     fn up_to(&self, level: u32) -> u32 {
+        if self.at.is_empty() {
+            return u32::from(self.total == 1 && self.single <= level);
+        }
         let end = (level as usize + 1).min(self.at.len());
         self.at[..end].iter().sum()
     }
@@ -382,6 +410,25 @@ mod tests {
         // An archive at one level, and what its pages link a level further.
         let h = levels(&[0, 1, 50_000, 5_000]);
         assert!((0..=5).all(|l| SIZE.keeps(l, 1, h.total, &h)));
+    }
+
+    #[test]
+    fn a_histogram_of_one_url_allocates_nothing_and_counts_the_same() {
+        let mut h = Histogram::default();
+        h.add(4);
+        assert!(h.at.is_empty());
+        assert_eq!((h.at(4), h.up_to(3), h.up_to(4), h.total), (1, 0, 1, 1));
+        h.remove(4);
+        h.add(2);
+        assert_eq!((h.at(2), h.at(4), h.total), (1, 0, 1));
+        h.add(5);
+        assert_eq!(
+            (h.at(2), h.at(5), h.up_to(4), h.up_to(5), h.total),
+            (1, 1, 1, 2, 2)
+        );
+        h.remove(2);
+        h.remove(2);
+        assert_eq!((h.at(2), h.at(5), h.total), (0, 1, 1));
     }
 
     #[test]
