@@ -44,6 +44,13 @@ pub type DataManagerCtor = Arc<dyn Fn(&Settings) -> Result<DataLayer, AppError> 
 /// fail).
 pub type DownloaderCtor =
     Arc<dyn Fn(&Settings) -> Result<Arc<dyn Downloader>, AppError> + Send + Sync>;
+/// What a `DownloadingThread` name builds: a downloader of one request per thread (any
+/// registered one), or the event-driven downloader, whose loop the engine runs itself.
+enum DownloaderEntry {
+    Blocking(DownloaderCtor),
+    Evented,
+}
+
 /// Builds the parsing threads' component.
 pub type ParserCtor = Arc<dyn Fn(&Settings) -> Arc<dyn PageParser> + Send + Sync>;
 /// Builds the routine thread's component.
@@ -144,7 +151,7 @@ impl<T> Table<T> {
 pub struct Registry {
     managers: Table<ManagerCtor>,
     data_managers: Table<DataManagerEntry>,
-    downloaders: Table<DownloaderCtor>,
+    downloaders: Table<DownloaderEntry>,
     parsers: Table<ParserCtor>,
     routines: Table<RoutineCtor>,
     url_filters: Table<UrlFilterEntry>,
@@ -227,7 +234,7 @@ impl Registry {
             |s, which| Ok(data::read_database(s, which)?),
         );
         r.register_downloader("DT0", |s| Ok(Arc::new(HttpDownloader::new(s)?)));
-        r.register_downloader("DT1", |s| Ok(Arc::new(EventedDownloader::new(s)?)));
+        r.downloaders.add("DT1", DownloaderEntry::Evented);
         r.register_parser("PT0", |_| Arc::new(HtmlParser));
         r.register_routine("RT0", |_| Arc::new(ConsoleRoutine));
         let (one_host, many_hosts) = (
@@ -406,7 +413,8 @@ impl Registry {
         name: &str,
         ctor: impl Fn(&Settings) -> Result<Arc<dyn Downloader>, AppError> + Send + Sync + 'static,
     ) {
-        self.downloaders.add(name, Arc::new(ctor));
+        self.downloaders
+            .add(name, DownloaderEntry::Blocking(Arc::new(ctor)));
     }
 
     /// Registers a `ParsingThread` under `name`.
@@ -787,10 +795,18 @@ impl Registry {
             .collect::<Result<Vec<_>, AppError>>()?;
         let unloaders = self.unloaders(settings)?;
         let layer = (self.data_managers.get(&c.data_manager, settings)?.ctor)(settings)?;
+        let (downloader, evented) = match self.downloaders.get(&c.downloader, settings)? {
+            DownloaderEntry::Blocking(make) => (make(settings)?, None),
+            DownloaderEntry::Evented => {
+                let evented = Arc::new(EventedDownloader::new(settings)?);
+                (Arc::clone(&evented) as Arc<dyn Downloader>, Some(evented))
+            }
+        };
         Ok(Components {
             data: layer.data,
             coordinator: layer.coordinator,
-            downloader: (self.downloaders.get(&c.downloader, settings)?)(settings)?,
+            downloader,
+            evented,
             parser: (self.parsers.get(&c.parser, settings)?)(settings),
             routine: (self.routines.get(&c.routine, settings)?)(settings),
             url_filter: (self.url_filters.get(&c.url_filter, settings)?.ctor)(settings, hosts),
@@ -812,6 +828,16 @@ mod tests {
         Settings::from_raw(&raw, std::path::Path::new("/base"))
             .unwrap()
             .0
+    }
+
+    #[test]
+    fn dt1_is_built_as_the_event_driven_downloader_and_dt0_is_not() {
+        let r = Registry::builtin();
+        for (name, evented) in [("DT1", true), ("DT0", false)] {
+            let s = settings(&format!("DownloadingThread = {name}\nSaveState = 0\n"));
+            let c = r.components(&s, &[]).unwrap();
+            assert_eq!(c.evented.is_some(), evented, "{name}");
+        }
     }
 
     #[test]

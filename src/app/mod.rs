@@ -48,6 +48,9 @@ pub struct Components {
     pub coordinator: Arc<dyn Coordinator>,
     /// `DownloadingThread`.
     pub downloader: Arc<dyn Downloader>,
+    /// The same downloader when it is the event-driven one (`DT1`): the engine runs its loop
+    /// and passes the blocking threads only what the loop passes on.
+    pub evented: Option<Arc<crate::fetch::evented::EventedDownloader>>,
     /// `ParsingThread`.
     pub parser: Arc<dyn PageParser>,
     /// `RoutineThread`.

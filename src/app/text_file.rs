@@ -51,6 +51,7 @@ impl ApplicationManager for TextFileManager {
             data: dm,
             coordinator,
             downloader,
+            evented,
             parser,
             routine,
             mut url_filter,
@@ -121,6 +122,7 @@ impl ApplicationManager for TextFileManager {
         };
         let workers = Workers {
             downloader: &*downloader,
+            evented: evented.as_deref(),
             parser: &*parser,
             routine: &*routine,
         };

@@ -59,6 +59,8 @@ pub(crate) struct Fetched {
 pub(crate) struct Workers<'a> {
     /// `DownloadingThread`.
     pub downloader: &'a dyn Downloader,
+    /// The same, when it is the event-driven downloader (`DT1`): its loop runs here.
+    pub evented: Option<&'a crate::fetch::evented::EventedDownloader>,
     /// `ParsingThread`.
     pub parser: &'a dyn PageParser,
     /// `RoutineThread`.
@@ -229,7 +231,7 @@ pub(crate) fn run(
         // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking
         // downloaders take only what the loop passes on (a name not resolved yet, an alias's
         // robots.txt), and grow as DT0's do, when tasks wait for them.
-        let evented = workers.downloader.evented();
+        let evented = workers.evented;
         let (passed_tx, passed_rx) = crossbeam_channel::unbounded::<TaskLease>();
         let starter = Downloaders {
             s,

@@ -89,11 +89,4 @@ pub trait Downloader: Send + Sync + Debug {
     /// These sites are through in this run (their scope was written and released): what is
     /// kept for them (idle connections) can go. The default keeps nothing.
     fn sites_done(&self, _sites: &[crate::ids::SiteId]) {}
-
-    /// A downloader whose requests the engine drives from one thread, many at once (`DT1`):
-    /// the engine runs its loop, and calls the methods above only for what the loop passes
-    /// on. `None` (the default): one request per downloader thread.
-    fn evented(&self) -> Option<&evented::EventedDownloader> {
-        None
-    }
 }

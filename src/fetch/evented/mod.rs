@@ -86,8 +86,4 @@ impl Downloader for EventedDownloader {
         self.client.sites_done(sites);
         self.done.lock().extend_from_slice(sites);
     }
-
-    fn evented(&self) -> Option<&EventedDownloader> {
-        Some(self)
-    }
 }
