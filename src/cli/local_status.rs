@@ -163,3 +163,20 @@ pub(super) fn serve_ended(settings: &Settings, addr: &str, ctrl_c: &Receiver<()>
     let what = format!("the crawl in {}", settings.results.folder.display());
     super::status::serve(settings, addr, read, &what, ctrl_c)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rccrawler --serve` with `StatusAddress` empty or on port 0 serves, during and after
+    /// the crawl, at one loopback port picked before it starts; a port given is kept.
+    #[test]
+    fn serve_picks_one_address_for_the_page_during_and_after_the_crawl() {
+        let picked = fixed_address(None).expect("a free loopback port");
+        assert!(picked.ip().is_loopback() && picked.port() != 0, "{picked}");
+        let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        assert_ne!(fixed_address(Some(any)).expect("a free port").port(), 0);
+        let given = std::net::SocketAddr::from(([127, 0, 0, 1], 8765));
+        assert_eq!(fixed_address(Some(given)).expect("kept"), given);
+    }
+}
