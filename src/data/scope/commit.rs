@@ -11,7 +11,7 @@ use crate::data::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
 use crate::ids::SiteId;
-use crate::message::{Decided, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
+use crate::message::{Decided, Hop, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
 use crate::site::Origin;
 use crate::url_norm::NormUrl;
 
@@ -69,6 +69,8 @@ impl ScopeGraph {
         Ok(effects)
     }
 
+    /// An outcome in ids: its redirect chain, then what it ended in (one function per kind
+    /// of outcome), then the fetch as the page budget counts it.
     fn resolve(
         &mut self,
         outcome: &Outcome,
@@ -80,78 +82,43 @@ impl ScopeGraph {
             return Err(DataError::inconsistent("an outcome for an unknown URL"));
         }
         let site = self.recs[task as usize].site;
-        let chain = match outcome {
-            Outcome::Page { page, .. } => &page.chain,
-            Outcome::OffSite { chain, .. }
-            | Outcome::Failed { chain, .. }
-            | Outcome::Elsewhere { chain, .. } => chain,
-        };
-        let chain = chain
-            .iter()
-            .map(|hop| {
-                Ok(ResolvedHop {
-                    url: self.url_ref(hop.url.as_str(), site)?,
-                    kind: hop.kind,
-                })
-            })
-            .collect::<Result<Vec<_>, DataError>>()?;
-        let kind = match outcome {
+        let (chain, kind, extra) = match outcome {
             Outcome::Page { page, .. } => {
+                let chain = self.resolve_chain(&page.chain, site)?;
                 let own = chain.last().map_or(task, |h| h.url);
-                let kind = self.resolve_page(page, own, effects)?;
-                if let ResolvedKind::Page { meta, .. } = &kind
-                    && self.contents.folds_into_known(meta)
-                {
-                    // Another address of a page recorded before (SPEC §14): a fetch that
-                    // found no new page pays nothing, whatever its own address added.
-                    effects.yielded.new_external = 0;
-                }
-                kind
+                let kind = self.resolve_page_outcome(page, own, site, effects)?;
+                (chain, kind, page.extra_requests)
             }
-            Outcome::OffSite { target, .. } => {
-                ResolvedKind::OffSite(self.external_ref(target.as_str(), effects)?)
+            Outcome::OffSite { chain, target, .. } => {
+                let chain = self.resolve_chain(chain, site)?;
+                let kind = ResolvedKind::OffSite(self.external_ref(target.as_str(), effects)?);
+                effects.yielded.external = external_yield(&kind);
+                (chain, kind, 0)
             }
-            Outcome::Failed { failure, .. } => ResolvedKind::Failed {
-                reason: self.text_ref(&failure.reason)?,
-                decided: failure.decided,
-            },
-            Outcome::Elsewhere { target, site, .. } => {
-                let local = self.site_ref(*site, target.url.as_url())?;
-                ResolvedKind::Elsewhere {
+            Outcome::Failed { chain, failure, .. } => {
+                let chain = self.resolve_chain(chain, site)?;
+                let kind = ResolvedKind::Failed {
+                    reason: self.text_ref(&failure.reason)?,
+                    decided: failure.decided,
+                };
+                effects.yielded.external = 0;
+                (chain, kind, 0)
+            }
+            Outcome::Elsewhere {
+                chain,
+                target,
+                site: elsewhere,
+                ..
+            } => {
+                let chain = self.resolve_chain(chain, site)?;
+                let local = self.site_ref(*elsewhere, target.url.as_url())?;
+                let kind = ResolvedKind::Elsewhere {
                     url: self.url_ref(target.url.as_str(), local)?,
                     kind: target.kind,
-                }
+                };
+                effects.yielded.external = 0;
+                (chain, kind, 0)
             }
-        };
-        effects.yielded.external = match &kind {
-            ResolvedKind::Page { meta, .. } if self.contents.folds_into_known(meta) => 0,
-            _ => external_yield(&kind),
-        };
-        let extra = match outcome {
-            Outcome::Page { page, .. } => {
-                if let Some(rules) = &page.learned {
-                    let site = self.recs[task as usize].site;
-                    if let Some(j) = self.journal.as_mut() {
-                        j.put(&Entry::Learned {
-                            site,
-                            rules: rules.as_ref().clone(),
-                        });
-                    }
-                    self.set_learned(site, rules.as_ref().clone());
-                }
-                if let Some(jar) = &page.cookies {
-                    let site = self.recs[task as usize].site;
-                    if let Some(j) = self.journal.as_mut() {
-                        j.put(&Entry::Cookies {
-                            site,
-                            jar: jar.as_ref().clone(),
-                        });
-                    }
-                    self.set_cookies(site, jar.as_ref().clone());
-                }
-                page.extra_requests
-            }
-            _ => 0,
         };
         let pull = Pull {
             seq,
@@ -164,6 +131,58 @@ impl ScopeGraph {
             kind,
             pull,
         })
+    }
+
+    /// A redirect chain's hops in ids (every hop's URL is on `site`'s scope).
+    fn resolve_chain(&mut self, chain: &[Hop], site: u16) -> Result<Vec<ResolvedHop>, DataError> {
+        chain
+            .iter()
+            .map(|hop| {
+                Ok(ResolvedHop {
+                    url: self.url_ref(hop.url.as_str(), site)?,
+                    kind: hop.kind,
+                })
+            })
+            .collect()
+    }
+
+    /// A page fetched, ending on URL `own`: its links, canonical URL and title in ids, what
+    /// its site was learned to change per response and its cookies (journaled and kept), and
+    /// its yield.
+    fn resolve_page_outcome(
+        &mut self,
+        page: &PageRecord,
+        own: u32,
+        site: u16,
+        effects: &mut Effects,
+    ) -> Result<ResolvedKind, DataError> {
+        let kind = self.resolve_page(page, own, effects)?;
+        let known_copy = matches!(&kind, ResolvedKind::Page { meta, .. } if self.contents.folds_into_known(meta));
+        // Another address of a page recorded before (SPEC §14): a fetch that found no new page
+        // pays nothing, whatever its own address added.
+        if known_copy {
+            effects.yielded.new_external = 0;
+        }
+        effects.yielded.external = if known_copy { 0 } else { external_yield(&kind) };
+        if let Some(rules) = &page.learned {
+            if let Some(j) = self.journal.as_mut() {
+                j.put(&Entry::Learned {
+                    site,
+                    rules: rules.as_ref().clone(),
+                });
+            }
+            self.set_learned(site, rules.as_ref().clone());
+        }
+        if let Some(jar) = &page.cookies {
+            if let Some(j) = self.journal.as_mut() {
+                j.put(&Entry::Cookies {
+                    site,
+                    jar: jar.as_ref().clone(),
+                });
+            }
+            self.set_cookies(site, jar.as_ref().clone());
+        }
+        Ok(kind)
     }
 
     /// A page's links in ids, then its canonical URL and title. `own` is the URL the page
