@@ -188,19 +188,19 @@ pub fn run(
 /// what cannot be used — a CA file, a database URL that is not one or reaches no server, a
 /// state folder another running crawl holds — or a hosts.txt that a shared crawl refuses.
 fn bad_input(e: &AppError) -> bool {
-    matches!(
-        e,
-        AppError::Settings(_)
-            | AppError::CaFile(_)
-            | AppError::Data(DataError::Persist(PersistError::Files(
-                crate::storage::StateError::Locked { .. }
-            )))
-            | AppError::Data(DataError::Persist(PersistError::Database(
-                PgError::BadUrl { .. } | PgError::Connect { .. }
-            )))
-            | AppError::Coord(CoordError::Refused { .. })
-            | AppError::OpenScope(OpenScopeError::Claim(CoordError::Refused { .. }))
-    )
+    match e {
+        AppError::Data(DataError::Persist(PersistError::Backend(b))) => b.is_bad_setting(),
+        _ => matches!(
+            e,
+            AppError::Settings(_)
+                | AppError::CaFile(_)
+                | AppError::Data(DataError::Persist(PersistError::Files(
+                    crate::storage::StateError::Locked { .. }
+                )))
+                | AppError::Coord(CoordError::Refused { .. })
+                | AppError::OpenScope(OpenScopeError::Claim(CoordError::Refused { .. }))
+        ),
+    }
 }
 
 /// `rccrawler export`: the results of a saved crawl's scopes (all, or those named by seed
@@ -350,9 +350,10 @@ fn needs_database(path: &std::path::Path, settings: &Settings) -> Result<(), Exi
 
 fn database_failure(e: &PgError) -> Exit {
     eprintln!("error: {e}");
-    match e {
-        PgError::BadUrl { .. } | PgError::Connect { .. } => Exit::BadInput,
-        _ => Exit::Failure,
+    if e.is_bad_setting() {
+        Exit::BadInput
+    } else {
+        Exit::Failure
     }
 }
 

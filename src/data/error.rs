@@ -44,9 +44,9 @@ pub enum PersistError {
     /// The state folder's files could not be used.
     #[error(transparent)]
     Files(#[from] StateError),
-    /// The crawl's database could not be used.
+    /// The backend that keeps the crawl (a database) could not be used.
     #[error(transparent)]
-    Database(#[from] super::pg::PgError),
+    Backend(#[from] BackendError),
     /// What was saved does not decode or fit together.
     #[error("{}: {source}; move the state folder away to start afresh", dir.display())]
     Recover {
@@ -56,6 +56,48 @@ pub enum PersistError {
         #[source]
         source: Box<DataError>,
     },
+}
+
+/// A storage backend's failure (the crawl's database), its own error boxed: the data layer's
+/// errors name no backend's types, and a backend is added without changing them.
+#[derive(Debug)]
+pub struct BackendError {
+    source: Box<dyn std::error::Error + Send + Sync>,
+    bad_setting: bool,
+}
+
+impl BackendError {
+    /// A backend's error `source`; `bad_setting` when the settings name what cannot be used
+    /// (a database URL that is not one, or reaches no server) rather than a failure under way.
+    pub fn new(source: impl std::error::Error + Send + Sync + 'static, bad_setting: bool) -> Self {
+        BackendError {
+            source: Box::new(source),
+            bad_setting,
+        }
+    }
+
+    /// Whether the settings name what cannot be used (exit code 2, SPEC §13).
+    pub fn is_bad_setting(&self) -> bool {
+        self.bad_setting
+    }
+
+    /// The backend's own error.
+    pub fn inner(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.source
+    }
+}
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.source.fmt(f)
+    }
+}
+
+impl std::error::Error for BackendError {
+    // Transparent: the backend's message is this error's, so its cause is the backend's cause.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.source()
+    }
 }
 
 /// A settled scope could not be retired (it stays live, in memory and in the saved state).

@@ -27,19 +27,39 @@ pub enum BudgetGrant {
     Last(u64),
 }
 
-/// A scope this process may crawl: its seed origin and where a shared store keeps it.
+/// A scope this process may crawl: its seed origin and, from a coordinator that shares the
+/// crawl, a token only that coordinator's store reads (where it keeps the scope).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopeClaim {
     /// The first seed of the scope.
     pub origin: Origin,
-    /// Its row in a shared store (`None` for a crawl of one process).
-    pub row: Option<i64>,
+    token: Option<ClaimToken>,
 }
+
+/// What a shared store needs to find a claimed scope again; opaque to everyone else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimToken(pub(crate) i64);
 
 impl ScopeClaim {
     /// A claim of a crawl of one process, which holds every scope.
     pub fn solo(origin: Origin) -> Self {
-        ScopeClaim { origin, row: None }
+        ScopeClaim {
+            origin,
+            token: None,
+        }
+    }
+
+    /// A claim granted by a coordinator that shares the crawl, with its store's token.
+    pub fn shared(origin: Origin, token: ClaimToken) -> Self {
+        ScopeClaim {
+            origin,
+            token: Some(token),
+        }
+    }
+
+    /// The store's token (`None` for a crawl of one process).
+    pub fn token(&self) -> Option<ClaimToken> {
+        self.token
     }
 }
 
@@ -57,9 +77,9 @@ pub enum CoordError {
         /// Scopes held under a live lease.
         live: i64,
     },
-    /// The crawl's database failed.
+    /// The backend that shares the crawl (a database) failed.
     #[error(transparent)]
-    Database(#[from] super::pg::PgError),
+    Backend(#[from] crate::data::BackendError),
 }
 
 /// How a crawl is shared between processes (see the module docs for what every coordinator

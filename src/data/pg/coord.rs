@@ -9,7 +9,7 @@ use super::PgCrawl;
 use super::db::bigint;
 use super::scope_state::{self, Registered};
 use crate::data::coord::BudgetGrant;
-use crate::data::coord::{CoordError, Coordinator, ScopeClaim};
+use crate::data::coord::{ClaimToken, CoordError, Coordinator, ScopeClaim};
 use crate::site::Origin;
 
 /// The coordinator of a `PgDM` process.
@@ -99,10 +99,7 @@ impl Coordinator for PgCoordinator {
                 Some(n.saturating_sub(1))
             });
         drop(db);
-        Ok(Some(ScopeClaim {
-            origin: origin.clone(),
-            row: Some(row),
-        }))
+        Ok(Some(ScopeClaim::shared(origin.clone(), ClaimToken(row))))
     }
 
     fn more_seeds(&self, room: usize) -> Result<Vec<Origin>, CoordError> {

@@ -66,6 +66,33 @@ pub enum PgError {
     },
 }
 
+impl PgError {
+    /// Whether settings.ini names a database that cannot be used (exit code 2), rather than one
+    /// that failed under way.
+    pub fn is_bad_setting(&self) -> bool {
+        matches!(self, PgError::BadUrl { .. } | PgError::Connect { .. })
+    }
+}
+
+impl From<PgError> for crate::data::BackendError {
+    fn from(e: PgError) -> Self {
+        let bad = e.is_bad_setting();
+        crate::data::BackendError::new(e, bad)
+    }
+}
+
+impl From<PgError> for crate::data::PersistError {
+    fn from(e: PgError) -> Self {
+        crate::data::PersistError::Backend(e.into())
+    }
+}
+
+impl From<PgError> for crate::data::coord::CoordError {
+    fn from(e: PgError) -> Self {
+        crate::data::coord::CoordError::Backend(e.into())
+    }
+}
+
 /// A database error as the server said it (`role "x" does not exist`, `database "y" does not
 /// exist`, with its detail and hint), or as the client library says it (`error connecting to
 /// server: Connection refused`): `postgres::Error` alone prints only "db error".

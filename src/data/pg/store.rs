@@ -14,7 +14,7 @@ use super::db::{PgError, bigint};
 use super::scope_state::{self, ScopeState, SnapshotTurn};
 use super::settle::{Job, Work};
 use super::{PgCrawl, spend_reserved, tables};
-use crate::data::coord::ScopeClaim;
+use crate::data::coord::{ClaimToken, ScopeClaim};
 use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
 use crate::data::summary::SiteSummary;
 use crate::data::{CrawlStatus, Persist, PersistError, RetiredScope};
@@ -85,7 +85,7 @@ impl PgStore {
         scopes
             .scope_ids()
             .into_iter()
-            .filter_map(|id| Some((id, scopes.claim(id).row?)))
+            .filter_map(|id| Some((id, scopes.claim(id).token()?.0)))
             .filter(|(_, row)| rows.get(row).is_some_and(|r| !r.settled))
             .collect()
     }
@@ -291,7 +291,7 @@ impl PgStore {
 
 impl Persistence for PgStore {
     fn load(&self, claim: &ScopeClaim) -> Result<Option<SavedScope>, PersistError> {
-        let Some(row) = claim.row else {
+        let Some(ClaimToken(row)) = claim.token() else {
             return Ok(None);
         };
         let saved = self
@@ -324,7 +324,7 @@ impl Persistence for PgStore {
     }
 
     fn opened(&self, claim: &ScopeClaim, figures: ScopeFigures) {
-        if let Some(row) = claim.row {
+        if let Some(ClaimToken(row)) = claim.token() {
             self.rows.lock().insert(
                 row,
                 SavedRow {
@@ -375,7 +375,7 @@ impl Persistence for PgStore {
         _data_written: bool,
     ) -> Result<(), PersistError> {
         let _saving = self.saving.lock();
-        let Some(row) = scopes.claim(scope).row else {
+        let Some(ClaimToken(row)) = scopes.claim(scope).token() else {
             return Ok(());
         };
         if self.rows.lock().get(&row).is_some_and(|r| r.settled) {
