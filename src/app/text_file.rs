@@ -19,7 +19,7 @@ use super::window::{ADAPT_PERIOD, Pressure, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::bodies::{BODY_BYTES, BodyBudget};
 use crate::context::{Context, ScopeCounts, ScopeFeeder};
-use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist};
+use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist, TaskData};
 use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
 use crate::ids::ScopeId;
@@ -154,7 +154,12 @@ fn dispatcher(
         budget: settings.bandit.pages(),
         shared_budget: shared,
     };
-    Dispatcher::new(Arc::clone(dm), scheduler, Arc::clone(stop), config)
+    Dispatcher::new(
+        Arc::clone(dm) as Arc<dyn TaskData>,
+        scheduler,
+        Arc::clone(stop),
+        config,
+    )
 }
 
 /// The network's totals while the crawl runs, for the live status page (when there is one).

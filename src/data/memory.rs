@@ -28,8 +28,8 @@ use super::retired::{RetiredAt, RetiredScope, RetiredTable};
 use super::scope::{Journaling, ScopeGraph};
 use super::summary::SiteSummary;
 use super::{
-    DataError, DataManager, Effects, Fetch, Persist, PersistError, Progress, RetireError,
-    ScopeInfo, ScopeLimits, ScopeOpen, SiteGraph, WriteResults,
+    DataError, Effects, Fetch, Persist, PersistError, Progress, RetireError, ScopeData, ScopeInfo,
+    ScopeLimits, ScopeOpen, SiteGraph, TaskData, WriteResults,
 };
 use crate::ids::{ScopeId, SiteId, UrlId};
 use crate::message::{FetchTask, HopClaim, Outcome, TaskKind};
@@ -286,7 +286,126 @@ impl InMemoryDataManager {
     }
 }
 
-impl DataManager for InMemoryDataManager {
+impl TaskData for InMemoryDataManager {
+    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
+        self.update(scope, |g| {
+            loop {
+                let (id, level) = g.claim(site)?;
+                // Stored URLs are normal forms, so this parse cannot fail; if it ever did,
+                // skipping the URL is better than stopping the crawl.
+                if let Ok(url) = NormUrl::parse(g.url(id)) {
+                    return Some(FetchTask {
+                        scope,
+                        site,
+                        url_id: UrlId(id),
+                        url,
+                        level,
+                        kind: TaskKind::Page,
+                    });
+                }
+            }
+        })
+    }
+
+    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim {
+        if task.kind != TaskKind::Page {
+            return HopClaim::Fetch;
+        }
+        self.update(task.scope, |g| g.claim_hop(task.url_id.0, url.as_str()))
+    }
+
+    fn release(&self, task: &FetchTask) {
+        if task.kind == TaskKind::Page {
+            self.update(task.scope, |g| g.release_task(task.url_id.0));
+        }
+    }
+
+    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32> {
+        if task.kind != TaskKind::Page {
+            return None;
+        }
+        self.update(task.scope, |g| g.retry(task.url_id.0, max))
+    }
+
+    fn suspend(&self, scope: ScopeId) {
+        // A robots.txt answer may come for a site of a scope retired meanwhile.
+        let Slot::Live(scope) = self.slot(scope) else {
+            return;
+        };
+        let g = scope.graph.read();
+        if scope.active.swap(false, Ordering::SeqCst) {
+            self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
+        }
+    }
+
+    fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {
+        let scope = self.scope(outcome.task().scope);
+        let active = scope.active.load(Ordering::SeqCst);
+        self.update(outcome.task().scope, |g| {
+            // Numbered under the scope's lock, in the order the scope records them.
+            let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
+            let mut effects = g.commit(outcome, seq)?;
+            effects.settled = g.pending() == 0 || (!active && g.in_flight() == 0);
+            Ok(effects)
+        })
+    }
+
+    fn pending(&self) -> usize {
+        self.pending.load(Ordering::SeqCst)
+    }
+
+    fn progress(&self, scope: ScopeId) -> Progress {
+        let s = match self.slot(scope) {
+            Slot::Live(s) => s,
+            Slot::Retired(at) => {
+                let r = self.retired.read().figures(at);
+                return Progress {
+                    pages: r.pages,
+                    pending: r.pending,
+                    outcomes: r.outcomes,
+                    active: std::time::Duration::from_secs_f64(r.seconds.max(0.0)),
+                };
+            }
+        };
+        let g = s.graph.read();
+        Progress {
+            pages: g.page_count(),
+            pending: g.pending(),
+            outcomes: g.outcomes(),
+            active: g.active_time(),
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.scopes
+            .read()
+            .iter()
+            .map(|slot| match slot {
+                Slot::Live(s) => s.graph.read().heap_bytes(),
+                Slot::Retired(_) => std::mem::size_of::<Slot>() + 128,
+            })
+            .sum()
+    }
+
+    fn settled(&self, scope: ScopeId) -> bool {
+        let Slot::Live(s) = self.slot(scope) else {
+            return false;
+        };
+        let g = s.graph.read();
+        g.pending() == 0 || (!s.active.load(Ordering::SeqCst) && g.in_flight() == 0)
+    }
+
+    fn persist(&self, how: Persist) -> Result<(), PersistError> {
+        let _saving = self.persisting.lock();
+        self.store.save(self, how)
+    }
+
+    fn saves_state(&self) -> bool {
+        self.store.saves()
+    }
+}
+
+impl ScopeData for InMemoryDataManager {
     fn open_scope(
         &self,
         claim: ScopeClaim,
@@ -417,95 +536,6 @@ impl DataManager for InMemoryDataManager {
         self.scope(scope).graph.read().saved_cookies()
     }
 
-    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
-        self.update(scope, |g| {
-            loop {
-                let (id, level) = g.claim(site)?;
-                // Stored URLs are normal forms, so this parse cannot fail; if it ever did,
-                // skipping the URL is better than stopping the crawl.
-                if let Ok(url) = NormUrl::parse(g.url(id)) {
-                    return Some(FetchTask {
-                        scope,
-                        site,
-                        url_id: UrlId(id),
-                        url,
-                        level,
-                        kind: TaskKind::Page,
-                    });
-                }
-            }
-        })
-    }
-
-    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim {
-        if task.kind != TaskKind::Page {
-            return HopClaim::Fetch;
-        }
-        self.update(task.scope, |g| g.claim_hop(task.url_id.0, url.as_str()))
-    }
-
-    fn release(&self, task: &FetchTask) {
-        if task.kind == TaskKind::Page {
-            self.update(task.scope, |g| g.release_task(task.url_id.0));
-        }
-    }
-
-    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32> {
-        if task.kind != TaskKind::Page {
-            return None;
-        }
-        self.update(task.scope, |g| g.retry(task.url_id.0, max))
-    }
-
-    fn suspend(&self, scope: ScopeId) {
-        // A robots.txt answer may come for a site of a scope retired meanwhile.
-        let Slot::Live(scope) = self.slot(scope) else {
-            return;
-        };
-        let g = scope.graph.read();
-        if scope.active.swap(false, Ordering::SeqCst) {
-            self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
-        }
-    }
-
-    fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {
-        let scope = self.scope(outcome.task().scope);
-        let active = scope.active.load(Ordering::SeqCst);
-        self.update(outcome.task().scope, |g| {
-            // Numbered under the scope's lock, in the order the scope records them.
-            let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
-            let mut effects = g.commit(outcome, seq)?;
-            effects.settled = g.pending() == 0 || (!active && g.in_flight() == 0);
-            Ok(effects)
-        })
-    }
-
-    fn pending(&self) -> usize {
-        self.pending.load(Ordering::SeqCst)
-    }
-
-    fn progress(&self, scope: ScopeId) -> Progress {
-        let s = match self.slot(scope) {
-            Slot::Live(s) => s,
-            Slot::Retired(at) => {
-                let r = self.retired.read().figures(at);
-                return Progress {
-                    pages: r.pages,
-                    pending: r.pending,
-                    outcomes: r.outcomes,
-                    active: std::time::Duration::from_secs_f64(r.seconds.max(0.0)),
-                };
-            }
-        };
-        let g = s.graph.read();
-        Progress {
-            pages: g.page_count(),
-            pending: g.pending(),
-            outcomes: g.outcomes(),
-            active: g.active_time(),
-        }
-    }
-
     fn fetches(&self) -> Vec<Fetch> {
         let mut all: Vec<Fetch> = Vec::new();
         for slot in self.scopes.read().iter() {
@@ -519,25 +549,6 @@ impl DataManager for InMemoryDataManager {
 
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>)) {
         GraphHandle(self.scope(scope)).with_graph(f);
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.scopes
-            .read()
-            .iter()
-            .map(|slot| match slot {
-                Slot::Live(s) => s.graph.read().heap_bytes(),
-                Slot::Retired(_) => std::mem::size_of::<Slot>() + 128,
-            })
-            .sum()
-    }
-
-    fn settled(&self, scope: ScopeId) -> bool {
-        let Slot::Live(s) = self.slot(scope) else {
-            return false;
-        };
-        let g = s.graph.read();
-        g.pending() == 0 || (!s.active.load(Ordering::SeqCst) && g.in_flight() == 0)
     }
 
     fn retire(&self, scope: ScopeId, row: Arc<SiteSummary>) -> Result<(), PersistError> {
@@ -574,15 +585,6 @@ impl DataManager for InMemoryDataManager {
         });
         let row = row.map_err(RetireError::Results)?;
         Ok(self.retire_saved(scope, Arc::new(row), data_written?)?)
-    }
-
-    fn persist(&self, how: Persist) -> Result<(), PersistError> {
-        let _saving = self.persisting.lock();
-        self.store.save(self, how)
-    }
-
-    fn saves_state(&self) -> bool {
-        self.store.saves()
     }
 
     fn close(&self) -> Result<(), PersistError> {

@@ -25,6 +25,7 @@ pub mod frontier;
 pub mod interner;
 mod journal;
 mod memory;
+mod open;
 pub mod persist;
 pub mod pg;
 mod records;
@@ -35,8 +36,12 @@ pub mod summary;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-pub use error::{DataError, PersistError, RetireError};
+pub use error::{BackendError, DataError, PersistError, RetireError};
 pub use memory::{GraphHandle, InMemoryDataManager};
+pub use open::{
+    DataLayer, OpenScopeError, SavedCrawl, names_scope, open_in_memory, open_pg, read_database,
+    read_state_folder,
+};
 pub use retired::RetiredScope;
 pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
@@ -50,12 +55,10 @@ mod tests;
 use crate::bandit::Yield;
 use crate::ids::{ScopeId, SiteId};
 use crate::message::{FetchTask, HopClaim, Outcome};
-use crate::settings::Settings;
 use crate::site::Origin;
 use crate::storage::Durability;
 use crate::url_norm::NormUrl;
-use coord::{Coordinator, ScopeClaim, Solo};
-use persist::{FileStore, NoStore, Persistence, SavedScope};
+use coord::ScopeClaim;
 
 /// Figures for the progress line and the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -144,17 +147,77 @@ pub enum Persist {
 pub type WriteResults<'a> =
     dyn FnMut() -> Result<SiteSummary, Box<dyn std::error::Error + Send + Sync>> + 'a;
 
-/// A crawl's scope data (SPEC's DataManager). Every method may be called from any thread.
+/// A crawl's scope data (SPEC's DataManager), in two faces: [`TaskData`] for the crawl's
+/// threads and [`ScopeData`] for the application manager; a type with both is a data manager.
+/// Every method may be called from any thread.
 ///
 /// What the engine relies on:
-/// - [`Self::pending`] counts URLs queued or in flight over the scopes being crawled, and a
+/// - [`TaskData::pending`] counts URLs queued or in flight over the scopes being crawled, and a
 ///   commit changes it in the same step as it records the outcome and queues the links: zero
 ///   means the work is done, never "not yet queued";
 /// - levels are only ever lowered, so every node ends at its true breadth-first depth
 ///   whatever order commits arrive in (SPEC §2.10);
-/// - every claimed task ends in exactly one of [`Self::commit`], [`Self::release`] or a
-///   successful [`Self::retry`].
-pub trait DataManager: Send + Sync + Debug {
+/// - every claimed task ends in exactly one of [`TaskData::commit`], [`TaskData::release`] or
+///   a successful [`TaskData::retry`].
+pub trait DataManager: TaskData + ScopeData {}
+
+impl<D: TaskData + ScopeData + ?Sized> DataManager for D {}
+
+/// The data manager's face to the crawl's threads: tasks out to the dispatcher, outcomes in
+/// from downloaders and parsers, the figures that steer them, and the state saver's flushes.
+pub trait TaskData: Send + Sync + Debug {
+    /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
+    /// outcome is committed or it is released.
+    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
+
+    /// A redirect hop of `task` leads to `url` (of the task's site): whether the chain may
+    /// fetch it. A URL is fetched by one task only: one queued is claimed for the chain (and
+    /// given back with the task if the task is released), one in flight for another task or
+    /// already decided is not fetched again.
+    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim;
+
+    /// Returns a taken URL to its frontier (the crawl is stopping), with the hop targets its
+    /// chain had claimed.
+    fn release(&self, task: &FetchTask);
+
+    /// Counts one more retry of a taken URL, if it has been retried fewer than `max` times:
+    /// `Some(n)` for the n-th retry, and the URL stays in flight (the caller hands the task out
+    /// again when its wait is over, or releases it); `None` means the caller records its
+    /// failure instead.
+    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32>;
+
+    /// Takes a scope out of this run (its site is down or hit its page limit): its URLs stay
+    /// queued for the next run but no longer count as pending.
+    fn suspend(&self, scope: ScopeId);
+
+    /// Records what became of a taken URL, with the links of its page.
+    fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;
+
+    /// URLs queued or in flight, over the scopes being crawled. Zero means this process's
+    /// work is done.
+    fn pending(&self) -> usize;
+
+    /// Figures of one scope.
+    fn progress(&self, scope: ScopeId) -> Progress;
+
+    /// Approximate heap bytes held.
+    fn memory_bytes(&self) -> usize;
+
+    /// Whether the scope's work in this run is over: nothing left to fetch, or suspended
+    /// with nothing in flight. Then its results can be written and it can be retired.
+    fn settled(&self, scope: ScopeId) -> bool;
+
+    /// Makes recorded work durable, through the persistence backend.
+    fn persist(&self, how: Persist) -> Result<(), PersistError>;
+
+    /// Whether state is saved, so a stopped crawl can continue.
+    fn saves_state(&self) -> bool;
+}
+
+/// The data manager's face to the application manager: opening scopes and their seeds,
+/// listing them, reading a scope's graph, writing and retiring settled scopes, and the end of
+/// the crawl.
+pub trait ScopeData: Send + Sync + Debug {
     /// Opens the crawl of a scope this process claimed, its first seed on site `site`
     /// ([`SiteId::NONE`] to bind it later with [`Self::bind_site`]): continues the saved one
     /// if there is one (with these limits), else starts it with the home page queued at level 0.
@@ -211,53 +274,12 @@ pub trait DataManager: Send + Sync + Debug {
     /// goes on in the same sessions.
     fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::cookies::SavedJar)>;
 
-    /// Takes the next URL of `site` to fetch (lowest level first); it is in flight until its
-    /// outcome is committed or it is released.
-    fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask>;
-
-    /// A redirect hop of `task` leads to `url` (of the task's site): whether the chain may
-    /// fetch it. A URL is fetched by one task only: one queued is claimed for the chain (and
-    /// given back with the task if the task is released), one in flight for another task or
-    /// already decided is not fetched again.
-    fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim;
-
-    /// Returns a taken URL to its frontier (the crawl is stopping), with the hop targets its
-    /// chain had claimed.
-    fn release(&self, task: &FetchTask);
-
-    /// Counts one more retry of a taken URL, if it has been retried fewer than `max` times:
-    /// `Some(n)` for the n-th retry, and the URL stays in flight (the caller hands the task out
-    /// again when its wait is over, or releases it); `None` means the caller records its
-    /// failure instead.
-    fn retry(&self, task: &FetchTask, max: u32) -> Option<u32>;
-
-    /// Takes a scope out of this run (its site is down or hit its page limit): its URLs stay
-    /// queued for the next run but no longer count as pending.
-    fn suspend(&self, scope: ScopeId);
-
-    /// Records what became of a taken URL, with the links of its page.
-    fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;
-
-    /// URLs queued or in flight, over the scopes being crawled. Zero means this process's
-    /// work is done.
-    fn pending(&self) -> usize;
-
-    /// Figures of one scope.
-    fn progress(&self, scope: ScopeId) -> Progress;
-
     /// Every fetch recorded so far, over all scopes and runs, in the order they were made
     /// (what a continued crawl's budget and budget rule start from).
     fn fetches(&self) -> Vec<Fetch>;
 
     /// Builds the scope's graph and hands it to `f` (the data stays locked meanwhile).
     fn with_graph(&self, scope: ScopeId, f: &mut dyn FnMut(&SiteGraph<'_>));
-
-    /// Approximate heap bytes held.
-    fn memory_bytes(&self) -> usize;
-
-    /// Whether the scope's work in this run is over: nothing left to fetch, or suspended
-    /// with nothing in flight. Then its results can be written and it can be retired.
-    fn settled(&self, scope: ScopeId) -> bool;
 
     /// Retires a settled scope whose results are written (SPEC §11): its saved state keeps
     /// `row` and its data (to be exported, or continued by the next run if it was not
@@ -278,12 +300,6 @@ pub trait DataManager: Send + Sync + Debug {
         Ok(self.retire(scope, Arc::new(row))?)
     }
 
-    /// Makes recorded work durable, through the persistence backend.
-    fn persist(&self, how: Persist) -> Result<(), PersistError>;
-
-    /// Whether state is saved, so a stopped crawl can continue.
-    fn saves_state(&self) -> bool;
-
     /// The crawl ends for this process: the backend's work off the crawl's path is finished.
     fn close(&self) -> Result<(), PersistError>;
 
@@ -294,131 +310,4 @@ pub trait DataManager: Send + Sync + Debug {
     /// These rows' sites were written at the end of this run: recorded where the backend
     /// keeps which results folder holds which site.
     fn written_at_end(&self, rows: &[SiteSummary]) -> Result<(), PersistError>;
-}
-
-/// A scope could not be opened: claiming it or loading it failed.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenScopeError {
-    /// Claiming it for this process failed.
-    #[error(transparent)]
-    Claim(#[from] coord::CoordError),
-    /// Its data could not be loaded or started.
-    #[error(transparent)]
-    Data(#[from] DataError),
-}
-
-/// The data manager and the coordinator settings.ini's `DataManager` chose.
-#[derive(Debug, Clone)]
-pub struct DataLayer {
-    /// The scopes' data.
-    pub data: Arc<dyn DataManager>,
-    /// How the crawl is shared between processes.
-    pub coordinator: Arc<dyn Coordinator>,
-}
-
-/// `BMICDM`: the in-memory data manager over the state folder (`SaveState = 1`, the saved
-/// state recovered and what was found said on the console) or over nothing, for one process.
-pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
-    let store: Box<dyn Persistence> = if settings.state.save {
-        Box::new(FileStore::open(&settings.state.folder)?)
-    } else {
-        Box::new(NoStore)
-    };
-    let dm = InMemoryDataManager::with_store(store)?;
-    let saved = dm.scopes();
-    if !saved.is_empty() {
-        let (mut pages, mut pending) = (0, 0);
-        for info in &saved {
-            let p = dm.progress(info.id);
-            pages += p.pages;
-            pending += p.pending;
-        }
-        eprintln!(
-            "continuing the crawl saved in {}: {} recorded, {} still to fetch",
-            settings.state.folder.display(),
-            crate::words::count(pages as u64, "page"),
-            crate::words::count(pending as u64, "URL")
-        );
-    }
-    Ok(DataLayer {
-        data: Arc::new(dm),
-        coordinator: Arc::new(Solo),
-    })
-}
-
-/// A crawl's saved scopes, held to be read (`rccrawler export`): each as its snapshot and
-/// journal say.
-#[derive(Debug)]
-pub struct SavedCrawl {
-    /// The scopes' data.
-    pub data: InMemoryDataManager,
-    /// The scopes held, with their seed origins, in saved order.
-    pub scopes: Vec<(ScopeId, Origin)>,
-    /// Names asked for that matched no saved scope.
-    pub unmatched: Vec<String>,
-    /// The saved crawl had finished (its results were written at its end).
-    pub finished: bool,
-}
-
-/// Whether `wanted` (a seed origin, its host, or its results folder name) names the scope of
-/// seed `origin`.
-pub fn names_scope(origin: &Origin, wanted: &str) -> bool {
-    let wanted = wanted.trim_end_matches('/');
-    origin.to_string() == wanted || origin.host() == wanted || origin.folder_name() == wanted
-}
-
-impl SavedCrawl {
-    /// Holds the `saved` scopes whose seeds `which` names (all when empty).
-    pub fn hold(saved: &[SavedScope], which: &[String], finished: bool) -> Result<Self, DataError> {
-        let data = InMemoryDataManager::new();
-        let mut scopes = Vec::new();
-        let mut matched = vec![false; which.len()];
-        for s in saved {
-            let (id, origin) = data.hold_saved(s)?;
-            let hits: Vec<usize> = (0..which.len())
-                .filter(|&i| names_scope(&origin, &which[i]))
-                .collect();
-            for &i in &hits {
-                matched[i] = true;
-            }
-            if which.is_empty() || !hits.is_empty() {
-                scopes.push((id, origin));
-            }
-        }
-        let unmatched = which
-            .iter()
-            .zip(&matched)
-            .filter(|(_, m)| !**m)
-            .map(|(w, _)| w.clone())
-            .collect();
-        Ok(SavedCrawl {
-            data,
-            scopes,
-            unmatched,
-            finished,
-        })
-    }
-}
-
-/// `BMICDM`'s saved crawl, read from the state folder without changing it.
-pub fn read_state_folder(settings: &Settings, which: &[String]) -> Result<SavedCrawl, DataError> {
-    let (saved, finished) = FileStore::read_saved(&settings.state.folder)?;
-    SavedCrawl::hold(&saved, which, finished)
-}
-
-/// `PgDM`'s saved crawl, read from the database (every scope as its snapshot and journal
-/// say, whoever crawls it now).
-pub fn read_database(settings: &Settings, which: &[String]) -> Result<SavedCrawl, DataError> {
-    let saved = pg::read_saved(settings).map_err(PersistError::from)?;
-    SavedCrawl::hold(&saved, which, false)
-}
-
-/// `PgDM`: the in-memory data manager over the crawl's PostgreSQL database, shared with the
-/// other processes of the crawl.
-pub fn open_pg(settings: &Settings) -> Result<DataLayer, DataError> {
-    let (store, coordinator) = pg::open(settings).map_err(PersistError::from)?;
-    Ok(DataLayer {
-        data: Arc::new(InMemoryDataManager::with_store(Box::new(store))?),
-        coordinator: Arc::new(coordinator),
-    })
 }

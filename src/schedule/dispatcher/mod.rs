@@ -40,7 +40,7 @@ use wakeups::Wakeups;
 
 use super::{Scheduler, TaskLease};
 use crate::data::coord::BudgetGrant;
-use crate::data::{DataManager, Fetch};
+use crate::data::{Fetch, TaskData};
 use crate::ids::ScopeId;
 use crate::stop::Stop;
 
@@ -79,7 +79,7 @@ pub struct Dispatcher {
     /// Downloaders waiting for a task (and a driver of many requests that found none).
     cv: Wakeups,
     stop: Arc<Stop>,
-    dm: Arc<dyn DataManager>,
+    dm: Arc<dyn TaskData>,
     down_after: u32,
 }
 
@@ -103,7 +103,7 @@ enum Pass {
 impl Dispatcher {
     /// A dispatcher over `dm` choosing with `scheduler`, woken by `stop`.
     pub fn new(
-        dm: Arc<dyn DataManager>,
+        dm: Arc<dyn TaskData>,
         scheduler: Box<dyn Scheduler>,
         stop: Arc<Stop>,
         config: DispatcherConfig,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Dispatcher, LeaseHolds};
 use crate::bandit::Yield;
-use crate::data::DataManager;
+use crate::data::TaskData;
 use crate::ids::SiteId;
 use crate::message::FetchTask;
 
@@ -63,7 +63,7 @@ impl Dispatcher {
     }
 
     /// The data manager the dispatcher claims from (leases give URLs back to it).
-    pub(in crate::schedule) fn data(&self) -> &dyn DataManager {
+    pub(in crate::schedule) fn data(&self) -> &dyn TaskData {
         &*self.dm
     }
 

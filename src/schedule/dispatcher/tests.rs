@@ -1,7 +1,7 @@
 //! The dispatcher with a learning rule that reserves its picks, and the request room.
 
 use super::*;
-use crate::data::InMemoryDataManager;
+use crate::data::{DataManager, InMemoryDataManager, ScopeData};
 use crate::ids::{ScopeId, SiteId};
 use crate::schedule::RoundRobin;
 use crate::schedule::{Candidate, Scheduler};
