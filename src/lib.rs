@@ -11,8 +11,9 @@
 //! - [`cli`] — the command line: arguments, loading the input files, exit codes, report.
 //! - [`registry`] — component names → constructors (settings.ini chooses by name).
 //! - [`app`] — the `ApplicationManager` component (`TextFileAM`): one run from start to end.
-//! - [`engine`] — the threads of a crawl and the loops they run; [`context`] is what they
-//!   share, [`stop`] how they stop.
+//! - [`engine`] — the threads of a crawl and the loops they run, what they share (its
+//!   `Context`, seen by nothing else) and the status page it publishes; [`stop`] is how they
+//!   stop.
 //! - [`settings`], [`hosts`] — the two input files, validated before anything starts.
 //! - [`ids`], [`site`], [`sites`] — ids; what a site is (scheme + host + port); the registry
 //!   of this run's sites.
@@ -24,6 +25,8 @@
 //!   response and its own address set aside, what a site changes (learned from a page fetched
 //!   twice), the URL shapes that name why two URLs are one page.
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
+//! - [`live`] — watching a running crawl: what it shows of itself (`CrawlView`), its scopes
+//!   added up, the live status page.
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`], [`path_rules`] — what a link is
 //!   and whether it is fetched (`path_rules`: hosts.txt's `include=`, `exclude=`, `pages=`).
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
@@ -54,7 +57,6 @@ pub mod app;
 pub mod bandit;
 pub(crate) mod bodies;
 pub mod cli;
-pub mod context;
 pub(crate) mod cookies;
 pub mod data;
 pub mod demo;
@@ -66,6 +68,7 @@ pub mod fold;
 pub(crate) mod gephi_csv;
 pub mod hosts;
 pub mod ids;
+pub mod live;
 pub mod loopback;
 pub mod message;
 pub(crate) mod network;

@@ -3,6 +3,8 @@
 //! [`Outcome`] from either to the data manager, and [`LogEvent`]s from everyone to the
 //! routine thread.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
@@ -440,14 +442,26 @@ pub enum HopClaim {
 }
 
 /// A handle for sending log events; sending never fails the caller (if the routine thread is
-/// gone, the crawl is over anyway).
+/// gone, the crawl is over anyway). Problems are counted as they are sent, so whoever shows
+/// the count (the status page) need not read the events the routine writes.
 #[derive(Debug, Clone)]
-pub struct Log(pub Sender<LogEvent>);
+pub struct Log {
+    tx: Sender<LogEvent>,
+    problems: Arc<AtomicU64>,
+}
 
 impl Log {
+    /// Events into `tx`, each problem counted in `problems`.
+    pub fn new(tx: Sender<LogEvent>, problems: Arc<AtomicU64>) -> Self {
+        Log { tx, problems }
+    }
+
     /// Sends one event.
     pub fn send(&self, ev: LogEvent) {
-        let _ = self.0.send(ev);
+        if matches!(ev, LogEvent::Problem { .. }) {
+            self.problems.fetch_add(1, Ordering::Relaxed);
+        }
+        let _ = self.tx.send(ev);
     }
 
     /// A problem with a URL (error log).

@@ -7,11 +7,14 @@ mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 use rccrawler::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use rccrawler::context::Context;
 use rccrawler::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
+use rccrawler::live::CrawlView;
+use rccrawler::live::status_page::LIVE_MARKER;
+use rccrawler::loopback::Resp;
 use rccrawler::message::{Downloaded, FetchTask, Log, PageRecord};
 use rccrawler::parse::{HtmlParser, PageParser, ParseEnv, ParseWorker};
 use rccrawler::registry::Registry;
@@ -88,7 +91,7 @@ impl ParseWorker for MarkingWorker {
 struct CountingRoutine(Arc<Counts>);
 
 impl Routine for CountingRoutine {
-    fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
+    fn run(&self, crawl: &dyn CrawlView, io: RoutineIo<'_>) {
         self.0.routines.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = crossbeam_channel::unbounded();
         let events = io.events.clone();
@@ -102,7 +105,7 @@ impl Routine for CountingRoutine {
                     }
                 }
             });
-            ConsoleRoutine.run(ctx, RoutineIo { events: rx, ..io });
+            ConsoleRoutine.run(crawl, RoutineIo { events: rx, ..io });
         });
     }
 }
@@ -163,6 +166,83 @@ fn a_routine_written_to_its_contract_crawls_every_scope() {
             .map(|s| (&s.site, s.pages))
             .collect::<Vec<_>>()
     );
+}
+
+/// See: issue 45 — the status page was published by RT0's loop, so a routine written to the
+/// `Routine` contract crawled with a dead page. The engine publishes it now: it answers while
+/// the crawl runs (the sites, the problems the workers reported) and is closed at its end.
+#[test]
+fn the_status_page_is_the_engines_whatever_routine_runs() {
+    let web = common::TestWeb::new();
+    let links: String = (1..12).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    web.page("a.test", "/", &format!("<a href=/broken>broken</a>{links}"));
+    for i in 1..12 {
+        web.set(
+            "a.test",
+            &format!("/p{i}"),
+            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(300)),
+        );
+    }
+    // An overloaded answer is retried: each retry is a problem the workers report.
+    web.set("a.test", "/broken", Resp::new(503, "text/plain", "busy"));
+    let port = common::free_port();
+    let address = format!("127.0.0.1:{port}");
+    let dir = common::prepare(
+        &[format!("{};1;100;0", web.origin("a.test"))],
+        &[
+            ("RoutineThread", "ContractRT"),
+            ("StatusAddress", &address),
+            ("MaxRetries", "1"),
+            ("RetryBaseDelayMs", "100"),
+            ("TimeoutSeconds", "60"),
+        ],
+    );
+    let counts = Arc::new(Counts::default());
+    let reg = registry(&counts);
+    let path = dir.path().to_path_buf();
+    let crawl = std::thread::spawn(move || common::try_run_with(&reg, &path));
+    // While the crawl runs (about 4 s of slow pages one at a time): the page lists a.test and,
+    // once the broken page was tried, counts its problem.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = None;
+    let status = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the status page never showed a.test with a problem: {last:?}"
+        );
+        let got = common::http_get(port, "/status.json");
+        if got.is_some() {
+            last = got.clone();
+        }
+        if let Some((200, body)) = got {
+            let s: serde_json::Value = serde_json::from_str(&body).unwrap();
+            if s["problems"].as_u64().unwrap_or(0) > 0 && s["state"] == "crawling" {
+                break s;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        status["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["site"].as_str().unwrap().contains("a.test")),
+        "{status:#}"
+    );
+    assert!(
+        dir.path().join("results").join(LIVE_MARKER).exists(),
+        "the marker says where the page is"
+    );
+    let report = crawl.join().unwrap().unwrap();
+    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(report.sites[0].pages, 12, "{:?}", report.sites);
+    assert_eq!(
+        common::http_get(port, "/status.json"),
+        None,
+        "closed at the end"
+    );
+    assert!(!dir.path().join("results").join(LIVE_MARKER).exists());
 }
 
 fn web() -> common::TestWeb {

@@ -17,9 +17,9 @@ use parking_lot::Mutex;
 
 use super::seeds::Seeds;
 use super::unload_all::{ORDER_AFTER, shown_row};
-use crate::context::Context;
 use crate::data::RetireError;
 use crate::data::summary::SiteSummary;
+use crate::engine::Context;
 use crate::fetch::Downloader;
 use crate::ids::ScopeId;
 use crate::stop::{PanicGuard, StopReason};

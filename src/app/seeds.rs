@@ -222,9 +222,9 @@ impl Seeds {
     }
 
     /// How many scopes are live, written and waiting.
-    pub(crate) fn counts(&self) -> crate::context::ScopeCounts {
+    pub(crate) fn counts(&self) -> crate::live::ScopeCounts {
         let st = self.state.lock();
-        crate::context::ScopeCounts {
+        crate::live::ScopeCounts {
             live: st.live.len() + st.retiring.len() + st.unwritten.len(),
             written: st.written,
             waiting: self.leaders.len() - st.next.min(self.leaders.len()) + st.opening,

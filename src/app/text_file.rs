@@ -18,11 +18,12 @@ use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
 use super::window::{ADAPT_PERIOD, Pressure, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use crate::bodies::{BODY_BYTES, BodyBudget};
-use crate::context::{Context, ScopeCounts, ScopeFeeder};
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist, TaskData};
 use crate::engine::cpu::CpuIdle;
 use crate::engine::{self, RoutineInputs, Workers};
+use crate::engine::{Context, ScopeFeeder};
 use crate::ids::ScopeId;
+use crate::live::ScopeCounts;
 use crate::network::NetworkSpec;
 use crate::network::live::LiveNetwork;
 use crate::routine::LogFiles;
@@ -110,6 +111,7 @@ impl ApplicationManager for TextFileManager {
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
+            problems: Arc::default(),
         };
         let retirer = Retirer {
             ctx: &ctx,

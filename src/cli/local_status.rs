@@ -10,8 +10,8 @@ use crossbeam_channel::Receiver;
 use serde_json::{Value, json};
 
 use super::Exit;
+use crate::live::status_page::LIVE_MARKER;
 use crate::report::read_summary;
-use crate::routine::status_page::LIVE_MARKER;
 use crate::settings::Settings;
 
 /// How long the running crawl's page is given to answer.

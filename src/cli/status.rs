@@ -10,8 +10,8 @@ use parking_lot::Mutex;
 
 use super::{Exit, database_failure, load_settings, needs_database};
 use crate::data::pg;
+use crate::live::status_page::{StatusPage, database_snapshot};
 use crate::registry::Registry;
-use crate::routine::status_page::{StatusPage, database_snapshot};
 use crate::settings::Settings;
 
 /// Where `--serve` listens without an address or a `StatusAddress`.

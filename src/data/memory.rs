@@ -1,4 +1,4 @@
-//! The in-memory data manager, the one [`DataManager`] (`BMICDM` and `PgDM` differ in where
+//! The in-memory data manager, the one [`DataManager`](super::DataManager) (`BMICDM` and `PgDM` differ in where
 //! it saves, a [`Persistence`] backend, and in how processes share the crawl, a
 //! `Coordinator`). The paper's version was a Boost multi-index container; here each scope is
 //! one [`ScopeGraph`] (hash indexes by URL and by content, link arena, level-bucket
@@ -12,7 +12,7 @@
 //! string once with 4 bytes of overhead instead of a key copy per index.
 //!
 //! When the backend saves, every commit also leaves a journal record in its scope (written
-//! under the same lock, so in commit order); [`DataManager::persist`] hands the backend the
+//! under the same lock, so in commit order); [`TaskData::persist`] hands the backend the
 //! scopes ([`ScopeSource`]) to take those records and snapshots from.
 
 use std::sync::Arc;
@@ -125,7 +125,7 @@ impl InMemoryDataManager {
     }
 
     /// A data manager that saves into `store`, holding what it recovered (inactive until
-    /// [`DataManager::open_scope`] opens them by their origin).
+    /// [`ScopeData::open_scope`] opens them by their origin).
     pub fn with_store(store: Box<dyn Persistence>) -> Result<Self, DataError> {
         let dm = InMemoryDataManager {
             store,
@@ -250,7 +250,7 @@ impl InMemoryDataManager {
         *scope.claim.write() = Some(claim);
     }
 
-    /// Retires settled scope `scope` with its summary `row` (see [`DataManager::retire`]); its
+    /// Retires settled scope `scope` with its summary `row` (see [`ScopeData::retire`]); its
     /// data is already saved where the backend keeps retired scopes if `data_written`.
     fn retire_saved(
         &self,

@@ -134,7 +134,7 @@ pub enum CrawlStatus {
     Finished,
 }
 
-/// What [`DataManager::persist`] should make durable.
+/// What [`TaskData::persist`] should make durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Persist {
     /// The records committed so far, to the operating system or to the disk.
@@ -143,7 +143,7 @@ pub enum Persist {
     Checkpoint(CrawlStatus),
 }
 
-/// Writes a scope's result files and gives its summary row ([`DataManager::retire_with`]).
+/// Writes a scope's result files and gives its summary row ([`ScopeData::retire_with`]).
 pub type WriteResults<'a> =
     dyn FnMut() -> Result<SiteSummary, Box<dyn std::error::Error + Send + Sync>> + 'a;
 
@@ -244,7 +244,7 @@ pub trait ScopeData: Send + Sync + Debug {
     /// Every scope, opened in this run or only saved.
     fn scopes(&self) -> Vec<ScopeInfo>;
 
-    /// Scope `id` (below [`DataManager::scope_count`]), as [`DataManager::scopes`] lists it:
+    /// Scope `id` (below [`ScopeData::scope_count`]), as [`ScopeData::scopes`] lists it:
     /// one at a time, where a crawl of thousands of sites would not hold every one at once.
     fn scope_info(&self, id: ScopeId) -> ScopeInfo;
 
@@ -255,7 +255,7 @@ pub trait ScopeData: Send + Sync + Debug {
     fn is_retired(&self, scope: ScopeId) -> bool;
 
     /// How many scopes there are, retired ones included (ids `0..scope_count()`): what walks
-    /// every scope without [`DataManager::scopes`]'s copy of each.
+    /// every scope without [`ScopeData::scopes`]'s copy of each.
     fn scope_count(&self) -> usize;
 
     /// A crawl of `n` scopes starts: what grows with every scope may take its room now, before
@@ -284,7 +284,7 @@ pub trait ScopeData: Send + Sync + Debug {
     /// Retires a settled scope whose results are written (SPEC §11): its saved state keeps
     /// `row` and its data (to be exported, or continued by the next run if it was not
     /// finished), and its data leaves memory. The scope must not be used afterwards, but for
-    /// [`Self::progress`] and [`Self::scopes`].
+    /// [`TaskData::progress`] and [`Self::scopes`].
     fn retire(&self, scope: ScopeId, row: Arc<SiteSummary>) -> Result<(), PersistError>;
 
     /// Writes a settled scope's results with `results` (which gives its summary row), then

@@ -16,7 +16,7 @@ use crossbeam_channel::{Receiver, select};
 
 use super::cpu::CpuIdle;
 use super::evented::Slots;
-use crate::context::Context;
+use crate::engine::Context;
 use crate::schedule::TaskLease;
 
 /// How often the engine considers starting more downloaders.

@@ -11,7 +11,7 @@ use crossbeam_channel::Sender;
 
 use super::Fetched;
 use super::record::record;
-use crate::context::Context;
+use crate::engine::Context;
 use crate::fetch::retry::back_off;
 use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
 use crate::message::{Log, Outcome, TaskKind};

@@ -2,10 +2,20 @@
 //! [`FetchEnv`], a parser a [`ParseEnv`] — each sees what it uses, and neither knows the data
 //! manager or the dispatcher by name.
 
-use crate::context::Context;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::Context;
+use crate::data::Progress;
 use crate::fetch::{FetchEnv, HopClaims};
+use crate::finish::Tick;
+use crate::ids::{ScopeId, SiteId};
+use crate::live::{CrawlView, NetworkTotals, ScopeCounts};
 use crate::message::{FetchTask, HopClaim};
 use crate::parse::ParseEnv;
+use crate::settings::Settings;
+use crate::site::Origin;
+use crate::stop::Stop;
 use crate::url_norm::NormUrl;
 
 impl HopClaims for Context {
@@ -16,7 +26,7 @@ impl HopClaims for Context {
 
 impl Context {
     /// What a downloader sees.
-    pub fn fetch_env(&self) -> FetchEnv<'_> {
+    pub(crate) fn fetch_env(&self) -> FetchEnv<'_> {
         FetchEnv {
             settings: &self.settings,
             sites: &self.sites,
@@ -30,11 +40,86 @@ impl Context {
     }
 
     /// What a parser sees.
-    pub fn parse_env(&self) -> ParseEnv<'_> {
+    pub(crate) fn parse_env(&self) -> ParseEnv<'_> {
         ParseEnv {
             settings: &self.settings,
             sites: &self.sites,
             filter: &*self.filter,
         }
+    }
+}
+
+impl CrawlView for Context {
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn started(&self) -> Instant {
+        self.started
+    }
+
+    fn stop(&self) -> &Stop {
+        &self.stop
+    }
+
+    fn tick(&self) -> Tick {
+        Tick {
+            now: Instant::now(),
+            pending: self.pending(),
+            robots_pending: self.dispatcher.robots_pending(),
+            budget: self.dispatcher.budget(),
+        }
+    }
+
+    fn origin(&self, site: SiteId) -> Origin {
+        self.sites.get(site).origin.clone()
+    }
+
+    fn queued(&self) -> usize {
+        self.dm.pending()
+    }
+
+    fn scope_count(&self) -> usize {
+        self.dm.scope_count()
+    }
+
+    fn scope_progress(&self, scope: ScopeId) -> Progress {
+        self.dm.progress(scope)
+    }
+
+    fn is_retired(&self, scope: ScopeId) -> bool {
+        self.dm.is_retired(scope)
+    }
+
+    fn retired_pages(&self, scope: ScopeId) -> Option<u64> {
+        self.dm.retired_row(scope).map(|row| row.pages as u64)
+    }
+
+    fn scope_counts(&self) -> Option<ScopeCounts> {
+        self.feeder.as_ref().map(|f| f.counts())
+    }
+
+    fn downloaders(&self) -> usize {
+        self.dispatcher.downloaders()
+    }
+
+    fn waiting(&self) -> (usize, usize) {
+        self.dispatcher.waiting()
+    }
+
+    fn network(&self) -> Option<NetworkTotals> {
+        self.network.as_ref().map(|n| {
+            let t = n.totals();
+            NetworkTotals {
+                targets: t.targets,
+                counted: t.counted,
+                accompanying: t.accompanying,
+                arcs: t.arcs,
+            }
+        })
+    }
+
+    fn problems(&self) -> u64 {
+        self.problems.load(Ordering::Relaxed)
     }
 }

@@ -23,7 +23,7 @@ use crossbeam_channel::Sender;
 
 use super::{Fetched, download};
 use crate::bodies::{self, BodyPermit};
-use crate::context::Context;
+use crate::engine::Context;
 use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
 use crate::fetch::{
     Check, EventedDownloader, FetchEnv, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,

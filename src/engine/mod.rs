@@ -20,10 +20,12 @@
 //! ([`PageParser`]), so the bookkeeping around them is written once.
 
 mod autoscale;
+pub(crate) mod context;
 pub(crate) mod cpu;
 mod download;
 mod env;
 mod evented;
+mod live_page;
 mod parse;
 mod record;
 mod saver;
@@ -34,7 +36,6 @@ use std::thread;
 use crossbeam_channel::{Receiver, RecvTimeoutError, bounded, select};
 use thiserror::Error;
 
-use crate::context::Context;
 use crate::fetch::Downloader;
 use crate::finish::Finisher;
 use crate::ids::ScopeId;
@@ -44,6 +45,7 @@ use crate::routine::{LogFiles, Routine, RoutineIo};
 use crate::schedule::TaskLease;
 use crate::settings::Settings;
 use crate::stop::{STOP_GRACE, StopReason};
+pub(crate) use context::{Context, ScopeFeeder};
 
 /// A downloaded page and the lease of its task, on its way to a parser.
 #[derive(Debug)]
@@ -127,15 +129,30 @@ fn named<'scope, 'env>(
 /// Threads of a crawl, to be joined.
 type Handles<'scope> = Vec<thread::ScopedJoinHandle<'scope, ()>>;
 
-/// Starts the routine thread, and the state saver when the data manager saves state.
-fn start_routine_and_saver<'scope>(
+/// Starts the threads that watch the crawl: the routine thread; the engine's tick, which
+/// opens scopes, tops up a shared budget and publishes the status `page` (whose server thread
+/// starts here too, ended by [`live_page::Closing`] and not among `handles`); and the state
+/// saver when the data manager saves state.
+fn start_watchers<'scope>(
     s: &'scope thread::Scope<'scope, '_>,
     ctx: &'scope Context,
     routine: &'scope dyn Routine,
     io: RoutineIo<'scope>,
+    page: Option<&'scope live_page::LivePage>,
+    opened: crossbeam_channel::Sender<Vec<(ScopeId, String)>>,
     handles: &mut Handles<'scope>,
 ) -> std::io::Result<()> {
+    let scopes = io.scopes;
     handles.push(named(s, "routine".into(), move || routine.run(ctx, io))?);
+    let publisher = page.map(|p| {
+        if let Err(e) = named(s, "status-page".into(), || p.serve()) {
+            eprintln!("warning: cannot serve the status page: {e}");
+        }
+        live_page::Publisher::new(p, ctx, scopes)
+    });
+    handles.push(named(s, "engine-tick".into(), move || {
+        tick::run(ctx, &opened, publisher)
+    })?);
     if ctx.dm.saves_state() {
         let every = ctx.settings.state.checkpoint_interval;
         handles.push(named(s, "state-saver".into(), move || {
@@ -154,7 +171,10 @@ fn start_parsers<'scope>(
     handles: &mut Handles<'scope>,
 ) -> std::io::Result<()> {
     for i in 0..ctx.settings.threads.parsing.get() {
-        let (rx, log) = (channels.0.clone(), Log(channels.1.clone()));
+        let (rx, log) = (
+            channels.0.clone(),
+            Log::new(channels.1.clone(), ctx.problems()),
+        );
         handles.push(named(s, format!("parser-{i}"), move || {
             parse::run(ctx, parser, rx, log)
         })?);
@@ -176,10 +196,45 @@ struct Downloaders<'scope, 'env, 'a> {
 }
 
 impl<'scope> Downloaders<'scope, '_, '_> {
+    /// Starts `DT1`'s loop, holding `slots` requests at once and passing on to the blocking
+    /// downloaders through `passed`.
+    fn start_loop(
+        &self,
+        dt1: &'scope crate::fetch::evented::EventedDownloader,
+        slots: &'scope evented::Slots,
+        passed: crossbeam_channel::Sender<TaskLease>,
+    ) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {
+        let ctx = self.ctx;
+        let (tx, log) = (
+            self.pages.clone(),
+            Log::new(self.log.clone(), ctx.problems()),
+        );
+        let running = self.running.clone();
+        named(self.s, "downloads".into(), move || {
+            evented::run(ctx, dt1, slots, tx, passed, &log);
+            drop(running);
+        })
+    }
+
+    /// Starts the thread that has the downloader abandon what it still waits for once the
+    /// stop's grace is over (`done`: disconnected when every downloader has ended).
+    fn start_stop_watch(
+        &self,
+        done: Receiver<()>,
+    ) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {
+        let (ctx, downloader) = (self.ctx, self.downloader);
+        named(self.s, "stop-watch".into(), move || {
+            abandon_late_requests(ctx, downloader, done)
+        })
+    }
+
     /// Starts downloader thread `i`.
     fn start(&self, i: usize) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {
         let (ctx, downloader) = (self.ctx, self.downloader);
-        let (tx, log) = (self.pages.clone(), Log(self.log.clone()));
+        let (tx, log) = (
+            self.pages.clone(),
+            Log::new(self.log.clone(), ctx.problems()),
+        );
         let running = self.running.clone();
         let passed = self.passed_on.cloned();
         thread::Builder::new()
@@ -208,7 +263,11 @@ pub(crate) fn run(
     let leftover = page_rx.clone();
     // The event-driven loop's requests at once (`DT1`), raised as the crawl finds it waits.
     let loop_slots = evented::Slots::new(settings.threads.first_downloaders());
+    let page = live_page::LivePage::open(ctx, inputs.scopes);
     let spawned = thread::scope(|s| -> Result<(), SpawnError> {
+        // The page's thread ends when this closure returns, however it returns; the scope then
+        // joins it.
+        let _closing = live_page::Closing(page.as_ref());
         let mut handles = Vec::new();
         let failed = |e: std::io::Error| {
             ctx.stop
@@ -223,9 +282,16 @@ pub(crate) fn run(
             scopes: inputs.scopes,
             opened: opened_rx,
         };
-        start_routine_and_saver(s, ctx, workers.routine, io, &mut handles).map_err(failed)?;
-        let h = named(s, "engine-tick".into(), move || tick::run(ctx, &opened_tx));
-        handles.push(h.map_err(failed)?);
+        start_watchers(
+            s,
+            ctx,
+            workers.routine,
+            io,
+            page.as_ref(),
+            opened_tx,
+            &mut handles,
+        )
+        .map_err(failed)?;
         // Each downloader holds a sender; the channel disconnects when the last one ends.
         let (running, downloaders_done) = bounded::<()>(0);
         // An event-driven downloader (`DT1`) drives the requests from one loop; its blocking
@@ -248,13 +314,7 @@ pub(crate) fn run(
         }
         match evented {
             Some(dt1) => {
-                let (tx, log) = (page_tx.clone(), Log(log_tx.clone()));
-                let slots = &loop_slots;
-                let running = running.clone();
-                let h = named(s, "downloads".into(), move || {
-                    evented::run(ctx, dt1, slots, tx, passed_tx, &log);
-                    drop(running);
-                });
+                let h = starter.start_loop(dt1, &loop_slots, passed_tx);
                 handles.push(h.map_err(failed)?);
                 ctx.dispatcher.set_downloaders(first + loop_slots.get());
             }
@@ -263,10 +323,7 @@ pub(crate) fn run(
                 ctx.dispatcher.set_downloaders(first);
             }
         }
-        let downloader = workers.downloader;
-        let h = named(s, "stop-watch".into(), move || {
-            abandon_late_requests(ctx, downloader, downloaders_done)
-        });
+        let h = starter.start_stop_watch(downloaders_done);
         handles.push(h.map_err(failed)?);
         start_parsers(s, ctx, workers.parser, (&page_rx, &log_tx), &mut handles).map_err(failed)?;
         // Automatic downloaders (autoscale.rs), until the cap or the stop.

@@ -8,7 +8,7 @@ use crossbeam_channel::Receiver;
 
 use super::Fetched;
 use super::record;
-use crate::context::Context;
+use crate::engine::Context;
 use crate::message::{Failure, Log, Outcome};
 use crate::parse::{PageParser, ParseEnv, ParseWorker};
 use crate::stop::PanicGuard;

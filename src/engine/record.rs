@@ -4,7 +4,7 @@
 //! `MaxPagesPerSite` is suspended with its scope. One function, so no kind of outcome skips a
 //! step (the downloaders' copy once left the page limit to the parsers' alone).
 
-use crate::context::Context;
+use crate::engine::Context;
 use crate::message::{Log, Outcome};
 use crate::schedule::{Suspension, TaskLease};
 use crate::stop::StopReason;

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{select, tick};
 
-use crate::context::Context;
 use crate::data::{CrawlStatus, Persist};
+use crate::engine::Context;
 use crate::stop::{PanicGuard, StopReason};
 use crate::storage::Durability;
 

@@ -2,13 +2,15 @@
 //! active scopes has room (and those a shared store hands this process), and a page budget
 //! shared with other processes is topped up. Both once were the routine's job, so a routine
 //! written to its contract — logs, finishers, Ctrl+C — opened no scope beyond the first
-//! window and, in a budgeted shared crawl, never started a fetch (issue 45).
+//! window and, in a budgeted shared crawl, never started a fetch (issue 45). It also renews
+//! the status page (`live_page.rs`).
 
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, select, tick};
 
-use crate::context::Context;
+use super::Context;
+use super::live_page::Publisher;
 use crate::data::coord::BudgetGrant;
 use crate::ids::ScopeId;
 use crate::stop::StopReason;
@@ -24,22 +26,32 @@ const BUDGET_BLOCK_PER_THREAD: u64 = 4;
 const BUDGET_RETRY: Duration = Duration::from_millis(200);
 
 /// Runs until the crawl stops; scopes opened go to `opened` (the routine's progress line
-/// names them).
-pub(super) fn run(ctx: &Context, opened: &Sender<Vec<(ScopeId, String)>>) {
+/// names them) and to the status page's `publisher`, which publishes once more at the stop.
+pub(super) fn run(
+    ctx: &Context,
+    opened: &Sender<Vec<(ScopeId, String)>>,
+    mut publisher: Option<Publisher<'_>>,
+) {
     let ticker = tick(TICK);
     let stop = ctx.stop.receiver();
     let mut budget_asked: Option<Instant> = None;
     loop {
         select! {
             recv(ticker) -> _ => {}
-            recv(stop) -> _ => return,
+            recv(stop) -> _ => {}
         }
         if ctx.stop.is_requested() {
+            if let Some(p) = &mut publisher {
+                p.publish(ctx, true);
+            }
             return;
         }
         if let Some(feeder) = &ctx.feeder {
             match feeder.feed(ctx) {
                 Ok(more) if !more.is_empty() => {
+                    if let Some(p) = &mut publisher {
+                        p.opened(ctx, &more);
+                    }
                     let _ = opened.send(more);
                 }
                 Ok(_) => {}
@@ -47,6 +59,9 @@ pub(super) fn run(ctx: &Context, opened: &Sender<Vec<(ScopeId, String)>>) {
             }
         }
         top_up_budget(ctx, &mut budget_asked);
+        if let Some(p) = &mut publisher {
+            p.publish(ctx, false);
+        }
     }
 }
 

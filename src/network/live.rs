@@ -15,7 +15,7 @@ use super::targets::TargetSet;
 
 /// The network's totals so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LiveTotals {
+pub(crate) struct LiveTotals {
     /// Target sites (hosts.txt's scopes).
     pub targets: usize,
     /// Target sites whose links are counted (written so far in this run).
@@ -28,7 +28,7 @@ pub struct LiveTotals {
 
 /// See the module docs.
 #[derive(Debug)]
-pub struct LiveNetwork {
+pub(crate) struct LiveNetwork {
     spec: NetworkSpec,
     set: TargetSet,
     state: Mutex<Seen>,
@@ -44,7 +44,10 @@ struct Seen {
 impl LiveNetwork {
     /// Totals over the targets `sites` (`(Site, host)` of each scope's first seed, in
     /// hosts.txt order), by `spec`.
-    pub fn new(spec: NetworkSpec, sites: impl IntoIterator<Item = (String, String)>) -> Self {
+    pub(crate) fn new(
+        spec: NetworkSpec,
+        sites: impl IntoIterator<Item = (String, String)>,
+    ) -> Self {
         let set = TargetSet::listed(sites, &spec.scopes);
         LiveNetwork {
             spec,
@@ -56,7 +59,7 @@ impl LiveNetwork {
     /// Target `site`'s files were written into `folder`: its links count from now on (once).
     /// A file that does not read leaves the totals as they were: they are a view, not a
     /// result.
-    pub fn count_site(&self, site: &str, folder: &Path) {
+    pub(crate) fn count_site(&self, site: &str, folder: &Path) {
         let Some(t) = self.set.targets.iter().position(|x| x.site == site) else {
             return;
         };
@@ -87,7 +90,7 @@ impl LiveNetwork {
     }
 
     /// The totals so far.
-    pub fn totals(&self) -> LiveTotals {
+    pub(crate) fn totals(&self) -> LiveTotals {
         let seen = self.state.lock();
         LiveTotals {
             targets: self.set.targets.len(),

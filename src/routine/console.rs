@@ -4,15 +4,14 @@
 //! It ends when every other thread has dropped its log sender.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
-use super::progress::{OpenedScopes, ProgressLine};
-use super::status_page::{self, LIVE_MARKER, StatusPage};
+use super::progress::ProgressLine;
 use super::{LogFiles, Routine, RoutineIo};
-use crate::context::Context;
-use crate::finish::Tick;
+use crate::live::CrawlView;
+use crate::live::tally::OpenedScopes;
 use crate::message::LogEvent;
 use crate::stop::StopReason;
 
@@ -20,72 +19,27 @@ use crate::stop::StopReason;
 /// interval). Also the longest a finished crawl waits to be noticed.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
-/// How often the status page's snapshot is renewed.
-const PUBLISH_EVERY: Duration = Duration::from_millis(500);
-
 /// The console routine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConsoleRoutine;
 
 impl Routine for ConsoleRoutine {
-    fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
-        run_routine(ctx, io);
+    fn run(&self, crawl: &dyn CrawlView, io: RoutineIo<'_>) {
+        ticks(crawl, io);
     }
 }
 
 /// Says at once that the crawl stops, and what happens next.
-fn announce_stop(ctx: &Context, reason: &StopReason, progress: &ProgressLine) {
+fn announce_stop(crawl: &dyn CrawlView, reason: &StopReason, progress: &ProgressLine) {
     progress.println(&format!(
         "{reason} after {:.1} s: stopping — no new request starts; requests under way finish within {} s or are abandoned (fetched again next run); then the state and the results are saved",
-        ctx.started.elapsed().as_secs_f64(),
+        crawl.started().elapsed().as_secs_f64(),
         crate::stop::STOP_GRACE.as_secs()
     ));
 }
 
-/// Runs the routine thread until all log senders are gone.
-fn run_routine(ctx: &Context, io: RoutineIo<'_>) {
-    let page = ctx.settings.logs.status_address.and_then(|addr| {
-        match StatusPage::bind(addr, &ctx.settings.results.folder) {
-            Ok(page) => {
-                eprintln!(
-                    "status page: {} (and {}status.json)",
-                    page.url(),
-                    page.url()
-                );
-                // Where `rccrawler status` finds the running crawl: nothing is lost without it.
-                let marker = ctx.settings.results.folder.join(LIVE_MARKER);
-                let _ = std::fs::write(marker, page.url());
-                Some(page)
-            }
-            Err(e) => {
-                eprintln!("warning: cannot serve the status page on {addr}: {e}");
-                None
-            }
-        }
-    });
-    std::thread::scope(|s| {
-        if let Some(page) = &page {
-            // The first snapshot before the first request: a page asked for before the first
-            // tick would otherwise say nothing about the crawl (no state, no sites).
-            let mut scopes = OpenedScopes::new(ctx, io.scopes);
-            page.publish(status_page::snapshot(ctx, &mut scopes, 0));
-            let spawned = std::thread::Builder::new()
-                .name("status-page".into())
-                .spawn_scoped(s, || page.serve());
-            if let Err(e) = spawned {
-                eprintln!("warning: cannot serve the status page: {e}");
-            }
-        }
-        ticks(ctx, io, page.as_ref());
-        if let Some(page) = &page {
-            page.stop();
-            let _ = std::fs::remove_file(ctx.settings.results.folder.join(LIVE_MARKER));
-        }
-    });
-}
-
-/// The routine's loop: log events, finishers, progress, the status page.
-fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
+/// The routine's loop, until all log senders are gone: log events, finishers, progress.
+fn ticks(crawl: &dyn CrawlView, io: RoutineIo<'_>) {
     let RoutineIo {
         events,
         ctrl_c,
@@ -96,10 +50,9 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
     } = io;
     let ticker = tick(CHECK_INTERVAL);
     // Scopes a shared store hands out while the crawl runs join the progress line.
-    let mut scopes = OpenedScopes::new(ctx, scopes);
+    let mut scopes = OpenedScopes::new(crawl, scopes);
     let mut ctrl_c = ctrl_c;
-    let mut progress = ProgressLine::new(ctx.settings.logs.progress_interval);
-    let mut published = Instant::now() - PUBLISH_EVERY;
+    let mut progress = ProgressLine::new(crawl.settings().logs.progress_interval);
     let mut writer = EventWriter {
         logs,
         name: String::new(),
@@ -110,41 +63,30 @@ fn ticks(ctx: &Context, io: RoutineIo<'_>, page: Option<&StatusPage>) {
         // on the channel would have to be woken for every request of every downloader.
         select! {
             recv(ticker) -> _ => {
-                if !writer.drain(ctx, &events, &mut progress) {
+                if !writer.drain(crawl, &events, &mut progress) {
                     break;
                 }
                 for more in opened.try_iter() {
-                    scopes.extend(ctx, more);
+                    scopes.extend(crawl, more);
                 }
-                if !ctx.stop.is_requested() {
-                    let t = Tick {
-                        now: Instant::now(),
-                        pending: ctx.pending(),
-                        robots_pending: ctx.dispatcher.robots_pending(),
-                        budget: ctx.dispatcher.budget(),
-                    };
+                if !crawl.stop().is_requested() {
+                    let t = crawl.tick();
                     if let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&t)) {
                         if !reason.is_complete() {
-                            announce_stop(ctx, &reason, &progress);
+                            announce_stop(crawl, &reason, &progress);
                         }
-                        ctx.stop.request(reason);
+                        crawl.stop().request(reason);
                     }
-                    progress.maybe_print(ctx, &mut scopes);
-                    if let Some(page) = page
-                        && published.elapsed() >= PUBLISH_EVERY
-                    {
-                        published = Instant::now();
-                        page.publish(status_page::snapshot(ctx, &mut scopes, progress.problems));
-                    }
+                    progress.maybe_print(crawl, &mut scopes);
                 }
             },
             recv(ctrl_c) -> msg => {
                 if msg.is_err() {
                     // Nobody can send Ctrl+C any more; stop listening.
                     ctrl_c = never();
-                } else if !ctx.stop.is_requested() {
-                    announce_stop(ctx, &StopReason::Interrupted, &progress);
-                    ctx.stop.request(StopReason::Interrupted);
+                } else if !crawl.stop().is_requested() {
+                    announce_stop(crawl, &StopReason::Interrupted, &progress);
+                    crawl.stop().request(StopReason::Interrupted);
                 }
             },
         }
@@ -168,20 +110,20 @@ impl EventWriter {
     /// Writes every event waiting; false once every sender is gone.
     fn drain(
         &mut self,
-        ctx: &Context,
+        crawl: &dyn CrawlView,
         events: &Receiver<LogEvent>,
         progress: &mut ProgressLine,
     ) -> bool {
         loop {
             match events.try_recv() {
-                Ok(ev) => self.write(ctx, &ev, progress),
+                Ok(ev) => self.write(crawl, &ev, progress),
                 Err(TryRecvError::Empty) => return true,
                 Err(TryRecvError::Disconnected) => return false,
             }
         }
     }
 
-    fn write(&mut self, ctx: &Context, ev: &LogEvent, progress: &mut ProgressLine) {
+    fn write(&mut self, crawl: &dyn CrawlView, ev: &LogEvent, progress: &mut ProgressLine) {
         let r = match ev {
             LogEvent::Request {
                 site,
@@ -192,10 +134,10 @@ impl EventWriter {
                 set_cookie,
             } => {
                 self.name.clear();
-                let _ = write!(self.name, "{}", ctx.sites.get(*site).origin);
+                let _ = write!(self.name, "{}", crawl.origin(*site));
                 let name = &self.name;
                 let ms = elapsed.as_millis();
-                if ctx.settings.logs.display_common_log {
+                if crawl.settings().logs.display_common_log {
                     progress.println(&format!(
                         "{name} {} {status} {bytes} B {ms} ms",
                         url.as_str()
@@ -205,8 +147,7 @@ impl EventWriter {
                     .request(name, url.as_str(), *status, *bytes, ms, set_cookie)
             }
             LogEvent::Problem { site, url, what } => {
-                progress.problems += 1;
-                if ctx.settings.logs.display_error_log {
+                if crawl.settings().logs.display_error_log {
                     progress.println(&format!("problem: {site} {url}: {what}"));
                 }
                 self.logs.problem(site, url, what)

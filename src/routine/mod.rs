@@ -1,23 +1,22 @@
 //! The routine thread (the paper's RoutineThread): the [`Routine`] component and its
 //! implementation `RT0` ([`ConsoleRoutine`]): log files ([`logs`]), the progress line, the
-//! finishers, and Ctrl+C.
+//! finishers, and Ctrl+C. It sees the crawl through a [`CrawlView`].
 
 mod console;
 pub mod logs;
 mod progress;
-pub mod status_page;
 
 use std::fmt::Debug;
 
 use crossbeam_channel::Receiver;
 
+pub(crate) use crate::live::tally::short_duration;
 pub use console::ConsoleRoutine;
 pub use logs::LogFiles;
-pub(crate) use progress::short_duration;
 
-use crate::context::Context;
 use crate::finish::Finisher;
 use crate::ids::ScopeId;
+use crate::live::CrawlView;
 use crate::message::LogEvent;
 
 /// What the engine hands the routine thread.
@@ -39,14 +38,14 @@ pub struct RoutineIo<'a> {
 
 /// The `RoutineThread` component. The engine runs it once, on its own thread named
 /// `routine`, for the whole crawl. It must: write the log events; ask the finishers, often
-/// (the engine waits for it to notice that the work is done), with the work left as
-/// [`Context::pending`] counts it, and request the stop on `ctx.stop` with the first reason
-/// one gives; request [`Interrupted`] on Ctrl+C; and return once `events` is disconnected
-/// (every other thread has ended), after writing what is left. Opening scopes and topping up
-/// a shared page budget are the engine's: a routine need not know of them.
+/// (the engine waits for it to notice that the work is done), with [`CrawlView::tick`], and
+/// request the stop on [`CrawlView::stop`] with the first reason one gives; request
+/// [`Interrupted`] on Ctrl+C; and return once `events` is disconnected (every other thread
+/// has ended), after writing what is left. Opening scopes, topping up a shared page budget
+/// and publishing the status page are the engine's: a routine need not know of them.
 ///
 /// [`Interrupted`]: crate::stop::StopReason::Interrupted
 pub trait Routine: Send + Sync + Debug {
     /// Runs until every other thread of the crawl has ended.
-    fn run(&self, ctx: &Context, io: RoutineIo<'_>);
+    fn run(&self, crawl: &dyn CrawlView, io: RoutineIo<'_>);
 }

@@ -11,155 +11,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::context::Context;
-use crate::ids::ScopeId;
-
-/// The crawl's scopes added up: what the progress line and the status page show.
-pub(super) struct Tally<'a> {
-    /// Pages recorded.
-    pub(super) pages: u64,
-    /// Pages recorded by this run (a continued crawl's saved pages left out).
-    pub(super) new_pages: u64,
-    /// Fetch outcomes recorded by this run: the rate's count (a continued crawl's scopes bring
-    /// their saved outcomes as they open, which are no fetches of this run).
-    pub(super) outcomes: u64,
-    /// The scopes with URLs queued, in the order given.
-    pub(super) open: Vec<OpenScope<'a>>,
-}
-
-/// A scope with URLs queued.
-pub(super) struct OpenScope<'a> {
-    pub(super) name: &'a str,
-    pub(super) pages: u64,
-    pub(super) queued: usize,
-    /// Seconds until its queue is fetched at its rate so far (its fetches over its time),
-    /// once it has a rate to go by: what politeness allows it shows in that rate.
-    pub(super) time_left: Option<f64>,
-}
-
-/// A site's fetches needed before its rate is taken as an estimate.
-const FETCHES_FOR_AN_ESTIMATE: u64 = 5;
-
-/// Seconds until `pending` URLs are fetched at the rate of `outcomes` over `active`.
-fn time_left(pending: usize, outcomes: u64, active: Duration) -> Option<f64> {
-    if outcomes < FETCHES_FOR_AN_ESTIMATE || active < Duration::from_secs(1) {
-        return None;
-    }
-    Some(pending as f64 * active.as_secs_f64() / outcomes as f64)
-}
-
-impl Tally<'_> {
-    /// The time left of the sites being crawled: the longest of theirs (they are crawled
-    /// side by side), `None` while one of them has no estimate yet. Sites waiting their
-    /// turn are not in it.
-    pub(super) fn time_left(&self) -> Option<f64> {
-        self.open
-            .iter()
-            .map(|s| s.time_left)
-            .try_fold(0.0f64, |most, t| t.map(|t| most.max(t)))
-            .filter(|_| !self.open.is_empty())
-    }
-}
-
-/// A duration as people read it: `45s`, `3m 20s`, `2h 05m`.
-pub(crate) fn short_duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-    }
-}
-
-/// The scopes opened in this run: those not retired yet with their names, and what the
-/// retired ones recorded, added up once as they retire. A crawl of thousands of sites keeps
-/// no name for each finished one, and a tick looks at the scopes being crawled only.
-#[derive(Debug, Default)]
-pub(super) struct OpenedScopes {
-    open: Vec<(ScopeId, String)>,
-    retired_pages: u64,
-    retired_outcomes: u64,
-    /// What the scopes had recorded when they were opened (saved by earlier runs).
-    carried_pages: u64,
-    carried_outcomes: u64,
-}
-
-impl OpenedScopes {
-    /// `scopes`, just opened.
-    /// The scopes earlier runs finished count too: their pages are the crawl's (summary.csv
-    /// lists them), recorded before this run.
-    pub(super) fn new(ctx: &Context, scopes: &[(ScopeId, String)]) -> Self {
-        let mut opened = OpenedScopes::default();
-        let open: std::collections::HashSet<ScopeId> = scopes.iter().map(|(id, _)| *id).collect();
-        let earlier: u64 = (0..ctx.dm.scope_count())
-            .map(|i| ScopeId(i as u32))
-            .filter(|id| !open.contains(id))
-            .filter_map(|id| ctx.dm.retired_row(id))
-            .map(|row| row.pages as u64)
-            .sum();
-        opened.retired_pages = earlier;
-        opened.carried_pages = earlier;
-        opened.extend(ctx, scopes.iter().cloned());
-        opened
-    }
-
-    /// More scopes, just opened.
-    pub(super) fn extend(
-        &mut self,
-        ctx: &Context,
-        more: impl IntoIterator<Item = (ScopeId, String)>,
-    ) {
-        for (id, name) in more {
-            let p = ctx.dm.progress(id);
-            self.carried_pages += p.pages as u64;
-            self.carried_outcomes += p.outcomes;
-            self.open.push((id, name));
-        }
-    }
-
-    /// Adds up every scope opened; those retired since the last call leave the list, their
-    /// figures kept in the totals (a retired scope's figures no longer change).
-    pub(super) fn tally(&mut self, ctx: &Context) -> Tally<'_> {
-        let OpenedScopes {
-            open,
-            retired_pages,
-            retired_outcomes,
-            carried_pages,
-            carried_outcomes,
-        } = self;
-        open.retain(|(id, _)| {
-            if !ctx.dm.is_retired(*id) {
-                return true;
-            }
-            let p = ctx.dm.progress(*id);
-            *retired_pages += p.pages as u64;
-            *retired_outcomes += p.outcomes;
-            false
-        });
-        let mut t = Tally {
-            pages: *retired_pages,
-            new_pages: 0,
-            outcomes: *retired_outcomes,
-            open: Vec::new(),
-        };
-        for (id, name) in open.iter() {
-            let p = ctx.dm.progress(*id);
-            t.pages += p.pages as u64;
-            t.outcomes += p.outcomes;
-            if p.pending > 0 {
-                t.open.push(OpenScope {
-                    name,
-                    pages: p.pages as u64,
-                    queued: p.pending,
-                    time_left: time_left(p.pending, p.outcomes, p.active),
-                });
-            }
-        }
-        t.new_pages = t.pages.saturating_sub(*carried_pages);
-        t.outcomes = t.outcomes.saturating_sub(*carried_outcomes);
-        t
-    }
-}
+use crate::live::CrawlView;
+use crate::live::tally::{OpenedScopes, Tally, short_duration};
 
 /// How often the live display is redrawn.
 const LIVE_EVERY: Duration = Duration::from_millis(250);
@@ -169,8 +22,6 @@ pub(super) struct ProgressLine {
     every: Duration,
     last: Instant,
     last_outcomes: u64,
-    /// Problems reported so far.
-    pub(super) problems: u64,
     /// The live display (stderr is a terminal).
     live: Option<ProgressBar>,
     /// The last totals shown, printed once more when the live display ends.
@@ -194,7 +45,6 @@ impl ProgressLine {
             every: if live.is_some() { LIVE_EVERY } else { every },
             last: Instant::now(),
             last_outcomes: 0,
-            problems: 0,
             live,
             last_totals: String::new(),
         }
@@ -219,12 +69,12 @@ impl ProgressLine {
     }
 
     /// Shows the progress if its interval has passed.
-    pub(super) fn maybe_print(&mut self, ctx: &Context, scopes: &mut OpenedScopes) {
+    pub(super) fn maybe_print(&mut self, crawl: &dyn CrawlView, scopes: &mut OpenedScopes) {
         let now = Instant::now();
         if now.duration_since(self.last) < self.every {
             return;
         }
-        let (clauses, sites) = self.lines(ctx, scopes, now);
+        let (clauses, sites) = self.lines(crawl, scopes, now);
         let totals = clauses.join(", ");
         match &self.live {
             Some(bar) => {
@@ -270,12 +120,12 @@ impl ProgressLine {
     /// crawled, most queued first (empty if none).
     fn lines(
         &mut self,
-        ctx: &Context,
+        crawl: &dyn CrawlView,
         scopes: &mut OpenedScopes,
         now: Instant,
     ) -> (Vec<String>, Vec<String>) {
-        let tally = scopes.tally(ctx);
-        let counts = ctx.feeder.as_ref().map(|f| f.counts());
+        let tally = scopes.tally(crawl);
+        let counts = crawl.scope_counts();
         // As the status page: no estimate for the crawl while sites wait their turn.
         let left = tally
             .time_left()
@@ -306,10 +156,13 @@ impl ProgressLine {
         self.last = now;
         self.last_outcomes = outcomes;
         let mut clauses = vec![
-            format!("[{:>5}s] pages {pages}", ctx.started.elapsed().as_secs()),
-            format!("queued {}", ctx.dm.pending()),
+            format!(
+                "[{:>5}s] pages {pages}",
+                crawl.started().elapsed().as_secs()
+            ),
+            format!("queued {}", crawl.queued()),
             format!("{rate:.1} urls/s"),
-            format!("problems {}", self.problems),
+            format!("problems {}", crawl.problems()),
         ];
         if let Some(n) = counts
             && (n.written > 0 || n.waiting > 0)
@@ -319,11 +172,11 @@ impl ProgressLine {
                 n.live,
                 n.written,
                 n.waiting,
-                ctx.dispatcher.downloaders()
+                crawl.downloaders()
             ));
         }
         // Why the rate may be low: say what waits.
-        let (retrying, backed_off) = ctx.dispatcher.waiting();
+        let (retrying, backed_off) = crawl.waiting();
         if retrying > 0 {
             clauses.push(format!("{retrying} URLs waiting to be retried"));
         }
@@ -411,34 +264,6 @@ mod tests {
             ),
             "x 900 URLs waiting to be retried"
         );
-    }
-
-    #[test]
-    fn time_left_once_a_site_has_a_rate() {
-        assert_eq!(time_left(10, 4, Duration::from_secs(8)), None);
-        assert_eq!(time_left(10, 5, Duration::from_millis(500)), None);
-        assert_eq!(time_left(10, 5, Duration::from_secs(2)), Some(4.0));
-        let site = |time_left| OpenScope {
-            name: "a",
-            pages: 1,
-            queued: 1,
-            time_left,
-        };
-        let tally = |open| Tally {
-            pages: 0,
-            new_pages: 0,
-            outcomes: 0,
-            open,
-        };
-        assert_eq!(
-            tally(vec![site(Some(3.0)), site(Some(9.0))]).time_left(),
-            Some(9.0)
-        );
-        assert_eq!(tally(vec![site(Some(3.0)), site(None)]).time_left(), None);
-        assert_eq!(tally(Vec::new()).time_left(), None);
-        assert_eq!(short_duration(44.6), "45s");
-        assert_eq!(short_duration(200.0), "3m 20s");
-        assert_eq!(short_duration(7500.0), "2h 05m");
     }
 
     #[test]

@@ -1,20 +1,19 @@
 //! A `RoutineThread` written to the `Routine` contract and nothing more, for tests that the
 //! engine does the rest (opening scopes, topping up a shared budget).
 
-use rccrawler::context::Context;
-use rccrawler::finish::Tick;
+use rccrawler::live::CrawlView;
 use rccrawler::routine::{Routine, RoutineIo};
 use rccrawler::stop::StopReason;
 
 /// A routine written to the `Routine` contract and nothing more: it drops the log events,
-/// asks the finishers every 20 ms with the work `Context::pending` counts, stops on their
+/// asks the finishers every 20 ms with `CrawlView::tick`, stops on their
 /// first reason or on Ctrl+C, and returns once every other thread has ended. It knows
 /// nothing of scopes to open or budgets to top up.
 #[derive(Debug)]
 pub struct ContractRoutine;
 
 impl Routine for ContractRoutine {
-    fn run(&self, ctx: &Context, io: RoutineIo<'_>) {
+    fn run(&self, crawl: &dyn CrawlView, io: RoutineIo<'_>) {
         let RoutineIo {
             events,
             ctrl_c,
@@ -26,16 +25,11 @@ impl Routine for ContractRoutine {
             crossbeam_channel::select! {
                 recv(ticker) -> _ => {
                     while let Ok(_event) = events.try_recv() {}
-                    let tick = Tick {
-                        now: std::time::Instant::now(),
-                        pending: ctx.pending(),
-                        robots_pending: ctx.dispatcher.robots_pending(),
-                        budget: ctx.dispatcher.budget(),
-                    };
-                    if !ctx.stop.is_requested()
+                    let tick = crawl.tick();
+                    if !crawl.stop().is_requested()
                         && let Some(reason) = finishers.iter_mut().find_map(|f| f.check(&tick))
                     {
-                        ctx.stop.request(reason);
+                        crawl.stop().request(reason);
                     }
                     if events.is_empty() && matches!(
                         events.recv_timeout(std::time::Duration::ZERO),
@@ -44,7 +38,7 @@ impl Routine for ContractRoutine {
                         return;
                     }
                 },
-                recv(ctrl_c) -> _ => ctx.stop.request(StopReason::Interrupted),
+                recv(ctrl_c) -> _ => crawl.stop().request(StopReason::Interrupted),
             }
         }
     }

@@ -2,7 +2,7 @@
 //! with the crawl's totals, every open site's pages and queue, and the sites already finished
 //! with links to their result files; the same as JSON at `/status.json` for scripts.
 //!
-//! It never changes the crawl: the console routine publishes a snapshot twice a second, and the
+//! It never changes the crawl: the engine publishes a snapshot twice a second, and the
 //! server only reads that snapshot, `summary.csv` and files under `ResultFolder`. A path that
 //! would leave that folder (`..`, an encoded character, a link pointing outside) is refused.
 //! One request at a time, `Connection: close`: a page for a person and a script, not a web
@@ -20,8 +20,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
-use super::progress::{OpenedScopes, Tally};
-use crate::context::Context;
+use super::CrawlView;
+use super::tally::{OpenedScopes, Tally};
 use crate::data::pg::{ScopeState, ScopeStatus};
 use crate::report::read_summary;
 
@@ -199,10 +199,10 @@ pub const LIVE_MARKER: &str = ".rccrawler-live";
 
 /// What the running crawl looks like now: totals, and each open site's pages and queue
 /// (`finished` is added from summary.csv when the page is asked for).
-pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) -> Value {
-    let elapsed = ctx.started.elapsed().as_secs_f64();
-    let tally = scopes.tally(ctx);
-    let counts = ctx.feeder.as_ref().map(|f| f.counts());
+pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Value {
+    let elapsed = crawl.started().elapsed().as_secs_f64();
+    let tally = scopes.tally(crawl);
+    let counts = crawl.scope_counts();
     // Sites still waiting their turn have no rate yet: no estimate for the whole crawl then.
     let time_left = tally
         .time_left()
@@ -227,21 +227,20 @@ pub(super) fn snapshot(ctx: &Context, scopes: &mut OpenedScopes, problems: u64) 
         })
         .collect();
     json!({
-        "state": if ctx.stop.is_requested() { "stopping" } else { "crawling" },
+        "state": if crawl.stop().is_requested() { "stopping" } else { "crawling" },
         "elapsed_seconds": (elapsed * 10.0).round() / 10.0,
         "pages": pages,
-        "queued": ctx.dm.pending(),
+        "queued": crawl.queued(),
         // This run's pages over this run's time: a continued crawl's saved pages were not
         // fetched in it.
         "pages_per_second": if elapsed > 0.0 { (new_pages as f64 / elapsed).round() } else { 0.0 },
-        "problems": problems,
+        "problems": crawl.problems(),
         "time_left_seconds": seconds(time_left),
         "sites_crawling": counts.map_or(sites.len(), |n| n.live),
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),
         "sites": sites,
-        "network": ctx.network.as_ref().map(|n| {
-            let t = n.totals();
+        "network": crawl.network().map(|t| {
             json!({
                 "targets": t.targets,
                 "targets_counted": t.counted,
