@@ -32,6 +32,7 @@
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
 //!   (`Persistence`: none, the state folder, PostgreSQL) and how processes share a crawl
 //!   (`Coordinator`); `BMICDM` and `PgDM` are two pairings of these.
+//! - [`measures`] — PageRank and harmonic centrality of a site graph (SPEC §17).
 //! - [`network`] — the network of sites (SPEC §13): targets, accompanying sites, their arcs,
 //!   from the external links of a results folder.
 //! - [`bandit`] — the budget rules (the BeeBot paper's R1–R3 and others), the oracle, replay.
@@ -70,6 +71,7 @@ pub mod hosts;
 pub mod ids;
 pub mod live;
 pub mod loopback;
+pub(crate) mod measures;
 pub mod message;
 pub(crate) mod network;
 pub(crate) mod parallel;

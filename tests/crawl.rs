@@ -391,7 +391,7 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host\n"
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host,PageRank,Harmonic\n"
         ),
         "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
@@ -424,6 +424,8 @@ fn output_files_follow_gephi_rules() {
         ("contenthash", "ContentHash", "string", &home[7]),
         ("canonical", "Canonical", "string", &home[8]),
         ("host", "Host", "string", &home[9]),
+        ("pagerank", "PageRank", "double", &home[10]),
+        ("harmonic", "Harmonic", "double", &home[11]),
     ] {
         assert!(
             gexf.contains(&format!(

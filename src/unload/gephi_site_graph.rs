@@ -12,6 +12,7 @@ use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CsvOut;
+use crate::measures::{MEASURE_COLUMNS, Measures, write_value};
 use crate::storage::{replace_file, sync_dir};
 
 /// The Gephi unloader.
@@ -51,9 +52,11 @@ impl Unloader for GephiSiteGraph {
                 Err(source) => return Err(UnloadError { path, source }),
             }
         }
-        let gexf = |w: &mut dyn Write| write_gexf(g, w);
+        // Of the whole graph: computed once, before the two files that carry them.
+        let measures = Measures::of(g);
+        let gexf = |w: &mut dyn Write| write_gexf(g, &measures, w);
         let edges = |w: &mut dyn Write| write_edges(g, w);
-        let nodes = |w: &mut dyn Write| write_nodes(g, w);
+        let nodes = |w: &mut dyn Write| write_nodes(g, &measures, w);
         let external = |w: &mut dyn Write| write_external(g, self.context, w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
@@ -96,12 +99,15 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
     }
 }
 
-/// nodes.csv: `Id,Label` and the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
+/// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
 /// ExternalLinks,Bytes,ContentHash,Canonical,Host`), the same columns whatever the URL filter
-/// (a single-host site names its one host).
-pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
+/// (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
+/// `PageRank,Harmonic`).
+pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
     let mut columns = vec!["Id", "Label"];
     columns.extend(NODE_COLUMNS.iter().map(|c| c.name));
+    columns.extend(MEASURE_COLUMNS.iter().map(|c| c.name));
+    let mut value = Vec::new();
     let mut csv = CsvOut::new(w, &columns)?;
     let mut hash = String::with_capacity(32);
     for (i, n) in g.nodes().iter().enumerate() {
@@ -117,6 +123,12 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
                     csv.text(&hash)?
                 }
             };
+        }
+        for c in MEASURE_COLUMNS {
+            value.clear();
+            write_value(&mut value, (c.value)(m, i));
+            // Digits, a point and a sign only: written as they are.
+            csv.raw(std::str::from_utf8(&value).unwrap_or("0"))?;
         }
         csv.end()?;
     }

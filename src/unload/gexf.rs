@@ -1,16 +1,19 @@
 //! GEXF 1.3 (gexf.net): the same graph in one XML file, with typed attributes (level, out-degree,
 //! external links and bytes as integers; title, content hash, canonical URL and host as
-//! strings), for users who open one file instead of two.
+//! strings; PageRank and harmonic centrality as doubles), for users who open one file instead
+//! of two.
 
 use std::io::{self, Write};
 
 use crate::data::SiteGraph;
 use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CHUNK;
+use crate::measures::{MEASURE_COLUMNS, Measures, write_value};
 use crate::xml::{xml, xml_into};
 
-/// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row.
-pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
+/// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row (its
+/// measures `m` as doubles).
+pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         w,
@@ -33,6 +36,13 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
             c.gexf_id,
             c.name,
             c.kind.gexf()
+        )?;
+    }
+    for c in MEASURE_COLUMNS {
+        writeln!(
+            w,
+            r#"      <attribute id="{}" title="{}" type="double"/>"#,
+            c.gexf_id, c.name
         )?;
     }
     writeln!(w, r#"    </attributes>"#)?;
@@ -59,6 +69,13 @@ pub fn write_gexf(graph: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
                     let _ = write!(line, "{h:032x}");
                 }
             }
+            line.extend_from_slice(br#""/>"#);
+        }
+        for c in MEASURE_COLUMNS {
+            line.extend_from_slice(br#"<attvalue for=""#);
+            line.extend_from_slice(c.gexf_id.as_bytes());
+            line.extend_from_slice(br#"" value=""#);
+            write_value(&mut line, (c.value)(m, i));
             line.extend_from_slice(br#""/>"#);
         }
         line.extend_from_slice(b"</attvalues></node>\n");

@@ -19,7 +19,7 @@ use thiserror::Error;
 pub use crate::gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
 pub use gephi_site_graph::GephiSiteGraph;
-pub use gexf::write_gexf;
+pub(crate) use gexf::write_gexf;
 pub use report::{Report, report_options};
 
 use crate::data::SiteGraph;
