@@ -43,7 +43,9 @@ fn read_net(results: &Path) -> Net {
             "InPages",
             "OutTargets",
             "OutLinks",
-            "Pages"
+            "Pages",
+            "PageRank",
+            "Harmonic"
         ]
     );
     let mut nodes = BTreeMap::new();
@@ -92,6 +94,45 @@ fn read_net(results: &Path) -> Net {
 }
 
 /// The unit of a host by SPEC §13: its registrable domain, or the host when it has none.
+/// See: issue 53 — the network's PageRank (arcs weighted by their links) and harmonic
+/// centrality, in nodes.csv and graph.gexf, equal an independent computation from its
+/// edges.csv.
+fn check_measures(results: &Path) {
+    let dir = results.join("network");
+    let (header, rows) = read_csv(&dir.join("nodes.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let values: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[col("PageRank")].parse().unwrap(),
+                r[col("Harmonic")].parse().unwrap(),
+            )
+        })
+        .collect();
+    let (_, edges) = read_csv(&dir.join("edges.csv"));
+    let arcs: Vec<(usize, usize, f64)> = edges
+        .iter()
+        .map(|e| {
+            let id = |s: &str| s.parse::<usize>().unwrap() - 1;
+            (id(&e[0]), id(&e[1]), e[3].parse().unwrap())
+        })
+        .collect();
+    let n = values.len();
+    common::measures::assert_close(
+        &values,
+        &common::measures::pagerank(n, &arcs),
+        &common::measures::harmonic(n, &arcs),
+    );
+    let gexf = std::fs::read_to_string(dir.join("graph.gexf")).unwrap();
+    assert!(gexf.contains(r#"<attribute id="harmonic" title="Harmonic" type="double"/>"#));
+    let first = &rows[0][col("PageRank")];
+    assert!(
+        gexf.contains(&format!(r#"<attvalue for="pagerank" value="{first}"/>"#)),
+        "{gexf}"
+    );
+}
+
 fn unit(host: &str) -> String {
     if host.parse::<IpAddr>().is_ok() || host.starts_with('[') || !host.contains('.') {
         return host.to_owned();
@@ -306,6 +347,7 @@ fn the_network_of_a_crawl_is_what_the_rules_give_from_its_external_links() {
     let results = c.results();
     let got = read_net(&results);
     assert_eq!(got, expected(&results, &HashMap::new()));
+    check_measures(&results);
     // And what a person expects of this web, said outright.
     let uni = web.origin("www.uni.test");
     let lib = web.origin("lib.uni.test");

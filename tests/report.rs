@@ -247,6 +247,30 @@ fn the_report_shows_the_crawl_with_numbers_recomputed_from_its_files() {
             "{folder}: the most linked page is {} with {top_in}: {first}",
             node_rows[top_id - 1][1]
         );
+        // See: issue 53 — the pages each measure ranks highest, from nodes.csv's columns.
+        for (column, table_id, decimals) in
+            [("PageRank", "pagerank", 5), ("Harmonic", "harmonic", 1)]
+        {
+            let (header, _) = read_csv(&d.join("nodes.csv"));
+            let at = header.iter().position(|h| h == column).unwrap();
+            let best = node_rows
+                .iter()
+                .map(|r| (r[at].parse::<f64>().unwrap(), &r[1]))
+                .fold(None::<(f64, &String)>, |m, x| match m {
+                    Some(m) if m.0 >= x.0 => Some(m),
+                    _ => Some(x),
+                })
+                .unwrap();
+            let table = between(section, &format!("-{table_id}\""), "</table>");
+            let first = between(table, "<tbody><tr>", "</tr>");
+            assert!(
+                first.contains(&format!(">{:.*}<", decimals, best.0))
+                    && first.contains(&format!(">{}<", best.1)),
+                "{folder}: {column} highest is {} with {}: {first}",
+                best.1,
+                best.0
+            );
+        }
     }
 
     // External hosts over all sites, and their registrable domains.

@@ -38,6 +38,21 @@ impl Csr {
         csr
     }
 
+    /// `n` nodes and the arcs `(source, target, weight)` (0-based ids), in any order.
+    pub(crate) fn from_arcs(n: usize, mut arcs: Vec<(u32, u32, u32)>) -> Self {
+        arcs.sort_unstable();
+        let mut next = arcs.iter().peekable();
+        Csr::build(n, |i, row| {
+            while let Some(&&(s, t, w)) = next.peek() {
+                if s as usize != i {
+                    break;
+                }
+                row.push((t, w));
+                next.next();
+            }
+        })
+    }
+
     /// The arcs of a site graph (its node ids are 1-based).
     pub(crate) fn of(g: &SiteGraph<'_>) -> Self {
         let nodes = g.nodes();

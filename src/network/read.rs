@@ -23,7 +23,14 @@ pub(crate) fn read_network(
     let mut nodes = Vec::new();
     let mut targets = 0;
     let mut rdr = csv::Reader::from_path(dir.join("nodes.csv")).ok()?;
-    if rdr.headers().ok()?.iter().ne(NODE_HEADER) {
+    // The measures after the counts are not read: a network written before them reads too.
+    if rdr
+        .headers()
+        .ok()?
+        .iter()
+        .take(NODE_HEADER.len())
+        .ne(NODE_HEADER)
+    {
         return None;
     }
     for r in rdr.records() {

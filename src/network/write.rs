@@ -9,10 +9,11 @@ use super::NetworkError;
 use super::model::{Ids, Network, NodeRow, Set};
 use super::spill::Arcs;
 use crate::gephi_csv::CsvOut;
+use crate::measures::{Csr, MEASURE_COLUMNS, Measures, write_value};
 use crate::storage::replace_file;
 use crate::xml::xml_into;
 
-/// The columns of nodes.csv.
+/// The columns of nodes.csv before the measures (`PageRank,Harmonic`, SPEC §17).
 pub(crate) const NODE_HEADER: [&str; 10] = [
     "Id",
     "Label",
@@ -42,10 +43,16 @@ pub(super) fn write_all(
         replace_file(&path, fill).map_err(|source| NetworkError::Write { path, source })
     };
     let id_of = |code: u32| ids.of(code);
-    file("nodes.csv", &mut |w| write_nodes(net, w))?;
+    let measures = measures(net, arcs, &id_of).map_err(|source| NetworkError::Write {
+        path: dir.join("edges.csv"),
+        source,
+    })?;
+    file("nodes.csv", &mut |w| write_nodes(net, &measures, w))?;
     file("edges.csv", &mut |w| write_edges(arcs, &id_of, w))?;
     file("subsets.csv", &mut |w| write_subsets(net, w))?;
-    file("graph.gexf", &mut |w| write_gexf(net, (arcs, &id_of), w))?;
+    file("graph.gexf", &mut |w| {
+        write_gexf(net, &measures, (arcs, &id_of), w)
+    })?;
     if let Some(lines) = prospects {
         file("prospects.txt", &mut |w| {
             for l in lines {
@@ -60,8 +67,28 @@ pub(super) fn write_all(
     })
 }
 
-fn write_nodes(net: &Network, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &NODE_HEADER)?;
+/// The network's PageRank and harmonic centrality (SPEC §17), its arcs weighted by their
+/// links: read back from the spilled arcs once.
+fn measures(net: &Network, arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32) -> io::Result<Measures> {
+    let mut list = Vec::new();
+    arcs.for_each_source(id_of, &mut |edges| {
+        list.extend(edges.iter().map(|e| {
+            (
+                e.source - 1,
+                e.target - 1,
+                u32::try_from(e.weight).unwrap_or(u32::MAX),
+            )
+        }));
+        Ok(())
+    })?;
+    Ok(Measures::of_csr(&Csr::from_arcs(net.nodes.len(), list)))
+}
+
+fn write_nodes(net: &Network, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
+    let mut header = NODE_HEADER.to_vec();
+    header.extend(MEASURE_COLUMNS.iter().map(|c| c.name));
+    let mut csv = CsvOut::new(w, &header)?;
+    let mut value = Vec::new();
     for (i, n) in net.nodes.iter().enumerate() {
         csv.num(i + 1)?
             .text(&n.label)?
@@ -77,6 +104,12 @@ fn write_nodes(net: &Network, w: &mut dyn Write) -> io::Result<()> {
             Set::Accompanying => {
                 csv.empty()?.empty()?.empty()?;
             }
+        }
+        for c in MEASURE_COLUMNS {
+            value.clear();
+            write_value(&mut value, (c.value)(m, i));
+            // Digits, a point and a sign only: written as they are.
+            csv.raw(std::str::from_utf8(&value).unwrap_or("0"))?;
         }
         csv.end()?;
     }
@@ -130,6 +163,7 @@ const NODE_NUMBERS: [NodeNumber; 6] = [
 
 fn write_gexf(
     net: &Network,
+    m: &Measures,
     (arcs, id_of): (&mut Arcs, &dyn Fn(u32) -> u32),
     w: &mut dyn Write,
 ) -> io::Result<()> {
@@ -161,6 +195,13 @@ fn write_gexf(
             r#"      <attribute id="{id}" title="{title}" type="integer"/>"#
         )?;
     }
+    for c in MEASURE_COLUMNS {
+        writeln!(
+            w,
+            r#"      <attribute id="{}" title="{}" type="double"/>"#,
+            c.gexf_id, c.name
+        )?;
+    }
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, r#"    <attributes class="edge">"#)?;
     writeln!(
@@ -183,6 +224,11 @@ fn write_gexf(
             if let Some(v) = value(n) {
                 let _ = write!(line, r#"<attvalue for="{id}" value="{v}"/>"#);
             }
+        }
+        for c in MEASURE_COLUMNS {
+            let _ = write!(line, r#"<attvalue for="{}" value=""#, c.gexf_id);
+            write_value(&mut line, (c.value)(m, i));
+            line.extend_from_slice(br#""/>"#);
         }
         line.extend_from_slice(b"</attvalues></node>\n");
         w.write_all(&line)?;

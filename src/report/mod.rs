@@ -10,6 +10,7 @@ mod html;
 mod layout;
 mod network;
 mod plot;
+mod ranked;
 mod read;
 mod sections;
 mod stats;

@@ -12,6 +12,7 @@ use std::path::Path;
 use petgraph::algo::kosaraju_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
+use super::ranked::{Ranked, top_rows};
 use crate::gephi_csv::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
@@ -66,6 +67,9 @@ pub(crate) struct SiteFigures {
     pub(crate) out_degrees: BTreeMap<u64, u64>,
     /// The pages with most in-links, most first.
     pub(crate) top_linked: Vec<Linked>,
+    /// For each measure of [`RANKED_BY`](super::ranked::RANKED_BY), the pages it ranks highest, highest first (none when
+    /// nodes.csv has no measures).
+    pub(crate) top_ranked: Vec<Vec<Ranked>>,
     /// Strongly connected components, and the pages of the largest.
     pub(crate) components: usize,
     pub(crate) largest_component: usize,
@@ -326,6 +330,10 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
         order.truncate(TOP_LINKED);
     }
     order.sort_by(by_links);
+    let ranked = top_rows(folder, &mut f.problems);
+    let wanted = |row: u32| {
+        order.contains(&row) || ranked.iter().any(|top| top.iter().any(|&(r, _)| r == row))
+    };
     let mut found: HashMap<usize, (String, String)> = HashMap::new();
     let mut row = 0usize;
     each_row(
@@ -334,7 +342,7 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
         &mut f.problems,
         &["Label", "Title"],
         |r| {
-            if order.contains(&(row as u32)) {
+            if wanted(row as u32) {
                 let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
                 found.insert(row, (text(r[0]), text(r[1])));
             }
@@ -344,12 +352,23 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
     f.top_linked = order
         .iter()
         .map(|&i| {
-            let (url, title) = found.remove(&(i as usize)).unwrap_or_default();
+            let (url, title) = found.get(&(i as usize)).cloned().unwrap_or_default();
             Linked {
                 in_links: u64::from(in_links[i as usize]),
                 url,
                 title,
             }
+        })
+        .collect();
+    f.top_ranked = ranked
+        .iter()
+        .map(|top| {
+            top.iter()
+                .map(|&(i, value)| {
+                    let (url, title) = found.get(&(i as usize)).cloned().unwrap_or_default();
+                    Ranked { value, title, url }
+                })
+                .collect()
         })
         .collect();
     let sccs = kosaraju_scc(&super::graph::BothWays::new(g));
@@ -389,12 +408,20 @@ pub(crate) fn most_first(counts: HashMap<String, u64>) -> Vec<(String, u64)> {
     v
 }
 
+/// Whether `folder/name`'s header has column `column` (a file that cannot be read has none).
+pub(super) fn has_column(folder: &Path, name: &str, column: &str) -> bool {
+    open(&folder.join(name))
+        .ok()
+        .and_then(|mut r| r.headers().ok().map(|h| h.iter().any(|c| c == column)))
+        .unwrap_or(false)
+}
+
 /// Columns [`each_row`] hands over at most.
 const MAX_COLUMNS: usize = 4;
 
 /// Calls `row` with the named columns of each record of `folder/name` (in the order
 /// named). A missing file is no rows; a missing column or a damaged record is a problem.
-fn each_row(
+pub(super) fn each_row(
     folder: &Path,
     name: &str,
     problems: &mut Vec<String>,

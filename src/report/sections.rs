@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::html::{self, Cell, escape, group, table};
+use super::ranked::RANKED_BY;
 use super::read::{SiteFigures, SummaryRow, most_first};
 use super::{PIECE, ReportOptions, TOP, anchor, emit, plot, plot_or_note, stats};
 
@@ -378,24 +379,8 @@ pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFig
          are not on the axes; degrees above 100 binned).",
     )));
     b.push_str("</div>");
-    let linked: Vec<Vec<Cell>> = f
-        .top_linked
-        .iter()
-        .map(|l| {
-            vec![
-                Cell::int(l.in_links),
-                Cell::Text(l.title.clone()),
-                Cell::Html(format!("<span class=\"url\">{}</span>", escape(&l.url))),
-            ]
-        })
-        .collect();
-    b.push_str("<div class=\"plots\"><div><h4>Most linked pages</h4>");
-    b.push_str(&table(
-        &format!("{}-linked", anchor(i)),
-        &["in-links", "title", "URL"],
-        &linked,
-        false,
-    ));
+    b.push_str("<div class=\"plots\">");
+    page_tables(b, i, f);
     b.push_str("</div><div><h4>Bad links</h4>");
     if f.bad_reasons.is_empty() {
         b.push_str("<p>None.</p>");
@@ -429,4 +414,49 @@ pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFig
         ));
     }
     b.push_str("</div></div></section>");
+}
+
+/// A site's tables of pages: the most linked, then those each measure ranks highest (each in
+/// its own box of the row the caller opened and closes).
+fn page_tables(b: &mut String, i: usize, f: &SiteFigures) {
+    let linked: Vec<Vec<Cell>> = f
+        .top_linked
+        .iter()
+        .map(|l| {
+            vec![
+                Cell::int(l.in_links),
+                Cell::Text(l.title.clone()),
+                Cell::Html(format!("<span class=\"url\">{}</span>", escape(&l.url))),
+            ]
+        })
+        .collect();
+    b.push_str("<div><h4>Most linked pages</h4>");
+    b.push_str(&table(
+        &format!("{}-linked", anchor(i)),
+        &["in-links", "title", "URL"],
+        &linked,
+        false,
+    ));
+    for ((column, heading, decimals), top) in RANKED_BY.iter().zip(&f.top_ranked) {
+        if top.is_empty() {
+            continue;
+        }
+        let rows: Vec<Vec<Cell>> = top
+            .iter()
+            .map(|p| {
+                vec![
+                    Cell::Text(format!("{:.*}", decimals, p.value)),
+                    Cell::Text(p.title.clone()),
+                    Cell::Html(format!("<span class=\"url\">{}</span>", escape(&p.url))),
+                ]
+            })
+            .collect();
+        let _ = write!(b, "</div><div><h4>{heading}</h4>");
+        b.push_str(&table(
+            &format!("{}-{}", anchor(i), column.to_ascii_lowercase()),
+            &[column, "title", "URL"],
+            &rows,
+            false,
+        ));
+    }
 }

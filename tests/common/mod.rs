@@ -7,6 +7,7 @@ pub mod chromium;
 pub mod conformance;
 pub mod cookie_sites;
 pub mod dynweb;
+pub mod measures;
 pub mod pg;
 pub mod routine;
 pub mod tls;

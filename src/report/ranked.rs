@@ -1,0 +1,74 @@
+//! The pages a site's measures rank highest (nodes.csv's `PageRank` and `Harmonic`, SPEC
+//! §17), for the report's tables beside the most linked pages.
+
+use std::path::Path;
+
+use super::read::{TOP_LINKED, each_row, has_column};
+
+/// The measures the report ranks pages by: nodes.csv's column, the table's heading, and the
+/// decimals shown.
+pub(crate) const RANKED_BY: [(&str, &str, usize); 2] = [
+    ("PageRank", "Highest PageRank", 5),
+    ("Harmonic", "Highest harmonic centrality", 1),
+];
+
+/// A page among those a measure ranks highest.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ranked {
+    pub(crate) value: f64,
+    pub(crate) title: String,
+    pub(crate) url: String,
+}
+
+/// For each measure of [`RANKED_BY`], the rows (0-based) of its [`TOP_LINKED`] highest
+/// values, highest first (among equals the page found first); none for a nodes.csv written
+/// before the measures.
+pub(super) fn top_rows(folder: &Path, problems: &mut Vec<String>) -> Vec<Vec<(u32, f64)>> {
+    RANKED_BY
+        .iter()
+        .map(|(column, _, _)| {
+            if !has_column(folder, "nodes.csv", column) {
+                return Vec::new();
+            }
+            let mut values = Vec::new();
+            each_row(folder, "nodes.csv", problems, &[column], |r| {
+                values.push(r[0].trim().parse::<f64>().unwrap_or(0.0));
+            });
+            highest(&values)
+        })
+        .collect()
+}
+
+/// The [`TOP_LINKED`] highest of `values`, as (index, value), highest first.
+fn highest(values: &[f64]) -> Vec<(u32, f64)> {
+    let mut order: Vec<u32> = (0..values.len() as u32).collect();
+    let by_value = |a: &u32, b: &u32| {
+        values[*b as usize]
+            .total_cmp(&values[*a as usize])
+            .then(a.cmp(b))
+    };
+    if order.len() > TOP_LINKED {
+        order.select_nth_unstable_by(TOP_LINKED, by_value);
+        order.truncate(TOP_LINKED);
+    }
+    order.sort_by(by_value);
+    order.into_iter().map(|i| (i, values[i as usize])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highest_first_then_the_page_found_first() {
+        let v = [0.1, 0.5, 0.2, 0.5, 0.0];
+        assert_eq!(
+            highest(&v),
+            [(1, 0.5), (3, 0.5), (2, 0.2), (0, 0.1), (4, 0.0)]
+        );
+        let many: Vec<f64> = (0..30).map(f64::from).collect();
+        let top = highest(&many);
+        assert_eq!(top.len(), TOP_LINKED);
+        assert_eq!(top[0], (29, 29.0));
+    }
+}
