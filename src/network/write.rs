@@ -72,13 +72,7 @@ pub(super) fn write_all(
 fn measures(net: &Network, arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32) -> io::Result<Measures> {
     let mut list = Vec::new();
     arcs.for_each_source(id_of, &mut |edges| {
-        list.extend(edges.iter().map(|e| {
-            (
-                e.source - 1,
-                e.target - 1,
-                u32::try_from(e.weight).unwrap_or(u32::MAX),
-            )
-        }));
+        list.extend(edges.iter().map(|e| (e.source - 1, e.target - 1, e.weight)));
         Ok(())
     })?;
     Ok(Measures::of_csr(&Csr::from_arcs(net.nodes.len(), list)))
