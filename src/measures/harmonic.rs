@@ -3,9 +3,9 @@
 //! where there is none). Exact up to [`EXACT_UP_TO`] pages: a breadth-first search from every
 //! page, 256 at a time as the bits of one word group per page (each arc then carries 256
 //! searches in four word operations). Above, from [`SAMPLED`] pages evenly spread over the
-//! graph's breadth-first order (nodes.csv's), scaled by the pages per source: an estimate with
-//! a relative standard error of about `sqrt((n - k) / (n k))` times the spread of a page's
-//! terms — under 2% for a page reached from most of a site (docs/measures.md).
+//! graph's breadth-first order (nodes.csv's), scaled by the pages per source: an unbiased
+//! estimate whose error shrinks as a page is reached from more of the site (within 1.1% on a
+//! random 50,001-page graph for the pages reached from most of it; README, *Measures*).
 
 use super::Csr;
 
