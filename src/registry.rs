@@ -693,6 +693,7 @@ impl Registry {
         for u in &c.unloaders {
             self.unloaders.get(u, &settings)?;
         }
+        check_unloader_order(&settings)?;
         let scheduler = self.schedulers.get(&c.scheduler, &settings)?;
         if budgeted && settings.is_written("Scheduler") && !scheduler.budget_rule {
             // See: issue 20 — a shipped `Scheduler = AllSites` silently overrode the rule.
@@ -818,10 +819,51 @@ impl Registry {
     }
 }
 
+/// `TestRU` reads back the files `GephiSiteGraphRU` writes: it must come after it, or every
+/// check fails at the end of the crawl (exit code 1) for files nobody was asked to write.
+fn check_unloader_order(settings: &Settings) -> Result<(), SettingsError> {
+    let names = &settings.components.unloaders;
+    let at = |n: &str| names.iter().position(|u| u == n);
+    match (at("TestRU"), at("GephiSiteGraphRU")) {
+        (Some(test), writer) if writer.is_none_or(|w| w > test) => Err(SettingsError::BadValue {
+            at: settings.location("ResultUnloaders"),
+            key: "ResultUnloaders".to_owned(),
+            value: names.join(","),
+            expected: "TestRU checks the files GephiSiteGraphRU writes: name GephiSiteGraphRU \
+                       before it"
+                .to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::settings::RawSettings;
+
+    #[test]
+    fn test_ru_is_refused_before_or_without_the_files_it_checks() {
+        let r = Registry::builtin();
+        for bad in ["TestRU", "TestRU,GephiSiteGraphRU", "ReportRU,TestRU"] {
+            let e = r
+                .resolve(settings(&format!("ResultUnloaders = {bad}\n")))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("name GephiSiteGraphRU before it"), "{bad}: {e}");
+        }
+        for good in [
+            "GephiSiteGraphRU,TestRU",
+            "GephiSiteGraphRU,ReportRU,TestRU",
+            "ReportRU",
+        ] {
+            assert!(
+                r.resolve(settings(&format!("ResultUnloaders = {good}\n")))
+                    .is_ok(),
+                "{good}"
+            );
+        }
+    }
 
     fn settings(ini: &str) -> Settings {
         let raw = RawSettings::from_ini(ini, std::path::Path::new("settings.ini")).unwrap();

@@ -5,12 +5,14 @@
 
 mod common;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 use rccrawler::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
+use rccrawler::data::SiteGraph;
 use rccrawler::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
 use rccrawler::live::CrawlView;
 use rccrawler::live::status_page::LIVE_MARKER;
@@ -21,6 +23,7 @@ use rccrawler::registry::Registry;
 use rccrawler::routine::{ConsoleRoutine, Routine, RoutineIo};
 use rccrawler::settings::Settings;
 use rccrawler::site::SiteSpec;
+use rccrawler::unload::{UnloadError, Unloader};
 
 /// How often each test double was used.
 #[derive(Debug, Default)]
@@ -243,6 +246,36 @@ fn the_status_page_is_the_engines_whatever_routine_runs() {
         "closed at the end"
     );
     assert!(!dir.path().join("results").join(LIVE_MARKER).exists());
+}
+
+/// Writes a nodes.csv whose ids skip one, over the one GephiSiteGraphRU wrote.
+#[derive(Debug)]
+struct BrokenNodes;
+
+impl Unloader for BrokenNodes {
+    fn unload(&self, _graph: &SiteGraph<'_>, folder: &Path) -> Result<(), UnloadError> {
+        let path = folder.join("nodes.csv");
+        std::fs::write(&path, "Id,Label,Level\n1,\"x\",0\n3,\"y\",1\n")
+            .map_err(|source| UnloadError { path, source })
+    }
+}
+
+/// A failed result check (TestRU after an unloader that breaks nodes.csv) makes the run a
+/// failure (exit code 1) and says what failed in test_report.txt.
+#[test]
+fn a_failed_result_check_fails_the_run_with_a_report() {
+    let web = web();
+    let dir = common::prepare(
+        &[web.origin("a.test")],
+        &[("ResultUnloaders", "GephiSiteGraphRU,BrokenRU,TestRU")],
+    );
+    let mut reg = Registry::builtin();
+    reg.register_unloader("BrokenRU", |_, _| Box::new(BrokenNodes));
+    let report = common::try_run_with(&reg, dir.path()).unwrap();
+    assert!(report.is_failure(), "{:?}", report.problems);
+    let text = std::fs::read_to_string(dir.path().join("results/test_report.txt")).unwrap();
+    assert!(text.contains(" failed"), "{text}");
+    assert!(!text.contains(", 0 failed"), "{text}");
 }
 
 fn web() -> common::TestWeb {

@@ -138,7 +138,7 @@ pub const KEYS: &[KeyDef] = &[
         "ResultUnloaders",
         "GephiSiteGraphRU,ReportRU",
         ValueKind::ComponentList,
-        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF. TestRU (after it): reads nodes.csv and edges.csv back and checks them (dense ids, arcs between nodes, true breadth-first levels) into test_report.txt; a failed check makes the exit code 1. ReportRU: at the end of each run, report.html from the results folder (sites table, cross-site statistics, plots; `rccrawler report` writes the same from any results folder)."
+        "How results are written, comma-separated. GephiSiteGraphRU: CSV for Gephi plus GEXF. TestRU (after GephiSiteGraphRU, refused otherwise): reads nodes.csv and edges.csv back and checks them (dense ids, arcs between nodes, true breadth-first levels) into test_report.txt; a failed check makes the exit code 1. ReportRU: at the end of each run, report.html from the results folder (sites table, cross-site statistics, plots; `rccrawler report` writes the same from any results folder)."
     ),
     key!(
         "Components",
