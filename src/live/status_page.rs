@@ -227,7 +227,12 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         })
         .collect();
     json!({
-        "state": if crawl.stop().is_requested() { "stopping" } else { "crawling" },
+        // The work done ends the crawl as a stop does: the page says which.
+        "state": match crawl.stop().reason() {
+            None => "crawling",
+            Some(r) if r.is_complete() => "finishing",
+            Some(_) => "stopping",
+        },
         "elapsed_seconds": (elapsed * 10.0).round() / 10.0,
         "pages": pages,
         "queued": crawl.queued(),

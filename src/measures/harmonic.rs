@@ -42,7 +42,7 @@ pub(crate) fn harmonic(g: &Csr) -> Harmonic {
     let half = sources.len().div_ceil(2 * 64 * WORDS) * 64 * WORDS;
     let (a, b) = sources.split_at(half.min(sources.len()));
     let (mut values, other) =
-        crate::parallel::join("harmonic", || from_sources(g, a), || from_sources(g, b));
+        super::both(g, "harmonic", || from_sources(g, a), || from_sources(g, b));
     let scale = if sources.is_empty() {
         1.0
     } else {

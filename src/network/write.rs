@@ -9,7 +9,7 @@ use super::NetworkError;
 use super::model::{Ids, Network, NodeRow, Set};
 use super::spill::Arcs;
 use crate::gephi_csv::CsvOut;
-use crate::measures::{Csr, MEASURE_COLUMNS, Measures, write_value};
+use crate::measures::{Csr, MEASURE_COLUMNS, Measures, csv_cells, gexf_attributes, gexf_values};
 use crate::storage::replace_file;
 use crate::xml::xml_into;
 
@@ -68,14 +68,25 @@ pub(super) fn write_all(
 }
 
 /// The network's PageRank and harmonic centrality (SPEC §17), its arcs weighted by their
-/// links: read back from the spilled arcs once.
+/// links: read back from the spilled arcs once, straight into compressed rows (8 bytes an
+/// arc: 5 MB for the 630,000 arcs of 4,000 sites).
 fn measures(net: &Network, arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32) -> io::Result<Measures> {
-    let mut list = Vec::new();
+    let mut csr = Csr::with_capacity(usize::try_from(arcs.count).unwrap_or(0));
     arcs.for_each_source(id_of, &mut |edges| {
-        list.extend(edges.iter().map(|e| (e.source - 1, e.target - 1, e.weight)));
-        Ok(())
+        let Some(first) = edges.first() else {
+            return Ok(());
+        };
+        let row = edges.iter().map(|e| (e.target - 1, e.weight));
+        if csr.push_row(first.source as usize - 1, row) {
+            Ok(())
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the network's arcs are not in source order",
+            ))
+        }
     })?;
-    Ok(Measures::of_csr(&Csr::from_arcs(net.nodes.len(), list)))
+    Ok(Measures::of_csr(&csr.finish(net.nodes.len())))
 }
 
 fn write_nodes(net: &Network, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
@@ -99,12 +110,7 @@ fn write_nodes(net: &Network, m: &Measures, w: &mut dyn Write) -> io::Result<()>
                 csv.empty()?.empty()?.empty()?;
             }
         }
-        for c in MEASURE_COLUMNS {
-            value.clear();
-            write_value(&mut value, (c.value)(m, i));
-            // Digits, a point and a sign only: written as they are.
-            csv.raw(std::str::from_utf8(&value).unwrap_or("0"))?;
-        }
+        csv_cells(&mut csv, m, i, &mut value)?;
         csv.end()?;
     }
     csv.finish()
@@ -189,13 +195,7 @@ fn write_gexf(
             r#"      <attribute id="{id}" title="{title}" type="integer"/>"#
         )?;
     }
-    for c in MEASURE_COLUMNS {
-        writeln!(
-            w,
-            r#"      <attribute id="{}" title="{}" type="double"/>"#,
-            c.gexf_id, c.name
-        )?;
-    }
+    gexf_attributes(w)?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, r#"    <attributes class="edge">"#)?;
     writeln!(
@@ -219,11 +219,7 @@ fn write_gexf(
                 let _ = write!(line, r#"<attvalue for="{id}" value="{v}"/>"#);
             }
         }
-        for c in MEASURE_COLUMNS {
-            let _ = write!(line, r#"<attvalue for="{}" value=""#, c.gexf_id);
-            write_value(&mut line, (c.value)(m, i));
-            line.extend_from_slice(br#""/>"#);
-        }
+        gexf_values(&mut line, m, i);
         line.extend_from_slice(b"</attvalues></node>\n");
         w.write_all(&line)?;
     }

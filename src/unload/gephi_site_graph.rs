@@ -12,7 +12,7 @@ use crate::bandit::RewardKind;
 use crate::data::SiteGraph;
 use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CsvOut;
-use crate::measures::{MEASURE_COLUMNS, Measures, write_value};
+use crate::measures::{MEASURE_COLUMNS, Measures, csv_cells};
 use crate::storage::{replace_file, sync_dir};
 
 /// The Gephi unloader.
@@ -124,12 +124,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) ->
                 }
             };
         }
-        for c in MEASURE_COLUMNS {
-            value.clear();
-            write_value(&mut value, (c.value)(m, i));
-            // Digits, a point and a sign only: written as they are.
-            csv.raw(std::str::from_utf8(&value).unwrap_or("0"))?;
-        }
+        csv_cells(&mut csv, m, i, &mut value)?;
         csv.end()?;
     }
     csv.finish()

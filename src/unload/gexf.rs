@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use crate::data::SiteGraph;
 use crate::data::columns::{Cell, NODE_COLUMNS};
 use crate::gephi_csv::CHUNK;
-use crate::measures::{MEASURE_COLUMNS, Measures, write_value};
+use crate::measures::{Measures, gexf_attributes, gexf_values};
 use crate::xml::{xml, xml_into};
 
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row (its
@@ -38,13 +38,7 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
             c.kind.gexf()
         )?;
     }
-    for c in MEASURE_COLUMNS {
-        writeln!(
-            w,
-            r#"      <attribute id="{}" title="{}" type="double"/>"#,
-            c.gexf_id, c.name
-        )?;
-    }
+    gexf_attributes(w)?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
     // Rows are assembled in a buffer written in chunks (millions of edges on big sites).
@@ -71,13 +65,7 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
             }
             line.extend_from_slice(br#""/>"#);
         }
-        for c in MEASURE_COLUMNS {
-            line.extend_from_slice(br#"<attvalue for=""#);
-            line.extend_from_slice(c.gexf_id.as_bytes());
-            line.extend_from_slice(br#"" value=""#);
-            write_value(&mut line, (c.value)(m, i));
-            line.extend_from_slice(br#""/>"#);
-        }
+        gexf_values(&mut line, m, i);
         line.extend_from_slice(b"</attvalues></node>\n");
         flush_chunk(w, &mut line, CHUNK)?;
     }
