@@ -54,21 +54,7 @@ fn check(folder: &Path) -> usize {
         common::measures::pagerank(n, &arcs),
         common::measures::harmonic(n, &arcs),
     );
-    for (i, &(p, h)) in values.iter().enumerate() {
-        assert!(
-            (p - pr[i]).abs() < 1e-9,
-            "node {}: PageRank {p} vs {}",
-            i + 1,
-            pr[i]
-        );
-        assert!(
-            (h - hc[i]).abs() < 1e-9,
-            "node {}: Harmonic {h} vs {}",
-            i + 1,
-            hc[i]
-        );
-    }
-    assert!((values.iter().map(|v| v.0).sum::<f64>() - 1.0).abs() < 1e-9);
+    common::measures::assert_close(&values, &pr, &hc);
     n
 }
 

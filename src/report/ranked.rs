@@ -41,18 +41,25 @@ pub(super) fn top_rows(folder: &Path, problems: &mut Vec<String>) -> Vec<Vec<(u3
 
 /// The [`TOP_LINKED`] highest of `values`, as (index, value), highest first.
 fn highest(values: &[f64]) -> Vec<(u32, f64)> {
-    let mut order: Vec<u32> = (0..values.len() as u32).collect();
-    let by_value = |a: &u32, b: &u32| {
+    first_by(values.len(), |a, b| {
         values[*b as usize]
             .total_cmp(&values[*a as usize])
             .then(a.cmp(b))
-    };
+    })
+    .into_iter()
+    .map(|i| (i, values[i as usize]))
+    .collect()
+}
+
+/// The first [`TOP_LINKED`] of the indices `0..n` in the order `by`, in that order.
+pub(super) fn first_by(n: usize, by: impl Fn(&u32, &u32) -> std::cmp::Ordering) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
     if order.len() > TOP_LINKED {
-        order.select_nth_unstable_by(TOP_LINKED, by_value);
+        order.select_nth_unstable_by(TOP_LINKED, &by);
         order.truncate(TOP_LINKED);
     }
-    order.sort_by(by_value);
-    order.into_iter().map(|i| (i, values[i as usize])).collect()
+    order.sort_by(by);
+    order
 }
 
 #[cfg(test)]

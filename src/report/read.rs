@@ -12,7 +12,7 @@ use std::path::Path;
 use petgraph::algo::kosaraju_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
-use super::ranked::{Ranked, top_rows};
+use super::ranked::{Ranked, first_by, top_rows};
 use crate::gephi_csv::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
@@ -319,17 +319,11 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
         *f.out_degrees.entry(g.out_degree(i) as u64).or_default() += 1;
     }
     // Most in-links first; among equals, the page found first (lowest id).
-    let mut order: Vec<u32> = (0..in_links.len() as u32).collect();
-    let by_links = |a: &u32, b: &u32| {
+    let order = first_by(in_links.len(), |a, b| {
         in_links[*b as usize]
             .cmp(&in_links[*a as usize])
             .then(a.cmp(b))
-    };
-    if order.len() > TOP_LINKED {
-        order.select_nth_unstable_by(TOP_LINKED, by_links);
-        order.truncate(TOP_LINKED);
-    }
-    order.sort_by(by_links);
+    });
     let ranked = top_rows(folder, &mut f.problems);
     let wanted = |row: u32| {
         order.contains(&row) || ranked.iter().any(|top| top.iter().any(|&(r, _)| r == row))
