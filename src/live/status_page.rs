@@ -368,6 +368,94 @@ fn finished_sites(results: &Path) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Progress;
+    use crate::finish::Tick;
+    use crate::ids::{ScopeId, SiteId};
+    use crate::live::{NetworkTotals, ScopeCounts};
+    use crate::settings::{RawSettings, Settings};
+    use crate::site::Origin;
+    use crate::stop::{Stop, StopReason};
+
+    /// A crawl of no scope, stopped or not.
+    struct Still {
+        settings: Settings,
+        stop: Stop,
+        started: std::time::Instant,
+    }
+
+    impl CrawlView for Still {
+        fn settings(&self) -> &Settings {
+            &self.settings
+        }
+        fn started(&self) -> std::time::Instant {
+            self.started
+        }
+        fn stop(&self) -> &Stop {
+            &self.stop
+        }
+        fn tick(&self) -> Tick {
+            Tick {
+                now: std::time::Instant::now(),
+                pending: 0,
+                robots_pending: 0,
+                budget: None,
+            }
+        }
+        fn origin(&self, _site: SiteId) -> Origin {
+            unreachable!("no site")
+        }
+        fn queued(&self) -> usize {
+            0
+        }
+        fn scope_count(&self) -> usize {
+            0
+        }
+        fn scope_progress(&self, _scope: ScopeId) -> Progress {
+            Progress::default()
+        }
+        fn is_retired(&self, _scope: ScopeId) -> bool {
+            false
+        }
+        fn retired_pages(&self, _scope: ScopeId) -> Option<u64> {
+            None
+        }
+        fn scope_counts(&self) -> Option<ScopeCounts> {
+            None
+        }
+        fn downloaders(&self) -> usize {
+            0
+        }
+        fn waiting(&self) -> (usize, usize) {
+            (0, 0)
+        }
+        fn network(&self) -> Option<NetworkTotals> {
+            None
+        }
+        fn problems(&self) -> u64 {
+            3
+        }
+    }
+
+    #[test]
+    fn the_state_says_whether_the_crawl_runs_stops_or_finishes() {
+        let raw = RawSettings::from_ini("", std::path::Path::new("settings.ini")).unwrap();
+        let still = || Still {
+            settings: Settings::from_raw(&raw, std::path::Path::new("/base"))
+                .unwrap()
+                .0,
+            stop: Stop::new(),
+            started: std::time::Instant::now(),
+        };
+        let state = |c: &Still| snapshot(c, &mut OpenedScopes::default())["state"].clone();
+        let c = still();
+        assert_eq!(state(&c), "crawling");
+        assert_eq!(snapshot(&c, &mut OpenedScopes::default())["problems"], 3);
+        c.stop.request(StopReason::StopFile);
+        assert_eq!(state(&c), "stopping");
+        let c = still();
+        c.stop.request(StopReason::WorkDone);
+        assert_eq!(state(&c), "finishing");
+    }
 
     #[test]
     fn files_outside_the_result_folder_are_refused() {
