@@ -203,10 +203,7 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
     let elapsed = crawl.started().elapsed().as_secs_f64();
     let tally = scopes.tally(crawl);
     let counts = crawl.scope_counts();
-    // Sites still waiting their turn have no rate yet: no estimate for the whole crawl then.
-    let time_left = tally
-        .time_left()
-        .filter(|_| counts.is_none_or(|n| n.waiting == 0));
+    let time_left = tally.time_left();
     let Tally {
         pages,
         new_pages,

@@ -18,6 +18,8 @@ pub(crate) struct Tally<'a> {
     pub(crate) outcomes: u64,
     /// The scopes with URLs queued, in the order given.
     pub(crate) open: Vec<OpenScope<'a>>,
+    /// Scopes not opened yet (waiting their turn in the window of active scopes).
+    pub(crate) waiting: usize,
 }
 
 /// A scope with URLs queued.
@@ -42,10 +44,13 @@ fn time_left(pending: usize, outcomes: u64, active: Duration) -> Option<f64> {
 }
 
 impl Tally<'_> {
-    /// The time left of the sites being crawled: the longest of theirs (they are crawled
-    /// side by side), `None` while one of them has no estimate yet. Sites waiting their
-    /// turn are not in it.
+    /// The time left of the crawl: the longest of its sites' (they are crawled side by
+    /// side), `None` while one of them has no estimate yet or sites still wait their turn
+    /// (they have no rate yet) — the progress line and the status page say the same.
     pub(crate) fn time_left(&self) -> Option<f64> {
+        if self.waiting > 0 {
+            return None;
+        }
         self.open
             .iter()
             .map(|s| s.time_left)
@@ -133,6 +138,7 @@ impl OpenedScopes {
             new_pages: 0,
             outcomes: *retired_outcomes,
             open: Vec::new(),
+            waiting: crawl.scope_counts().map_or(0, |n| n.waiting),
         };
         for (id, name) in open.iter() {
             let p = crawl.scope_progress(*id);
@@ -173,6 +179,7 @@ mod tests {
             new_pages: 0,
             outcomes: 0,
             open,
+            waiting: 0,
         };
         assert_eq!(
             tally(vec![site(Some(3.0)), site(Some(9.0))]).time_left(),
@@ -180,6 +187,13 @@ mod tests {
         );
         assert_eq!(tally(vec![site(Some(3.0)), site(None)]).time_left(), None);
         assert_eq!(tally(Vec::new()).time_left(), None);
+        let mut waiting = tally(vec![site(Some(3.0))]);
+        waiting.waiting = 2;
+        assert_eq!(
+            waiting.time_left(),
+            None,
+            "sites waiting their turn have no rate"
+        );
         assert_eq!(short_duration(44.6), "45s");
         assert_eq!(short_duration(200.0), "3m 20s");
         assert_eq!(short_duration(7500.0), "2h 05m");

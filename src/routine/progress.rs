@@ -126,10 +126,7 @@ impl ProgressLine {
     ) -> (Vec<String>, Vec<String>) {
         let tally = scopes.tally(crawl);
         let counts = crawl.scope_counts();
-        // As the status page: no estimate for the crawl while sites wait their turn.
-        let left = tally
-            .time_left()
-            .filter(|_| counts.is_none_or(|n| n.waiting == 0));
+        let left = tally.time_left();
         let Tally {
             pages,
             outcomes,
