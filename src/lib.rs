@@ -27,6 +27,8 @@
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers.
 //! - [`live`] — watching a running crawl: what it shows of itself (`CrawlView`), its scopes
 //!   added up, the live status page.
+//! - [`link_attrs`] — what links and pages say about themselves: `rel` qualifiers
+//!   (`nofollow`, `ugc`, `sponsored`) and robots directives (SPEC §17).
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`], [`path_rules`] — what a link is
 //!   and whether it is fetched (`path_rules`: hosts.txt's `include=`, `exclude=`, `pages=`).
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
@@ -69,6 +71,7 @@ pub mod fold;
 pub(crate) mod gephi_csv;
 pub mod hosts;
 pub mod ids;
+pub mod link_attrs;
 pub mod live;
 pub mod loopback;
 pub(crate) mod measures;

@@ -110,6 +110,8 @@ pub struct Downloaded {
     pub twin: Option<Vec<u8>>,
     /// The site's cookie jar, when this walk's answers changed it (saved with the page).
     pub cookies: Option<crate::cookies::SavedJar>,
+    /// The page's `X-Robots-Tag` header values, one per line (SPEC §17).
+    pub robots_tag: Option<String>,
 }
 
 impl Downloaded {
@@ -162,6 +164,8 @@ struct LinkEntry {
     context: (u32, u32),
     /// How many times in a row the page has this link (at least 1).
     times: u32,
+    /// Its `rel` qualifiers.
+    rel: crate::link_attrs::Rel,
 }
 
 /// One link of a page as read back from [`PageLinks`].
@@ -177,6 +181,8 @@ pub struct PageLink<'a> {
     pub anchor: &'a str,
     /// The text around an external link (`ExternalLinkContext`; empty otherwise).
     pub context: &'a str,
+    /// Its `rel` qualifiers (`nofollow`, `ugc`, `sponsored`).
+    pub rel: crate::link_attrs::Rel,
 }
 
 /// A page's links in document order, their texts in one buffer. A source listing has tens
@@ -200,21 +206,22 @@ pub struct PageLinks {
 }
 
 impl PageLinks {
-    /// Adds a link to a target of its own. A link without texts, the same as the one before,
-    /// counts as one more copy of it: a source listing's line anchors, which carry no text
-    /// once the parser drops them, are one entry.
+    /// Adds a link without `rel` qualifiers to a target of its own. A link without texts,
+    /// the same as the one before, counts as one more copy of it: a source listing's line
+    /// anchors, which carry no text once the parser drops them, are one entry.
     pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
+        let rel = crate::link_attrs::Rel::NONE;
         if anchor.is_empty()
             && context.is_empty()
             && let Some(last) = self.entries.last()
             && self.targets[last.target as usize] == target
         {
             let t = last.target;
-            self.push_to(t, anchor, context);
+            self.push_to(t, anchor, context, rel);
             return;
         }
         let t = self.add_target(target);
-        self.push_to(t, anchor, context);
+        self.push_to(t, anchor, context, rel);
     }
 
     /// Adds a target no link points to yet; returns its index for [`Self::push_to`].
@@ -235,10 +242,11 @@ impl PageLinks {
         self.targets.len()
     }
 
-    /// Adds a link to target `t`. A link without texts to the same target as the link before
-    /// counts as one more copy of it. (Links with texts are not compared: copies of those
-    /// seldom follow each other, and comparing every neighbour cost more than it saved.)
-    pub fn push_to(&mut self, t: u32, anchor: &str, context: &str) {
+    /// Adds a link to target `t` with `rel` qualifiers. A link without texts to the same
+    /// target as the link before, with the same qualifiers, counts as one more copy of it.
+    /// (Links with texts are not compared: copies of those seldom follow each other, and
+    /// comparing every neighbour cost more than it saved.)
+    pub fn push_to(&mut self, t: u32, anchor: &str, context: &str, rel: crate::link_attrs::Rel) {
         self.len = self.len.saturating_add(1);
         if anchor.is_empty()
             && context.is_empty()
@@ -247,6 +255,7 @@ impl PageLinks {
             && last.anchor.0 == last.anchor.1
             && last.context.0 == last.context.1
             && last.target == t
+            && last.rel == rel
         {
             last.times += 1;
             return;
@@ -258,6 +267,7 @@ impl PageLinks {
             anchor,
             context,
             times: 1,
+            rel,
         });
     }
 
@@ -283,6 +293,7 @@ impl PageLinks {
                 target_index: e.target as usize,
                 anchor: &self.texts[e.anchor.0 as usize..e.anchor.1 as usize],
                 context: &self.texts[e.context.0 as usize..e.context.1 as usize],
+                rel: e.rel,
             };
             std::iter::repeat_n(link, e.times as usize)
         })
@@ -335,6 +346,9 @@ pub struct PageRecord {
     pub title: String,
     /// The `<link rel="canonical">` URL, normalized (empty: none).
     pub canonical: String,
+    /// Its robots directives, from meta tags and `X-Robots-Tag` ([`crate::link_attrs::Robots`]
+    /// text; empty: none).
+    pub robots: String,
     /// Links in document order.
     pub links: PageLinks,
     /// Why the page is not kept although it was fetched (a probed page off topic,
@@ -349,8 +363,9 @@ pub enum Outcome {
     Page {
         /// The task.
         task: FetchTask,
-        /// The page.
-        page: PageRecord,
+        /// The page (boxed: it is by far the largest outcome, and the others travel the same
+        /// channels).
+        page: Box<PageRecord>,
     },
     /// A redirect (chain) to another site: links to this URL are external links.
     OffSite {
@@ -507,6 +522,7 @@ impl Log {
 #[cfg(test)]
 mod page_links_tests {
     use super::*;
+    use crate::link_attrs::Rel;
 
     #[test]
     fn copies_in_a_row_are_one_entry_and_every_copy_reads_back() {
@@ -552,17 +568,23 @@ mod page_links_tests {
         let mut links = PageLinks::default();
         let a = links.add_target(target("http://a.test/"));
         let b = links.add_target(target("http://b.test/"));
-        links.push_to(a, "one", "");
-        links.push_to(b, "", "");
-        links.push_to(a, "two", "");
-        links.push_to(a, "", "");
-        links.push_to(a, "", "");
-        assert_eq!((links.len(), links.target_count()), (5, 2));
+        let (none, nofollow) = (Rel::NONE, Rel::NOFOLLOW);
+        links.push_to(a, "one", "", none);
+        links.push_to(b, "", "", none);
+        links.push_to(a, "two", "", none);
+        links.push_to(a, "", "", none);
+        links.push_to(a, "", "", none);
+        links.push_to(a, "", "", nofollow);
+        links.push_to(a, "", "", nofollow);
+        assert_eq!((links.len(), links.target_count()), (7, 2));
         assert_eq!(
             links.entries.len(),
-            4,
-            "the copies in a row without texts are one"
+            5,
+            "the copies in a row without texts, with the same rel, are one"
         );
+        let rels: Vec<Rel> = links.iter().map(|l| l.rel).collect();
+        assert_eq!(rels[..5], [none; 5]);
+        assert_eq!(rels[5..], [nofollow; 2]);
         let read: Vec<(usize, &str, &str)> = links
             .iter()
             .map(|l| {
@@ -578,6 +600,8 @@ mod page_links_tests {
                 (0, "http://a.test/", "one"),
                 (1, "http://b.test/", ""),
                 (0, "http://a.test/", "two"),
+                (0, "http://a.test/", ""),
+                (0, "http://a.test/", ""),
                 (0, "http://a.test/", ""),
                 (0, "http://a.test/", ""),
             ]

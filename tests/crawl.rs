@@ -391,7 +391,7 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Host,PageRank,Harmonic\n"
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,PageRank,Harmonic\n"
         ),
         "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
@@ -408,7 +408,7 @@ fn output_files_follow_gephi_rules() {
     // imports, double it.
     assert_eq!(
         ext,
-        "Source,Url,Host,Anchor\n1,\"http://b.test/\",\"b.test\",\"C:\\dir \"\"x\"\" tab\"\n"
+        "Source,Url,Host,Anchor,Rel\n1,\"http://b.test/\",\"b.test\",\"C:\\dir \"\"x\"\" tab\",\"\"\n"
     );
     let gexf = std::fs::read_to_string(dir.join("graph.gexf")).unwrap();
     assert!(gexf.contains(r#"<attribute id="level" title="Level" type="integer"/>"#));
@@ -423,9 +423,10 @@ fn output_files_follow_gephi_rules() {
         ("bytes", "Bytes", "integer", &home[6]),
         ("contenthash", "ContentHash", "string", &home[7]),
         ("canonical", "Canonical", "string", &home[8]),
-        ("host", "Host", "string", &home[9]),
-        ("pagerank", "PageRank", "double", &home[10]),
-        ("harmonic", "Harmonic", "double", &home[11]),
+        ("robots", "Robots", "string", &home[9]),
+        ("host", "Host", "string", &home[10]),
+        ("pagerank", "PageRank", "double", &home[11]),
+        ("harmonic", "Harmonic", "double", &home[12]),
     ] {
         assert!(
             gexf.contains(&format!(
@@ -443,7 +444,7 @@ fn output_files_follow_gephi_rules() {
         );
     }
     assert_eq!(&home[5], "1", "the home page has one external link");
-    assert_eq!(&home[9], "a.test");
+    assert_eq!(&home[10], "a.test");
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -580,7 +581,10 @@ fn external_links_carry_their_context_when_asked() {
     let c = crawl(&hosts, &[("ExternalLinkContext", "40")]);
     let dir = c.results().join(format!("a.test_{}", web.port()));
     let (header, rows) = common::read_csv(&dir.join("external_links.csv"));
-    assert_eq!(header, ["Source", "Url", "Host", "Anchor", "Context"]);
+    assert_eq!(
+        header,
+        ["Source", "Url", "Host", "Anchor", "Context", "Rel"]
+    );
     let row = |url: &str, anchor: &str| {
         rows.iter()
             .find(|r| r[1] == url && r[3] == anchor)
@@ -602,7 +606,7 @@ fn external_links_carry_their_context_when_asked() {
             .join(format!("a.test_{}", web.port()))
             .join("external_links.csv"),
     );
-    assert_eq!(header, ["Source", "Url", "Host", "Anchor"]);
+    assert_eq!(header, ["Source", "Url", "Host", "Anchor", "Rel"]);
 }
 
 // See: issue 17 — `Fetched` was 37 in one demo run and 38 in another: a redirect target was

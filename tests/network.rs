@@ -22,8 +22,8 @@ struct Net {
     nodes: BTreeMap<String, [String; 8]>,
     /// Node labels in id order.
     order: Vec<String>,
-    /// (source, target) -> (Weight, Pages).
-    arcs: BTreeMap<(String, String), (u64, u64)>,
+    /// (source, target) -> (Weight, Pages, Nofollow, NofollowShare).
+    arcs: BTreeMap<(String, String), (u64, u64, u64, String)>,
     /// Subset -> (Sites, Links).
     subsets: Vec<(String, u64, u64)>,
 }
@@ -63,7 +63,18 @@ fn read_net(results: &Path) -> Net {
         );
     }
     let (header, rows) = read_csv(&dir.join("edges.csv"));
-    assert_eq!(header, ["Source", "Target", "Type", "Weight", "Pages"]);
+    assert_eq!(
+        header,
+        [
+            "Source",
+            "Target",
+            "Type",
+            "Weight",
+            "Pages",
+            "Nofollow",
+            "NofollowShare"
+        ]
+    );
     let mut arcs = BTreeMap::new();
     let mut last = (0u64, 0u64);
     for r in rows {
@@ -76,7 +87,12 @@ fn read_net(results: &Path) -> Net {
         assert_eq!(r[2], "Directed");
         arcs.insert(
             (label_of[&r[0]].clone(), label_of[&r[1]].clone()),
-            (r[3].parse().unwrap(), r[4].parse().unwrap()),
+            (
+                r[3].parse().unwrap(),
+                r[4].parse().unwrap(),
+                r[5].parse().unwrap(),
+                r[6].clone(),
+            ),
         );
     }
     let (header, rows) = read_csv(&dir.join("subsets.csv"));
@@ -166,15 +182,16 @@ fn expected(results: &Path, keys: &HashMap<String, Vec<&str>>) -> Net {
                     .is_some_and(|k| h.split('.').any(|l| k.contains(&l)))
         })
     };
-    // (source target, node label) -> (links, pages)
-    let mut arcs: BTreeMap<(usize, String), (u64, BTreeSet<String>)> = BTreeMap::new();
+    // (source target, node label) -> (links, pages, links with a rel qualifier)
+    let mut arcs: BTreeMap<(usize, String), (u64, BTreeSet<String>, u64)> = BTreeMap::new();
     for (t, row) in targets.iter().enumerate() {
         let own = unit(&host(&row[site]));
         let path = results.join(&row[folder]).join("external_links.csv");
         if !path.exists() {
             continue;
         }
-        let (_, links) = read_csv(&path);
+        let (header, links) = read_csv(&path);
+        let rel = header.iter().position(|h| h == "Rel").unwrap();
         for l in links {
             let node = match owner(&l[2]) {
                 Some(o) if o == t => continue,
@@ -185,12 +202,13 @@ fn expected(results: &Path, keys: &HashMap<String, Vec<&str>>) -> Net {
             let e = arcs.entry((t, node)).or_default();
             e.0 += 1;
             e.1.insert(l[0].clone());
+            e.2 += u64::from(!l[rel].is_empty());
         }
     }
     let target_labels: Vec<String> = targets.iter().map(|t| t[site].clone()).collect();
     let mut inbound: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
     let mut outbound: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for ((t, node), (links, pages)) in &arcs {
+    for ((t, node), (links, pages, _)) in &arcs {
         let i = inbound.entry(node.clone()).or_default();
         i.0 += 1;
         i.1 += links;
@@ -251,8 +269,13 @@ fn expected(results: &Path, keys: &HashMap<String, Vec<&str>>) -> Net {
     order.extend(accompanying.iter().map(|(l, _)| l.clone()));
     let arcs = arcs
         .into_iter()
-        .map(|((t, n), (links, pages))| {
-            ((target_labels[t].clone(), n), (links, pages.len() as u64))
+        .map(|((t, n), (links, pages, nofollow))| {
+            // The share as the file writes it: the shortest decimal that reads back.
+            let share = (nofollow as f64 / links as f64).to_string();
+            (
+                (target_labels[t].clone(), n),
+                (links, pages.len() as u64, nofollow, share),
+            )
         })
         .collect();
     Net {
@@ -278,7 +301,8 @@ fn case_web() -> (TestWeb, Vec<String>) {
             "<a href={}/x>library</a><a href=http://cs.uni.test/>cs</a><a href={}/>a</a>\
              <a href=http://x.a.b.co.uk/>b</a><a href=http://www.foo.spb.ru/>spb</a>\
              <a href=http://10.1.2.3/>ip</a><a href=http://intranet/>intranet</a>\
-             <a href=/go>go</a><a href={}/page>moved</a><a href=/p2>p2</a>",
+             <a href=/go>go</a><a href={}/page>moved</a><a href=/p2>p2</a>\
+             <a href=http://x.a.b.co.uk/ads rel=sponsored>ad</a>",
             o("lib.uni.test"),
             o("a.test"),
             o("new.test")
@@ -288,7 +312,7 @@ fn case_web() -> (TestWeb, Vec<String>) {
         "www.uni.test",
         "/p2",
         &format!(
-            "<a href={}/x>library again</a><a href=http://x.a.b.co.uk/y>b</a>",
+            "<a href={}/x rel=nofollow>library again</a><a href=http://x.a.b.co.uk/y rel=UGC>b</a>",
             o("lib.uni.test")
         ),
     );
@@ -359,8 +383,14 @@ fn the_network_of_a_crawl_is_what_the_rules_give_from_its_external_links() {
     );
     assert_eq!(
         got.arcs[&(uni.clone(), lib.clone())],
-        (2, 2),
-        "2 links, 2 pages"
+        (2, 2, 1, "0.5".to_owned()),
+        "2 links, 2 pages, one of them nofollow (SPEC §17)"
+    );
+    let b = "b.co.uk".to_owned();
+    assert_eq!(
+        got.arcs[&(uni.clone(), b)],
+        (3, 2, 2, (2.0f64 / 3.0).to_string()),
+        "rel=sponsored and rel=UGC count as nofollow"
     );
     assert!(
         got.arcs.contains_key(&(uni.clone(), old)),
@@ -466,8 +496,9 @@ fn under_key_domains_a_link_to_another_targets_sub_host_is_an_arc_to_it() {
     .collect();
     let got = read_net(&results);
     assert_eq!(got, expected(&results, &keys));
-    assert_eq!(got.arcs[&(hosts[1].clone(), hosts[0].clone())], (1, 1));
-    assert_eq!(got.arcs[&(hosts[0].clone(), hosts[1].clone())], (1, 1));
+    let one = (1, 1, 0, "0".to_owned());
+    assert_eq!(got.arcs[&(hosts[1].clone(), hosts[0].clone())], one);
+    assert_eq!(got.arcs[&(hosts[0].clone(), hosts[1].clone())], one);
     assert_eq!(got.nodes["other.test"][2], "2", "other.test: both targets");
     assert_eq!(
         got.nodes["other.test"][3], "3",

@@ -542,7 +542,12 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         return;
     };
     let web = TestWeb::new();
-    web.page("a.test", "/", "<title>A</title><a href=/x>x</a>");
+    web.page(
+        "a.test",
+        "/",
+        "<title>A</title><meta name=robots content=NOINDEX><a href=/x>x</a>\
+         <a href=/x rel=nofollow>x</a><a href=http://b.test/ rel=ugc>b</a>",
+    );
     web.page("a.test", "/x", "<title>X</title>");
     let mut c = db.client();
     rccrawler::data::pg::schema::create_at_version(&mut c, 1).unwrap();
@@ -594,6 +599,31 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         .unwrap()
         .get(0);
     assert_eq!(pages, 2, "the migrated schema's graph tables are written");
+    // Version 5 (issue 53): what links and pages say about themselves, as in the files.
+    let robots: String = c
+        .query_one("SELECT robots FROM rccrawler_pages WHERE id = 1", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(robots, "noindex");
+    let arc: (i32, i32) = c
+        .query_one("SELECT weight, nofollow FROM rccrawler_arcs", &[])
+        .map(|r| (r.get(0), r.get(1)))
+        .unwrap();
+    assert_eq!(arc, (2, 1));
+    let rel: String = c
+        .query_one("SELECT rel FROM rccrawler_external_links", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rel, "ugc");
+    // A crawl saved in another state format is refused, not misread.
+    c.execute(
+        "UPDATE rccrawler_crawls SET state_format = state_format - 1 WHERE name <> 'old'",
+        &[],
+    )
+    .unwrap();
+    let (status, out) = run(dir.path(), &[]);
+    assert_eq!(status.code(), Some(2), "{out}");
+    assert!(out.contains("saved in state format"), "{out}");
     // Version 4: the graph tables have no foreign key; deleting a crawl still deletes its
     // graph rows (a trigger on its scopes), and only its own.
     c.execute("DELETE FROM rccrawler_crawls WHERE name <> 'old'", &[])

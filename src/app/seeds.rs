@@ -342,6 +342,7 @@ impl Seeds {
                 levels: self.limits.trap_levels,
                 pattern_urls: self.limits.trap_pattern_urls,
             },
+            obey_nofollow: !self.limits.follow_nofollow,
         };
         if let Some(most) = c.coordinator.scopes_per_process()
             && self.live() >= most

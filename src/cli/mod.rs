@@ -197,8 +197,10 @@ fn bad_input(e: &AppError) -> bool {
                 | AppError::Data(DataError::Persist(PersistError::Files(
                     crate::storage::StateError::Locked { .. }
                 )))
-                | AppError::Coord(CoordError::Refused { .. })
-                | AppError::OpenScope(OpenScopeError::Claim(CoordError::Refused { .. }))
+                | AppError::Coord(CoordError::Refused { .. } | CoordError::OtherFormat { .. })
+                | AppError::OpenScope(OpenScopeError::Claim(
+                    CoordError::Refused { .. } | CoordError::OtherFormat { .. }
+                ))
         ),
     }
 }

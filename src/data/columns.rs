@@ -108,6 +108,9 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
     column("Canonical", "canonical", "canonical", Kind::Text, |g, n| {
         Cell::Text(g.canonical(n))
     }),
+    column("Robots", "robots", "robots", Kind::Text, |g, n| {
+        Cell::Text(g.robots(n))
+    }),
     column("Host", "host", "host", Kind::Text, |g, n| {
         Cell::Text(g.host(n))
     }),

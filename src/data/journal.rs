@@ -142,11 +142,16 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_u8(NEW_SITE);
             j.put_bytes(origin.to_string().as_bytes());
         }
-        Entry::SetLevelLimits { max_level, traps } => {
+        Entry::SetLevelLimits {
+            max_level,
+            traps,
+            obey_nofollow,
+        } => {
             j.put_u8(SET_LEVEL_LIMITS);
             j.put_var(u64::from(traps.levels));
             j.put_var(u64::from(*max_level));
             j.put_var(u64::from(traps.pattern_urls));
+            j.put_u8(u8::from(*obey_nofollow));
         }
         Entry::AddSeed { origin } => {
             j.put_u8(ADD_SEED);
@@ -194,7 +199,8 @@ fn encode_commit(j: &mut Vec<u8>, r: &Resolved) {
             meta.put(j);
             j.put_var(links.len() as u64);
             for l in links {
-                j.put_u8(l.kind.code() as u8);
+                // The kind in the low two bits, the `rel` qualifiers above.
+                j.put_u8((l.kind.code() | l.rel.bits() << 2) as u8);
                 j.put_var(u64::from(l.target));
                 j.put_var(u64::from(l.aux));
                 j.put_var(l.failure.map_or(0, |f| u64::from(f) + 1));
@@ -285,6 +291,7 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
                     levels,
                     pattern_urls: r.var32()?,
                 },
+                obey_nofollow: r.u8()? != 0,
             }
         }
         ADD_SEED => Entry::AddSeed {
@@ -336,8 +343,9 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
             let n = r.var()?;
             let mut links = Vec::new();
             for _ in 0..n {
-                let kind =
-                    LinkKind::from_code(u32::from(r.u8()?)).ok_or(Corrupt("unknown link kind"))?;
+                let code = u32::from(r.u8()?);
+                let kind = LinkKind::from_code(code & 3).ok_or(Corrupt("unknown link kind"))?;
+                let rel = crate::link_attrs::Rel::from_bits(code >> 2);
                 let target = r.var32()?;
                 let aux = r.var32()?;
                 let failure = match r.var32()? {
@@ -349,6 +357,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
                     target,
                     aux,
                     failure,
+                    rel,
                 });
             }
             let probe = if code == 4 { Some(r.var32()?) } else { None };
@@ -408,6 +417,7 @@ mod tests {
                     levels: 30,
                     pattern_urls: 10_000,
                 },
+                obey_nofollow: true,
             },
             Entry::Learned {
                 site: 1,
@@ -450,6 +460,7 @@ mod tests {
                         target: 4,
                         aux: 0,
                         failure: Some(9),
+                        rel: crate::link_attrs::Rel::NONE,
                     }],
                     probe: Some(3),
                 },

@@ -238,8 +238,7 @@ impl InMemoryDataManager {
         let mut g = scope.graph.write();
         g.bind_site(&claim.origin, site);
         g.set_limits(
-            limits.max_level,
-            limits.traps,
+            (limits.max_level, limits.traps, limits.obey_nofollow),
             (limits.max_pages, limits.max_urls),
         );
         if !scope.active.swap(true, Ordering::SeqCst) {
@@ -439,8 +438,7 @@ impl ScopeData for InMemoryDataManager {
             journaling,
         )?;
         g.set_limits(
-            limits.max_level,
-            limits.traps,
+            (limits.max_level, limits.traps, limits.obey_nofollow),
             (limits.max_pages, limits.max_urls),
         );
         self.pending.fetch_add(g.pending(), Ordering::SeqCst);

@@ -84,6 +84,10 @@ pub struct ScopeLimits {
     pub max_urls: u32,
     /// `TrapLevels` and `TrapPatternUrls`.
     pub traps: TrapRules,
+    /// `FollowNofollow = no`: links carrying `nofollow`, `ugc` or `sponsored`, and every link
+    /// of a page whose robots directives say `nofollow`, give their targets no level (they
+    /// are still recorded).
+    pub obey_nofollow: bool,
 }
 
 /// Whether `open_scope` continued saved work or started anew.

@@ -59,6 +59,8 @@ pub(crate) struct PageMeta {
     pub(crate) title: u32,
     /// The `<link rel="canonical">` URL's text id, or [`NO_TEXT`].
     pub(crate) canonical: u32,
+    /// The robots directives' text id (SPEC §17), or [`NO_TEXT`].
+    robots: u32,
     /// The fold digests (SPEC §14: request, own address, text), as six words like `hash`;
     /// zero when not computed (`Duplicates = exact`).
     digests: [u32; 6],
@@ -77,8 +79,20 @@ impl PageMeta {
             bytes,
             title,
             canonical: canonical.unwrap_or(NO_TEXT),
+            robots: NO_TEXT,
             digests: [0; 6],
         }
+    }
+
+    /// The record with the page's robots directives' text id.
+    pub(crate) fn with_robots(mut self, robots: Option<u32>) -> Self {
+        self.robots = robots.unwrap_or(NO_TEXT);
+        self
+    }
+
+    /// The robots directives' text id, if the page has any.
+    pub(crate) fn robots(&self) -> Option<u32> {
+        (self.robots != NO_TEXT).then_some(self.robots)
     }
 
     /// The record with the page's fold digests.
@@ -116,7 +130,9 @@ impl PageMeta {
 
     /// Whether every text id it names is below `texts`.
     pub(crate) fn texts_known(&self, texts: u32) -> bool {
-        self.title < texts && self.canonical().is_none_or(|c| c < texts)
+        self.title < texts
+            && self.canonical().is_none_or(|c| c < texts)
+            && self.robots().is_none_or(|r| r < texts)
     }
 
     /// Its bytes, as journal records and snapshots hold them.
@@ -125,6 +141,7 @@ impl PageMeta {
         out.put_var(u64::from(self.bytes));
         out.put_var(u64::from(self.title));
         out.put_var(self.canonical().map_or(0, |c| u64::from(c) + 1));
+        out.put_var(self.robots().map_or(0, |c| u64::from(c) + 1));
         let d = self.digests();
         out.put_u128(u128::from(d.request) | u128::from(d.own) << 64);
         out.put_u32(d.text as u32);
@@ -137,16 +154,17 @@ impl PageMeta {
         let bytes = r.var32()?;
         let title = r.var32()?;
         let canonical = r.var32()?.checked_sub(1);
+        let robots = r.var32()?.checked_sub(1);
         let pair = r.u128()?;
         let text = u64::from(r.u32()?) | u64::from(r.u32()?) << 32;
-        Ok(
-            PageMeta::new(hash, bytes, title, canonical).with_digests(crate::fold::Digests {
+        Ok(PageMeta::new(hash, bytes, title, canonical)
+            .with_robots(robots)
+            .with_digests(crate::fold::Digests {
                 request: pair as u64,
                 own: (pair >> 64) as u64,
                 text,
                 names_itself: false,
-            }),
-        )
+            }))
     }
 }
 
@@ -161,6 +179,8 @@ pub(crate) struct ResolvedLink {
     pub(crate) aux: u32,
     /// For internal links that may not be fetched: the reason's text id.
     pub(crate) failure: Option<u32>,
+    /// Its `rel` qualifiers (internal, external; none on bad links).
+    pub(crate) rel: crate::link_attrs::Rel,
 }
 
 /// What became of the task URL, in ids.
@@ -228,6 +248,8 @@ pub(crate) enum Entry<'a> {
     SetLevelLimits {
         max_level: u32,
         traps: super::TrapRules,
+        /// `FollowNofollow = no`.
+        obey_nofollow: bool,
     },
     /// Another seed joins the scope (SPEC §6): its site if new, its home page at level 0.
     AddSeed { origin: Origin },

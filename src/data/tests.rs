@@ -3,6 +3,7 @@
 use super::*;
 use crate::data::coord::ScopeClaim;
 use crate::data::{Persist, ScopeLimits, ScopeOpen};
+use crate::link_attrs::Rel;
 use crate::message::{BadHref, Failure, Hop, HopClaim, HopKind, LinkTarget, PageLinks, PageRecord};
 use crate::url_norm::NormUrl;
 
@@ -72,6 +73,7 @@ impl Crawl {
                     max_pages: 0,
                     max_urls,
                     traps: Default::default(),
+                    obey_nofollow: false,
                 },
             )
             .unwrap();
@@ -105,10 +107,16 @@ impl Crawl {
             bytes: body.len() as u64,
             title: String::new(),
             canonical: String::new(),
+            robots: String::new(),
             links: internal(links),
             rejected: None,
         };
-        self.dm.commit(&Outcome::Page { task, page }).unwrap();
+        self.dm
+            .commit(&Outcome::Page {
+                task,
+                page: Box::new(page),
+            })
+            .unwrap();
     }
 
     fn graph(&self) -> Replay {
@@ -318,6 +326,7 @@ fn failures_and_static_failures() {
         bytes: 1,
         title: "Home".into(),
         canonical: "http://a.test/".into(),
+        robots: String::new(),
         links: {
             let mut links = internal(&["/missing"]);
             links.push(
@@ -343,7 +352,11 @@ fn failures_and_static_failures() {
         },
         rejected: None,
     };
-    c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+    c.dm.commit(&Outcome::Page {
+        task: home,
+        page: Box::new(page),
+    })
+    .unwrap();
     let missing = c.claim("/missing", &mut held);
     c.dm.commit(&Outcome::Failed {
         task: missing,
@@ -472,6 +485,14 @@ fn a_redirect_target_found_shallower_while_its_chain_fetches_it_is_fetched_once(
 
 /// A crawl recorded with a journal, for recovery tests.
 fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
+    journaled_crawl_obeying(dir, false)
+}
+
+/// [`journaled_crawl`], with `FollowNofollow = no` when `obey_nofollow`.
+fn journaled_crawl_obeying(
+    dir: &std::path::Path,
+    obey_nofollow: bool,
+) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
     let store = crate::data::persist::FileStore::open(dir).unwrap();
     let dm = InMemoryDataManager::with_store(Box::new(store)).unwrap();
     let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
@@ -484,10 +505,92 @@ fn journaled_crawl(dir: &std::path::Path) -> (InMemoryDataManager, ScopeId, Scop
                 max_urls: 0,
                 max_pages: 0,
                 traps: Default::default(),
+                obey_nofollow,
             },
         )
         .unwrap();
     (dm, scope, open)
+}
+
+/// A one-byte page reached directly, with `links` and robots directives `robots`.
+fn home_page(links: PageLinks, robots: &str) -> PageRecord {
+    PageRecord {
+        chain: Vec::new(),
+        hash: 1,
+        digests: Default::default(),
+        soft_404_suspect: false,
+        learned: None,
+        extra_requests: 0,
+        cookies: None,
+        bytes: 1,
+        title: String::new(),
+        canonical: String::new(),
+        robots: robots.into(),
+        links,
+        rejected: None,
+    }
+}
+
+/// What is queued, by path, sorted.
+fn queued(dm: &InMemoryDataManager, scope: ScopeId) -> Vec<String> {
+    let mut taken = Vec::new();
+    while let Some(t) = dm.take_task(scope, SITE) {
+        taken.push(t);
+    }
+    let mut out: Vec<String> = taken
+        .iter()
+        .map(|t| {
+            t.url
+                .as_str()
+                .trim_start_matches("http://a.test")
+                .to_owned()
+        })
+        .collect();
+    for t in &taken {
+        dm.release(t);
+    }
+    out.sort();
+    out
+}
+
+// See: issue 53 — `FollowNofollow = no` is part of the scope's saved state: a continued crawl
+// queues what the first run would have (nothing only nofollow links reach), and a run that
+// follows them again queues what they lead to.
+#[test]
+fn obeyed_nofollow_survives_the_journal_and_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (dm, scope, _) = journaled_crawl_obeying(dir.path(), true);
+        let home = dm.take_task(scope, SITE).unwrap();
+        let mut links = PageLinks::default();
+        for (p, rel) in [("/x", Rel::NOFOLLOW), ("/y", Rel::NONE), ("/w", Rel::UGC)] {
+            let t = links.add_target(LinkTarget::Internal {
+                url: u(p),
+                site: SITE,
+                failure: None,
+            });
+            links.push_to(t, "", "", rel);
+        }
+        dm.commit(&Outcome::Page {
+            task: home,
+            page: Box::new(home_page(links, "noarchive")),
+        })
+        .unwrap();
+        assert_eq!(queued(&dm, scope), ["/y"]);
+        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
+    }
+    let (dm, scope, open) = journaled_crawl_obeying(dir.path(), true);
+    assert_eq!(open, ScopeOpen::Resumed);
+    assert_eq!(queued(&dm, scope), ["/y"], "from the journal");
+    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+        .unwrap();
+    drop(dm);
+    let (dm, scope, _) = journaled_crawl_obeying(dir.path(), true);
+    assert_eq!(queued(&dm, scope), ["/y"], "from the snapshot");
+    drop(dm);
+    let (dm, scope, _) = journaled_crawl_obeying(dir.path(), false);
+    assert_eq!(queued(&dm, scope), ["/w", "/x", "/y"], "followed again");
 }
 
 fn graph_text(dm: &InMemoryDataManager, scope: ScopeId) -> String {
@@ -692,10 +795,15 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
             bytes: 1,
             title: String::new(),
             canonical: String::new(),
+            robots: String::new(),
             links,
             rejected: None,
         };
-        dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        dm.commit(&Outcome::Page {
+            task: home,
+            page: Box::new(page),
+        })
+        .unwrap();
         let b_home = dm.take_task(scope, b_site).unwrap();
         assert_eq!((b_home.url.as_str(), b_home.level), ("http://b.test/", 0));
         dm.persist(Persist::Journal(crate::storage::Durability::Disk))
@@ -891,10 +999,15 @@ fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() 
             bytes: 1,
             title: String::new(),
             canonical: String::new(),
+            robots: String::new(),
             links,
             rejected: None,
         };
-        c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        c.dm.commit(&Outcome::Page {
+            task: home,
+            page: Box::new(page),
+        })
+        .unwrap();
         let a = c.claim("/a", &mut held);
         c.page(a, &[], "a", &[]);
         let out = c.claim("/out", &mut held);
@@ -1114,28 +1227,22 @@ fn links_sharing_their_targets_record_the_same_graph_as_links_with_their_own() {
         };
         for &(t, anchor) in &order {
             if shared {
-                links.push_to(ids[t], anchor, "");
+                links.push_to(ids[t], anchor, "", Rel::NONE);
             } else {
                 let own = links.add_target(targets().swap_remove(t));
-                links.push_to(own, anchor, "");
+                links.push_to(own, anchor, "", Rel::NONE);
             }
         }
         assert_eq!(links.target_count(), if shared { 5 } else { order.len() });
         let page = PageRecord {
-            chain: vec![],
-            hash: 1,
-            digests: Default::default(),
-            soft_404_suspect: false,
-            learned: None,
-            extra_requests: 0,
-            cookies: None,
-            bytes: 1,
             title: "Home".into(),
-            canonical: String::new(),
-            links,
-            rejected: None,
+            ..home_page(links, "")
         };
-        c.dm.commit(&Outcome::Page { task: home, page }).unwrap();
+        c.dm.commit(&Outcome::Page {
+            task: home,
+            page: Box::new(page),
+        })
+        .unwrap();
         let mut out = format!("{:?}\n", c.graph());
         c.dm.with_graph(c.scope, &mut |g| {
             for n in g.nodes() {
@@ -1189,10 +1296,16 @@ fn an_alias_folded_by_its_digests_yields_nothing() {
             bytes: body.len() as u64,
             title: String::new(),
             canonical: String::new(),
+            robots: String::new(),
             links: targets,
             rejected: None,
         };
-        c.dm.commit(&Outcome::Page { task, page }).unwrap().yielded
+        c.dm.commit(&Outcome::Page {
+            task,
+            page: Box::new(page),
+        })
+        .unwrap()
+        .yielded
     };
     let home = c.claim("/", &mut held);
     let y = commit(home, "home", 7, &["/a", "/b", "/c"], &["http://x.test/"]);

@@ -444,8 +444,14 @@ impl<'a> Driver<'a> {
             }
             Walker::Page(walk) => {
                 let permit = f.permit.take().unwrap_or_default();
-                let content_type = f.head.take().and_then(|h| h.content_type);
-                match walk.body(&f.url, content_type, body, permit, f.started) {
+                let declared =
+                    f.head
+                        .take()
+                        .map_or_else(Default::default, |h| crate::fetch::Declared {
+                            content_type: h.content_type,
+                            robots_tag: h.robots_tag,
+                        });
+                match walk.body(&f.url, declared, body, permit, f.started) {
                     Step::Next(next) => {
                         f.url = next;
                         f.conn = None;

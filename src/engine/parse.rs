@@ -52,7 +52,10 @@ fn handle(
             chain: record.chain,
             failure: Failure::fetched(reason),
         },
-        None => Outcome::Page { task, page: record },
+        None => Outcome::Page {
+            task,
+            page: Box::new(record),
+        },
     };
     record::record(ctx, &mut lease, &outcome, log);
 }

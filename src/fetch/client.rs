@@ -155,6 +155,8 @@ pub struct Response {
     pub retry_after: Option<String>,
     /// Every `Set-Cookie` value.
     pub set_cookies: Vec<String>,
+    /// Every `X-Robots-Tag` value, one per line.
+    pub robots_tag: Option<String>,
     content_encoding: Option<String>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
@@ -422,6 +424,13 @@ impl HttpClient {
                     .iter()
                     .map(|v| v.as_bytes()),
             ),
+            robots_tag: robots_tag(
+                inner
+                    .headers()
+                    .get_all("x-robots-tag")
+                    .iter()
+                    .map(|v| v.as_bytes()),
+            ),
             content_encoding: header("content-encoding"),
             inner,
             consumed: false,
@@ -435,6 +444,15 @@ pub(crate) fn set_cookies<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<Str
     values
         .map(|v| String::from_utf8_lossy(v).into_owned())
         .collect()
+}
+
+/// Every `X-Robots-Tag` value of an answer, one per line (a header may come several times,
+/// each for another crawler); none when there is none.
+pub(crate) fn robots_tag<'a>(values: impl Iterator<Item = &'a [u8]>) -> Option<String> {
+    let lines: Vec<String> = values
+        .map(|v| String::from_utf8_lossy(v).replace(['\r', '\n'], " "))
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::client::{HttpClient, Response, is_html};
+use super::client::{HttpClient, is_html};
+use super::head::{Declared, Head};
 use super::retry::{Transient, is_transient_status};
 use super::robots_txt::fetch_robots;
 use super::{FetchEnv, PageResult, RobotsAnswer};
@@ -57,34 +58,6 @@ pub(crate) enum Check {
     NeedRobots(Arc<SiteOrigin>),
 }
 
-/// What the walk needs of an answer's status line and headers.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Head<'r> {
-    /// Status code.
-    pub(crate) status: u16,
-    /// `Location`.
-    pub(crate) location: Option<&'r str>,
-    /// `Content-Type`.
-    pub(crate) content_type: Option<&'r str>,
-    /// `Retry-After`.
-    pub(crate) retry_after: Option<&'r str>,
-    /// Every `Set-Cookie` value.
-    pub(crate) set_cookies: &'r [String],
-}
-
-impl<'r> Head<'r> {
-    /// The head of a response of the blocking client.
-    pub(crate) fn of(response: &'r Response) -> Self {
-        Head {
-            status: response.status,
-            location: response.location.as_deref(),
-            content_type: response.content_type.as_deref(),
-            retry_after: response.retry_after.as_deref(),
-            set_cookies: &response.set_cookies,
-        }
-    }
-}
-
 /// What an answer's head means for the walk.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum HeadStep {
@@ -108,7 +81,7 @@ pub(crate) struct Walk<'a> {
     chain: Vec<Hop>,
     /// The page's first copy while a second is fetched to learn what the site changes per
     /// response (SPEC §14): if the second fails, the first is the page.
-    sample: Option<(Option<String>, Vec<u8>, crate::bodies::BodyPermit)>,
+    sample: Option<(Declared, Vec<u8>, crate::bodies::BodyPermit)>,
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
     /// This walk's answers changed the site's cookie jar: the page carries it to be saved.
@@ -167,9 +140,9 @@ pub(super) fn fetch_page(
                 let cap = env.settings.http.max_page_bytes;
                 let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
                 let permit = env.bodies.acquire(expected, || env.stop.is_requested());
-                let content_type = response.content_type.clone();
+                let declared = Declared::of(&response);
                 let body = response.read_body(cap);
-                walk.body(&url, content_type, body, permit, started)
+                walk.body(&url, declared, body, permit, started)
             }
         };
         match step {
@@ -233,25 +206,26 @@ impl<'a> Walk<'a> {
 
     /// The first copy of a sampled page as the page, when its second copy cannot be had.
     fn first_copy(&mut self) -> Option<PageResult> {
-        let (content_type, body, permit) = self.sample.take()?;
-        Some(self.page(content_type, body, permit, None))
+        let (declared, body, permit) = self.sample.take()?;
+        Some(self.page(declared, body, permit, None))
     }
 
     /// The walk's page: its chain, body and the site's jar when the walk changed it.
     fn page(
         &mut self,
-        content_type: Option<String>,
+        declared: Declared,
         body: Vec<u8>,
         permit: crate::bodies::BodyPermit,
         twin: Option<Vec<u8>>,
     ) -> PageResult {
         PageResult::Page(Downloaded {
             chain: std::mem::take(&mut self.chain),
-            content_type,
+            content_type: declared.content_type,
             body,
             permit,
             twin,
             cookies: self.jar(),
+            robots_tag: declared.robots_tag,
         })
     }
 
@@ -528,7 +502,7 @@ impl<'a> Walk<'a> {
     pub(crate) fn body(
         &mut self,
         url: &NormUrl,
-        content_type: Option<String>,
+        declared: Declared,
         body: Result<Vec<u8>, super::FetchError>,
         mut permit: crate::bodies::BodyPermit,
         started: Instant,
@@ -555,11 +529,11 @@ impl<'a> Walk<'a> {
         };
         permit.resize(body.len() as u64);
         self.logged(url, 200, body.len() as u64, started);
-        if let Some((content_type, first, permit)) = self.sample.take() {
-            return Step::Done(self.page(content_type, first, permit, Some(body)));
+        if let Some((first_declared, first, permit)) = self.sample.take() {
+            return Step::Done(self.page(first_declared, first, permit, Some(body)));
         }
         let tld = url.host().rsplit('.').next();
-        let refresh = meta_refresh(&body, content_type.as_deref(), tld)
+        let refresh = meta_refresh(&body, declared.content_type.as_deref(), tld)
             .filter(|r| r.delay <= self.env.settings.sites.meta_refresh_max_delay)
             .and_then(|r| r.url)
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
@@ -575,9 +549,9 @@ impl<'a> Walk<'a> {
         {
             // The same URL once more, at the site's pace like any request: what differs
             // between the two copies is what the site changes per response.
-            self.sample = Some((content_type, body, permit));
+            self.sample = Some((declared, body, permit));
             return Step::Next(url.clone());
         }
-        Step::Done(self.page(content_type, body, permit, None))
+        Step::Done(self.page(declared, body, permit, None))
     }
 }

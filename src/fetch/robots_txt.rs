@@ -7,7 +7,8 @@
 
 use std::time::{Instant, SystemTime};
 
-use super::page::{Head, MAX_HOPS};
+use super::head::Head;
+use super::page::MAX_HOPS;
 use super::retry::{Transient, is_transient_status};
 use super::{FetchEnv, FetchError, HttpClient, RobotsAnswer};
 use crate::ids::SiteId;

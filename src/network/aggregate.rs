@@ -32,7 +32,7 @@ pub(crate) struct Inbound {
     pub pages: u64,
 }
 
-/// One arc: a target's links to one site of the network. 16 bytes: a crawl of 4,000 sites
+/// One arc: a target's links to one site of the network. 20 bytes: a crawl of 4,000 sites
 /// has 630,000 of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Arc {
@@ -43,6 +43,8 @@ pub(super) struct Arc {
     pub(super) weight: u32,
     /// Distinct linking pages of the source (saturating).
     pub(super) pages: u32,
+    /// Links carrying `nofollow`, `ugc` or `sponsored` (saturating; SPEC §17).
+    pub(super) nofollow: u32,
 }
 
 /// The bit of [`NodeKey::code`] that marks an accompanying site.
@@ -130,15 +132,15 @@ pub(super) fn count(
     };
     let mut spill = Spill::new(results).map_err(spilled)?;
     let mut index: HashMap<String, u32> = HashMap::new();
-    // One target's links: links by node, and its (node, page) pairs.
-    let mut links: HashMap<NodeKey, u64> = HashMap::new();
+    // One target's links: links and nofollow links by node, and its (node, page) pairs.
+    let mut links: HashMap<NodeKey, (u64, u64)> = HashMap::new();
     let mut pages: HashSet<(NodeKey, u64)> = HashSet::new();
     let mut order: Vec<NodeKey> = Vec::new();
     for (t, target) in set.targets.iter().enumerate() {
         let source = u32::try_from(t).unwrap_or(u32::MAX);
         let own_unit = unit.of(&target.host).to_owned();
         let path = results.join(&target.folder).join("external_links.csv");
-        read_links(&path, &mut |page, url, host| {
+        read_links(&path, &mut |page, url, host, nofollow| {
             let key = match classify(set, t, &own_unit, unit, host) {
                 None => return,
                 Some(Linked::Target(t2)) => NodeKey::Target(u32::try_from(t2).unwrap_or(u32::MAX)),
@@ -158,11 +160,12 @@ pub(super) fn count(
                     NodeKey::Accompanying(i)
                 }
             };
-            let n = links.entry(key).or_insert(0);
-            if *n == 0 {
+            let n = links.entry(key).or_insert((0, 0));
+            if n.0 == 0 {
                 order.push(key);
             }
-            *n += 1;
+            n.0 += 1;
+            n.1 += u64::from(nofollow);
             pages.insert((key, page));
         })?;
         let mut per_node: HashMap<NodeKey, u64> = HashMap::with_capacity(links.len());
@@ -170,7 +173,7 @@ pub(super) fn count(
             *per_node.entry(key).or_insert(0) += 1;
         }
         for key in order.drain(..) {
-            let weight = links.get(&key).copied().unwrap_or(0);
+            let (weight, nofollow) = links.get(&key).copied().unwrap_or((0, 0));
             let distinct = per_node.get(&key).copied().unwrap_or(0);
             let into = match key {
                 NodeKey::Target(i) => &mut counts.into_targets[i as usize],
@@ -187,6 +190,7 @@ pub(super) fn count(
                     target: key.code(),
                     weight: u32::try_from(weight).unwrap_or(u32::MAX),
                     pages: u32::try_from(distinct).unwrap_or(u32::MAX),
+                    nofollow: u32::try_from(nofollow).unwrap_or(u32::MAX),
                 })
                 .map_err(spilled)?;
         }
@@ -209,12 +213,13 @@ fn home_of(url: &str, host: &str) -> String {
     format!("{scheme}://{host}")
 }
 
-/// Calls `each(page, url, host)` for every row of an external_links.csv. A missing file (a
-/// site with no page has none) has no rows; a row without its three first fields, or with a
-/// `Source` that is not a page id, is an error naming the file and line.
+/// Calls `each(page, url, host, nofollow)` for every row of an external_links.csv (`nofollow`:
+/// its `Rel` names a qualifier; a file written before the column has none). A missing file
+/// (a site with no page has none) has no rows; a row without its three first fields, or with
+/// a `Source` that is not a page id, is an error naming the file and line.
 pub(super) fn read_links(
     path: &Path,
-    each: &mut dyn FnMut(u64, &str, &str),
+    each: &mut dyn FnMut(u64, &str, &str, bool),
 ) -> Result<(), NetworkError> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -249,6 +254,7 @@ pub(super) fn read_links(
         ));
     }
     let width = header.len();
+    let rel = header.iter().position(|h| h == "Rel");
     let mut row = csv::StringRecord::new();
     let mut last_line = 1;
     loop {
@@ -282,7 +288,8 @@ pub(super) fn read_links(
             .ok()
             .filter(|&p| p >= 1)
             .ok_or_else(|| bad(line, format!("Source {:?} is not a page id", &row[0])))?;
-        each(page, &row[1], &row[2]);
+        let nofollow = rel.is_some_and(|i| !row[i].is_empty());
+        each(page, &row[1], &row[2], nofollow);
     }
 }
 

@@ -66,18 +66,19 @@ impl LiveNetwork {
         let own = self.spec.unit.of(&self.set.targets[t].host).to_owned();
         let mut targets: HashSet<usize> = HashSet::new();
         let mut units: HashSet<String> = HashSet::new();
-        let read = read_links(
-            &folder.join("external_links.csv"),
-            &mut |_, _, host| match classify(&self.set, t, &own, self.spec.unit, host) {
-                Some(Linked::Target(t2)) => {
-                    targets.insert(t2);
-                }
-                Some(Linked::Unit(u)) if !units.contains(u) => {
-                    units.insert(u.to_owned());
-                }
-                _ => {}
-            },
-        );
+        let read =
+            read_links(
+                &folder.join("external_links.csv"),
+                &mut |_, _, host, _| match classify(&self.set, t, &own, self.spec.unit, host) {
+                    Some(Linked::Target(t2)) => {
+                        targets.insert(t2);
+                    }
+                    Some(Linked::Unit(u)) if !units.contains(u) => {
+                        units.insert(u.to_owned());
+                    }
+                    _ => {}
+                },
+            );
         if read.is_err() {
             return;
         }

@@ -56,6 +56,19 @@ pub(crate) struct EdgeRow {
     pub weight: u32,
     /// Distinct linking pages of the source.
     pub pages: u32,
+    /// Links carrying `nofollow`, `ugc` or `sponsored`.
+    pub nofollow: u32,
+}
+
+impl EdgeRow {
+    /// The share of its links that carry `nofollow`, `ugc` or `sponsored` (0 to 1).
+    pub(crate) fn nofollow_share(&self) -> f64 {
+        if self.weight == 0 {
+            0.0
+        } else {
+            f64::from(self.nofollow) / f64::from(self.weight)
+        }
+    }
 }
 
 /// One class of the accompanying set.

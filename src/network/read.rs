@@ -81,9 +81,12 @@ pub(crate) fn read_network(
     };
     let (mut arcs, mut links) = (0u64, 0u64);
     let mut rdr = csv::Reader::from_path(dir.join("edges.csv")).ok()?;
-    if rdr.headers().ok()?.iter().ne(EDGE_HEADER) {
+    // A network written before the nofollow columns has the first five.
+    let header = rdr.headers().ok()?.clone();
+    if header.len() < 5 || header.iter().zip(EDGE_HEADER).any(|(a, b)| a != b) {
         return None;
     }
+    let with_nofollow = header.len() >= 6;
     let mut r = csv::StringRecord::new();
     while rdr.read_record(&mut r).ok()? {
         let id = |i: usize| u32::try_from(num(&r[i])).ok();
@@ -97,6 +100,11 @@ pub(crate) fn read_network(
                 target,
                 weight: u32::try_from(weight).unwrap_or(u32::MAX),
                 pages: u32::try_from(num(&r[4])).unwrap_or(u32::MAX),
+                nofollow: if with_nofollow {
+                    u32::try_from(num(&r[5])).unwrap_or(u32::MAX)
+                } else {
+                    0
+                },
             });
         }
     }

@@ -37,11 +37,12 @@ impl Spill {
 
     /// Adds an arc (arcs come grouped by source, sources in ascending order).
     pub(super) fn push(&mut self, a: Arc) -> io::Result<()> {
-        let mut rec = [0u8; 16];
+        let mut rec = [0u8; 20];
         rec[..4].copy_from_slice(&a.source.to_le_bytes());
         rec[4..8].copy_from_slice(&a.target.to_le_bytes());
         rec[8..12].copy_from_slice(&a.weight.to_le_bytes());
-        rec[12..].copy_from_slice(&a.pages.to_le_bytes());
+        rec[12..16].copy_from_slice(&a.pages.to_le_bytes());
+        rec[16..].copy_from_slice(&a.nofollow.to_le_bytes());
         self.count += 1;
         self.out.write_all(&rec)
     }
@@ -68,7 +69,7 @@ impl Arcs {
         self.file.seek(SeekFrom::Start(0))?;
         let mut input = BufReader::with_capacity(1 << 16, &self.file);
         let mut block: Vec<EdgeRow> = Vec::new();
-        let mut rec = [0u8; 16];
+        let mut rec = [0u8; 20];
         for _ in 0..self.count {
             input.read_exact(&mut rec)?;
             let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
@@ -77,6 +78,7 @@ impl Arcs {
                 target: id_of(word(4)),
                 weight: word(8),
                 pages: word(12),
+                nofollow: word(16),
             };
             if block.last().is_some_and(|e| e.source != edge.source) {
                 block.sort_unstable();

@@ -28,7 +28,15 @@ pub(crate) const NODE_HEADER: [&str; 10] = [
 ];
 
 /// The columns of edges.csv.
-pub(crate) const EDGE_HEADER: [&str; 5] = ["Source", "Target", "Type", "Weight", "Pages"];
+pub(crate) const EDGE_HEADER: [&str; 7] = [
+    "Source",
+    "Target",
+    "Type",
+    "Weight",
+    "Pages",
+    "Nofollow",
+    "NofollowShare",
+];
 
 /// Writes every file of `net` into `dir`, its arcs read back from `arcs` with their ids;
 /// `prospects` lines (when asked for) into prospects.txt.
@@ -125,6 +133,8 @@ fn write_edges(arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32, w: &mut dyn Write) -
                 .text("Directed")?
                 .num(e.weight)?
                 .num(e.pages)?
+                .num(e.nofollow)?
+                .raw(&e.nofollow_share().to_string())?
                 .end()?;
         }
         Ok(())
@@ -202,6 +212,14 @@ fn write_gexf(
         w,
         r#"      <attribute id="pages" title="Pages" type="integer"/>"#
     )?;
+    writeln!(
+        w,
+        r#"      <attribute id="nofollow" title="Nofollow" type="integer"/>"#
+    )?;
+    writeln!(
+        w,
+        r#"      <attribute id="nofollowshare" title="NofollowShare" type="double"/>"#
+    )?;
     writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
     let mut line = Vec::with_capacity(512);
@@ -230,8 +248,13 @@ fn write_gexf(
         for e in edges {
             writeln!(
                 w,
-                r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/></attvalues></edge>"#,
-                e.source, e.target, e.weight, e.pages
+                r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/><attvalue for="nofollow" value="{}"/><attvalue for="nofollowshare" value="{}"/></attvalues></edge>"#,
+                e.source,
+                e.target,
+                e.weight,
+                e.pages,
+                e.nofollow,
+                e.nofollow_share()
             )?;
             i += 1;
         }

@@ -9,6 +9,7 @@ use super::href_cache::{self, HrefCache};
 use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseEnv, ParseWorker, charset, links};
 use crate::fold::{self, Digests, Duplicates};
+use crate::link_attrs::Robots;
 use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::path_rules::EXCLUDED;
 use crate::sites::{OtherScheme, SiteEntry, SiteView};
@@ -21,11 +22,14 @@ pub struct HtmlParser;
 
 impl PageParser for HtmlParser {
     fn worker(&self, env: &ParseEnv<'_>) -> Box<dyn ParseWorker> {
-        Box::new(HtmlWorker::new(
-            env.settings.sites.max_url_length,
-            env.settings.sites.rule_limits(),
-            env.settings.results.external_link_context,
-        ))
+        Box::new(
+            HtmlWorker::new(
+                env.settings.sites.max_url_length,
+                env.settings.sites.rule_limits(),
+                env.settings.results.external_link_context,
+            )
+            .reading_robots_for(env.settings.robots_agent()),
+        )
     }
 }
 
@@ -37,6 +41,8 @@ pub struct HtmlWorker {
     extracted: Extracted,
     /// Characters of context kept for external links (`ExternalLinkContext`; 0: none).
     context: usize,
+    /// Our robots product token: meta tags and `X-Robots-Tag` lines named after it are ours.
+    agent: String,
 }
 
 impl HtmlWorker {
@@ -47,7 +53,15 @@ impl HtmlWorker {
             cache: HrefCache::new(max_url_length, href_cache::DEFAULT_ENTRIES, limits),
             extracted: Extracted::default(),
             context,
+            agent: String::new(),
         }
+    }
+
+    /// The worker, reading robots directives addressed to `agent` besides those to all
+    /// crawlers.
+    pub fn reading_robots_for(mut self, agent: &str) -> Self {
+        self.agent = agent.to_owned();
+        self
     }
 }
 
@@ -75,6 +89,7 @@ fn parse_page(
         permit,
         twin,
         cookies,
+        robots_tag,
     } = page;
     let cookies = cookies.map(Box::new);
     let hash = xxhash_rust::xxh3::xxh3_128(&body);
@@ -85,12 +100,14 @@ fn parse_page(
         cache,
         extracted,
         context,
+        agent,
     } = worker;
     // A page of a probed host (TopicFilter) is kept only when it is about the topic.
     let topic = site.is_probed().then(|| env.filter.topic()).flatten();
     let wanted = Wanted {
         context: *context,
         body_text: topic.is_some(),
+        agent,
     };
     let extra_requests = u32::from(twin.is_some());
     let mut learned = None;
@@ -109,37 +126,17 @@ fn parse_page(
     // documentation's crawl parses two such pages at once).
     drop(body);
     drop(permit);
-    if let Some(reason) = topic.and_then(|t| rejected_by_topic(t, extracted)) {
-        return PageRecord {
-            chain,
-            hash,
-            digests,
-            soft_404_suspect: false,
-            learned,
-            extra_requests,
-            cookies,
-            bytes,
-            title: extracted.title.clone(),
-            canonical: String::new(),
-            links: PageLinks::default(),
-            rejected: Some(reason),
-        };
-    }
-    let base = extracted
-        .base_href
-        .as_deref()
-        .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
-        .filter(|b| matches!(b.scheme(), "http" | "https"))
-        .unwrap_or_else(|| page_url.clone());
-    let links = classify_links(env, site, &base, page_url, extracted, cache);
-    let canonical = extracted
-        .canonical
-        .as_deref()
-        .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
-        .map(|c| c.as_str().to_owned())
-        .unwrap_or_default();
+    let robots = robots_of(extracted, robots_tag.as_deref(), agent);
+    // A page left out for its topic keeps no links.
+    let rejected = topic.and_then(|t| rejected_by_topic(t, extracted));
+    let (links, canonical) = if rejected.is_some() {
+        (PageLinks::default(), String::new())
+    } else {
+        links_and_canonical(env, site, page_url, extracted, cache)
+    };
     let title = extracted.title.clone();
-    let soft_404_suspect = env.settings.sites.duplicates == Duplicates::Fold
+    let soft_404_suspect = rejected.is_none()
+        && env.settings.sites.duplicates == Duplicates::Fold
         && (digests.names_itself || fold::title_says_not_found(&title));
     extracted.release_excess();
     PageRecord {
@@ -153,9 +150,47 @@ fn parse_page(
         bytes,
         title,
         canonical,
+        robots,
         links,
-        rejected: None,
+        rejected,
     }
+}
+
+/// The page's links, classified, and its canonical URL (normalized; empty: none), both
+/// against its `<base href>` when it has a usable one.
+fn links_and_canonical(
+    env: &ParseEnv<'_>,
+    site: &SiteEntry,
+    page_url: &Url,
+    extracted: &Extracted,
+    cache: &mut HrefCache,
+) -> (PageLinks, String) {
+    let base = extracted
+        .base_href
+        .as_deref()
+        .and_then(|b| url_norm::resolve(page_url, b.trim()).ok())
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .unwrap_or_else(|| page_url.clone());
+    let links = classify_links(env, site, &base, page_url, extracted, cache);
+    let canonical = extracted
+        .canonical
+        .as_deref()
+        .and_then(|c| url_norm::normalize(&base, c.trim()).ok())
+        .map(|c| c.as_str().to_owned())
+        .unwrap_or_default();
+    (links, canonical)
+}
+
+/// The page's robots directives for us (SPEC §17): its meta tags', then its `X-Robots-Tag`
+/// headers' (`robots_tag`, one per line).
+fn robots_of(extracted: &Extracted, robots_tag: Option<&str>, agent: &str) -> String {
+    Robots::gather(
+        [extracted.meta_robots.as_str()],
+        robots_tag.into_iter().flat_map(str::lines),
+        agent,
+    )
+    .as_str()
+    .to_owned()
 }
 
 /// What the site's rules are after comparing two copies of one page fetched one after the
@@ -292,7 +327,7 @@ fn classify_links(
             LinkTarget::Internal { url, .. } if url.as_url() == page_url => "",
             _ => raw.anchor,
         };
-        links.push_to(t, anchor, context);
+        links.push_to(t, anchor, context, raw.rel);
     }
     links
 }

@@ -15,141 +15,9 @@ use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
 use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 
 use super::context::{BlockText, is_block};
+pub use super::extracted::{Extracted, LinkTag, MAX_BODY_BYTES, RawLink, Wanted};
 use super::text::{MAX_TEXT_BYTES, clean_text_into, push_collapsed, push_text};
-
-/// Which element a link came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkTag {
-    /// `<a href>`.
-    A,
-    /// `<area href>`.
-    Area,
-    /// `<frame src>`.
-    Frame,
-    /// `<iframe src>`.
-    Iframe,
-}
-
-/// A link as written in the page: not yet resolved or normalized.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawLink<'a> {
-    /// The attribute value, character references decoded.
-    pub href: &'a str,
-    /// The text people see: anchor text (with `<img alt>`), or `<area alt>`; whitespace
-    /// collapsed, control characters removed.
-    pub anchor: &'a str,
-    /// The text of the block around it, at most `context` characters (see [`extract_into`]);
-    /// empty when not asked for.
-    pub context: &'a str,
-    /// The element.
-    pub tag: LinkTag,
-}
-
-/// Where a link's strings are in [`Extracted`]'s text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct LinkSpan {
-    href: (u32, u32),
-    anchor: (u32, u32),
-    context: (u32, u32),
-    tag: LinkTag,
-}
-
-/// Everything the parser needs from one page. The links' strings share one buffer: a page
-/// has dozens to thousands of links, and a string each was a measurable part of parsing.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Extracted {
-    text: String,
-    spans: Vec<LinkSpan>,
-    /// The first `<base href>`, if any.
-    pub base_href: Option<String>,
-    /// The `<title>` text, cleaned like anchors.
-    pub title: String,
-    /// The first `<link rel="canonical" href>`, as written.
-    pub canonical: Option<String>,
-    /// The `content` of the first `<meta http-equiv="refresh">`, as written.
-    pub refresh: Option<String>,
-    /// The page's visible text outside the title, collapsed, at most [`MAX_BODY_BYTES`]
-    /// (only when [`Wanted::body_text`]).
-    pub body: String,
-    /// The page carries parts made for each request: an attribute named like a nonce, token,
-    /// CSRF or session field, or a hidden form input (SPEC §14: its fold digests are worth
-    /// computing in full).
-    pub per_request_signs: bool,
-}
-
-/// The page's visible text kept for topic scoring; the rest is dropped.
-pub const MAX_BODY_BYTES: usize = 1 << 20;
-
-/// What to read besides links, base, title, canonical and refresh. Each costs time (all of
-/// the page's text is read), so both are off unless a setting asks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Wanted {
-    /// Characters of context per link ([`RawLink::context`]; 0: none).
-    pub context: usize,
-    /// The visible text ([`Extracted::body`]), for `TopicFilter`.
-    pub body_text: bool,
-}
-
-/// What a parser thread's reused buffers keep between pages: an ordinary page's needs.
-/// Beyond it a buffer is given back after its page (a source listing of 8 MB left 5 MB in
-/// each parser thread's buffers for the rest of the crawl).
-const KEPT_BYTES: usize = 1 << 20;
-
-impl Extracted {
-    /// Gives back what the buffers hold beyond an ordinary page's needs (1 MiB
-    /// each), after a big page.
-    pub fn release_excess(&mut self) {
-        let spans = KEPT_BYTES / std::mem::size_of::<LinkSpan>();
-        if self.spans.capacity() > spans {
-            self.spans.clear();
-            self.spans.shrink_to(spans);
-        }
-        if self.text.capacity() > KEPT_BYTES {
-            self.text.clear();
-            self.text.shrink_to(KEPT_BYTES);
-        }
-        if self.body.capacity() > KEPT_BYTES {
-            self.body.clear();
-            self.body.shrink_to(KEPT_BYTES);
-        }
-    }
-
-    /// Links in document order.
-    pub fn links(&self) -> impl ExactSizeIterator<Item = RawLink<'_>> + '_ {
-        self.spans.iter().map(|l| RawLink {
-            href: &self.text[l.href.0 as usize..l.href.1 as usize],
-            anchor: &self.text[l.anchor.0 as usize..l.anchor.1 as usize],
-            context: &self.text[l.context.0 as usize..l.context.1 as usize],
-            tag: l.tag,
-        })
-    }
-
-    /// Appends `s` to the text; its range. A page's hrefs and anchors stay far below 4 GiB
-    /// (`MaxPageBytes` is at most 1 GiB), but contexts repeat the text around each link
-    /// (`ExternalLinkContext` up to 10,000 characters a link): text that would end past the
-    /// offsets' range is left out (an empty range), never wrapped.
-    fn push(&mut self, s: &str) -> (u32, u32) {
-        let start = self.text.len();
-        match (u32::try_from(start), u32::try_from(start + s.len())) {
-            (Ok(from), Ok(to)) => {
-                self.text.push_str(s);
-                (from, to)
-            }
-            _ => (0, 0),
-        }
-    }
-
-    fn push_link(&mut self, href: &str, anchor: &str, tag: LinkTag) {
-        let href = self.push(href);
-        let anchor = self.push(anchor);
-        self.spans.push(LinkSpan {
-            href,
-            anchor,
-            context: (0, 0),
-            tag,
-        });
-    }
-}
+use crate::link_attrs::Rel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tag {
@@ -175,6 +43,7 @@ enum Attr {
     Alt,
     Rel,
     HttpEquiv,
+    Name,
     Content,
     InputType,
     Other,
@@ -199,7 +68,7 @@ impl Value {
 }
 
 #[derive(Default)]
-struct Collector {
+struct Collector<'a> {
     tag: Option<Tag>,
     attr: Option<Attr>,
     href: Value,
@@ -207,9 +76,12 @@ struct Collector {
     alt: Value,
     rel: Value,
     http_equiv: Value,
+    name: Value,
     content: Value,
     input_type: Value,
     out: Extracted,
+    /// [`Wanted::agent`].
+    agent: &'a str,
     /// Index in `out.spans` of the `<a>` whose text is being collected.
     open_anchor: Option<usize>,
     /// That anchor's text so far (the buffer is reused).
@@ -247,7 +119,7 @@ fn classify(name: &[u8]) -> Tag {
     }
 }
 
-impl Collector {
+impl Collector<'_> {
     /// Whether text at this point would be kept (title, or an anchor's text, up to the cap).
     fn wants_text(&self) -> bool {
         if self.in_title {
@@ -307,6 +179,48 @@ impl Collector {
         }
     }
 
+    /// An attribute's name: which of the tag's attributes its value goes to, if any.
+    fn attribute_name(&mut self, name: &[u8]) {
+        if crate::fold::is_per_request_name(name) {
+            self.out.per_request_signs = true;
+        }
+        if self.tag == Some(Tag::Input) && name == b"type" && !self.input_type.set {
+            self.input_type.set = true;
+            self.attr = Some(Attr::InputType);
+            return;
+        }
+        // The first of duplicate attributes wins (HTML tokenizer rule).
+        let wanted = matches!(
+            (self.tag, name),
+            (
+                Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img),
+                b"href" | b"src" | b"alt",
+            ) | (Some(Tag::Link | Tag::A | Tag::Area), b"rel")
+                | (Some(Tag::Link), b"href")
+                | (Some(Tag::Meta), b"http-equiv" | b"name" | b"content")
+        );
+        let (attr, slot) = match name {
+            b"href" => (Attr::Href, &mut self.href),
+            b"src" => (Attr::Src, &mut self.src),
+            b"alt" => (Attr::Alt, &mut self.alt),
+            b"rel" => (Attr::Rel, &mut self.rel),
+            b"http-equiv" => (Attr::HttpEquiv, &mut self.http_equiv),
+            b"name" => (Attr::Name, &mut self.name),
+            b"content" => (Attr::Content, &mut self.content),
+            _ => {
+                self.attr = Some(Attr::Other);
+                return;
+            }
+        };
+        if wanted && !slot.set {
+            // An attribute without a value (href="") emits no value event.
+            slot.set = true;
+            self.attr = Some(attr);
+        } else {
+            self.attr = Some(Attr::Other);
+        }
+    }
+
     fn event(&mut self, ev: CallbackEvent<'_>) -> Option<State> {
         match ev {
             CallbackEvent::OpenStartTag { name } => {
@@ -318,47 +232,11 @@ impl Collector {
                 self.alt.reset();
                 self.rel.reset();
                 self.http_equiv.reset();
+                self.name.reset();
                 self.content.reset();
                 self.input_type.reset();
             }
-            CallbackEvent::AttributeName { name } => {
-                if crate::fold::is_per_request_name(name) {
-                    self.out.per_request_signs = true;
-                }
-                if self.tag == Some(Tag::Input) && name == b"type" && !self.input_type.set {
-                    self.input_type.set = true;
-                    self.attr = Some(Attr::InputType);
-                    return None;
-                }
-                // The first of duplicate attributes wins (HTML tokenizer rule).
-                let wanted = matches!(
-                    (self.tag, name),
-                    (
-                        Some(Tag::A | Tag::Area | Tag::Frame | Tag::Iframe | Tag::Base | Tag::Img),
-                        b"href" | b"src" | b"alt",
-                    ) | (Some(Tag::Link), b"href" | b"rel")
-                        | (Some(Tag::Meta), b"http-equiv" | b"content")
-                );
-                let (attr, slot) = match name {
-                    b"href" => (Attr::Href, &mut self.href),
-                    b"src" => (Attr::Src, &mut self.src),
-                    b"alt" => (Attr::Alt, &mut self.alt),
-                    b"rel" => (Attr::Rel, &mut self.rel),
-                    b"http-equiv" => (Attr::HttpEquiv, &mut self.http_equiv),
-                    b"content" => (Attr::Content, &mut self.content),
-                    _ => {
-                        self.attr = Some(Attr::Other);
-                        return None;
-                    }
-                };
-                if wanted && !slot.set {
-                    // An attribute without a value (href="") emits no value event.
-                    slot.set = true;
-                    self.attr = Some(attr);
-                } else {
-                    self.attr = Some(Attr::Other);
-                }
-            }
+            CallbackEvent::AttributeName { name } => self.attribute_name(name),
             CallbackEvent::AttributeValue { value } => {
                 let slot = match self.attr {
                     Some(Attr::Href) => &mut self.href,
@@ -366,6 +244,7 @@ impl Collector {
                     Some(Attr::Alt) => &mut self.alt,
                     Some(Attr::Rel) => &mut self.rel,
                     Some(Attr::HttpEquiv) => &mut self.http_equiv,
+                    Some(Attr::Name) => &mut self.name,
                     Some(Attr::Content) => &mut self.content,
                     Some(Attr::InputType) => &mut self.input_type,
                     _ => return None,
@@ -407,6 +286,25 @@ impl Collector {
         None
     }
 
+    /// A `<meta name="robots">` (or named after us): its content joins the page's directives.
+    fn meta_robots(&mut self) {
+        let ours = self.name.get().is_some_and(|n| {
+            let n = n.trim();
+            n.eq_ignore_ascii_case("robots")
+                || (!self.agent.is_empty() && n.eq_ignore_ascii_case(self.agent))
+        });
+        if let (true, Some(content)) = (ours, self.content.get()) {
+            let robots = &mut self.out.meta_robots;
+            // Bounded: the directives kept of a page are a few hundred bytes.
+            if robots.len() < MAX_TEXT_BYTES {
+                if !robots.is_empty() {
+                    robots.push(',');
+                }
+                robots.push_str(content);
+            }
+        }
+    }
+
     fn close_start_tag(&mut self, self_closing: bool) -> Option<State> {
         let tag = self.tag.take()?;
         match tag {
@@ -414,7 +312,8 @@ impl Collector {
                 // A new <a> closes an open one (the adoption agency does the same).
                 self.close_anchor();
                 if let Some(href) = self.href.get() {
-                    self.out.push_link(href, "", LinkTag::A);
+                    let rel = self.rel.get().map_or(Rel::NONE, Rel::parse);
+                    self.out.push_link(href, "", LinkTag::A, rel);
                     if self_closing {
                         self.mark_link();
                     } else {
@@ -427,19 +326,20 @@ impl Collector {
             Tag::Area => {
                 if let Some(href) = self.href.get() {
                     clean_text_into(self.alt.get().unwrap_or_default(), &mut self.cleaned);
-                    self.out.push_link(href, &self.cleaned, LinkTag::Area);
+                    let rel = self.rel.get().map_or(Rel::NONE, Rel::parse);
+                    self.out.push_link(href, &self.cleaned, LinkTag::Area, rel);
                     self.mark_link();
                 }
             }
             Tag::Frame => {
                 if let Some(src) = self.src.get() {
-                    self.out.push_link(src, "", LinkTag::Frame);
+                    self.out.push_link(src, "", LinkTag::Frame, Rel::NONE);
                     self.mark_link();
                 }
             }
             Tag::Iframe => {
                 if let Some(src) = self.src.get() {
-                    self.out.push_link(src, "", LinkTag::Iframe);
+                    self.out.push_link(src, "", LinkTag::Iframe, Rel::NONE);
                     self.mark_link();
                 }
                 if !self_closing {
@@ -469,6 +369,7 @@ impl Collector {
                 if refresh && self.out.refresh.is_none() {
                     self.out.refresh = self.content.get().map(str::to_owned);
                 }
+                self.meta_robots();
             }
             Tag::Input => {
                 if self
@@ -543,21 +444,15 @@ pub fn extract(html: &str) -> Extracted {
 
 /// [`extract`] into `out`, reusing its buffers (a parser thread keeps one for all its pages),
 /// reading what `wanted` asks for too.
-pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted) {
+pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
     let context = wanted.context;
     let mut reused = std::mem::take(out);
-    reused.text.clear();
-    reused.spans.clear();
-    reused.base_href = None;
-    reused.title.clear();
-    reused.canonical = None;
-    reused.refresh = None;
-    reused.body.clear();
-    reused.per_request_signs = false;
+    reused.clear();
     let mut collector = Collector {
         out: reused,
         block: (context > 0).then(|| BlockText::new(context)),
         body_text: wanted.body_text,
+        agent: wanted.agent,
         ..Collector::default()
     };
     let want_text = Cell::new(context > 0 || wanted.body_text);
@@ -597,7 +492,7 @@ mod tests {
             &mut out,
             Wanted {
                 context: n,
-                body_text: false,
+                ..Wanted::default()
             },
         );
         out.links()
@@ -606,11 +501,58 @@ mod tests {
     }
 
     #[test]
+    fn links_carry_their_rel_qualifiers_and_nothing_inherits_them() {
+        let html = r#"<div rel=nofollow><a href=/a>a</a></div>
+            <a href=/b rel="NoFollow ugc">b</a><a href=/c REL=Sponsored>c</a>
+            <a href=/d rel="noopener external">d</a><a href=/e rel=nofollow rel=ugc>e</a>
+            <map><area href=/f rel=nofollow alt=f><area href=/g alt=g></map>
+            <link rel=nofollow href=/h><iframe src=/i rel=nofollow></iframe>
+            <a rel=nofollow><a href=/j>j</a>"#;
+        let out = extract(html);
+        let rels: Vec<(&str, String)> = out.links().map(|l| (l.href, l.rel.to_string())).collect();
+        let want = [
+            ("/a", ""),
+            ("/b", "nofollow ugc"),
+            ("/c", "sponsored"),
+            ("/d", ""),
+            // The first of duplicate attributes wins (HTML tokenizer rule).
+            ("/e", "nofollow"),
+            ("/f", "nofollow"),
+            ("/g", ""),
+            ("/i", ""),
+            ("/j", ""),
+        ];
+        let want: Vec<(&str, String)> = want.iter().map(|(h, r)| (*h, r.to_string())).collect();
+        assert_eq!(rels, want);
+    }
+
+    #[test]
+    fn meta_robots_is_read_for_robots_and_for_our_agent_only() {
+        let html = r#"<head><META NAME="Robots" CONTENT="NOINDEX"><meta name=googlebot content=nofollow>
+            <meta name=" rccrawler " content="noarchive"><meta content="nosnippet" name=robots>
+            <meta name=description content="nofollow me"><meta name=robots></head>"#;
+        let mut out = Extracted::default();
+        let wanted = Wanted {
+            agent: "RCcrawler",
+            ..Wanted::default()
+        };
+        extract_into(html, &mut out, wanted);
+        assert_eq!(out.meta_robots, "NOINDEX,noarchive,nosnippet");
+        extract_into(html, &mut out, Wanted::default());
+        assert_eq!(
+            out.meta_robots, "NOINDEX,nosnippet",
+            "no agent: robots only"
+        );
+        extract_into("<p>x</p>", &mut out, Wanted::default());
+        assert_eq!(out.meta_robots, "", "cleared between pages");
+    }
+
+    #[test]
     fn the_body_text_is_the_visible_text_outside_the_title() {
         let mut out = Extracted::default();
         let wanted = Wanted {
-            context: 0,
             body_text: true,
+            ..Wanted::default()
         };
         extract_into(
             "<title>T</title><style>p{}</style><p>One\n <b>two</b></p><script>x()</script>\

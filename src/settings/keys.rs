@@ -543,6 +543,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "FollowNofollow",
+        "yes",
+        ValueKind::Flag,
+        "yes: a link carrying rel=nofollow, ugc or sponsored, and every link of a page whose robots directives (meta robots, X-Robots-Tag) say nofollow, is followed like any other: the graph is what the pages link, as in the RCCrawler paper. no: such links are not followed (as Nutch and crawler4j do): their targets are fetched only when a followed link reaches them, levels count followed links only, and a page only they reach is a bad link (nofollow). Either way every link is recorded: edges.csv's Nofollow, external_links.csv's Rel and nodes.csv's Robots say which."
+    ),
+    key!(
+        "Sites",
         "MaxQueryParameters",
         "8",
         int(0, 1000),

@@ -356,6 +356,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         max_query_parameters: v.small("MaxQueryParameters")?,
         trap_levels: v.small("TrapLevels")?,
         trap_pattern_urls: v.small("TrapPatternUrls")?,
+        follow_nofollow: v.flag("FollowNofollow")?,
         other_scheme_links: match v.choice("OtherSchemeLinks")? {
             "Ignore" => OtherScheme::Ignore,
             _ => OtherScheme::Internal,

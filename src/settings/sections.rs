@@ -186,6 +186,8 @@ pub struct SiteRules {
     pub trap_levels: u32,
     /// `TrapPatternUrls` (0: off).
     pub trap_pattern_urls: u32,
+    /// `FollowNofollow`: links carrying `nofollow` (and pages saying `nofollow`) are followed.
+    pub follow_nofollow: bool,
     /// `OtherSchemeLinks`.
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.

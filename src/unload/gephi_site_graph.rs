@@ -100,7 +100,7 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
 }
 
 /// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
-/// ExternalLinks,Bytes,ContentHash,Canonical,Host`), the same columns whatever the URL filter
+/// ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host`), the same columns whatever the URL filter
 /// (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
 /// `PageRank,Harmonic`).
 pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
@@ -130,9 +130,10 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) ->
     csv.finish()
 }
 
-/// edges.csv: `Source,Target,Type,Weight`.
+/// edges.csv: `Source,Target,Type,Weight,Nofollow` (Nofollow: the arc's links carrying
+/// `nofollow`, `ugc` or `sponsored`).
 pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Source", "Target", "Type", "Weight"])?;
+    let mut csv = CsvOut::new(w, &["Source", "Target", "Type", "Weight", "Nofollow"])?;
     let mut arcs = Vec::new();
     for (i, n) in g.nodes().iter().enumerate() {
         g.arcs_into(n, &mut arcs);
@@ -141,30 +142,37 @@ pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()
                 .num(a.target)?
                 .text("Directed")?
                 .num(a.weight)?
+                .num(a.nofollow)?
                 .end()?;
         }
     }
     csv.finish()
 }
 
-/// external_links.csv: `Source,Url,Host,Anchor`, and `Context` when `context`.
+/// external_links.csv: `Source,Url,Host,Anchor`, `Context` when `context`, and `Rel` (the
+/// link's `nofollow`, `ugc`, `sponsored`, space-separated; empty: none).
 pub(super) fn write_external(
     g: &SiteGraph<'_>,
     context: bool,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let header: &[&str] = if context {
-        &["Source", "Url", "Host", "Anchor", "Context"]
+        &["Source", "Url", "Host", "Anchor", "Context", "Rel"]
     } else {
-        &["Source", "Url", "Host", "Anchor"]
+        &["Source", "Url", "Host", "Anchor", "Rel"]
     };
     let mut csv = CsvOut::plain(w, header)?;
+    let mut rel = String::new();
     for (i, n) in g.nodes().iter().enumerate() {
         for r in g.external_links(n) {
             let row = csv.num(i + 1)?.text(r.url)?.text(r.host)?.text(r.anchor)?;
             if context {
                 row.text(r.context)?;
             }
+            rel.clear();
+            // Infallible: writing into a String.
+            let _ = std::fmt::Write::write_fmt(&mut rel, format_args!("{}", r.rel));
+            row.text(&rel)?;
             csv.end()?;
         }
     }

@@ -40,6 +40,13 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
     }
     gexf_attributes(w)?;
     writeln!(w, r#"    </attributes>"#)?;
+    // edges.csv's Nofollow; written on the arcs that have any (most have none).
+    writeln!(w, r#"    <attributes class="edge">"#)?;
+    writeln!(
+        w,
+        r#"      <attribute id="nofollow" title="Nofollow" type="integer"><default>0</default></attribute>"#
+    )?;
+    writeln!(w, r#"    </attributes>"#)?;
     writeln!(w, "    <nodes>")?;
     // Rows are assembled in a buffer written in chunks (millions of edges on big sites).
     let mut line = Vec::with_capacity(CHUNK + 4096);
@@ -84,7 +91,13 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
             line.extend_from_slice(num.format(a.target).as_bytes());
             line.extend_from_slice(br#"" weight=""#);
             line.extend_from_slice(num.format(a.weight).as_bytes());
-            line.extend_from_slice(b"\"/>\n");
+            if a.nofollow > 0 {
+                line.extend_from_slice(br#""><attvalues><attvalue for="nofollow" value=""#);
+                line.extend_from_slice(num.format(a.nofollow).as_bytes());
+                line.extend_from_slice(b"\"/></attvalues></edge>\n");
+            } else {
+                line.extend_from_slice(b"\"/>\n");
+            }
             edge_id += 1;
         }
         flush_chunk(w, &mut line, CHUNK)?;

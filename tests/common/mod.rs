@@ -299,9 +299,10 @@ impl SiteFiles {
         let (h, nodes) = read_csv(&dir.join("nodes.csv"));
         assert_eq!(&h[..3], ["Id", "Label", "Level"]);
         let (h, edges) = read_csv(&dir.join("edges.csv"));
-        assert_eq!(h, ["Source", "Target", "Type", "Weight"]);
+        assert_eq!(h, ["Source", "Target", "Type", "Weight", "Nofollow"]);
         let (h, external) = read_csv(&dir.join("external_links.csv"));
-        assert_eq!(h, ["Source", "Url", "Host", "Anchor"]);
+        assert_eq!(&h[..4], ["Source", "Url", "Host", "Anchor"]);
+        assert_eq!(h.last().map(String::as_str), Some("Rel"));
         let (h, bad) = read_csv(&dir.join("bad_links.csv"));
         assert_eq!(h, ["Source", "Url", "Reason"]);
         let dup_path = dir.join("duplicates.csv");

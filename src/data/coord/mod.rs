@@ -77,6 +77,18 @@ pub enum CoordError {
         /// Scopes held under a live lease.
         live: i64,
     },
+    /// The crawl's saved scopes were written by an rccrawler of another state format.
+    #[error(
+        "crawl {crawl:?} was saved in state format {found}; this rccrawler reads format {}. \
+         Finish that crawl with the matching rccrawler, or give this one another CrawlName",
+        crate::storage::FORMAT_VERSION
+    )]
+    OtherFormat {
+        /// `CrawlName`.
+        crawl: String,
+        /// The format its scopes were saved in.
+        found: i32,
+    },
     /// The backend that shares the crawl (a database) failed.
     #[error(transparent)]
     Backend(#[from] crate::data::BackendError),

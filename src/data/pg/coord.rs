@@ -41,11 +41,20 @@ impl Coordinator for PgCoordinator {
             &[("crawl", crawl), ("origins", &origins)],
             |c| scope_state::register(c, crawl, &origins),
         )?;
-        if let Registered::Refused { live } = registered {
-            return Err(CoordError::Refused {
-                crawl: crawl.clone(),
-                live,
-            });
+        match registered {
+            Registered::Accepted => {}
+            Registered::Refused { live } => {
+                return Err(CoordError::Refused {
+                    crawl: crawl.clone(),
+                    live,
+                });
+            }
+            Registered::OtherFormat { found } => {
+                return Err(CoordError::OtherFormat {
+                    crawl: crawl.clone(),
+                    found,
+                });
+            }
         }
         // Other processes' work counts as this one's until it is done (the crawl is over
         // when every scope is): known before the engine first asks.

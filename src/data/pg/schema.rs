@@ -11,7 +11,8 @@
 //! - `rccrawler_journal`: what was committed since a scope's snapshot, in order; each batch
 //!   named so that a batch sent again after a lost connection is not recorded twice.
 //! - The graph tables of finished scopes, for SQL: `rccrawler_pages`, `rccrawler_arcs` (a
-//!   view over `rccrawler_page_arcs`, one row per page with its arcs as arrays),
+//!   view over `rccrawler_page_arcs`, one row per page with its arcs as arrays: targets,
+//!   weights, nofollow links),
 //!   `rccrawler_external_links`, `rccrawler_bad_links`, `rccrawler_duplicates`,
 //!   `rccrawler_yields` — the same rows as the result files. Their rows go with their scope's
 //!   (a trigger, not a foreign key: see version 4).
@@ -160,6 +161,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     END $$;
     CREATE TRIGGER rccrawler_scopes_gone AFTER DELETE ON rccrawler_scopes
         REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION rccrawler_scopes_gone();",
+    // 5 (issue 53): what links and pages say about themselves — a page's robots directives,
+    // each arc's nofollow links, each external link's rel qualifiers; and the state format
+    // a crawl's scopes are saved in (format 6 before this version), so that a crawl saved by
+    // another rccrawler is refused instead of misread.
+    "ALTER TABLE rccrawler_pages ADD COLUMN robots text NOT NULL DEFAULT '';
+    ALTER TABLE rccrawler_page_arcs ADD COLUMN nofollows integer[];
+    UPDATE rccrawler_page_arcs SET nofollows = array_fill(0, ARRAY[cardinality(targets)]);
+    ALTER TABLE rccrawler_page_arcs ALTER COLUMN nofollows SET NOT NULL;
+    CREATE OR REPLACE VIEW rccrawler_arcs AS
+        SELECT scope, source, t.target, t.weight, t.nofollow
+        FROM rccrawler_page_arcs, unnest(targets, weights, nofollows) AS t(target, weight, nofollow);
+    ALTER TABLE rccrawler_external_links ADD COLUMN rel text NOT NULL DEFAULT '';
+    ALTER TABLE rccrawler_crawls ADD COLUMN state_format integer NOT NULL DEFAULT 6;",
 ];
 
 /// The version this rccrawler writes.

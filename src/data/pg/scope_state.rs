@@ -76,6 +76,8 @@ pub(super) enum Registered {
     Accepted,
     /// Other processes crawl the crawl with other seeds: `live` scopes are held.
     Refused { live: i64 },
+    /// The crawl's saved scopes are in another state format than this rccrawler's.
+    OtherFormat { found: i32 },
 }
 
 /// Registers the seed `origins` of a crawl, in one transaction: a new crawl is created; a
@@ -91,10 +93,33 @@ pub(super) fn register(
     sorted.sort();
     let listed = sorted.join("\n");
     let mut tx = c.transaction()?;
+    let format = crate::storage::FORMAT_VERSION as i32;
     tx.execute(
-        "INSERT INTO rccrawler_crawls (name, seeds) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        &[&crawl, &listed],
+        "INSERT INTO rccrawler_crawls (name, seeds, state_format) VALUES ($1, $2, $3) \
+         ON CONFLICT DO NOTHING",
+        &[&crawl, &listed, &format],
     )?;
+    // Snapshots and journal batches are read in the format they were written in: a crawl
+    // saved by another rccrawler is refused, not misread (one with nothing saved is taken on).
+    let (found, saved): (i32, bool) = {
+        let row = tx.query_one(
+            "SELECT c.state_format, EXISTS (SELECT 1 FROM rccrawler_scopes s WHERE s.crawl = $1 \
+             AND (EXISTS (SELECT 1 FROM rccrawler_snapshots n WHERE n.scope = s.id) \
+             OR EXISTS (SELECT 1 FROM rccrawler_journal j WHERE j.scope = s.id))) \
+             FROM rccrawler_crawls c WHERE c.name = $1",
+            &[&crawl],
+        )?;
+        (row.try_get(0)?, row.try_get(1)?)
+    };
+    if found != format {
+        if saved {
+            return Ok(Registered::OtherFormat { found });
+        }
+        tx.execute(
+            "UPDATE rccrawler_crawls SET state_format = $2 WHERE name = $1",
+            &[&crawl, &format],
+        )?;
+    }
     let known: String = tx
         .query_one(
             "SELECT seeds FROM rccrawler_crawls WHERE name = $1 FOR UPDATE",

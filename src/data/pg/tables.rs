@@ -411,6 +411,7 @@ fn page_arcs(
             .num(i + 1)
             .nums(edges.iter().map(|e| e.target))
             .nums(edges.iter().map(|e| e.weight))
+            .nums(edges.iter().map(|e| e.nofollow))
             .end();
         flush(rows)?;
     }
@@ -453,6 +454,7 @@ fn external_links(
                 .text(r.host)
                 .text(r.anchor)
                 .text(r.context)
+                .text(&r.rel.to_string())
                 .end();
         }
         flush(rows)?;

@@ -11,6 +11,7 @@ use crate::data::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
 use crate::ids::SiteId;
+use crate::link_attrs::Rel;
 use crate::message::{Decided, Hop, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
 use crate::site::Origin;
 use crate::url_norm::NormUrl;
@@ -223,6 +224,7 @@ impl ScopeGraph {
                         target,
                         aux,
                         failure: None,
+                        rel: Rel::NONE,
                     }
                 }
             };
@@ -235,13 +237,20 @@ impl ScopeGraph {
         };
         let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
         let title = self.text_ref(&page.title)?;
+        let robots = if page.robots.is_empty() {
+            None
+        } else {
+            Some(self.text_ref(&page.robots)?)
+        };
         let probe = if page.soft_404_suspect {
             self.soft_404_probe(own)?
         } else {
             None
         };
         Ok(ResolvedKind::Page {
-            meta: PageMeta::new(page.hash, bytes, title, canonical).with_digests(page.digests),
+            meta: PageMeta::new(page.hash, bytes, title, canonical)
+                .with_robots(robots)
+                .with_digests(page.digests),
             links,
             probe,
         })
@@ -306,6 +315,7 @@ impl ScopeGraph {
             target,
             aux,
             failure,
+            rel: link.rel,
         }))
     }
 
@@ -338,6 +348,7 @@ impl ScopeGraph {
             target,
             aux,
             failure: None,
+            rel: link.rel,
         })
     }
 
@@ -366,6 +377,9 @@ impl ScopeGraph {
     }
 
     pub(super) fn text_ref(&mut self, text: &str) -> Result<u32, DataError> {
+        if self.texts.len() as u32 >= super::TEXT_LIMIT && self.texts.lookup(text).is_none() {
+            return Err(crate::data::interner::InternerFull.into());
+        }
         let (id, new) = self.texts.intern(text)?;
         if new && let Some(j) = self.journal.as_mut() {
             j.put(&Entry::NewText { text });
@@ -500,7 +514,7 @@ impl ScopeGraph {
             {
                 self.finish(l.target, UrlState::Failed, reason | STATIC_BIT);
             }
-            let rec = LinkRec::new(l.kind, l.target, l.aux);
+            let rec = LinkRec::new(l.kind, l.target, l.aux, l.rel);
             if last == Some(rec) {
                 match recs.last_mut() {
                     Some(r) if r.repeats() > 0 && r.repeats() < ID_MASK => {
@@ -538,6 +552,7 @@ mod tests {
             target,
             aux,
             failure: None,
+            rel: Rel::NONE,
         }
     }
 

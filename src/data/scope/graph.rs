@@ -38,6 +38,8 @@ pub struct Edge {
     pub target: u32,
     /// Links from the source page to the target node.
     pub weight: u32,
+    /// How many of them carry `nofollow`, `ugc` or `sponsored` (SPEC §17).
+    pub nofollow: u32,
 }
 
 /// A row of external_links.csv.
@@ -51,6 +53,8 @@ pub struct ExternalRow<'a> {
     pub anchor: &'a str,
     /// The text around the link (`ExternalLinkContext`; empty when not kept).
     pub context: &'a str,
+    /// Its `rel` qualifiers (SPEC §17).
+    pub rel: crate::link_attrs::Rel,
 }
 
 /// A row of bad_links.csv.
@@ -197,10 +201,12 @@ impl<'a> SiteGraph<'a> {
                     let id = nodes.len() as u32;
                     node_of[cur as usize] = id;
                     folder.add(g, id, cur, &page.meta);
-                    if level < g.max_level {
+                    let obey = g.obey_nofollow;
+                    if level < g.max_level && !(obey && g.says_nofollow(&page.meta)) {
                         for l in g.page_links(&page) {
                             let t = l.id();
-                            if l.is_internal() && visited[t as usize] == NO_LEVEL {
+                            if l.is_internal() && l.follows(obey) && visited[t as usize] == NO_LEVEL
+                            {
                                 traps.reached(t, level + 1);
                                 if traps.admits(t, level + 1) {
                                     visited[t as usize] = level + 1;
@@ -281,6 +287,15 @@ impl<'a> SiteGraph<'a> {
         }
     }
 
+    /// A node's robots directives (meta robots and `X-Robots-Tag`, [`crate::link_attrs::Robots`]
+    /// text; empty: none).
+    pub fn robots(&self, node: &Node) -> &'a str {
+        match self.g.pages[node.page as usize].meta.robots() {
+            None => "",
+            Some(text) => self.g.texts.get(text),
+        }
+    }
+
     /// A node's body size in bytes.
     pub fn bytes(&self, node: &Node) -> u32 {
         self.g.pages[node.page as usize].meta.bytes
@@ -320,6 +335,10 @@ impl<'a> SiteGraph<'a> {
             if n > 0 {
                 if arc && let Some(last) = out.last_mut() {
                     last.weight += n;
+                    // The arc so far is one record and its copies: all nofollow, or none.
+                    if last.nofollow > 0 {
+                        last.nofollow += n;
+                    }
                 }
                 continue;
             }
@@ -327,7 +346,12 @@ impl<'a> SiteGraph<'a> {
             if l.is_internal() && self.visited[l.id() as usize] != NO_LEVEL {
                 let target = self.node_of[l.id() as usize];
                 if target != 0 {
-                    out.push(Edge { target, weight: 1 });
+                    let nofollow = u32::from(l.rel().is_nofollow());
+                    out.push(Edge {
+                        target,
+                        weight: 1,
+                        nofollow,
+                    });
                     arc = true;
                 }
             }
@@ -338,6 +362,7 @@ impl<'a> SiteGraph<'a> {
         for i in 0..out.len() {
             if kept > 0 && out[kept - 1].target == out[i].target {
                 out[kept - 1].weight += out[i].weight;
+                out[kept - 1].nofollow += out[i].nofollow;
             } else {
                 out[kept] = out[i];
                 kept += 1;
@@ -352,7 +377,8 @@ impl<'a> SiteGraph<'a> {
         self.external_ids_in(node, &mut HashSet::new())
             .map(|(ext, aux)| {
                 let url = self.g.url(ext);
-                let text = self.g.texts.get(aux);
+                let rec = super::LinkRec { target: 0, aux };
+                let text = self.g.texts.get(rec.text());
                 let (anchor, context) = text
                     .split_once(super::CONTEXT_SEPARATOR)
                     .unwrap_or((text, ""));
@@ -361,6 +387,7 @@ impl<'a> SiteGraph<'a> {
                     host: host_of(url),
                     anchor,
                     context,
+                    rel: rec.rel(),
                 }
             })
             .collect()
@@ -466,9 +493,13 @@ impl<'a> SiteGraph<'a> {
     ) -> usize {
         let page = self.g.pages[node.page as usize];
         let mut count = 0;
+        // Links the crawl did not follow (`FollowNofollow = no`), from a page whose level let
+        // it follow links.
+        let unfollowed = self.g.obey_nofollow && node.level < self.g.max_level;
+        let page_unfollowed = unfollowed && self.g.says_nofollow(&page.meta);
         for l in self.g.page_links(&page) {
             let bad = match l.kind() {
-                Some(LinkKind::Bad) => Some((self.g.texts.get(l.id()), self.g.texts.get(l.aux))),
+                Some(LinkKind::Bad) => Some((self.g.texts.get(l.id()), self.g.texts.get(l.text()))),
                 Some(LinkKind::Internal) => {
                     let failed = match self.resolve(l.id()) {
                         Some((_, UrlState::Failed, data)) => Some(data),
@@ -486,8 +517,23 @@ impl<'a> SiteGraph<'a> {
                             // Not visited (deeper than maxCrawlLevel): report only what is known
                             // without fetching it.
                             let rec = self.g.recs[l.id() as usize];
-                            (rec.state == UrlState::Failed && rec.data & STATIC_BIT != 0)
-                                .then_some(rec.data)
+                            if rec.state == UrlState::Failed && rec.data & STATIC_BIT != 0 {
+                                Some(rec.data)
+                            } else {
+                                // Or not followed (`FollowNofollow = no`): nothing else led
+                                // there.
+                                if unfollowed && !l.follows(true) || page_unfollowed {
+                                    let url = self.g.url(l.id());
+                                    if seen.insert(url) {
+                                        row(BadRow {
+                                            url,
+                                            reason: "nofollow",
+                                        });
+                                        count += 1;
+                                    }
+                                }
+                                continue;
+                            }
                         }
                         _ => None,
                     };

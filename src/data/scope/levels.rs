@@ -74,13 +74,17 @@ impl ScopeGraph {
             UrlState::Redirect | UrlState::Refresh => self.worklist.push((rec.data, level)),
             UrlState::Page => {
                 let p = self.pages[rec.data as usize];
+                let obey = self.obey_nofollow;
+                if obey && self.says_nofollow(&p.meta) {
+                    return;
+                }
                 let child = level.saturating_add(1);
                 // The worklist is a stack: pushed last to first, the links are queued in
                 // document order — a site's breadth-first order (SPEC §5), and the order a
                 // continued crawl rebuilds its frontier in.
                 let from = self.worklist.len();
                 for l in self.links.records(p.links) {
-                    if l.is_internal() {
+                    if l.is_internal() && l.follows(obey) {
                         self.worklist.push((l.id(), child));
                     }
                 }
@@ -88,6 +92,13 @@ impl ScopeGraph {
             }
             _ => {}
         }
+    }
+
+    /// Whether a page's robots directives say `nofollow` (`FollowNofollow = no` then gives
+    /// its links' targets no level).
+    pub(super) fn says_nofollow(&self, meta: &crate::data::records::PageMeta) -> bool {
+        meta.robots()
+            .is_some_and(|t| crate::link_attrs::is_nofollow(self.texts.get(t)))
     }
 
     /// Records the final state of an open URL, keeping the counters right.
@@ -112,11 +123,30 @@ impl ScopeGraph {
         r.data = data;
     }
 
-    /// Changes `maxCrawlLevel` and the trap rules (hosts.txt or settings.ini edited between
-    /// runs): URLs now within them are queued, queued URLs now beyond them wait again.
-    pub(super) fn set_level_limits(&mut self, max_level: u32, traps: super::traps::TrapRules) {
+    /// Changes `maxCrawlLevel`, the trap rules and `FollowNofollow` (hosts.txt or
+    /// settings.ini edited between runs): URLs now within them are queued, queued URLs now
+    /// beyond them wait again. Links now followed give their targets levels; links no longer
+    /// followed take none back (levels only fall): the result files, built breadth-first
+    /// again, follow the new setting, and pages fetched only through such links are left out.
+    pub(super) fn set_level_limits(
+        &mut self,
+        max_level: u32,
+        traps: super::traps::TrapRules,
+        obey_nofollow: bool,
+    ) {
         self.max_level = max_level;
         self.traps = traps;
+        if self.obey_nofollow && !obey_nofollow {
+            self.obey_nofollow = false;
+            for id in 0..self.recs.len() as u32 {
+                let level = self.recs[id as usize].level;
+                if level != NO_LEVEL && self.recs[id as usize].state == UrlState::Page {
+                    self.push_successors(id, level);
+                }
+            }
+            self.drain();
+        }
+        self.obey_nofollow = obey_nofollow;
         for id in 0..self.recs.len() as u32 {
             let rec = self.recs[id as usize];
             let within = rec.level != NO_LEVEL && self.within_limits(id, rec.level);

@@ -6,12 +6,15 @@
 //! records read back are exactly the ones written; only [`ScopeGraph`](super::ScopeGraph)'s
 //! memory changes.
 //!
-//! One record: `varint(zigzag(id − previous id) << 2 | kind)` then `varint(aux)`; a repeat
-//! record is `varint(count << 2 | 3)` alone.
+//! One record: `varint(zigzag(id − previous id) << 2 | kind)` then `varint(text id << 3 |
+//! rel)`; a repeat record is `varint(count << 2 | 3)` alone.
 
 use super::{ID_MASK, KIND_SHIFT, LinkRec, REPEAT};
 use crate::data::error::DataError;
 use crate::data::records::LinkKind;
+
+/// The bits of a record's `rel` qualifiers.
+const REL_BITS: u32 = crate::link_attrs::Rel::BITS;
 
 /// Every page's link records, packed one page after another.
 #[derive(Debug, Default)]
@@ -58,7 +61,9 @@ impl LinkStore {
                     let delta = i64::from(r.id()) - i64::from(*last);
                     *last = r.id();
                     put_var(&mut self.bytes, zigzag(delta) << 2 | u64::from(kind.code()));
-                    put_var(&mut self.bytes, u64::from(r.aux));
+                    // The `rel` bits (the top three, seldom set) at the bottom: a text id
+                    // keeps its short varint.
+                    put_var(&mut self.bytes, u64::from(r.aux.rotate_left(REL_BITS)));
                 }
             }
         }
@@ -113,7 +118,9 @@ impl Iterator for LinkIter<'_> {
         let last = self.prev.of(kind);
         let id = (i64::from(*last) + unzigzag(head >> 2)).clamp(0, i64::from(ID_MASK)) as u32;
         *last = id;
-        let aux = u32::try_from(take_var(&mut self.bytes)?).unwrap_or(u32::MAX);
+        let aux = u32::try_from(take_var(&mut self.bytes)?)
+            .unwrap_or(u32::MAX)
+            .rotate_right(REL_BITS);
         Some(LinkRec {
             target: (code << KIND_SHIFT) | id,
             aux,
@@ -155,20 +162,31 @@ fn take_var(bytes: &mut &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link_attrs::Rel;
 
     #[test]
     fn records_read_back_as_written_and_take_a_few_bytes() {
+        let none = Rel::NONE;
+        let all = Rel::parse("nofollow ugc sponsored");
         let recs = [
-            LinkRec::new(LinkKind::Internal, 1000, 0),
+            LinkRec::new(LinkKind::Internal, 1000, 0, none),
             LinkRec::repeat(2),
-            LinkRec::new(LinkKind::Internal, 1001, 0),
-            LinkRec::new(LinkKind::Internal, 3, 77),
-            LinkRec::new(LinkKind::External, ID_MASK, u32::MAX),
-            LinkRec::new(LinkKind::Bad, 5, 6),
-            LinkRec::new(LinkKind::Bad, 2, 6),
+            LinkRec::new(LinkKind::Internal, 1001, 0, Rel::UGC),
+            LinkRec::new(LinkKind::Internal, 3, 77, none),
+            LinkRec::new(
+                LinkKind::External,
+                ID_MASK,
+                super::super::TEXT_LIMIT - 1,
+                all,
+            ),
+            LinkRec::new(LinkKind::Bad, 5, 6, none),
+            LinkRec::new(LinkKind::Bad, 2, 6, none),
             LinkRec::repeat(ID_MASK),
-            LinkRec::new(LinkKind::Internal, 0, 0),
+            LinkRec::new(LinkKind::Internal, 0, 0, Rel::NOFOLLOW),
         ];
+        assert_eq!(recs[4].rel(), all);
+        assert_eq!(recs[4].text(), super::super::TEXT_LIMIT - 1);
+        assert_eq!((recs[8].rel(), recs[8].text()), (Rel::NOFOLLOW, 0));
         let mut store = LinkStore::default();
         let first = store.append(&recs[..4]).unwrap();
         let second = store.append(&recs[4..]).unwrap();
@@ -178,11 +196,17 @@ mod tests {
         // listing without anchor is one byte of id difference and one of aux.
         assert_eq!(store.append(&recs[2..3]).unwrap().len, 3);
         let next = [
-            LinkRec::new(LinkKind::Internal, 1000, 0),
-            LinkRec::new(LinkKind::Internal, 1001, 0),
+            LinkRec::new(LinkKind::Internal, 1000, 0, none),
+            LinkRec::new(LinkKind::Internal, 1001, 0, none),
         ];
         let r = store.append(&next).unwrap();
         assert_eq!(r.len, 3 + 2, "{r:?}");
+        // A nofollow link costs no more bytes than another.
+        let next = [
+            LinkRec::new(LinkKind::Internal, 1000, 0, Rel::NOFOLLOW),
+            LinkRec::new(LinkKind::Internal, 1001, 9, all),
+        ];
+        assert_eq!(store.append(&next).unwrap().len, 3 + 2);
         assert_eq!(store.records(LinkRange::default()).count(), 0);
     }
 

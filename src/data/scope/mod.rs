@@ -24,6 +24,7 @@ mod contents;
 mod folding;
 pub mod graph;
 mod levels;
+mod link_rec;
 mod link_store;
 pub(crate) mod replay;
 mod site_memory;
@@ -43,6 +44,7 @@ use super::records::{Entry, LinkKind, PageMeta, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
+use link_rec::{ID_MASK, KIND_SHIFT, LinkRec, REPEAT, TEXT_LIMIT};
 use link_store::{LinkIter, LinkRange, LinkStore};
 
 /// Level of a URL not reached by any path yet.
@@ -118,63 +120,12 @@ struct UrlRec {
     site: u16,
 }
 
-/// Link kinds are kept in the top two bits of `LinkRec::target`.
-const KIND_SHIFT: u32 = 30;
-/// The id part of `LinkRec::target`.
-const ID_MASK: u32 = (1 << KIND_SHIFT) - 1;
-
-/// The kind code of a [`LinkRec`] that repeats the record before it (see [`LinkRec::repeat`]).
-const REPEAT: u32 = 3;
-
-/// One link of a page. 8 bytes: internal/external → (url id, anchor text id);
-/// bad → (raw text id, reason text id); or a repeat: the page's record before it, `n` more
-/// times (a source listing's 74,000 line anchors all point to the listing itself).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct LinkRec {
-    target: u32,
-    aux: u32,
-}
-
-impl LinkRec {
-    fn new(kind: LinkKind, id: u32, aux: u32) -> Self {
-        LinkRec {
-            target: (kind.code() << KIND_SHIFT) | id,
-            aux,
-        }
-    }
-    /// The record before it, `n` (at least 1) more times.
-    fn repeat(n: u32) -> Self {
-        LinkRec {
-            target: (REPEAT << KIND_SHIFT) | n.min(ID_MASK),
-            aux: 0,
-        }
-    }
-    /// How many more times the record before it occurs, when this is a repeat (else 0).
-    fn repeats(self) -> u32 {
-        if self.target >> KIND_SHIFT == REPEAT {
-            self.id()
-        } else {
-            0
-        }
-    }
-    /// A link's kind (`None` for a repeat: readers that do not count copies skip it).
-    fn kind(self) -> Option<LinkKind> {
-        LinkKind::from_code(self.target >> KIND_SHIFT)
-    }
-    fn is_internal(self) -> bool {
-        self.target >> KIND_SHIFT == 0
-    }
-    fn id(self) -> u32 {
-        self.target & ID_MASK
-    }
-}
-
 /// Between an external link's anchor and its context (`ExternalLinkContext`) in the one text
 /// its link record names: cleaned texts hold no control characters, so it cannot occur in
 /// either, and the link record stays 8 bytes whether contexts are kept or not.
 const CONTEXT_SEPARATOR: char = '\u{1f}';
 
-/// One HTML page: what is recorded of it, and where its links are. 36 bytes.
+/// One HTML page: what is recorded of it, and where its links are. 40 bytes.
 #[derive(Debug, Clone, Copy)]
 struct PageRec {
     meta: PageMeta,
@@ -261,6 +212,8 @@ pub(crate) struct ScopeGraph {
     /// `TrapLevels` and `TrapPatternUrls`; saved, so that a replay of the scope cuts what
     /// the crawl cut.
     traps: traps::TrapRules,
+    /// `FollowNofollow = no` (saved like `traps`): nofollow links give no level.
+    obey_nofollow: bool,
     /// The shapes of its URLs, for the trap rule.
     shapes: traps::Shapes,
     /// Its pages' contents, to tell a new page from another address of one (SPEC §14).
@@ -334,6 +287,7 @@ impl ScopeGraph {
             page_limit: 0,
             url_limit: 0,
             traps: traps::TrapRules::default(),
+            obey_nofollow: false,
             shapes: traps::Shapes::default(),
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
@@ -477,20 +431,25 @@ impl ScopeGraph {
         std::iter::once(self.home).chain(self.more_homes.iter().copied())
     }
 
-    /// Sets `maxCrawlLevel`, `TrapLevels` and `TrapPatternUrls` (journaled when they change), and
-    /// `MaxPagesPerSite` and `MaxUrlsPerSite` for this run.
+    /// Sets `maxCrawlLevel`, `TrapLevels`, `TrapPatternUrls` and whether nofollow links give
+    /// levels (journaled when they change), and `MaxPagesPerSite` and `MaxUrlsPerSite` for
+    /// this run.
     pub(crate) fn set_limits(
         &mut self,
-        max_level: u32,
-        traps: traps::TrapRules,
+        (max_level, traps, obey_nofollow): (u32, traps::TrapRules, bool),
         (page_limit, url_limit): (u32, u32),
     ) {
-        if self.max_level != max_level || self.traps != traps {
+        if self.max_level != max_level || self.traps != traps || self.obey_nofollow != obey_nofollow
+        {
             if let Some(j) = self.journal.as_mut() {
-                j.put(&Entry::SetLevelLimits { max_level, traps });
+                j.put(&Entry::SetLevelLimits {
+                    max_level,
+                    traps,
+                    obey_nofollow,
+                });
                 j.end_record();
             }
-            self.set_level_limits(max_level, traps);
+            self.set_level_limits(max_level, traps, obey_nofollow);
         }
         self.page_limit = page_limit;
         self.url_limit = url_limit;

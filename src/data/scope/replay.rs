@@ -39,9 +39,11 @@ impl ScopeGraph {
                 Entry::NewSite { origin } => {
                     self.add_local_site(UNBOUND, origin)?;
                 }
-                Entry::SetLevelLimits { max_level, traps } => {
-                    self.set_level_limits(max_level, traps)
-                }
+                Entry::SetLevelLimits {
+                    max_level,
+                    traps,
+                    obey_nofollow,
+                } => self.set_level_limits(max_level, traps, obey_nofollow),
                 Entry::AddSeed { origin } => {
                     self.seed(origin, UNBOUND)?;
                 }

@@ -50,6 +50,7 @@ impl ScopeGraph {
         out.put_var(u64::from(self.max_level));
         out.put_var(u64::from(self.traps.levels));
         out.put_var(u64::from(self.traps.pattern_urls));
+        out.put_u8(u8::from(self.obey_nofollow));
         out.put_var(self.site_origins.len() as u64);
         for o in &self.site_origins {
             out.put_bytes(o.to_string().as_bytes());
@@ -109,6 +110,7 @@ impl ScopeGraph {
         let mut g = ScopeGraph::empty(index, origin, max_level);
         g.traps.levels = r.var32()?;
         g.traps.pattern_urls = r.var32()?;
+        g.obey_nofollow = r.u8()? != 0;
         for _ in 0..r.var()? {
             let o = origin_from(r.str()?)?;
             g.add_local_site(UNBOUND, o)
@@ -247,7 +249,7 @@ impl ScopeGraph {
                 Some(LinkKind::Internal | LinkKind::External) => l.id() < n_urls,
                 None => l.repeats() > 0,
             };
-            if !ok || l.aux >= n_texts {
+            if !ok || l.text() >= n_texts {
                 return Err(Corrupt("link record points nowhere"));
             }
         }
@@ -286,6 +288,7 @@ mod tests {
     #[test]
     fn packed_links_are_saved_unpacked_and_load_back_the_same() {
         use crate::data::records::{PageMeta, ResolvedLink};
+        use crate::link_attrs::Rel;
         let mut g = home_only();
         let x = g.url_ref("http://a.test/x", 0).unwrap();
         let far = g.url_ref("http://b.test/far", 0).unwrap();
@@ -295,11 +298,16 @@ mod tests {
             target,
             aux,
             failure: None,
+            rel: Rel::NONE,
+        };
+        let nofollow = ResolvedLink {
+            rel: Rel::parse("nofollow sponsored"),
+            ..link(LinkKind::External, far, t1)
         };
         let first = [
             link(LinkKind::Internal, x, empty),
             link(LinkKind::Internal, x, empty),
-            link(LinkKind::External, far, t1),
+            nofollow,
         ];
         let second = [
             link(LinkKind::Bad, t1, empty),
@@ -321,11 +329,11 @@ mod tests {
         // bytes each; the second page names records 3 and 4.
         let mut tail = Vec::new();
         for r in [
-            LinkRec::new(LinkKind::Internal, x, empty),
+            LinkRec::new(LinkKind::Internal, x, empty, Rel::NONE),
             LinkRec::repeat(1),
-            LinkRec::new(LinkKind::External, far, t1),
-            LinkRec::new(LinkKind::Bad, t1, empty),
-            LinkRec::new(LinkKind::Internal, 0, t1),
+            LinkRec::new(LinkKind::External, far, t1, nofollow.rel),
+            LinkRec::new(LinkKind::Bad, t1, empty, Rel::NONE),
+            LinkRec::new(LinkKind::Internal, 0, t1, Rel::NONE),
         ] {
             tail.extend_from_slice(&r.target.to_le_bytes());
             tail.extend_from_slice(&r.aux.to_le_bytes());

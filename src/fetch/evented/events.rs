@@ -32,6 +32,8 @@ pub struct OwnedHead {
     pub content_length: Option<u64>,
     /// Every `Set-Cookie` value.
     pub set_cookies: Vec<String>,
+    /// Every `X-Robots-Tag` value, one per line.
+    pub robots_tag: Option<String>,
 }
 
 impl OwnedHead {

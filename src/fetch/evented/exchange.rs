@@ -442,6 +442,13 @@ fn own_head(conn: &mut Conn, response: &ureq_proto::http::Response<()>) -> Owned
         content_type: header("content-type"),
         retry_after: header("retry-after"),
         content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
+        robots_tag: crate::fetch::client::robots_tag(
+            response
+                .headers()
+                .get_all("x-robots-tag")
+                .iter()
+                .map(|v| v.as_bytes()),
+        ),
         set_cookies: crate::fetch::client::set_cookies(
             response
                 .headers()

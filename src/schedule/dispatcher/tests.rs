@@ -67,6 +67,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
         max_urls: 0,
         max_pages: 0,
         traps: Default::default(),
+        obey_nofollow: false,
     };
     let entries: Vec<Arc<SiteEntry>> = specs
         .iter()
