@@ -142,9 +142,22 @@ fn u(origin: &str, path: &str) -> String {
 
 #[test]
 fn links_and_pages_say_what_they_carry_and_are_all_followed_by_default() {
+    everything_recorded_and_followed("DT1");
+}
+
+/// The blocking downloader reads the same headers.
+#[test]
+fn the_blocking_downloader_reads_x_robots_tag_too() {
+    everything_recorded_and_followed("DT0");
+}
+
+fn everything_recorded_and_followed(downloader: &str) {
     let web = common::TestWeb::new();
     let origin = site(&web);
-    let crawled = common::crawl(std::slice::from_ref(&origin), &[]);
+    let crawled = common::crawl(
+        std::slice::from_ref(&origin),
+        &[("DownloadingThread", downloader)],
+    );
     let folder = crawled.results().join(format!("a.test_{}", web.port()));
     let f = read(&folder);
     let at = |p: &str| u(&origin, p);
