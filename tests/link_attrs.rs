@@ -136,6 +136,21 @@ fn read(folder: &Path) -> Files {
     }
 }
 
+impl Files {
+    /// Levels by label.
+    fn levels(&self) -> BTreeMap<String, u32> {
+        self.nodes.iter().map(|(k, v)| (k.clone(), v.0)).collect()
+    }
+}
+
+/// The site served and crawled with `settings`.
+fn crawl(settings: &[(&str, &str)]) -> (common::TestWeb, String, common::Crawled) {
+    let web = common::TestWeb::new();
+    let origin = site(&web);
+    let crawled = common::crawl(std::slice::from_ref(&origin), settings);
+    (web, origin, crawled)
+}
+
 fn u(origin: &str, path: &str) -> String {
     format!("{origin}{path}")
 }
@@ -152,17 +167,12 @@ fn the_blocking_downloader_reads_x_robots_tag_too() {
 }
 
 fn everything_recorded_and_followed(downloader: &str) {
-    let web = common::TestWeb::new();
-    let origin = site(&web);
-    let crawled = common::crawl(
-        std::slice::from_ref(&origin),
-        &[("DownloadingThread", downloader)],
-    );
+    let (web, origin, crawled) = crawl(&[("DownloadingThread", downloader)]);
     let folder = crawled.results().join(format!("a.test_{}", web.port()));
     let f = read(&folder);
     let at = |p: &str| u(&origin, p);
     // Every page is a node at its breadth-first level: the qualifiers change nothing.
-    let levels: BTreeMap<String, u32> = f.nodes.iter().map(|(k, v)| (k.clone(), v.0)).collect();
+    let levels = f.levels();
     let want: BTreeMap<String, u32> = [
         ("/", 0),
         ("/p1", 1),
@@ -255,15 +265,12 @@ fn everything_recorded_and_followed(downloader: &str) {
 
 #[test]
 fn follow_nofollow_no_crawls_as_nutch_does_and_still_records_every_link() {
-    let web = common::TestWeb::new();
-    let origin = site(&web);
-    let crawled = common::crawl(std::slice::from_ref(&origin), &[("FollowNofollow", "no")]);
-    let folder = crawled.results().join(format!("a.test_{}", web.port()));
-    let f = read(&folder);
+    let (web, origin, crawled) = crawl(&[("FollowNofollow", "no")]);
+    let f = read(&crawled.results().join(format!("a.test_{}", web.port())));
     let at = |p: &str| u(&origin, p);
     // Pages only nofollow links reach are not fetched; /both is reached from /p1, a level
     // further; the links of pages that say nofollow for us are not followed.
-    let levels: BTreeMap<String, u32> = f.nodes.iter().map(|(k, v)| (k.clone(), v.0)).collect();
+    let levels = f.levels();
     let want: BTreeMap<String, u32> = [
         ("/", 0),
         ("/p1", 1),

@@ -988,24 +988,9 @@ fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() 
         ] {
             links.push(to(path), anchor, "");
         }
-        let page = PageRecord {
-            chain: vec![],
-            hash: 1,
-            digests: Default::default(),
-            soft_404_suspect: false,
-            learned: None,
-            extra_requests: 0,
-            cookies: None,
-            bytes: 1,
-            title: String::new(),
-            canonical: String::new(),
-            robots: String::new(),
-            links,
-            rejected: None,
-        };
         c.dm.commit(&Outcome::Page {
             task: home,
-            page: Box::new(page),
+            page: Box::new(home_page(links, "")),
         })
         .unwrap();
         let a = c.claim("/a", &mut held);

@@ -579,7 +579,7 @@ mod tests {
         let recs: Vec<LinkRec> = g.page_links(&g.pages[page as usize]).collect();
         let shape: Vec<(u32, u32)> = recs
             .iter()
-            .map(|r| (r.target >> super::super::KIND_SHIFT, r.repeats()))
+            .map(|r| (r.target >> super::super::link_rec::KIND_SHIFT, r.repeats()))
             .collect();
         // home, +2, x, home, x, +1, external x.
         assert_eq!(

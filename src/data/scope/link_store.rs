@@ -6,15 +6,18 @@
 //! records read back are exactly the ones written; only [`ScopeGraph`](super::ScopeGraph)'s
 //! memory changes.
 //!
-//! One record: `varint(zigzag(id − previous id) << 2 | kind)` then `varint(text id << 3 |
-//! rel)`; a repeat record is `varint(count << 2 | 3)` alone.
+//! One record: `varint(zigzag(id − previous id) << 2 | kind)` then `varint(text id)`; a repeat
+//! record is `varint(count << 2 | 3)` alone. A link with `rel` qualifiers (few are) is preceded
+//! by the byte `3` (a repeat of no copies, never written otherwise) and `varint(rel)`: the
+//! qualifiers cost those links two bytes and every other link nothing (kept in the text id's
+//! varint, three more bits on every record grew the Rust documentation's peak by 1.5 MB).
 
-use super::{ID_MASK, KIND_SHIFT, LinkRec, REPEAT};
+use super::{ID_MASK, LinkRec, REPEAT};
 use crate::data::error::DataError;
 use crate::data::records::LinkKind;
 
-/// The bits of a record's `rel` qualifiers.
-const REL_BITS: u32 = crate::link_attrs::Rel::BITS;
+/// The head of a record that only says the next record's `rel` qualifiers.
+const REL_PREFIX: u64 = REPEAT as u64;
 
 /// Every page's link records, packed one page after another.
 #[derive(Debug, Default)]
@@ -60,10 +63,13 @@ impl LinkStore {
                     let last = prev.of(kind);
                     let delta = i64::from(r.id()) - i64::from(*last);
                     *last = r.id();
+                    let rel = r.rel().bits();
+                    if rel != 0 {
+                        put_var(&mut self.bytes, REL_PREFIX);
+                        put_var(&mut self.bytes, u64::from(rel));
+                    }
                     put_var(&mut self.bytes, zigzag(delta) << 2 | u64::from(kind.code()));
-                    // The `rel` bits (the top three, seldom set) at the bottom: a text id
-                    // keeps its short varint.
-                    put_var(&mut self.bytes, u64::from(r.aux.rotate_left(REL_BITS)));
+                    put_var(&mut self.bytes, u64::from(r.text()));
                 }
             }
         }
@@ -109,7 +115,13 @@ impl Iterator for LinkIter<'_> {
     type Item = LinkRec;
 
     fn next(&mut self) -> Option<LinkRec> {
-        let head = take_var(&mut self.bytes)?;
+        let mut head = take_var(&mut self.bytes)?;
+        let mut rel = crate::link_attrs::Rel::NONE;
+        if head == REL_PREFIX {
+            rel =
+                crate::link_attrs::Rel::from_bits(u32::try_from(take_var(&mut self.bytes)?).ok()?);
+            head = take_var(&mut self.bytes)?;
+        }
         let code = (head & 3) as u32;
         let Some(kind) = LinkKind::from_code(code) else {
             let n = u32::try_from(head >> 2).unwrap_or(ID_MASK).min(ID_MASK);
@@ -118,13 +130,8 @@ impl Iterator for LinkIter<'_> {
         let last = self.prev.of(kind);
         let id = (i64::from(*last) + unzigzag(head >> 2)).clamp(0, i64::from(ID_MASK)) as u32;
         *last = id;
-        let aux = u32::try_from(take_var(&mut self.bytes)?)
-            .unwrap_or(u32::MAX)
-            .rotate_right(REL_BITS);
-        Some(LinkRec {
-            target: (code << KIND_SHIFT) | id,
-            aux,
-        })
+        let text = u32::try_from(take_var(&mut self.bytes)?).unwrap_or(u32::MAX);
+        Some(LinkRec::new(kind, id, text, rel))
     }
 }
 
@@ -192,21 +199,30 @@ mod tests {
         let second = store.append(&recs[4..]).unwrap();
         assert_eq!(store.records(first).collect::<Vec<_>>(), &recs[..4]);
         assert_eq!(store.records(second).collect::<Vec<_>>(), &recs[4..]);
-        // A first record: its id from 0 (two bytes here) and its aux; the next URL of a
-        // listing without anchor is one byte of id difference and one of aux.
-        assert_eq!(store.append(&recs[2..3]).unwrap().len, 3);
+        // A first record: its id from 0 (two bytes here) and its text (one), after its `ugc`
+        // (two); the next URL of a listing without anchor is one byte of id difference and
+        // one of text.
+        assert_eq!(store.append(&recs[2..3]).unwrap().len, 2 + 3);
         let next = [
             LinkRec::new(LinkKind::Internal, 1000, 0, none),
             LinkRec::new(LinkKind::Internal, 1001, 0, none),
         ];
         let r = store.append(&next).unwrap();
         assert_eq!(r.len, 3 + 2, "{r:?}");
-        // A nofollow link costs no more bytes than another.
+        // A link with qualifiers costs two bytes more; one without, none.
         let next = [
             LinkRec::new(LinkKind::Internal, 1000, 0, Rel::NOFOLLOW),
             LinkRec::new(LinkKind::Internal, 1001, 9, all),
         ];
-        assert_eq!(store.append(&next).unwrap().len, 3 + 2);
+        let r = store.append(&next).unwrap();
+        assert_eq!(r.len, 3 + 2 + 2 + 2);
+        assert_eq!(store.records(r).collect::<Vec<_>>(), next);
+        let wide = [LinkRec::new(LinkKind::External, 5, 100, Rel::NONE)];
+        assert_eq!(
+            store.append(&wide).unwrap().len,
+            1 + 1,
+            "a text id below 128: one byte"
+        );
         assert_eq!(store.records(LinkRange::default()).count(), 0);
     }
 

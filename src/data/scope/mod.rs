@@ -44,7 +44,7 @@ use super::records::{Entry, LinkKind, PageMeta, Pull};
 use crate::ids::SiteId;
 use crate::message::HopKind;
 use crate::site::Origin;
-use link_rec::{ID_MASK, KIND_SHIFT, LinkRec, REPEAT, TEXT_LIMIT};
+use link_rec::{ID_MASK, LinkRec, REPEAT, TEXT_LIMIT};
 use link_store::{LinkIter, LinkRange, LinkStore};
 
 /// Level of a URL not reached by any path yet.
