@@ -307,3 +307,42 @@ fn ends_with_line_end(file: &std::fs::File) -> std::io::Result<bool> {
     f.seek(SeekFrom::Start(0))?;
     Ok(last[0] == b'\n')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (page, host, nofollow) of every row of `text` as external_links.csv.
+    fn rows(text: &str) -> Vec<(u64, String, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("external_links.csv");
+        std::fs::write(&path, text).unwrap();
+        let mut out = Vec::new();
+        read_links(&path, &mut |page, _, host, nofollow| {
+            out.push((page, host.to_owned(), nofollow))
+        })
+        .unwrap();
+        out
+    }
+
+    // See: issue 53 — Rel says which links carry nofollow, ugc or sponsored; a file written
+    // before the column (a results folder of an earlier rccrawler) still builds a network,
+    // every link counted as followed.
+    #[test]
+    fn rel_marks_nofollow_links_and_a_file_without_it_still_reads() {
+        let with = "Source,Url,Host,Anchor,Context,Rel\n\
+                    1,http://b.test/,b.test,B,,nofollow\n\
+                    2,http://c.test/,c.test,C,,\n\
+                    2,http://c.test/,c.test,C,,ugc sponsored\n";
+        assert_eq!(
+            rows(with),
+            [
+                (1, "b.test".to_owned(), true),
+                (2, "c.test".to_owned(), false),
+                (2, "c.test".to_owned(), true)
+            ]
+        );
+        let without = "Source,Url,Host,Anchor\n1,http://b.test/,b.test,nofollow\n";
+        assert_eq!(rows(without), [(1, "b.test".to_owned(), false)]);
+    }
+}

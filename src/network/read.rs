@@ -112,3 +112,35 @@ pub(crate) fn read_network(
     net.links = links;
     Some(net)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A two-site network whose edges.csv has `edges_header` and the row `edge`.
+    fn network(edges_header: &str, edge: &str) -> Option<Network> {
+        let results = tempfile::tempdir().unwrap();
+        let dir = results.path().join(NETWORK_DIR);
+        std::fs::create_dir(&dir).unwrap();
+        let nodes = format!(
+            "{}\n1,a,target,target,1,2,1,1,2,3\n2,b,target,target,1,2,1,1,2,4\n",
+            NODE_HEADER.join(",")
+        );
+        std::fs::write(dir.join("nodes.csv"), nodes).unwrap();
+        std::fs::write(dir.join("subsets.csv"), "Subset,Sites,Links\n").unwrap();
+        std::fs::write(dir.join("edges.csv"), format!("{edges_header}\n{edge}\n")).unwrap();
+        read_network(results.path(), &|n: &Network| vec![true; n.nodes.len()])
+    }
+
+    // See: issue 53 — the report reads a network written before the nofollow columns (its
+    // arcs then have none), and one written with them.
+    #[test]
+    fn a_network_reads_with_and_without_its_nofollow_columns() {
+        let old = network("Source,Target,Type,Weight,Pages", "1,2,Directed,4,2").unwrap();
+        assert_eq!((old.edges[0].weight, old.edges[0].nofollow), (4, 0));
+        let new = network(&EDGE_HEADER.join(","), "1,2,Directed,4,2,3,0.75").unwrap();
+        assert_eq!((new.edges[0].weight, new.edges[0].nofollow), (4, 3));
+        assert_eq!(new.edges[0].nofollow_share(), 0.75);
+        assert!(network("Source,Target,Type,Links,Pages", "1,2,Directed,4,2").is_none());
+    }
+}
