@@ -785,19 +785,8 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
             "",
         );
         let page = PageRecord {
-            chain: vec![],
             hash: 7,
-            digests: Default::default(),
-            soft_404_suspect: false,
-            learned: None,
-            extra_requests: 0,
-            cookies: None,
-            bytes: 1,
-            title: String::new(),
-            canonical: String::new(),
-            robots: String::new(),
-            links,
-            rejected: None,
+            ..home_page(links, "")
         };
         dm.commit(&Outcome::Page {
             task: home,
