@@ -1204,6 +1204,67 @@ fn a_process_started_again_after_kill_9_lists_the_sites_its_first_run_wrote() {
     }
 }
 
+/// The window the test above can hit by chance, made on purpose: a site settled (done) by a
+/// journal save and written into the folder, and the process killed before it recorded the
+/// files as written (its summary row). The next process takes the site over once the dead
+/// process's lease is over, writes it again and lists it; nothing else is fetched again.
+#[test]
+fn a_site_settled_and_killed_before_its_files_were_recorded_is_written_by_the_next_run() {
+    let Some(db) = pg::server("settled_and_killed_before_recorded") else {
+        return;
+    };
+    let web = twelve_sites(15, Duration::ZERO);
+    let expected = single_process(&web);
+    let dir = machine(&web, "limbo", &db, &[("LeaseSeconds", "2")]);
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    let results = dir.path().join("results");
+    let lost = web.origin("s05.test");
+    let changed = db
+        .client()
+        .execute(
+            "UPDATE rccrawler_scopes SET written_row = NULL, written_to = NULL, \
+             owner = 'killed', lease_until = now() + interval '1 second' WHERE origin = $1",
+            &[&lost],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    let folder = results.join(lost.trim_start_matches("http://").replace(':', "_"));
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::fs::remove_file(results.join("summary.csv")).unwrap();
+    let before = web.server.requests().len();
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("taken over from killed"),
+        "the second run takes the site over: {out}"
+    );
+    assert_eq!(folders(&results), expected);
+    let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 1 + SITES.len(), "{summary}");
+    let fetched_again: Vec<String> = web.server.requests()[before..]
+        .iter()
+        .filter(|r| !r.target.ends_with("robots.txt"))
+        .map(|r| format!("{}{}", r.host, r.target))
+        .collect();
+    assert!(fetched_again.is_empty(), "{fetched_again:?}");
+    let rows: Vec<(String, Option<String>, bool)> = db
+        .client()
+        .query(
+            "SELECT state, owner, written_row IS NOT NULL FROM rccrawler_scopes \
+             WHERE crawl = 'shared'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert!(
+        rows.iter().all(|r| *r == ("done".to_string(), None, true)),
+        "{rows:?}"
+    );
+}
+
 /// The rows of sites written at the end of a run (a budgeted crawl keeps its scopes until
 /// then; a stopped one writes what it holds) are recorded with the results folder that holds
 /// them: a process started in that folder finds them, one in another folder does not.

@@ -11,8 +11,9 @@
 //!   queued, active ──(no longer in hosts.txt)──▶ removed ──(listed again)──▶ queued
 //! ```
 //!
-//! A row's `owner` is set exactly while it is `active`; `lease_until` says until when the
-//! owner's claim holds unless renewed. Every write of a scope's data first checks, under a
+//! A row's `owner` is set while it is `active`, and after it is settled until its result files
+//! are recorded as written (see [`has_work`]); `lease_until` says until when the owner's claim
+//! holds unless renewed. Every write of a scope's data first checks, under a
 //! row lock, that this process still owns it (`owned_for_update`, `snapshot_turn`,
 //! `owned_for_share`): a process whose lease ran out never writes over its successor.
 
@@ -68,6 +69,22 @@ impl std::fmt::Display for ScopeState {
 
 /// The states in which a scope still has work for some process.
 const WORKING: [&str; 2] = ["queued", "active"];
+
+/// The SQL condition "scope row `t` has work for some process": it is queued or active, or it
+/// was settled by a process that had not recorded its result files as written yet.
+///
+/// A scope settled by a journal save is marked done before its files are written; the record
+/// that they were (the summary row) follows in a later transaction. Until then the process
+/// keeps the row's owner and renews its lease: killed in between, the row is taken over once
+/// the lease runs out, and the next process loads its last snapshot, finds nothing to fetch
+/// and writes its files. Without this, a kill -9 there left a site done and written nowhere,
+/// and a process started again in the folder left it out of summary.csv.
+fn has_work(t: &str) -> String {
+    format!(
+        "({t}.state IN ('queued', 'active') OR ({t}.state IN ('done', 'stopped') \
+         AND {t}.written_row IS NULL AND {t}.owner IS NOT NULL))"
+    )
+}
 
 /// What registering a hosts.txt's seeds found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,9 +155,11 @@ pub(super) fn register(
     }
     if live == 0 {
         // A new run of the crawl: sites suspended in the last one are tried again, as one
-        // process's continued crawl tries them again.
+        // process's continued crawl tries them again (nobody holds a lease: one still owned
+        // was settled by a process killed before it recorded the files).
         tx.execute(
-            "UPDATE rccrawler_scopes SET state = $2 WHERE crawl = $1 AND state = $3",
+            "UPDATE rccrawler_scopes SET state = $2, owner = NULL, lease_until = NULL \
+             WHERE crawl = $1 AND state = $3",
             &[
                 &crawl,
                 &ScopeState::Queued.as_str(),
@@ -170,6 +189,13 @@ pub(super) fn register(
             &&WORKING[..],
         ],
     )?;
+    // A site no longer listed is not written again (its files may be unrecorded: a killed
+    // process settled it last).
+    tx.execute(
+        "UPDATE rccrawler_scopes SET owner = NULL, lease_until = NULL \
+         WHERE crawl = $1 AND origin <> ALL($2) AND owner IS NOT NULL",
+        &[&crawl, &origins],
+    )?;
     tx.commit()?;
     Ok(Registered::Accepted)
 }
@@ -181,9 +207,12 @@ pub(super) fn outstanding(
     owner: &str,
 ) -> Result<i64, postgres::Error> {
     c.query_one(
-        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
-         AND state = ANY($3) AND owner IS DISTINCT FROM $2",
-        &[&crawl, &owner, &&WORKING[..]],
+        &format!(
+            "SELECT count(*) FROM rccrawler_scopes s WHERE crawl = $1 \
+             AND {} AND owner IS DISTINCT FROM $2",
+            has_work("s")
+        ),
+        &[&crawl, &owner],
     )?
     .try_get(0)
 }
@@ -196,10 +225,12 @@ pub(super) fn claimable(
     limit: i64,
 ) -> Result<Vec<String>, postgres::Error> {
     c.query(
-        "SELECT origin FROM rccrawler_scopes WHERE crawl = $1 \
-         AND state = ANY($3) AND (owner IS NULL OR lease_until < now()) \
-         ORDER BY id LIMIT $2",
-        &[&crawl, &limit, &&WORKING[..]],
+        &format!(
+            "SELECT origin FROM rccrawler_scopes s WHERE crawl = $1 \
+             AND {} AND (owner IS NULL OR lease_until < now()) ORDER BY id LIMIT $2",
+            has_work("s")
+        ),
+        &[&crawl, &limit],
     )?
     .iter()
     .map(|r| r.try_get(0))
@@ -224,21 +255,18 @@ pub(super) fn claim(
     secs: f64,
 ) -> Result<Option<Claimed>, postgres::Error> {
     let row = c.query_opt(
-        "WITH before AS (SELECT id, owner, extract(epoch FROM now() - lease_until)::float8 AS late \
-         FROM rccrawler_scopes WHERE crawl = $1 AND origin = $2 FOR UPDATE) \
-         UPDATE rccrawler_scopes s SET state = $5, owner = $3, \
-         lease_until = now() + make_interval(secs => $4) FROM before \
-         WHERE s.id = before.id AND s.state = ANY($6) \
-         AND (s.owner IS NULL OR s.owner = $3 OR s.lease_until < now()) \
-         RETURNING s.id, before.owner, before.late",
-        &[
-            &crawl,
-            &origin,
-            &owner,
-            &secs,
-            &ScopeState::Active.as_str(),
-            &&WORKING[..],
-        ],
+        &format!(
+            "WITH before AS (SELECT id, owner, \
+             extract(epoch FROM now() - lease_until)::float8 AS late \
+             FROM rccrawler_scopes WHERE crawl = $1 AND origin = $2 FOR UPDATE) \
+             UPDATE rccrawler_scopes s SET state = $5, owner = $3, \
+             lease_until = now() + make_interval(secs => $4) FROM before \
+             WHERE s.id = before.id AND {} \
+             AND (s.owner IS NULL OR s.owner = $3 OR s.lease_until < now()) \
+             RETURNING s.id, before.owner, before.late",
+            has_work("s")
+        ),
+        &[&crawl, &origin, &owner, &secs, &ScopeState::Active.as_str()],
     )?;
     let Some(row) = row else {
         return Ok(None);
@@ -260,9 +288,12 @@ pub(super) fn held_elsewhere(
     owner: &str,
 ) -> Result<i64, postgres::Error> {
     c.query_one(
-        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 AND state = $3 \
-         AND owner <> $2 AND lease_until > now()",
-        &[&crawl, &owner, &ScopeState::Active.as_str()],
+        &format!(
+            "SELECT count(*) FROM rccrawler_scopes s WHERE crawl = $1 AND {} \
+             AND owner <> $2 AND lease_until > now()",
+            has_work("s")
+        ),
+        &[&crawl, &owner],
     )?
     .try_get(0)
 }
@@ -317,12 +348,16 @@ pub(super) fn claim_exclusive(
     Ok((claimed, 0))
 }
 
-/// Extends the leases of every scope `owner` holds by `secs` seconds from now.
+/// Extends the leases of every scope `owner` holds (settled ones whose files are not recorded
+/// yet too) by `secs` seconds from now.
 pub(super) fn renew(c: &mut Client, owner: &str, secs: f64) -> Result<u64, postgres::Error> {
     c.execute(
-        "UPDATE rccrawler_scopes SET lease_until = now() + make_interval(secs => $2) \
-         WHERE owner = $1 AND state = $3",
-        &[&owner, &secs, &ScopeState::Active.as_str()],
+        &format!(
+            "UPDATE rccrawler_scopes s SET lease_until = now() + make_interval(secs => $2) \
+             WHERE owner = $1 AND {}",
+            has_work("s")
+        ),
+        &[&owner, &secs],
     )
 }
 
@@ -416,7 +451,8 @@ pub(super) fn snapshots_saved(
 }
 
 /// Records that the result files of each `(row, summary)` of `written` are in results folder
-/// `folder`, with that summary.csv row (encoded) there.
+/// `folder`, with that summary.csv row (encoded) there; a settled scope is released (see
+/// [`has_work`]).
 pub(super) fn written(
     tx: &mut Transaction<'_>,
     written: &[(i64, &[u8])],
@@ -428,9 +464,37 @@ pub(super) fn written(
     let ids: Vec<i64> = written.iter().map(|w| w.0).collect();
     let rows: Vec<&[u8]> = written.iter().map(|w| w.1).collect();
     tx.execute(
-        "UPDATE rccrawler_scopes SET written_to = $3, written_row = w.row \
+        "UPDATE rccrawler_scopes SET written_to = $3, written_row = w.row, \
+         owner = CASE WHEN state = $4 THEN owner END, \
+         lease_until = CASE WHEN state = $4 THEN lease_until END \
          FROM unnest($1::bigint[], $2::bytea[]) AS w(id, row) WHERE rccrawler_scopes.id = w.id",
-        &[&ids, &rows, &folder],
+        &[&ids, &rows, &folder, &ScopeState::Active.as_str()],
+    )?;
+    Ok(())
+}
+
+/// Records that the result files of the scope of seed `origin`, written at the end of the run,
+/// are in results folder `folder` with summary.csv row `summary` (encoded); a settled scope is
+/// released, as [`written`] does.
+pub(super) fn written_at_end(
+    tx: &mut Transaction<'_>,
+    crawl: &str,
+    origin: &str,
+    folder: &str,
+    summary: &[u8],
+) -> Result<(), postgres::Error> {
+    tx.execute(
+        "UPDATE rccrawler_scopes SET written_to = $3, written_row = $4, \
+         owner = CASE WHEN state = $5 THEN owner END, \
+         lease_until = CASE WHEN state = $5 THEN lease_until END \
+         WHERE crawl = $1 AND origin = $2",
+        &[
+            &crawl,
+            &origin,
+            &folder,
+            &summary,
+            &ScopeState::Active.as_str(),
+        ],
     )?;
     Ok(())
 }
@@ -489,12 +553,15 @@ pub(super) fn settling(
     .collect()
 }
 
-/// Marks each scope of `ids` settled as its state in `states` (`Done` or `Stopped`) and
-/// releases it, as save `save` (after [`settling`] locked them).
+/// Marks each scope of `ids` settled as its state in `states` (`Done` or `Stopped`), as save
+/// `save` (after [`settling`] locked them). A scope whose result files are written (`written`
+/// at its place, or recorded already) is released; the others are kept, lease and all, until
+/// [`written`] records their files (see [`has_work`]).
 pub(super) fn settle_all(
     tx: &mut Transaction<'_>,
     ids: &[i64],
     states: &[ScopeState],
+    written: &[bool],
     save: &str,
 ) -> Result<(), postgres::Error> {
     debug_assert!(
@@ -504,18 +571,25 @@ pub(super) fn settle_all(
     );
     let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
     tx.execute(
-        "UPDATE rccrawler_scopes SET state = s.state, finished_at = now(), owner = NULL, \
-         lease_until = NULL, last_save = $3 \
-         FROM unnest($1::bigint[], $2::text[]) AS s(id, state) WHERE rccrawler_scopes.id = s.id",
-        &[&ids, &states, &save],
+        "UPDATE rccrawler_scopes SET state = s.state, finished_at = now(), \
+         owner = CASE WHEN s.written OR written_row IS NOT NULL THEN NULL ELSE owner END, \
+         lease_until = CASE WHEN s.written OR written_row IS NOT NULL THEN NULL \
+         ELSE lease_until END, last_save = $4 \
+         FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS s(id, state, written) \
+         WHERE rccrawler_scopes.id = s.id",
+        &[&ids, &states, &written, &save],
     )?;
     Ok(())
 }
 
-/// Gives back every scope `owner` holds: unfinished ones are queued for another process.
+/// Gives back every scope `owner` holds: unfinished ones are queued for another process; a
+/// settled one whose files are not recorded as written keeps its owner with its lease over,
+/// for another process to take over and write (see [`has_work`]).
 pub(super) fn hand_back(tx: &mut Transaction<'_>, owner: &str) -> Result<(), postgres::Error> {
     tx.execute(
-        "UPDATE rccrawler_scopes SET owner = NULL, lease_until = NULL, \
+        "UPDATE rccrawler_scopes SET \
+         owner = CASE WHEN state <> $2 AND written_row IS NULL THEN owner END, \
+         lease_until = CASE WHEN state <> $2 AND written_row IS NULL THEN now() END, \
          state = CASE WHEN state = $2 THEN $3 ELSE state END WHERE owner = $1",
         &[
             &owner,
@@ -529,9 +603,12 @@ pub(super) fn hand_back(tx: &mut Transaction<'_>, owner: &str) -> Result<(), pos
 /// The number of scopes of `crawl` held under a live lease (processes are crawling it).
 pub(super) fn live(c: &mut impl GenericClient, crawl: &str) -> Result<i64, postgres::Error> {
     c.query_one(
-        "SELECT count(*) FROM rccrawler_scopes WHERE crawl = $1 \
-         AND state = $2 AND lease_until > now()",
-        &[&crawl, &ScopeState::Active.as_str()],
+        &format!(
+            "SELECT count(*) FROM rccrawler_scopes s WHERE crawl = $1 \
+             AND {} AND owner IS NOT NULL AND lease_until > now()",
+            has_work("s")
+        ),
+        &[&crawl],
     )?
     .try_get(0)
 }
@@ -550,5 +627,15 @@ mod tests {
             WORKING,
             [ScopeState::Queued.as_str(), ScopeState::Active.as_str()]
         );
+        // The condition spells the states' words.
+        let condition = has_work("s");
+        for s in [
+            ScopeState::Queued,
+            ScopeState::Active,
+            ScopeState::Done,
+            ScopeState::Stopped,
+        ] {
+            assert!(condition.contains(&format!("'{}'", s.as_str())), "{s}");
+        }
     }
 }

@@ -14,7 +14,9 @@
 //! journal batch (at most a second old, as for any scope being crawled); when the lease runs
 //! out, the next process to claim it loads that, fetches the pages fetched since again, finds
 //! nothing left to fetch and settles it. The result is the same graph: only work is redone.
-//! The process keeps the scope's lease until it is committed here.
+//! The process keeps the scope's lease until it is committed here — and, for a scope settled
+//! before its files were written, until [`Work::Written`] is (a kill between the two leaves
+//! it for the next process to write; see `scope_state::has_work`).
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -288,7 +290,8 @@ fn write_batch(setup: &Setup, db: &mut Option<Db>, batch: &mut Batch) -> Result<
                 spend_reserved(&mut tx, crawl, owner, spent)?;
                 tables::write_encoded(&mut tx, &batch.parts)?;
                 let states: Vec<ScopeState> = batch.jobs.iter().map(|j| j.state).collect();
-                scope_state::settle_all(&mut tx, &ids, &states, save)?;
+                let written: Vec<bool> = batch.jobs.iter().map(|j| j.written.is_some()).collect();
+                scope_state::settle_all(&mut tx, &ids, &states, &written, save)?;
             }
             let written = batch
                 .jobs

@@ -441,11 +441,7 @@ impl Persistence for PgStore {
             |c| {
                 let mut tx = c.transaction()?;
                 for (origin, bytes) in &encoded {
-                    tx.execute(
-                        "UPDATE rccrawler_scopes SET written_to = $3, written_row = $4 \
-                     WHERE crawl = $1 AND origin = $2",
-                        &[crawl, origin, folder, bytes],
-                    )?;
+                    scope_state::written_at_end(&mut tx, crawl, origin, folder, bytes)?;
                 }
                 tx.commit()
             },
