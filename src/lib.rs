@@ -87,6 +87,7 @@ pub mod routine;
 pub mod schedule;
 pub mod settings;
 pub mod site;
+pub mod sitemap;
 pub(crate) mod sites;
 pub mod stop;
 pub mod storage;

@@ -19,6 +19,9 @@ pub enum TaskKind {
     Robots,
     /// A URL of the crawl.
     Page,
+    /// The site's sitemaps (`Sitemaps = yes`, SPEC §17): its robots.txt task, continued once
+    /// the rules are known, before any page of the site.
+    Sitemaps,
 }
 
 /// One URL to download.

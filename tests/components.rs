@@ -65,6 +65,14 @@ impl Downloader for CountingDownloader {
         self.0.pages.fetch_add(1, Ordering::SeqCst);
         self.1.fetch_page(env, task, log)
     }
+    fn fetch_sitemaps(
+        &self,
+        env: &FetchEnv<'_>,
+        task: &FetchTask,
+        log: &Log,
+    ) -> Option<rccrawler::sitemap::Sitemap> {
+        self.1.fetch_sitemaps(env, task, log)
+    }
 }
 
 /// Parses like PT0, then marks every title: the mark must reach nodes.csv.

@@ -1307,6 +1307,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
         fetched: 6,
         reward: 2,
         hosts: 1,
+        sitemap: None,
     };
     {
         let (store, coordinator) = open(here.path());

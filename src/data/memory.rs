@@ -337,6 +337,13 @@ impl TaskData for InMemoryDataManager {
         }
     }
 
+    fn add_sitemap(&self, scope: ScopeId, sitemap: crate::sitemap::Sitemap) {
+        // A sitemap read for a scope written meanwhile (another of its sites) has no graph.
+        if let Slot::Live(scope) = self.slot(scope) {
+            scope.graph.write().add_sitemap(sitemap);
+        }
+    }
+
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {
         let scope = self.scope(outcome.task().scope);
         let active = scope.active.load(Ordering::SeqCst);

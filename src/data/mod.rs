@@ -45,6 +45,7 @@ pub use open::{
 pub use retired::RetiredScope;
 pub use scope::Effects;
 pub use scope::graph::{self, SiteGraph};
+pub use scope::sitemap_rows::{SitemapCounts, SitemapRow};
 pub use scope::traps::{TrapCut, TrapRules};
 pub use scope::yields::YieldRow;
 use summary::SiteSummary;
@@ -193,6 +194,10 @@ pub trait TaskData: Send + Sync + Debug {
     /// Takes a scope out of this run (its site is down or hit its page limit): its URLs stay
     /// queued for the next run but no longer count as pending.
     fn suspend(&self, scope: ScopeId);
+
+    /// Keeps what a site of the scope's sitemaps list (SPEC §17) until its results are
+    /// written; a scope of several sites merges theirs. Not saved: each run reads them again.
+    fn add_sitemap(&self, scope: ScopeId, sitemap: crate::sitemap::Sitemap);
 
     /// Records what became of a taken URL, with the links of its page.
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;

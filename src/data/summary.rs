@@ -76,6 +76,9 @@ pub struct SiteSummary {
     pub reward: u64,
     /// Hosts its pages are on (a multi-host scope, SPEC §6).
     pub hosts: usize,
+    /// What its sitemaps list and how many of those pages no link reaches (SPEC §17); `None`
+    /// when they were not read.
+    pub sitemap: Option<crate::data::SitemapCounts>,
 }
 
 impl SiteSummary {
@@ -123,6 +126,7 @@ impl SiteSummary {
                 RewardKind::AllExternal => external,
             },
             hosts: 0,
+            sitemap: g.sitemap_counts(),
         };
         let mut hosts: Vec<&str> = g.nodes().iter().map(|n| g.host(n)).collect();
         hosts.sort_unstable();
@@ -237,6 +241,14 @@ impl SiteSummary {
         out.put_bytes(self.reason.as_bytes());
         out.put_var(self.fetched);
         out.put_var(self.reward);
+        // 0: not read; else 1 + the pages listed, then the orphans.
+        match self.sitemap {
+            None => out.put_var(0),
+            Some(c) => {
+                out.put_var(c.urls.saturating_add(1));
+                out.put_var(c.orphans);
+            }
+        }
     }
 
     /// Reads only (pages, seconds) of what [`Self::put`] wrote, allocating nothing: the
@@ -277,6 +289,13 @@ impl SiteSummary {
             reason: r.str()?.to_owned(),
             fetched: r.var()?,
             reward: r.var()?,
+            sitemap: match r.var()? {
+                0 => None,
+                n => Some(crate::data::SitemapCounts {
+                    urls: n - 1,
+                    orphans: r.var()?,
+                }),
+            },
         })
     }
 }
@@ -303,6 +322,10 @@ pub(crate) mod tests {
             fetched: 9,
             reward: 10,
             hosts: 1,
+            sitemap: Some(crate::data::SitemapCounts {
+                urls: 12,
+                orphans: 3,
+            }),
         }
     }
 
@@ -312,5 +335,15 @@ pub(crate) mod tests {
         let mut bytes = Vec::new();
         row.put(&mut bytes);
         assert_eq!(SiteSummary::read(&mut Reader::new(&bytes)).unwrap(), row);
+        // Sitemaps not read, or read and empty: told apart.
+        for sitemap in [None, Some(crate::data::SitemapCounts::default())] {
+            let row = SiteSummary {
+                sitemap,
+                ..row.clone()
+            };
+            let mut bytes = Vec::new();
+            row.put(&mut bytes);
+            assert_eq!(SiteSummary::read(&mut Reader::new(&bytes)).unwrap(), row);
+        }
     }
 }

@@ -56,11 +56,21 @@ fn fetch(
     pages: &Sender<Fetched>,
     log: &Log,
 ) -> bool {
-    if lease.task().kind == TaskKind::Robots {
-        let answer = downloader.fetch_robots(&ctx.fetch_env(), lease.task(), log);
-        lease.requests_done();
-        robots_answered(ctx, &lease, answer, log);
-        return true;
+    match lease.task().kind {
+        TaskKind::Robots => {
+            let answer = downloader.fetch_robots(&ctx.fetch_env(), lease.task(), log);
+            lease.requests_done();
+            if robots_answered(ctx, &lease, answer, log) {
+                lease.continue_with_sitemaps();
+                read_sitemaps(ctx, downloader, &lease, log);
+            }
+            return true;
+        }
+        TaskKind::Sitemaps => {
+            read_sitemaps(ctx, downloader, &lease, log);
+            return true;
+        }
+        TaskKind::Page => {}
     }
     let result = downloader.fetch_page(&ctx.fetch_env(), lease.task(), log);
     finish(ctx, lease, result, pages, log)
@@ -167,11 +177,35 @@ fn retry(ctx: &Context, mut lease: TaskLease, outcome: Outcome, transient: &Tran
     }
 }
 
+/// Reads the site's sitemaps, the rest of its robots.txt task (SPEC §17), and keeps them with
+/// its scope; then the site's pages may start.
+pub(super) fn read_sitemaps(
+    ctx: &Context,
+    downloader: &dyn Downloader,
+    lease: &TaskLease,
+    log: &Log,
+) {
+    let task = lease.task();
+    if let Some(sitemap) = downloader.fetch_sitemaps(&ctx.fetch_env(), task, log) {
+        ctx.dm.add_sitemap(task.scope, sitemap);
+    }
+    let site = ctx.sites.get(task.site);
+    ctx.dispatcher
+        .robots_done(task.site, site.effective_delay());
+}
+
 /// What robots.txt said, applied: rules obeyed from now on, or another try after a back-off,
-/// or — when it stays unavailable — everything disallowed (RFC 9309 §2.3.1.4).
-pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAnswer, log: &Log) {
+/// or — when it stays unavailable — everything disallowed (RFC 9309 §2.3.1.4). True when the
+/// task goes on to read the site's sitemaps ([`read_sitemaps`]): the site's pages wait.
+pub(super) fn robots_answered(
+    ctx: &Context,
+    lease: &TaskLease,
+    answer: RobotsAnswer,
+    log: &Log,
+) -> bool {
     let task = lease.task();
     let site = ctx.sites.get(task.site);
+    let read = matches!(answer, RobotsAnswer::Rules(_));
     let rules = match answer {
         RobotsAnswer::Rules(rules) => {
             ctx.dispatcher.answered(task.site);
@@ -179,7 +213,7 @@ pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAn
         }
         RobotsAnswer::Abandoned => {
             ctx.dispatcher.robots_retry(task.site, Instant::now());
-            return;
+            return false;
         }
         RobotsAnswer::Unavailable { why, transient } => {
             if let Some(t) = &transient {
@@ -191,7 +225,7 @@ pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAn
                     );
                     ctx.dm.suspend(task.scope);
                     ctx.maybe_settled(task.scope);
-                    return;
+                    return false;
                 }
                 let tries = ctx.dispatcher.robots_attempts(task.site);
                 if tries < ctx.settings.faults.max_retries && !ctx.stop.is_requested() {
@@ -214,7 +248,7 @@ pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAn
                     );
                     ctx.dispatcher
                         .robots_retry(task.site, Instant::now() + wait);
-                    return;
+                    return false;
                 }
             }
             log.problem(
@@ -228,8 +262,14 @@ pub(super) fn robots_answered(ctx: &Context, lease: &TaskLease, answer: RobotsAn
         }
     };
     site.set_robots(rules);
+    if read && ctx.settings.sites.sitemaps && !ctx.stop.is_requested() {
+        ctx.dispatcher
+            .robots_known(task.site, site.effective_delay());
+        return true;
+    }
     ctx.dispatcher
         .robots_done(task.site, site.effective_delay());
+    false
 }
 
 /// Marks the calling downloader thread SCHED_BATCH (Linux): woken by an answer, it no longer

@@ -251,6 +251,11 @@ impl<'a> Driver<'a> {
             TaskKind::Robots => {
                 Walker::Robots(RobotsWalk::new(self.env, task.site, &task.url, self.log))
             }
+            TaskKind::Sitemaps => {
+                self.freed = true;
+                self.hand_over(lease);
+                return;
+            }
         };
         let url = task.url.clone();
         let id = self.insert(InFlight {
@@ -488,17 +493,26 @@ impl<'a> Driver<'a> {
     fn robots_done(&mut self, id: usize, mut lease: TaskLease, answer: RobotsAnswer) {
         self.remove(id);
         lease.requests_done();
-        download::robots_answered(self.ctx, &lease, answer, self.log);
+        if download::robots_answered(self.ctx, &lease, answer, self.log) {
+            // Reading sitemaps waits on each request: a blocking downloader does it.
+            lease.continue_with_sitemaps();
+            self.hand_over(lease);
+        }
+    }
+
+    /// A blocking downloader takes `lease` (not a task of the loop).
+    fn hand_over(&mut self, lease: TaskLease) {
+        // Unbounded: the loop never waits here (its tasks are at most its slots).
+        if let Err(e) = self.passed_on.send(lease) {
+            // The blocking downloaders are gone (the crawl is ending): the URL goes back.
+            drop(e.into_inner());
+        }
     }
 
     /// A blocking downloader takes task `id` from its start.
     fn pass_on(&mut self, id: usize, f: InFlight<'a>) {
         self.remove(id);
-        // Unbounded: the loop never waits here (its tasks are at most its slots).
-        if let Err(e) = self.passed_on.send(f.lease) {
-            // The blocking downloaders are gone (the crawl is ending): the URL goes back.
-            drop(e.into_inner());
-        }
+        self.hand_over(f.lease);
     }
 
     /// The crawl stops: tasks that sent nothing yet are given back at once.

@@ -32,6 +32,15 @@ impl Downloader for HttpDownloader {
         fetch_page(env, &self.client, task, log)
     }
 
+    fn fetch_sitemaps(
+        &self,
+        env: &FetchEnv<'_>,
+        task: &FetchTask,
+        log: &Log,
+    ) -> Option<crate::sitemap::Sitemap> {
+        crate::fetch::read_sitemaps(env, &self.client, task.site, log)
+    }
+
     fn abandon_requests(&self) {
         self.client.abandon_requests();
     }

@@ -19,6 +19,7 @@ mod resolver;
 pub mod retry;
 mod robots_txt;
 mod roots;
+mod sitemaps;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -33,6 +34,7 @@ pub(crate) use page::{Check, HeadStep, Step, Walk};
 pub use retry::Transient;
 pub(crate) use robots_txt::{RobotsStep, RobotsWalk};
 pub use roots::CaFileError;
+pub(crate) use sitemaps::harvest as read_sitemaps;
 
 use crate::message::{Downloaded, FetchTask, Log, Outcome};
 use crate::robots::RobotsRules;
@@ -83,6 +85,14 @@ pub trait Downloader: Send + Sync + Debug {
     fn fetch_robots(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> RobotsAnswer;
     /// Fetches a page task, following its redirects.
     fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult;
+    /// Reads the site's sitemaps (a task of kind `Sitemaps`; its robots.txt is known);
+    /// `None` when the crawl stopped meanwhile.
+    fn fetch_sitemaps(
+        &self,
+        env: &FetchEnv<'_>,
+        task: &FetchTask,
+        log: &Log,
+    ) -> Option<crate::sitemap::Sitemap>;
     /// The crawl stopped a while ago: requests still under way should end now, their tasks
     /// abandoned (the engine calls this a second after the stop, so that a stop acts within
     /// a second). The default does nothing: requests end within their timeout.

@@ -207,9 +207,10 @@ impl<'a> RobotsWalk<'a> {
         let bytes = body.as_ref().map_or(0, Vec::len) as u64;
         self.logged(url, self.status, bytes, started);
         match body {
-            Ok(body) => {
-                RobotsAnswer::Rules((self.env.robots)(&body, self.env.settings.robots_agent()))
-            }
+            Ok(body) => RobotsAnswer::Rules(crate::robots::with_sitemaps(
+                (self.env.robots)(&body, self.env.settings.robots_agent()),
+                &body,
+            )),
             Err(e) => failed(e),
         }
     }

@@ -32,6 +32,55 @@ pub trait RobotsRules: Debug + Send + Sync {
     fn denial_reason(&self) -> &str {
         "robots"
     }
+    /// The sitemaps its `Sitemap:` lines name (SPEC §17), as written.
+    fn sitemaps(&self) -> &[Box<str>] {
+        &[]
+    }
+}
+
+/// `Sitemap:` lines read of one robots.txt at most (each names a file of up to 50,000 URLs).
+const MAX_SITEMAP_LINES: usize = 1_000;
+
+/// Rules of a robots.txt with `Sitemap:` lines: its rules, and the sitemaps it names. Sitemap
+/// lines belong to no group, so either flavour's rules are wrapped the same way, and a
+/// robots.txt without them (most) costs nothing.
+#[derive(Debug)]
+struct WithSitemaps {
+    rules: Arc<dyn RobotsRules>,
+    sitemaps: Vec<Box<str>>,
+}
+
+impl RobotsRules for WithSitemaps {
+    fn allowed(&self, path_and_query: &str) -> bool {
+        self.rules.allowed(path_and_query)
+    }
+    fn crawl_delay(&self) -> Option<Duration> {
+        self.rules.crawl_delay()
+    }
+    fn denial_reason(&self) -> &str {
+        self.rules.denial_reason()
+    }
+    fn sitemaps(&self) -> &[Box<str>] {
+        &self.sitemaps
+    }
+}
+
+/// `rules`, parsed of `body`, with the sitemaps `body`'s `Sitemap:` lines name.
+pub(crate) fn with_sitemaps(rules: Arc<dyn RobotsRules>, body: &[u8]) -> Arc<dyn RobotsRules> {
+    let mut sitemaps: Vec<Box<str>> = Vec::new();
+    lines::for_each_record(capped(body), |r| {
+        if r.key == lines::Key::Sitemap && sitemaps.len() < MAX_SITEMAP_LINES {
+            let value = String::from_utf8_lossy(r.value);
+            let value = value.trim();
+            if !value.is_empty() && !sitemaps.iter().any(|s| &**s == value) {
+                sitemaps.push(value.into());
+            }
+        }
+    });
+    if sitemaps.is_empty() {
+        return rules;
+    }
+    Arc::new(WithSitemaps { rules, sitemaps })
 }
 
 /// A `RobotsTxtClass`: parses a 2xx robots.txt body for product token `agent`. The body is
@@ -135,4 +184,28 @@ pub fn path_params_query(url: &str) -> String {
         };
     }
     "/".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sitemap_lines_belong_to_no_group_and_wrap_either_flavour() {
+        let body = b"User-agent: other\nDisallow: /\nSitemap: http://a.test/s.xml # c\n\
+            User-agent: *\nDisallow: /p\nCrawl-delay: 2\nsite-map: /rel.xml\n\
+            Sitemap: http://a.test/s.xml\nSitemap:\n";
+        for parse in [Rfc9309Rules::parse_shared, OnlyDisallowRules::parse_shared] {
+            let rules = with_sitemaps(parse(body, "rccrawler"), body);
+            let named: Vec<&str> = rules.sitemaps().iter().map(|s| &**s).collect();
+            assert_eq!(named, ["http://a.test/s.xml", "/rel.xml"]);
+            assert!(!rules.allowed("/p"));
+            assert!(rules.allowed("/q"));
+            assert_eq!(rules.crawl_delay(), Some(Duration::from_secs(2)));
+        }
+        let plain = b"User-agent: *\nDisallow: /p\n";
+        let rules = with_sitemaps(Rfc9309Rules::parse_shared(plain, "rccrawler"), plain);
+        assert!(rules.sitemaps().is_empty());
+        assert!(AllowAll.sitemaps().is_empty());
+    }
 }

@@ -61,6 +61,13 @@ impl TaskLease {
         }
     }
 
+    /// A robots.txt task goes on to read the site's sitemaps (SPEC §17): it keeps its site
+    /// unsettled meanwhile.
+    pub fn continue_with_sitemaps(&mut self) {
+        debug_assert_eq!(self.task.kind, TaskKind::Robots);
+        self.task.kind = TaskKind::Sitemaps;
+    }
+
     /// Records what became of the task's URL.
     pub fn commit(&mut self, outcome: &Outcome) -> Result<Effects, DataError> {
         let effects = self.dispatcher.data().commit(outcome)?;

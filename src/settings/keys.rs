@@ -550,6 +550,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "Sitemaps",
+        "no",
+        ValueKind::Flag,
+        "yes: right after a site's robots.txt, the sitemaps its Sitemap: lines name (else /sitemap.xml) are read, in the site's turns like any request — indexes followed, gzip undone, at most 50,000 URLs and 50 MB per file (the protocol's limits), 1,000 files and 1,000,000 pages per site; malformed ones are reported and read as far as they go. Each site folder gets sitemap.csv (Url,InGraph,Level,LastMod: whether each listed page is a node, and the depth at which links reach it, empty when none does), and summary.csv's SitemapUrls and Orphans count them. no: no request beyond robots.txt and the pages."
+    ),
+    key!(
+        "Sites",
         "MaxQueryParameters",
         "8",
         int(0, 1000),

@@ -357,6 +357,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         trap_levels: v.small("TrapLevels")?,
         trap_pattern_urls: v.small("TrapPatternUrls")?,
         follow_nofollow: v.flag("FollowNofollow")?,
+        sitemaps: v.flag("Sitemaps")?,
         other_scheme_links: match v.choice("OtherSchemeLinks")? {
             "Ignore" => OtherScheme::Ignore,
             _ => OtherScheme::Internal,

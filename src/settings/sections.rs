@@ -188,6 +188,8 @@ pub struct SiteRules {
     pub trap_pattern_urls: u32,
     /// `FollowNofollow`: links carrying `nofollow` (and pages saying `nofollow`) are followed.
     pub follow_nofollow: bool,
+    /// `Sitemaps`: each site's sitemaps are read after its robots.txt (SPEC §17).
+    pub sitemaps: bool,
     /// `OtherSchemeLinks`.
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.

@@ -1,5 +1,5 @@
 //! `GephiSiteGraphRU`: nodes.csv, edges.csv, external_links.csv, bad_links.csv,
-//! duplicates.csv and graph.gexf of one site (SPEC §4).
+//! duplicates.csv, graph.gexf and sitemap.csv of one site (SPEC §4, §17).
 
 use crate::parallel::for_each_index;
 use std::io::{self, Write};
@@ -9,8 +9,8 @@ use parking_lot::Mutex;
 
 use super::{UnloadError, Unloader, write_gexf};
 use crate::bandit::RewardKind;
-use crate::data::SiteGraph;
 use crate::data::columns::{Cell, NODE_COLUMNS};
+use crate::data::{SiteGraph, SitemapRow};
 use crate::gephi_csv::CsvOut;
 use crate::measures::{MEASURE_COLUMNS, Measures, csv_cells};
 use crate::storage::{replace_file, sync_dir};
@@ -43,14 +43,13 @@ type Job<'g, 'a> = (
 
 impl Unloader for GephiSiteGraph {
     fn unload(&self, g: &SiteGraph<'_>, folder: &Path) -> Result<(), UnloadError> {
+        // A file of an earlier run that this one does not write would now be stale.
+        let sitemap_rows = g.sitemap_rows();
         if !self.save_duplicates {
-            // A duplicates.csv of an earlier run would now be stale.
-            let path = folder.join("duplicates.csv");
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => return Err(UnloadError { path, source }),
-            }
+            remove_stale(folder, "duplicates.csv")?;
+        }
+        if sitemap_rows.is_none() {
+            remove_stale(folder, "sitemap.csv")?;
         }
         // Of the whole graph: computed once, before the two files that carry them.
         let measures = Measures::of(g);
@@ -61,6 +60,7 @@ impl Unloader for GephiSiteGraph {
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
         let yields = |w: &mut dyn Write| write_yields(g, self.reward, w);
+        let sitemap = |w: &mut dyn Write| write_sitemap(sitemap_rows.as_deref().unwrap_or(&[]), w);
         // Largest first, so the files of a big site finish together.
         let mut jobs: Vec<Job<'_, '_>> = vec![
             ("graph.gexf", &gexf),
@@ -73,12 +73,25 @@ impl Unloader for GephiSiteGraph {
         if self.save_duplicates {
             jobs.push(("duplicates.csv", &duplicates));
         }
+        if sitemap_rows.is_some() {
+            jobs.push(("sitemap.csv", &sitemap));
+        }
         run_jobs(&jobs, folder)?;
         // The renames are durable once the folder is.
         sync_dir(folder).map_err(|source| UnloadError {
             path: folder.to_path_buf(),
             source,
         })
+    }
+}
+
+/// Removes `name` from `folder` if it is there.
+fn remove_stale(folder: &Path, name: &str) -> Result<(), UnloadError> {
+    let path = folder.join(name);
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(UnloadError { path, source }),
     }
 }
 
@@ -220,6 +233,23 @@ pub(super) fn write_duplicates(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Resu
             .num(a.node)?
             .text(a.reason.as_str())?
             .end()?;
+    }
+    csv.finish()
+}
+
+/// sitemap.csv: `Url,InGraph,Level,LastMod` — each page the site's sitemaps list, in the order
+/// listed: whether it is in the graph (`yes`: a node or an address of one), the depth at which
+/// links reach it (empty: none does, an orphan), and its `<lastmod>`.
+pub(super) fn write_sitemap(rows: &[SitemapRow<'_>], w: &mut dyn Write) -> io::Result<()> {
+    let mut csv = CsvOut::plain(w, &["Url", "InGraph", "Level", "LastMod"])?;
+    for r in rows {
+        csv.text(r.url)?
+            .text(if r.in_graph { "yes" } else { "no" })?;
+        match r.level {
+            Some(l) => csv.num(l)?,
+            None => csv.text("")?,
+        };
+        csv.text(r.lastmod)?.end()?;
     }
     csv.finish()
 }

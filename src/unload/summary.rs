@@ -44,7 +44,17 @@ pub(crate) const COLUMNS: &[(&str, Value)] = &[
     ("Reward", |r| Cell::Count(r.reward)),
     ("Hosts", |r| Cell::Count(r.hosts as u64)),
     ("TLP", |r| Cell::Tenths(r.tlp())),
+    // Empty when the site's sitemaps were not read (`Sitemaps = no`).
+    ("SitemapUrls", |r| sitemap_cell(r, |c| c.urls)),
+    ("Orphans", |r| sitemap_cell(r, |c| c.orphans)),
 ];
+
+fn sitemap_cell(r: &SiteSummary, count: fn(&crate::data::SitemapCounts) -> u64) -> Cell<'_> {
+    match &r.sitemap {
+        Some(c) => Cell::Count(count(c)),
+        None => text(""),
+    }
+}
 
 /// Writes summary.csv atomically.
 pub fn write_summary<R: Borrow<SiteSummary>>(path: &Path, rows: &[R]) -> io::Result<()> {

@@ -7,7 +7,8 @@ use std::sync::atomic::Ordering;
 
 use super::PgCrawl;
 use super::db::bigint;
-use super::scope_state::{self, Registered};
+use super::register::{self, Registered};
+use super::scope_state;
 use crate::data::coord::BudgetGrant;
 use crate::data::coord::{ClaimToken, CoordError, Coordinator, ScopeClaim};
 use crate::site::Origin;
@@ -39,7 +40,7 @@ impl Coordinator for PgCoordinator {
         let registered = self.crawl.db.lock().run(
             "registering the seeds",
             &[("crawl", crawl), ("origins", &origins)],
-            |c| scope_state::register(c, crawl, &origins),
+            |c| register::register(c, crawl, &origins),
         )?;
         match registered {
             Registered::Accepted => {}

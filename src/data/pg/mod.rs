@@ -22,6 +22,7 @@
 mod catalog;
 mod coord;
 mod db;
+mod register;
 mod renew;
 pub mod schema;
 pub mod scope_state;

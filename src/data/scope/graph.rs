@@ -79,12 +79,12 @@ pub struct Alias {
 /// The graph of one scope, borrowed from the data manager's records.
 #[derive(Debug)]
 pub struct SiteGraph<'a> {
-    g: &'a ScopeGraph,
+    pub(super) g: &'a ScopeGraph,
     nodes: Vec<Node>,
     /// Per URL id: the level it was visited at, or `NO_LEVEL`.
-    visited: Vec<u32>,
+    pub(super) visited: Vec<u32>,
     /// Per URL id: node id (1-based) it resolves to, or 0.
-    node_of: Vec<u32>,
+    pub(super) node_of: Vec<u32>,
     aliases: Vec<Alias>,
     /// URL patterns the trap rule left out.
     traps: Vec<TrapCut>,

@@ -28,6 +28,7 @@ mod link_rec;
 mod link_store;
 pub(crate) mod replay;
 mod site_memory;
+pub(crate) mod sitemap_rows;
 mod snapshot;
 pub(crate) mod traps;
 pub(super) mod yields;
@@ -228,9 +229,20 @@ pub(crate) struct ScopeGraph {
     /// fetched twice, once by the chain and once from the frontier (`tests/downloaders.rs`
     /// saw it under load: a redirect to a page its sibling links to).
     new_hop_claims: HashMap<String, u32>,
+    /// What its sites' sitemaps list (`Sitemaps = yes`, SPEC §17); not saved: each run
+    /// reads them again with robots.txt.
+    sitemap: Option<crate::sitemap::Sitemap>,
 }
 
 impl ScopeGraph {
+    /// Keeps what a site's sitemaps list, merged with the scope's other sites'.
+    pub(crate) fn add_sitemap(&mut self, sitemap: crate::sitemap::Sitemap) {
+        match &mut self.sitemap {
+            Some(known) => known.merge(sitemap),
+            None => self.sitemap = Some(sitemap),
+        }
+    }
+
     /// An empty scope for `origin` on `site`, numbered `index` in the saved state; its home
     /// page is queued at level 0.
     pub(crate) fn new(
@@ -292,6 +304,7 @@ impl ScopeGraph {
             contents: contents::Contents::default(),
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
+            sitemap: None,
             memory: site_memory::SiteMemory::default(),
         }
     }

@@ -170,13 +170,19 @@ impl SiteGate {
     /// robots.txt is known, with its `Crawl-delay` (`robots_delay`, zero when none): the delay
     /// is the larger of it and hosts.txt's from now on, counted from the robots.txt request.
     pub(super) fn robots_done(&mut self, robots_delay: Duration) {
+        self.robots_known(robots_delay);
         self.robots = RobotsPhase::Ready;
+        self.has_work = true;
+    }
+
+    /// robots.txt is known but its task goes on (it reads the site's sitemaps, SPEC §17): its
+    /// `Crawl-delay` holds from now on, and no page starts until [`Self::robots_done`].
+    pub(super) fn robots_known(&mut self, robots_delay: Duration) {
         self.delay = self.delay.max(robots_delay);
         self.pacer.set_delay(self.delay);
         if let Some(sent) = self.pacer.last_sent() {
             self.next_start = self.next_start.max(sent + with_margin(self.delay));
         }
-        self.has_work = true;
     }
 
     /// robots.txt failed for now: fetched again from `until`. Returns the attempts so far.

@@ -182,6 +182,13 @@ impl Dispatcher {
         self.cv.notify_one();
     }
 
+    /// robots.txt of `site` is known and its task goes on to read the site's sitemaps: its
+    /// `Crawl-delay` (`delay`) holds from now on; the site's pages wait for
+    /// [`Self::robots_done`].
+    pub fn robots_known(&self, site: SiteId, delay: Duration) {
+        self.state.lock().gates[site.0 as usize].robots_known(delay);
+    }
+
     /// robots.txt of `site` failed for now: fetch it again from `until`. Returns the number of
     /// attempts made so far.
     pub fn robots_retry(&self, site: SiteId, until: Instant) -> u32 {

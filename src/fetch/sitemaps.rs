@@ -1,0 +1,369 @@
+//! Reading one site's sitemaps with the blocking client, in the site's turns (each request,
+//! each redirect hop, takes the site's delay like any other), checked against its robots.txt.
+//! Everything wrong is reported on the problem log and the reading goes on: a missing
+//! `/sitemap.xml` (no `Sitemap:` line named one) is the usual case and says nothing.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::Read;
+use std::time::Instant;
+
+use super::{FetchEnv, FetchError, HttpClient};
+use crate::ids::SiteId;
+use crate::message::Log;
+use crate::sitemap::{
+    Kind, MAX_DEPTH, MAX_FILE_BYTES, MAX_FILE_URLS, MAX_FILES, MAX_SITE_URLS, Sitemap,
+    SitemapEntry, parse,
+};
+use crate::sites::SiteEntry;
+use crate::url_norm::{self, NormUrl};
+
+/// Redirects followed for one sitemap file (as for pages).
+const MAX_HOPS: usize = 5;
+
+/// What fetching one sitemap file gave.
+enum File {
+    /// Its body (decompressed by the client when sent compressed), cut at
+    /// [`MAX_FILE_BYTES`] (`cut`).
+    Body { bytes: Vec<u8>, cut: bool },
+    /// It could not be read: a status that is not 2xx (`Some(status)`), or why.
+    Missing(Option<u16>, String),
+    /// The crawl is stopping.
+    Abandoned,
+}
+
+/// A site's sitemaps being read: the files to read, those queued already, the pages found.
+struct Reading<'a> {
+    site: &'a SiteEntry,
+    log: &'a Log,
+    /// Files to read, with how deep in indexes each was listed.
+    queue: VecDeque<(NormUrl, usize)>,
+    /// Files queued or read (an index listing one again, or itself, is a loop).
+    queued: HashSet<String>,
+    /// Robots.txt named the sitemaps (a missing one is then worth a word).
+    named: bool,
+    /// Pages found so far, each once.
+    listed: HashSet<Box<str>>,
+    out: Sitemap,
+    /// [`MAX_SITE_URLS`] was reached.
+    full: bool,
+}
+
+/// Reads the sitemaps of site `site_id` (its robots.txt is known): those its `Sitemap:` lines
+/// name, else `/sitemap.xml`. `None` when the crawl stopped meanwhile.
+pub(crate) fn harvest(
+    env: &FetchEnv<'_>,
+    client: &HttpClient,
+    site_id: SiteId,
+    log: &Log,
+) -> Option<Sitemap> {
+    let site = env.sites.get(site_id);
+    let mut r = Reading::new(&site, log);
+    while let Some((url, depth)) = r.queue.pop_front() {
+        if env.stop.is_requested() {
+            return None;
+        }
+        if r.out.files as usize >= MAX_FILES {
+            let more = r.queue.len();
+            r.problem(
+                &url,
+                format!("sitemaps: {MAX_FILES} files read; this one and {more} more are not"),
+            );
+            break;
+        }
+        if let Some(why) = refused(&site, &url) {
+            r.problem(&url, format!("sitemap not read: {why}"));
+            continue;
+        }
+        let (bytes, cut) = match fetch(env, client, &site, &url, log) {
+            File::Body { bytes, cut } => (bytes, cut),
+            File::Missing(status, why) => {
+                // Most sites have no /sitemap.xml: only a sitemap someone named is missed.
+                if r.named || depth > 0 || status != Some(404) {
+                    r.problem(&url, format!("sitemap not read: {why}"));
+                }
+                continue;
+            }
+            File::Abandoned => return None,
+        };
+        r.out.files += 1;
+        r.read(&url, depth, bytes, cut);
+    }
+    if r.full {
+        r.problem(
+            &"",
+            format!("sitemaps list more than {MAX_SITE_URLS} pages: the rest are left out"),
+        );
+    }
+    Some(r.out)
+}
+
+impl<'a> Reading<'a> {
+    /// The files to read first: those robots.txt names, else `/sitemap.xml`.
+    fn new(site: &'a SiteEntry, log: &'a Log) -> Self {
+        let named: Vec<Box<str>> = site
+            .robots()
+            .map(|r| r.sitemaps().to_vec())
+            .unwrap_or_default();
+        let mut r = Reading {
+            site,
+            log,
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
+            named: !named.is_empty(),
+            listed: HashSet::new(),
+            out: Sitemap::default(),
+            full: false,
+        };
+        let home = site.origin.home();
+        if named.is_empty()
+            && let Ok(u) = url_norm::normalize(home.as_url(), "/sitemap.xml")
+        {
+            r.queued.insert(u.as_str().to_owned());
+            r.queue.push_back((u, 0));
+        }
+        for s in &named {
+            match url_norm::normalize(home.as_url(), s) {
+                Ok(u) if r.queued.insert(u.as_str().to_owned()) => r.queue.push_back((u, 0)),
+                Ok(_) => {}
+                Err(e) => r.problem(
+                    &s.as_ref(),
+                    format!("robots.txt names a sitemap that is not a URL ({e})"),
+                ),
+            }
+        }
+        r
+    }
+
+    fn problem(&self, url: &impl ToString, what: String) {
+        self.log.problem(&self.site.origin, url, what);
+    }
+
+    /// Reads one file's body (`cut` at [`MAX_FILE_BYTES`]), `depth` indexes deep.
+    fn read(&mut self, url: &NormUrl, depth: usize, bytes: Vec<u8>, cut: bool) {
+        let (body, cut) = gunzip(bytes, cut);
+        if cut {
+            let mb = MAX_FILE_BYTES >> 20;
+            self.problem(
+                url,
+                format!(
+                    "sitemap larger than {mb} MB (the protocol's limit): the first {mb} MB read"
+                ),
+            );
+        }
+        let parsed = parse(&body, MAX_FILE_URLS);
+        drop(body);
+        if let Some(e) = &parsed.error {
+            self.problem(url, format!("sitemap: {e}"));
+        }
+        if parsed.over_limit > 0 {
+            self.problem(
+                url,
+                format!(
+                    "sitemap lists more than {MAX_FILE_URLS} URLs (the protocol's limit): {} more not read",
+                    parsed.over_limit
+                ),
+            );
+        }
+        match parsed.kind {
+            Some(Kind::Index) => self.index(url, depth, parsed.entries),
+            Some(Kind::Pages) => self.pages(url, parsed.entries),
+            None => {}
+        }
+    }
+
+    /// An index's entries: the sitemaps it lists are queued, each once.
+    fn index(&mut self, url: &NormUrl, depth: usize, entries: Vec<(String, String)>) {
+        let mut again = 0usize;
+        for (loc, _) in entries {
+            let Ok(u) = url_norm::normalize(url.as_url(), &loc) else {
+                continue;
+            };
+            if depth + 1 > MAX_DEPTH {
+                self.problem(
+                    &u,
+                    format!("sitemap indexes nested deeper than {MAX_DEPTH}: not read"),
+                );
+            } else if self.queued.insert(u.as_str().to_owned()) {
+                self.queue.push_back((u, depth + 1));
+            } else {
+                again += 1;
+            }
+        }
+        if again > 0 {
+            self.problem(
+                url,
+                format!("sitemap index lists {again} sitemaps read already (not read again)"),
+            );
+        }
+    }
+
+    /// A sitemap's pages: those on the site are kept, each once.
+    fn pages(&mut self, url: &NormUrl, entries: Vec<(String, String)>) {
+        let mut outside = 0usize;
+        for (loc, lastmod) in entries {
+            let page = url_norm::normalize(url.as_url(), &loc)
+                .ok()
+                .filter(|u| self.site.contains(u.as_url()));
+            let Some(page) = page else {
+                outside += 1;
+                continue;
+            };
+            if self.listed.len() >= MAX_SITE_URLS {
+                self.full = true;
+                continue;
+            }
+            if self.listed.insert(page.as_str().into()) {
+                self.out.entries.push(SitemapEntry {
+                    url: page.as_str().into(),
+                    lastmod: lastmod.into(),
+                });
+            }
+        }
+        if outside > 0 {
+            self.problem(
+                url,
+                format!("sitemap lists {outside} URLs that are not on the site (left out)"),
+            );
+        }
+    }
+}
+
+/// Why `url` is not fetched for the site's sitemap, if it is not: another host, or robots.txt.
+fn refused(site: &SiteEntry, url: &NormUrl) -> Option<&'static str> {
+    if !site.contains(url.as_url()) {
+        return Some("it is on another host");
+    }
+    let allowed = site
+        .robots()
+        .is_none_or(|r| r.allowed(url.path_and_query()));
+    (!allowed).then_some("robots.txt disallows it")
+}
+
+/// Fetches one sitemap file, following up to [`MAX_HOPS`] redirects on the site.
+fn fetch(
+    env: &FetchEnv<'_>,
+    client: &HttpClient,
+    site: &SiteEntry,
+    start: &NormUrl,
+    log: &Log,
+) -> File {
+    let mut url = start.clone();
+    for _ in 0..=MAX_HOPS {
+        let Some(turn) = env.pacing.pace(site.id) else {
+            return File::Abandoned;
+        };
+        let started = Instant::now();
+        let cookie = env
+            .settings
+            .http
+            .cookies
+            .then(|| site.cookies.header_for(url.as_url()))
+            .flatten();
+        let sent = client.get(
+            site.id,
+            site.spec.max_downloads,
+            &url,
+            &turn,
+            cookie.as_deref(),
+        );
+        drop(turn);
+        let response = match sent {
+            Ok(r) => r,
+            Err(FetchError::Abandoned) => return File::Abandoned,
+            Err(e) => {
+                log.request(site.id, &url, 0, 0, started);
+                return File::Missing(None, e.to_string());
+            }
+        };
+        if env.settings.http.cookies && !response.set_cookies.is_empty() {
+            site.cookies.store(url.as_url(), &response.set_cookies);
+        }
+        let status = response.status;
+        match status {
+            200..=299 => {
+                let body = response.read_body_truncated(MAX_FILE_BYTES as u64 + 1);
+                let bytes = body.as_ref().map_or(0, Vec::len) as u64;
+                log.request(site.id, &url, status, bytes, started);
+                return match body {
+                    Ok(mut bytes) => {
+                        let cut = bytes.len() > MAX_FILE_BYTES;
+                        bytes.truncate(MAX_FILE_BYTES);
+                        File::Body { bytes, cut }
+                    }
+                    Err(FetchError::Abandoned) => File::Abandoned,
+                    Err(e) => File::Missing(None, e.to_string()),
+                };
+            }
+            301 | 302 | 303 | 307 | 308 => {
+                log.request(site.id, &url, status, 0, started);
+                let next = response
+                    .location
+                    .as_deref()
+                    .and_then(|l| url_norm::normalize(url.as_url(), l.trim()).ok());
+                let Some(next) = next else {
+                    return File::Missing(
+                        Some(status),
+                        format!("status {status} with no usable Location"),
+                    );
+                };
+                if let Some(why) = refused(site, &next) {
+                    return File::Missing(
+                        Some(status),
+                        format!("it redirects to {next}, and {why}"),
+                    );
+                }
+                url = next;
+            }
+            s => {
+                log.request(site.id, &url, s, 0, started);
+                return File::Missing(Some(s), format!("status {s}"));
+            }
+        }
+    }
+    File::Missing(None, format!("more than {MAX_HOPS} redirects"))
+}
+
+/// A body sent as a gzip file (`sitemap.xml.gz`, not decoded by the client since it carries
+/// no `Content-Encoding`) inflated, at most [`MAX_FILE_BYTES`]; anything else as it is.
+/// Returns the body and whether it was cut.
+fn gunzip(bytes: Vec<u8>, cut: bool) -> (Vec<u8>, bool) {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return (bytes, cut);
+    }
+    let mut out = Vec::new();
+    let limit = MAX_FILE_BYTES as u64 + 1;
+    // A damaged or cut archive gives what inflated before the fault: the parser reports the
+    // XML it ends in.
+    let _ = flate2::read::MultiGzDecoder::new(&bytes[..])
+        .take(limit)
+        .read_to_end(&mut out);
+    let over = out.len() > MAX_FILE_BYTES;
+    out.truncate(MAX_FILE_BYTES);
+    (out, over)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_gzip_body_is_inflated_and_bounded() {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(b"<urlset/>").unwrap_or_default();
+        let packed = z.finish().unwrap_or_default();
+        assert_eq!(gunzip(packed, false), (b"<urlset/>".to_vec(), false));
+        assert_eq!(gunzip(b"<urlset/>".to_vec(), false).0, b"<urlset/>");
+        // A gzip bomb stops at the limit.
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![b' '; 1 << 20];
+        for _ in 0..=(MAX_FILE_BYTES >> 20) {
+            z.write_all(&zeros).unwrap_or_default();
+        }
+        let bomb = z.finish().unwrap_or_default();
+        assert!(bomb.len() < 1 << 20);
+        let (out, cut) = gunzip(bomb, false);
+        assert_eq!(out.len(), MAX_FILE_BYTES);
+        assert!(cut);
+    }
+}

@@ -1,0 +1,326 @@
+//! Sitemaps (SPEC §17, `Sitemaps = yes`): the files robots.txt names (else `/sitemap.xml`)
+//! read before the site's pages, in its turns — indexes of indexes, gzip files and gzip
+//! answers, a loop, a file on another host, one disallowed, broken XML, an HTML page, a 404,
+//! 60,000 URLs in one file, a sitemap of a gigabyte — and `sitemap.csv` and summary.csv's
+//! `SitemapUrls` and `Orphans` checked row by row; the graph files stay byte-identical to a
+//! crawl without sitemaps.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rccrawler::loopback::{Resp, Route};
+
+/// A sitemap `<urlset>` of `paths` on `origin`, each with its lastmod when given.
+fn urlset(origin: &str, paths: &[(&str, &str)]) -> String {
+    let mut s = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#,
+    );
+    for (p, lastmod) in paths {
+        s.push_str(&format!("<url><loc>{origin}{p}</loc>"));
+        if !lastmod.is_empty() {
+            s.push_str(&format!("<lastmod>{lastmod}</lastmod>"));
+        }
+        s.push_str("</url>\n");
+    }
+    s.push_str("</urlset>");
+    s
+}
+
+/// A `<sitemapindex>` of `locs`.
+fn index(locs: &[String]) -> String {
+    let mut s = String::from("<sitemapindex>");
+    for l in locs {
+        s.push_str(&format!("<sitemap><loc>{l}</loc></sitemap>"));
+    }
+    s.push_str("</sitemapindex>");
+    s
+}
+
+fn xml(body: impl Into<Vec<u8>>) -> Resp {
+    Resp::new(200, "application/xml", body)
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(bytes).unwrap();
+    z.finish().unwrap()
+}
+
+/// a.test: robots.txt names an index (of indexes, listing itself and a file on another host),
+/// a broken file and a missing one; the pages link `/`, `/a`, `/b?x=1&y=2`, `/deep`; the
+/// sitemaps also list two pages no link reaches, a disallowed one, one on another site, and
+/// one that does not exist. b.test: `/sitemap.xml` (no robots line) of 60,000 URLs. c.test: a
+/// sitemap of a gigabyte. d.test: no sitemap at all.
+fn web() -> common::TestWeb {
+    let web = common::TestWeb::new();
+    let a = web.origin("a.test");
+    web.robots(
+        "a.test",
+        &format!(
+            "User-agent: *\nDisallow: /private\nCrawl-delay: 0.15\n\nSitemap: {a}/index.xml\nSitemap: /broken.xml\nsitemap: {a}/missing.xml\n"
+        ),
+    );
+    web.page(
+        "a.test",
+        "/",
+        r#"<html><body><a href=/a>a</a> <a href="/b?x=1&amp;y=2">b</a></body></html>"#,
+    );
+    web.page(
+        "a.test",
+        "/a",
+        "<html><body><a href=/deep>deep</a></body></html>",
+    );
+    for p in ["/deep", "/b?x=1&y=2", "/orphan1", "/orphan2", "/private/p"] {
+        web.page("a.test", p, &format!("<html><body>{p}</body></html>"));
+    }
+    let e = web.origin("e.test");
+    web.set(
+        "a.test",
+        "/index.xml",
+        xml(index(&[
+            format!("{a}/index2.xml"),
+            format!("{a}/pages.xml.gz"),
+            format!("{a}/index.xml"),
+            format!("{e}/s.xml"),
+        ])),
+    );
+    web.set(
+        "a.test",
+        "/index2.xml",
+        xml(index(&[format!("{a}/pages2.xml"), format!("{a}/html.xml")])),
+    );
+    let pages = urlset(
+        &a,
+        &[
+            ("/", "2024-05-01"),
+            ("/a", ""),
+            ("/orphan1", "2023-01-02T03:04:05+00:00"),
+            ("/b?x=1&amp;y=2", ""),
+            ("/private/p", ""),
+        ],
+    )
+    .replace(
+        "</urlset>",
+        "<url><loc>http://b.test/x</loc></url></urlset>",
+    );
+    web.set(
+        "a.test",
+        "/pages.xml.gz",
+        Resp::new(200, "application/gzip", gzip(pages.as_bytes())),
+    );
+    web.set(
+        "a.test",
+        "/pages2.xml",
+        xml(urlset(
+            &a,
+            &[("/deep", "2024"), ("/orphan2", ""), ("/a", "dup")],
+        ))
+        .gzipped(),
+    );
+    web.set(
+        "a.test",
+        "/html.xml",
+        Resp::html(b"<!DOCTYPE html><html><body><a href=/x>x</a></body></html>".to_vec()),
+    );
+    web.set(
+        "a.test",
+        "/broken.xml",
+        xml(format!(
+            "<urlset><url><loc>{a}/broken-ok</loc></url><url><loc>{a}/lost</lo></url></urlset>"
+        )),
+    );
+    let b = web.origin("b.test");
+    web.page("b.test", "/", "<html><body>b</body></html>");
+    let mut big = String::from("<urlset>");
+    for i in 0..60_000 {
+        big.push_str(&format!("<url><loc>{b}/g/{i}</loc></url>"));
+    }
+    big.push_str("</urlset>");
+    web.set("b.test", "/sitemap.xml", xml(big));
+    web.page("c.test", "/", "<html><body>c</body></html>");
+    let c = web.origin("c.test");
+    web.route(
+        "c.test",
+        "/sitemap.xml",
+        Route::Raw(Arc::new(move |_req, stream| {
+            let gb: u64 = 1 << 30;
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {gb}\r\n\r\n<urlset>"
+            )?;
+            let entry = format!("<url><loc>{c}/huge</loc></url>");
+            let chunk = entry.repeat(4096);
+            let mut sent = 0u64;
+            // The reader hangs up after 50 MB; the loop ends when the writes fail.
+            while sent < gb {
+                stream.write_all(chunk.as_bytes())?;
+                sent += chunk.len() as u64;
+            }
+            Ok(())
+        })),
+    );
+    web.page("d.test", "/", "<html><body>d</body></html>");
+    web
+}
+
+fn hosts(web: &common::TestWeb) -> Vec<String> {
+    ["a.test", "b.test", "c.test", "d.test"]
+        .iter()
+        .map(|h| web.origin(h))
+        .collect()
+}
+
+/// summary.csv's `(SitemapUrls, Orphans)` per site folder.
+fn sitemap_counts(results: &std::path::Path) -> Vec<(String, String, String)> {
+    let (h, rows) = common::read_csv(&results.join("summary.csv"));
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (folder, urls, orphans) = (col("Folder"), col("SitemapUrls"), col("Orphans"));
+    rows.iter()
+        .map(|r| {
+            (
+                r[folder].split('_').next().unwrap().to_owned(),
+                r[urls].clone(),
+                r[orphans].clone(),
+            )
+        })
+        .collect()
+}
+
+fn every_sitemap_read_and_checked(downloader: &str) {
+    let web = web();
+    let c = common::crawl(
+        &hosts(&web),
+        &[("Sitemaps", "yes"), ("DownloadingThread", downloader)],
+    );
+    let port = web.port();
+    let a = web.origin("a.test");
+    let folder = c.results().join(format!("a.test_{port}"));
+    let (h, rows) = common::read_csv(&folder.join("sitemap.csv"));
+    assert_eq!(h, ["Url", "InGraph", "Level", "LastMod"]);
+    let want: Vec<[String; 4]> = [
+        ("/broken-ok", "no", "", ""),
+        ("/", "yes", "0", "2024-05-01"),
+        ("/a", "yes", "1", ""),
+        ("/orphan1", "no", "", "2023-01-02T03:04:05+00:00"),
+        ("/b?x=1&y=2", "yes", "1", ""),
+        ("/private/p", "no", "", ""),
+        ("/deep", "yes", "2", "2024"),
+        ("/orphan2", "no", "", ""),
+    ]
+    .iter()
+    .map(|(p, g, l, m)| {
+        [
+            format!("{a}{p}"),
+            g.to_string(),
+            l.to_string(),
+            m.to_string(),
+        ]
+    })
+    .collect();
+    let got: Vec<[String; 4]> = rows
+        .iter()
+        .map(|r| [r[0].clone(), r[1].clone(), r[2].clone(), r[3].clone()])
+        .collect();
+    assert_eq!(got, want);
+    // Sitemaps seed nothing: the pages only they list were not fetched.
+    for p in ["/orphan1", "/orphan2", "/private/p", "/broken-ok"] {
+        assert_eq!(web.hits("a.test", p), 0, "{p}");
+    }
+    // Each file once (the index lists itself), nothing from another host, nothing disallowed.
+    assert_eq!(web.hits("a.test", "/index.xml"), 1);
+    assert_eq!(web.hits("e.test", "/s.xml"), 0);
+    // b.test: 50,000 of 60,000 URLs kept; c.test: the first 50 MB of a gigabyte read.
+    let b = common::read_csv(&c.results().join(format!("b.test_{port}/sitemap.csv"))).1;
+    assert_eq!(b.len(), 50_000);
+    assert_eq!(b[0][0], format!("{}/g/0", web.origin("b.test")));
+    let counts = sitemap_counts(&c.results());
+    assert_eq!(
+        counts,
+        [
+            ("a.test".into(), "8".into(), "4".into()),
+            ("b.test".into(), "50000".into(), "50000".into()),
+            ("c.test".into(), "1".into(), "1".into()),
+            ("d.test".into(), "0".into(), "0".into()),
+        ]
+    );
+    let errors = std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap();
+    for said in [
+        "sitemap: malformed XML at byte",
+        "missing.xml,sitemap not read: status 404",
+        "not a sitemap: its root element is <html>",
+        "sitemap index lists 1 sitemaps read already",
+        "sitemap not read: it is on another host",
+        "sitemap lists 1 URLs that are not on the site",
+        "more than 50000 URLs (the protocol's limit): 10000 more not read",
+        "sitemap larger than 50 MB",
+    ] {
+        assert!(errors.contains(said), "{said:?} not in:\n{errors}");
+    }
+    // d.test has no sitemap: that is no problem worth a line.
+    assert!(!errors.lines().any(|l| l.contains("d.test")), "{errors}");
+    // Read before any page of the site, each request in the site's turn (robots.txt's
+    // Crawl-delay of 0.15 s holds from the sitemaps on).
+    let mut a_requests: Vec<_> = web
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "a.test")
+        .collect();
+    a_requests.sort_by_key(|r| r.start);
+    let first_page = a_requests
+        .iter()
+        .position(|r| {
+            !r.target.ends_with(".xml") && !r.target.ends_with(".gz") && r.target != "/robots.txt"
+        })
+        .unwrap();
+    let sitemap_files = a_requests[..first_page].len() - 1;
+    assert_eq!(sitemap_files, 7, "{:?}", &a_requests[..first_page]);
+    for w in a_requests.windows(2) {
+        let gap = w[1].start - w[0].start;
+        assert!(
+            gap >= Duration::from_millis(145),
+            "{} then {} after {gap:?}",
+            w[0].target,
+            w[1].target
+        );
+    }
+}
+
+#[test]
+fn every_sitemap_read_and_checked_dt0() {
+    every_sitemap_read_and_checked("DT0");
+}
+
+#[test]
+fn every_sitemap_read_and_checked_dt1() {
+    every_sitemap_read_and_checked("DT1");
+}
+
+/// The graph is what the links make, whether sitemaps are read or not: every graph file is
+/// byte-identical, and without them there is no sitemap.csv and summary.csv's columns are
+/// empty.
+#[test]
+fn sitemaps_change_no_graph_file() {
+    let web = web();
+    let hosts = hosts(&web);
+    let with = common::crawl(&hosts, &[("Sitemaps", "yes")]);
+    let without = common::crawl(&hosts, &[]);
+    for h in ["a.test", "b.test", "c.test", "d.test"] {
+        let folder = format!("{h}_{}", web.port());
+        assert_eq!(
+            common::result_bytes(&with.results().join(&folder)),
+            common::result_bytes(&without.results().join(&folder)),
+            "{h}"
+        );
+        assert!(!without.results().join(&folder).join("sitemap.csv").exists());
+    }
+    assert!(
+        sitemap_counts(&without.results())
+            .iter()
+            .all(|(_, u, o)| u.is_empty() && o.is_empty())
+    );
+}
