@@ -29,6 +29,7 @@
 //!   added up, the live status page.
 //! - [`link_attrs`] — what links and pages say about themselves: `rel` qualifiers
 //!   (`nofollow`, `ugc`, `sponsored`) and robots directives (SPEC §17).
+//! - [`sitemap`] — what a site's sitemaps list, and one sitemap file read (SPEC §17).
 //! - [`url_norm`], [`url_rules`], [`url_filter`], [`robots`], [`path_rules`] — what a link is
 //!   and whether it is fetched (`path_rules`: hosts.txt's `include=`, `exclude=`, `pages=`).
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
