@@ -323,4 +323,9 @@ fn sitemaps_change_no_graph_file() {
             .iter()
             .all(|(_, u, o)| u.is_empty() && o.is_empty())
     );
+    // The report's sites table shows the counts where sitemaps were read.
+    let report =
+        |c: &common::Crawled| std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    assert!(report(&with).contains("<th>sitemap pages</th><th>orphans</th>"));
+    assert!(!report(&without).contains("<th>orphans</th>"));
 }

@@ -35,6 +35,8 @@ pub(crate) struct SummaryRow {
     pub(crate) reward: u64,
     pub(crate) hosts: u64,
     pub(crate) tlp: f64,
+    /// `(SitemapUrls, Orphans)`: its sitemaps' pages and those no link reaches, when read.
+    pub(crate) sitemap: Option<(u64, u64)>,
 }
 
 impl SummaryRow {
@@ -135,7 +137,7 @@ fn num(r: &csv::StringRecord, i: Option<usize>) -> u64 {
 }
 
 /// The columns of summary.csv read, by the names `unload::summary::COLUMNS` writes.
-const SUMMARY_READ: [&str; 15] = [
+const SUMMARY_READ: [&str; 17] = [
     "Site",
     "Folder",
     "Pages",
@@ -151,6 +153,8 @@ const SUMMARY_READ: [&str; 15] = [
     "Reward",
     "Hosts",
     "TLP",
+    "SitemapUrls",
+    "Orphans",
 ];
 
 /// Reads summary.csv.
@@ -184,6 +188,8 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         reward,
         hosts,
         tlp,
+        sitemap_urls,
+        orphans,
     ] = columns(&header, SUMMARY_READ);
     if site.is_none() || folder.is_none() || pages.is_none() {
         return Err(ReadError::Format {
@@ -213,6 +219,12 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
             reward: num(&r, reward),
             hosts: num(&r, hosts),
             tlp: field(&r, tlp).trim().parse().unwrap_or(0.0),
+            // Empty when the site's sitemaps were not read.
+            sitemap: field(&r, sitemap_urls)
+                .trim()
+                .parse()
+                .ok()
+                .map(|urls| (urls, num(&r, orphans))),
         });
     }
     Ok(rows)
@@ -484,6 +496,25 @@ mod tests {
         assert_eq!(rows[0].state, "done");
         assert_eq!(rows[0].shown_state(), "done, moved to https://www.a.test/");
         assert_eq!(rows[1].shown_state(), "stopped");
+        // Written before summary.csv had sitemap columns: none read.
+        assert!(rows.iter().all(|r| r.sitemap.is_none()));
+    }
+
+    #[test]
+    fn sitemap_counts_are_read_where_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.csv");
+        std::fs::write(
+            &path,
+            "Site,Folder,Pages,SitemapUrls,Orphans
+             \"http://a.test\",\"a.test\",3,8,4\n\
+             \"http://b.test\",\"b.test\",1,0,0\n\
+             \"http://c.test\",\"c.test\",1,\"\",\"\"\n",
+        )
+        .unwrap();
+        let rows = read_summary(&path).unwrap();
+        let got: Vec<Option<(u64, u64)>> = rows.iter().map(|r| r.sitemap).collect();
+        assert_eq!(got, [Some((8, 4)), Some((0, 0)), None]);
     }
 
     #[test]

@@ -41,10 +41,17 @@ pub(super) fn sites_table(
     has_section: &[bool],
     domain_filter: bool,
 ) -> io::Result<()> {
+    // Sitemaps say something where they were read (`Sitemaps = yes`).
+    let sitemaps = rows.iter().any(|r| r.sitemap.is_some());
     let _ = write!(
         b,
         "<h2 id=\"sites\">Sites</h2><p class=\"note\">As in summary.csv; click a column to \
-         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.</p>"
+         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.{}</p>",
+        if sitemaps {
+            " Sitemap pages: the pages a site's sitemaps list; orphans: those no link reaches."
+        } else {
+            ""
+        }
     );
     // Hosts and TLP say something with a domain filter, or where a scope spans hosts.
     let multi_host = domain_filter || rows.iter().any(|r| r.hosts > 1);
@@ -63,6 +70,9 @@ pub(super) fn sites_table(
     ];
     if multi_host {
         header.extend(["hosts", "TLP"]);
+    }
+    if sitemaps {
+        header.extend(["sitemap pages", "orphans"]);
     }
     b.push_str("<div class=\"wrap\">");
     html::table_start(b, "sites-table", &header, true);
@@ -89,6 +99,12 @@ pub(super) fn sites_table(
         ]);
         if multi_host {
             row.extend([Cell::int(r.hosts), Cell::dec(r.tlp, 1)]);
+        }
+        if sitemaps {
+            match r.sitemap {
+                Some((urls, orphans)) => row.extend([Cell::int(urls), Cell::int(orphans)]),
+                None => row.extend([Cell::Text(String::new()), Cell::Text(String::new())]),
+            }
         }
         html::table_row(b, &row);
         if b.len() > PIECE {
