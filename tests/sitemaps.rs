@@ -58,10 +58,13 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 fn web() -> common::TestWeb {
     let web = common::TestWeb::new();
     let a = web.origin("a.test");
+    // The same host with www.: the site's too (a site often names where it moved to).
+    let www = web.origin("www.a.test");
+    web.set("www.a.test", "/www.xml", xml(urlset(&www, &[("/a", "")])));
     web.robots(
         "a.test",
         &format!(
-            "User-agent: *\nDisallow: /private\nCrawl-delay: 0.15\n\nSitemap: {a}/index.xml\nSitemap: /broken.xml\nsitemap: {a}/missing.xml\n"
+            "User-agent: *\nDisallow: /private\nCrawl-delay: 0.15\n\nSitemap: {a}/index.xml\nSitemap: /broken.xml\nsitemap: {a}/missing.xml\nSitemap: {www}/www.xml\n"
         ),
     );
     web.page(
@@ -201,8 +204,11 @@ fn every_sitemap_read_and_checked(downloader: &str) {
     let folder = c.results().join(format!("a.test_{port}"));
     let (h, rows) = common::read_csv(&folder.join("sitemap.csv"));
     assert_eq!(h, ["Url", "InGraph", "Level", "LastMod"]);
+    let www = web.origin("www.a.test");
+    // In the order listed: the files robots.txt names first, then those the index lists.
     let want: Vec<[String; 4]> = [
         ("/broken-ok", "no", "", ""),
+        ("www/a", "no", "", ""),
         ("/", "yes", "0", "2024-05-01"),
         ("/a", "yes", "1", ""),
         ("/orphan1", "no", "", "2023-01-02T03:04:05+00:00"),
@@ -213,12 +219,11 @@ fn every_sitemap_read_and_checked(downloader: &str) {
     ]
     .iter()
     .map(|(p, g, l, m)| {
-        [
-            format!("{a}{p}"),
-            g.to_string(),
-            l.to_string(),
-            m.to_string(),
-        ]
+        let url = match p.strip_prefix("www") {
+            Some(rest) => format!("{www}{rest}"),
+            None => format!("{a}{p}"),
+        };
+        [url, g.to_string(), l.to_string(), m.to_string()]
     })
     .collect();
     let got: Vec<[String; 4]> = rows
@@ -241,7 +246,7 @@ fn every_sitemap_read_and_checked(downloader: &str) {
     assert_eq!(
         counts,
         [
-            ("a.test".into(), "8".into(), "4".into()),
+            ("a.test".into(), "9".into(), "5".into()),
             ("b.test".into(), "50000".into(), "50000".into()),
             ("c.test".into(), "1".into(), "1".into()),
             ("d.test".into(), "0".into(), "0".into()),

@@ -203,7 +203,7 @@ impl<'a> Reading<'a> {
         for (loc, lastmod) in entries {
             let page = url_norm::normalize(url.as_url(), &loc)
                 .ok()
-                .filter(|u| self.site.contains(u.as_url()));
+                .filter(|u| on_site(self.site, u));
             let Some(page) = page else {
                 outside += 1;
                 continue;
@@ -228,9 +228,23 @@ impl<'a> Reading<'a> {
     }
 }
 
+/// Whether `url` is on the site: one of its origins, or its host with either scheme, with
+/// or without `www.`. Sitemaps are read before the home page shows where the site lives
+/// (`http://a.test` that moved to `https://www.a.test`), and most name the URLs where it
+/// lives now.
+fn on_site(site: &SiteEntry, url: &NormUrl) -> bool {
+    if site.contains(url.as_url()) {
+        return true;
+    }
+    let bare = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_owned();
+    url.as_url()
+        .host_str()
+        .is_some_and(|h| bare(h).eq_ignore_ascii_case(&bare(site.origin.host())))
+}
+
 /// Why `url` is not fetched for the site's sitemap, if it is not: another host, or robots.txt.
 fn refused(site: &SiteEntry, url: &NormUrl) -> Option<&'static str> {
-    if !site.contains(url.as_url()) {
+    if !on_site(site, url) {
         return Some("it is on another host");
     }
     let allowed = site
