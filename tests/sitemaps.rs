@@ -334,3 +334,97 @@ fn sitemaps_change_no_graph_file() {
     assert!(report(&with).contains("<th>sitemap pages</th><th>orphans</th>"));
     assert!(!report(&without).contains("<th>orphans</th>"));
 }
+
+/// A stop while a sitemap is being read acts within seconds (the read is abandoned like a
+/// page's), and the next run reads the sitemap again and writes it with the graph.
+fn a_stop_during_a_slow_sitemap_acts_at_once_and_the_next_run_reads_it(downloader: &str) {
+    let web = common::TestWeb::new();
+    let a = web.origin("a.test");
+    web.page("a.test", "/", "<html><body><a href=/x>x</a></body></html>");
+    web.page("a.test", "/x", "<html><body>x</body></html>");
+    let slow = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let body = urlset(&a, &[("/x", ""), ("/lone", "")]);
+    let flag = Arc::clone(&slow);
+    let asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let arrived = Arc::clone(&asked);
+    web.route(
+        "a.test",
+        "/sitemap.xml",
+        Route::Generated(Arc::new(move |_| {
+            arrived.store(true, std::sync::atomic::Ordering::SeqCst);
+            let delay = if flag.load(std::sync::atomic::Ordering::SeqCst) {
+                Duration::from_secs(20)
+            } else {
+                Duration::ZERO
+            };
+            xml(body.clone()).delayed(delay)
+        })),
+    );
+    let dir = common::prepare(
+        std::slice::from_ref(&a),
+        &[("Sitemaps", "yes"), ("DownloadingThread", downloader)],
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    // Asked for (the server's record of a request is made when its answer ends).
+    while !asked.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            std::time::Instant::now() < until,
+            "the sitemap was never asked for"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let stopped = std::time::Instant::now();
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    let status = common::wait_exit(&mut child, Duration::from_secs(30), String::new);
+    let took = stopped.elapsed();
+    assert_eq!(status.code(), Some(0));
+    // A second to abandon requests under way; generous for a loaded machine.
+    assert!(took < Duration::from_secs(6), "the stop took {took:?}");
+    assert_eq!(
+        web.hits("a.test", "/"),
+        0,
+        "no page before the sitemap: {:?}",
+        web.server.requests()
+    );
+    slow.store(false, std::sync::atomic::Ordering::SeqCst);
+    std::fs::remove_file(dir.path().join("stop.txt")).unwrap();
+    let out = common::run_binary(dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let folder = dir.path().join(format!("results/a.test_{}", web.port()));
+    let (_, rows) = common::read_csv(&folder.join("sitemap.csv"));
+    let rows: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (format!("{a}/x"), "yes".into(), "1".into()),
+            (format!("{a}/lone"), "no".into(), String::new()),
+        ]
+    );
+    assert_eq!(
+        sitemap_counts(&dir.path().join("results")),
+        [("a.test".into(), "2".into(), "1".into())]
+    );
+}
+
+#[test]
+fn a_stop_during_a_slow_sitemap_acts_at_once_dt0() {
+    a_stop_during_a_slow_sitemap_acts_at_once_and_the_next_run_reads_it("DT0");
+}
+
+#[test]
+fn a_stop_during_a_slow_sitemap_acts_at_once_dt1() {
+    a_stop_during_a_slow_sitemap_acts_at_once_and_the_next_run_reads_it("DT1");
+}
