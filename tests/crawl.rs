@@ -391,7 +391,7 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,PageRank,Harmonic\n"
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,Source,PageRank,Harmonic\n"
         ),
         "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
@@ -425,8 +425,9 @@ fn output_files_follow_gephi_rules() {
         ("canonical", "Canonical", "string", &home[8]),
         ("robots", "Robots", "string", &home[9]),
         ("host", "Host", "string", &home[10]),
-        ("pagerank", "PageRank", "double", &home[11]),
-        ("harmonic", "Harmonic", "double", &home[12]),
+        ("source", "Source", "string", &home[11]),
+        ("pagerank", "PageRank", "double", &home[12]),
+        ("harmonic", "Harmonic", "double", &home[13]),
     ] {
         assert!(
             gexf.contains(&format!(

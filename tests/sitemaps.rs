@@ -428,3 +428,176 @@ fn a_stop_during_a_slow_sitemap_acts_at_once_dt0() {
 fn a_stop_during_a_slow_sitemap_acts_at_once_dt1() {
     a_stop_during_a_slow_sitemap_acts_at_once_and_the_next_run_reads_it("DT1");
 }
+
+/// `SitemapSeeds = yes`: once the links lead to nothing more, the sitemap's orphans are
+/// fetched — those on the site that robots.txt, hosts.txt and the URL rules allow — and are
+/// nodes with an empty `Level` and `Source = sitemap`, after the others; no arc leads to them,
+/// their own links are arcs where they reach a node and are not followed; one that redirects
+/// or repeats a page is an address of its node; a page links reach beyond `maxCrawlLevel` is
+/// no orphan.
+#[test]
+fn sitemap_seeds_crawl_the_orphans_as_nodes_without_a_level() {
+    let web = common::TestWeb::new();
+    let a = web.origin("a.test");
+    let www = web.origin("www.a.test");
+    web.robots("a.test", "User-agent: *\nDisallow: /private\n");
+    web.page("a.test", "/", "<html><body><a href=/a>a</a></body></html>");
+    let a_page = "<html><body><a href=/deep>deep</a> A</body></html>";
+    web.page("a.test", "/a", a_page);
+    web.page("a.test", "/deep", "<html><body>deep</body></html>");
+    web.page(
+        "a.test",
+        "/o1",
+        "<html><body><a href=/o2>o2</a> <a href=/a>a</a> <a href=/unlinked>u</a></body></html>",
+    );
+    web.page(
+        "a.test",
+        "/o2",
+        "<html><body><a href=/o1>o1</a></body></html>",
+    );
+    web.set("a.test", "/o-redirect", Resp::redirect(301, "/o3"));
+    web.page("a.test", "/o3", "<html><body>o3</body></html>");
+    web.page("a.test", "/o-dup", a_page);
+    for p in ["/unlinked", "/private/p", "/excluded/x", "/doc.pdf"] {
+        web.page("a.test", p, "<html><body>never</body></html>");
+    }
+    let listed = [
+        "/",
+        "/a",
+        "/deep",
+        "/o1",
+        "/o2",
+        "/o-redirect",
+        "/o-dup",
+        "/o-404",
+        "/private/p",
+        "/doc.pdf",
+        "/excluded/x",
+    ];
+    let mut body = urlset(&a, &listed.iter().map(|p| (*p, "")).collect::<Vec<_>>());
+    body = body.replace(
+        "</urlset>",
+        &format!("<url><loc>{www}/a</loc></url></urlset>"),
+    );
+    web.set("a.test", "/sitemap.xml", xml(body));
+    let dir = common::prepare(
+        &[],
+        &[
+            ("SitemapSeeds", "yes"),
+            ("ResultUnloaders", "GephiSiteGraphRU,TestRU,ReportRU"),
+        ],
+    );
+    std::fs::write(
+        dir.path().join("hosts.txt"),
+        format!("{a};1;1;0;exclude=/excluded/"),
+    )
+    .unwrap();
+    let report = common::run_in(dir.path());
+    // TestRU's checks pass: an orphan has no level and no path from the home page.
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let folder = dir.path().join(format!("results/a.test_{}", web.port()));
+    let (h, nodes) = common::read_csv(&folder.join("nodes.csv"));
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (level, source) = (col("Level"), col("Source"));
+    let got: Vec<(String, String, String)> = nodes
+        .iter()
+        .map(|r| (r[1].replace(&a, ""), r[level].clone(), r[source].clone()))
+        .collect();
+    let want: Vec<(String, String, String)> = [
+        ("/", "0", "link"),
+        ("/a", "1", "link"),
+        ("/o1", "", "sitemap"),
+        ("/o2", "", "sitemap"),
+        ("/o3", "", "sitemap"),
+    ]
+    .iter()
+    .map(|(u, l, s)| (u.to_string(), l.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(got, want);
+    // Arcs: the link pages', and the orphans' own where they reach a node.
+    let files = common::SiteFiles::read(&folder);
+    let mut arcs: Vec<(String, String)> = files
+        .edge_labels()
+        .into_iter()
+        .map(|(s, t, _)| (s.replace(&a, ""), t.replace(&a, "")))
+        .collect();
+    arcs.sort();
+    let want_arcs: Vec<(String, String)> =
+        [("/", "/a"), ("/o1", "/a"), ("/o1", "/o2"), ("/o2", "/o1")]
+            .iter()
+            .map(|(s, t)| (s.to_string(), t.to_string()))
+            .collect();
+    assert_eq!(arcs, want_arcs);
+    let (_, dups) = common::read_csv(&folder.join("duplicates.csv"));
+    let mut dups: Vec<(String, String)> = dups
+        .iter()
+        .map(|r| (r[0].replace(&a, ""), r[2].clone()))
+        .collect();
+    dups.sort();
+    assert_eq!(
+        dups,
+        [
+            ("/o-dup".to_string(), "same content".to_string()),
+            ("/o-redirect".to_string(), "redirect".to_string()),
+        ]
+    );
+    // Fetched after every page the links reach; never what the rules keep out, nor what only
+    // an orphan links to.
+    let requests = web.server.requests();
+    let at = |p: &str| {
+        requests
+            .iter()
+            .position(|r| r.host == "a.test" && r.target == p)
+    };
+    let last_link_page = at("/a").unwrap().max(at("/").unwrap());
+    for p in ["/o1", "/o2", "/o-redirect", "/o-dup", "/o-404"] {
+        assert!(
+            at(p).unwrap() > last_link_page,
+            "{p} fetched before the links ran out"
+        );
+    }
+    for p in [
+        "/private/p",
+        "/excluded/x",
+        "/doc.pdf",
+        "/unlinked",
+        "/deep",
+    ] {
+        assert_eq!(web.hits("a.test", p), 0, "{p}");
+    }
+    assert_eq!(web.hits("www.a.test", "/a"), 0);
+    // sitemap.csv: orphans have no level; a page beyond maxCrawlLevel is reached, not one.
+    let (_, rows) = common::read_csv(&folder.join("sitemap.csv"));
+    let got: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[0].replace(&a, "").replace(&www, "www"),
+                r[1].clone(),
+                r[2].clone(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String, String)> = [
+        ("/", "yes", "0"),
+        ("/a", "yes", "1"),
+        ("/deep", "no", "2"),
+        ("/o1", "yes", ""),
+        ("/o2", "yes", ""),
+        ("/o-redirect", "yes", ""),
+        ("/o-dup", "yes", ""),
+        ("/o-404", "no", ""),
+        ("/private/p", "no", ""),
+        ("/doc.pdf", "no", ""),
+        ("/excluded/x", "no", ""),
+        ("www/a", "no", ""),
+    ]
+    .iter()
+    .map(|(u, g, l)| (u.to_string(), g.to_string(), l.to_string()))
+    .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        sitemap_counts(&dir.path().join("results")),
+        [("a.test".into(), "12".into(), "9".into())]
+    );
+}

@@ -16,6 +16,8 @@ pub enum Cell<'a> {
     Text(&'a str),
     /// A 128-bit content hash, written as 32 hexadecimal digits.
     Hash(u128),
+    /// No value: an empty field, no GEXF attribute value, SQL `NULL` (an orphan's level).
+    Empty,
 }
 
 /// What kind of values a column holds (GEXF's attribute type).
@@ -76,7 +78,10 @@ fn int(n: usize) -> u64 {
 /// The columns after `Id` and `Label`, in nodes.csv's order.
 pub const NODE_COLUMNS: &[NodeColumn] = &[
     column("Level", "level", "level", Kind::Integer, |_, n| {
-        Cell::Int(u64::from(n.level))
+        match n.level() {
+            Some(l) => Cell::Int(u64::from(l)),
+            None => Cell::Empty,
+        }
     }),
     column("Title", "title", "title", Kind::Text, |g, n| {
         Cell::Text(g.title(n))
@@ -113,6 +118,15 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
     }),
     column("Host", "host", "host", Kind::Text, |g, n| {
         Cell::Text(g.host(n))
+    }),
+    // How the page came into the graph: `link`, or `sitemap` for an orphan a sitemap listed
+    // (`SitemapSeeds`, SPEC §17).
+    column("Source", "source", "source", Kind::Text, |_, n| {
+        Cell::Text(if n.level().is_some() {
+            "link"
+        } else {
+            "sitemap"
+        })
     }),
 ];
 

@@ -26,6 +26,7 @@ const RETIRED: u8 = 9;
 const REVIVED: u8 = 10;
 const LEARNED: u8 = 11;
 const COOKIES: u8 = 12;
+const ORPHAN: u8 = 13;
 
 /// One scope's journal records not yet handed to the state store, the record being
 /// assembled last, in place.
@@ -177,6 +178,11 @@ fn encode(j: &mut Vec<u8>, entry: &Entry<'_>) {
             j.put_var(jar.generation);
             j.put_bytes(&jar.bytes);
         }
+        Entry::Orphan { site, url } => {
+            j.put_u8(ORPHAN);
+            j.put_var(u64::from(*site));
+            j.put_bytes(url.as_bytes());
+        }
     }
 }
 
@@ -310,6 +316,10 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
                 generation: r.var()?,
                 bytes: r.bytes()?.to_vec(),
             },
+        },
+        ORPHAN => Entry::Orphan {
+            site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
+            url: r.str()?,
         },
         _ => return Err(Corrupt("unknown journal entry")),
     })

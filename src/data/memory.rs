@@ -337,11 +337,17 @@ impl TaskData for InMemoryDataManager {
         }
     }
 
-    fn add_sitemap(&self, scope: ScopeId, sitemap: crate::sitemap::Sitemap) {
+    fn add_sitemap(
+        &self,
+        scope: ScopeId,
+        sitemap: crate::sitemap::Sitemap,
+        seed: bool,
+    ) -> Vec<SiteId> {
         // A sitemap read for a scope written meanwhile (another of its sites) has no graph.
-        if let Slot::Live(scope) = self.slot(scope) {
-            scope.graph.write().add_sitemap(sitemap);
+        if !matches!(self.slot(scope), Slot::Live(_)) {
+            return Vec::new();
         }
+        self.update(scope, |g| g.add_sitemap(sitemap, seed))
     }
 
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError> {

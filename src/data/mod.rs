@@ -197,7 +197,15 @@ pub trait TaskData: Send + Sync + Debug {
 
     /// Keeps what a site of the scope's sitemaps list (SPEC §17) until its results are
     /// written; a scope of several sites merges theirs. Not saved: each run reads them again.
-    fn add_sitemap(&self, scope: ScopeId, sitemap: crate::sitemap::Sitemap);
+    /// With `seed` (`SitemapSeeds`), the entries marked `seed` that no link reaches are
+    /// queued once the scope's links lead to nothing more (at once if they do already);
+    /// returns the sites that got work.
+    fn add_sitemap(
+        &self,
+        scope: ScopeId,
+        sitemap: crate::sitemap::Sitemap,
+        seed: bool,
+    ) -> Vec<SiteId>;
 
     /// Records what became of a taken URL, with the links of its page.
     fn commit(&self, outcome: &Outcome) -> Result<Effects, DataError>;

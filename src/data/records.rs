@@ -271,4 +271,7 @@ pub(crate) enum Entry<'a> {
         site: u16,
         jar: crate::cookies::SavedJar,
     },
+    /// A page a sitemap lists, which no link reached, is queued as an orphan
+    /// (`SitemapSeeds`, SPEC §17).
+    Orphan { site: u16, url: &'a str },
 }

@@ -593,6 +593,90 @@ fn obeyed_nofollow_survives_the_journal_and_the_snapshot() {
     assert_eq!(queued(&dm, scope), ["/w", "/x", "/y"], "followed again");
 }
 
+/// A sitemap of `paths` on a.test, each marked `seed` or not.
+fn sitemap_of(paths: &[(&str, bool)]) -> crate::sitemap::Sitemap {
+    crate::sitemap::Sitemap {
+        entries: paths
+            .iter()
+            .map(|(p, seed)| crate::sitemap::SitemapEntry {
+                url: u(p).as_str().into(),
+                lastmod: "".into(),
+                seed: *seed,
+            })
+            .collect(),
+        files: 1,
+    }
+}
+
+/// A page task committed as a page linking `paths`.
+fn commit_page(dm: &InMemoryDataManager, task: FetchTask, paths: &[&str]) -> Effects {
+    let mut links = PageLinks::default();
+    for p in paths {
+        let t = links.add_target(LinkTarget::Internal {
+            url: u(p),
+            site: SITE,
+            failure: None,
+        });
+        links.push_to(t, "", "", Rel::NONE);
+    }
+    let mut page = home_page(links, "");
+    page.hash = u128::from(task.url_id.0) + 1;
+    dm.commit(&Outcome::Page {
+        task,
+        page: Box::new(page),
+    })
+    .unwrap()
+}
+
+// See: issue 53 — the orphans a sitemap lists (SitemapSeeds) wait until the links lead to
+// nothing more, and the journal and the snapshot keep them: a continued crawl fetches them,
+// and writes them as nodes without a level.
+#[test]
+fn sitemap_orphans_wait_for_the_links_and_survive_the_journal_and_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (dm, scope, _) = journaled_crawl(dir.path());
+        let sitemap = sitemap_of(&[("/", true), ("/o", true), ("/p", true), ("/no", false)]);
+        assert!(dm.add_sitemap(scope, sitemap, true).is_empty());
+        let home = dm.take_task(scope, SITE).unwrap();
+        let effects = commit_page(&dm, home, &["/p"]);
+        assert!(!effects.settled);
+        assert_eq!(queued(&dm, scope), ["/p"], "links first");
+        let p = dm.take_task(scope, SITE).unwrap();
+        let effects = commit_page(&dm, p, &[]);
+        assert_eq!(effects.woke, [SITE]);
+        assert!(!effects.settled);
+        assert_eq!(queued(&dm, scope), ["/o"], "then the orphans");
+        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+            .unwrap();
+    }
+    let (dm, scope, _) = journaled_crawl(dir.path());
+    assert_eq!(queued(&dm, scope), ["/o"], "from the journal");
+    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
+        .unwrap();
+    drop(dm);
+    let (dm, scope, _) = journaled_crawl(dir.path());
+    assert_eq!(queued(&dm, scope), ["/o"], "from the snapshot");
+    let o = dm.take_task(scope, SITE).unwrap();
+    let effects = commit_page(&dm, o, &["/p", "/beyond"]);
+    assert!(effects.settled, "an orphan's links are not followed");
+    let mut got = Vec::new();
+    dm.with_graph(scope, &mut |g| {
+        for n in g.nodes() {
+            let arcs: Vec<u32> = g.arcs(n).iter().map(|a| a.target).collect();
+            got.push((g.label(n).replace("http://a.test", ""), n.level(), arcs));
+        }
+    });
+    assert_eq!(
+        got,
+        [
+            ("/".to_string(), Some(0), vec![2]),
+            ("/p".to_string(), Some(1), vec![]),
+            ("/o".to_string(), None, vec![2]),
+        ]
+    );
+}
+
 fn graph_text(dm: &InMemoryDataManager, scope: ScopeId) -> String {
     let mut out = String::new();
     dm.with_graph(scope, &mut |g| {

@@ -186,12 +186,36 @@ pub(super) fn read_sitemaps(
     log: &Log,
 ) {
     let task = lease.task();
-    if let Some(sitemap) = downloader.fetch_sitemaps(&ctx.fetch_env(), task, log) {
-        ctx.dm.add_sitemap(task.scope, sitemap);
+    if let Some(mut sitemap) = downloader.fetch_sitemaps(&ctx.fetch_env(), task, log) {
+        let seeds = ctx.settings.sites.sitemap_seeds;
+        if seeds {
+            mark_seeds(ctx, task.site, &mut sitemap);
+        }
+        let woke = ctx.dm.add_sitemap(task.scope, sitemap, seeds);
+        ctx.dispatcher.wake(&woke, &ctx.sites);
     }
     let site = ctx.sites.get(task.site);
     ctx.dispatcher
         .robots_done(task.site, site.effective_delay());
+}
+
+/// Marks the pages of `site`'s sitemap that may be fetched if no link reaches them
+/// (`SitemapSeeds`): on one of the site's origins, allowed by its robots.txt and hosts.txt's
+/// `include=`/`exclude=`, and not refused by the URL rules — what a link to them would need.
+fn mark_seeds(ctx: &Context, site: crate::ids::SiteId, sitemap: &mut crate::sitemap::Sitemap) {
+    let entry = ctx.sites.get(site);
+    let limits = ctx.settings.sites.rule_limits();
+    let robots = entry.robots();
+    for e in &mut sitemap.entries {
+        let Ok(url) = url::Url::parse(&e.url) else {
+            continue;
+        };
+        let pq = crate::robots::path_params_query(&e.url);
+        e.seed = entry.contains(&url)
+            && robots.as_ref().is_none_or(|r| r.allowed(&pq))
+            && entry.spec.rules.allows(&pq)
+            && crate::url_rules::refusal(&url, limits).is_none();
+    }
 }
 
 /// What robots.txt said, applied: rules obeyed from now on, or another try after a back-off,
@@ -262,7 +286,7 @@ pub(super) fn robots_answered(
         }
     };
     site.set_robots(rules);
-    if read && ctx.settings.sites.sitemaps && !ctx.stop.is_requested() {
+    if read && ctx.settings.sites.reads_sitemaps() && !ctx.stop.is_requested() {
         ctx.dispatcher
             .robots_known(task.site, site.effective_delay());
         return true;

@@ -216,6 +216,7 @@ impl<'a> Reading<'a> {
                 self.out.entries.push(SitemapEntry {
                     url: page.as_str().into(),
                     lastmod: lastmod.into(),
+                    seed: false,
                 });
             }
         }

@@ -302,11 +302,13 @@ fn read_outside(folder: &Path, curve: bool, f: &mut SiteFigures) {
 fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
     let mut nodes = 0usize;
     each_row(folder, "nodes.csv", &mut f.problems, &["Level"], |r| {
-        let level = r[0].trim().parse::<usize>().unwrap_or(0);
-        if f.levels.len() <= level {
-            f.levels.resize(level + 1, 0);
+        // An orphan a sitemap listed has no level: it is in no level's count.
+        if let Ok(level) = r[0].trim().parse::<usize>() {
+            if f.levels.len() <= level {
+                f.levels.resize(level + 1, 0);
+            }
+            f.levels[level] += 1;
         }
-        f.levels[level] += 1;
         nodes += 1;
     });
     f.nodes = nodes as u64;

@@ -557,6 +557,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Sites",
+        "SitemapSeeds",
+        "no",
+        ValueKind::Flag,
+        "yes (reads sitemaps as Sitemaps = yes does): once a site's links lead to nothing more, the pages its sitemaps list that no link reaches (orphans) are fetched too, in its turns, and written as nodes with an empty Level and Source = sitemap. A sitemap is not a link: they get no arc from it and no level, and their own links are recorded but not followed. Only orphans on the site, allowed by robots.txt and hosts.txt's include=/exclude=, and not refused by the URL rules (extension, MaxQueryParameters, MaxPathSegmentRepeats) are fetched."
+    ),
+    key!(
+        "Sites",
         "MaxQueryParameters",
         "8",
         int(0, 1000),

@@ -358,6 +358,7 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         trap_pattern_urls: v.small("TrapPatternUrls")?,
         follow_nofollow: v.flag("FollowNofollow")?,
         sitemaps: v.flag("Sitemaps")?,
+        sitemap_seeds: v.flag("SitemapSeeds")?,
         other_scheme_links: match v.choice("OtherSchemeLinks")? {
             "Ignore" => OtherScheme::Ignore,
             _ => OtherScheme::Internal,

@@ -190,6 +190,8 @@ pub struct SiteRules {
     pub follow_nofollow: bool,
     /// `Sitemaps`: each site's sitemaps are read after its robots.txt (SPEC §17).
     pub sitemaps: bool,
+    /// `SitemapSeeds`: the orphans the sitemaps list are fetched as nodes (reads sitemaps).
+    pub sitemap_seeds: bool,
     /// `OtherSchemeLinks`.
     pub other_scheme_links: OtherScheme,
     /// `MetaRefreshMaxDelay`, seconds.
@@ -199,6 +201,11 @@ pub struct SiteRules {
 }
 
 impl SiteRules {
+    /// Whether sites' sitemaps are read (`Sitemaps` or `SitemapSeeds`).
+    pub fn reads_sitemaps(&self) -> bool {
+        self.sitemaps || self.sitemap_seeds
+    }
+
     /// The limits of the URL rules (`MaxPathSegmentRepeats`, `MaxQueryParameters`).
     pub fn rule_limits(&self) -> crate::url_rules::RuleLimits {
         crate::url_rules::RuleLimits {

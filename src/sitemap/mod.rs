@@ -33,6 +33,9 @@ pub struct SitemapEntry {
     pub url: Box<str>,
     /// Its `<lastmod>`, as written (empty when absent).
     pub lastmod: Box<str>,
+    /// It may be fetched if no link reaches it (`SitemapSeeds`): on the site, allowed by its
+    /// robots.txt and hosts.txt, not refused by the URL rules.
+    pub seed: bool,
 }
 
 /// What the sitemaps of a scope's sites list.

@@ -146,7 +146,7 @@ pub fn check_folder(folder: &Path) -> ScopeCheck {
     check.max_level = levels
         .iter()
         .copied()
-        .filter(|&l| l != u32::MAX)
+        .filter(|&l| l != NO_LEVEL)
         .max()
         .unwrap_or(0);
     check.components = tarjan_scc(&graph).len();
@@ -177,12 +177,18 @@ fn node_graph(
         if !labels.insert(row[1].as_str()) {
             f.push(format!("nodes.csv:{line}: label {} twice", row[1]));
         }
-        let level = level
-            .and_then(|l| u32::try_from(l).ok())
-            .unwrap_or_else(|| {
-                f.push(format!("nodes.csv:{line}: level {:?}", row[2]));
-                u32::MAX
-            });
+        // Empty: a page no link reaches, which a sitemap listed (SitemapSeeds).
+        let level = if row[2].is_empty() {
+            NO_LEVEL
+        } else {
+            level
+                .and_then(|l| u32::try_from(l).ok())
+                .filter(|&l| l != NO_LEVEL)
+                .unwrap_or_else(|| {
+                    f.push(format!("nodes.csv:{line}: level {:?}", row[2]));
+                    NO_LEVEL
+                })
+        };
         levels.push(level);
         graph.add_node(level);
     }
@@ -240,6 +246,11 @@ fn check_levels(graph: &DiGraph<u32, u32>, levels: &[u32], f: &mut Vec<String>) 
     for (i, &level) in levels.iter().enumerate() {
         match depth.get(&NodeIndex::new(i)).map(|d| d - 1) {
             Some(d) if d == level => {}
+            None if level == NO_LEVEL => {}
+            Some(d) if level == NO_LEVEL => f.push(format!(
+                "node {}: no level, but its breadth-first depth is {d}",
+                i + 1
+            )),
             Some(d) => f.push(format!(
                 "node {}: level {level}, but its breadth-first depth is {d}",
                 i + 1
@@ -251,6 +262,9 @@ fn check_levels(graph: &DiGraph<u32, u32>, levels: &[u32], f: &mut Vec<String>) 
         }
     }
 }
+
+/// A node without a level (read from an empty field).
+const NO_LEVEL: u32 = u32::MAX;
 
 fn int(s: &str) -> Option<u64> {
     s.parse().ok()

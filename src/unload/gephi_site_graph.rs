@@ -113,7 +113,7 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
 }
 
 /// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
-/// ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host`), the same columns whatever the URL filter
+/// ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,Source`), the same columns whatever the URL filter
 /// (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
 /// `PageRank,Harmonic`).
 pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
@@ -129,6 +129,7 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) ->
             match (c.value)(g, n) {
                 Cell::Int(v) => csv.num(v)?,
                 Cell::Text(t) => csv.text(t)?,
+                Cell::Empty => csv.empty()?,
                 Cell::Hash(h) => {
                     hash.clear();
                     // Infallible: writing into a String.
@@ -247,7 +248,7 @@ pub(super) fn write_sitemap(rows: &[SitemapRow<'_>], w: &mut dyn Write) -> io::R
             .text(if r.in_graph { "yes" } else { "no" })?;
         match r.level {
             Some(l) => csv.num(l)?,
-            None => csv.text("")?,
+            None => csv.empty()?,
         };
         csv.text(r.lastmod)?.end()?;
     }

@@ -59,10 +59,16 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
         xml_into(graph.label(n), &mut line);
         line.extend_from_slice(br#""><attvalues>"#);
         for c in NODE_COLUMNS {
+            let value = (c.value)(graph, n);
+            // No value: no attvalue (GEXF leaves the attribute unset).
+            if value == Cell::Empty {
+                continue;
+            }
             line.extend_from_slice(br#"<attvalue for=""#);
             line.extend_from_slice(c.gexf_id.as_bytes());
             line.extend_from_slice(br#"" value=""#);
-            match (c.value)(graph, n) {
+            match value {
+                Cell::Empty => {}
                 Cell::Int(v) => line.extend_from_slice(num.format(v).as_bytes()),
                 Cell::Text(t) => xml_into(t, &mut line),
                 // Infallible: writing into a Vec.

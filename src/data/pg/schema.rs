@@ -174,6 +174,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         FROM rccrawler_page_arcs, unnest(targets, weights, nofollows) AS t(target, weight, nofollow);
     ALTER TABLE rccrawler_external_links ADD COLUMN rel text NOT NULL DEFAULT '';
     ALTER TABLE rccrawler_crawls ADD COLUMN state_format integer NOT NULL DEFAULT 6;",
+    // 6 (issue 53): a page a sitemap listed and no link reaches (SitemapSeeds) has no level,
+    // and each page says how it came into the graph.
+    "ALTER TABLE rccrawler_pages ALTER COLUMN level DROP NOT NULL;
+    ALTER TABLE rccrawler_pages ADD COLUMN source text NOT NULL DEFAULT 'link';",
 ];
 
 /// The version this rccrawler writes.

@@ -64,6 +64,12 @@ impl ScopeGraph {
         self.forget_new_hops(resolved.task);
         let was_limited = self.limit_reached();
         effects.woke = self.apply(&resolved)?;
+        // The links lead to nothing more: the sitemap's orphans come now (SitemapSeeds).
+        for site in self.seed_orphans_if_idle() {
+            if !effects.woke.contains(&site) {
+                effects.woke.push(site);
+            }
+        }
         // Hop targets the chain claimed are decided by now; any that is not goes back.
         self.release_hops(resolved.task);
         effects.page_limit_reached = !was_limited && self.limit_reached();

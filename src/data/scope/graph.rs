@@ -27,8 +27,17 @@ pub use super::folding::AliasReason;
 pub struct Node {
     url: u32,
     page: u32,
-    /// Breadth-first depth from the home page.
-    pub level: u32,
+    /// Breadth-first depth from the home page; `NO_LEVEL` for an orphan a sitemap listed
+    /// (see [`Node::level`]).
+    pub(crate) level: u32,
+}
+
+impl Node {
+    /// Breadth-first depth from the home page; `None` for a page no link reaches, fetched
+    /// because a sitemap listed it (`SitemapSeeds`, SPEC §17).
+    pub fn level(&self) -> Option<u32> {
+        (self.level != NO_LEVEL).then_some(self.level)
+    }
 }
 
 /// An arc out of a node, with its weight (number of links).
@@ -131,16 +140,99 @@ fn count_on_two_threads() -> usize {
     }
 }
 
+/// The nodes being made: a page reached (at the end of its hop chain) becomes a node, or an
+/// address of one (duplicates.csv), or a soft 404.
+struct Placing {
+    nodes: Vec<Node>,
+    node_of: Vec<u32>,
+    aliases: Vec<Alias>,
+    folder: Folder,
+    soft_404: HashSet<u32>,
+}
+
+impl Placing {
+    /// Places the page `chain` ends on at `level`, and the chain's hops as its addresses;
+    /// returns its page record when it is a new node.
+    fn place(&mut self, g: &ScopeGraph, chain: &[u32], level: u32) -> Option<super::PageRec> {
+        let (&cur, hops) = chain.split_last()?;
+        let rec = g.recs[cur as usize];
+        if rec.state != UrlState::Page {
+            return None;
+        }
+        let page = g.pages[rec.data as usize];
+        if self.node_of[cur as usize] == 0 && self.folder.is_soft_404(cur, &page.meta) {
+            self.soft_404.insert(cur);
+            return None;
+        }
+        let mut new = None;
+        let node = if self.node_of[cur as usize] != 0 {
+            self.node_of[cur as usize]
+        } else {
+            let nodes = &self.nodes;
+            let found = self
+                .folder
+                .find(g, cur, &page.meta, |n| g.url(nodes[n as usize - 1].url));
+            if let Some((existing, reason)) = found {
+                self.node_of[cur as usize] = existing;
+                self.folder.add(g, existing, cur, &page.meta);
+                self.aliases.push(Alias {
+                    url: cur,
+                    node: existing,
+                    reason,
+                });
+                existing
+            } else {
+                self.nodes.push(Node {
+                    url: cur,
+                    page: rec.data,
+                    level,
+                });
+                let id = self.nodes.len() as u32;
+                self.node_of[cur as usize] = id;
+                self.folder.add(g, id, cur, &page.meta);
+                new = Some(page);
+                id
+            }
+        };
+        for &h in hops {
+            if self.node_of[h as usize] == 0 {
+                self.node_of[h as usize] = node;
+                let reason = if g.recs[h as usize].state == UrlState::Refresh {
+                    AliasReason::MetaRefresh
+                } else {
+                    AliasReason::Redirect
+                };
+                self.aliases.push(Alias {
+                    url: h,
+                    node,
+                    reason,
+                });
+            }
+        }
+        new
+    }
+}
+
+/// `start` and the hops its redirects and refreshes lead through (a loop cut).
+fn hop_chain(g: &ScopeGraph, start: u32) -> Vec<u32> {
+    let mut chain = vec![start];
+    let mut cur = start;
+    while g.recs[cur as usize].state.is_hop() && chain.len() < MAX_CHAIN {
+        let next = g.recs[cur as usize].data;
+        if chain.contains(&next) {
+            break;
+        }
+        chain.push(next);
+        cur = next;
+    }
+    chain
+}
+
 impl<'a> SiteGraph<'a> {
     /// Replays the crawl of `g` breadth-first.
     pub(crate) fn build(g: &'a ScopeGraph) -> Self {
         let n = g.recs.len();
         let mut visited = vec![NO_LEVEL; n];
-        let mut node_of = vec![0u32; n];
-        let mut nodes: Vec<Node> = Vec::new();
-        let mut aliases = Vec::new();
-        let mut folder = Folder::new(g);
-        let mut soft_404 = HashSet::new();
         let mut queue = VecDeque::new();
         let mut traps = TrapReplay::new(g);
         for home in g.homes() {
@@ -151,6 +243,13 @@ impl<'a> SiteGraph<'a> {
             }
         }
         let mut chain = Vec::new();
+        let mut p = Placing {
+            nodes: Vec::new(),
+            node_of: vec![0u32; n],
+            aliases: Vec::new(),
+            folder: Folder::new(g),
+            soft_404: HashSet::new(),
+        };
         while let Some(u) = queue.pop_front() {
             let level = visited[u as usize];
             chain.clear();
@@ -168,72 +267,37 @@ impl<'a> SiteGraph<'a> {
                 chain.push(next);
                 cur = next;
             }
-            let rec = g.recs[cur as usize];
-            if rec.state != UrlState::Page {
+            let Some(page) = p.place(g, &chain, level) else {
                 continue;
-            }
-            if node_of[cur as usize] == 0
-                && folder.is_soft_404(cur, &g.pages[rec.data as usize].meta)
-            {
-                soft_404.insert(cur);
-                continue;
-            }
-            let node = if node_of[cur as usize] != 0 {
-                node_of[cur as usize]
-            } else {
-                let page = g.pages[rec.data as usize];
-                let found = folder.find(g, cur, &page.meta, |n| g.url(nodes[n as usize - 1].url));
-                if let Some((existing, reason)) = found {
-                    node_of[cur as usize] = existing;
-                    folder.add(g, existing, cur, &page.meta);
-                    aliases.push(Alias {
-                        url: cur,
-                        node: existing,
-                        reason,
-                    });
-                    existing
-                } else {
-                    nodes.push(Node {
-                        url: cur,
-                        page: rec.data,
-                        level,
-                    });
-                    let id = nodes.len() as u32;
-                    node_of[cur as usize] = id;
-                    folder.add(g, id, cur, &page.meta);
-                    let obey = g.obey_nofollow;
-                    if level < g.max_level && !(obey && g.says_nofollow(&page.meta)) {
-                        for l in g.page_links(&page) {
-                            let t = l.id();
-                            if l.is_internal() && l.follows(obey) && visited[t as usize] == NO_LEVEL
-                            {
-                                traps.reached(t, level + 1);
-                                if traps.admits(t, level + 1) {
-                                    visited[t as usize] = level + 1;
-                                    queue.push_back(t);
-                                }
-                            }
+            };
+            let obey = g.obey_nofollow;
+            if level < g.max_level && !(obey && g.says_nofollow(&page.meta)) {
+                for l in g.page_links(&page) {
+                    let t = l.id();
+                    if l.is_internal() && l.follows(obey) && visited[t as usize] == NO_LEVEL {
+                        traps.reached(t, level + 1);
+                        if traps.admits(t, level + 1) {
+                            visited[t as usize] = level + 1;
+                            queue.push_back(t);
                         }
                     }
-                    id
-                }
-            };
-            for &h in &chain[..chain.len() - 1] {
-                if node_of[h as usize] == 0 {
-                    node_of[h as usize] = node;
-                    let reason = if g.recs[h as usize].state == UrlState::Refresh {
-                        AliasReason::MetaRefresh
-                    } else {
-                        AliasReason::Redirect
-                    };
-                    aliases.push(Alias {
-                        url: h,
-                        node,
-                        reason,
-                    });
                 }
             }
         }
+        // Pages a sitemap listed that no link reaches (SitemapSeeds): nodes without a level,
+        // after the others; a sitemap gives no arc, and their links are not followed.
+        for &o in g.orphans() {
+            if visited[o as usize] == NO_LEVEL {
+                p.place(g, &hop_chain(g, o), NO_LEVEL);
+            }
+        }
+        let Placing {
+            nodes,
+            node_of,
+            aliases,
+            soft_404,
+            ..
+        } = p;
         let traps = traps.cuts();
         SiteGraph {
             g,
@@ -343,7 +407,9 @@ impl<'a> SiteGraph<'a> {
                 continue;
             }
             arc = false;
-            if l.is_internal() && self.visited[l.id() as usize] != NO_LEVEL {
+            // Every URL that resolves to a node was reached breadth-first, or is an orphan a
+            // sitemap listed (SitemapSeeds), which its fellow orphans may link to.
+            if l.is_internal() {
                 let target = self.node_of[l.id() as usize];
                 if target != 0 {
                     let nofollow = u32::from(l.rel().is_nofollow());
@@ -608,7 +674,7 @@ impl<'a> SiteGraph<'a> {
 
     /// The deepest level.
     pub fn max_level(&self) -> u32 {
-        self.nodes.iter().map(|n| n.level).max().unwrap_or(0)
+        self.nodes.iter().filter_map(Node::level).max().unwrap_or(0)
     }
 }
 

@@ -48,7 +48,7 @@ impl ScopeGraph {
 
     /// Seen → Queued; or → InFlight when a redirect chain under way took it before it was
     /// queued (`hop_claims`, `new_hop_claims`): that chain fetches it.
-    fn queue(&mut self, id: u32) {
+    pub(super) fn queue(&mut self, id: u32) {
         self.pending += 1;
         let taken = self.hop_claims.contains_key(&id)
             || (!self.new_hop_claims.is_empty() && {

@@ -26,6 +26,7 @@ pub mod graph;
 mod levels;
 mod link_rec;
 mod link_store;
+mod orphans;
 pub(crate) mod replay;
 mod site_memory;
 pub(crate) mod sitemap_rows;
@@ -232,17 +233,14 @@ pub(crate) struct ScopeGraph {
     /// What its sites' sitemaps list (`Sitemaps = yes`, SPEC §17); not saved: each run
     /// reads them again with robots.txt.
     sitemap: Option<crate::sitemap::Sitemap>,
+    /// Pages a sitemap listed and no link reached, queued as orphans (`SitemapSeeds`):
+    /// saved, so that the written graph has them as nodes.
+    orphans: Vec<u32>,
+    /// Orphans are to be queued once nothing else is pending (this run; `SitemapSeeds`).
+    seed_orphans: bool,
 }
 
 impl ScopeGraph {
-    /// Keeps what a site's sitemaps list, merged with the scope's other sites'.
-    pub(crate) fn add_sitemap(&mut self, sitemap: crate::sitemap::Sitemap) {
-        match &mut self.sitemap {
-            Some(known) => known.merge(sitemap),
-            None => self.sitemap = Some(sitemap),
-        }
-    }
-
     /// An empty scope for `origin` on `site`, numbered `index` in the saved state; its home
     /// page is queued at level 0.
     pub(crate) fn new(
@@ -305,6 +303,8 @@ impl ScopeGraph {
             hop_claims: HashMap::new(),
             new_hop_claims: HashMap::new(),
             sitemap: None,
+            orphans: Vec::new(),
+            seed_orphans: false,
             memory: site_memory::SiteMemory::default(),
         }
     }

@@ -50,6 +50,12 @@ impl ScopeGraph {
                 Entry::Commit(resolved) => {
                     self.apply(&resolved)?;
                 }
+                Entry::Orphan { site, url } => {
+                    if usize::from(site) >= self.sites.len() {
+                        return Err(corrupt("an orphan of an unknown site"));
+                    }
+                    self.queue_orphan(site, url);
+                }
                 Entry::Learned { site, rules } => {
                     if usize::from(site) >= self.sites.len() {
                         return Err(corrupt("rules of an unknown site"));

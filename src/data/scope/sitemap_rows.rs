@@ -34,6 +34,9 @@ impl<'a> SiteGraph<'a> {
     pub fn sitemap_rows(&self) -> Option<Vec<SitemapRow<'a>>> {
         let g: &'a ScopeGraph = self.g;
         let sitemap = g.sitemap.as_ref()?;
+        // Orphans fetched for the sitemap (SitemapSeeds) are queued one level past
+        // maxCrawlLevel: no link reaches them all the same.
+        let orphans: std::collections::HashSet<u32> = g.orphans().iter().copied().collect();
         Some(
             sitemap
                 .entries
@@ -43,6 +46,7 @@ impl<'a> SiteGraph<'a> {
                         Some(id) => {
                             let i = id as usize;
                             let known = match self.visited[i] {
+                                NO_LEVEL if orphans.contains(&id) => NO_LEVEL,
                                 NO_LEVEL => g.recs[i].level,
                                 visited => visited,
                             };

@@ -35,6 +35,19 @@ fn read_interner(r: &mut Reader<'_>) -> Result<Interner, Corrupt> {
     Interner::from_parts(arena, ends)
 }
 
+/// The orphans a sitemap listed (SitemapSeeds), each a URL of the `urls` recorded.
+fn read_orphans(r: &mut Reader<'_>, urls: usize) -> Result<Vec<u32>, Corrupt> {
+    let mut orphans = Vec::new();
+    for _ in 0..r.var()? {
+        let o = r.var32()?;
+        if o as usize >= urls {
+            return Err(Corrupt("an orphan of an unknown URL"));
+        }
+        orphans.push(o);
+    }
+    Ok(orphans)
+}
+
 impl ScopeGraph {
     /// Encodes everything but the frontiers into `w` (streamed: no copy of the scope is
     /// built in memory).
@@ -99,6 +112,10 @@ impl ScopeGraph {
             out.put_var(u64::from(p.url));
         }
         self.memory.put(out);
+        out.put_var(self.orphans.len() as u64);
+        for &o in &self.orphans {
+            out.put_var(u64::from(o));
+        }
     }
 
     /// Decodes a scope; its sites are unbound until the caller binds them to this run's ids.
@@ -176,6 +193,7 @@ impl ScopeGraph {
             g.pulls.push(PullRec { pull, site, url });
         }
         g.memory = super::site_memory::SiteMemory::read(&mut r, g.sites.len())?;
+        g.orphans = read_orphans(&mut r, g.recs.len())?;
         if !r.is_empty() {
             return Err(Corrupt("trailing bytes"));
         }
@@ -212,7 +230,11 @@ impl ScopeGraph {
             // A breadth-first level is below the number of URLs; queued URLs have one. (A
             // damaged level of four billion made the frontier allocate a bucket per level:
             // found by the saved_state fuzz target.)
-            if r.level != NO_LEVEL && r.level >= n_urls {
+            // An orphan's is one past maxCrawlLevel (SitemapSeeds).
+            if r.level != NO_LEVEL
+                && r.level >= n_urls
+                && r.level > self.max_level.saturating_add(1)
+            {
                 return Err(Corrupt("URL level out of range"));
             }
             if r.level == NO_LEVEL && matches!(r.state, UrlState::Queued | UrlState::InFlight) {
