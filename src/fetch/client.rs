@@ -370,6 +370,35 @@ impl HttpClient {
         self.pools.forget(sites);
     }
 
+    /// Sends a GET for `url` of `site` in the site's next turn — every request of the
+    /// blocking downloaders (a page, each redirect hop, robots.txt, a sitemap) waits for its
+    /// site's delay right before it is sent — with the site's cookies for it (`Cookies =
+    /// yes`). Returns the answer and when the request started; `None` when the crawl stopped
+    /// first.
+    pub(crate) fn get_in_turn(
+        &self,
+        env: &super::FetchEnv<'_>,
+        site: &crate::sites::SiteEntry,
+        url: &NormUrl,
+    ) -> Option<(Result<Response, FetchError>, std::time::Instant)> {
+        let turn = env.pacing.pace(site.id)?;
+        let started = std::time::Instant::now();
+        let cookie = env
+            .settings
+            .http
+            .cookies
+            .then(|| site.cookies.header_for(url.as_url()))
+            .flatten();
+        let sent = self.get(
+            site.id,
+            site.spec.max_downloads,
+            url,
+            &turn,
+            cookie.as_deref(),
+        );
+        Some((sent, started))
+    }
+
     /// Sends a GET for a task of `site`, which may have `connections` downloads at once (the
     /// size of its keep-alive pool), in the site's `turn`: the request's write ends the turn.
     /// Any status is an `Ok` answer; only transport problems are errors. `cookie`: the

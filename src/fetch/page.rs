@@ -116,19 +116,9 @@ pub(super) fn fetch_page(
             }
         }
         // Every request waits for the site's turn (its delay), right before it is sent.
-        let Some(turn) = env.pacing.pace(task.site) else {
+        let Some((sent, started)) = client.get_in_turn(env, &walk.site, &url) else {
             return PageResult::Abandoned;
         };
-        let started = Instant::now();
-        let cookie = walk.cookie(&url);
-        let sent = client.get(
-            task.site,
-            walk.site.spec.max_downloads,
-            &url,
-            &turn,
-            cookie.as_deref(),
-        );
-        drop(turn);
         let response = match sent {
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),

@@ -30,19 +30,9 @@ pub(super) fn fetch_robots(
         let Some(url) = walk.next_request() else {
             return walk.too_many_hops();
         };
-        let Some(turn) = env.pacing.pace(site_id) else {
+        let Some((sent, started)) = client.get_in_turn(env, &site, &url) else {
             return RobotsAnswer::Abandoned;
         };
-        let started = Instant::now();
-        let cookie = walk.cookie(&url);
-        let sent = client.get(
-            site_id,
-            site.spec.max_downloads,
-            &url,
-            &turn,
-            cookie.as_deref(),
-        );
-        drop(turn);
         let response = match sent {
             Ok(r) => r,
             Err(e) => return walk.transport_error(&url, e, started),

@@ -5,7 +5,6 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::io::Read;
-use std::time::Instant;
 
 use super::{FetchEnv, FetchError, HttpClient};
 use crate::ids::SiteId;
@@ -264,24 +263,9 @@ fn fetch(
 ) -> File {
     let mut url = start.clone();
     for _ in 0..=MAX_HOPS {
-        let Some(turn) = env.pacing.pace(site.id) else {
+        let Some((sent, started)) = client.get_in_turn(env, site, &url) else {
             return File::Abandoned;
         };
-        let started = Instant::now();
-        let cookie = env
-            .settings
-            .http
-            .cookies
-            .then(|| site.cookies.header_for(url.as_url()))
-            .flatten();
-        let sent = client.get(
-            site.id,
-            site.spec.max_downloads,
-            &url,
-            &turn,
-            cookie.as_deref(),
-        );
-        drop(turn);
         let response = match sent {
             Ok(r) => r,
             Err(FetchError::Abandoned) => return File::Abandoned,
