@@ -601,3 +601,44 @@ fn sitemap_seeds_crawl_the_orphans_as_nodes_without_a_level() {
         [("a.test".into(), "12".into(), "9".into())]
     );
 }
+
+/// A site whose home page moved (`http://a.test/` → `http://www.a.test/`): its sitemap, read
+/// before the move shows, names the new address, and the orphans there are crawled as the
+/// site's once its links lead to nothing more.
+#[test]
+fn orphans_at_the_address_the_home_page_moved_to_are_the_sites() {
+    let web = common::TestWeb::new();
+    let www = web.origin("www.a.test");
+    web.set("a.test", "/", Resp::redirect(301, &format!("{www}/")));
+    web.page(
+        "www.a.test",
+        "/",
+        "<html><body><a href=/p>p</a></body></html>",
+    );
+    web.page("www.a.test", "/p", "<html><body>p</body></html>");
+    web.page("www.a.test", "/lonely", "<html><body>lonely</body></html>");
+    web.set(
+        "a.test",
+        "/sitemap.xml",
+        xml(urlset(&www, &[("/", ""), ("/p", ""), ("/lonely", "")])),
+    );
+    let c = common::crawl(&[web.origin("a.test")], &[("SitemapSeeds", "yes")]);
+    let folder = c.results().join(format!("a.test_{}", web.port()));
+    let (h, nodes) = common::read_csv(&folder.join("nodes.csv"));
+    let (level, source) = (
+        h.iter().position(|x| x == "Level").unwrap(),
+        h.iter().position(|x| x == "Source").unwrap(),
+    );
+    let got: Vec<(String, String, String)> = nodes
+        .iter()
+        .map(|r| (r[1].replace(&www, ""), r[level].clone(), r[source].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("/".to_string(), "0".to_string(), "link".to_string()),
+            ("/p".to_string(), "1".to_string(), "link".to_string()),
+            ("/lonely".to_string(), String::new(), "sitemap".to_string()),
+        ]
+    );
+}

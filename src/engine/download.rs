@@ -200,8 +200,9 @@ pub(super) fn read_sitemaps(
 }
 
 /// Marks the pages of `site`'s sitemap that may be fetched if no link reaches them
-/// (`SitemapSeeds`): on one of the site's origins, allowed by its robots.txt and hosts.txt's
-/// `include=`/`exclude=`, and not refused by the URL rules — what a link to them would need.
+/// (`SitemapSeeds`): allowed by its robots.txt and hosts.txt's `include=`/`exclude=`, and not
+/// refused by the URL rules — what a link to them would need. (Which origin of the scope a
+/// page is on is known when orphans are queued: the home page may have moved meanwhile.)
 fn mark_seeds(ctx: &Context, site: crate::ids::SiteId, sitemap: &mut crate::sitemap::Sitemap) {
     let entry = ctx.sites.get(site);
     let limits = ctx.settings.sites.rule_limits();
@@ -211,8 +212,7 @@ fn mark_seeds(ctx: &Context, site: crate::ids::SiteId, sitemap: &mut crate::site
             continue;
         };
         let pq = crate::robots::path_params_query(&e.url);
-        e.seed = entry.contains(&url)
-            && robots.as_ref().is_none_or(|r| r.allowed(&pq))
+        e.seed = robots.as_ref().is_none_or(|r| r.allowed(&pq))
             && entry.spec.rules.allows(&pq)
             && crate::url_rules::refusal(&url, limits).is_none();
     }

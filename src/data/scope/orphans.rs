@@ -64,11 +64,18 @@ impl ScopeGraph {
         r.state == UrlState::Seen && r.level == NO_LEVEL
     }
 
-    /// The local site whose origin `url` is on.
+    /// The local site whose origin `url` is on: a site's own, or where the scope's home page
+    /// moved (`http://a.test` now at `https://www.a.test`), which is its first site's.
     fn local_site_of(&self, url: &str) -> Option<u16> {
         let url = url::Url::parse(url).ok()?;
-        let i = self.site_origins.iter().position(|o| o.contains(&url))?;
-        u16::try_from(i).ok()
+        match self.site_origins.iter().position(|o| o.contains(&url)) {
+            Some(i) => u16::try_from(i).ok(),
+            None => self
+                .home_origins()
+                .iter()
+                .any(|o| o.contains(&url))
+                .then_some(0),
+        }
     }
 
     /// Queues `url` of local site `site` as an orphan, if no link reaches it (live and in a
