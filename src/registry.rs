@@ -276,6 +276,7 @@ impl Registry {
                 save_duplicates: s.results.save_duplicates,
                 reward: s.bandit.reward,
                 context: s.results.external_link_context > 0,
+                bvgraph: s.results.bvgraph,
             })
         });
         r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));

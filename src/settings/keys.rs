@@ -403,6 +403,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Output",
+        "GraphFormat",
+        "csv",
+        ValueKind::Choice(&["csv", "bvgraph"]),
+        "csv: each site graph as nodes.csv, edges.csv and graph.gexf. bvgraph: also in the WebGraph framework's BVGraph format (graph.graph, graph.offsets, graph.properties: big-endian, node i is nodes.csv's Id i + 1, readable by the Java WebGraph and the webgraph crate) with graph.weights, each arc's weight on a line in BVGraph's arc order (by source, then target) — a few bits per arc for very large graphs."
+    ),
+    key!(
+        "Output",
         "SaveDuplicates",
         "1",
         ValueKind::Flag,

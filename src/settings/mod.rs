@@ -139,6 +139,7 @@ impl Settings {
             results: ResultSettings {
                 folder: v.path("ResultFolder"),
                 save_duplicates: v.flag("SaveDuplicates")?,
+                bvgraph: v.choice("GraphFormat")? == "bvgraph",
                 external_link_context: v.small("ExternalLinkContext")?,
                 network_by_host: v.choice("NetworkUnit")? == "host",
                 network_subsets: subsets(&v)?,

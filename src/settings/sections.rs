@@ -120,6 +120,8 @@ pub struct ResultSettings {
     pub folder: PathBuf,
     /// `SaveDuplicates`.
     pub save_duplicates: bool,
+    /// `GraphFormat = bvgraph`: each site graph also in WebGraph's BVGraph format.
+    pub bvgraph: bool,
     /// `ExternalLinkContext` (0: off).
     pub external_link_context: usize,
     /// `NetworkUnit`: accompanying sites are hosts (`true`) or registrable domains.

@@ -24,6 +24,8 @@ pub struct GephiSiteGraph {
     pub reward: RewardKind,
     /// external_links.csv has a `Context` column (`ExternalLinkContext` > 0).
     pub context: bool,
+    /// The graph also in WebGraph's BVGraph format (`GraphFormat = bvgraph`, SPEC §17).
+    pub bvgraph: bool,
 }
 
 fn file(
@@ -77,6 +79,9 @@ impl Unloader for GephiSiteGraph {
             jobs.push(("sitemap.csv", &sitemap));
         }
         run_jobs(&jobs, folder)?;
+        if self.bvgraph {
+            super::bvgraph::write_bvgraph(g, folder)?;
+        }
         // The renames are durable once the folder is.
         sync_dir(folder).map_err(|source| UnloadError {
             path: folder.to_path_buf(),

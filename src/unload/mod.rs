@@ -4,6 +4,7 @@
 //! ([`Report`]) writes report.html; the summary
 //! of all sites is written by [`summary`].
 
+mod bvgraph;
 mod check;
 
 mod gephi_site_graph;
