@@ -26,7 +26,8 @@ fn the_bvgraph_copy_holds_the_arcs_and_weights_of_edges_csv() {
             slow: Vec::new(),
         },
     );
-    let hosts = [web.origin("a.test")];
+    // d.test answers its home page with a 404: a graph of no node.
+    let hosts = [web.origin("a.test"), web.origin("d.test")];
     let with = common::crawl(&hosts, &[("GraphFormat", "bvgraph")]);
     let without = common::crawl(&hosts, &[]);
     let folder = format!("a.test_{}", web.port());
@@ -89,5 +90,20 @@ fn the_bvgraph_copy_holds_the_arcs_and_weights_of_edges_csv() {
     assert!(
         properties.contains(&format!("\narcs={}\n", want.len())),
         "{properties}"
+    );
+}
+
+/// The graph of a site without a page is an empty BVGraph, not a failure.
+#[test]
+fn an_unreachable_site_has_an_empty_bvgraph() {
+    let web = common::TestWeb::new();
+    let c = common::crawl(&[web.origin("d.test")], &[("GraphFormat", "bvgraph")]);
+    let dir = c.results().join(format!("d.test_{}", web.port()));
+    let properties = std::fs::read_to_string(dir.join("graph.properties")).unwrap();
+    assert!(properties.contains("\nnodes=0\n"), "{properties}");
+    assert!(properties.contains("\narcs=0\n"), "{properties}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("graph.weights")).unwrap(),
+        ""
     );
 }
