@@ -213,9 +213,10 @@ impl Placing {
     }
 }
 
-/// `start` and the hops its redirects and refreshes lead through (a loop cut).
-fn hop_chain(g: &ScopeGraph, start: u32) -> Vec<u32> {
-    let mut chain = vec![start];
+/// `start` and the hops its redirects and refreshes lead through (a loop cut), into `chain`.
+fn hop_chain(g: &ScopeGraph, start: u32, chain: &mut Vec<u32>) {
+    chain.clear();
+    chain.push(start);
     let mut cur = start;
     while g.recs[cur as usize].state.is_hop() && chain.len() < MAX_CHAIN {
         let next = g.recs[cur as usize].data;
@@ -225,7 +226,6 @@ fn hop_chain(g: &ScopeGraph, start: u32) -> Vec<u32> {
         chain.push(next);
         cur = next;
     }
-    chain
 }
 
 impl<'a> SiteGraph<'a> {
@@ -252,20 +252,12 @@ impl<'a> SiteGraph<'a> {
         };
         while let Some(u) = queue.pop_front() {
             let level = visited[u as usize];
-            chain.clear();
-            chain.push(u);
-            let mut cur = u;
-            while g.recs[cur as usize].state.is_hop() && chain.len() < MAX_CHAIN {
-                let next = g.recs[cur as usize].data;
-                if chain.contains(&next) {
-                    break;
+            hop_chain(g, u, &mut chain);
+            for &hop in &chain[1..] {
+                if visited[hop as usize] == NO_LEVEL {
+                    visited[hop as usize] = level;
+                    traps.reached(hop, level);
                 }
-                if visited[next as usize] == NO_LEVEL {
-                    visited[next as usize] = level;
-                    traps.reached(next, level);
-                }
-                chain.push(next);
-                cur = next;
             }
             let Some(page) = p.place(g, &chain, level) else {
                 continue;
@@ -288,7 +280,8 @@ impl<'a> SiteGraph<'a> {
         // after the others; a sitemap gives no arc, and their links are not followed.
         for &o in g.orphans() {
             if visited[o as usize] == NO_LEVEL {
-                p.place(g, &hop_chain(g, o), NO_LEVEL);
+                hop_chain(g, o, &mut chain);
+                p.place(g, &chain, NO_LEVEL);
             }
         }
         let Placing {
