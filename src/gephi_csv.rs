@@ -36,6 +36,17 @@ impl<'a> CsvOut<'a> {
         Self::start(w, header, false)
     }
 
+    /// Goes on with a plain RFC 4180 file whose header is written (rows appended a batch at a
+    /// time).
+    pub fn plain_rows(w: &'a mut dyn Write) -> Self {
+        CsvOut {
+            w,
+            line: Vec::with_capacity(CHUNK + 4096),
+            fields: 0,
+            gephi: false,
+        }
+    }
+
     fn start(w: &'a mut dyn Write, header: &[&str], gephi: bool) -> io::Result<Self> {
         w.write_all(header.join(",").as_bytes())?;
         w.write_all(b"\n")?;

@@ -42,6 +42,8 @@
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
 //!   summary); [`report`] — report.html, read back from the result files.
+//! - [`crawl_record`] — the settings and sites a results folder was crawled with;
+//!   [`compare`] — two or more crawls of the same sites compared (SPEC §16).
 //! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
 //! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
 //! - [`xml`] — text in XML attributes (GEXF, SVG).
@@ -61,7 +63,9 @@ pub mod app;
 pub mod bandit;
 pub(crate) mod bodies;
 pub mod cli;
+pub mod compare;
 pub(crate) mod cookies;
+pub mod crawl_record;
 pub mod data;
 pub mod demo;
 pub(crate) mod engine;

@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),
         Command::Report { settings, results } => cli::report(&settings, results.as_deref()),
+        Command::Compare { results, out } => cli::compare(&results, &out),
         Command::Network {
             settings,
             hosts,

@@ -84,6 +84,20 @@ impl LineRules {
         std::sync::Arc::clone(NONE.get_or_init(Default::default))
     }
 
+    /// The line's fields as hosts.txt writes them (`include=/docs/`, `exclude=…`, `pages=N`),
+    /// includes first: what the crawl record lists of a site.
+    pub fn fields(&self) -> Vec<String> {
+        let text = |p: &[u8]| String::from_utf8_lossy(p).into_owned();
+        let mut out: Vec<String> = self
+            .include
+            .iter()
+            .map(|p| format!("include={}", text(p)))
+            .collect();
+        out.extend(self.exclude.iter().map(|p| format!("exclude={}", text(p))));
+        out.extend(self.max_pages.map(|n| format!("pages={n}")));
+        out
+    }
+
     /// Whether the line restricts which URLs are fetched.
     pub fn restricts_paths(&self) -> bool {
         !self.include.is_empty() || !self.exclude.is_empty()

@@ -93,6 +93,25 @@ enum Sub {
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
         serve: Option<String>,
     },
+    /// Compares two or more crawls of the same sites (results folders, oldest first) into DIR.
+    ///
+    /// Says first where the crawls cannot be compared (maxCrawlLevel, URL filter, budget,
+    /// duplicate rule, page limits: read from each folder's crawl.ini and hosts.txt), per site,
+    /// and compares the rest. Writes DIR/sites.csv (per site: pages, arcs, external and bad
+    /// links in each crawl and the change; pages added, removed, changed, renamed, moved),
+    /// pages.csv (Site,Url,Change,OldLevel,NewLevel,OldHash,NewHash,OldUrl), arcs.csv,
+    /// external.csv, network/ (sites.csv, arcs.csv) when the crawls have a network of sites, a
+    /// dynamic graph.gexf per site and for the network (Gephi's timeline plays the change), and
+    /// report.html. With more than two crawls DIR compares the first with the last and
+    /// DIR/steps/I-J/ each crawl with the next. Nothing is written into the compared folders.
+    Compare {
+        /// Results folders, oldest first (two or more).
+        #[arg(value_name = "RESULTS_DIR", num_args = 2.., required = true)]
+        results: Vec<PathBuf>,
+        /// Where to write the comparison.
+        #[arg(long, value_name = "DIR", required = true)]
+        out: PathBuf,
+    },
     /// Writes a saved crawl's results (all scopes, or those named) as a crawl would: from the
     /// state folder (BMICDM) or the database (PgDM), as settings.ini's DataManager keeps it.
     Export {
@@ -202,6 +221,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
             results,
             prospects,
         },
+        Some(Sub::Compare { results, out }) => Command::Compare { results, out },
         Some(Sub::Export { to, scopes }) => Command::Export {
             settings,
             to,
@@ -272,6 +292,13 @@ pub enum Command {
         settings: PathBuf,
         /// `--serve [ADDR]`: the address (empty: `StatusAddress` or the default).
         serve: Option<String>,
+    },
+    /// Compare crawls of the same sites.
+    Compare {
+        /// Results folders, oldest first.
+        results: Vec<PathBuf>,
+        /// `--out DIR`.
+        out: PathBuf,
     },
     /// Write the results of a saved crawl (state folder or database).
     Export {
@@ -440,6 +467,18 @@ mod tests {
             assert!(text.contains("[default: 500,2000,10000]"), "{text}");
             assert!(text.contains("Site,Page,Reward"), "{text}");
         }
+        assert_eq!(
+            p(&["compare", "a", "b", "c", "--out", "d"]).unwrap(),
+            Command::Compare {
+                results: vec!["a".into(), "b".into(), "c".into()],
+                out: "d".into(),
+            }
+        );
+        assert!(
+            p(&["compare", "a", "--out", "d"]).is_err(),
+            "two folders or more"
+        );
+        assert!(p(&["compare", "a", "b"]).is_err(), "--out is required");
         let Ok(Command::Help(text)) = p(&["help", "export"]) else {
             panic!("help export");
         };

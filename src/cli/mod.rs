@@ -3,6 +3,7 @@
 //! 2 invalid input files). `main.rs` only forwards to here.
 
 mod args;
+mod compare;
 mod local_status;
 mod network;
 mod replay;
@@ -11,6 +12,7 @@ mod status;
 use std::process::ExitCode;
 
 pub use args::{ArgsError, Command, ReplayArgs, parse};
+pub use compare::compare;
 pub use network::network;
 pub use replay::replay;
 pub use status::status;

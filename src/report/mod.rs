@@ -6,10 +6,10 @@
 //! and a folder written by `rccrawler export` all give the same page.
 
 mod graph;
-mod html;
+pub(crate) mod html;
 mod layout;
 mod network;
-mod plot;
+pub(crate) mod plot;
 mod ranked;
 mod read;
 mod sections;

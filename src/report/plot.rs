@@ -295,23 +295,81 @@ pub(crate) fn curves(
         }
         Ok(())
     })?;
-    let legend = if series.len() <= PALETTE.len() {
-        let items: String = series
-            .iter()
-            .enumerate()
-            .map(|(i, (name, _))| {
-                let RGBColor(r, g, b) = PALETTE[i];
-                format!(
-                    "<li><span style=\"background:rgb({r},{g},{b})\"></span>{}</li>",
-                    super::html::escape(name)
-                )
-            })
-            .collect();
-        format!("<ul class=\"legend\">{items}</ul>")
-    } else {
-        String::new()
-    };
+    let legend = legend(series.iter().map(|(name, _)| name.as_str()));
     Ok(figure_with(svg, series.len(), &legend, caption))
+}
+
+/// A legend naming each series in its palette colour (none past the palette's ten).
+fn legend<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    if names.len() > PALETTE.len() {
+        return String::new();
+    }
+    let items: String = names
+        .enumerate()
+        .map(|(i, name)| {
+            let RGBColor(r, g, b) = PALETTE[i];
+            format!(
+                "<li><span style=\"background:rgb({r},{g},{b})\"></span>{}</li>",
+                super::html::escape(name)
+            )
+        })
+        .collect();
+    format!("<ul class=\"legend\">{items}</ul>")
+}
+
+/// Pages per level of several crawls side by side: a group of bars per level, a bar per
+/// crawl in its palette colour, level 0 first.
+pub(crate) fn levels_side_by_side(
+    series: &[(String, Vec<u64>)],
+    caption: &str,
+) -> Result<String, PlotError> {
+    let levels = series
+        .iter()
+        .map(|(_, v)| v.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let top = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64
+        * 1.08;
+    let k = series.len().max(1) as f64;
+    let svg = draw((560, 280), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5f64..levels as f64 - 0.5, 0f64..top)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(0)
+            .x_labels(levels.clamp(2, 16))
+            .x_label_formatter(&count_tick)
+            .y_label_formatter(&count_tick)
+            .x_desc("level")
+            .y_desc("pages")
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (s, (_, pages)) in series.iter().enumerate() {
+            let color = PALETTE[s % PALETTE.len()];
+            let width = 0.8 / k;
+            chart
+                .draw_series(pages.iter().enumerate().map(|(l, &c)| {
+                    let x = l as f64 - 0.4 + width * s as f64;
+                    Rectangle::new([(x, 0.0), (x + width * 0.9, c as f64)], color.filled())
+                }))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })?;
+    let marks = series.iter().map(|(_, v)| v.len()).sum();
+    let legend = legend(series.iter().map(|(name, _)| name.as_str()));
+    Ok(figure_with(svg, marks, &legend, caption))
 }
 
 #[cfg(test)]

@@ -1,0 +1,235 @@
+//! One dynamic GEXF 1.3 file over every crawl compared (`mode="dynamic"`, time as the crawl's
+//! number, one timestamp per crawl a node or edge is in), so that Gephi's timeline plays the
+//! change: nodes and edges appear and vanish, levels, hashes and weights change over time.
+//! Nodes are matched by label (a site's pages by normalized URL, the network's sites by name).
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use super::snapshot::Snapshot;
+use crate::storage::atomic::replace_file_with;
+use crate::xml::xml;
+
+/// A graph over time being gathered.
+#[derive(Debug)]
+pub(crate) struct Timeline {
+    /// The nodes' dynamic attributes: `(id, type)`.
+    attrs: &'static [(&'static str, &'static str)],
+    nodes: Vec<Node>,
+    index: HashMap<String, u32>,
+    edges: Vec<Edge>,
+    edge_index: HashMap<(u32, u32), u32>,
+}
+
+#[derive(Debug)]
+struct Node {
+    label: String,
+    /// Each crawl it is in: its number and its attributes' values (empty: none).
+    at: Vec<(usize, Vec<String>)>,
+}
+
+#[derive(Debug)]
+struct Edge {
+    ends: (u32, u32),
+    /// Each crawl it is in: its number and weight.
+    at: Vec<(usize, u64)>,
+}
+
+impl Timeline {
+    /// An empty timeline whose nodes carry `attrs`.
+    pub(crate) fn new(attrs: &'static [(&'static str, &'static str)]) -> Timeline {
+        Timeline {
+            attrs,
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            edges: Vec::new(),
+            edge_index: HashMap::new(),
+        }
+    }
+
+    /// Node `label` is in crawl `t` with these attribute values; its id.
+    pub(crate) fn node(&mut self, t: usize, label: &str, values: Vec<String>) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.index.entry(label.to_owned()).or_insert(next);
+        if id == next {
+            self.nodes.push(Node {
+                label: label.to_owned(),
+                at: Vec::new(),
+            });
+        }
+        self.nodes[id as usize].at.push((t, values));
+        id
+    }
+
+    /// The values node `label` had in crawl `t`, if it was in it.
+    pub(crate) fn values_at(&self, t: usize, label: &str) -> Option<&[String]> {
+        let n = &self.nodes[*self.index.get(label)? as usize];
+        n.at.iter()
+            .find(|(x, _)| *x == t)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// An edge between node ids in crawl `t`.
+    pub(crate) fn edge(&mut self, t: usize, a: u32, b: u32, weight: u64) {
+        let next = self.edges.len() as u32;
+        let id = *self.edge_index.entry((a, b)).or_insert(next);
+        if id == next {
+            self.edges.push(Edge {
+                ends: (a, b),
+                at: Vec::new(),
+            });
+        }
+        self.edges[id as usize].at.push((t, weight));
+    }
+
+    /// Writes the file (atomically); `about` is its description.
+    pub(crate) fn write(&self, path: &Path, about: &str) -> io::Result<()> {
+        replace_file_with(path, |f| {
+            let mut w = BufWriter::with_capacity(1 << 16, f);
+            self.write_to(&mut w, about)?;
+            w.flush()
+        })
+    }
+
+    fn write_to(&self, w: &mut dyn Write, about: &str) -> io::Result<()> {
+        write!(
+            w,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <gexf xmlns=\"http://gexf.net/1.3\" version=\"1.3\">\n\
+             <meta><creator>rccrawler {}</creator><description>{}</description></meta>\n\
+             <graph mode=\"dynamic\" defaultedgetype=\"directed\" timeformat=\"integer\" timerepresentation=\"timestamp\">\n\
+             <attributes class=\"node\" mode=\"dynamic\">\n",
+            env!("CARGO_PKG_VERSION"),
+            xml(about)
+        )?;
+        for (id, ty) in self.attrs {
+            writeln!(w, "<attribute id=\"{id}\" title=\"{id}\" type=\"{ty}\"/>")?;
+        }
+        writeln!(w, "</attributes>\n<nodes count=\"{}\">", self.nodes.len())?;
+        for (i, n) in self.nodes.iter().enumerate() {
+            write!(
+                w,
+                "<node id=\"{i}\" label=\"{}\"><attvalues>",
+                xml(&n.label)
+            )?;
+            for (t, values) in &n.at {
+                for ((id, _), v) in self.attrs.iter().zip(values) {
+                    if !v.is_empty() {
+                        write!(
+                            w,
+                            "<attvalue for=\"{id}\" value=\"{}\" timestamp=\"{t}\"/>",
+                            xml(v)
+                        )?;
+                    }
+                }
+            }
+            w.write_all(b"</attvalues><spells>")?;
+            for (t, _) in &n.at {
+                write!(w, "<spell timestamp=\"{t}\"/>")?;
+            }
+            w.write_all(b"</spells></node>\n")?;
+        }
+        writeln!(w, "</nodes>\n<edges count=\"{}\">", self.edges.len())?;
+        for (i, e) in self.edges.iter().enumerate() {
+            write!(
+                w,
+                "<edge id=\"{i}\" source=\"{}\" target=\"{}\"><attvalues>",
+                e.ends.0, e.ends.1
+            )?;
+            // Gephi reads an edge's weight over time from attvalues for "weight".
+            for (t, weight) in &e.at {
+                write!(
+                    w,
+                    "<attvalue for=\"weight\" value=\"{weight}\" timestamp=\"{t}\"/>"
+                )?;
+            }
+            w.write_all(b"</attvalues><spells>")?;
+            for (t, _) in &e.at {
+                write!(w, "<spell timestamp=\"{t}\"/>")?;
+            }
+            w.write_all(b"</spells></edge>\n")?;
+        }
+        w.write_all(b"</edges>\n</graph>\n</gexf>\n")
+    }
+}
+
+/// A site page's attributes over time: its level, content hash, and how it changed since the
+/// crawl before (`first` in the first crawl; `added`, `changed`, `level`, `same`).
+const SITE_ATTRS: &[(&str, &str)] = &[
+    ("level", "integer"),
+    ("hash", "string"),
+    ("change", "string"),
+];
+
+/// Writes the dynamic graph of `site` over its snapshots (one per crawl, `None` where a crawl
+/// does not list it).
+pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::Result<()> {
+    let mut tl = Timeline::new(SITE_ATTRS);
+    for (i, snap) in snaps.iter().enumerate() {
+        let Some(snap) = snap else { continue };
+        let t = i + 1;
+        let ids: Vec<u32> = snap
+            .pages
+            .iter()
+            .map(|p| {
+                let level = p.level.map(|l| l.to_string()).unwrap_or_default();
+                let change = match (t, tl.values_at(t - 1, &p.url)) {
+                    (1, _) => "first",
+                    (_, None) => "added",
+                    (_, Some(v)) if !v[1].is_empty() && !p.hash.is_empty() && v[1] != p.hash => {
+                        "changed"
+                    }
+                    (_, Some(v)) if v[0] != level => "level",
+                    _ => "same",
+                };
+                tl.node(t, &p.url, vec![level, p.hash.clone(), change.to_owned()])
+            })
+            .collect();
+        for &(a, b, w) in &snap.arcs {
+            tl.edge(t, ids[a as usize], ids[b as usize], w);
+        }
+    }
+    tl.write(
+        path,
+        &format!("{site}: its web graph in each crawl compared (time = the crawl's number)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::snapshot::Page;
+    use super::*;
+
+    #[test]
+    fn a_page_added_and_one_gone_over_two_crawls() {
+        let page = |u: &str, l: u32, h: &str| Page {
+            url: u.into(),
+            level: Some(l),
+            hash: h.into(),
+        };
+        let one = Snapshot {
+            pages: vec![page("/", 0, "a"), page("/x", 1, "x")],
+            arcs: vec![(0, 1, 2)],
+            ..Snapshot::default()
+        };
+        let two = Snapshot {
+            pages: vec![page("/", 0, "b"), page("/y", 1, "y")],
+            arcs: vec![(0, 1, 1)],
+            ..Snapshot::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.gexf");
+        site(&path, "http://a.test", &[Some(one), Some(two)]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("mode=\"dynamic\""), "{text}");
+        assert!(text.contains(
+            "<node id=\"0\" label=\"/\"><attvalues><attvalue for=\"level\" value=\"0\" timestamp=\"1\"/><attvalue for=\"hash\" value=\"a\" timestamp=\"1\"/><attvalue for=\"change\" value=\"first\" timestamp=\"1\"/><attvalue for=\"level\" value=\"0\" timestamp=\"2\"/><attvalue for=\"hash\" value=\"b\" timestamp=\"2\"/><attvalue for=\"change\" value=\"changed\" timestamp=\"2\"/></attvalues><spells><spell timestamp=\"1\"/><spell timestamp=\"2\"/></spells></node>"
+        ), "{text}");
+        assert!(text.contains("label=\"/x\""), "{text}");
+        assert!(text.contains("<attvalue for=\"change\" value=\"added\" timestamp=\"2\"/>"));
+        // Two edges: / → /x in crawl 1, / → /y in crawl 2.
+        assert!(text.contains("<edges count=\"2\">"), "{text}");
+        assert!(text.contains("<edge id=\"0\" source=\"0\" target=\"1\"><attvalues><attvalue for=\"weight\" value=\"2\" timestamp=\"1\"/></attvalues><spells><spell timestamp=\"1\"/></spells></edge>"), "{text}");
+    }
+}

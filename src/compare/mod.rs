@@ -1,0 +1,408 @@
+//! `rccrawler compare A B [C…] --out DIR` (SPEC §16): two or more crawls of the same sites, in
+//! time order, compared.
+//!
+//! - [`folder`] opens a results folder (summary.csv, the crawl record) and refuses what is not
+//!   one, or one of a newer format;
+//! - [`comparable`] says where two crawls cannot be compared (levels, URL filter, budget,
+//!   duplicate rule, page limits), per site;
+//! - [`snapshot`] reads one site of one crawl; [`diff`] compares two snapshots of a site;
+//! - [`pair_files`] writes sites.csv, pages.csv, arcs.csv and external.csv;
+//! - [`network_diff`] does the same for the network of sites;
+//! - [`dynamic_gexf`] writes the dynamic GEXF Gephi's timeline plays;
+//! - [`report`] writes report.html.
+//!
+//! The sites are compared one at a time, each crawl's snapshot of it read and dropped before
+//! the next: two crawls of 4,000 sites are never both in memory. With more than two crawls,
+//! DIR's files compare the first with the last, `DIR/steps/I-J/` each crawl with the next, and
+//! the dynamic GEXF holds them all.
+
+mod comparable;
+mod diff;
+mod dynamic_gexf;
+mod folder;
+mod network_diff;
+mod pair_files;
+mod report;
+mod snapshot;
+
+use std::collections::HashSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use comparable::{Notes, Verdict};
+use diff::{Change, SiteDiff};
+use folder::Crawl;
+use pair_files::{PairFiles, PairSite};
+use snapshot::Snapshot;
+
+/// Why a comparison cannot be made (exit code 2: nothing written) or could not be written
+/// (exit code 1).
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A folder that is not a results folder of rccrawler.
+    #[error("{}: {why}", folder.display())]
+    NotResults {
+        /// The folder.
+        folder: PathBuf,
+        /// What is missing or wrong.
+        why: String,
+    },
+    /// A results folder written by a newer version.
+    #[error(
+        "{}: results format {format} (rccrawler {version}) is newer than this rccrawler reads (format {}); compare with rccrawler {version} or later",
+        folder.display(), crate::crawl_record::RESULTS_FORMAT
+    )]
+    NewerFormat {
+        /// The folder.
+        folder: PathBuf,
+        /// Its format.
+        format: u32,
+        /// The version that wrote it.
+        version: String,
+    },
+    /// Two crawls next to each other in time with no site in common.
+    #[error("{} and {} have no site in common: nothing to compare", a.display(), b.display())]
+    NothingInCommon {
+        /// The older.
+        a: PathBuf,
+        /// The newer.
+        b: PathBuf,
+    },
+    /// The output folder is, is in, or holds one of the compared folders.
+    #[error("--out {} overlaps the compared folder {}: compare writes nothing into a crawl's results", out.display(), input.display())]
+    OutOverlaps {
+        /// `--out`.
+        out: PathBuf,
+        /// The compared folder.
+        input: PathBuf,
+    },
+    /// Fewer than two folders.
+    #[error("compare needs two results folders or more, in time order")]
+    TooFew,
+    /// The output could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl CompareError {
+    /// Whether the input was at fault (exit code 2), not the writing (1).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, CompareError::Write { .. })
+    }
+}
+
+/// What a comparison found, for the console.
+#[derive(Debug, Clone, Default)]
+pub struct Compared {
+    /// Sites compared (in any crawl).
+    pub sites: usize,
+    /// Where crawls cannot be compared, one line each (the global ones, then some per site).
+    pub warnings: Vec<String>,
+    /// Of the first and last crawl: pages added, removed, changed, renamed, moved.
+    pub pages: [u64; 5],
+    /// Of the first and last crawl: sites whose comparison is yes, unknown, no.
+    pub verdicts: [u64; 3],
+}
+
+/// Per-site warnings printed before "… and N more".
+const SHOWN_SITE_WARNINGS: usize = 20;
+
+/// One comparison of two crawls (the first and last, or a step) while it is written.
+#[derive(Debug)]
+pub(crate) struct Pair {
+    /// The two crawls' indices.
+    pub(crate) crawls: (usize, usize),
+    notes: Notes,
+    files: PairFiles,
+    /// What the report shows of it.
+    pub(crate) totals: PairTotals,
+}
+
+/// The figures of a comparison of two crawls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PairTotals {
+    /// Sites whose comparison is yes, unknown, no.
+    pub(crate) verdicts: [u64; 3],
+    /// Pages added, removed, changed, renamed, and those whose level changed.
+    pub(crate) pages: [u64; 5],
+    /// Arcs added, removed, reweighted.
+    pub(crate) arcs: [u64; 3],
+    /// External links added, removed.
+    pub(crate) external: [u64; 2],
+    /// Each site: pages in the older and the newer crawl, and its verdict.
+    pub(crate) growth: Vec<(String, Option<u64>, Option<u64>, Verdict)>,
+    /// The settings every site shares that differ.
+    pub(crate) global_notes: Vec<String>,
+    /// The sites with notes of their own, and those notes.
+    pub(crate) site_notes: Vec<(String, Vec<String>)>,
+}
+
+impl PairTotals {
+    fn add(
+        &mut self,
+        site: &str,
+        verdict: Verdict,
+        notes: &[String],
+        rows: Rows<'_>,
+        d: Option<&SiteDiff>,
+    ) {
+        self.verdicts[verdict as usize] += 1;
+        let own = notes
+            .iter()
+            .filter(|n| !self.global_notes.contains(n))
+            .cloned()
+            .collect::<Vec<_>>();
+        if !own.is_empty() {
+            self.site_notes.push((site.to_owned(), own));
+        }
+        self.growth.push((
+            site.to_owned(),
+            rows.0.map(|r| r.pages),
+            rows.1.map(|r| r.pages),
+            verdict,
+        ));
+        let Some(d) = d else { return };
+        for (i, c) in [
+            Change::Added,
+            Change::Removed,
+            Change::Changed,
+            Change::Renamed,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            self.pages[i] += d.count(c);
+        }
+        self.pages[4] += d.moved;
+        for (t, n) in self.arcs.iter_mut().zip(d.arc_counts()) {
+            *t += n;
+        }
+        for (t, n) in self.external.iter_mut().zip(d.external_counts()) {
+            *t += n;
+        }
+    }
+}
+
+type Rows<'a> = (
+    Option<&'a crate::report::SummaryRow>,
+    Option<&'a crate::report::SummaryRow>,
+);
+
+/// Compares the results folders `inputs` (in time order) into folder `out`.
+pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Compared, CompareError> {
+    if inputs.len() < 2 {
+        return Err(CompareError::TooFew);
+    }
+    let crawls = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Crawl::open(p, i + 1))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_out(inputs, out)?;
+    for w in crawls.windows(2) {
+        if !w[0].rows.iter().any(|r| w[1].row(&r.site).is_some()) {
+            return Err(CompareError::NothingInCommon {
+                a: w[0].path.clone(),
+                b: w[1].path.clone(),
+            });
+        }
+    }
+    let write = |path: &Path| {
+        let path = path.to_owned();
+        move |source| CompareError::Write { path, source }
+    };
+    let mut pairs = pairs_of(&crawls, out).map_err(write(out))?;
+    let sites = site_order(&crawls);
+    let mut levels = vec![Vec::new(); crawls.len()];
+    for site in &sites {
+        compare_site(site, &crawls, &mut pairs, &mut levels, out)?;
+    }
+    let network =
+        network_diff::compare(&crawls, &pairs, out).map_err(write(&out.join("network")))?;
+    let mut compared = Compared {
+        sites: sites.len(),
+        ..Compared::default()
+    };
+    let top = &pairs[0].totals;
+    compared.pages = top.pages;
+    compared.verdicts = top.verdicts;
+    compared.warnings = warnings(&crawls, &pairs[0]);
+    report::write(out, &crawls, &pairs, &levels, network.as_ref())
+        .map_err(write(&out.join("report.html")))?;
+    for p in pairs {
+        let dir = pair_dir(out, p.crawls, crawls.len());
+        p.files.finish().map_err(write(&dir))?;
+    }
+    Ok(compared)
+}
+
+/// Refuses an output folder that is, is inside, or holds a compared folder.
+fn check_out(inputs: &[PathBuf], out: &Path) -> Result<(), CompareError> {
+    // The output folder may not exist yet: its nearest existing ancestor decides.
+    let absolute = |p: &Path| {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let mut existing = abs.as_path();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_owned());
+                    existing = parent;
+                }
+                _ => break,
+            }
+        }
+        let mut real = existing
+            .canonicalize()
+            .unwrap_or_else(|_| existing.to_owned());
+        for name in rest.into_iter().rev() {
+            real.push(name);
+        }
+        real
+    };
+    let o = absolute(out);
+    for input in inputs {
+        let i = absolute(input);
+        if o.starts_with(&i) || i.starts_with(&o) {
+            return Err(CompareError::OutOverlaps {
+                out: out.to_owned(),
+                input: input.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The comparisons written: first with last, then (more than two crawls) each with the next.
+fn pairs_of(crawls: &[Crawl], out: &Path) -> io::Result<Vec<Pair>> {
+    let n = crawls.len();
+    let mut which = vec![(0, n - 1)];
+    if n > 2 {
+        which.extend((1..n).map(|i| (i - 1, i)));
+    }
+    which
+        .into_iter()
+        .map(|(a, b)| {
+            let notes = Notes::of(&crawls[a], &crawls[b]);
+            Ok(Pair {
+                crawls: (a, b),
+                files: PairFiles::create(&pair_dir(out, (a, b), n))?,
+                totals: PairTotals {
+                    global_notes: notes.global.clone(),
+                    ..PairTotals::default()
+                },
+                notes,
+            })
+        })
+        .collect()
+}
+
+/// Where a comparison's files go: DIR for the first and last, `DIR/steps/I-J` for a step.
+pub(crate) fn pair_dir(out: &Path, (a, b): (usize, usize), crawls: usize) -> PathBuf {
+    if a == 0 && b == crawls - 1 {
+        out.to_owned()
+    } else {
+        out.join("steps").join(format!("{}-{}", a + 1, b + 1))
+    }
+}
+
+/// Every site of any crawl: the last crawl's in its order, then those only earlier crawls
+/// list (latest first).
+fn site_order(crawls: &[Crawl]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    for c in crawls.iter().rev() {
+        for r in &c.rows {
+            if seen.insert(r.site.as_str()) {
+                order.push(r.site.clone());
+            }
+        }
+    }
+    order
+}
+
+fn compare_site(
+    site: &str,
+    crawls: &[Crawl],
+    pairs: &mut [Pair],
+    levels: &mut [Vec<u64>],
+    out: &Path,
+) -> Result<(), CompareError> {
+    let snaps: Vec<Option<Snapshot>> = crawls
+        .iter()
+        .map(|c| c.row(site).map(|r| snapshot::read(&c.path.join(&r.folder))))
+        .collect();
+    for (snap, hist) in snaps.iter().zip(levels.iter_mut()) {
+        for page in snap.iter().flat_map(|s| &s.pages) {
+            if let Some(l) = page.level {
+                let l = l as usize;
+                if hist.len() <= l {
+                    hist.resize(l + 1, 0);
+                }
+                hist[l] += 1;
+            }
+        }
+    }
+    let empty = Snapshot::default();
+    for p in pairs.iter_mut() {
+        let (a, b) = p.crawls;
+        let rows = (crawls[a].row(site), crawls[b].row(site));
+        let (verdict, notes) = p.notes.site((&crawls[a], &crawls[b]), site, rows);
+        let d = match (&snaps[a], &snaps[b]) {
+            (Some(x), Some(y)) => Some(diff::diff(x, y)),
+            _ => None,
+        };
+        let s = PairSite {
+            site,
+            verdict,
+            notes: &notes,
+            rows,
+            old: snaps[a].as_ref().unwrap_or(&empty),
+            new: snaps[b].as_ref().unwrap_or(&empty),
+            diff: d.as_ref(),
+        };
+        p.files.site(&s).map_err(|source| CompareError::Write {
+            path: pair_dir(out, p.crawls, crawls.len()),
+            source,
+        })?;
+        p.totals.add(site, verdict, &notes, rows, d.as_ref());
+    }
+    // The site's folder in the latest crawl that lists it.
+    let folder = crawls
+        .iter()
+        .rev()
+        .find_map(|c| c.row(site))
+        .map(|r| r.folder.clone())
+        .unwrap_or_default();
+    let path = out.join(&folder).join("graph.gexf");
+    dynamic_gexf::site(&path, site, &snaps).map_err(|source| CompareError::Write { path, source })
+}
+
+/// The lines the console shows: settings every site shares that differ, then the sites with
+/// their own differences (the first [`SHOWN_SITE_WARNINGS`]).
+fn warnings(crawls: &[Crawl], top: &Pair) -> Vec<String> {
+    let (a, b) = top.crawls;
+    let mut lines: Vec<String> = top
+        .totals
+        .global_notes
+        .iter()
+        .map(|n| format!("{} vs {}: {n}", crawls[a].name(), crawls[b].name()))
+        .collect();
+    let own = &top.totals.site_notes;
+    for (site, notes) in own.iter().take(SHOWN_SITE_WARNINGS) {
+        lines.push(format!("{site}: not comparable: {}", notes.join("; ")));
+    }
+    if own.len() > SHOWN_SITE_WARNINGS {
+        lines.push(format!(
+            "… and {} more sites (sites.csv's Notes)",
+            own.len() - SHOWN_SITE_WARNINGS
+        ));
+    }
+    lines
+}
