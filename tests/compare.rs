@@ -1,0 +1,630 @@
+//! `rccrawler compare` (SPEC §16), end to end: a loopback web is crawled, changed — pages
+//! added, removed, moved deeper, edited, renamed, one behind a new redirect; links added
+//! between sites; a site gone; another crawled deeper — crawled again, and the two results
+//! folders compared with the binary. Every row of every file is checked against the changes
+//! made; the dynamic GEXF files are validated against the GEXF 1.3 schema (vendored in
+//! tests/data/gexf-1.3, with xmllint); report.html is loaded in headless Chromium.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::{TestWeb, prepare, read_csv, run_binary, run_in};
+use rccrawler::loopback::Resp;
+
+type Row = BTreeMap<String, String>;
+
+/// A CSV file's rows, each by column name.
+fn rows(path: &Path) -> Vec<Row> {
+    let (header, rows) = read_csv(path);
+    rows.into_iter()
+        .map(|r| header.iter().cloned().zip(r).collect())
+        .collect()
+}
+
+fn header(path: &Path) -> Vec<String> {
+    read_csv(path).0
+}
+
+/// The web as first crawled: a.test (the changing site), b.test (unchanged), c.test (gone
+/// later), d.test (three levels deep, crawled to level 1 first and level 2 later).
+fn first_web(web: &TestWeb) {
+    web.page(
+        "a.test",
+        "/",
+        r#"<a href="/p1">p1</a><a href="/p2">p2</a><a href="/edit">edit</a>
+           <a href="/old-name">r</a><a href="/redir-src">s</a>
+           <a href="http://www.ext-one.org/x">Ext one</a>"#,
+    );
+    web.page("a.test", "/p1", r#"<p>one</p><a href="/p3">p3</a>"#);
+    web.page("a.test", "/p2", "<p>two, unchanged</p>");
+    web.page("a.test", "/p3", "<p>three</p>");
+    web.page("a.test", "/edit", "<p>first version</p>");
+    web.page("a.test", "/old-name", "<p>the page that is renamed</p>");
+    web.page(
+        "a.test",
+        "/redir-src",
+        "<p>the page behind a redirect later</p>",
+    );
+    web.page("b.test", "/", r#"<a href="/b1">b1</a>"#);
+    web.page("b.test", "/b1", "<p>b one</p>");
+    web.page("c.test", "/", r#"<a href="/c1">c1</a>"#);
+    web.page("c.test", "/c1", "<p>c one</p>");
+    web.page("d.test", "/", r#"<a href="/d1">d1</a>"#);
+    web.page("d.test", "/d1", r#"<a href="/d2">d2</a>"#);
+    web.page("d.test", "/d2", "<p>d two</p>");
+}
+
+/// The changes made before the second crawl.
+fn change_web(web: &TestWeb) {
+    let b = web.origin("b.test");
+    web.page(
+        "a.test",
+        "/",
+        &format!(
+            r#"<a href="/p1">p1</a><a href="/edit">edit</a><a href="/edit">edit again</a>
+           <a href="/new-name">r</a><a href="/redir-src">s</a><a href="/added">new</a>
+           <a href="http://www.ext-two.org/y">Ext two</a><a href="{b}/">B</a>"#
+        ),
+    );
+    // /p2 is now linked from /p1 only (one level deeper); /p3 from nowhere.
+    web.page("a.test", "/p1", r#"<p>one</p><a href="/p2">p2</a>"#);
+    web.page("a.test", "/edit", "<p>second version</p>");
+    web.page("a.test", "/new-name", "<p>the page that is renamed</p>");
+    web.page("a.test", "/old-name", "<p>not linked any more</p>");
+    web.set("a.test", "/redir-src", Resp::redirect(301, "/redir-dst"));
+    web.page(
+        "a.test",
+        "/redir-dst",
+        "<p>the page behind a redirect later</p>",
+    );
+    web.page("a.test", "/added", "<p>a new page</p>");
+    web.set("c.test", "/", Resp::new(404, "text/html", "gone"));
+}
+
+fn hosts(web: &TestWeb, d_level: u32) -> Vec<String> {
+    vec![
+        web.origin("a.test"),
+        web.origin("b.test"),
+        web.origin("c.test"),
+        format!("{};2;{d_level};0", web.origin("d.test")),
+    ]
+}
+
+/// A crawl of `web` into a new folder; its results folder.
+fn crawl(web: &TestWeb, d_level: u32, extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = prepare(&hosts(web, d_level), extra);
+    run_in(dir.path());
+    let results = dir.path().join("results");
+    (dir, results)
+}
+
+/// Each page's (level, content hash) in a crawl's site folder.
+fn pages_of(results: &Path, folder: &str) -> BTreeMap<String, (String, String)> {
+    rows(&results.join(folder).join("nodes.csv"))
+        .into_iter()
+        .map(|r| {
+            (
+                r["Label"].clone(),
+                (r["Level"].clone(), r["ContentHash"].clone()),
+            )
+        })
+        .collect()
+}
+
+fn xmllint_validates(file: &Path) {
+    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gexf-1.3/gexf.xsd");
+    let out = std::process::Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&xsd)
+        .arg(file)
+        .output();
+    match out {
+        Ok(o) => assert!(
+            o.status.success(),
+            "{} does not validate against GEXF 1.3: {}",
+            file.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI: xmllint is missing (.ci/run installs Debian's libxml2-utils): {e}"
+            );
+            eprintln!("no xmllint here: the GEXF schema check is left out");
+        }
+    }
+}
+
+#[test]
+fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
+    let web = TestWeb::new();
+    first_web(&web);
+    let (_one, r1) = crawl(&web, 1, &[]);
+    change_web(&web);
+    let (_two, r2) = crawl(&web, 2, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("cmp");
+    let before: Vec<_> = [&r1, &r2].iter().map(|r| snapshot_tree(r)).collect();
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // Nothing in the compared folders was written.
+    let after: Vec<_> = [&r1, &r2].iter().map(|r| snapshot_tree(r)).collect();
+    assert_eq!(before, after);
+    // d.test was crawled one level deeper: said, and said per site.
+    let d = web.origin("d.test");
+    assert!(
+        stderr.contains(&format!("{d}: not comparable: maxCrawlLevel 1 → 2")),
+        "{stderr}"
+    );
+
+    let (a, b, c) = (
+        web.origin("a.test"),
+        web.origin("b.test"),
+        web.origin("c.test"),
+    );
+    let port = web.port();
+    let fa = format!("a.test_{port}");
+    let (old_a, new_a) = (pages_of(&r1, &fa), pages_of(&r2, &fa));
+    let url = |p: &str| format!("{a}{p}");
+
+    // pages.csv, a.test: every change made, and nothing else.
+    assert_eq!(
+        header(&out.join("pages.csv")),
+        [
+            "Site", "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash", "OldUrl"
+        ]
+    );
+    let pages = rows(&out.join("pages.csv"));
+    let got: BTreeSet<(String, String, String, String, String, String, String)> = pages
+        .iter()
+        .filter(|r| r["Site"] == a)
+        .map(|r| {
+            (
+                r["Url"].clone(),
+                r["Change"].clone(),
+                r["OldLevel"].clone(),
+                r["NewLevel"].clone(),
+                r["OldHash"].clone(),
+                r["NewHash"].clone(),
+                r["OldUrl"].clone(),
+            )
+        })
+        .collect();
+    let row = |new: &str, change: &str, old: &str| {
+        let o = old_a.get(&url(old)).cloned().unwrap_or_default();
+        let n = new_a.get(&url(new)).cloned().unwrap_or_default();
+        let old_url = if change == "renamed" {
+            url(old)
+        } else {
+            String::new()
+        };
+        let shown = if change == "removed" {
+            url(old)
+        } else {
+            url(new)
+        };
+        (shown, change.to_owned(), o.0, n.0, o.1, n.1, old_url)
+    };
+    let want: BTreeSet<_> = [
+        row("/", "changed", "/"),
+        row("/p1", "changed", "/p1"),
+        row("/edit", "changed", "/edit"),
+        row("/p2", "level", "/p2"),
+        row("/new-name", "renamed", "/old-name"),
+        row("/redir-dst", "renamed", "/redir-src"),
+        row("/added", "added", "-"),
+        row("-", "removed", "/p3"),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(got, want);
+    // The levels behind those rows are the crawls' own: /p2 went from 1 to 2.
+    assert_eq!(
+        (old_a[&url("/p2")].0.as_str(), new_a[&url("/p2")].0.as_str()),
+        ("1", "2")
+    );
+    assert_ne!(old_a[&url("/edit")].1, new_a[&url("/edit")].1);
+    assert_eq!(old_a[&url("/old-name")].1, new_a[&url("/new-name")].1);
+    // b.test did not change; c.test is gone (every page removed); d.test has its new level.
+    assert!(pages.iter().all(|r| r["Site"] != b), "{pages:?}");
+    let c_rows: BTreeSet<(String, String)> = pages
+        .iter()
+        .filter(|r| r["Site"] == c)
+        .map(|r| (r["Url"].clone(), r["Change"].clone()))
+        .collect();
+    assert_eq!(
+        c_rows,
+        [
+            (format!("{c}/"), "removed".into()),
+            (format!("{c}/c1"), "removed".into())
+        ]
+        .into_iter()
+        .collect()
+    );
+    let d_rows: Vec<(String, String, String)> = pages
+        .iter()
+        .filter(|r| r["Site"] == d)
+        .map(|r| (r["Url"].clone(), r["Change"].clone(), r["NewLevel"].clone()))
+        .collect();
+    assert_eq!(d_rows, [(format!("{d}/d2"), "added".into(), "2".into())]);
+
+    // arcs.csv: through the renamed pages, an arc is the same arc.
+    let arcs: BTreeSet<(String, String, String, String, String, String)> =
+        rows(&out.join("arcs.csv"))
+            .into_iter()
+            .map(|r| {
+                (
+                    r["Site"].clone(),
+                    r["Source"].clone(),
+                    r["Target"].clone(),
+                    r["Change"].clone(),
+                    r["OldWeight"].clone(),
+                    r["NewWeight"].clone(),
+                )
+            })
+            .collect();
+    let arc = |site: &str, s: String, t: String, ch: &str, ow: &str, nw: &str| {
+        (
+            site.to_owned(),
+            s,
+            t,
+            ch.to_owned(),
+            ow.to_owned(),
+            nw.to_owned(),
+        )
+    };
+    let want: BTreeSet<_> = [
+        arc(&a, url("/"), url("/p2"), "removed", "1", ""),
+        arc(&a, url("/p1"), url("/p3"), "removed", "1", ""),
+        arc(&a, url("/p1"), url("/p2"), "added", "", "1"),
+        arc(&a, url("/"), url("/added"), "added", "", "1"),
+        arc(&a, url("/"), url("/edit"), "reweighted", "1", "2"),
+        arc(&c, format!("{c}/"), format!("{c}/c1"), "removed", "1", ""),
+        arc(&d, format!("{d}/d1"), format!("{d}/d2"), "added", "", "1"),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(arcs, want);
+
+    // external.csv: the link to another partner, and the new link to b.test.
+    let ext: BTreeSet<(String, String, String, String, String)> = rows(&out.join("external.csv"))
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r["Site"], a);
+            (
+                r["Page"].clone(),
+                r["Url"].clone(),
+                r["Host"].clone(),
+                r["Anchor"].clone(),
+                r["Change"].clone(),
+            )
+        })
+        .collect();
+    let e = |u: &str, h: &str, anchor: &str, ch: &str| {
+        (
+            url("/"),
+            u.to_owned(),
+            h.to_owned(),
+            anchor.to_owned(),
+            ch.to_owned(),
+        )
+    };
+    let want: BTreeSet<_> = [
+        e(
+            "http://www.ext-one.org/x",
+            "www.ext-one.org",
+            "Ext one",
+            "removed",
+        ),
+        e(
+            "http://www.ext-two.org/y",
+            "www.ext-two.org",
+            "Ext two",
+            "added",
+        ),
+        e(&format!("{b}/"), "b.test", "B", "added"),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(ext, want);
+
+    // sites.csv: each site's figures in both crawls, its changes, whether comparable.
+    let sites: BTreeMap<String, Row> = rows(&out.join("sites.csv"))
+        .into_iter()
+        .map(|r| (r["Site"].clone(), r))
+        .collect();
+    assert_eq!(sites.len(), 4);
+    let summary = |r: &Path| -> BTreeMap<String, Row> {
+        rows(&r.join("summary.csv"))
+            .into_iter()
+            .map(|r| (r["Site"].clone(), r))
+            .collect()
+    };
+    let (s1, s2) = (summary(&r1), summary(&r2));
+    for (site, row) in &sites {
+        for (col, old, new) in [
+            ("Pages", "OldPages", "NewPages"),
+            ("Arcs", "OldArcs", "NewArcs"),
+            ("ExternalLinks", "OldExternalLinks", "NewExternalLinks"),
+            ("BadLinks", "OldBadLinks", "NewBadLinks"),
+        ] {
+            assert_eq!(row[old], s1[site][col], "{site} {old}");
+            assert_eq!(row[new], s2[site][col], "{site} {new}");
+            let change: i64 = row[new].parse::<i64>().unwrap() - row[old].parse::<i64>().unwrap();
+            let key = format!("{}Change", old.trim_start_matches("Old"));
+            assert_eq!(row[&key], change.to_string(), "{site} {key}");
+        }
+        assert_eq!(row["OldState"], s1[site]["State"]);
+        assert_eq!(row["NewState"], s2[site]["State"]);
+    }
+    let counts = |site: &str, cols: &[&str]| -> Vec<String> {
+        cols.iter().map(|c| sites[site][*c].clone()).collect()
+    };
+    let cols = [
+        "Comparable",
+        "Unchanged",
+        "Added",
+        "Removed",
+        "Changed",
+        "Renamed",
+        "Moved",
+        "ArcsAdded",
+        "ArcsRemoved",
+        "ArcsReweighted",
+        "ExternalAdded",
+        "ExternalRemoved",
+    ];
+    assert_eq!(
+        counts(&a, &cols),
+        ["yes", "0", "1", "1", "3", "2", "1", "2", "2", "1", "2", "1"]
+    );
+    assert_eq!(
+        counts(&b, &cols),
+        ["yes", "2", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"]
+    );
+    assert_eq!(
+        counts(&c, &cols),
+        ["yes", "0", "0", "2", "0", "0", "0", "0", "1", "0", "0", "0"]
+    );
+    assert_eq!(
+        counts(&d, &cols),
+        ["no", "2", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0"]
+    );
+    assert_eq!(sites[&d]["Notes"], "maxCrawlLevel 1 → 2");
+    assert_eq!(
+        (
+            sites[&c]["OldState"].as_str(),
+            sites[&c]["NewState"].as_str()
+        ),
+        ("done", "unreachable")
+    );
+
+    // The network of sites: ext-two.org new, ext-one.org gone, a.test → b.test gained.
+    let net_sites: BTreeSet<(String, String)> = rows(&out.join("network/sites.csv"))
+        .into_iter()
+        .map(|r| (r["Site"].clone(), r["Change"].clone()))
+        .collect();
+    assert_eq!(
+        net_sites,
+        [
+            ("ext-two.org".into(), "added".into()),
+            ("ext-one.org".into(), "removed".into())
+        ]
+        .into_iter()
+        .collect()
+    );
+    let net_arcs: BTreeSet<(String, String, String)> = rows(&out.join("network/arcs.csv"))
+        .into_iter()
+        .map(|r| {
+            (
+                r["Source"].clone(),
+                r["Target"].clone(),
+                r["Change"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        net_arcs,
+        [
+            (a.clone(), "ext-two.org".into(), "added".into()),
+            (a.clone(), b.clone(), "added".into()),
+            (a.clone(), "ext-one.org".into(), "removed".into()),
+        ]
+        .into_iter()
+        .collect()
+    );
+
+    // One dynamic GEXF per site and for the network, valid GEXF 1.3.
+    for f in [fa.clone(), format!("c.test_{port}"), "network".into()] {
+        let gexf = out.join(&f).join("graph.gexf");
+        let text = std::fs::read_to_string(&gexf).unwrap();
+        assert!(text.contains("mode=\"dynamic\""), "{f}");
+        xmllint_validates(&gexf);
+    }
+    let gexf = std::fs::read_to_string(out.join(&fa).join("graph.gexf")).unwrap();
+    // /p3 is only in crawl 1, /added only in crawl 2, / in both.
+    for (page, spells) in [
+        ("/p3", "<spell timestamp=\"1\"/>"),
+        ("/added", "<spell timestamp=\"2\"/>"),
+        ("/", "<spell timestamp=\"1\"/><spell timestamp=\"2\"/>"),
+    ] {
+        let at = gexf.find(&format!("label=\"{}\"", url(page))).unwrap();
+        let node = &gexf[at..at + gexf[at..].find("</node>").unwrap()];
+        assert!(
+            node.ends_with(&format!("<spells>{spells}</spells>")),
+            "{page}: {node}"
+        );
+    }
+
+    // The report opens in a browser and shows the change.
+    let report = out.join("report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("2 crawls compared"), "{html}");
+    if let Some((dom, _log)) = common::chromium::dump_dom(&format!("file://{}", report.display())) {
+        assert!(dom.contains("id=\"change-counts\""), "{dom}");
+        assert!(
+            dom.contains("3 sites comparable, 1 not, 0 unknown"),
+            "{dom}"
+        );
+        assert!(dom.contains("data-marks="), "the levels plot is drawn");
+        assert!(dom.contains("ext-two.org"), "new accompanying site listed");
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn three_crawls_give_steps_and_a_changed_duplicate_rule_is_said_for_every_site() {
+    let web = TestWeb::new();
+    first_web(&web);
+    let (_one, r1) = crawl(&web, 1, &[]);
+    change_web(&web);
+    let (_two, r2) = crawl(&web, 1, &[]);
+    let (_three, r3) = crawl(&web, 1, &[("Duplicates", "exact")]);
+    let work = tempfile::tempdir().unwrap();
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            r3.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("duplicate rule: Duplicates fold → exact"),
+        "{stderr}"
+    );
+    let out = work.path().join("cmp");
+    // The first against the last, then each step; the steps add up to the whole for a.test.
+    let a = web.origin("a.test");
+    let changes = |dir: &Path| -> BTreeSet<(String, String)> {
+        rows(&dir.join("pages.csv"))
+            .into_iter()
+            .filter(|r| r["Site"] == a)
+            .map(|r| (r["Url"].clone(), r["Change"].clone()))
+            .collect()
+    };
+    let whole = changes(&out);
+    let first = changes(&out.join("steps/1-2"));
+    let second = changes(&out.join("steps/2-3"));
+    assert_eq!(whole, first, "crawl 3 fetched the same web as crawl 2");
+    assert!(second.is_empty(), "{second:?}");
+    for dir in [out.clone(), out.join("steps/2-3")] {
+        for r in rows(&dir.join("sites.csv")) {
+            if r["OldState"] == "absent" || r["NewState"] == "absent" {
+                continue;
+            }
+            assert_eq!(r["Comparable"], "no", "{r:?}");
+            assert!(r["Notes"].contains("Duplicates fold → exact"), "{r:?}");
+        }
+    }
+    for r in rows(&out.join("steps/1-2/sites.csv")) {
+        assert_eq!(r["Comparable"], "yes", "{r:?}");
+    }
+    // Three crawls on the timeline.
+    let gexf = std::fs::read_to_string(
+        out.join(format!("a.test_{}", web.port()))
+            .join("graph.gexf"),
+    )
+    .unwrap();
+    assert!(gexf.contains("timestamp=\"3\""));
+    xmllint_validates(
+        &out.join(format!("a.test_{}", web.port()))
+            .join("graph.gexf"),
+    );
+}
+
+#[test]
+fn what_cannot_be_compared_exits_2_and_writes_nothing() {
+    let web = TestWeb::new();
+    first_web(&web);
+    let (_one, r1) = crawl(&web, 1, &[]);
+    let other = TestWeb::new();
+    other.page("e.test", "/", "<p>alone</p>");
+    let dir = prepare(&[other.origin("e.test")], &[]);
+    run_in(dir.path());
+    let r_other = dir.path().join("results");
+    let work = tempfile::tempdir().unwrap();
+    let not_results = work.path().join("notes");
+    std::fs::create_dir(&not_results).unwrap();
+    std::fs::write(not_results.join("readme.txt"), "no crawl here").unwrap();
+    // A results folder from a newer rccrawler.
+    let newer = work.path().join("newer");
+    std::fs::create_dir(&newer).unwrap();
+    for f in ["summary.csv", "crawl.ini", "hosts.txt"] {
+        std::fs::copy(r1.join(f), newer.join(f)).unwrap();
+    }
+    let ini = std::fs::read_to_string(newer.join("crawl.ini")).unwrap();
+    std::fs::write(
+        newer.join("crawl.ini"),
+        ini.replace("ResultsFormat = 1", "ResultsFormat = 99"),
+    )
+    .unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let inside = format!("{}/cmp", s(&r1));
+    for (args, says) in [
+        (vec![s(&r1), s(&not_results)], "no summary.csv"),
+        (vec![s(&r1), s(&r_other)], "no site in common"),
+        (vec![s(&r1), s(&newer)], "results format 99"),
+        (
+            vec![s(&r1), s(&work.path().join("missing"))],
+            "not a folder",
+        ),
+    ] {
+        let mut argv = vec!["compare".to_owned()];
+        argv.extend(args);
+        argv.extend(["--out".into(), "cmp".into()]);
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let before = snapshot_tree(&r1);
+        let o = run_binary(work.path(), &argv);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}: {stderr}");
+        assert!(stderr.contains(says), "{argv:?}: {stderr}");
+        assert!(
+            !work.path().join("cmp").exists(),
+            "{argv:?} wrote its output"
+        );
+        assert_eq!(snapshot_tree(&r1), before);
+    }
+    // --out inside a compared folder.
+    let o = run_binary(
+        work.path(),
+        &["compare", &s(&r1), &s(&r1), "--out", &inside],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("overlaps"));
+    assert!(!Path::new(&inside).exists());
+}
