@@ -125,6 +125,8 @@ start_many_nginx() {
     MANY=$WORK/many-$TEMPLATES
     [ "$SEED" = 11 ] || MANY=$WORK/many-$TEMPLATES-s$SEED
     [ -f "$MANY/tpl$((TEMPLATES - 1))/index.html" ] || python3 "$BENCH_DIR/gen_many.py" "$MANY" "$TEMPLATES" "$SEED"
+    # MANY_DIR: serve these templates instead (bench/compare.sh's changed web).
+    MANY=${MANY_DIR:-$MANY}
     cat > "$WORK/nginx-many.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
 worker_processes 2;

@@ -469,6 +469,17 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
         );
     }
 
+    // / → /edit, one link then two: its weight over time; /p2 one level deeper in crawl 2.
+    assert!(
+        gexf.contains("<attvalue for=\"weight\" value=\"1\" timestamp=\"1\"/><attvalue for=\"weight\" value=\"2\" timestamp=\"2\"/>"),
+        "{gexf}"
+    );
+    let at = gexf.find(&format!("label=\"{}\"", url("/p2"))).unwrap();
+    assert!(gexf[at..].starts_with(&format!(
+        "label=\"{}\"><attvalues><attvalue for=\"level\" value=\"1\" timestamp=\"1\"/><attvalue for=\"level\" value=\"2\" timestamp=\"2\"/><attvalue for=\"change\" value=\"level\" timestamp=\"2\"/>",
+        url("/p2")
+    )));
+
     // The report opens in a browser and shows the change.
     let report = out.join("report.html");
     let html = std::fs::read_to_string(&report).unwrap();

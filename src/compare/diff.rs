@@ -3,7 +3,7 @@
 //! page renamed, not one removed and one added. Arcs and external links are matched through
 //! that pairing, so an arc into a renamed page is the same arc.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::snapshot::Snapshot;
 

@@ -3,12 +3,12 @@
 //! change: nodes and edges appear and vanish, levels, hashes and weights change over time.
 //! Nodes are matched by label (a site's pages by normalized URL, the network's sites by name).
 
-use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
+use hashbrown::HashMap;
+
 use super::snapshot::Snapshot;
-use crate::storage::atomic::replace_file_with;
 use crate::xml::xml;
 
 /// A graph over time being gathered.
@@ -83,9 +83,9 @@ impl Timeline {
         self.edges[id as usize].at.push((t, weight));
     }
 
-    /// Writes the file (atomically); `about` is its description.
+    /// Writes the file (whole or not at all); `about` is its description.
     pub(crate) fn write(&self, path: &Path, about: &str) -> io::Result<()> {
-        replace_file_with(path, |f| {
+        super::write_file(path, |f| {
             let mut w = BufWriter::with_capacity(1 << 16, f);
             self.write_to(&mut w, about)?;
             w.flush()
@@ -131,20 +131,23 @@ impl Timeline {
             w.write_all(b"</spells></node>\n")?;
         }
         writeln!(w, "</nodes>\n<edges count=\"{}\">", self.edges.len())?;
-        for (i, e) in self.edges.iter().enumerate() {
-            write!(
-                w,
-                "<edge id=\"{i}\" source=\"{}\" target=\"{}\"><attvalues>",
-                e.ends.0, e.ends.1
-            )?;
-            // Gephi reads an edge's weight over time from attvalues for "weight".
-            for (t, weight) in &e.at {
-                write!(
-                    w,
-                    "<attvalue for=\"weight\" value=\"{weight}\" timestamp=\"{t}\"/>"
-                )?;
+        // Edges without ids (optional since GEXF 1.3): a million arcs' worth of bytes.
+        for e in &self.edges {
+            write!(w, "<edge source=\"{}\" target=\"{}\"", e.ends.0, e.ends.1)?;
+            let first = e.at.first().map_or(1, |&(_, weight)| weight);
+            if e.at.iter().all(|&(_, weight)| weight == first) {
+                write!(w, " weight=\"{first}\"><spells>")?;
+            } else {
+                // Gephi reads an edge's weight over time from attvalues for "weight".
+                w.write_all(b"><attvalues>")?;
+                for (t, weight) in &e.at {
+                    write!(
+                        w,
+                        "<attvalue for=\"weight\" value=\"{weight}\" timestamp=\"{t}\"/>"
+                    )?;
+                }
+                w.write_all(b"</attvalues><spells>")?;
             }
-            w.write_all(b"</attvalues><spells>")?;
             for (t, _) in &e.at {
                 write!(w, "<spell timestamp=\"{t}\"/>")?;
             }
@@ -154,41 +157,50 @@ impl Timeline {
     }
 }
 
-/// A site page's attributes over time: its level, content hash, and how it changed since the
-/// crawl before (`first` in the first crawl; `added`, `changed`, `level`, `same`).
-const SITE_ATTRS: &[(&str, &str)] = &[
-    ("level", "integer"),
-    ("hash", "string"),
-    ("change", "string"),
-];
+/// A site page's attributes over time: its level, and how it changed since the crawl before
+/// (`added`, `changed`, `level`; none when it did not change, and in the first crawl). Its
+/// content hashes are in pages.csv: here they doubled the file.
+const SITE_ATTRS: &[(&str, &str)] = &[("level", "integer"), ("change", "string")];
 
 /// Writes the dynamic graph of `site` over its snapshots (one per crawl, `None` where a crawl
 /// does not list it).
 pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::Result<()> {
     let mut tl = Timeline::new(SITE_ATTRS);
+    // The crawl before's snapshot (its hashes; the timeline keeps levels and changes only).
+    let mut before: Option<HashMap<&str, &str>> = None;
     for (i, snap) in snaps.iter().enumerate() {
-        let Some(snap) = snap else { continue };
+        let Some(snap) = snap else {
+            before = None;
+            continue;
+        };
         let t = i + 1;
         let ids: Vec<u32> = snap
             .pages
             .iter()
             .map(|p| {
                 let level = p.level.map(|l| l.to_string()).unwrap_or_default();
-                let change = match (t, tl.values_at(t - 1, &p.url)) {
-                    (1, _) => "first",
-                    (_, None) => "added",
-                    (_, Some(v)) if !v[1].is_empty() && !p.hash.is_empty() && v[1] != p.hash => {
+                let hash_was = before.as_ref().and_then(|b| b.get(p.url.as_str()).copied());
+                let change = match (&before, hash_was, tl.values_at(t - 1, &p.url)) {
+                    (None, ..) => "",
+                    (Some(_), None, _) => "added",
+                    (_, Some(h), _) if !h.is_empty() && !p.hash.is_empty() && h != p.hash => {
                         "changed"
                     }
-                    (_, Some(v)) if v[0] != level => "level",
-                    _ => "same",
+                    (_, _, Some(v)) if v[0] != level => "level",
+                    _ => "",
                 };
-                tl.node(t, &p.url, vec![level, p.hash.clone(), change.to_owned()])
+                tl.node(t, &p.url, vec![level, change.to_owned()])
             })
             .collect();
         for &(a, b, w) in &snap.arcs {
             tl.edge(t, ids[a as usize], ids[b as usize], w);
         }
+        before = Some(
+            snap.pages
+                .iter()
+                .map(|p| (p.url.as_str(), p.hash.as_str()))
+                .collect(),
+        );
     }
     tl.write(
         path,
@@ -223,13 +235,22 @@ mod tests {
         site(&path, "http://a.test", &[Some(one), Some(two)]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("mode=\"dynamic\""), "{text}");
-        assert!(text.contains(
-            "<node id=\"0\" label=\"/\"><attvalues><attvalue for=\"level\" value=\"0\" timestamp=\"1\"/><attvalue for=\"hash\" value=\"a\" timestamp=\"1\"/><attvalue for=\"change\" value=\"first\" timestamp=\"1\"/><attvalue for=\"level\" value=\"0\" timestamp=\"2\"/><attvalue for=\"hash\" value=\"b\" timestamp=\"2\"/><attvalue for=\"change\" value=\"changed\" timestamp=\"2\"/></attvalues><spells><spell timestamp=\"1\"/><spell timestamp=\"2\"/></spells></node>"
-        ), "{text}");
+        // The home page: its level in both crawls, changed in the second, in both crawls.
+        assert!(
+            text.contains(
+                "<node id=\"0\" label=\"/\"><attvalues><attvalue for=\"level\" value=\"0\" timestamp=\"1\"/><attvalue for=\"level\" value=\"0\" timestamp=\"2\"/><attvalue for=\"change\" value=\"changed\" timestamp=\"2\"/></attvalues><spells><spell timestamp=\"1\"/><spell timestamp=\"2\"/></spells></node>"
+            ),
+            "{text}"
+        );
         assert!(text.contains("label=\"/x\""), "{text}");
         assert!(text.contains("<attvalue for=\"change\" value=\"added\" timestamp=\"2\"/>"));
         // Two edges: / → /x in crawl 1, / → /y in crawl 2.
         assert!(text.contains("<edges count=\"2\">"), "{text}");
-        assert!(text.contains("<edge id=\"0\" source=\"0\" target=\"1\"><attvalues><attvalue for=\"weight\" value=\"2\" timestamp=\"1\"/></attvalues><spells><spell timestamp=\"1\"/></spells></edge>"), "{text}");
+        assert!(
+            text.contains(
+                "<edge source=\"0\" target=\"1\" weight=\"2\"><spells><spell timestamp=\"1\"/></spells></edge>"
+            ),
+            "{text}"
+        );
     }
 }

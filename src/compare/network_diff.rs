@@ -3,7 +3,7 @@
 //! lost, reweighted) and `network/graph.gexf` over every crawl — when every crawl compared has
 //! a network.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -201,7 +201,7 @@ fn write_atomic(
     header: &[&str],
     rows: impl FnOnce(&mut CsvOut<'_>) -> io::Result<()>,
 ) -> io::Result<()> {
-    crate::storage::atomic::replace_file_with(path, |f: &mut File| {
+    super::write_file(path, |f: &mut File| {
         let mut w = BufWriter::with_capacity(1 << 16, f);
         let mut o = CsvOut::plain(&mut w, header)?;
         rows(&mut o)?;

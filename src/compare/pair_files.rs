@@ -104,29 +104,40 @@ impl PairFiles {
         })
     }
 
-    /// Writes a site's rows.
-    pub(crate) fn site(&mut self, s: &PairSite<'_>) -> io::Result<()> {
-        let [sites, pages, arcs, external] = &mut self.files[..] else {
-            unreachable!("four files");
-        };
-        site_row(&mut sites.1, s)?;
-        if let Some(d) = s.diff {
-            page_rows(&mut pages.1, s, d)?;
-            arc_rows(&mut arcs.1, s, d)?;
-            external_rows(&mut external.1, s, d)?;
+    /// Appends a site's rows (from [`rows`]).
+    pub(crate) fn append(&mut self, rows: &SiteRows) -> io::Result<()> {
+        for ((_, w), bytes) in self.files.iter_mut().zip(&rows.0) {
+            w.write_all(bytes)?;
         }
         Ok(())
     }
 
     /// Renames the files into place.
     pub(crate) fn finish(self) -> io::Result<()> {
+        // Not synced, as every file of a comparison (see `write_file`).
         for ((tmp, mut w), (name, _)) in self.files.into_iter().zip(FILES) {
             w.flush()?;
-            w.get_ref().sync_all()?;
             std::fs::rename(tmp, self.dir.join(name))?;
         }
-        crate::storage::atomic::sync_dir(&self.dir)
+        Ok(())
     }
+}
+
+/// A site's rows of the four files, in their order.
+#[derive(Debug, Default)]
+pub(crate) struct SiteRows([Vec<u8>; 4]);
+
+/// A site's rows (sites, sites with workers side by side, appended in order after).
+pub(crate) fn rows(s: &PairSite<'_>) -> io::Result<SiteRows> {
+    let mut r = SiteRows::default();
+    let [sites, pages, arcs, external] = &mut r.0;
+    site_row(sites, s)?;
+    if let Some(d) = s.diff {
+        page_rows(pages, s, d)?;
+        arc_rows(arcs, s, d)?;
+        external_rows(external, s, d)?;
+    }
+    Ok(r)
 }
 
 fn opt_num(o: &mut CsvOut<'_>, n: Option<impl itoa::Integer>) -> io::Result<()> {

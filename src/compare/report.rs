@@ -30,7 +30,7 @@ pub(crate) fn write(
     network: Option<&NetworkChange>,
 ) -> io::Result<()> {
     let html = page(crawls, pairs, levels, network);
-    crate::storage::atomic::replace_file_with(&out.join(REPORT_FILE), |f| {
+    super::write_file(&out.join(REPORT_FILE), |f| {
         io::Write::write_all(f, html.as_bytes())
     })
 }

@@ -1,7 +1,7 @@
 //! One site of one crawl, read from its results folder for comparing: its pages (URL, level,
 //! content hash), arcs and external links. Only one site's snapshots are held at a time.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
