@@ -36,8 +36,10 @@ for i in $(seq "$RUNS"); do
     run_compare changed "$WORK/cmp-a/results" "$WORK/cmp-b/results"
     run_compare same "$WORK/cmp-a/results" "$WORK/cmp-a/results"
 done
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for label in changed same; do
-    awk -v l="$label" '$1 == l { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "seconds") s[n] = kv[2]; if (kv[1] == "rss_mb") r[n] = kv[2] } n++ }
-        END { asort(s); asort(r); m = int((n + 1) / 2); printf "median %s: seconds=%s rss_mb=%s (%d runs)\n", l, s[m], r[m], n }' "$OUT" | tee -a "$OUT"
+    secs=$(awk -v l="$label" '$1 == l { split($2, kv, "="); print kv[2] }' "$OUT" | median)
+    rss=$(awk -v l="$label" '$1 == l { split($3, kv, "="); print kv[2] }' "$OUT" | median)
+    note "median $label: seconds=$secs rss_mb=$rss ($RUNS runs)"
 done
 du -sh "$WORK/cmp-out" | sed 's/^/output of the last run: /' | tee -a "$OUT"

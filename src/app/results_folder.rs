@@ -33,17 +33,25 @@ pub(super) enum Claimed {
 
 /// Makes `settings`' results folder this crawl's, moving another crawl's results aside.
 /// `dm` is the crawl's data manager, opened: whether the crawl continues is read from it;
-/// `coordinator` says whether the crawl is shared with other processes (`PgDM`).
+/// `coordinator` says whether the crawl is shared with other processes (`PgDM`). Then records
+/// the crawl in it (`crawl.ini`, `hosts.txt`: its settings and `sites`).
 pub(super) fn claim(
     settings: &Settings,
     dm: &dyn DataManager,
     coordinator: &dyn Coordinator,
+    sites: &[crate::site::SiteSpec],
 ) -> Result<Claimed, AppError> {
     let shared = coordinator.scopes_per_process().is_some();
-    claim_folder(settings, dm, shared).map_err(|source| AppError::ResultsFolder {
-        folder: settings.results.folder.clone(),
-        source,
-    })
+    let folder = &settings.results.folder;
+    claim_folder(settings, dm, shared)
+        .and_then(|claimed| {
+            crate::crawl_record::write(folder, settings, sites)?;
+            Ok(claimed)
+        })
+        .map_err(|source| AppError::ResultsFolder {
+            folder: folder.clone(),
+            source,
+        })
 }
 
 fn claim_folder(

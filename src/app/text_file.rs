@@ -64,13 +64,7 @@ impl ApplicationManager for TextFileManager {
         for f in &mut finishers {
             f.start(started)?;
         }
-        results_folder::claim(settings, &*dm, &*coordinator)?;
-        crate::crawl_record::write(&settings.results.folder, settings, hosts).map_err(
-            |source| AppError::ResultsFolder {
-                folder: settings.results.folder.clone(),
-                source,
-            },
-        )?;
+        results_folder::claim(settings, &*dm, &*coordinator, hosts)?;
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());

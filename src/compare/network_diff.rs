@@ -96,6 +96,17 @@ fn write_pair(
     dir: &Path,
     mut change: Option<&mut NetworkChange>,
 ) -> io::Result<()> {
+    write_sites(old, new, dir, change.as_deref_mut())?;
+    write_arcs(old, new, dir, change)
+}
+
+/// network/sites.csv: sites new, in another set or subset, gone.
+fn write_sites(
+    old: &Network,
+    new: &Network,
+    dir: &Path,
+    mut change: Option<&mut NetworkChange>,
+) -> io::Result<()> {
     let was: HashMap<&str, usize> = old
         .nodes
         .iter()
@@ -108,7 +119,7 @@ fn write_pair(
         .enumerate()
         .map(|(i, n)| (n.label.as_str(), i))
         .collect();
-    write_atomic(&dir.join("sites.csv"), SITES_HEADER, |o| {
+    write_csv(&dir.join("sites.csv"), SITES_HEADER, |o| {
         for n in &new.nodes {
             let before = was.get(n.label.as_str()).map(|&i| &old.nodes[i]);
             let what = match before {
@@ -145,11 +156,20 @@ fn write_pair(
             o.text(&n.subset)?.empty()?.end()?;
         }
         Ok(())
-    })?;
+    })
+}
+
+/// network/arcs.csv: arcs between sites gained, reweighted, lost.
+fn write_arcs(
+    old: &Network,
+    new: &Network,
+    dir: &Path,
+    change: Option<&mut NetworkChange>,
+) -> io::Result<()> {
     let (before, after) = (arcs(old), arcs(new));
     let mut gained = Vec::new();
     let mut lost = 0;
-    write_atomic(&dir.join("arcs.csv"), ARCS_HEADER, |o| {
+    write_csv(&dir.join("arcs.csv"), ARCS_HEADER, |o| {
         let ends = |e: &crate::network::model::EdgeRow, net: &Network| {
             (
                 net.nodes[(e.source - 1) as usize].label.clone(),
@@ -196,7 +216,7 @@ fn write_pair(
     Ok(())
 }
 
-fn write_atomic(
+fn write_csv(
     path: &Path,
     header: &[&str],
     rows: impl FnOnce(&mut CsvOut<'_>) -> io::Result<()>,
