@@ -1,7 +1,7 @@
 //! The command line's words: `rccrawler [crawl options]`, `demo`, `replay`, `report`,
-//! `status`, `export`, parsed with clap's derive API: every subcommand has its own help with its
-//! defaults and formats (`rccrawler replay --help`, `rccrawler help export`), and an unknown
-//! option or a stray word is an error (exit code 2).
+//! `network`, `status`, `compare`, `export`, parsed with clap's derive API: every subcommand
+//! has its own help with its defaults and formats (`rccrawler replay --help`,
+//! `rccrawler help export`), and an unknown option or a stray word is an error (exit code 2).
 
 use std::ffi::OsString;
 use std::path::PathBuf;

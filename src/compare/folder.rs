@@ -69,16 +69,9 @@ impl Crawl {
         self.index.get(site).map(|&i| &self.rows[i])
     }
 
-    /// Its name in messages: `crawl 2 (results-2026)`.
+    /// Its name in messages: `crawl 2 (2026/results)`, the folder as given.
     pub(crate) fn name(&self) -> String {
-        format!(
-            "crawl {} ({})",
-            self.number,
-            self.path.file_name().map_or_else(
-                || self.path.display().to_string(),
-                |n| n.to_string_lossy().into_owned()
-            )
-        )
+        format!("crawl {} ({})", self.number, self.path.display())
     }
 
     /// When it started, as recorded (empty when not).

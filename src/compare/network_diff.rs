@@ -216,6 +216,7 @@ fn write_arcs(
     Ok(())
 }
 
+/// Writes a plain CSV file with `header` and the rows `rows` writes, whole or not at all.
 fn write_csv(
     path: &Path,
     header: &[&str],

@@ -11,7 +11,7 @@ use super::comparable::Verdict;
 use super::folder::Crawl;
 use super::network_diff::NetworkChange;
 use super::{Pair, PairTotals};
-use crate::report::html::{Cell, TAIL, escape, head, table};
+use crate::report::html::{Cell, TAIL, escape, group, head, table};
 use crate::report::plot::levels_side_by_side;
 
 /// The report's file name in DIR.
@@ -111,7 +111,10 @@ fn comparability(h: &mut String, t: &PairTotals) {
     let [yes, unknown, no] = t.verdicts;
     let _ = write!(
         h,
-        "<h2 id=\"comparable\">Comparable</h2><p id=\"verdicts\">{yes} sites comparable, {no} not, {unknown} unknown (settings not recorded).</p>"
+        "<h2 id=\"comparable\">Comparable</h2><p id=\"verdicts\">{} sites comparable, {} not, {} unknown (settings not recorded).</p>",
+        group(yes),
+        group(no),
+        group(unknown)
     );
     if !t.global_notes.is_empty() {
         h.push_str("<p>Settings that differ for every site:</p><ul id=\"global-notes\">");
@@ -161,15 +164,15 @@ fn changes(h: &mut String, pairs: &[Pair], crawls: &[Crawl]) {
         &[
             "crawls",
             "pages added",
-            "removed",
+            "pages removed",
             "changed",
             "renamed",
             "level changed",
             "arcs added",
-            "removed",
+            "arcs removed",
             "reweighted",
             "external links added",
-            "removed",
+            "external links removed",
         ],
         &rows,
         false,
