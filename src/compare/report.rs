@@ -269,8 +269,8 @@ fn network_section(h: &mut String, crawls: &[Crawl], network: Option<&NetworkCha
     let _ = write!(
         h,
         "<h3>New links between sites</h3><p>{} arcs gained, {} lost (network/arcs.csv lists them all).</p>",
-        n.gained.len(),
-        n.lost
+        group(n.gained.len() as u64),
+        group(n.lost as u64)
     );
     let rows: Vec<Vec<Cell>> = n
         .gained
