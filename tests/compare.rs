@@ -639,3 +639,38 @@ fn what_cannot_be_compared_exits_2_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("overlaps"));
     assert!(!Path::new(&inside).exists());
 }
+
+#[test]
+fn an_earlier_comparison_is_replaced_and_other_files_are_not_touched() {
+    let web = TestWeb::new();
+    first_web(&web);
+    let (_one, r1) = crawl(&web, 1, &[]);
+    change_web(&web);
+    let (_two, r2) = crawl(&web, 1, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (r1.to_str().unwrap(), r2.to_str().unwrap());
+    let o = run_binary(work.path(), &["compare", a, b, "--out", "cmp"]);
+    assert!(o.status.success());
+    // A file of the earlier comparison that this one would not write goes.
+    let stale = work.path().join("cmp/stale.example_1/graph.gexf");
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, "old").unwrap();
+    let o = run_binary(work.path(), &["compare", b, a, "--out", "cmp"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!stale.exists());
+    // The reversed comparison: crawl 2's new pages are crawl 1's removed ones.
+    let removed = rows(&work.path().join("cmp/pages.csv"))
+        .into_iter()
+        .filter(|r| r["Url"] == format!("{}/added", web.origin("a.test")))
+        .map(|r| r["Change"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(removed, ["removed"]);
+    // A folder with other files is refused, and left as it was.
+    let mine = work.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let o = run_binary(work.path(), &["compare", a, b, "--out", "mine"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not empty"));
+    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1);
+}

@@ -68,6 +68,12 @@ pub enum CompareError {
         /// The newer.
         b: PathBuf,
     },
+    /// The output folder holds files that are not an earlier comparison's.
+    #[error("--out {}: the folder is not empty and holds no comparison (no {MARKER}): name a new or empty folder, or an earlier comparison's to replace it", out.display())]
+    OutNotEmpty {
+        /// `--out`.
+        out: PathBuf,
+    },
     /// The output folder is, is in, or holds one of the compared folders.
     #[error("--out {} overlaps the compared folder {}: compare writes nothing into a crawl's results", out.display(), input.display())]
     OutOverlaps {
@@ -231,6 +237,7 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Compared, CompareError>
             });
         }
     }
+    clear_out(out)?;
     let write = |path: &Path| {
         let path = path.to_owned();
         move |source| CompareError::Write { path, source }
@@ -277,6 +284,35 @@ pub(crate) fn write_file(
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Marks a folder as a comparison's: another comparison may replace what it holds.
+const MARKER: &str = ".rccrawler-compare";
+
+/// Makes `out` an empty comparison folder: created, or emptied when it holds an earlier
+/// comparison (its site folders would otherwise stay beside the new ones); a folder with other
+/// files is refused.
+fn clear_out(out: &Path) -> Result<(), CompareError> {
+    let write = |source| CompareError::Write {
+        path: out.to_owned(),
+        source,
+    };
+    if let Ok(mut entries) = std::fs::read_dir(out)
+        && entries.next().is_some()
+    {
+        if !out.join(MARKER).is_file() {
+            return Err(CompareError::OutNotEmpty {
+                out: out.to_owned(),
+            });
+        }
+        std::fs::remove_dir_all(out).map_err(write)?;
+    }
+    std::fs::create_dir_all(out).map_err(write)?;
+    std::fs::write(
+        out.join(MARKER),
+        "rccrawler compare wrote this folder; the next comparison into it replaces it\n",
+    )
+    .map_err(write)
 }
 
 /// Refuses an output folder that is, is inside, or holds a compared folder.
