@@ -144,34 +144,7 @@ pub(crate) fn scatter(
 
 /// A bar per level: pages at each level, level 0 first.
 pub(crate) fn levels(pages: &[u64], caption: &str) -> Result<String, PlotError> {
-    let top = pages.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.08;
-    let n = pages.len().max(1) as f64;
-    let svg = draw((420, 260), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(-0.5f64..n - 0.5, 0f64..top)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .max_light_lines(0)
-            .x_labels(pages.len().clamp(2, 16))
-            .x_label_formatter(&count_tick)
-            .y_label_formatter(&count_tick)
-            .x_desc("level")
-            .y_desc("pages")
-            .draw()
-            .map_err(|e| e.to_string())?;
-        chart
-            .draw_series(pages.iter().enumerate().map(|(l, &c)| {
-                let l = l as f64;
-                Rectangle::new([(l - 0.38, 0.0), (l + 0.38, c as f64)], BLUE_.filled())
-            }))
-            .map_err(|e| e.to_string())?;
-        Ok(())
-    })?;
+    let svg = level_bars((420, 260), &[pages])?;
     Ok(figure(svg, pages.len(), caption))
 }
 
@@ -299,6 +272,48 @@ pub(crate) fn curves(
     Ok(figure_with(svg, series.len(), &legend, caption))
 }
 
+/// Bars of pages per level, a group per level with a bar per series (in palette order).
+fn level_bars(size: (u32, u32), series: &[&[u64]]) -> Result<String, PlotError> {
+    let levels = series.iter().map(|v| v.len()).max().unwrap_or(0).max(1);
+    let top = series
+        .iter()
+        .flat_map(|v| v.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64
+        * 1.08;
+    let width = 0.76 / series.len().max(1) as f64;
+    draw(size, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5f64..levels as f64 - 0.5, 0f64..top)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(0)
+            .x_labels(levels.clamp(2, 16))
+            .x_label_formatter(&count_tick)
+            .y_label_formatter(&count_tick)
+            .x_desc("level")
+            .y_desc("pages")
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (s, pages) in series.iter().enumerate() {
+            let color = PALETTE[s % PALETTE.len()];
+            chart
+                .draw_series(pages.iter().enumerate().map(|(l, &c)| {
+                    let x = l as f64 - 0.38 + width * s as f64;
+                    Rectangle::new([(x, 0.0), (x + width, c as f64)], color.filled())
+                }))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })
+}
+
 /// A legend naming each series in its palette colour (none past the palette's ten).
 fn legend<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
     if names.len() > PALETTE.len() {
@@ -323,50 +338,8 @@ pub(crate) fn levels_side_by_side(
     series: &[(String, Vec<u64>)],
     caption: &str,
 ) -> Result<String, PlotError> {
-    let levels = series
-        .iter()
-        .map(|(_, v)| v.len())
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let top = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .max()
-        .unwrap_or(0)
-        .max(1) as f64
-        * 1.08;
-    let k = series.len().max(1) as f64;
-    let svg = draw((560, 280), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(-0.5f64..levels as f64 - 0.5, 0f64..top)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .max_light_lines(0)
-            .x_labels(levels.clamp(2, 16))
-            .x_label_formatter(&count_tick)
-            .y_label_formatter(&count_tick)
-            .x_desc("level")
-            .y_desc("pages")
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (s, (_, pages)) in series.iter().enumerate() {
-            let color = PALETTE[s % PALETTE.len()];
-            let width = 0.8 / k;
-            chart
-                .draw_series(pages.iter().enumerate().map(|(l, &c)| {
-                    let x = l as f64 - 0.4 + width * s as f64;
-                    Rectangle::new([(x, 0.0), (x + width * 0.9, c as f64)], color.filled())
-                }))
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    })?;
+    let bars: Vec<&[u64]> = series.iter().map(|(_, v)| v.as_slice()).collect();
+    let svg = level_bars((560, 280), &bars)?;
     let marks = series.iter().map(|(_, v)| v.len()).sum();
     let legend = legend(series.iter().map(|(name, _)| name.as_str()));
     Ok(figure_with(svg, marks, &legend, caption))
