@@ -42,6 +42,7 @@
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
 //!   summary); [`report`] — report.html, read back from the result files.
+//! - [`warc`] — WARC 1.1 archives: records, files, the CDXJ index (SPEC §15).
 //! - [`crawl_record`] — the settings and sites a results folder was crawled with;
 //!   [`compare`] — two or more crawls of the same sites compared (SPEC §16).
 //! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
@@ -100,5 +101,6 @@ pub mod unload;
 pub(crate) mod url_filter;
 pub mod url_norm;
 pub(crate) mod url_rules;
+pub mod warc;
 pub(crate) mod words;
 pub(crate) mod xml;

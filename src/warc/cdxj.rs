@@ -1,0 +1,133 @@
+//! The CDXJ index of an archive folder (`index.cdxj`): a line per response and revisit
+//! record — `SURT timestamp {json}` with the URL, MIME type, status, payload digest, and where
+//! the record is (file, offset, length) — sorted by SURT key then time, as pywb and warcio
+//! write it.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use super::read::{RawRecord, scan};
+use super::record::{cdx_timestamp, head_len};
+
+/// The index file's name in an archive folder.
+pub const INDEX_FILE: &str = "index.cdxj";
+
+/// The SURT form of `url` (Sort-friendly URI Reordering Transform, as pywb keys its index):
+/// host labels reversed and comma-separated, `www.` dropped, a port other than the
+/// scheme's kept, then `)` and the path and query; lower case.
+pub fn surt(url: &str) -> String {
+    let Ok(u) = url::Url::parse(url) else {
+        return url.to_ascii_lowercase();
+    };
+    let host = u.host_str().unwrap_or("").to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let mut key: String = host.split('.').rev().collect::<Vec<_>>().join(",");
+    if let Some(port) = u.port() {
+        let _ = write!(key, ":{port}");
+    }
+    key.push(')');
+    key.push_str(&u.path().to_ascii_lowercase());
+    if let Some(q) = u.query() {
+        key.push('?');
+        key.push_str(&q.to_ascii_lowercase());
+    }
+    key
+}
+
+fn json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The index line of a record at `offset` (`length` bytes) of file `filename`, if it is a
+/// response or a revisit.
+pub fn line(record: &RawRecord, filename: &str, offset: u64, length: u64) -> Option<String> {
+    let kind = record.field("WARC-Type")?;
+    if kind != "response" && kind != "revisit" {
+        return None;
+    }
+    let url = record.field("WARC-Target-URI")?;
+    let head = &record.block[..head_len(&record.block)];
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or("");
+    let mime = lines
+        .filter_map(|l| l.split_once(':'))
+        .find(|(n, _)| n.trim().eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.split(';').next().unwrap_or("").trim().to_owned())
+        .unwrap_or_default();
+    let mut json = String::from("{\"url\": ");
+    json_string(url, &mut json);
+    for (name, value) in [
+        (
+            "mime",
+            if kind == "revisit" {
+                "warc/revisit"
+            } else {
+                &mime
+            },
+        ),
+        ("status", status),
+        ("digest", record.field("WARC-Payload-Digest").unwrap_or("")),
+        ("length", &length.to_string()),
+        ("offset", &offset.to_string()),
+        ("filename", filename),
+    ] {
+        let _ = write!(json, ", \"{name}\": ");
+        json_string(value, &mut json);
+    }
+    json.push('}');
+    Some(format!(
+        "{} {} {json}",
+        surt(url),
+        cdx_timestamp(record.field("WARC-Date").unwrap_or(""))
+    ))
+}
+
+/// Writes `folder/index.cdxj` from the archive files `files` (names in `folder`), sorted.
+pub fn write_index(folder: &Path, files: &[String]) -> io::Result<()> {
+    let mut lines = Vec::new();
+    for name in files {
+        scan(&folder.join(name), |offset, length, record| {
+            lines.extend(line(record, name, offset, length));
+        })?;
+    }
+    lines.sort();
+    crate::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
+        let mut w = io::BufWriter::new(f);
+        for l in &lines {
+            io::Write::write_all(&mut w, l.as_bytes())?;
+            io::Write::write_all(&mut w, b"\n")?;
+        }
+        io::Write::flush(&mut w)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn surt_keys() {
+        assert_eq!(
+            surt("http://www.Example.com/A/b?X=1"),
+            "com,example)/a/b?x=1"
+        );
+        assert_eq!(surt("https://a.test:8443/"), "test,a:8443)/");
+        assert_eq!(surt("http://sub.a.test/"), "test,a,sub)/");
+    }
+}

@@ -1,0 +1,185 @@
+//! The archive writer end to end: what a reader finds in the files it writes.
+
+use std::time::{Duration, SystemTime};
+
+use super::cdxj::INDEX_FILE;
+use super::read::{RawRecord, scan};
+use super::{Archive, Exchange, PageFacts};
+
+fn response(body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn request(path: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nHost: a.test\r\nUser-Agent: rccrawler\r\n\r\n").into_bytes()
+}
+
+fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
+    let path = url.trim_start_matches("http://a.test");
+    let (req, resp) = (request(path), response(body));
+    let ex = Exchange {
+        url,
+        date: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        request: &req,
+        response: &resp,
+    };
+    let facts = PageFacts {
+        level: Some(1),
+        outlinks: links,
+    };
+    archive.exchange(&ex, Some(&facts)).unwrap();
+}
+
+/// Every record of every file of `dir` with `ext`: (file, type, target).
+fn records(dir: &std::path::Path, ext: &str) -> Vec<(String, RawRecord)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(ext))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        scan(&dir.join(&n), |_, _, r| out.push((n.clone(), r.clone()))).unwrap();
+    }
+    out
+}
+
+#[test]
+fn records_revisits_rotation_and_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let info = vec![("rccrawler-setting".to_owned(), "Archive = warc".to_owned())];
+    let a = Archive::open(dir.path(), "crawl", 1500, info.clone()).unwrap();
+    let links = vec!["http://a.test/b".to_owned()];
+    exchange(&a, "http://a.test/", "<a href=/b>b</a>", &links);
+    exchange(&a, "http://a.test/b", "same body", &[]);
+    exchange(&a, "http://a.test/c", "same body", &[]);
+    a.close().unwrap();
+    let all = records(dir.path(), ".warc.gz");
+    let kinds: Vec<(&str, Option<&str>)> = all
+        .iter()
+        .map(|(_, r)| (r.field("WARC-Type").unwrap(), r.field("WARC-Target-URI")))
+        .collect();
+    // Files rotate past 1,500 bytes, each starting with its warcinfo; an exchange is never split.
+    let files: std::collections::BTreeSet<&str> = all.iter().map(|(f, _)| f.as_str()).collect();
+    assert!(files.len() >= 2, "{files:?}");
+    for f in &files {
+        let first = all.iter().find(|(n, _)| n == f).unwrap();
+        assert_eq!(first.1.field("WARC-Type"), Some("warcinfo"));
+        assert!(
+            String::from_utf8_lossy(&first.1.block).contains("rccrawler-setting: Archive = warc")
+        );
+    }
+    let wanted = [
+        ("request", Some("http://a.test/")),
+        ("response", Some("http://a.test/")),
+        ("metadata", Some("http://a.test/")),
+        ("request", Some("http://a.test/b")),
+        ("response", Some("http://a.test/b")),
+        ("metadata", Some("http://a.test/b")),
+        ("request", Some("http://a.test/c")),
+        ("revisit", Some("http://a.test/c")),
+        ("metadata", Some("http://a.test/c")),
+    ];
+    let got: Vec<_> = kinds
+        .into_iter()
+        .filter(|(k, _)| *k != "warcinfo")
+        .collect();
+    assert_eq!(got, wanted);
+    let revisit = &all
+        .iter()
+        .find(|(_, r)| r.field("WARC-Type") == Some("revisit"))
+        .unwrap()
+        .1;
+    assert_eq!(
+        revisit.field("WARC-Refers-To-Target-URI"),
+        Some("http://a.test/b")
+    );
+    assert!(
+        revisit.block.ends_with(b"\r\n\r\n"),
+        "a revisit keeps the head only"
+    );
+    let meta = &all
+        .iter()
+        .find(|(_, r)| r.field("WARC-Type") == Some("metadata"))
+        .unwrap()
+        .1;
+    assert_eq!(meta.block, b"level: 1\r\noutlink: http://a.test/b\r\n");
+    // Every digest is the SHA-1 of what it names.
+    for (_, r) in &all {
+        assert_eq!(
+            r.field("WARC-Block-Digest").unwrap(),
+            super::record::sha1_digest(&r.block)
+        );
+    }
+    let index = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+    let lines: Vec<&str> = index.lines().collect();
+    assert_eq!(lines.len(), 3, "{index}");
+    assert!(lines[0].starts_with("test,a)/ 20270115"), "{index}");
+    assert!(
+        lines[2].starts_with("test,a)/c ") && lines[2].contains("\"mime\": \"warc/revisit\""),
+        "{index}"
+    );
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted);
+}
+
+#[test]
+fn a_torn_tail_is_cut_and_the_file_continued() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Archive::open(dir.path(), "crawl", 1 << 30, Vec::new()).unwrap();
+    exchange(&a, "http://a.test/", "home", &[]);
+    drop(a); // killed: the file stays .open
+    let open: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".open"))
+        .collect();
+    assert_eq!(open.len(), 1);
+    let whole = std::fs::metadata(&open[0]).unwrap().len();
+    // Half a record more, as a kill mid-write leaves it.
+    let torn = {
+        let r = super::record::Record {
+            kind: super::record::RecordType::Metadata,
+            id: "<urn:uuid:x>".into(),
+            date: SystemTime::UNIX_EPOCH,
+            target_uri: None,
+            content_type: "application/warc-fields",
+            fields: Vec::new(),
+            block: vec![b'x'; 5000],
+        }
+        .to_gzip();
+        r[..r.len() / 2].to_vec()
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&open[0])
+        .unwrap();
+    std::io::Write::write_all(&mut f, &torn).unwrap();
+    drop(f);
+    let a = Archive::open(dir.path(), "crawl", 1 << 30, Vec::new()).unwrap();
+    assert_eq!(
+        std::fs::metadata(&open[0]).unwrap().len(),
+        whole,
+        "the torn tail is cut"
+    );
+    exchange(&a, "http://a.test/again", "home", &[]);
+    a.close().unwrap();
+    let all = records(dir.path(), ".warc.gz");
+    let kinds: Vec<&str> = all
+        .iter()
+        .map(|(_, r)| r.field("WARC-Type").unwrap())
+        .collect();
+    // One file, continued; the repeated body (read back from the file) is a revisit.
+    assert_eq!(
+        kinds,
+        [
+            "warcinfo", "request", "response", "metadata", "request", "revisit", "metadata"
+        ]
+    );
+}

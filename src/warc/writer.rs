@@ -1,0 +1,313 @@
+//! The archive being written: WARC files in one folder, each opened as `NAME.warc.gz.open`
+//! with a `warcinfo` record first, records appended as exchanges arrive (whole gzip members,
+//! one `write` each), renamed to `NAME.warc.gz` once past the size limit or at the end. A file
+//! left open by a killed process is cut back to its last whole record and continued.
+//!
+//! A response whose payload equals one already archived (the same SHA-1) is written as a
+//! `revisit` record: its head only, naming the first.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use hashbrown::HashMap;
+use parking_lot::Mutex;
+
+use super::cdxj::write_index;
+use super::read::scan;
+use super::record::{IDENTICAL_PAYLOAD, Ids, Record, RecordType, head_len, sha1_digest, warc_date};
+
+/// The suffix of a file being written.
+const OPEN: &str = ".open";
+/// The suffix of a finished file.
+const WARC_GZ: &str = ".warc.gz";
+
+/// What every file's `warcinfo` says besides the software and format: `(name, value)` lines
+/// (the crawl's settings, its sites).
+pub type WarcInfo = Vec<(String, String)>;
+
+/// One HTTP exchange: what was sent and what came back.
+#[derive(Debug, Clone, Copy)]
+pub struct Exchange<'a> {
+    /// The URL requested.
+    pub url: &'a str,
+    /// When the request was sent.
+    pub date: SystemTime,
+    /// The request as sent (head, and body if any).
+    pub request: &'a [u8],
+    /// The response: status line, header lines, empty line, body.
+    pub response: &'a [u8],
+}
+
+/// What the crawler read of a page, for its `metadata` record.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFacts<'a> {
+    /// Its level (none: an orphan).
+    pub level: Option<u32>,
+    /// Its links, as the crawler read them.
+    pub outlinks: &'a [String],
+}
+
+/// How a file is being written.
+#[derive(Debug)]
+struct OpenFile {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    file: Option<OpenFile>,
+    /// The next file's number.
+    seq: u32,
+    /// The first record of each payload digest: its URI and date.
+    seen: HashMap<String, (String, String)>,
+    /// Bytes appended by this process.
+    written: u64,
+}
+
+/// An archive folder being written.
+#[derive(Debug)]
+pub struct Archive {
+    folder: PathBuf,
+    prefix: String,
+    max_file_bytes: u64,
+    info: WarcInfo,
+    ids: Ids,
+    state: Mutex<State>,
+}
+
+fn io_err(what: &str) -> io::Error {
+    io::Error::other(what.to_owned())
+}
+
+impl Archive {
+    /// Opens archive folder `folder` (created): a file a killed process left open is cut back
+    /// to its last whole record and continued; the payloads of every file are read back, so
+    /// that a continued crawl's repeats are revisits.
+    pub fn open(
+        folder: &Path,
+        prefix: &str,
+        max_file_bytes: u64,
+        info: WarcInfo,
+    ) -> io::Result<Archive> {
+        std::fs::create_dir_all(folder)?;
+        let mut state = State::default();
+        let mut names: Vec<String> = std::fs::read_dir(folder)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(prefix) && (n.ends_with(WARC_GZ) || n.ends_with(OPEN)))
+            .collect();
+        names.sort();
+        for name in &names {
+            let path = folder.join(name);
+            let end = scan(&path, |_, _, r| {
+                if r.field("WARC-Type") == Some("response")
+                    && let (Some(d), Some(u), Some(t)) = (
+                        r.field("WARC-Payload-Digest"),
+                        r.field("WARC-Target-URI"),
+                        r.field("WARC-Date"),
+                    )
+                {
+                    state
+                        .seen
+                        .entry(d.to_owned())
+                        .or_insert((u.to_owned(), t.to_owned()));
+                }
+            })?;
+            if let Some(seq) = seq_of(name) {
+                state.seq = state.seq.max(seq + 1);
+            }
+            if name.ends_with(OPEN) {
+                let file = OpenOptions::new().append(true).open(&path)?;
+                // A torn tail (a kill mid-write) is cut: the file ends with a whole record.
+                file.set_len(end.whole)?;
+                file.sync_all()?;
+                state.file = Some(OpenFile {
+                    path,
+                    file,
+                    len: end.whole,
+                });
+            }
+        }
+        Ok(Archive {
+            folder: folder.to_owned(),
+            prefix: prefix.to_owned(),
+            max_file_bytes,
+            info,
+            ids: Ids::default(),
+            state: Mutex::new(state),
+        })
+    }
+
+    /// Archives one exchange (and, for a page, its `metadata` record): `request`, then
+    /// `response` (or `revisit`), then `metadata`, next to each other in one file.
+    pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<()> {
+        let response_id = self.ids.next();
+        let head = head_len(ex.response);
+        let payload = sha1_digest(&ex.response[head..]);
+        let earlier = (head < ex.response.len())
+            .then(|| self.state.lock().seen.get(&payload).cloned())
+            .flatten();
+        let request = Record {
+            kind: RecordType::Request,
+            id: self.ids.next(),
+            date: ex.date,
+            target_uri: Some(ex.url.to_owned()),
+            content_type: "application/http;msgtype=request",
+            fields: vec![("WARC-Concurrent-To", response_id.clone())],
+            block: ex.request.to_vec(),
+        };
+        let mut fields = vec![("WARC-Payload-Digest", payload.clone())];
+        let (kind, block) = match &earlier {
+            Some((uri, date)) => {
+                fields.push(("WARC-Profile", IDENTICAL_PAYLOAD.to_owned()));
+                fields.push(("WARC-Refers-To-Target-URI", uri.clone()));
+                fields.push(("WARC-Refers-To-Date", date.clone()));
+                (RecordType::Revisit, ex.response[..head].to_vec())
+            }
+            None => (RecordType::Response, ex.response.to_vec()),
+        };
+        let response = Record {
+            kind,
+            id: response_id.clone(),
+            date: ex.date,
+            target_uri: Some(ex.url.to_owned()),
+            content_type: "application/http;msgtype=response",
+            fields,
+            block,
+        };
+        let mut members = request.to_gzip();
+        members.extend(response.to_gzip());
+        if let Some(p) = page {
+            members.extend(self.metadata(ex, p, &response_id).to_gzip());
+        }
+        let mut st = self.state.lock();
+        if earlier.is_none() {
+            st.seen
+                .entry(payload)
+                .or_insert_with(|| (ex.url.to_owned(), warc_date(ex.date)));
+        }
+        self.append(&mut st, &members)
+    }
+
+    fn metadata(&self, ex: &Exchange<'_>, p: &PageFacts<'_>, response_id: &str) -> Record {
+        let mut block = String::new();
+        if let Some(level) = p.level {
+            block.push_str(&format!("level: {level}\r\n"));
+        }
+        for link in p.outlinks {
+            block.push_str(&format!("outlink: {link}\r\n"));
+        }
+        Record {
+            kind: RecordType::Metadata,
+            id: self.ids.next(),
+            date: ex.date,
+            target_uri: Some(ex.url.to_owned()),
+            content_type: "application/warc-fields",
+            fields: vec![("WARC-Concurrent-To", response_id.to_owned())],
+            block: block.into_bytes(),
+        }
+    }
+
+    /// Appends whole members, opening the next file first when there is none or the current
+    /// one is past the size limit.
+    fn append(&self, st: &mut State, members: &[u8]) -> io::Result<()> {
+        if st
+            .file
+            .as_ref()
+            .is_some_and(|f| f.len > 0 && f.len + members.len() as u64 > self.max_file_bytes)
+        {
+            self.finish_file(st)?;
+        }
+        if st.file.is_none() {
+            self.start_file(st)?;
+        }
+        let f = st.file.as_mut().ok_or_else(|| io_err("no archive file"))?;
+        f.file.write_all(members)?;
+        f.len += members.len() as u64;
+        st.written += members.len() as u64;
+        Ok(())
+    }
+
+    fn start_file(&self, st: &mut State) -> io::Result<()> {
+        let stamp: String = warc_date(SystemTime::now())
+            .chars()
+            .filter(char::is_ascii_digit)
+            .take(14)
+            .collect();
+        let name = format!("{}-{stamp}-{:05}{WARC_GZ}{OPEN}", self.prefix, st.seq);
+        st.seq += 1;
+        let path = self.folder.join(name);
+        let mut file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)?;
+        let mut block = format!(
+            "software: rccrawler/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        for (name, value) in &self.info {
+            block.push_str(&format!("{name}: {}\r\n", value.replace(['\r', '\n'], " ")));
+        }
+        let info = Record {
+            kind: RecordType::Warcinfo,
+            id: self.ids.next(),
+            date: SystemTime::now(),
+            target_uri: None,
+            content_type: "application/warc-fields",
+            fields: vec![(
+                "WARC-Filename",
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .map(|n| n.trim_end_matches(OPEN).to_owned())
+                    .unwrap_or_default(),
+            )],
+            block: block.into_bytes(),
+        }
+        .to_gzip();
+        file.write_all(&info)?;
+        st.written += info.len() as u64;
+        st.file = Some(OpenFile {
+            path,
+            file,
+            len: info.len() as u64,
+        });
+        Ok(())
+    }
+
+    /// Syncs the open file and renames it to its finished name.
+    fn finish_file(&self, st: &mut State) -> io::Result<()> {
+        if let Some(f) = st.file.take() {
+            f.file.sync_all()?;
+            let done = PathBuf::from(f.path.to_string_lossy().trim_end_matches(OPEN).to_owned());
+            std::fs::rename(&f.path, &done)?;
+            crate::storage::atomic::sync_dir(&self.folder)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes this process appended.
+    pub fn written(&self) -> u64 {
+        self.state.lock().written
+    }
+
+    /// Finishes the open file and writes the index of every finished file.
+    pub fn close(&self) -> io::Result<()> {
+        let mut st = self.state.lock();
+        self.finish_file(&mut st)?;
+        let mut files: Vec<String> = std::fs::read_dir(&self.folder)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&self.prefix) && n.ends_with(WARC_GZ))
+            .collect();
+        files.sort();
+        write_index(&self.folder, &files)
+    }
+}
+
+/// The number of archive file `name` (`PREFIX-STAMP-NNNNN.warc.gz[.open]`).
+fn seq_of(name: &str) -> Option<u32> {
+    let base = name.trim_end_matches(OPEN).trim_end_matches(WARC_GZ);
+    base.rsplit('-').next()?.parse().ok()
+}
