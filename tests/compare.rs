@@ -674,3 +674,44 @@ fn an_earlier_comparison_is_replaced_and_other_files_are_not_touched() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not empty"));
     assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1);
 }
+
+// A site that never serves the same bytes twice (tokens, times, shuffled boxes, its own
+// address in the page) crawled twice: its pages did not change, and compare says so — by
+// their text, since their bytes differ every time.
+#[test]
+fn a_dynamic_site_crawled_twice_has_not_changed() {
+    let web = TestWeb::new();
+    common::dynweb::DynSite::mixed().install(&web, "e.test");
+    let hosts = vec![web.origin("e.test")];
+    let one = prepare(&hosts, &[]);
+    run_in(one.path());
+    let two = prepare(&hosts, &[]);
+    run_in(two.path());
+    let (r1, r2) = (one.path().join("results"), two.path().join("results"));
+    let folder = format!("e.test_{}", web.port());
+    // The bytes did differ: every page's ContentHash is another.
+    let (a, b) = (pages_of(&r1, &folder), pages_of(&r2, &folder));
+    assert_eq!(a.len(), b.len());
+    assert!(
+        a.iter()
+            .all(|(url, (_, h))| b.get(url).is_some_and(|(_, h2)| h2 != h)),
+        "{a:?} {b:?}"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pages = rows(&work.path().join("cmp/pages.csv"));
+    assert!(pages.is_empty(), "{pages:?}");
+    let site = &rows(&work.path().join("cmp/sites.csv"))[0];
+    assert_eq!(site["Unchanged"], a.len().to_string());
+    assert_eq!(site["Changed"], "0");
+}

@@ -391,7 +391,7 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,Source,PageRank,Harmonic\n"
+            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source,PageRank,Harmonic\n"
         ),
         "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
@@ -422,12 +422,12 @@ fn output_files_follow_gephi_rules() {
         ("externallinks", "ExternalLinks", "integer", &home[5]),
         ("bytes", "Bytes", "integer", &home[6]),
         ("contenthash", "ContentHash", "string", &home[7]),
-        ("canonical", "Canonical", "string", &home[8]),
-        ("robots", "Robots", "string", &home[9]),
-        ("host", "Host", "string", &home[10]),
-        ("source", "Source", "string", &home[11]),
-        ("pagerank", "PageRank", "double", &home[12]),
-        ("harmonic", "Harmonic", "double", &home[13]),
+        ("canonical", "Canonical", "string", &home[9]),
+        ("robots", "Robots", "string", &home[10]),
+        ("host", "Host", "string", &home[11]),
+        ("source", "Source", "string", &home[12]),
+        ("pagerank", "PageRank", "double", &home[13]),
+        ("harmonic", "Harmonic", "double", &home[14]),
     ] {
         assert!(
             gexf.contains(&format!(
@@ -445,7 +445,10 @@ fn output_files_follow_gephi_rules() {
         );
     }
     assert_eq!(&home[5], "1", "the home page has one external link");
-    assert_eq!(&home[10], "a.test");
+    assert_eq!(&home[11], "a.test");
+    // Too little text on the home page to say: no TextHash, no GEXF value.
+    assert_eq!(&home[8], "");
+    assert!(gexf.contains(r#"<attribute id="texthash" title="TextHash" type="string"/>"#));
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok())

@@ -5,7 +5,7 @@
 
 use hashbrown::HashMap;
 
-use super::snapshot::Snapshot;
+use super::snapshot::{Page, Snapshot};
 
 /// How a page changed (pages.csv `Change`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -137,7 +137,7 @@ pub(crate) fn diff(old: &Snapshot, new: &Snapshot) -> SiteDiff {
         let moved = was.level != page.level;
         d.moved += u64::from(moved);
         // A hash one crawl did not write is unknown, not changed.
-        let changed = !was.hash.is_empty() && !page.hash.is_empty() && was.hash != page.hash;
+        let changed = was.same_content(page) == Some(false);
         let change = if changed {
             Change::Changed
         } else if moved {
@@ -152,24 +152,28 @@ pub(crate) fn diff(old: &Snapshot, new: &Snapshot) -> SiteDiff {
             new: Some(n),
         });
     }
-    // Pages only the older crawl has, by content: each newer-only page with the same content
-    // takes the first of them (in the older crawl's order).
-    let mut by_hash: HashMap<&str, std::collections::VecDeque<u32>> = HashMap::new();
-    for (o, page) in old.pages.iter().enumerate() {
-        if d.old_to_new[o].is_none() && !page.hash.is_empty() {
-            by_hash
-                .entry(page.hash.as_str())
-                .or_default()
-                .push_back(o as u32);
-        }
-    }
+    // Pages only the older crawl has, by content — the same bytes, then (a dynamic site) the
+    // same text: each newer-only page with the same content takes the first of them (in the
+    // older crawl's order).
     let mut renamed = HashMap::new();
-    for &n in &new_only {
-        let hash = new.pages[n as usize].hash.as_str();
-        if let Some(o) = by_hash.get_mut(hash).and_then(|q| q.pop_front()) {
-            d.old_to_new[o as usize] = Some(n);
-            renamed.insert(n, o);
-            d.moved += u64::from(old.pages[o as usize].level != new.pages[n as usize].level);
+    let keys: [fn(&Page) -> &str; 2] = [|p| p.hash.as_str(), |p| p.text.as_str()];
+    for key in keys {
+        let mut by_key: HashMap<&str, std::collections::VecDeque<u32>> = HashMap::new();
+        for (o, page) in old.pages.iter().enumerate() {
+            if d.old_to_new[o].is_none() && !key(page).is_empty() {
+                by_key.entry(key(page)).or_default().push_back(o as u32);
+            }
+        }
+        for &n in &new_only {
+            if renamed.contains_key(&n) {
+                continue;
+            }
+            let wanted = key(&new.pages[n as usize]);
+            if let Some(o) = by_key.get_mut(wanted).and_then(|q| q.pop_front()) {
+                d.old_to_new[o as usize] = Some(n);
+                renamed.insert(n, o);
+                d.moved += u64::from(old.pages[o as usize].level != new.pages[n as usize].level);
+            }
         }
     }
     // The newer crawl's pages in its order: changed ones above, renamed and added ones here.
@@ -272,6 +276,7 @@ mod tests {
             url: url.into(),
             level: Some(level),
             hash: hash.into(),
+            text: String::new(),
         }
     }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use hashbrown::HashMap;
 
-use super::snapshot::Snapshot;
+use super::snapshot::{Page, Snapshot};
 use crate::xml::xml;
 
 /// A graph over time being gathered.
@@ -166,8 +166,8 @@ const SITE_ATTRS: &[(&str, &str)] = &[("level", "integer"), ("change", "string")
 /// does not list it).
 pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::Result<()> {
     let mut tl = Timeline::new(SITE_ATTRS);
-    // The crawl before's snapshot (its hashes; the timeline keeps levels and changes only).
-    let mut before: Option<HashMap<&str, &str>> = None;
+    // The crawl before's pages by URL (the timeline keeps levels and changes only).
+    let mut before: Option<HashMap<&str, &Page>> = None;
     for (i, snap) in snaps.iter().enumerate() {
         let Some(snap) = snap else {
             before = None;
@@ -179,13 +179,11 @@ pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::R
             .iter()
             .map(|p| {
                 let level = p.level.map(|l| l.to_string()).unwrap_or_default();
-                let hash_was = before.as_ref().and_then(|b| b.get(p.url.as_str()).copied());
-                let change = match (&before, hash_was, tl.values_at(t - 1, &p.url)) {
+                let was = before.as_ref().and_then(|b| b.get(p.url.as_str()).copied());
+                let change = match (&before, was, tl.values_at(t - 1, &p.url)) {
                     (None, ..) => "",
                     (Some(_), None, _) => "added",
-                    (_, Some(h), _) if !h.is_empty() && !p.hash.is_empty() && h != p.hash => {
-                        "changed"
-                    }
+                    (_, Some(w), _) if w.same_content(p) == Some(false) => "changed",
                     (_, _, Some(v)) if v[0] != level => "level",
                     _ => "",
                 };
@@ -195,12 +193,7 @@ pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::R
         for &(a, b, w) in &snap.arcs {
             tl.edge(t, ids[a as usize], ids[b as usize], w);
         }
-        before = Some(
-            snap.pages
-                .iter()
-                .map(|p| (p.url.as_str(), p.hash.as_str()))
-                .collect(),
-        );
+        before = Some(snap.pages.iter().map(|p| (p.url.as_str(), p)).collect());
     }
     tl.write(
         path,
@@ -210,7 +203,6 @@ pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::R
 
 #[cfg(test)]
 mod tests {
-    use super::super::snapshot::Page;
     use super::*;
 
     #[test]
@@ -219,6 +211,7 @@ mod tests {
             url: u.into(),
             level: Some(l),
             hash: h.into(),
+            text: String::new(),
         };
         let one = Snapshot {
             pages: vec![page("/", 0, "a"), page("/x", 1, "x")],

@@ -17,6 +17,24 @@ pub(crate) struct Page {
     pub(crate) level: Option<u32>,
     /// nodes.csv `ContentHash` (empty when not written).
     pub(crate) hash: String,
+    /// nodes.csv `TextHash`: what a person reads on it (empty: too little text, or a results
+    /// folder written before the column).
+    pub(crate) text: String,
+}
+
+impl Page {
+    /// Whether it has the same content as `other`: the same bytes, or — on a site whose
+    /// pages differ per response — the same text; `None` when neither can tell (a hash
+    /// missing).
+    pub(crate) fn same_content(&self, other: &Page) -> Option<bool> {
+        if !self.text.is_empty() && self.text == other.text {
+            return Some(true);
+        }
+        if self.hash.is_empty() || other.hash.is_empty() {
+            return None;
+        }
+        Some(self.hash == other.hash)
+    }
 }
 
 /// An external link of a page.
@@ -84,6 +102,7 @@ fn read_nodes(folder: &Path, s: &mut Snapshot) -> HashMap<u64, u32> {
         return ids;
     };
     let (level, hash) = (column(&header, "Level"), column(&header, "ContentHash"));
+    let text_hash = column(&header, "TextHash");
     for r in rdr.records() {
         let Ok(r) = r else {
             s.problems
@@ -104,6 +123,7 @@ fn read_nodes(folder: &Path, s: &mut Snapshot) -> HashMap<u64, u32> {
                 .and_then(|i| r.get(i))
                 .and_then(|v| v.trim().parse().ok()),
             hash: text(hash),
+            text: text(text_hash),
         });
     }
     ids

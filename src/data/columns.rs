@@ -16,6 +16,8 @@ pub enum Cell<'a> {
     Text(&'a str),
     /// A 128-bit content hash, written as 32 hexadecimal digits.
     Hash(u128),
+    /// A 64-bit digest, written as 16 hexadecimal digits.
+    Digest(u64),
     /// No value: an empty field, no GEXF attribute value, SQL `NULL` (an orphan's level).
     Empty,
 }
@@ -109,6 +111,20 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
         "content_hash",
         Kind::Text,
         |g, n| Cell::Hash(g.content_hash(n)),
+    ),
+    // The text a person reads on the page, outside navigation, headers, footers and forms
+    // (SPEC §14's text digest): equal for two answers that differ only in per-request parts (a
+    // token, a time in the footer, a shuffled box), so `rccrawler compare` tells a changed
+    // page on a dynamic site by it. Empty: too little text to say.
+    column(
+        "TextHash",
+        "texthash",
+        "text_hash",
+        Kind::Text,
+        |g, n| match g.text_hash(n) {
+            0 => Cell::Empty,
+            h => Cell::Digest(h),
+        },
     ),
     column("Canonical", "canonical", "canonical", Kind::Text, |g, n| {
         Cell::Text(g.canonical(n))

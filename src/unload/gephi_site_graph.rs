@@ -118,8 +118,8 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
 }
 
 /// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
-/// ExternalLinks,Bytes,ContentHash,Canonical,Robots,Host,Source`), the same columns whatever the URL filter
-/// (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
+/// ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source`), the same columns
+/// whatever the URL filter (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
 /// `PageRank,Harmonic`).
 pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
     let mut columns = vec!["Id", "Label"];
@@ -139,6 +139,11 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) ->
                     hash.clear();
                     // Infallible: writing into a String.
                     let _ = std::fmt::Write::write_fmt(&mut hash, format_args!("{h:032x}"));
+                    csv.text(&hash)?
+                }
+                Cell::Digest(h) => {
+                    hash.clear();
+                    let _ = std::fmt::Write::write_fmt(&mut hash, format_args!("{h:016x}"));
                     csv.text(&hash)?
                 }
             };

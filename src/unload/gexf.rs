@@ -11,6 +11,22 @@ use crate::gephi_csv::CHUNK;
 use crate::measures::{Measures, gexf_attributes, gexf_values};
 use crate::xml::{xml, xml_into};
 
+/// A column's value as an attribute value's text.
+fn push_value(line: &mut Vec<u8>, num: &mut itoa::Buffer, value: Cell<'_>) {
+    match value {
+        Cell::Empty => {}
+        Cell::Int(v) => line.extend_from_slice(num.format(v).as_bytes()),
+        Cell::Text(t) => xml_into(t, line),
+        // Infallible: writing into a Vec.
+        Cell::Hash(h) => {
+            let _ = write!(line, "{h:032x}");
+        }
+        Cell::Digest(h) => {
+            let _ = write!(line, "{h:016x}");
+        }
+    }
+}
+
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row (its
 /// measures `m` as doubles).
 pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
@@ -67,15 +83,7 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
             line.extend_from_slice(br#"<attvalue for=""#);
             line.extend_from_slice(c.gexf_id.as_bytes());
             line.extend_from_slice(br#"" value=""#);
-            match value {
-                Cell::Empty => {}
-                Cell::Int(v) => line.extend_from_slice(num.format(v).as_bytes()),
-                Cell::Text(t) => xml_into(t, &mut line),
-                // Infallible: writing into a Vec.
-                Cell::Hash(h) => {
-                    let _ = write!(line, "{h:032x}");
-                }
-            }
+            push_value(&mut line, &mut num, value);
             line.extend_from_slice(br#""/>"#);
         }
         gexf_values(&mut line, m, i);

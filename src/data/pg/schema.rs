@@ -178,6 +178,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // and each page says how it came into the graph.
     "ALTER TABLE rccrawler_pages ALTER COLUMN level DROP NOT NULL;
     ALTER TABLE rccrawler_pages ADD COLUMN source text NOT NULL DEFAULT 'link';",
+    // 7 (issue 52): each page's text digest, what `rccrawler compare` tells a changed page by
+    // (NULL: too little text).
+    "ALTER TABLE rccrawler_pages ADD COLUMN text_hash text;",
 ];
 
 /// The version this rccrawler writes.

@@ -432,6 +432,7 @@ fn pages(
                 Cell::Int(v) => rows.num(v),
                 Cell::Text(t) => rows.text(t),
                 Cell::Hash(h) => rows.text(&format!("{h:032x}")),
+                Cell::Digest(h) => rows.text(&format!("{h:016x}")),
                 Cell::Empty => rows.null(),
             };
         }

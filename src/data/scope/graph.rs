@@ -331,6 +331,11 @@ impl<'a> SiteGraph<'a> {
             .get(self.g.pages[node.page as usize].meta.title)
     }
 
+    /// A node's text digest (0: too little text; SPEC §14).
+    pub fn text_hash(&self, node: &Node) -> u64 {
+        self.g.pages[node.page as usize].meta.digests().text
+    }
+
     /// A node's content hash.
     pub fn content_hash(&self, node: &Node) -> u128 {
         self.g.pages[node.page as usize].meta.hash()
