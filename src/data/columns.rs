@@ -113,9 +113,10 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
         |g, n| Cell::Hash(g.content_hash(n)),
     ),
     // The text a person reads on the page, outside navigation, headers, footers and forms
-    // (SPEC §14's text digest): equal for two answers that differ only in per-request parts (a
-    // token, a time in the footer, a shuffled box), so `rccrawler compare` tells a changed
-    // page on a dynamic site by it. Empty: too little text to say.
+    // (SPEC §14's text digest), for a page with parts that change per response: equal for two
+    // answers that differ only in those parts (a token, a time in the footer, a shuffled box),
+    // so `rccrawler compare` tells a changed page on a dynamic site by it. Empty: a page whose
+    // bytes are the page (no digest beyond them), too little text, or `Duplicates = exact`.
     column(
         "TextHash",
         "texthash",
