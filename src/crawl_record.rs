@@ -7,7 +7,8 @@
 //! sites the same way again (`--hosts results/hosts.txt`).
 //!
 //! Written when a crawl claims its results folder, so a stopped or killed crawl's folder has
-//! them too; a continued crawl writes them again (the settings of its last run).
+//! them too; a continued crawl writes them again (the settings of its last run); `rccrawler
+//! export` writes them into the folder it exports to (its settings, the hosts.txt beside them).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

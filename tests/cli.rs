@@ -876,6 +876,19 @@ fn a_finished_crawl_can_be_exported_until_the_next_run() {
         rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>()
     };
     assert_eq!(seconds("exported"), seconds("results"));
+    // The exported folder records the crawl as the crawl's does: the same sites, settings.
+    let record = |folder: &str| {
+        rccrawler::crawl_record::read(&dir.path().join(folder))
+            .unwrap()
+            .unwrap()
+    };
+    let (crawled, exported) = (record("results"), record("exported"));
+    assert_eq!(exported.sites, crawled.sites);
+    assert_eq!(exported.sites.len(), 2);
+    assert_eq!(
+        exported.setting("Duplicates"),
+        crawled.setting("Duplicates")
+    );
     // The next run starts afresh (and says so); the finished crawl is gone after it.
     let again = run(dir.path(), &[]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));

@@ -265,6 +265,18 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
     let written = registry.unloaders(&settings).and_then(|u| {
         crate::app::write_results(&settings, &saved.data, &u, &saved.scopes, Some(&network))
     });
+    // The folder records the crawl as a crawl's does (`rccrawler compare` reads it): these
+    // settings, and the sites of the hosts.txt beside them when it reads.
+    let sites =
+        hosts::load(&hosts_path(settings_path, None), settings.sites.defaults).unwrap_or_default();
+    let written = written.and_then(|rows| {
+        crate::crawl_record::write(&settings.results.folder, &settings, &sites)
+            .map(|()| rows)
+            .map_err(|source| AppError::ResultsFolder {
+                folder: settings.results.folder.clone(),
+                source,
+            })
+    });
     match written {
         Ok(rows) => {
             let w = rows
