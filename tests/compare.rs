@@ -705,3 +705,53 @@ fn a_dynamic_site_crawled_twice_has_not_changed() {
     assert_eq!(site["Unchanged"], a.len().to_string());
     assert_eq!(site["Changed"], "0");
 }
+
+// A site crawled to its page limit in one crawl and not the other, and one whose line excludes
+// a path in the second crawl: each said on its own row, the others comparable.
+#[test]
+fn a_page_limit_and_a_path_filter_of_one_crawl_are_said_per_site() {
+    let web = TestWeb::new();
+    first_web(&web);
+    let lines = |a_fields: &str, b_fields: &str| {
+        vec![
+            format!("{};2;100;0{a_fields}", web.origin("a.test")),
+            format!("{};2;100;0{b_fields}", web.origin("b.test")),
+            web.origin("c.test"),
+        ]
+    };
+    let one = prepare(&lines(";pages=2", ""), &[]);
+    run_in(one.path());
+    let two = prepare(&lines("", ";exclude=/b1"), &[]);
+    run_in(two.path());
+    let (r1, r2) = (one.path().join("results"), two.path().join("results"));
+    let work = tempfile::tempdir().unwrap();
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sites: BTreeMap<String, Row> = rows(&work.path().join("cmp/sites.csv"))
+        .into_iter()
+        .map(|r| (r["Site"].clone(), r))
+        .collect();
+    let a = &sites[&web.origin("a.test")];
+    assert_eq!(
+        (a["OldState"].as_str(), a["NewState"].as_str()),
+        ("page limit", "done")
+    );
+    assert_eq!(a["Comparable"], "no");
+    assert_eq!(
+        a["Notes"],
+        "page limit: pages=2 → (none); state: page limit → done"
+    );
+    let b = &sites[&web.origin("b.test")];
+    assert_eq!(b["Comparable"], "no");
+    assert_eq!(b["Notes"], "URL filter: (none) → exclude=/b1");
+    assert_eq!(sites[&web.origin("c.test")]["Comparable"], "yes");
+}

@@ -137,10 +137,11 @@ fn site_settings(site: &str, a: &CrawlRecord, b: &CrawlRecord, notes: &mut Vec<S
     if x.max_level != y.max_level {
         notes.push(format!("maxCrawlLevel {} → {}", x.max_level, y.max_level));
     }
-    let fields = |s: &[String], key: &str| {
+    // The line's fields of these kinds, as written (`(none)`: none).
+    let fields = |s: &[String], keys: &[&str]| {
         let v: Vec<&str> = s
             .iter()
-            .filter(|f| f.starts_with(key))
+            .filter(|f| keys.iter().any(|k| f.starts_with(k)))
             .map(String::as_str)
             .collect();
         if v.is_empty() {
@@ -149,10 +150,7 @@ fn site_settings(site: &str, a: &CrawlRecord, b: &CrawlRecord, notes: &mut Vec<S
             v.join(";")
         }
     };
-    let paths = |s: &[String]| {
-        let (i, e) = (fields(s, "include="), fields(s, "exclude="));
-        format!("{i} {e}")
-    };
+    let paths = |s: &[String]| fields(s, &["include=", "exclude="]);
     if paths(&x.fields) != paths(&y.fields) {
         notes.push(format!(
             "URL filter: {} → {}",
@@ -160,7 +158,10 @@ fn site_settings(site: &str, a: &CrawlRecord, b: &CrawlRecord, notes: &mut Vec<S
             paths(&y.fields)
         ));
     }
-    let (p, q) = (fields(&x.fields, "pages="), fields(&y.fields, "pages="));
+    let (p, q) = (
+        fields(&x.fields, &["pages="]),
+        fields(&y.fields, &["pages="]),
+    );
     if p != q {
         notes.push(format!("page limit: {p} → {q}"));
     }
