@@ -198,31 +198,26 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
     assert_eq!(
         header(&out.join("pages.csv")),
         [
-            "Site", "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash", "OldUrl"
+            "Site", "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash"
         ]
     );
     let pages = rows(&out.join("pages.csv"));
     let got = pick(
         &out.join("pages.csv"),
         &[
-            "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash", "OldUrl",
+            "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash",
         ],
         |r| r["Site"] == a,
     );
     let row = |new: &str, change: &str, old: &str| {
         let o = old_a.get(&url(old)).cloned().unwrap_or_default();
         let n = new_a.get(&url(new)).cloned().unwrap_or_default();
-        let old_url = if change == "renamed" {
-            url(old)
-        } else {
-            String::new()
-        };
         let shown = if change == "removed" {
             url(old)
         } else {
             url(new)
         };
-        vec![shown, change.to_owned(), o.0, n.0, o.1, n.1, old_url]
+        vec![shown, change.to_owned(), o.0, n.0, o.1, n.1]
     };
     let want: BTreeSet<_> = [
         row("/", "changed", "/"),
@@ -244,6 +239,24 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
     );
     assert_ne!(old_a[&url("/edit")].1, new_a[&url("/edit")].1);
     assert_eq!(old_a[&url("/old-name")].1, new_a[&url("/new-name")].1);
+    // renamed.csv: where each renamed page was, matched by its bytes.
+    assert_eq!(
+        header(&out.join("renamed.csv")),
+        ["Site", "OldUrl", "NewUrl", "By"]
+    );
+    assert_eq!(
+        pick(
+            &out.join("renamed.csv"),
+            &["Site", "OldUrl", "NewUrl", "By"],
+            |_| true
+        ),
+        [
+            v(&[&a, &url("/old-name"), &url("/new-name"), "bytes"]),
+            v(&[&a, &url("/redir-src"), &url("/redir-dst"), "bytes"]),
+        ]
+        .into_iter()
+        .collect()
+    );
     // b.test did not change; c.test is gone (every page removed); d.test has its new level.
     assert!(pages.iter().all(|r| r["Site"] != b), "{pages:?}");
     let c_rows: BTreeSet<(String, String)> = pages

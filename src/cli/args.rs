@@ -99,7 +99,7 @@ enum Sub {
     /// duplicate rule, page limits: read from each folder's crawl.ini and hosts.txt), per site,
     /// and compares the rest. Writes DIR/sites.csv (per site: pages, arcs, external and bad
     /// links in each crawl and the change; pages added, removed, changed, renamed, moved),
-    /// pages.csv (Site,Url,Change,OldLevel,NewLevel,OldHash,NewHash,OldUrl), arcs.csv,
+    /// pages.csv (Site,Url,Change,OldLevel,NewLevel,OldHash,NewHash), renamed.csv, arcs.csv,
     /// external.csv, network/ (sites.csv, arcs.csv) when the crawls have a network of sites, a
     /// dynamic graph.gexf per site and for the network (Gephi's timeline plays the change), and
     /// report.html. With more than two crawls DIR compares the first with the last and

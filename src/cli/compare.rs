@@ -40,7 +40,7 @@ fn print_compared(c: &Compared, out: &Path) {
         crate::words::count(c.sites as u64, "site")
     );
     println!(
-        "written to {}: sites.csv, pages.csv, arcs.csv, external.csv, report.html, a dynamic graph.gexf per site",
+        "written to {}: sites.csv, pages.csv, renamed.csv, arcs.csv, external.csv, report.html, a dynamic graph.gexf per site",
         out.display()
     );
 }

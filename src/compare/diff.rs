@@ -347,6 +347,27 @@ mod tests {
         assert_eq!(d.arc_counts(), [2, 1, 1]);
     }
 
+    // A dynamic site: bytes differ on every answer, the text does not.
+    #[test]
+    fn the_same_text_is_the_same_page_and_a_moved_one_is_renamed() {
+        let with_text = |url: &str, hash: &str, text: &str| Page {
+            text: text.into(),
+            ..page(url, 1, hash)
+        };
+        let old = Snapshot {
+            pages: vec![with_text("/", "h1", "t0"), with_text("/old", "h2", "t1")],
+            ..Snapshot::default()
+        };
+        let new = Snapshot {
+            pages: vec![with_text("/", "h3", "t0"), with_text("/new", "h4", "t1")],
+            ..Snapshot::default()
+        };
+        let d = diff(&old, &new);
+        let got: Vec<_> = d.pages.iter().map(|p| (p.change, p.old, p.new)).collect();
+        assert_eq!(got, vec![(Change::Renamed, Some(1), Some(1))]);
+        assert_eq!(d.unchanged, 1);
+    }
+
     #[test]
     fn repeated_links_count_and_unknown_hashes_are_not_changes() {
         let mut old = Snapshot {

@@ -1,6 +1,6 @@
-//! The change files of two crawls — sites.csv, pages.csv, arcs.csv, external.csv — written a
-//! site at a time into temporary files, renamed into place once every site is in (a reader
-//! never sees half a file).
+//! The change files of two crawls — sites.csv, pages.csv, arcs.csv, external.csv, renamed.csv —
+//! written a site at a time into temporary files, renamed into place once every site is in (a
+//! reader never sees half a file).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -43,10 +43,13 @@ pub(crate) const SITES_HEADER: &[&str] = &[
     "ExternalAdded",
     "ExternalRemoved",
 ];
-/// pages.csv's columns (SPEC §16's, then the old URL of a renamed page).
+/// pages.csv's columns (SPEC §16's).
 pub(crate) const PAGES_HEADER: &[&str] = &[
-    "Site", "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash", "OldUrl",
+    "Site", "Url", "Change", "OldLevel", "NewLevel", "OldHash", "NewHash",
 ];
+/// renamed.csv's columns: where each renamed page was, and what matched it (`bytes`: its
+/// ContentHash, `text`: its TextHash).
+pub(crate) const RENAMED_HEADER: &[&str] = &["Site", "OldUrl", "NewUrl", "By"];
 /// arcs.csv's columns (pages by URL: ids differ between crawls).
 pub(crate) const ARCS_HEADER: &[&str] = &[
     "Site",
@@ -59,11 +62,12 @@ pub(crate) const ARCS_HEADER: &[&str] = &[
 /// external.csv's columns.
 pub(crate) const EXTERNAL_HEADER: &[&str] = &["Site", "Page", "Url", "Host", "Anchor", "Change"];
 
-const FILES: [(&str, &[&str]); 4] = [
+const FILES: [(&str, &[&str]); 5] = [
     ("sites.csv", SITES_HEADER),
     ("pages.csv", PAGES_HEADER),
     ("arcs.csv", ARCS_HEADER),
     ("external.csv", EXTERNAL_HEADER),
+    ("renamed.csv", RENAMED_HEADER),
 ];
 
 /// A site of the two crawls, compared.
@@ -125,15 +129,16 @@ impl PairFiles {
 
 /// A site's rows of the four files, in their order.
 #[derive(Debug, Default)]
-pub(crate) struct SiteRows([Vec<u8>; 4]);
+pub(crate) struct SiteRows([Vec<u8>; 5]);
 
 /// A site's rows (sites, sites with workers side by side, appended in order after).
 pub(crate) fn rows(s: &PairSite<'_>) -> io::Result<SiteRows> {
     let mut r = SiteRows::default();
-    let [sites, pages, arcs, external] = &mut r.0;
+    let [sites, pages, arcs, external, renamed] = &mut r.0;
     site_row(sites, s)?;
     if let Some(d) = s.diff {
         page_rows(pages, s, d)?;
+        renamed_rows(renamed, s, d)?;
         arc_rows(arcs, s, d)?;
         external_rows(external, s, d)?;
     }
@@ -206,12 +211,29 @@ fn page_rows(w: &mut dyn Write, s: &PairSite<'_>, d: &SiteDiff) -> io::Result<()
         opt_num(&mut o, old.and_then(|p| p.level))?;
         opt_num(&mut o, new.and_then(|p| p.level))?;
         o.text(old.map_or("", |p| p.hash.as_str()))?
-            .text(new.map_or("", |p| p.hash.as_str()))?;
-        match (c.change, old) {
-            (Change::Renamed, Some(p)) => o.text(&p.url)?,
-            _ => o.empty()?,
+            .text(new.map_or("", |p| p.hash.as_str()))?
+            .end()?;
+    }
+    o.finish()
+}
+
+fn renamed_rows(w: &mut dyn Write, s: &PairSite<'_>, d: &SiteDiff) -> io::Result<()> {
+    let mut o = CsvOut::plain_rows(w);
+    for c in d.pages.iter().filter(|c| c.change == Change::Renamed) {
+        let (Some(old), Some(new)) = (c.old, c.new) else {
+            continue;
         };
-        o.end()?;
+        let (old, new) = (&s.old.pages[old as usize], &s.new.pages[new as usize]);
+        let by = if old.hash == new.hash {
+            "bytes"
+        } else {
+            "text"
+        };
+        o.text(s.site)?
+            .text(&old.url)?
+            .text(&new.url)?
+            .text(by)?
+            .end()?;
     }
     o.finish()
 }
