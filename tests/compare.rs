@@ -38,6 +38,18 @@ fn v(fields: &[&str]) -> Vec<String> {
     fields.iter().map(|f| (*f).to_owned()).collect()
 }
 
+/// Runs `rccrawler compare FOLDERS --out cmp` in `work`, which must succeed; its stderr.
+fn compare_ok(work: &Path, folders: &[&Path]) -> String {
+    let mut args = vec!["compare".to_owned()];
+    args.extend(folders.iter().map(|f| f.display().to_string()));
+    args.extend(["--out".to_owned(), "cmp".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = run_binary(work, &args);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    stderr
+}
+
 fn header(path: &Path) -> Vec<String> {
     read_csv(path).0
 }
@@ -162,18 +174,7 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("cmp");
     let before: Vec<_> = [&r1, &r2].iter().map(|r| snapshot_tree(r)).collect();
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            r1.to_str().unwrap(),
-            r2.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let stderr = compare_ok(work.path(), &[&r1, &r2]);
     // Nothing in the compared folders was written.
     let after: Vec<_> = [&r1, &r2].iter().map(|r| snapshot_tree(r)).collect();
     assert_eq!(before, after);
@@ -524,19 +525,7 @@ fn three_crawls_give_steps_and_a_changed_duplicate_rule_is_said_for_every_site()
     let (_two, r2) = crawl(&web, 1, &[]);
     let (_three, r3) = crawl(&web, 1, &[("Duplicates", "exact")]);
     let work = tempfile::tempdir().unwrap();
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            r1.to_str().unwrap(),
-            r2.to_str().unwrap(),
-            r3.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let stderr = compare_ok(work.path(), &[&r1, &r2, &r3]);
     assert!(
         stderr.contains("duplicate rule: Duplicates fold → exact"),
         "{stderr}"
@@ -651,15 +640,12 @@ fn an_earlier_comparison_is_replaced_and_other_files_are_not_touched() {
     change_web(&web);
     let (_two, r2) = crawl(&web, 1, &[]);
     let work = tempfile::tempdir().unwrap();
-    let (a, b) = (r1.to_str().unwrap(), r2.to_str().unwrap());
-    let o = run_binary(work.path(), &["compare", a, b, "--out", "cmp"]);
-    assert!(o.status.success());
+    compare_ok(work.path(), &[&r1, &r2]);
     // A file of the earlier comparison that this one would not write goes.
     let stale = work.path().join("cmp/stale.example_1/graph.gexf");
     std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
     std::fs::write(&stale, "old").unwrap();
-    let o = run_binary(work.path(), &["compare", b, a, "--out", "cmp"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    compare_ok(work.path(), &[&r2, &r1]);
     assert!(!stale.exists());
     // The reversed comparison: crawl 2's new pages are crawl 1's removed ones.
     let removed = rows(&work.path().join("cmp/pages.csv"))
@@ -672,6 +658,7 @@ fn an_earlier_comparison_is_replaced_and_other_files_are_not_touched() {
     let mine = work.path().join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let (a, b) = (r1.to_str().unwrap(), r2.to_str().unwrap());
     let o = run_binary(work.path(), &["compare", a, b, "--out", "mine"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not empty"));
@@ -701,17 +688,7 @@ fn a_dynamic_site_crawled_twice_has_not_changed() {
         "{a:?} {b:?}"
     );
     let work = tempfile::tempdir().unwrap();
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            r1.to_str().unwrap(),
-            r2.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    compare_ok(work.path(), &[&r1, &r2]);
     let pages = rows(&work.path().join("cmp/pages.csv"));
     assert!(pages.is_empty(), "{pages:?}");
     let site = &rows(&work.path().join("cmp/sites.csv"))[0];
@@ -738,17 +715,7 @@ fn a_page_limit_and_a_path_filter_of_one_crawl_are_said_per_site() {
     run_in(two.path());
     let (r1, r2) = (one.path().join("results"), two.path().join("results"));
     let work = tempfile::tempdir().unwrap();
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            r1.to_str().unwrap(),
-            r2.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    compare_ok(work.path(), &[&r1, &r2]);
     let sites: BTreeMap<String, Row> = rows(&work.path().join("cmp/sites.csv"))
         .into_iter()
         .map(|r| (r["Site"].clone(), r))
