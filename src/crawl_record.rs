@@ -43,6 +43,24 @@ pub fn write(folder: &Path, settings: &Settings, sites: &[SiteSpec]) -> io::Resu
     })
 }
 
+/// The record as `warcinfo` fields (SPEC §15): `setting: Key = Value` for every setting as
+/// the crawl runs it and `host: line` for every site, so that an archive says on its own how
+/// it was made (`rccrawler rebuild` reads them back).
+pub fn warcinfo_fields(settings: &Settings, sites: &[SiteSpec]) -> Vec<(String, String)> {
+    let ini = render(settings, "");
+    let settings_lines = ini
+        .split_once("[settings]\n")
+        .map_or("", |(_, rest)| rest)
+        .lines()
+        .map(|l| ("setting".to_owned(), l.to_owned()));
+    let hosts = render_hosts(sites);
+    let host_lines = hosts
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| ("host".to_owned(), l.to_owned()));
+    settings_lines.chain(host_lines).collect()
+}
+
 fn render(settings: &Settings, started: &str) -> String {
     let mut s = format!(
         "; The crawl these results come from, written by rccrawler {v} when it (or its last\n\

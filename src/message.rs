@@ -115,6 +115,9 @@ pub struct Downloaded {
     pub cookies: Option<crate::cookies::SavedJar>,
     /// The page's `X-Robots-Tag` header values, one per line (SPEC §17).
     pub robots_tag: Option<String>,
+    /// Its answer, to archive with the body (`Archive = warc`): the parser archives it next
+    /// to the page's links.
+    pub capture: Option<Box<crate::warc::Capture>>,
 }
 
 impl Downloaded {

@@ -53,6 +53,7 @@ fn write_archive(dir: &Path) {
                 date: SystemTime::now(),
                 request: request.as_bytes(),
                 response: response.as_bytes(),
+                truncated: None,
             },
             Some(&PageFacts {
                 level: Some(i),
@@ -86,6 +87,7 @@ fn continue_archive(a: Archive, _dir: &Path) {
                 date: SystemTime::now(),
                 request: request.as_bytes(),
                 response: response.as_bytes(),
+                truncated: None,
             },
             None,
         )

@@ -6,6 +6,7 @@
 //! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
 //! fires or Ctrl+C arrives, saving the state, then writing the results.
 
+mod archive;
 mod results_folder;
 mod retire;
 mod seeds;
@@ -140,6 +141,14 @@ pub enum AppError {
     #[error("cannot make {} this crawl's results folder: {source}", folder.display())]
     ResultsFolder {
         /// `ResultFolder`.
+        folder: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// The archive (`Archive = warc`) could not be opened or finished.
+    #[error("cannot write the archive in {}: {source}", folder.display())]
+    Archive {
+        /// The archive folder.
         folder: PathBuf,
         /// What failed.
         source: std::io::Error,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
-use super::results_folder;
+use super::{archive, results_folder};
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
@@ -68,6 +68,7 @@ impl ApplicationManager for TextFileManager {
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
+        let archive = archive::open(settings, hosts, &stop)?;
         let shared = coordinator.shares_budget();
         let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
         // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
@@ -111,6 +112,7 @@ impl ApplicationManager for TextFileManager {
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
+            archive,
             problems: Arc::default(),
         };
         let retirer = Retirer {
@@ -137,7 +139,9 @@ impl ApplicationManager for TextFileManager {
         run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
         let mut scopes = seeds.live_rows();
         scopes.extend(removed);
-        end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes)
+        let report = end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes);
+        archive::close(settings, ctx.archive.as_deref())?;
+        report
     }
 }
 

@@ -53,6 +53,8 @@ pub(crate) struct Context {
     /// The network of sites' totals as sites are written, for the live status page (`None`
     /// without one).
     pub(crate) network: Option<crate::network::live::LiveNetwork>,
+    /// The crawl's archive (`Archive = warc`).
+    pub(crate) archive: Option<Arc<crate::warc::Recorder>>,
     /// Problems reported so far, counted as the workers send them (`Log`).
     pub(crate) problems: Arc<AtomicU64>,
 }

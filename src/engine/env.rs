@@ -36,6 +36,7 @@ impl Context {
             bodies: &self.bodies,
             pacing: &*self.dispatcher,
             hops: self,
+            archive: self.archive.as_deref(),
         }
     }
 

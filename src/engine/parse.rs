@@ -9,7 +9,7 @@ use crossbeam_channel::Receiver;
 use super::Fetched;
 use super::record;
 use crate::engine::Context;
-use crate::message::{Failure, Log, Outcome};
+use crate::message::{Failure, LinkTarget, Log, Outcome};
 use crate::parse::{PageParser, ParseEnv, ParseWorker};
 use crate::stop::PanicGuard;
 
@@ -30,10 +30,21 @@ fn handle(
     fetched: Fetched,
     log: &Log,
 ) {
-    let Fetched { mut lease, page } = fetched;
+    let Fetched { mut lease, mut page } = fetched;
     lease.free_buffer();
+    // The page's answer is archived before it is recorded (a crawl killed in between fetches
+    // it again), its links next to it once they are read.
+    let archived = ctx
+        .archive
+        .as_deref()
+        .zip(page.capture.take())
+        .and_then(|(archive, capture)| Some((archive, archive.answer(&capture, Some(&page.body))?)));
     let record = worker.parse(env, lease.task(), page);
     let task = lease.task().clone();
+    if let Some((archive, page)) = archived {
+        // The level it was fetched at (an orphan from a sitemap: one past maxCrawlLevel).
+        archive.metadata(&page, Some(task.level), &outlinks(&record.links));
+    }
     if record.links.left_out > 0 {
         let site = env.sites.get(task.site);
         let url = record.chain.last().map_or(&task.url, |hop| &hop.url);
@@ -58,4 +69,18 @@ fn handle(
         },
     };
     record::record(ctx, &mut lease, &outcome, log);
+}
+
+/// A page's links as the archive's `metadata` record lists them: each target once, in the
+/// order the page first links it (a bad href as written).
+fn outlinks(links: &crate::message::PageLinks) -> Vec<String> {
+    (0..links.target_count())
+        .filter_map(|t| match links.target(t as u32) {
+            LinkTarget::Internal { url, .. } | LinkTarget::External(url) => {
+                Some(url.as_str().to_owned())
+            }
+            LinkTarget::Bad(bad) => Some(bad.raw.clone()),
+            LinkTarget::Ignored => None,
+        })
+        .collect()
 }

@@ -158,6 +158,8 @@ pub struct Response {
     /// Every `X-Robots-Tag` value, one per line.
     pub robots_tag: Option<String>,
     content_encoding: Option<String>,
+    /// The status line and headers for the archive (`Archive = warc`).
+    pub(crate) archived_head: Option<Vec<u8>>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
     consumed: bool,
@@ -305,6 +307,8 @@ pub struct HttpClient {
     downloaders: u32,
     /// Set: requests still waiting for input are abandoned.
     abort: Arc<AtomicBool>,
+    /// `Archive = warc`: answers keep their heads for the archive.
+    archive: bool,
 }
 
 impl HttpClient {
@@ -330,7 +334,7 @@ impl HttpClient {
                 .http_status_as_error(false)
                 .max_redirects(0)
                 .user_agent(user_agent.as_str())
-                .accept("text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
+                .accept(super::head::ACCEPT)
                 .max_idle_connections(idle)
                 .max_idle_connections_per_host(idle)
                 // A pooled connection keeps its buffers: ureq's 128 KiB each way would be
@@ -351,6 +355,7 @@ impl HttpClient {
             pools: AgentPools::new(idle_connection_budget(), make),
             downloaders: u32::try_from(settings.threads.max_downloaders()).unwrap_or(u32::MAX),
             abort,
+            archive: settings.results.archive,
         })
     }
 
@@ -461,6 +466,9 @@ impl HttpClient {
                     .map(|v| v.as_bytes()),
             ),
             content_encoding: header("content-encoding"),
+            archived_head: self.archive.then(|| {
+                super::head::archived_head(inner.version(), inner.status(), inner.headers())
+            }),
             inner,
             consumed: false,
         })

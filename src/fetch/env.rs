@@ -51,6 +51,36 @@ pub struct FetchEnv<'a> {
     pub pacing: &'a dyn Pacing,
     /// Redirect targets' claims.
     pub hops: &'a dyn HopClaims,
+    /// The crawl's archive (`Archive = warc`).
+    pub archive: Option<&'a crate::warc::Recorder>,
+}
+
+impl FetchEnv<'_> {
+    /// The capture of an answer to `url` (sent at `started` with `cookie`) for the archive,
+    /// when the crawl keeps one.
+    pub(crate) fn capture(
+        &self,
+        url: &NormUrl,
+        head: &super::Head<'_>,
+        cookie: Option<&str>,
+        started: std::time::Instant,
+    ) -> Option<crate::warc::Capture> {
+        self.archive?;
+        let request = super::head::archived_request(url, &self.settings.http.user_agent, cookie);
+        Some(crate::warc::Capture::new(
+            url.as_str(),
+            started,
+            request,
+            head.archived?,
+        ))
+    }
+
+    /// Archives a captured answer with its body (`None`: not read).
+    pub(crate) fn archive(&self, capture: Option<&crate::warc::Capture>, body: Option<&[u8]>) {
+        if let (Some(archive), Some(capture)) = (self.archive, capture) {
+            archive.answer(capture, body);
+        }
+    }
 }
 
 impl std::fmt::Debug for FetchEnv<'_> {

@@ -27,6 +27,7 @@ use crate::site::Origin;
 use crate::sites::{SiteEntry, SiteOrigin, SiteView};
 use crate::url_norm::{self, NormUrl, UrlError};
 use crate::url_rules::refusal;
+use crate::warc::Capture;
 
 /// Most redirect hops followed (SPEC §2.4).
 pub(crate) const MAX_HOPS: usize = 5;
@@ -81,7 +82,9 @@ pub(crate) struct Walk<'a> {
     chain: Vec<Hop>,
     /// The page's first copy while a second is fetched to learn what the site changes per
     /// response (SPEC §14): if the second fails, the first is the page.
-    sample: Option<(Declared, Vec<u8>, crate::bodies::BodyPermit)>,
+    sample: Option<Sample>,
+    /// The answer whose body is being read, for the archive.
+    pending: Option<Capture>,
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
     /// This walk's answers changed the site's cookie jar: the page carries it to be saved.
@@ -91,6 +94,15 @@ pub(crate) struct Walk<'a> {
     /// Times the walk went back to a URL it had asked for, after a cookie was set.
     gate_returns: u8,
 }
+
+/// A page's first copy, kept while its second is fetched: its headers, body, place among the
+/// bodies held, and its answer for the archive.
+type Sample = (
+    Declared,
+    Vec<u8>,
+    crate::bodies::BodyPermit,
+    Option<Capture>,
+);
 
 /// Most returns to a URL after a cookie was set (a cookie wall sends the client back once;
 /// a server that sets a new cookie and redirects for ever is a redirect loop).
@@ -152,6 +164,7 @@ impl<'a> Walk<'a> {
             log,
             chain: Vec::new(),
             sample: None,
+            pending: None,
             set_cookie: String::new(),
             jar_changed: false,
             cookie_set_at: None,
@@ -196,8 +209,8 @@ impl<'a> Walk<'a> {
 
     /// The first copy of a sampled page as the page, when its second copy cannot be had.
     fn first_copy(&mut self) -> Option<PageResult> {
-        let (declared, body, permit) = self.sample.take()?;
-        Some(self.page(declared, body, permit, None))
+        let (declared, body, permit, capture) = self.sample.take()?;
+        Some(self.page(declared, body, permit, None, capture))
     }
 
     /// The walk's page: its chain, body and the site's jar when the walk changed it.
@@ -207,6 +220,7 @@ impl<'a> Walk<'a> {
         body: Vec<u8>,
         permit: crate::bodies::BodyPermit,
         twin: Option<Vec<u8>>,
+        capture: Option<Capture>,
     ) -> PageResult {
         PageResult::Page(Downloaded {
             chain: std::mem::take(&mut self.chain),
@@ -216,6 +230,7 @@ impl<'a> Walk<'a> {
             twin,
             cookies: self.jar(),
             robots_tag: declared.robots_tag,
+            capture: capture.map(Box::new),
         })
     }
 
@@ -337,8 +352,25 @@ impl<'a> Walk<'a> {
         PageResult::Done(outcome)
     }
 
-    /// What the answer to `url` means, from its head.
+    /// What the answer to `url` means, from its head. With an archive, an answer whose body
+    /// is not read is archived now; a page's once its body is read.
     pub(crate) fn head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
+        // The cookie sent is the jar's before this answer's own cookies are kept.
+        let capture = self
+            .env
+            .archive
+            .and_then(|_| self.env.capture(url, &response, self.cookie(url).as_deref(), started));
+        let step = self.read_head(url, response, started);
+        if capture.is_some() {
+            match step {
+                HeadStep::Body => self.pending = capture,
+                _ => self.env.archive(capture.as_ref(), None),
+            }
+        }
+        step
+    }
+
+    fn read_head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
         self.keep_cookies(url, response.set_cookies);
         let status = response.status;
         if status != 200 || !is_html(response.content_type) {
@@ -497,30 +529,22 @@ impl<'a> Walk<'a> {
         mut permit: crate::bodies::BodyPermit,
         started: Instant,
     ) -> Step {
+        let capture = self.pending.take();
         let body = match body {
             Ok(body) => body,
-            Err(_) if self.sample.is_some() => {
-                self.logged(url, 200, 0, started);
-                return Step::Done(self.first_copy().unwrap_or(PageResult::Abandoned));
-            }
-            Err(super::FetchError::Abandoned) => return Step::Done(PageResult::Abandoned),
             Err(e) => {
-                self.logged(url, 200, 0, started);
-                self.log.problem(&self.site.origin, url, e.to_string());
-                let outcome = self.outcome(Failure::fetched(e.to_string()));
-                // A body cut by a timeout or a broken connection may come whole next time,
-                // as an answer that never came may (README: timeouts are retried).
-                if e.is_transient() {
-                    let transient = Transient::transport();
-                    return Step::Done(PageResult::Retry { outcome, transient });
+                // An abandoned body is fetched again by the next run.
+                if e != super::FetchError::Abandoned {
+                    self.env.archive(capture.as_ref(), None);
                 }
-                return Step::Done(PageResult::Done(outcome));
+                return self.body_failed(url, e, started);
             }
         };
         permit.resize(body.len() as u64);
         self.logged(url, 200, body.len() as u64, started);
-        if let Some((first_declared, first, permit)) = self.sample.take() {
-            return Step::Done(self.page(first_declared, first, permit, Some(body)));
+        if let Some((first_declared, first, permit, first_capture)) = self.sample.take() {
+            self.env.archive(capture.as_ref(), Some(&body));
+            return Step::Done(self.page(first_declared, first, permit, Some(body), first_capture));
         }
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, declared.content_type.as_deref(), tld)
@@ -529,6 +553,7 @@ impl<'a> Walk<'a> {
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
             .filter(|next| next != url);
         if let Some(next) = refresh {
+            self.env.archive(capture.as_ref(), Some(&body));
             return self.hop(next, HopKind::MetaRefresh);
         }
         if self.env.settings.sites.duplicates == crate::fold::Duplicates::Fold
@@ -539,9 +564,32 @@ impl<'a> Walk<'a> {
         {
             // The same URL once more, at the site's pace like any request: what differs
             // between the two copies is what the site changes per response.
-            self.sample = Some((declared, body, permit));
+            self.sample = Some((declared, body, permit, capture));
             return Step::Next(url.clone());
         }
-        Step::Done(self.page(declared, body, permit, None))
+        Step::Done(self.page(declared, body, permit, None, capture))
+    }
+
+    /// A page body that could not be read (too large, a timeout, a broken connection).
+    fn body_failed(&mut self, url: &NormUrl, e: super::FetchError, started: Instant) -> Step {
+        match e {
+            _ if self.sample.is_some() => {
+                self.logged(url, 200, 0, started);
+                Step::Done(self.first_copy().unwrap_or(PageResult::Abandoned))
+            }
+            super::FetchError::Abandoned => Step::Done(PageResult::Abandoned),
+            e => {
+                self.logged(url, 200, 0, started);
+                self.log.problem(&self.site.origin, url, e.to_string());
+                let outcome = self.outcome(Failure::fetched(e.to_string()));
+                // A body cut by a timeout or a broken connection may come whole next time,
+                // as an answer that never came may (README: timeouts are retried).
+                if e.is_transient() {
+                    let transient = Transient::transport();
+                    return Step::Done(PageResult::Retry { outcome, transient });
+                }
+                Step::Done(PageResult::Done(outcome))
+            }
+        }
     }
 }

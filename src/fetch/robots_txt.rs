@@ -73,6 +73,8 @@ pub(crate) struct RobotsWalk<'a> {
     status: u16,
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
+    /// The answer whose body is being read, for the archive.
+    pending: Option<crate::warc::Capture>,
 }
 
 impl<'a> RobotsWalk<'a> {
@@ -91,6 +93,7 @@ impl<'a> RobotsWalk<'a> {
             requests: 0,
             status: 0,
             set_cookie: String::new(),
+            pending: None,
         }
     }
 
@@ -141,13 +144,27 @@ impl<'a> RobotsWalk<'a> {
         failed(e)
     }
 
-    /// What the answer to `url` means, from its head.
+    /// What the answer to `url` means, from its head (archived now when its body is not
+    /// read).
     pub(crate) fn head(
         &mut self,
         url: &NormUrl,
         response: Head<'_>,
         started: Instant,
     ) -> RobotsStep {
+        let capture = self
+            .env
+            .archive
+            .and_then(|_| self.env.capture(url, &response, self.cookie(url).as_deref(), started));
+        let step = self.read_head(url, response, started);
+        match step {
+            RobotsStep::Body => self.pending = capture,
+            _ => self.env.archive(capture.as_ref(), None),
+        }
+        step
+    }
+
+    fn read_head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> RobotsStep {
         if self.env.settings.http.cookies && !response.set_cookies.is_empty() {
             let jar = &self.env.sites.get(self.site).cookies;
             self.set_cookie = jar.store(url.as_url(), response.set_cookies).names;
@@ -196,6 +213,11 @@ impl<'a> RobotsWalk<'a> {
     ) -> RobotsAnswer {
         let bytes = body.as_ref().map_or(0, Vec::len) as u64;
         self.logged(url, self.status, bytes, started);
+        if body.as_ref().err() != Some(&FetchError::Abandoned) {
+            let capture = self.pending.take();
+            self.env
+                .archive(capture.as_ref(), body.as_ref().ok().map(Vec::as_slice));
+        }
         match body {
             Ok(body) => RobotsAnswer::Rules(crate::robots::with_sitemaps(
                 (self.env.robots)(&body, self.env.settings.robots_agent()),

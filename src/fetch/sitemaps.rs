@@ -6,7 +6,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::io::Read;
 
-use super::{FetchEnv, FetchError, HttpClient};
+use super::{FetchEnv, FetchError, Head, HttpClient};
 use crate::ids::SiteId;
 use crate::message::Log;
 use crate::sitemap::{
@@ -274,13 +274,28 @@ fn fetch(
                 return File::Missing(None, e.to_string());
             }
         };
+        let capture = env.archive.and_then(|_| {
+            let cookie = env
+                .settings
+                .http
+                .cookies
+                .then(|| site.cookies.header_for(url.as_url()))
+                .flatten();
+            env.capture(&url, &Head::of(&response), cookie.as_deref(), started)
+        });
         if env.settings.http.cookies && !response.set_cookies.is_empty() {
             site.cookies.store(url.as_url(), &response.set_cookies);
         }
         let status = response.status;
+        if !(200..=299).contains(&status) {
+            env.archive(capture.as_ref(), None);
+        }
         match status {
             200..=299 => {
                 let body = response.read_body_truncated(MAX_FILE_BYTES as u64 + 1);
+                if body.as_ref().err() != Some(&FetchError::Abandoned) {
+                    env.archive(capture.as_ref(), body.as_ref().ok().map(Vec::as_slice));
+                }
                 let bytes = body.as_ref().map_or(0, Vec::len) as u64;
                 log.request(site.id, &url, status, bytes, started);
                 return match body {

@@ -90,6 +90,8 @@ fn parse_page(
         twin,
         cookies,
         robots_tag,
+        // Archived by the parsing thread before the page came here.
+        capture: _,
     } = page;
     let cookies = cookies.map(Box::new);
     let hash = xxhash_rust::xxh3::xxh3_128(&body);

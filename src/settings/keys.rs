@@ -410,6 +410,20 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Output",
+        "Archive",
+        "none",
+        ValueKind::Choice(&["none", "warc"]),
+        "warc: keep every request and answer of the crawl (pages, redirects, robots.txt, sitemaps, errors, the extra requests of the duplicate rules) in WARC 1.1 files in the results folder's archive/ folder, with a CDXJ index: evidence for a published graph, and the input of `rccrawler rebuild`. Costs disk: about a third of the bytes downloaded (each record gzipped; a body seen before is a revisit record of a few hundred bytes)."
+    ),
+    key!(
+        "Output",
+        "ArchiveFileMB",
+        "1000",
+        int(1, 100_000),
+        "Archive = warc: a WARC file is closed (renamed from .warc.gz.open to .warc.gz) and the next one begun once it holds this many megabytes."
+    ),
+    key!(
+        "Output",
         "SaveDuplicates",
         "1",
         ValueKind::Flag,

@@ -139,6 +139,8 @@ impl Settings {
             results: ResultSettings {
                 folder: v.path("ResultFolder"),
                 save_duplicates: v.flag("SaveDuplicates")?,
+                archive: v.choice("Archive")? == "warc",
+                archive_file_bytes: v.int("ArchiveFileMB")? * 1_000_000,
                 bvgraph: v.choice("GraphFormat")? == "bvgraph",
                 external_link_context: v.small("ExternalLinkContext")?,
                 network_by_host: v.choice("NetworkUnit")? == "host",

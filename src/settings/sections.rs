@@ -120,6 +120,10 @@ pub struct ResultSettings {
     pub folder: PathBuf,
     /// `SaveDuplicates`.
     pub save_duplicates: bool,
+    /// `Archive = warc`: every exchange kept in WARC files (SPEC §15).
+    pub archive: bool,
+    /// `ArchiveFileMB`, in bytes.
+    pub archive_file_bytes: u64,
     /// `GraphFormat = bvgraph`: each site graph also in WebGraph's BVGraph format.
     pub bvgraph: bool,
     /// `ExternalLinkContext` (0: off).

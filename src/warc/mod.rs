@@ -6,15 +6,18 @@
 //! - [`writer`] — an archive folder being written: files opened as `.open`, a `warcinfo`
 //!   first, rotated at a size, a torn tail cut on continue, repeated payloads as `revisit`;
 //! - [`read`] — a file read back record by record;
-//! - [`cdxj`] — the folder's CDXJ index, sorted by SURT key.
-//!
-//! Not yet wired to the downloaders (issue 51 builds on this): no setting writes an archive.
+//! - [`cdxj`] — the folder's CDXJ index, sorted by SURT key;
+//! - [`recorder`] — the crawl's archive as downloaders and parsers use it: answers captured
+//!   when their heads arrive, archived once their bodies are read, a failed write stopping
+//!   the crawl.
 
 pub mod cdxj;
 pub mod read;
 pub mod record;
+pub mod recorder;
 pub mod writer;
 
+pub use recorder::{Archived, Capture, Recorder};
 pub use writer::{Archive, Exchange, PageFacts, WarcInfo};
 
 #[cfg(test)]

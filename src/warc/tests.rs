@@ -26,6 +26,7 @@ fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
         date: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
         request: &req,
         response: &resp,
+        truncated: None,
     };
     let facts = PageFacts {
         level: Some(1),

@@ -38,6 +38,9 @@ pub struct Exchange<'a> {
     pub request: &'a [u8],
     /// The response: status line, header lines, empty line, body.
     pub response: &'a [u8],
+    /// Why the record lacks the body, or part of it (`WARC-Truncated`: `length`,
+    /// `unspecified`); `None` when it is whole.
+    pub truncated: Option<&'static str>,
 }
 
 /// What the crawler read of a page, for its `metadata` record.
@@ -142,12 +145,13 @@ impl Archive {
     }
 
     /// Archives one exchange (and, for a page, its `metadata` record): `request`, then
-    /// `response` (or `revisit`), then `metadata`, next to each other in one file.
-    pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<()> {
+    /// `response` (or `revisit`), then `metadata`, next to each other in one file. Returns
+    /// the `response` (or `revisit`) record's id, which a later `metadata` record names.
+    pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<String> {
         let response_id = self.ids.next();
         let head = head_len(ex.response);
         let payload = sha1_digest(&ex.response[head..]);
-        let earlier = (head < ex.response.len())
+        let earlier = (head < ex.response.len() && ex.truncated.is_none())
             .then(|| self.state.lock().seen.get(&payload).cloned())
             .flatten();
         let request = Record {
@@ -160,6 +164,9 @@ impl Archive {
             block: ex.request.to_vec(),
         };
         let mut fields = vec![("WARC-Payload-Digest", payload.clone())];
+        if let Some(why) = ex.truncated {
+            fields.push(("WARC-Truncated", why.to_owned()));
+        }
         let (kind, block) = match &earlier {
             Some((uri, date)) => {
                 fields.push(("WARC-Profile", IDENTICAL_PAYLOAD.to_owned()));
@@ -181,18 +188,41 @@ impl Archive {
         let mut members = request.to_gzip();
         members.extend(response.to_gzip());
         if let Some(p) = page {
-            members.extend(self.metadata(ex, p, &response_id).to_gzip());
+            members.extend(self.metadata_record(ex.url, ex.date, p, &response_id).to_gzip());
         }
         let mut st = self.state.lock();
-        if earlier.is_none() {
+        if earlier.is_none() && ex.truncated.is_none() {
             st.seen
                 .entry(payload)
                 .or_insert_with(|| (ex.url.to_owned(), warc_date(ex.date)));
         }
-        self.append(&mut st, &members)
+        self.append(&mut st, &members)?;
+        Ok(response_id)
     }
 
-    fn metadata(&self, ex: &Exchange<'_>, p: &PageFacts<'_>, response_id: &str) -> Record {
+    /// Archives the `metadata` record of a page whose response was archived earlier as
+    /// record `response_id` (the page's links are known once it is parsed).
+    pub fn metadata(
+        &self,
+        url: &str,
+        date: SystemTime,
+        response_id: &str,
+        page: &PageFacts<'_>,
+    ) -> io::Result<()> {
+        let member = self
+            .metadata_record(url, date, page, response_id)
+            .to_gzip();
+        let mut st = self.state.lock();
+        self.append(&mut st, &member)
+    }
+
+    fn metadata_record(
+        &self,
+        url: &str,
+        date: SystemTime,
+        p: &PageFacts<'_>,
+        response_id: &str,
+    ) -> Record {
         let mut block = String::new();
         if let Some(level) = p.level {
             block.push_str(&format!("level: {level}\r\n"));
@@ -203,8 +233,8 @@ impl Archive {
         Record {
             kind: RecordType::Metadata,
             id: self.ids.next(),
-            date: ex.date,
-            target_uri: Some(ex.url.to_owned()),
+            date,
+            target_uri: Some(url.to_owned()),
             content_type: "application/warc-fields",
             fields: vec![("WARC-Concurrent-To", response_id.to_owned())],
             block: block.into_bytes(),
@@ -286,6 +316,11 @@ impl Archive {
             crate::storage::atomic::sync_dir(&self.folder)?;
         }
         Ok(())
+    }
+
+    /// The archive's folder.
+    pub fn folder(&self) -> &Path {
+        &self.folder
     }
 
     /// Bytes this process appended.

@@ -34,6 +34,8 @@ pub struct OwnedHead {
     pub set_cookies: Vec<String>,
     /// Every `X-Robots-Tag` value, one per line.
     pub robots_tag: Option<String>,
+    /// The status line and headers for the archive (`Archive = warc`).
+    pub archived: Option<Vec<u8>>,
 }
 
 impl OwnedHead {
@@ -45,6 +47,7 @@ impl OwnedHead {
             content_type: self.content_type.as_deref(),
             retry_after: self.retry_after.as_deref(),
             set_cookies: &self.set_cookies,
+            archived: self.archived.as_deref(),
         }
     }
 
@@ -90,4 +93,6 @@ pub struct ConnSettings {
     pub idle_budget: usize,
     /// TLS: the blocking client's roots and provider.
     pub tls: Arc<rustls::ClientConfig>,
+    /// `Archive = warc`: answers keep their heads for the archive.
+    pub archive: bool,
 }

@@ -25,11 +25,7 @@ use crate::fetch::{FetchError, request_uri};
 use crate::ids::SiteId;
 use crate::url_norm::NormUrl;
 
-/// What the crawler accepts (as the blocking client says it).
-const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
-
-/// The encodings decoded (as the blocking client asks for them; `deflate` is decoded too).
-const ACCEPT_ENCODING: &str = "gzip, br";
+use crate::fetch::head::{ACCEPT, ACCEPT_ENCODING};
 
 /// Where a connection is in its request.
 pub(super) enum State {
@@ -97,6 +93,8 @@ pub(super) struct Conn {
     pub(super) raw_limit: usize,
     pub(super) cap: u64,
     pub(super) truncate: bool,
+    /// `Archive = warc`: answers keep their heads for the archive.
+    pub(super) archive: bool,
 }
 
 /// What a connection's state machine arrived at.
@@ -457,6 +455,13 @@ fn own_head(conn: &mut Conn, response: &ureq_proto::http::Response<()>) -> Owned
                 .map(|v| v.as_bytes()),
         ),
         content_encoding: encoding.clone(),
+        archived: conn.archive.then(|| {
+            crate::fetch::head::archived_head(
+                response.version(),
+                response.status(),
+                response.headers(),
+            )
+        }),
     };
     conn.encoding = encoding;
     let says = |token: &str| {

@@ -53,6 +53,7 @@ impl EventedDownloader {
                     settings.http.ca_file.as_deref(),
                     settings.location("CaFile"),
                 )?),
+                archive: settings.results.archive,
             },
             done: Mutex::new(Vec::new()),
         })

@@ -129,6 +129,7 @@ impl Connections {
             raw_limit: 0,
             cap: 0,
             truncate: false,
+            archive: self.settings.archive,
         };
         if index == self.conns.len() {
             self.conns.push(Some(conn));

@@ -1,0 +1,69 @@
+//! The crawl's WARC archive (`Archive = warc`, SPEC §15) from the application manager's side:
+//! opened in the results folder's `archive/` folder once the crawl has claimed the folder (a
+//! crawl that continues appends to its own archive, cutting a tail a kill left torn; a fresh
+//! crawl's folder moved the old archive aside with the old results), closed at the end of the
+//! run — the open file finished and the folder's CDXJ index written — with its size said.
+//!
+//! One folder per crawl, not per site: a crawl of 100,000 sites would hold 100,000 open files,
+//! and per-file overhead (a `warcinfo` record each) would outweigh most sites' few pages. The
+//! index finds any site's records.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::AppError;
+use crate::settings::Settings;
+use crate::site::SiteSpec;
+use crate::stop::Stop;
+use crate::warc::Recorder;
+
+/// The archive folder's name in the results folder.
+pub(crate) const ARCHIVE_FOLDER: &str = "archive";
+
+/// The archive folder of a crawl with `settings`.
+pub(crate) fn folder(settings: &Settings) -> PathBuf {
+    settings.results.folder.join(ARCHIVE_FOLDER)
+}
+
+/// Opens the crawl's archive, if it keeps one.
+pub(super) fn open(
+    settings: &Settings,
+    sites: &[SiteSpec],
+    stop: &Arc<Stop>,
+) -> Result<Option<Arc<Recorder>>, AppError> {
+    if !settings.results.archive {
+        return Ok(None);
+    }
+    let folder = folder(settings);
+    let info = crate::crawl_record::warcinfo_fields(settings, sites);
+    Recorder::open(
+        &folder,
+        settings.results.archive_file_bytes,
+        info,
+        Arc::clone(stop),
+    )
+    .map(|r| Some(Arc::new(r)))
+    .map_err(|source| AppError::Archive { folder, source })
+}
+
+/// Closes the archive (finishes its open file, writes its index) and says what this run
+/// added to it.
+pub(super) fn close(settings: &Settings, archive: Option<&Recorder>) -> Result<(), AppError> {
+    let Some(archive) = archive else {
+        return Ok(());
+    };
+    let folder = folder(settings);
+    archive
+        .close()
+        .map_err(|source| AppError::Archive {
+            folder: folder.clone(),
+            source,
+        })?;
+    let (answers, bytes) = archive.counts();
+    eprintln!(
+        "archive: {answers} answers archived by this run, {:.1} MB, in {}",
+        bytes as f64 / 1e6,
+        folder.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! The crawl's archive as the downloaders and parsers use it (`Archive = warc`, SPEC §15):
+//! an answer is captured when its head arrives ([`Capture`]) and archived once its body is
+//! read — by the downloader for what is not a page (robots.txt, sitemaps, redirects, errors),
+//! by the parser for a page, next to the page's `metadata` record. A failed write (a full disk,
+//! an unwritable folder) stops the crawl: the state is saved as at any stop, and the archive
+//! holds every exchange up to the one that failed.
+
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Instant, SystemTime};
+
+use super::writer::{Archive, Exchange, PageFacts, WarcInfo};
+use crate::stop::{Stop, StopReason};
+
+/// An answer whose head has arrived: what to archive once its body is read (or not).
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The URL requested.
+    pub url: String,
+    /// When the request was sent.
+    pub date: SystemTime,
+    /// The request as sent.
+    pub request: Vec<u8>,
+    /// The answer's status line and header lines, without the empty line that ends them.
+    pub head: Vec<u8>,
+}
+
+impl Capture {
+    /// The capture of an answer to a request sent at `started` (a monotonic time).
+    pub fn new(url: &str, started: Instant, request: Vec<u8>, head: &[u8]) -> Capture {
+        Capture {
+            url: url.to_owned(),
+            date: SystemTime::now()
+                .checked_sub(started.elapsed())
+                .unwrap_or_else(SystemTime::now),
+            request,
+            head: head.to_vec(),
+        }
+    }
+}
+
+/// A page's `response` record, for its `metadata` record once it is parsed.
+#[derive(Debug, Clone)]
+pub struct Archived {
+    url: String,
+    date: SystemTime,
+    id: String,
+}
+
+/// The crawl's archive.
+#[derive(Debug)]
+pub struct Recorder {
+    archive: Archive,
+    stop: Arc<Stop>,
+    /// A write failed: nothing more is written (the crawl is stopping).
+    failed: AtomicBool,
+    /// Exchanges archived by this run.
+    exchanges: AtomicU64,
+}
+
+impl Recorder {
+    /// Opens archive folder `folder` (see [`Archive::open`]); a write that fails later stops
+    /// the crawl through `stop`.
+    pub fn open(
+        folder: &Path,
+        max_file_bytes: u64,
+        info: WarcInfo,
+        stop: Arc<Stop>,
+    ) -> io::Result<Recorder> {
+        Ok(Recorder {
+            archive: Archive::open(folder, "rccrawler", max_file_bytes, info)?,
+            stop,
+            failed: AtomicBool::new(false),
+            exchanges: AtomicU64::new(0),
+        })
+    }
+
+    /// Archives an answer: with its `body` as read (decoded), or — `None` — without it (the
+    /// crawler did not read it: a redirect's, an error's, a page too large), marked
+    /// `WARC-Truncated: unspecified`.
+    /// A page's `metadata` record follows once it is parsed ([`Self::metadata`]).
+    pub fn answer(&self, capture: &Capture, body: Option<&[u8]>) -> Option<Archived> {
+
+        if self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut response = Vec::with_capacity(capture.head.len() + 32 + body.map_or(0, <[u8]>::len));
+        response.extend_from_slice(&capture.head);
+        if let Some(body) = body {
+            response.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+            response.extend_from_slice(body);
+        } else {
+            response.extend_from_slice(b"\r\n");
+        }
+        let ex = Exchange {
+            url: &capture.url,
+            date: capture.date,
+            request: &capture.request,
+            response: &response,
+            truncated: body.is_none().then_some("unspecified"),
+        };
+        match self.archive.exchange(&ex, None) {
+            Ok(id) => {
+                self.exchanges.fetch_add(1, Ordering::Relaxed);
+                Some(Archived {
+                    url: capture.url.clone(),
+                    date: capture.date,
+                    id,
+                })
+            }
+            Err(e) => {
+                self.fail(&e);
+                None
+            }
+        }
+    }
+
+    /// Archives the `metadata` record of a page archived as `page`: its level (none: an
+    /// orphan) and its links as the crawler read them.
+    pub fn metadata(&self, page: &Archived, level: Option<u32>, outlinks: &[String]) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let facts = PageFacts { level, outlinks };
+        if let Err(e) = self
+            .archive
+            .metadata(&page.url, page.date, &page.id, &facts)
+        {
+            self.fail(&e);
+        }
+    }
+
+    fn fail(&self, e: &io::Error) {
+        if !self.failed.swap(true, Ordering::Relaxed) {
+            self.stop.request(StopReason::Failed(format!(
+                "cannot write the archive in {}: {e}",
+                self.archive.folder().display()
+            )));
+        }
+    }
+
+    /// Exchanges archived by this run, and the bytes written.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.exchanges.load(Ordering::Relaxed),
+            self.archive.written(),
+        )
+    }
+
+    /// Finishes the open file and writes the folder's index.
+    pub fn close(&self) -> io::Result<()> {
+        self.archive.close()
+    }
+}
