@@ -16,7 +16,9 @@
 # and, with perf installed, where rccrawler's CPU goes (bench/profile.sh).
 # With BASE_BIN=path/to/an/older/rccrawler, each round also crawls with that binary (right
 # before or after ours, alternately, same settings) and checks that both wrote byte-identical result files: the
-# before/after comparison of a change, measured side by side.
+# before/after comparison of a change, measured side by side. OURS_EXTRA="Key = value" adds
+# a setting to our crawls only (OURS_EXTRA="Archive = warc" with BASE_BIN a copy of the same
+# binary measures what the archive costs; the archive's size is noted).
 # Environment: PAGES (50000), RUNS (3), THREADS (8), WGET_RUNS (RUNS), CURVES (1: also the
 # thread and site-count curves, CURVE_PAGES (10000) pages over 1, 10, 50, 200 sites, each
 # point CURVE_RUNS (3) times), PROFILE (1), SITE (a folder to serve instead of the generated
@@ -61,7 +63,12 @@ note "requests $(wc -l < "$WORK/urls.txt") arcs $arcs"
 # taken under the same conditions (this VM's speed drifts by a fifth from minute to minute).
 for i in $(seq "$RUNS"); do
     note "round $i"
-    ours() { note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}") $(cat "$WORK/rc/cpu")"; }
+    ours() {
+        note "rccrawler $(SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc" "${CRAWL_SETTINGS[@]}" ${OURS_EXTRA:+"$OURS_EXTRA"}) $(cat "$WORK/rc/cpu")"
+        if [ -d "$WORK/rc/results/archive" ]; then
+            note "archive_bytes $(du -sb "$WORK/rc/results/archive" | cut -f1)"
+        fi
+    }
     base() { note "rccrawler_base $(BIN=$BASE_BIN SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc-base" "${CRAWL_SETTINGS[@]}")"; }
     if [ -z "${BASE_BIN:-}" ]; then
         ours

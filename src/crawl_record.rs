@@ -34,7 +34,7 @@ const LEFT_OUT: &[&str] = &["Resolve"];
 
 /// Writes `crawl.ini` and `hosts.txt` into `folder` (atomically, each).
 pub fn write(folder: &Path, settings: &Settings, sites: &[SiteSpec]) -> io::Result<()> {
-    let started = crate::routine::logs::utc_timestamp(SystemTime::now());
+    let started = crate::utc::utc_timestamp(SystemTime::now());
     replace_file_with(&folder.join(RECORD_FILE), |w| {
         w.write_all(render(settings, &started).as_bytes())
     })?;
@@ -66,8 +66,13 @@ fn render(settings: &Settings, started: &str) -> String {
         "; The crawl these results come from, written by rccrawler {v} when it (or its last\n\
          ; continuation) started: every setting as it ran, written in settings.ini or the\n\
          ; default. hosts.txt beside it lists the sites. `rccrawler compare` reads both.\n\
-         [crawl]\nResultsFormat = {RESULTS_FORMAT}\nVersion = {v}\nStarted = {started}\n\n[settings]\n",
+         [crawl]\nResultsFormat = {RESULTS_FORMAT}\nVersion = {v}\nStarted = {started}\n{rebuilt}\n[settings]\n",
         v = env!("CARGO_PKG_VERSION"),
+        // A rebuild's wall-clock figures (Started, summary.csv's Seconds and TLP) are its own.
+        rebuilt = settings.http.replay_from.as_ref().map_or(String::new(), |from| format!(
+            "Rebuilt = from the archive {} (Started, and summary.csv's Seconds, TLP and Fetched, are the rebuild's)\n",
+            from.display()
+        )),
     );
     for k in keys::KEYS.iter().filter(|k| !LEFT_OUT.contains(&k.name)) {
         let value = settings.text(k.name);

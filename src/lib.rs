@@ -42,13 +42,15 @@
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes.
 //! - [`finish`] — finishers; [`unload`] — result files (`GephiSiteGraphRU`, `TestRU`,
 //!   summary); [`report`] — report.html, read back from the result files.
-//! - [`warc`] — WARC 1.1 archives: records, files, the CDXJ index (SPEC §15).
+//! - [`warc`] — WARC 1.1 archives (SPEC §15): records, files, the CDXJ index, the crawl's
+//!   archive as it is written, and an archive replayed (`rccrawler rebuild`).
 //! - [`crawl_record`] — the settings and sites a results folder was crawled with;
 //!   [`compare`] — two or more crawls of the same sites compared (SPEC §16).
 //! - [`message`] — what travels between threads; [`bodies`] — the page bodies held at once.
 //! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
 //! - [`xml`] — text in XML attributes (GEXF, SVG).
-//! - [`words`] — counts in the sentences people read (`1 scope`, `2 scopes`).
+//! - [`words`] — counts in the sentences people read (`1 scope`, `2 scopes`); [`utc`] —
+//!   times as people and files read them.
 //! - [`fd_limits`] — open files: the automatic downloader cap and the idle connections.
 //! - [`parallel`], [`alloc_tuning`] — work split over threads; the allocator's settings.
 //! - [`loopback`], [`demo`] — a small HTTP server on 127.0.0.1 and the bundled demo site.
@@ -101,6 +103,7 @@ pub mod unload;
 pub(crate) mod url_filter;
 pub mod url_norm;
 pub(crate) mod url_rules;
+pub mod utc;
 pub mod warc;
 pub(crate) mod words;
 pub(crate) mod xml;

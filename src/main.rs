@@ -51,6 +51,7 @@ fn main() -> ExitCode {
         Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),
         Command::Report { settings, results } => cli::report(&settings, results.as_deref()),
         Command::Compare { results, out } => cli::compare(&results, &out),
+        Command::Rebuild(args) => cli::rebuild(&args, ctrl_c),
         Command::Network {
             settings,
             hosts,

@@ -6,29 +6,13 @@
 //! outside CI, a `warcio` on the PATH is used, or the check is left out with a message.
 #![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
 use std::time::SystemTime;
 
+use common::warcio;
 use rccrawler::warc::{Archive, Exchange, PageFacts};
-
-fn warcio() -> Option<PathBuf> {
-    let named = std::env::var_os("RCCRAWLER_WARCIO").map(PathBuf::from);
-    let found = named.or_else(|| Some(PathBuf::from("warcio"))).filter(|w| {
-        Command::new(w)
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI: warcio is missing (.ci/run installs it and sets RCCRAWLER_WARCIO)"
-        );
-        eprintln!("no warcio here: the interoperability check is left out");
-    }
-    found
-}
 
 fn write_archive(dir: &Path) {
     let info = vec![("hosts".to_owned(), "http://a.test;2;3;100".to_owned())];
@@ -54,6 +38,7 @@ fn write_archive(dir: &Path) {
                 request: request.as_bytes(),
                 response: response.as_bytes(),
                 truncated: None,
+                error: None,
             },
             Some(&PageFacts {
                 level: Some(i),
@@ -88,6 +73,7 @@ fn continue_archive(a: Archive, _dir: &Path) {
                 request: request.as_bytes(),
                 response: response.as_bytes(),
                 truncated: None,
+                error: None,
             },
             None,
         )
@@ -100,44 +86,22 @@ fn continue_archive(a: Archive, _dir: &Path) {
 fn warcio_checks_the_archive_and_finds_every_record_where_the_index_says() {
     let dir = tempfile::tempdir().unwrap();
     write_archive(dir.path());
-    let mut files: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".warc.gz"))
-        .collect();
-    files.sort();
+    let files = warcio::files(dir.path());
     assert!(files.len() >= 3, "rotated at 4,000 bytes: {files:?}");
     let index = std::fs::read_to_string(dir.path().join("index.cdxj")).unwrap();
     // 12 pages + 6 after the continue; responses and revisits only.
     assert_eq!(index.lines().count(), 12, "{index}");
-    let Some(warcio) = warcio() else { return };
+    let Some(warcio) = warcio::program() else {
+        return;
+    };
     for f in &files {
-        let o = Command::new(&warcio)
-            .args(["check", "-v"])
-            .arg(dir.path().join(f))
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
-        assert!(
-            o.status.success(),
-            "warcio check {f}: {out}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        assert!(out.contains("digest pass"), "{out}");
-        assert!(!out.contains("fail"), "{out}");
+        warcio::check(&warcio, dir.path(), f);
     }
     // warcio's own index: the same (file, offset, length) for every response and revisit.
     let mut theirs = Vec::new();
     for f in &files {
-        let o = Command::new(&warcio)
-            .args(["index", "-f", "warc-type,warc-target-uri,offset,length"])
-            .arg(f)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(o.status.success());
-        for line in String::from_utf8_lossy(&o.stdout).lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let fields = "warc-type,warc-target-uri,offset,length";
+        for v in warcio::index(&warcio, dir.path(), f, fields) {
             let kind = v["warc-type"].as_str().unwrap();
             if kind == "response" || kind == "revisit" {
                 theirs.push((

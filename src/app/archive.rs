@@ -53,12 +53,10 @@ pub(super) fn close(settings: &Settings, archive: Option<&Recorder>) -> Result<(
         return Ok(());
     };
     let folder = folder(settings);
-    archive
-        .close()
-        .map_err(|source| AppError::Archive {
-            folder: folder.clone(),
-            source,
-        })?;
+    archive.close().map_err(|source| AppError::Archive {
+        folder: folder.clone(),
+        source,
+    })?;
     let (answers, bytes) = archive.counts();
     eprintln!(
         "archive: {answers} answers archived by this run, {:.1} MB, in {}",

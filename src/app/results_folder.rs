@@ -15,9 +15,9 @@ use std::time::SystemTime;
 use super::AppError;
 use crate::data::DataManager;
 use crate::data::coord::Coordinator;
-use crate::routine::logs::utc_timestamp;
 use crate::settings::Settings;
 use crate::storage::atomic::replace_file_with;
+use crate::utc::utc_timestamp;
 
 /// The file naming the crawl whose results a folder holds.
 pub(super) const MARKER: &str = ".rccrawler-crawl";

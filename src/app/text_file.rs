@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
-use super::{archive, results_folder};
 use super::retire::{self, LiveSummary, Retirer};
 use super::seeds::{Crawl, Seeds};
 use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
 use super::window::{ADAPT_PERIOD, Pressure, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
+use super::{archive, results_folder};
 use crate::bodies::{BODY_BYTES, BodyBudget};
 use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist, TaskData};
 use crate::engine::cpu::CpuIdle;
@@ -68,7 +68,6 @@ impl ApplicationManager for TextFileManager {
         let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
-        let archive = archive::open(settings, hosts, &stop)?;
         let shared = coordinator.shares_budget();
         let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
         // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
@@ -112,7 +111,7 @@ impl ApplicationManager for TextFileManager {
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
-            archive,
+            archive: archive::open(settings, hosts, &stop)?,
             problems: Arc::default(),
         };
         let retirer = Retirer {
@@ -139,9 +138,7 @@ impl ApplicationManager for TextFileManager {
         run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
         let mut scopes = seeds.live_rows();
         scopes.extend(removed);
-        let report = end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes);
-        archive::close(settings, ctx.archive.as_deref())?;
-        report
+        end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes)
     }
 }
 
@@ -159,6 +156,7 @@ fn dispatcher(
         parsers: settings.threads.parsing.get(),
         budget: settings.bandit.pages(),
         shared_budget: shared,
+        unpaced: settings.http.replay_from.is_some(),
     };
     Dispatcher::new(
         Arc::clone(dm) as Arc<dyn TaskData>,
@@ -212,6 +210,7 @@ fn end_of_run(
     for name in seeds.unwritten_names() {
         eprintln!("{name}: its results are written now");
     }
+    archive::close(&ctx.settings, ctx.archive.as_deref())?;
     Ok(RunReport {
         reason,
         sites: unloaded.rows,

@@ -24,14 +24,10 @@ Stop a crawl with Ctrl+C or by creating the StopFile (stop.txt); run again to co
 struct Cli {
     #[command(subcommand)]
     command: Option<Sub>,
-    /// settings.ini to read (every subcommand takes it too).
-    #[arg(
-        long,
-        global = true,
-        value_name = "FILE",
-        default_value = "settings.ini"
-    )]
-    settings: PathBuf,
+    /// settings.ini to read (every subcommand takes it too) [default: settings.ini; for
+    /// rebuild: the settings the archive recorded]
+    #[arg(long, global = true, value_name = "FILE")]
+    settings: Option<PathBuf>,
     /// hosts.txt to crawl [default: the hosts.txt beside settings.ini]
     #[arg(long, global = true, value_name = "FILE")]
     hosts: Option<PathBuf>,
@@ -110,6 +106,19 @@ enum Sub {
         results: Vec<PathBuf>,
         /// Where to write the comparison.
         #[arg(long, value_name = "DIR", required = true)]
+        out: PathBuf,
+    },
+    /// Derives a crawl's results from its WARC archive alone (Archive = warc), without the
+    /// network: with the settings and sites the archive recorded, results equal to the
+    /// crawl's; with --settings FILE or --hosts FILE, the results those would have given on the
+    /// same answers. A URL the archive lacks is a bad link "not in the archive", never fetched.
+    /// Writes DIR/results (and DIR/state, DIR/logs while it runs).
+    Rebuild {
+        /// The archive folder (a crawl's results/archive).
+        #[arg(value_name = "ARCHIVE_DIR")]
+        archive: PathBuf,
+        /// Where to write (empty, or an earlier rebuild's folder, which is replaced).
+        #[arg(long, value_name = "DIR", default_value = "rebuilt")]
         out: PathBuf,
     },
     /// Writes a saved crawl's results (all scopes, or those named) as a crawl would: from the
@@ -205,8 +214,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
             };
         }
     };
-    let settings = cli.settings;
+    // Only rebuild tells a settings file named from none (its default is the archive's own).
+    let named_settings = cli.settings.clone();
+    let settings = cli
+        .settings
+        .unwrap_or_else(|| PathBuf::from("settings.ini"));
     Ok(match cli.command {
+        Some(Sub::Rebuild { archive, out }) => Command::Rebuild(RebuildArgs {
+            archive,
+            out,
+            settings: named_settings,
+            hosts: cli.hosts,
+        }),
         None => Command::Crawl {
             settings,
             hosts: cli.hosts,
@@ -245,6 +264,19 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
             settings,
         }),
     })
+}
+
+/// `rccrawler rebuild`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuildArgs {
+    /// The archive folder.
+    pub archive: PathBuf,
+    /// `--out DIR`.
+    pub out: PathBuf,
+    /// `--settings FILE` (`None`: the archive's own).
+    pub settings: Option<PathBuf>,
+    /// `--hosts FILE` (`None`: the archive's own).
+    pub hosts: Option<PathBuf>,
 }
 
 /// What to do.
@@ -293,6 +325,8 @@ pub enum Command {
         /// `--serve [ADDR]`: the address (empty: `StatusAddress` or the default).
         serve: Option<String>,
     },
+    /// Rebuild a crawl's results from its archive.
+    Rebuild(RebuildArgs),
     /// Compare crawls of the same sites.
     Compare {
         /// Results folders, oldest first.

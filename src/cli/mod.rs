@@ -6,14 +6,16 @@ mod args;
 mod compare;
 mod local_status;
 mod network;
+mod rebuild;
 mod replay;
 mod status;
 
 use std::process::ExitCode;
 
-pub use args::{ArgsError, Command, ReplayArgs, parse};
+pub use args::{ArgsError, Command, RebuildArgs, ReplayArgs, parse};
 pub use compare::compare;
 pub use network::network;
+pub use rebuild::rebuild;
 pub use replay::replay;
 pub use status::status;
 

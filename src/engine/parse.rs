@@ -30,15 +30,23 @@ fn handle(
     fetched: Fetched,
     log: &Log,
 ) {
-    let Fetched { mut lease, mut page } = fetched;
+    let Fetched {
+        mut lease,
+        mut page,
+    } = fetched;
     lease.free_buffer();
     // The page's answer is archived before it is recorded (a crawl killed in between fetches
     // it again), its links next to it once they are read.
-    let archived = ctx
-        .archive
-        .as_deref()
-        .zip(page.capture.take())
-        .and_then(|(archive, capture)| Some((archive, archive.answer(&capture, Some(&page.body))?)));
+    let archived =
+        ctx.archive
+            .as_deref()
+            .zip(page.capture.take())
+            .and_then(|(archive, capture)| {
+                Some((
+                    archive,
+                    archive.answer(&capture, crate::warc::BodyRead::Read(&page.body))?,
+                ))
+            });
     let record = worker.parse(env, lease.task(), page);
     let task = lease.task().clone();
     if let Some((archive, page)) = archived {

@@ -68,6 +68,48 @@ impl FetchError {
     }
 }
 
+impl FetchError {
+    /// The failure as the archive records it (SPEC §15): a kind and its detail.
+    pub(crate) fn archived(&self) -> (&'static str, String) {
+        match self {
+            FetchError::Timeout => ("timeout", String::new()),
+            FetchError::HostNotFound => ("host-not-found", String::new()),
+            FetchError::Refused => ("refused", String::new()),
+            FetchError::Broken(d) => ("broken", d.clone()),
+            FetchError::TooLarge(n) => ("too-large", n.to_string()),
+            FetchError::BadResponse(d) => ("bad-response", d.clone()),
+            FetchError::Tls(d) => ("tls", d.clone()),
+            FetchError::Abandoned => ("abandoned", String::new()),
+            FetchError::Other(d) => ("other", d.clone()),
+        }
+    }
+
+    /// The failure an archive recorded ([`Self::archived`]), for a replay.
+    pub(crate) fn from_archived(kind: &str, detail: &str) -> FetchError {
+        match kind {
+            "timeout" => FetchError::Timeout,
+            "host-not-found" => FetchError::HostNotFound,
+            "refused" => FetchError::Refused,
+            "broken" => FetchError::Broken(detail.to_owned()),
+            "too-large" => FetchError::TooLarge(detail.parse().unwrap_or(0)),
+            "bad-response" => FetchError::BadResponse(detail.to_owned()),
+            "tls" => FetchError::Tls(detail.to_owned()),
+            "abandoned" => FetchError::Abandoned,
+            _ => FetchError::Other(detail.to_owned()),
+        }
+    }
+
+    /// `WARC-Truncated` for a body this failure cut (WARC 1.1 §5.13).
+    pub(crate) fn truncation(&self) -> &'static str {
+        match self {
+            FetchError::TooLarge(_) => "length",
+            FetchError::Timeout => "time",
+            FetchError::Broken(_) => "disconnect",
+            _ => "unspecified",
+        }
+    }
+}
+
 /// A bad-link reason for a TLS failure that says what a user can act on.
 pub(super) fn tls_reason(e: &rustls::Error) -> String {
     use rustls::CertificateError as C;
@@ -160,6 +202,9 @@ pub struct Response {
     content_encoding: Option<String>,
     /// The status line and headers for the archive (`Archive = warc`).
     pub(crate) archived_head: Option<Vec<u8>>,
+    /// A replayed answer whose body's reading failed when it was archived: reading it fails
+    /// the same way.
+    replayed_error: Option<FetchError>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
     consumed: bool,
@@ -224,6 +269,9 @@ impl Response {
 
     fn read_capped(mut self, cap: u64) -> Result<(Vec<u8>, bool), FetchError> {
         self.consumed = true;
+        if let Some(e) = self.replayed_error.take() {
+            return Err(e);
+        }
         // Sized from Content-Length when the body is not compressed: growing a page body by
         // doubling copied it several times (a sixtieth of the crawl's CPU).
         let declared = self
@@ -309,6 +357,8 @@ pub struct HttpClient {
     abort: Arc<AtomicBool>,
     /// `Archive = warc`: answers keep their heads for the archive.
     archive: bool,
+    /// `rccrawler rebuild`: answers come from this archive.
+    replay: Option<Arc<crate::warc::replay::Replay>>,
 }
 
 impl HttpClient {
@@ -356,7 +406,18 @@ impl HttpClient {
             downloaders: u32::try_from(settings.threads.max_downloaders()).unwrap_or(u32::MAX),
             abort,
             archive: settings.results.archive,
+            replay: None,
         })
+    }
+
+    /// A client whose answers come from `replay` (`rccrawler rebuild`): nothing is sent.
+    pub fn replaying(
+        settings: &Settings,
+        replay: Arc<crate::warc::replay::Replay>,
+    ) -> Result<Self, CaFileError> {
+        let mut client = HttpClient::new(settings)?;
+        client.replay = Some(replay);
+        Ok(client)
     }
 
     /// The name lookups of this client (a clone shares its cache).
@@ -416,6 +477,10 @@ impl HttpClient {
         turn: &SendTurn,
         cookie: Option<&str>,
     ) -> Result<Response, FetchError> {
+        if let Some(replay) = &self.replay {
+            let (inner, error) = super::replayed::answer(replay, url)?;
+            return Ok(Response::of(inner, self.archive, error));
+        }
         let send = || {
             let agent = self
                 .pools
@@ -440,13 +505,25 @@ impl HttpClient {
             }
             Err(e) => return Err(e),
         };
+        Ok(Response::of(inner, self.archive, None))
+    }
+}
+
+impl Response {
+    /// The answer `inner`, its head kept for the archive when `archive`; `replayed_error`:
+    /// a replayed answer's body fails this way.
+    fn of(
+        inner: ureq::http::Response<ureq::Body>,
+        archive: bool,
+        replayed_error: Option<FetchError>,
+    ) -> Response {
         let header = |name: &str| {
             inner
                 .headers()
                 .get(name)
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         };
-        Ok(Response {
+        Response {
             status: inner.status().as_u16(),
             location: header("location"),
             content_type: header("content-type"),
@@ -466,12 +543,13 @@ impl HttpClient {
                     .map(|v| v.as_bytes()),
             ),
             content_encoding: header("content-encoding"),
-            archived_head: self.archive.then(|| {
+            archived_head: archive.then(|| {
                 super::head::archived_head(inner.version(), inner.status(), inner.headers())
             }),
+            replayed_error,
             inner,
             consumed: false,
-        })
+        }
     }
 }
 

@@ -75,11 +75,50 @@ impl FetchEnv<'_> {
         ))
     }
 
-    /// Archives a captured answer with its body (`None`: not read).
-    pub(crate) fn archive(&self, capture: Option<&crate::warc::Capture>, body: Option<&[u8]>) {
-        if let (Some(archive), Some(capture)) = (self.archive, capture) {
-            archive.answer(capture, body);
+    /// Archives a captured answer with its body: read, failed, or (`None`) not read.
+    pub(crate) fn archive(
+        &self,
+        capture: Option<&crate::warc::Capture>,
+        body: Option<Result<&[u8], &super::FetchError>>,
+    ) {
+        use crate::warc::BodyRead;
+        let (Some(archive), Some(capture)) = (self.archive, capture) else {
+            return;
+        };
+        let detail;
+        let read = match body {
+            None => BodyRead::NotRead,
+            Some(Ok(body)) => BodyRead::Read(body),
+            Some(Err(e)) => {
+                let (kind, d) = e.archived();
+                detail = d;
+                BodyRead::Failed {
+                    truncated: e.truncation(),
+                    error: (kind, &detail),
+                }
+            }
+        };
+        archive.answer(capture, read);
+    }
+
+    /// Archives a request to `url` (sent at `started` with `cookie`) that got no answer. A
+    /// request abandoned by a stop is not archived: the next run sends it again.
+    pub(crate) fn archive_failure(
+        &self,
+        url: &NormUrl,
+        cookie: Option<&str>,
+        started: std::time::Instant,
+        e: &super::FetchError,
+    ) {
+        let Some(archive) = self.archive else {
+            return;
+        };
+        if *e == super::FetchError::Abandoned {
+            return;
         }
+        let request = super::head::archived_request(url, &self.settings.http.user_agent, cookie);
+        let (kind, detail) = e.archived();
+        archive.failure(url.as_str(), started, &request, (kind, &detail));
     }
 }
 

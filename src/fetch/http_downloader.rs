@@ -21,6 +21,17 @@ impl HttpDownloader {
             client: HttpClient::new(settings)?,
         })
     }
+
+    /// A downloader whose answers come from an archive (`rccrawler rebuild`): every walk
+    /// decides as a crawl's does, on the answers the crawl got.
+    pub fn replaying(
+        settings: &Settings,
+        replay: std::sync::Arc<crate::warc::replay::Replay>,
+    ) -> Result<Self, CaFileError> {
+        Ok(HttpDownloader {
+            client: HttpClient::replaying(settings, replay)?,
+        })
+    }
 }
 
 impl Downloader for HttpDownloader {

@@ -83,8 +83,8 @@ pub(crate) struct Walk<'a> {
     /// The page's first copy while a second is fetched to learn what the site changes per
     /// response (SPEC §14): if the second fails, the first is the page.
     sample: Option<Sample>,
-    /// The answer whose body is being read, for the archive.
-    pending: Option<Capture>,
+    /// The answer whose body is being read, for the archive (boxed: most crawls keep none).
+    pending: Option<Box<Capture>>,
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
     /// This walk's answers changed the site's cookie jar: the page carries it to be saved.
@@ -101,7 +101,7 @@ type Sample = (
     Declared,
     Vec<u8>,
     crate::bodies::BodyPermit,
-    Option<Capture>,
+    Option<Box<Capture>>,
 );
 
 /// Most returns to a URL after a cookie was set (a cookie wall sends the client back once;
@@ -220,7 +220,7 @@ impl<'a> Walk<'a> {
         body: Vec<u8>,
         permit: crate::bodies::BodyPermit,
         twin: Option<Vec<u8>>,
-        capture: Option<Capture>,
+        capture: Option<Box<Capture>>,
     ) -> PageResult {
         PageResult::Page(Downloaded {
             chain: std::mem::take(&mut self.chain),
@@ -230,7 +230,7 @@ impl<'a> Walk<'a> {
             twin,
             cookies: self.jar(),
             robots_tag: declared.robots_tag,
-            capture: capture.map(Box::new),
+            capture,
         })
     }
 
@@ -331,6 +331,10 @@ impl<'a> Walk<'a> {
         e: super::FetchError,
         started: Instant,
     ) -> PageResult {
+        if self.env.archive.is_some() {
+            self.env
+                .archive_failure(url, self.cookie(url).as_deref(), started, &e);
+        }
         if let Some(first) = self.first_copy() {
             if e != super::FetchError::Abandoned {
                 self.logged(url, 0, 0, started);
@@ -356,14 +360,14 @@ impl<'a> Walk<'a> {
     /// is not read is archived now; a page's once its body is read.
     pub(crate) fn head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
         // The cookie sent is the jar's before this answer's own cookies are kept.
-        let capture = self
-            .env
-            .archive
-            .and_then(|_| self.env.capture(url, &response, self.cookie(url).as_deref(), started));
+        let capture = self.env.archive.and_then(|_| {
+            self.env
+                .capture(url, &response, self.cookie(url).as_deref(), started)
+        });
         let step = self.read_head(url, response, started);
         if capture.is_some() {
             match step {
-                HeadStep::Body => self.pending = capture,
+                HeadStep::Body => self.pending = capture.map(Box::new),
                 _ => self.env.archive(capture.as_ref(), None),
             }
         }
@@ -535,7 +539,7 @@ impl<'a> Walk<'a> {
             Err(e) => {
                 // An abandoned body is fetched again by the next run.
                 if e != super::FetchError::Abandoned {
-                    self.env.archive(capture.as_ref(), None);
+                    self.env.archive(capture.as_deref(), Some(Err(&e)));
                 }
                 return self.body_failed(url, e, started);
             }
@@ -543,7 +547,7 @@ impl<'a> Walk<'a> {
         permit.resize(body.len() as u64);
         self.logged(url, 200, body.len() as u64, started);
         if let Some((first_declared, first, permit, first_capture)) = self.sample.take() {
-            self.env.archive(capture.as_ref(), Some(&body));
+            self.env.archive(capture.as_deref(), Some(Ok(&body)));
             return Step::Done(self.page(first_declared, first, permit, Some(body), first_capture));
         }
         let tld = url.host().rsplit('.').next();
@@ -553,7 +557,7 @@ impl<'a> Walk<'a> {
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
             .filter(|next| next != url);
         if let Some(next) = refresh {
-            self.env.archive(capture.as_ref(), Some(&body));
+            self.env.archive(capture.as_deref(), Some(Ok(&body)));
             return self.hop(next, HopKind::MetaRefresh);
         }
         if self.env.settings.sites.duplicates == crate::fold::Duplicates::Fold

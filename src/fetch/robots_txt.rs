@@ -140,6 +140,10 @@ impl<'a> RobotsWalk<'a> {
     ) -> RobotsAnswer {
         if e != FetchError::Abandoned {
             self.logged(url, 0, 0, started);
+            if self.env.archive.is_some() {
+                self.env
+                    .archive_failure(url, self.cookie(url).as_deref(), started, &e);
+            }
         }
         failed(e)
     }
@@ -152,10 +156,10 @@ impl<'a> RobotsWalk<'a> {
         response: Head<'_>,
         started: Instant,
     ) -> RobotsStep {
-        let capture = self
-            .env
-            .archive
-            .and_then(|_| self.env.capture(url, &response, self.cookie(url).as_deref(), started));
+        let capture = self.env.archive.and_then(|_| {
+            self.env
+                .capture(url, &response, self.cookie(url).as_deref(), started)
+        });
         let step = self.read_head(url, response, started);
         match step {
             RobotsStep::Body => self.pending = capture,
@@ -215,8 +219,7 @@ impl<'a> RobotsWalk<'a> {
         self.logged(url, self.status, bytes, started);
         if body.as_ref().err() != Some(&FetchError::Abandoned) {
             let capture = self.pending.take();
-            self.env
-                .archive(capture.as_ref(), body.as_ref().ok().map(Vec::as_slice));
+            self.env.archive(capture.as_ref(), Some(body.as_deref()));
         }
         match body {
             Ok(body) => RobotsAnswer::Rules(crate::robots::with_sitemaps(

@@ -266,23 +266,25 @@ fn fetch(
         let Some((sent, started)) = client.get_in_turn(env, site, &url) else {
             return File::Abandoned;
         };
+        let cookie = || {
+            env.settings
+                .http
+                .cookies
+                .then(|| site.cookies.header_for(url.as_url()))
+                .flatten()
+        };
         let response = match sent {
             Ok(r) => r,
             Err(FetchError::Abandoned) => return File::Abandoned,
             Err(e) => {
+                env.archive_failure(&url, cookie().as_deref(), started, &e);
                 log.request(site.id, &url, 0, 0, started);
                 return File::Missing(None, e.to_string());
             }
         };
-        let capture = env.archive.and_then(|_| {
-            let cookie = env
-                .settings
-                .http
-                .cookies
-                .then(|| site.cookies.header_for(url.as_url()))
-                .flatten();
-            env.capture(&url, &Head::of(&response), cookie.as_deref(), started)
-        });
+        let capture = env
+            .archive
+            .and_then(|_| env.capture(&url, &Head::of(&response), cookie().as_deref(), started));
         if env.settings.http.cookies && !response.set_cookies.is_empty() {
             site.cookies.store(url.as_url(), &response.set_cookies);
         }
@@ -294,7 +296,7 @@ fn fetch(
             200..=299 => {
                 let body = response.read_body_truncated(MAX_FILE_BYTES as u64 + 1);
                 if body.as_ref().err() != Some(&FetchError::Abandoned) {
-                    env.archive(capture.as_ref(), body.as_ref().ok().map(Vec::as_slice));
+                    env.archive(capture.as_ref(), Some(body.as_deref()));
                 }
                 let bytes = body.as_ref().map_or(0, Vec::len) as u64;
                 log.request(site.id, &url, status, bytes, started);

@@ -163,6 +163,7 @@ impl Settings {
                 max_page_bytes: v.int("MaxPageBytes")?,
                 resolve: parse_resolve(&v)?.into(),
                 ca_file: v.optional_path("CaFile"),
+                replay_from: None,
                 cookies: v.flag("Cookies")?,
             },
             sites: site_rules(&v)?,

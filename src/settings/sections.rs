@@ -167,6 +167,9 @@ pub struct HttpSettings {
     pub resolve: Arc<[ResolveEntry]>,
     /// `CaFile`, resolved (`None`: empty).
     pub ca_file: Option<PathBuf>,
+    /// `rccrawler rebuild`: the archive folder the answers come from (no request is sent;
+    /// the `replay` downloader reads it).
+    pub replay_from: Option<PathBuf>,
     /// `Cookies`: each site keeps a cookie jar (SPEC §14).
     pub cookies: bool,
 }

@@ -7,6 +7,8 @@
 //!   first, rotated at a size, a torn tail cut on continue, repeated payloads as `revisit`;
 //! - [`read`] — a file read back record by record;
 //! - [`cdxj`] — the folder's CDXJ index, sorted by SURT key;
+//! - [`replay`] — an archive read back as the crawl's answers, URL by URL in the order they
+//!   came (`rccrawler rebuild`);
 //! - [`recorder`] — the crawl's archive as downloaders and parsers use it: answers captured
 //!   when their heads arrive, archived once their bodies are read, a failed write stopping
 //!   the crawl.
@@ -15,9 +17,10 @@ pub mod cdxj;
 pub mod read;
 pub mod record;
 pub mod recorder;
+pub mod replay;
 pub mod writer;
 
-pub use recorder::{Archived, Capture, Recorder};
+pub use recorder::{Archived, BodyRead, Capture, Recorder};
 pub use writer::{Archive, Exchange, PageFacts, WarcInfo};
 
 #[cfg(test)]

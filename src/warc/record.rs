@@ -63,9 +63,16 @@ pub fn sha1_digest(bytes: &[u8]) -> String {
     format!("sha1:{}", data_encoding::BASE32.encode(&hash))
 }
 
-/// A WARC date (W3C ISO 8601, UTC, to the millisecond as WARC 1.1 allows).
+/// A WARC date (W3C ISO 8601, UTC, to the microsecond as WARC 1.1 allows): a page's two
+/// copies, fetched one after the other, are told apart by it when the archive is replayed.
 pub fn warc_date(t: SystemTime) -> String {
-    crate::routine::logs::utc_timestamp(t)
+    let ms = crate::utc::utc_timestamp(t);
+    let micros = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .subsec_micros();
+    // `…SS.mmmZ` → `…SS.uuuuuuZ`.
+    format!("{}.{micros:06}Z", &ms[..ms.len().saturating_sub(5)])
 }
 
 /// The 14 digits of a CDXJ timestamp (`20261128134500`) of a WARC date.

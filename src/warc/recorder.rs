@@ -41,6 +41,23 @@ impl Capture {
     }
 }
 
+/// What became of an answer's body.
+#[derive(Debug, Clone, Copy)]
+pub enum BodyRead<'a> {
+    /// Read whole (decoded).
+    Read(&'a [u8]),
+    /// Not read: the crawler had no use for it (a redirect's, an error's, not HTML).
+    NotRead,
+    /// Reading it failed: `truncated` says how (`WARC-Truncated`), `error` is the failure
+    /// (kind, detail).
+    Failed {
+        /// `length`, `time`, `disconnect` or `unspecified`.
+        truncated: &'static str,
+        /// The failure's kind and detail.
+        error: (&'a str, &'a str),
+    },
+}
+
 /// A page's `response` record, for its `metadata` record once it is parsed.
 #[derive(Debug, Clone)]
 pub struct Archived {
@@ -77,29 +94,38 @@ impl Recorder {
         })
     }
 
-    /// Archives an answer: with its `body` as read (decoded), or — `None` — without it (the
-    /// crawler did not read it: a redirect's, an error's, a page too large), marked
-    /// `WARC-Truncated: unspecified`.
-    /// A page's `metadata` record follows once it is parsed ([`Self::metadata`]).
-    pub fn answer(&self, capture: &Capture, body: Option<&[u8]>) -> Option<Archived> {
-
+    /// Archives an answer with its body as read (decoded); a body not read, or whose reading
+    /// failed, is left out and the record says so (`WARC-Truncated`). A page's `metadata`
+    /// record follows once it is parsed ([`Self::metadata`]).
+    pub fn answer(&self, capture: &Capture, read: BodyRead<'_>) -> Option<Archived> {
         if self.failed.load(Ordering::Relaxed) {
             return None;
         }
-        let mut response = Vec::with_capacity(capture.head.len() + 32 + body.map_or(0, <[u8]>::len));
+        let body = match read {
+            BodyRead::Read(body) => body,
+            _ => &[],
+        };
+        let mut response = Vec::with_capacity(capture.head.len() + 32 + body.len());
         response.extend_from_slice(&capture.head);
-        if let Some(body) = body {
-            response.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        if let BodyRead::Read(body) = read {
+            response
+                .extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
             response.extend_from_slice(body);
         } else {
             response.extend_from_slice(b"\r\n");
         }
+        let (truncated, error) = match read {
+            BodyRead::Read(_) => (None, None),
+            BodyRead::NotRead => (Some("unspecified"), None),
+            BodyRead::Failed { truncated, error } => (Some(truncated), Some(error)),
+        };
         let ex = Exchange {
             url: &capture.url,
             date: capture.date,
             request: &capture.request,
             response: &response,
-            truncated: body.is_none().then_some("unspecified"),
+            truncated,
+            error,
         };
         match self.archive.exchange(&ex, None) {
             Ok(id) => {
@@ -114,6 +140,21 @@ impl Recorder {
                 self.fail(&e);
                 None
             }
+        }
+    }
+
+    /// Archives a request to `url` (sent at `started`) that got no answer, and the failure
+    /// (kind, detail).
+    pub fn failure(&self, url: &str, started: Instant, request: &[u8], error: (&str, &str)) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let date = Capture::new(url, started, Vec::new(), &[]).date;
+        match self.archive.failure(url, date, request, error) {
+            Ok(()) => {
+                self.exchanges.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => self.fail(&e),
         }
     }
 

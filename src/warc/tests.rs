@@ -27,6 +27,7 @@ fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
         request: &req,
         response: &resp,
         truncated: None,
+        error: None,
     };
     let facts = PageFacts {
         level: Some(1),

@@ -38,9 +38,12 @@ pub struct Exchange<'a> {
     pub request: &'a [u8],
     /// The response: status line, header lines, empty line, body.
     pub response: &'a [u8],
-    /// Why the record lacks the body, or part of it (`WARC-Truncated`: `length`,
-    /// `unspecified`); `None` when it is whole.
+    /// Why the record lacks the body, or part of it (`WARC-Truncated`: `length`, `time`,
+    /// `disconnect`, `unspecified`); `None` when it is whole.
     pub truncated: Option<&'static str>,
+    /// The failure that cut the body, as the crawler named it (kind, detail): kept in
+    /// `Rccrawler-Error` so that a replay fails the same way.
+    pub error: Option<(&'a str, &'a str)>,
 }
 
 /// What the crawler read of a page, for its `metadata` record.
@@ -167,6 +170,10 @@ impl Archive {
         if let Some(why) = ex.truncated {
             fields.push(("WARC-Truncated", why.to_owned()));
         }
+        if let Some((kind, detail)) = ex.error {
+            fields.push(("Rccrawler-Error", one_line(kind)));
+            fields.push(("Rccrawler-Error-Detail", one_line(detail)));
+        }
         let (kind, block) = match &earlier {
             Some((uri, date)) => {
                 fields.push(("WARC-Profile", IDENTICAL_PAYLOAD.to_owned()));
@@ -188,7 +195,10 @@ impl Archive {
         let mut members = request.to_gzip();
         members.extend(response.to_gzip());
         if let Some(p) = page {
-            members.extend(self.metadata_record(ex.url, ex.date, p, &response_id).to_gzip());
+            members.extend(
+                self.metadata_record(ex.url, ex.date, p, &response_id)
+                    .to_gzip(),
+            );
         }
         let mut st = self.state.lock();
         if earlier.is_none() && ex.truncated.is_none() {
@@ -200,6 +210,46 @@ impl Archive {
         Ok(response_id)
     }
 
+    /// Archives a request that got no answer (a timeout, a refused or broken connection): its
+    /// `request` record and a `metadata` record naming the failure (`fetch-error: KIND`,
+    /// `detail: …`), so that a replay fails the same way.
+    pub fn failure(
+        &self,
+        url: &str,
+        date: SystemTime,
+        request: &[u8],
+        (kind, detail): (&str, &str),
+    ) -> io::Result<()> {
+        let id = self.ids.next();
+        let request = Record {
+            kind: RecordType::Request,
+            id: self.ids.next(),
+            date,
+            target_uri: Some(url.to_owned()),
+            content_type: "application/http;msgtype=request",
+            fields: vec![("WARC-Concurrent-To", id.clone())],
+            block: request.to_vec(),
+        };
+        let failure = Record {
+            kind: RecordType::Metadata,
+            id,
+            date,
+            target_uri: Some(url.to_owned()),
+            content_type: "application/warc-fields",
+            fields: Vec::new(),
+            block: format!(
+                "fetch-error: {}\r\ndetail: {}\r\n",
+                one_line(kind),
+                one_line(detail)
+            )
+            .into_bytes(),
+        };
+        let mut members = request.to_gzip();
+        members.extend(failure.to_gzip());
+        let mut st = self.state.lock();
+        self.append(&mut st, &members)
+    }
+
     /// Archives the `metadata` record of a page whose response was archived earlier as
     /// record `response_id` (the page's links are known once it is parsed).
     pub fn metadata(
@@ -209,9 +259,7 @@ impl Archive {
         response_id: &str,
         page: &PageFacts<'_>,
     ) -> io::Result<()> {
-        let member = self
-            .metadata_record(url, date, page, response_id)
-            .to_gzip();
+        let member = self.metadata_record(url, date, page, response_id).to_gzip();
         let mut st = self.state.lock();
         self.append(&mut st, &member)
     }
@@ -339,6 +387,11 @@ impl Archive {
         files.sort();
         write_index(&self.folder, &files)
     }
+}
+
+/// `text` on one line (a field value holds no line end).
+fn one_line(text: &str) -> String {
+    text.replace(['\r', '\n'], " ")
 }
 
 /// The number of archive file `name` (`PREFIX-STAMP-NNNNN.warc.gz[.open]`).

@@ -11,6 +11,7 @@ pub mod measures;
 pub mod pg;
 pub mod routine;
 pub mod tls;
+pub mod warcio;
 pub mod webgen;
 pub mod yield_web;
 

@@ -101,15 +101,15 @@ impl SiteGate {
     }
 
     /// The site is crawled from now on: its scope, robots.txt URL, requests at once and
-    /// hosts.txt's delay. A gate whose pacer is the shared one of released gates gets its own.
-    pub(super) fn open(&mut self, site: &SiteEntry, released: &Arc<Pacer>) {
+    /// its delay (hosts.txt's, or none in a rebuild). A gate whose pacer is the shared one of released gates gets its own.
+    pub(super) fn open(&mut self, site: &SiteEntry, released: &Arc<Pacer>, delay: Duration) {
         if Arc::ptr_eq(&self.pacer, released) {
             self.pacer = Arc::default();
         }
         self.scope = site.scope;
         self.robots_url = Some(site.origin.robots_url());
         self.max_in_flight = site.spec.max_downloads.max(1);
-        self.delay = site.spec.crawl_delay;
+        self.delay = delay;
         self.pacer.set_delay(self.delay);
         self.has_work = true;
         self.suspended = None;

@@ -68,6 +68,9 @@ pub struct DispatcherConfig {
     /// The budget is the whole crawl's, shared with other processes and granted in blocks
     /// ([`Dispatcher::grant_budget`]).
     pub shared_budget: bool,
+    /// No delays between a site's requests: a rebuild's answers come from its archive, and
+    /// no server is there to spare.
+    pub unpaced: bool,
 }
 
 /// Hands out download tasks while keeping every site's limits.

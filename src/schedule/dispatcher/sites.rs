@@ -178,7 +178,9 @@ impl Dispatcher {
     /// robots.txt of `site` is known; `delay` is its `Crawl-delay` (zero when none): the
     /// site's delay is the larger of it and hosts.txt's from now on.
     pub fn robots_done(&self, site: SiteId, delay: Duration) {
-        self.state.lock().gates[site.0 as usize].robots_done(delay);
+        let mut st = self.state.lock();
+        let delay = if st.unpaced { Duration::ZERO } else { delay };
+        st.gates[site.0 as usize].robots_done(delay);
         self.cv.notify_one();
     }
 
@@ -186,7 +188,9 @@ impl Dispatcher {
     /// `Crawl-delay` (`delay`) holds from now on; the site's pages wait for
     /// [`Self::robots_done`].
     pub fn robots_known(&self, site: SiteId, delay: Duration) {
-        self.state.lock().gates[site.0 as usize].robots_known(delay);
+        let mut st = self.state.lock();
+        let delay = if st.unpaced { Duration::ZERO } else { delay };
+        st.gates[site.0 as usize].robots_known(delay);
     }
 
     /// robots.txt of `site` failed for now: fetch it again from `until`. Returns the number of
@@ -256,8 +260,13 @@ fn register(st: &mut State, site: &SiteEntry) {
     if st.gates[idx].suspended == Some(Suspension::NotRegistered) {
         st.active.push(idx);
     }
+    let delay = if st.unpaced {
+        std::time::Duration::ZERO
+    } else {
+        site.spec.crawl_delay
+    };
     let State {
         gates, released, ..
     } = st;
-    gates[idx].open(site, released);
+    gates[idx].open(site, released, delay);
 }

@@ -47,6 +47,8 @@ pub(super) struct State {
     pub(super) reservations: usize,
     /// The pacer of every released gate, shared (`Dispatcher::release_sites`).
     pub(super) released: Arc<Pacer>,
+    /// No delays between requests ([`DispatcherConfig::unpaced`]).
+    pub(super) unpaced: bool,
 }
 
 impl State {
@@ -72,6 +74,7 @@ impl State {
             unobserved: 0,
             reservations: 0,
             released: Arc::default(),
+            unpaced: config.unpaced,
         }
     }
 

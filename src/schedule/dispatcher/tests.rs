@@ -87,6 +87,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
         parsers: 1,
         budget: 10,
         shared_budget: false,
+        unpaced: false,
     };
     let d = Dispatcher::new(
         dm,
@@ -171,6 +172,7 @@ fn the_request_room_is_what_the_crawled_sites_allow_at_once() {
         parsers: 1,
         budget: 0,
         shared_budget: false,
+        unpaced: false,
     };
     let d = Dispatcher::new(
         dm,

@@ -1,0 +1,196 @@
+//! `rccrawler rebuild ARCHIVE_DIR [--settings FILE] [--hosts FILE] [--out DIR]` (SPEC §15):
+//! a crawl whose answers come from a WARC archive instead of the network. The settings and
+//! sites are the archive's own (its `warcinfo` record's `setting:` and `host:` lines) unless
+//! named; whatever they are, the rebuild writes only into DIR (`results/`, and `state/` and
+//! `logs/` while it runs), keeps no archive, uses the blocking downloader over the archive
+//! without delays between requests, and needs no database: a crawl shared through PostgreSQL
+//! is rebuilt by one process. A URL the archive lacks becomes a bad link `not in the archive`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crossbeam_channel::Receiver;
+
+use super::{Exit, RebuildArgs, hosts_path, shown};
+use crate::fetch::HttpDownloader;
+use crate::registry::Registry;
+use crate::settings::{RawSettings, Settings};
+use crate::warc::replay::Replay;
+
+/// The downloader reading the archive (a component registered for the rebuild).
+const REPLAY: &str = "replay";
+
+/// The file that marks a folder as a rebuild's (replaced by the next rebuild into it).
+const MARKER: &str = ".rccrawler-rebuild";
+
+/// Runs `rccrawler rebuild`.
+pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
+    let replay = match Replay::open(&args.archive) {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            eprintln!(
+                "error: {} is not an archive rccrawler can read: {e}",
+                shown(&args.archive).display()
+            );
+            return Exit::BadInput;
+        }
+    };
+    if let Err(e) = claim_out(&args.out) {
+        eprintln!("error: {e}");
+        return Exit::BadInput;
+    }
+    let mut registry = Registry::builtin();
+    let from = Arc::clone(&replay);
+    registry.register_downloader(REPLAY, move |s| {
+        Ok(Arc::new(HttpDownloader::replaying(s, Arc::clone(&from))?))
+    });
+    let Some(settings) = settings(args, &replay, &registry) else {
+        return Exit::BadInput;
+    };
+    let Some(sites) = sites(args, &replay, &settings) else {
+        return Exit::BadInput;
+    };
+    eprintln!(
+        "rebuilding from {} ({} URLs archived) into {}",
+        shown(&args.archive).display(),
+        replay.url_count(),
+        shown(&args.out).display()
+    );
+    let exit = super::run(&registry, &settings, &sites, ctrl_c);
+    let missing = replay.missing();
+    if missing > 0 {
+        eprintln!(
+            "{missing} requests asked for URLs the archive lacks: bad links \"{}\" (nothing was fetched)",
+            crate::fetch::NOT_ARCHIVED
+        );
+    }
+    exit
+}
+
+/// DIR must be empty (or missing), or an earlier rebuild's folder: that one is emptied.
+fn claim_out(out: &Path) -> Result<(), String> {
+    let entries: Vec<_> = match std::fs::read_dir(out) {
+        Ok(d) => d.filter_map(Result::ok).collect(),
+        Err(_) => Vec::new(),
+    };
+    if !entries.is_empty() && !out.join(MARKER).exists() {
+        return Err(format!(
+            "{} is not empty and not an earlier rebuild: name another --out",
+            shown(out).display()
+        ));
+    }
+    for e in entries {
+        let path = e.path();
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|err| format!("cannot empty {}: {err}", shown(out).display()))?;
+    }
+    std::fs::create_dir_all(out)
+        .and_then(|()| std::fs::write(out.join(MARKER), "rccrawler rebuild\n"))
+        .map_err(|e| format!("cannot write into {}: {e}", shown(out).display()))
+}
+
+/// The rebuild's settings: the file named, else the archive's; its folders in DIR, its
+/// answers from `replay`.
+fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Option<Settings> {
+    let (text, path) = match &args.settings {
+        Some(file) => match std::fs::read_to_string(file) {
+            Ok(t) => (t, file.clone()),
+            Err(e) => {
+                eprintln!("error: {}: {e}", shown(file).display());
+                return None;
+            }
+        },
+        None => {
+            let lines: Vec<&str> = replay
+                .info()
+                .iter()
+                .filter(|(n, _)| n == "setting")
+                .map(|(_, v)| v.as_str())
+                .collect();
+            if lines.is_empty() {
+                eprintln!("error: the archive records no settings: name them with --settings");
+                return None;
+            }
+            (lines.join("\n") + "\n", args.archive.join("warcinfo"))
+        }
+    };
+    let loaded =
+        RawSettings::from_ini(&text, &path).and_then(|raw| Settings::from_raw(&raw, &args.out));
+    let (mut settings, warnings) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return None;
+        }
+    };
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    // What the rebuild writes stays in DIR, whatever paths the crawl had.
+    settings.results.folder = args.out.join("results");
+    settings.state.folder = args.out.join("state");
+    settings.logs.common_log = args.out.join("logs/common_log.csv");
+    settings.logs.error_log = args.out.join("logs/error_log.csv");
+    settings.stop.stop_file = args.out.join("stop.txt");
+    settings.logs.status_address = None;
+    settings.results.archive = false;
+    settings.http.ca_file = None;
+    settings.http.replay_from = Some(replay.folder().to_owned());
+    // The blocking downloader's walks over the archive; the state is kept in files.
+    settings.components.downloader = REPLAY.to_owned();
+    settings.components.data_manager = "BMICDM".to_owned();
+    match registry.resolve(settings) {
+        Ok((settings, more)) => {
+            for w in more {
+                eprintln!("{w}");
+            }
+            Some(settings)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+/// The rebuild's sites: the hosts.txt named, else the archive's.
+fn sites(
+    args: &RebuildArgs,
+    replay: &Replay,
+    settings: &Settings,
+) -> Option<Vec<crate::site::SiteSpec>> {
+    let defaults = settings.sites.defaults;
+    let loaded = match &args.hosts {
+        Some(file) => {
+            let path = hosts_path(file, Some(file));
+            crate::hosts::load(&path, defaults).map_err(|e| e.to_string())
+        }
+        None => {
+            let text: String = replay
+                .info()
+                .iter()
+                .filter(|(n, _)| n == "host")
+                .map(|(_, v)| format!("{v}\n"))
+                .collect();
+            crate::hosts::parse(&text, defaults)
+                .map_err(|(line, e)| format!("the archive's host line {line}: {e}"))
+        }
+    };
+    match loaded {
+        Ok(sites) if !sites.is_empty() => Some(sites),
+        Ok(_) => {
+            eprintln!(
+                "error: no site to rebuild (the archive records none: name them with --hosts)"
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
