@@ -37,7 +37,8 @@ fn main() -> anyhow::Result<()> {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(url) = urls.get(i) else { break };
                     let Some(turn) = pacer.turn(&stop) else { break };
-                    if let Ok(resp) = client.get(SiteId(0), threads as u32, url, &turn, None)
+                    if let Ok(resp) =
+                        client.get(SiteId(0), threads as u32, url, &turn, (None, None))
                         && let Ok(body) = resp.read_body(1 << 30)
                     {
                         bytes.fetch_add(body.len(), Ordering::Relaxed);

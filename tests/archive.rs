@@ -7,18 +7,21 @@
 //! crawl's results byte for byte (but for the wall-clock figures), and with other settings
 //! what a crawl with them gives. A crawl killed with SIGKILL and continued leaves an archive
 //! `warcio` accepts and the uninterrupted crawl's results; a full disk stops the crawl with a
-//! message and its state saved.
+//! message and its state saved. A re-crawl from the archive asks with validators and takes
+//! its 304s from the earlier archive, to the graph a full crawl gives.
 #![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use common::webgen::{self, WebSpec};
 use common::{TestWeb, run_binary, settings_text, warcio};
-use rccrawler::loopback::Resp;
+use rccrawler::loopback::{Request, Resp, Route};
 
 /// The hand-made site: one of each kind of answer.
 fn install_kinds(web: &TestWeb, host: &str) {
@@ -559,4 +562,110 @@ fn a_full_disk_stops_the_crawl_with_a_message_and_its_state_saved() {
     // With room again, the crawl continues from its saved state to the uninterrupted results.
     run_ok(dir.path(), &[]);
     assert_same_graphs(&want.path().join("results"), &dir.path().join("results"));
+}
+
+/// A site whose pages carry an `ETag` and a `Last-Modified` and answer `304` to a matching
+/// `If-None-Match`; from `edition` 2 on, page /p/3 has other contents (and another ETag).
+fn etag_site(web: &TestWeb, host: &str, edition: Arc<AtomicU32>) {
+    let serve = move |req: &Request| {
+        let path = req.target.as_str();
+        let n: Option<u32> = path.strip_prefix("/p/").and_then(|n| n.parse().ok());
+        let body = match (path, n) {
+            ("/", _) => (0..10)
+                .map(|i| format!("<a href=/p/{i}>page {i}</a> "))
+                .collect(),
+            (_, Some(i)) if i < 10 => {
+                let edited = i == 3 && edition.load(Ordering::SeqCst) >= 2;
+                format!(
+                    "<title>page {i}{}</title><a href=/p/{}>next</a> <a href=/>home</a>",
+                    if edited { ", edited" } else { "" },
+                    (i + 1) % 10
+                )
+            }
+            _ => return Resp::new(404, "text/html", "none"),
+        };
+        let etag = format!(
+            "\"{:x}\"",
+            body.len() * 7919 + body.bytes().map(usize::from).sum::<usize>()
+        );
+        if req.header("if-none-match") == Some(etag.as_str()) {
+            return Resp::new(304, "text/html", "").header("ETag", &etag);
+        }
+        Resp::html(body)
+            .header("ETag", &etag)
+            .header("Last-Modified", "Wed, 21 Oct 2026 07:28:00 GMT")
+    };
+    web.server
+        .route_prefix(host, "/", Route::Generated(Arc::new(serve)));
+}
+
+#[test]
+fn a_recrawl_asks_with_validators_and_takes_304s_from_the_earlier_archive() {
+    let web = TestWeb::new();
+    let edition = Arc::new(AtomicU32::new(1));
+    etag_site(&web, "d.test", Arc::clone(&edition));
+    let first = folder(&web, &["d.test"], &[("Archive", "warc")]);
+    run_ok(first.path(), &[]);
+    let earlier = first.path().join("results/archive");
+    edition.store(2, Ordering::SeqCst);
+    let before = web.server.requests().len();
+    let recrawl = earlier.display().to_string();
+    let dir = folder(
+        &web,
+        &["d.test"],
+        &[("Archive", "warc"), ("Recrawl", recrawl.as_str())],
+    );
+    let err = run_ok(dir.path(), &[]);
+    let statuses: Vec<u16> = web.server.requests()[before..]
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    // Every page but the edited one is unchanged: ten 304s (the home page and nine others).
+    let not_modified = statuses.iter().filter(|&&s| s == 304).count();
+    assert_eq!(not_modified, 10, "{statuses:?}");
+    assert!(
+        err.contains("re-crawl: 10 answers were 304 Not Modified"),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(dir.path().join("logs/common_log.csv")).unwrap();
+    assert_eq!(
+        log.lines().filter(|l| l.contains(",304,0,")).count(),
+        10,
+        "{log}"
+    );
+    // The graph is what a full crawl of the same answers gives.
+    let want = direct(&web, &["d.test"], 100, &[]);
+    assert_same_graphs(&want.path().join("results"), &dir.path().join("results"));
+    let title = std::fs::read_to_string(
+        dir.path()
+            .join(format!("results/d.test_{}/nodes.csv", web.port())),
+    )
+    .unwrap();
+    assert!(title.contains("page 3, edited"), "{title}");
+    // The 304s are revisits of the earlier archive's answers; a rebuild finds their bodies
+    // there.
+    let archive = dir.path().join("results/archive");
+    let records = archived(&archive);
+    if !records.is_empty() {
+        let revisits = records
+            .iter()
+            .filter(|r| r.0 == "revisit" && r.2 == "304")
+            .count();
+        assert_eq!(revisits, 10, "{records:?}");
+    }
+    run_ok(
+        dir.path(),
+        &["rebuild", "results/archive", "--out", "rebuilt"],
+    );
+    assert_same_results(
+        &dir.path().join("results"),
+        &dir.path().join("rebuilt/results"),
+    );
+    // Not an archive: bad input.
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        settings_text(&[("Recrawl", "hosts.txt")]),
+    )
+    .unwrap();
+    assert_eq!(run_binary(dir.path(), &[]).status.code(), Some(2));
 }

@@ -170,8 +170,9 @@ fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
     let expected = single_process(&web);
     assert_eq!(expected.len(), 12);
     let from = web.server.requests().len();
+    let extra = [("ScopesPerProcess", "2"), ("Archive", "warc")];
     let dirs: Vec<_> = (0..3)
-        .map(|i| machine(&web, &format!("p{i}"), &db, &[("ScopesPerProcess", "2")]))
+        .map(|i| machine(&web, &format!("p{i}"), &db, &extra))
         .collect();
     let mut children: Vec<Child> = dirs.iter().map(|d| start(d.path(), &[])).collect();
     for (c, d) in children.iter_mut().zip(&dirs) {
@@ -227,6 +228,24 @@ fn three_processes_share_twelve_sites_and_write_the_single_process_graphs() {
             (nodes, edges),
             "{site}"
         );
+    }
+    // Each process archived what it fetched; the union of the archives rebuilds every graph.
+    let archives: Vec<String> = dirs
+        .iter()
+        .map(|d| d.path().join("results/archive").display().to_string())
+        .collect();
+    let mut args = vec!["rebuild"];
+    args.extend(archives.iter().map(String::as_str));
+    args.extend(["--out", "rebuilt"]);
+    let (status, out) = run(dirs[0].path(), &args);
+    assert!(status.success(), "{out}");
+    let rebuilt = folders(&dirs[0].path().join("rebuilt/results"));
+    assert_eq!(
+        rebuilt.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (site, files) in &expected {
+        assert_eq!(&rebuilt[site], files, "{site}: rebuilt graph differs");
     }
     // status reads it all back.
     let (status, out) = run(dirs[1].path(), &["status"]);

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use common::warcio;
+use rccrawler::warc::record::head_len;
 use rccrawler::warc::{Archive, Exchange, PageFacts};
 
 fn write_archive(dir: &Path) {
@@ -36,9 +37,11 @@ fn write_archive(dir: &Path) {
                 url: &url,
                 date: SystemTime::now(),
                 request: request.as_bytes(),
-                response: response.as_bytes(),
+                head: &response.as_bytes()[..head_len(response.as_bytes())],
+                body: &response.as_bytes()[head_len(response.as_bytes())..],
                 truncated: None,
                 error: None,
+                not_modified: None,
             },
             Some(&PageFacts {
                 level: Some(i),
@@ -71,9 +74,11 @@ fn continue_archive(a: Archive, _dir: &Path) {
                 url: &url,
                 date: SystemTime::now(),
                 request: request.as_bytes(),
-                response: response.as_bytes(),
+                head: &response.as_bytes()[..head_len(response.as_bytes())],
+                body: &response.as_bytes()[head_len(response.as_bytes())..],
                 truncated: None,
                 error: None,
+                not_modified: None,
             },
             None,
         )

@@ -16,6 +16,7 @@ use crate::settings::Settings;
 use crate::site::SiteSpec;
 use crate::stop::Stop;
 use crate::warc::Recorder;
+use crate::warc::replay::Replay;
 
 /// The archive folder's name in the results folder.
 pub(crate) const ARCHIVE_FOLDER: &str = "archive";
@@ -35,7 +36,12 @@ pub(super) fn open(
         return Ok(None);
     }
     let folder = folder(settings);
-    let info = crate::crawl_record::warcinfo_fields(settings, sites);
+    let mut info = crate::crawl_record::warcinfo_fields(settings, sites);
+    if let Some(earlier) = &settings.http.recrawl {
+        // Its 304s' bodies are there: a rebuild of this archive reads them from it.
+        let earlier = std::path::absolute(earlier).unwrap_or_else(|_| earlier.clone());
+        info.push(("recrawl-of".to_owned(), earlier.display().to_string()));
+    }
     Recorder::open(
         &folder,
         settings.results.archive_file_bytes,
@@ -44,6 +50,34 @@ pub(super) fn open(
     )
     .map(|r| Some(Arc::new(r)))
     .map_err(|source| AppError::Archive { folder, source })
+}
+
+/// Opens the earlier archive a re-crawl (`Recrawl`) sends its conditional requests from.
+pub(super) fn open_recrawl(settings: &Settings) -> Result<Option<Arc<Replay>>, AppError> {
+    let Some(folder) = &settings.http.recrawl else {
+        return Ok(None);
+    };
+    let replay = Replay::open(folder).map_err(|source| AppError::Recrawl {
+        folder: folder.clone(),
+        source,
+    })?;
+    eprintln!(
+        "re-crawl: {} URLs with an archived answer in {}",
+        replay.url_count(),
+        folder.display()
+    );
+    Ok(Some(Arc::new(replay)))
+}
+
+/// What a re-crawl took from its earlier archive.
+pub(super) fn report_recrawl(recrawl: Option<&Replay>) {
+    if let Some(r) = recrawl {
+        eprintln!(
+            "re-crawl: {} answers were 304 Not Modified (their bodies taken from {})",
+            r.not_modified(),
+            r.folder().display()
+        );
+    }
 }
 
 /// Closes the archive (finishes its open file, writes its index) and says what this run

@@ -145,6 +145,14 @@ pub enum AppError {
         /// What failed.
         source: std::io::Error,
     },
+    /// The earlier archive of a re-crawl (`Recrawl`) could not be read.
+    #[error("Recrawl = {}: not an archive rccrawler can read: {source}", folder.display())]
+    Recrawl {
+        /// `Recrawl`.
+        folder: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
     /// The archive (`Archive = warc`) could not be opened or finished.
     #[error("cannot write the archive in {}: {source}", folder.display())]
     Archive {

@@ -70,8 +70,7 @@ impl ApplicationManager for TextFileManager {
         let stop = Arc::new(Stop::new());
         let shared = coordinator.shares_budget();
         let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
-        // Which seeds share a scope (SPEC §6: seeds whose key domains meet); the first window
-        // of them is opened (a shared store, SPEC §10, may give this process some only).
+        // Seeds whose key domains meet share a scope (SPEC §6); a window of them is opened.
         let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
         coordinator.register_seeds(&seeds.scope_origins())?;
         let sites = Sites::with_listed(seeds.origins(), settings.sites.other_scheme_links);
@@ -112,6 +111,7 @@ impl ApplicationManager for TextFileManager {
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
             archive: archive::open(settings, hosts, &stop)?,
+            recrawl: archive::open_recrawl(settings)?,
             problems: Arc::default(),
         };
         let retirer = Retirer {
@@ -211,6 +211,7 @@ fn end_of_run(
         eprintln!("{name}: its results are written now");
     }
     archive::close(&ctx.settings, ctx.archive.as_deref())?;
+    archive::report_recrawl(ctx.recrawl.as_deref());
     Ok(RunReport {
         reason,
         sites: unloaded.rows,

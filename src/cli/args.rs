@@ -112,11 +112,12 @@ enum Sub {
     /// network: with the settings and sites the archive recorded, results equal to the
     /// crawl's; with --settings FILE or --hosts FILE, the results those would have given on the
     /// same answers. A URL the archive lacks is a bad link "not in the archive", never fetched.
-    /// Writes DIR/results (and DIR/state, DIR/logs while it runs).
+    /// Writes DIR/results (and DIR/state, DIR/logs while it runs). A crawl shared by several
+    /// processes (PgDM) is rebuilt from all their archive folders at once.
     Rebuild {
-        /// The archive folder (a crawl's results/archive).
-        #[arg(value_name = "ARCHIVE_DIR")]
-        archive: PathBuf,
+        /// The archive folder (a crawl's results/archive), or several (one per process).
+        #[arg(value_name = "ARCHIVE_DIR", num_args = 1.., required = true)]
+        archive: Vec<PathBuf>,
         /// Where to write (empty, or an earlier rebuild's folder, which is replaced).
         #[arg(long, value_name = "DIR", default_value = "rebuilt")]
         out: PathBuf,
@@ -269,8 +270,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
 /// `rccrawler rebuild`'s arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RebuildArgs {
-    /// The archive folder.
-    pub archive: PathBuf,
+    /// The archive folders (one, or one per process of a shared crawl).
+    pub archive: Vec<PathBuf>,
     /// `--out DIR`.
     pub out: PathBuf,
     /// `--settings FILE` (`None`: the archive's own).

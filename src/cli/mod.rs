@@ -198,6 +198,7 @@ fn bad_input(e: &AppError) -> bool {
             e,
             AppError::Settings(_)
                 | AppError::CaFile(_)
+                | AppError::Recrawl { .. }
                 | AppError::Data(DataError::Persist(PersistError::Files(
                     crate::storage::StateError::Locked { .. }
                 )))

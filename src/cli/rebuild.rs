@@ -25,13 +25,10 @@ const MARKER: &str = ".rccrawler-rebuild";
 
 /// Runs `rccrawler rebuild`.
 pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
-    let replay = match Replay::open(&args.archive) {
+    let replay = match Replay::open_all(&args.archive) {
         Ok(r) => Arc::new(r),
         Err(e) => {
-            eprintln!(
-                "error: {} is not an archive rccrawler can read: {e}",
-                shown(&args.archive).display()
-            );
+            eprintln!("error: not an archive rccrawler can read: {e}");
             return Exit::BadInput;
         }
     };
@@ -50,9 +47,14 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
     let Some(sites) = sites(args, &replay, &settings) else {
         return Exit::BadInput;
     };
+    let from: Vec<String> = args
+        .archive
+        .iter()
+        .map(|a| shown(a).display().to_string())
+        .collect();
     eprintln!(
         "rebuilding from {} ({} URLs archived) into {}",
-        shown(&args.archive).display(),
+        from.join(", "),
         replay.url_count(),
         shown(&args.out).display()
     );
@@ -115,7 +117,7 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
                 eprintln!("error: the archive records no settings: name them with --settings");
                 return None;
             }
-            (lines.join("\n") + "\n", args.archive.join("warcinfo"))
+            (lines.join("\n") + "\n", replay.folder().join("warcinfo"))
         }
     };
     let loaded =
@@ -138,6 +140,7 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
     settings.stop.stop_file = args.out.join("stop.txt");
     settings.logs.status_address = None;
     settings.results.archive = false;
+    settings.http.recrawl = None;
     settings.http.ca_file = None;
     settings.http.replay_from = Some(replay.folder().to_owned());
     // The blocking downloader's walks over the archive; the state is kept in files.

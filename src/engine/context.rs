@@ -55,6 +55,8 @@ pub(crate) struct Context {
     pub(crate) network: Option<crate::network::live::LiveNetwork>,
     /// The crawl's archive (`Archive = warc`).
     pub(crate) archive: Option<Arc<crate::warc::Recorder>>,
+    /// The earlier archive of a re-crawl (`Recrawl`).
+    pub(crate) recrawl: Option<Arc<crate::warc::replay::Replay>>,
     /// Problems reported so far, counted as the workers send them (`Log`).
     pub(crate) problems: Arc<AtomicU64>,
 }

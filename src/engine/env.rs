@@ -37,6 +37,7 @@ impl Context {
             pacing: &*self.dispatcher,
             hops: self,
             archive: self.archive.as_deref(),
+            recrawl: self.recrawl.as_deref(),
         }
     }
 

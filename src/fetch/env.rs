@@ -16,6 +16,7 @@ use crate::sites::Sites;
 use crate::stop::Stop;
 use crate::url_filter::UrlFilter;
 use crate::url_norm::NormUrl;
+use crate::warc::replay::Validators;
 
 /// A site's turn to send a request: every request takes one right before it is sent (a
 /// task's first, each redirect hop, robots.txt), so the site's delay holds between requests
@@ -53,26 +54,26 @@ pub struct FetchEnv<'a> {
     pub hops: &'a dyn HopClaims,
     /// The crawl's archive (`Archive = warc`).
     pub archive: Option<&'a crate::warc::Recorder>,
+    /// The earlier archive a re-crawl sends conditional requests from (`Recrawl`).
+    pub recrawl: Option<&'a crate::warc::replay::Replay>,
 }
 
 impl FetchEnv<'_> {
-    /// The capture of an answer to `url` (sent at `started` with `cookie`) for the archive,
-    /// when the crawl keeps one.
+    /// The capture of an answer to `url` (sent at `started` with `cookie` and a re-crawl's
+    /// `validators`) for the archive, when the crawl keeps one.
     pub(crate) fn capture(
         &self,
         url: &NormUrl,
         head: &super::Head<'_>,
-        cookie: Option<&str>,
+        (cookie, validators): (Option<&str>, Option<&Validators>),
         started: std::time::Instant,
     ) -> Option<crate::warc::Capture> {
         self.archive?;
-        let request = super::head::archived_request(url, &self.settings.http.user_agent, cookie);
-        Some(crate::warc::Capture::new(
-            url.as_str(),
-            started,
-            request,
-            head.archived?,
-        ))
+        let ua = &self.settings.http.user_agent;
+        let request = super::head::archived_request(url, ua, cookie, validators);
+        let mut capture = crate::warc::Capture::new(url.as_str(), started, request, head.archived?);
+        capture.not_modified = head.not_modified.cloned();
+        Some(capture)
     }
 
     /// Archives a captured answer with its body: read, failed, or (`None`) not read.
@@ -106,7 +107,7 @@ impl FetchEnv<'_> {
     pub(crate) fn archive_failure(
         &self,
         url: &NormUrl,
-        cookie: Option<&str>,
+        (cookie, validators): (Option<&str>, Option<&Validators>),
         started: std::time::Instant,
         e: &super::FetchError,
     ) {
@@ -116,7 +117,8 @@ impl FetchEnv<'_> {
         if *e == super::FetchError::Abandoned {
             return;
         }
-        let request = super::head::archived_request(url, &self.settings.http.user_agent, cookie);
+        let ua = &self.settings.http.user_agent;
+        let request = super::head::archived_request(url, ua, cookie, validators);
         let (kind, detail) = e.archived();
         archive.failure(url.as_str(), started, &request, (kind, &detail));
     }

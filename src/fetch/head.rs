@@ -3,6 +3,7 @@
 
 use super::client::{Response, request_uri};
 use crate::url_norm::NormUrl;
+use crate::warc::replay::Validators;
 
 /// What a page's headers say about its body: its type, and the robots directives of its
 /// `X-Robots-Tag` headers (SPEC §17).
@@ -40,6 +41,9 @@ pub(crate) struct Head<'r> {
     /// The status line and header lines as archived ([`archived_head`]); `None` when the
     /// crawl keeps no archive.
     pub(crate) archived: Option<&'r [u8]>,
+    /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
+    /// the 304's own head).
+    pub(crate) not_modified: Option<&'r crate::warc::replay::NotModified>,
 }
 
 impl<'r> Head<'r> {
@@ -52,6 +56,7 @@ impl<'r> Head<'r> {
             retry_after: response.retry_after.as_deref(),
             set_cookies: &response.set_cookies,
             archived: response.archived_head.as_deref(),
+            not_modified: response.not_modified.as_deref(),
         }
     }
 }
@@ -59,7 +64,12 @@ impl<'r> Head<'r> {
 /// A GET for `url` as the archive keeps it (SPEC §15): the request line and the header
 /// fields rccrawler sets (`Host`, `User-Agent`, `Accept`, `Accept-Encoding`, the site's
 /// `Cookie`), as both downloaders send them.
-pub(crate) fn archived_request(url: &NormUrl, user_agent: &str, cookie: Option<&str>) -> Vec<u8> {
+pub(crate) fn archived_request(
+    url: &NormUrl,
+    user_agent: &str,
+    cookie: Option<&str>,
+    validators: Option<&Validators>,
+) -> Vec<u8> {
     let u = url.as_url();
     let host = match u.port() {
         Some(port) => format!("{}:{port}", u.host_str().unwrap_or_default()),
@@ -72,8 +82,27 @@ pub(crate) fn archived_request(url: &NormUrl, user_agent: &str, cookie: Option<&
     if let Some(cookie) = cookie {
         out.push_str(&format!("Cookie: {cookie}\r\n"));
     }
+    for (name, value) in conditions(validators) {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
     out.push_str("\r\n");
     out.into_bytes()
+}
+
+/// The header fields of a re-crawl's conditional request (SPEC §15): `If-None-Match` for an
+/// archived `ETag`, `If-Modified-Since` for an archived `Last-Modified`.
+pub(crate) fn conditions(validators: Option<&Validators>) -> Vec<(&'static str, &str)> {
+    let Some(v) = validators else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(2);
+    if let Some(etag) = &v.etag {
+        out.push(("If-None-Match", etag.as_str()));
+    }
+    if let Some(date) = &v.last_modified {
+        out.push(("If-Modified-Since", date.as_str()));
+    }
+    out
 }
 
 /// What the crawler accepts (both downloaders send it).

@@ -8,6 +8,7 @@
 pub(crate) mod client;
 mod env;
 pub mod evented;
+mod fetch_error;
 mod head;
 pub(crate) mod head_fit;
 mod http_downloader;
@@ -15,6 +16,7 @@ mod paced;
 mod pacer;
 mod page;
 mod pools;
+pub(crate) mod recrawl;
 mod replayed;
 mod resolver;
 pub mod retry;

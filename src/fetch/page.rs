@@ -6,7 +6,7 @@
 //! bad link, and only a final 200 with an HTML Content-Type is read.
 //!
 //! The decisions live in [`Walk`], which does no I/O: it says which URL to request next and
-//! what each answer (its head, then a page's body) means. `fetch_page` drives it with the
+//! what each answer (its head, then a page's body) means. `http_downloader::fetch_page` drives it with the
 //! blocking client. Another driver — one thread polling many connections, where a thread
 //! blocked on each request sleeps and is woken for every page (issue 19) — can drive the same
 //! walk and decide everything the same way.
@@ -76,7 +76,7 @@ pub(crate) enum HeadStep {
 pub(crate) struct Walk<'a> {
     env: &'a FetchEnv<'a>,
     task: FetchTask,
-    site: Arc<SiteEntry>,
+    pub(super) site: Arc<SiteEntry>,
     log: &'a Log,
     /// Hops after the task URL so far.
     chain: Vec<Hop>,
@@ -85,6 +85,9 @@ pub(crate) struct Walk<'a> {
     sample: Option<Sample>,
     /// The answer whose body is being read, for the archive (boxed: most crawls keep none).
     pending: Option<Box<Capture>>,
+    /// The last answer was a re-crawl's `304`, standing for the archived answer: logged as
+    /// the 304 it was, with no bytes.
+    not_modified: bool,
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
     /// This walk's answers changed the site's cookie jar: the page carries it to be saved.
@@ -108,52 +111,6 @@ type Sample = (
 /// a server that sets a new cookie and redirects for ever is a redirect loop).
 const MAX_GATE_RETURNS: u8 = 2;
 
-pub(super) fn fetch_page(
-    env: &FetchEnv<'_>,
-    client: &HttpClient,
-    task: &FetchTask,
-    log: &Log,
-) -> PageResult {
-    let mut walk = Walk::new(env, task, log);
-    let mut url = task.url.clone();
-    loop {
-        match walk.before_request(&url) {
-            Check::Go => {}
-            Check::Stop(result) => return result,
-            Check::NeedRobots(origin) => {
-                if let Err(stop) = walk.alias_robots(client, &origin) {
-                    return *stop;
-                }
-                continue;
-            }
-        }
-        // Every request waits for the site's turn (its delay), right before it is sent.
-        let Some((sent, started)) = client.get_in_turn(env, &walk.site, &url) else {
-            return PageResult::Abandoned;
-        };
-        let response = match sent {
-            Ok(r) => r,
-            Err(e) => return walk.transport_error(&url, e, started),
-        };
-        let step = match walk.head(&url, Head::of(&response), started) {
-            HeadStep::Next(next) => Step::Next(next),
-            HeadStep::Done(result) => Step::Done(result),
-            HeadStep::Body => {
-                let cap = env.settings.http.max_page_bytes;
-                let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
-                let permit = env.bodies.acquire(expected, || env.stop.is_requested());
-                let declared = Declared::of(&response);
-                let body = response.read_body(cap);
-                walk.body(&url, declared, body, permit, started)
-            }
-        };
-        match step {
-            Step::Next(next) => url = next,
-            Step::Done(result) => return result,
-        }
-    }
-}
-
 impl<'a> Walk<'a> {
     /// The walk of `task`, at its URL.
     pub(crate) fn new(env: &'a FetchEnv<'a>, task: &FetchTask, log: &'a Log) -> Self {
@@ -165,6 +122,7 @@ impl<'a> Walk<'a> {
             chain: Vec::new(),
             sample: None,
             pending: None,
+            not_modified: false,
             set_cookie: String::new(),
             jar_changed: false,
             cookie_set_at: None,
@@ -197,6 +155,11 @@ impl<'a> Walk<'a> {
 
     /// The common log line of a request to `url`, with the cookies its answer set.
     fn logged(&mut self, url: &NormUrl, status: u16, bytes: u64, started: Instant) {
+        let (status, bytes) = if self.not_modified {
+            (304, 0)
+        } else {
+            (status, bytes)
+        };
         let set_cookie = std::mem::take(&mut self.set_cookie);
         self.log
             .request_setting(self.site.id, url, status, bytes, started, set_cookie);
@@ -332,8 +295,10 @@ impl<'a> Walk<'a> {
         started: Instant,
     ) -> PageResult {
         if self.env.archive.is_some() {
+            let cookie = self.cookie(url);
+            let validators = super::recrawl::validators(self.env.recrawl, url);
             self.env
-                .archive_failure(url, self.cookie(url).as_deref(), started, &e);
+                .archive_failure(url, (cookie.as_deref(), validators), started, &e);
         }
         if let Some(first) = self.first_copy() {
             if e != super::FetchError::Abandoned {
@@ -359,10 +324,13 @@ impl<'a> Walk<'a> {
     /// What the answer to `url` means, from its head. With an archive, an answer whose body
     /// is not read is archived now; a page's once its body is read.
     pub(crate) fn head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
+        self.not_modified = response.not_modified.is_some();
         // The cookie sent is the jar's before this answer's own cookies are kept.
         let capture = self.env.archive.and_then(|_| {
+            let cookie = self.cookie(url);
+            let validators = super::recrawl::validators(self.env.recrawl, url);
             self.env
-                .capture(url, &response, self.cookie(url).as_deref(), started)
+                .capture(url, &response, (cookie.as_deref(), validators), started)
         });
         let step = self.read_head(url, response, started);
         if capture.is_some() {

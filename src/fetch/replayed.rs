@@ -27,7 +27,15 @@ pub(super) fn answer(
         }
         Some(Answer::Response { head, body, error }) => (head, body, error),
     };
-    let text = String::from_utf8_lossy(&head);
+    let inner = response_of(&head, ureq::Body::builder().data(body))?;
+    let error = error.map(|(kind, detail)| FetchError::from_archived(&kind, &detail));
+    Ok((inner, error))
+}
+
+/// The answer an archived head (status line, header lines) and `body` make: the status, and
+/// the headers but those that described the bytes on the wire (`X-Archive-Orig-…`).
+pub(super) fn response_of<B>(head: &[u8], body: B) -> Result<ureq::http::Response<B>, FetchError> {
+    let text = String::from_utf8_lossy(head);
     let mut lines = text.split("\r\n");
     let status_line = lines.next().unwrap_or_default();
     let bad = |what: &str| FetchError::BadResponse(format!("archived answer: {what}"));
@@ -51,9 +59,5 @@ pub(super) fn answer(
         }
         builder = builder.header(name, value.trim());
     }
-    let inner = builder
-        .body(ureq::Body::builder().data(body))
-        .map_err(|e| bad(&e.to_string()))?;
-    let error = error.map(|(kind, detail)| FetchError::from_archived(&kind, &detail));
-    Ok((inner, error))
+    builder.body(body).map_err(|e| bad(&e.to_string()))
 }

@@ -30,7 +30,7 @@ pub(super) fn fetch_robots(
         let Some(url) = walk.next_request() else {
             return walk.too_many_hops();
         };
-        let Some((sent, started)) = client.get_in_turn(env, &site, &url) else {
+        let Some((sent, started)) = client.get_in_turn(env, &site, &url, None) else {
             return RobotsAnswer::Abandoned;
         };
         let response = match sent {
@@ -141,8 +141,9 @@ impl<'a> RobotsWalk<'a> {
         if e != FetchError::Abandoned {
             self.logged(url, 0, 0, started);
             if self.env.archive.is_some() {
+                let cookie = self.cookie(url);
                 self.env
-                    .archive_failure(url, self.cookie(url).as_deref(), started, &e);
+                    .archive_failure(url, (cookie.as_deref(), None), started, &e);
             }
         }
         failed(e)
@@ -157,8 +158,9 @@ impl<'a> RobotsWalk<'a> {
         started: Instant,
     ) -> RobotsStep {
         let capture = self.env.archive.and_then(|_| {
+            let cookie = self.cookie(url);
             self.env
-                .capture(url, &response, self.cookie(url).as_deref(), started)
+                .capture(url, &response, (cookie.as_deref(), None), started)
         });
         let step = self.read_head(url, response, started);
         match step {

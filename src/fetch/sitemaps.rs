@@ -263,7 +263,7 @@ fn fetch(
 ) -> File {
     let mut url = start.clone();
     for _ in 0..=MAX_HOPS {
-        let Some((sent, started)) = client.get_in_turn(env, site, &url) else {
+        let Some((sent, started)) = client.get_in_turn(env, site, &url, None) else {
             return File::Abandoned;
         };
         let cookie = || {
@@ -277,14 +277,19 @@ fn fetch(
             Ok(r) => r,
             Err(FetchError::Abandoned) => return File::Abandoned,
             Err(e) => {
-                env.archive_failure(&url, cookie().as_deref(), started, &e);
+                env.archive_failure(&url, (cookie().as_deref(), None), started, &e);
                 log.request(site.id, &url, 0, 0, started);
                 return File::Missing(None, e.to_string());
             }
         };
-        let capture = env
-            .archive
-            .and_then(|_| env.capture(&url, &Head::of(&response), cookie().as_deref(), started));
+        let capture = env.archive.and_then(|_| {
+            env.capture(
+                &url,
+                &Head::of(&response),
+                (cookie().as_deref(), None),
+                started,
+            )
+        });
         if env.settings.http.cookies && !response.set_cookies.is_empty() {
             site.cookies.store(url.as_url(), &response.set_cookies);
         }

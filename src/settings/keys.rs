@@ -424,6 +424,13 @@ pub const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Output",
+        "Recrawl",
+        "",
+        ValueKind::Path,
+        "An earlier crawl's archive folder (its results/archive, Archive = warc): this crawl asks for each page with If-None-Match / If-Modified-Since from the answer archived there, and a 304 Not Modified is that archived answer (its body is not sent again; the graph is what the same answers give). Empty: off."
+    ),
+    key!(
+        "Output",
         "SaveDuplicates",
         "1",
         ValueKind::Flag,

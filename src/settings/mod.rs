@@ -164,6 +164,7 @@ impl Settings {
                 resolve: parse_resolve(&v)?.into(),
                 ca_file: v.optional_path("CaFile"),
                 replay_from: None,
+                recrawl: v.optional_path("Recrawl"),
                 cookies: v.flag("Cookies")?,
             },
             sites: site_rules(&v)?,

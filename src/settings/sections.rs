@@ -167,6 +167,8 @@ pub struct HttpSettings {
     pub resolve: Arc<[ResolveEntry]>,
     /// `CaFile`, resolved (`None`: empty).
     pub ca_file: Option<PathBuf>,
+    /// `Recrawl`: the earlier archive a re-crawl's conditional requests come from.
+    pub recrawl: Option<PathBuf>,
     /// `rccrawler rebuild`: the archive folder the answers come from (no request is sent;
     /// the `replay` downloader reads it).
     pub replay_from: Option<PathBuf>,

@@ -57,46 +57,77 @@ pub fn line(record: &RawRecord, filename: &str, offset: u64, length: u64) -> Opt
     if kind != "response" && kind != "revisit" {
         return None;
     }
-    let url = record.field("WARC-Target-URI")?;
-    let head = &record.block[..head_len(&record.block)];
+    let (status, mime) = status_and_mime(&record.block[..head_len(&record.block)]);
+    let entry = Entry {
+        url: record.field("WARC-Target-URI")?,
+        date: record.field("WARC-Date").unwrap_or(""),
+        mime: if kind == "revisit" {
+            "warc/revisit"
+        } else {
+            &mime
+        },
+        status: &status,
+        digest: record.field("WARC-Payload-Digest").unwrap_or(""),
+    };
+    Some(entry.line(filename, offset, length))
+}
+
+/// The status code and MIME type (its essence) of an HTTP answer's head.
+pub fn status_and_mime(head: &[u8]) -> (String, String) {
     let head = String::from_utf8_lossy(head);
     let mut lines = head.lines();
     let status = lines
         .next()
         .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or("");
+        .unwrap_or("")
+        .to_owned();
     let mime = lines
         .filter_map(|l| l.split_once(':'))
         .find(|(n, _)| n.trim().eq_ignore_ascii_case("content-type"))
         .map(|(_, v)| v.split(';').next().unwrap_or("").trim().to_owned())
         .unwrap_or_default();
-    let mut json = String::from("{\"url\": ");
-    json_string(url, &mut json);
-    for (name, value) in [
-        (
-            "mime",
-            if kind == "revisit" {
-                "warc/revisit"
-            } else {
-                &mime
-            },
-        ),
-        ("status", status),
-        ("digest", record.field("WARC-Payload-Digest").unwrap_or("")),
-        ("length", &length.to_string()),
-        ("offset", &offset.to_string()),
-        ("filename", filename),
-    ] {
-        let _ = write!(json, ", \"{name}\": ");
-        json_string(value, &mut json);
-    }
-    json.push('}');
-    Some(format!(
-        "{} {} {json}",
-        surt(url),
-        cdx_timestamp(record.field("WARC-Date").unwrap_or(""))
-    ))
+    (status, mime)
 }
+
+/// What an index line says of a `response` or `revisit` record besides where it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// `WARC-Target-URI`.
+    pub url: &'a str,
+    /// `WARC-Date`.
+    pub date: &'a str,
+    /// The answer's MIME type (`warc/revisit` for a revisit).
+    pub mime: &'a str,
+    /// Its status code.
+    pub status: &'a str,
+    /// `WARC-Payload-Digest`.
+    pub digest: &'a str,
+}
+
+impl Entry<'_> {
+    /// The index line of the record at `offset` (`length` bytes) of file `filename`.
+    pub fn line(&self, filename: &str, offset: u64, length: u64) -> String {
+        let mut json = String::from("{\"url\": ");
+        json_string(self.url, &mut json);
+        for (name, value) in [
+            ("mime", self.mime),
+            ("status", self.status),
+            ("digest", self.digest),
+            ("length", &length.to_string()),
+            ("offset", &offset.to_string()),
+            ("filename", filename),
+        ] {
+            let _ = write!(json, ", \"{name}\": ");
+            json_string(value, &mut json);
+        }
+        json.push('}');
+        format!("{} {} {json}", surt(self.url), cdx_timestamp(self.date))
+    }
+}
+
+/// The index lines of the records written so far, unsorted (one appended per record as the
+/// archive is written, rewritten from the files when a crawl continues).
+pub const UNSORTED_FILE: &str = "index.unsorted";
 
 /// Writes `folder/index.cdxj` from the archive files `files` (names in `folder`), sorted.
 pub fn write_index(folder: &Path, files: &[String]) -> io::Result<()> {
@@ -106,6 +137,19 @@ pub fn write_index(folder: &Path, files: &[String]) -> io::Result<()> {
             lines.extend(line(record, name, offset, length));
         })?;
     }
+    write_sorted(folder, lines)
+}
+
+/// Writes `folder/index.cdxj` from the lines of `folder/index.unsorted`, sorted; the
+/// unsorted file is removed.
+pub fn sort_index(folder: &Path) -> io::Result<()> {
+    let unsorted = folder.join(UNSORTED_FILE);
+    let text = std::fs::read_to_string(&unsorted)?;
+    write_sorted(folder, text.lines().map(str::to_owned).collect())?;
+    std::fs::remove_file(unsorted)
+}
+
+fn write_sorted(folder: &Path, mut lines: Vec<String>) -> io::Result<()> {
     lines.sort();
     crate::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
         let mut w = io::BufWriter::new(f);

@@ -25,6 +25,9 @@ pub struct Capture {
     pub request: Vec<u8>,
     /// The answer's status line and header lines, without the empty line that ends them.
     pub head: Vec<u8>,
+    /// A `304 Not Modified` in a re-crawl: the earlier answer it stands for (archived as a
+    /// `revisit` naming it; the body is not archived again).
+    pub not_modified: Option<super::replay::NotModified>,
 }
 
 impl Capture {
@@ -37,6 +40,7 @@ impl Capture {
                 .unwrap_or_else(SystemTime::now),
             request,
             head: head.to_vec(),
+            not_modified: None,
         }
     }
 }
@@ -101,21 +105,21 @@ impl Recorder {
         if self.failed.load(Ordering::Relaxed) {
             return None;
         }
+        let not_modified = capture.not_modified.as_ref();
         let body = match read {
-            BodyRead::Read(body) => body,
+            BodyRead::Read(body) if not_modified.is_none() => body,
             _ => &[],
         };
-        let mut response = Vec::with_capacity(capture.head.len() + 32 + body.len());
-        response.extend_from_slice(&capture.head);
-        if let BodyRead::Read(body) = read {
-            response
-                .extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
-            response.extend_from_slice(body);
-        } else {
-            response.extend_from_slice(b"\r\n");
+        // The head ends with the body's own length; the body is not copied.
+        let mut head = Vec::with_capacity(capture.head.len() + 32);
+        head.extend_from_slice(&capture.head);
+        if let (BodyRead::Read(body), None) = (read, not_modified) {
+            head.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
         }
+        head.extend_from_slice(b"\r\n");
         let (truncated, error) = match read {
             BodyRead::Read(_) => (None, None),
+            _ if not_modified.is_some() => (None, None),
             BodyRead::NotRead => (Some("unspecified"), None),
             BodyRead::Failed { truncated, error } => (Some(truncated), Some(error)),
         };
@@ -123,9 +127,11 @@ impl Recorder {
             url: &capture.url,
             date: capture.date,
             request: &capture.request,
-            response: &response,
+            head: &head,
+            body,
             truncated,
             error,
+            not_modified: not_modified.map(|n| (n.date.as_str(), n.digest.as_str())),
         };
         match self.archive.exchange(&ex, None) {
             Ok(id) => {

@@ -4,6 +4,12 @@
 //! second copy, a retry after a 503 — and, past its last, the last one again, so that a
 //! replayed crawl meets what the crawl met. A `revisit` is answered with the body of the
 //! record it names (by payload digest).
+//!
+//! A re-crawl (`Recrawl = ARCHIVE`) reads it too: each URL's last whole `200` answer, its
+//! validators (`ETag`, `Last-Modified`) to send, and the answer itself when the server says
+//! `304 Not Modified`. An archive written by a re-crawl names the archive it re-crawled
+//! (`recrawl-of` in its `warcinfo`): the bodies its `revisit` records of 304s stand for are
+//! read from there.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -49,6 +55,43 @@ pub enum Answer {
     Failed(String, String),
 }
 
+/// What a re-crawl sends for a URL: the validators of its last whole answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// `ETag`, for `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified`, for `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
+/// The archived answer a `304 Not Modified` stands for, as the new archive names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotModified {
+    /// Its `WARC-Date`.
+    pub date: String,
+    /// Its payload digest.
+    pub digest: String,
+}
+
+/// A URL's last whole `200` answer, for a re-crawl.
+#[derive(Debug, Clone)]
+struct Latest {
+    loc: Loc,
+    validators: Validators,
+    refers: NotModified,
+}
+
+/// An archived answer a `304` stands for.
+#[derive(Debug, Clone)]
+pub struct Unchanged {
+    /// Its status line and header lines, with the empty line.
+    pub head: Vec<u8>,
+    /// Its body.
+    pub body: Vec<u8>,
+    /// What the new archive's `revisit` record names.
+    pub refers: NotModified,
+}
+
 /// An archive folder, indexed for replay.
 #[derive(Debug)]
 pub struct Replay {
@@ -63,6 +106,20 @@ pub struct Replay {
     /// How many times each URL was asked for.
     given: Mutex<HashMap<String, usize>>,
     missing: AtomicU64,
+    /// Each URL's last whole `200` answer (a re-crawl's validators and 304s).
+    latest: HashMap<String, Latest>,
+    /// `304` answers taken from here so far.
+    not_modified: AtomicU64,
+}
+
+/// What a scan of archive folders collects.
+#[derive(Default)]
+struct Scanned {
+    files: Vec<PathBuf>,
+    dated: Vec<(String, String, Met)>,
+    payloads: HashMap<String, Loc>,
+    info: Vec<(String, String)>,
+    latest: HashMap<String, Latest>,
 }
 
 /// The archive files of `folder`, finished and open, in order.
@@ -76,40 +133,78 @@ fn archive_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 impl Replay {
-    /// Reads every record of archive folder `folder` (a torn tail is left out).
+    /// Reads every record of archive folder `folder` (a torn tail is left out), and the
+    /// payloads of the archives it re-crawled.
     pub fn open(folder: &Path) -> io::Result<Replay> {
-        let files = archive_files(folder)?;
-        if files.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("no WARC file in {}", folder.display()),
-            ));
+        Replay::open_all(&[folder.to_owned()])
+    }
+
+    /// [`Self::open`] of several archive folders as one: the archives of the processes that
+    /// shared a crawl (`PgDM`), each its own. The settings and sites are the first's.
+    pub fn open_all(folders: &[PathBuf]) -> io::Result<Replay> {
+        let mut s = Scanned::default();
+        let mut infos = Vec::new();
+        for folder in folders {
+            let before = s.files.len();
+            scan_folder(folder, &mut s, true)?;
+            if s.files.len() == before {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("no WARC file in {}", folder.display()),
+                ));
+            }
+            infos.push(std::mem::take(&mut s.info));
         }
-        let mut dated: Vec<(String, String, Met)> = Vec::new();
-        let mut payloads = HashMap::new();
-        let mut info = Vec::new();
-        for (i, path) in files.iter().enumerate() {
-            let file = u32::try_from(i).unwrap_or(u32::MAX);
-            scan(path, |offset, len, r| {
-                let loc = Loc { file, offset, len };
-                visit(r, loc, &mut dated, &mut payloads, &mut info);
-            })?;
+        s.info = infos.first().cloned().unwrap_or_default();
+        for info in &infos {
+            s = with_recrawled(s, info)?;
         }
         // By date; records of the same date keep their order in the files.
-        dated.sort_by(|a, b| a.0.cmp(&b.0));
+        s.dated.sort_by(|a, b| a.0.cmp(&b.0));
         let mut urls: HashMap<String, Vec<Met>> = HashMap::new();
-        for (_, url, met) in dated {
+        for (_, url, met) in s.dated {
             urls.entry(url).or_default().push(met);
         }
+        let folder = folders.first().cloned().unwrap_or_default();
         Ok(Replay {
-            folder: std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned()),
-            files,
+            folder: std::path::absolute(&folder).unwrap_or(folder),
+            files: s.files,
             urls,
-            payloads,
-            info,
+            payloads: s.payloads,
+            info: s.info,
             given: Mutex::new(HashMap::new()),
             missing: AtomicU64::new(0),
+            latest: s.latest,
+            not_modified: AtomicU64::new(0),
         })
+    }
+
+    /// The validators to send for `url` in a re-crawl: those of its last whole `200` answer,
+    /// when it had any.
+    pub fn validators(&self, url: &str) -> Option<&Validators> {
+        self.latest.get(url).map(|l| &l.validators)
+    }
+
+    /// The last whole `200` answer to `url`, which a `304 Not Modified` stands for; `None`
+    /// when there is none.
+    pub fn unchanged(&self, url: &str) -> io::Result<Option<Unchanged>> {
+        let Some(latest) = self.latest.get(url) else {
+            return Ok(None);
+        };
+        let Answer::Response { head, body, .. } = self.answer(latest.loc)? else {
+            return Ok(None);
+        };
+        self.not_modified.fetch_add(1, Ordering::Relaxed);
+        Ok(Some(Unchanged {
+            head,
+            body,
+            refers: latest.refers.clone(),
+        }))
+    }
+
+    /// `304` answers a re-crawl took from here.
+    pub fn not_modified(&self) -> u64 {
+        self.not_modified.load(Ordering::Relaxed)
     }
 
     /// The archive folder, absolute.
@@ -156,13 +251,19 @@ impl Replay {
         let record = self.read(loc)?;
         let head = head_len(&record.block);
         let mut body = record.block[head..].to_vec();
+        let mut head = record.block[..head].to_vec();
         if record.field("WARC-Type") == Some("revisit")
             && let Some(first) = record
                 .field("WARC-Payload-Digest")
                 .and_then(|d| self.payloads.get(d))
         {
             let first = self.read(*first)?;
-            body = first.block[head_len(&first.block)..].to_vec();
+            let first_head = head_len(&first.block);
+            body = first.block[first_head..].to_vec();
+            // A 304 stands for the answer it refers to, head and body.
+            if record.field("WARC-Profile") == Some(SERVER_NOT_MODIFIED) {
+                head = first.block[..first_head].to_vec();
+            }
         }
         let error = record.field("Rccrawler-Error").map(|k| {
             (
@@ -173,11 +274,7 @@ impl Replay {
                     .to_owned(),
             )
         });
-        Ok(Answer::Response {
-            head: record.block[..head].to_vec(),
-            body,
-            error,
-        })
+        Ok(Answer::Response { head, body, error })
     }
 
     fn read(&self, loc: Loc) -> io::Result<RawRecord> {
@@ -197,31 +294,124 @@ impl Replay {
     }
 }
 
-/// Files record `r` (at `loc`) among what its URL met, the payloads and the `warcinfo`.
-fn visit(
-    r: &RawRecord,
-    loc: Loc,
-    dated: &mut Vec<(String, String, Met)>,
-    payloads: &mut HashMap<String, Loc>,
-    info: &mut Vec<(String, String)>,
-) {
-    let kind = r.field("WARC-Type").unwrap_or("");
-    if kind == "warcinfo" {
-        if info.is_empty() {
-            *info = fields(&r.block);
-        }
-        return;
+/// `s` with the payloads of the archives `info` says were re-crawled (and theirs, up to 16
+/// deep): the bodies a re-crawl's 304s stand for.
+fn with_recrawled(mut s: Scanned, info: &[(String, String)]) -> io::Result<Scanned> {
+    let mut earlier = recrawl_of(info);
+    for _ in 0..16 {
+        let Some(path) = earlier.take() else {
+            break;
+        };
+        let mut older = Scanned {
+            files: std::mem::take(&mut s.files),
+            payloads: std::mem::take(&mut s.payloads),
+            ..Scanned::default()
+        };
+        scan_folder(&path, &mut older, false)?;
+        earlier = recrawl_of(&older.info);
+        s.files = older.files;
+        s.payloads = older.payloads;
     }
+    Ok(s)
+}
+
+/// Scans the files of archive folder `folder` into `s`: everything (`all`), or the payloads
+/// and `warcinfo` alone (an archive a re-crawl refers to).
+fn scan_folder(folder: &Path, s: &mut Scanned, all: bool) -> io::Result<()> {
+    let mut info = Vec::new();
+    for path in archive_files(folder)? {
+        let file = u32::try_from(s.files.len()).unwrap_or(u32::MAX);
+        s.files.push(path.clone());
+        scan(&path, |offset, len, r| {
+            let loc = Loc { file, offset, len };
+            if r.field("WARC-Type") == Some("warcinfo") {
+                if info.is_empty() {
+                    info = fields(&r.block);
+                }
+            } else if all {
+                visit(r, loc, s);
+            } else {
+                add_payload(r, loc, &mut s.payloads);
+            }
+        })?;
+    }
+    s.info = info;
+    Ok(())
+}
+
+/// The archive an archive's `warcinfo` says it re-crawled.
+fn recrawl_of(info: &[(String, String)]) -> Option<PathBuf> {
+    info.iter()
+        .find(|(n, _)| n == "recrawl-of")
+        .map(|(_, v)| PathBuf::from(v))
+}
+
+/// The revisit profile of a `304 Not Modified` (WARC 1.1 §6.7.3).
+pub const SERVER_NOT_MODIFIED: &str = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+
+/// A whole `response` record is where its payload digest's body is.
+fn add_payload(r: &RawRecord, loc: Loc, payloads: &mut HashMap<String, Loc>) {
+    if r.field("WARC-Type") == Some("response")
+        && r.field("WARC-Truncated").is_none()
+        && let Some(d) = r.field("WARC-Payload-Digest")
+    {
+        payloads.entry(d.to_owned()).or_insert(loc);
+    }
+}
+
+/// A whole `200` answer's validators, if it is one.
+fn latest_of(r: &RawRecord) -> Option<Validators> {
+    if r.field("WARC-Truncated").is_some() {
+        return None;
+    }
+    let head = String::from_utf8_lossy(&r.block[..head_len(&r.block)]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next()?.split_whitespace().nth(1)?;
+    let not_modified = r.field("WARC-Profile") == Some(SERVER_NOT_MODIFIED);
+    if status != "200" && !(status == "304" && not_modified) {
+        return None;
+    }
+    let mut v = Validators::default();
+    for (name, value) in lines.filter_map(|l| l.split_once(':')) {
+        let value = Some(value.trim().to_owned());
+        match name.trim().to_ascii_lowercase().as_str() {
+            "etag" => v.etag = value,
+            "last-modified" => v.last_modified = value,
+            _ => {}
+        }
+    }
+    Some(v)
+}
+
+/// Files record `r` (at `loc`) among what its URL met, the payloads and the last answers.
+fn visit(r: &RawRecord, loc: Loc, s: &mut Scanned) {
+    let kind = r.field("WARC-Type").unwrap_or("");
     let (Some(url), Some(date)) = (r.field("WARC-Target-URI"), r.field("WARC-Date")) else {
         return;
     };
     let met = match kind {
         "response" | "revisit" => {
-            if kind == "response"
-                && r.field("WARC-Truncated").is_none()
-                && let Some(d) = r.field("WARC-Payload-Digest")
+            add_payload(r, loc, &mut s.payloads);
+            if let (Some(validators), Some(digest)) = (latest_of(r), r.field("WARC-Payload-Digest"))
             {
-                payloads.entry(d.to_owned()).or_insert(loc);
+                let newer = s
+                    .latest
+                    .get(url)
+                    .is_none_or(|l| l.refers.date.as_str() <= date);
+                if newer {
+                    let refers = NotModified {
+                        date: date.to_owned(),
+                        digest: digest.to_owned(),
+                    };
+                    s.latest.insert(
+                        url.to_owned(),
+                        Latest {
+                            loc,
+                            validators,
+                            refers,
+                        },
+                    );
+                }
             }
             Met::Answer(loc)
         }
@@ -235,7 +425,7 @@ fn visit(
         }
         _ => return,
     };
-    dated.push((date.to_owned(), url.to_owned(), met));
+    s.dated.push((date.to_owned(), url.to_owned(), met));
 }
 
 /// The `name: value` lines of an `application/warc-fields` block.

@@ -25,9 +25,11 @@ fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
         url,
         date: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
         request: &req,
-        response: &resp,
+        head: &resp[..super::record::head_len(&resp)],
+        body: &resp[super::record::head_len(&resp)..],
         truncated: None,
         error: None,
+        not_modified: None,
     };
     let facts = PageFacts {
         level: Some(1),
@@ -153,7 +155,7 @@ fn a_torn_tail_is_cut_and_the_file_continued() {
             target_uri: None,
             content_type: "application/warc-fields",
             fields: Vec::new(),
-            block: vec![b'x'; 5000],
+            block: vec![&[b'x'; 5000][..]],
         }
         .to_gzip();
         r[..r.len() / 2].to_vec()

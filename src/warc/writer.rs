@@ -14,9 +14,10 @@ use std::time::SystemTime;
 use hashbrown::HashMap;
 use parking_lot::Mutex;
 
-use super::cdxj::write_index;
+use super::cdxj::{self, Entry, UNSORTED_FILE};
 use super::read::scan;
-use super::record::{IDENTICAL_PAYLOAD, Ids, Record, RecordType, head_len, sha1_digest, warc_date};
+use super::record::{IDENTICAL_PAYLOAD, Ids, Record, RecordType, sha1_digest, warc_date};
+use super::replay::SERVER_NOT_MODIFIED;
 
 /// The suffix of a file being written.
 const OPEN: &str = ".open";
@@ -36,14 +37,19 @@ pub struct Exchange<'a> {
     pub date: SystemTime,
     /// The request as sent (head, and body if any).
     pub request: &'a [u8],
-    /// The response: status line, header lines, empty line, body.
-    pub response: &'a [u8],
+    /// The response's status line and header lines, through the empty line.
+    pub head: &'a [u8],
+    /// Its body (empty when it was not read).
+    pub body: &'a [u8],
     /// Why the record lacks the body, or part of it (`WARC-Truncated`: `length`, `time`,
     /// `disconnect`, `unspecified`); `None` when it is whole.
     pub truncated: Option<&'static str>,
     /// The failure that cut the body, as the crawler named it (kind, detail): kept in
     /// `Rccrawler-Error` so that a replay fails the same way.
     pub error: Option<(&'a str, &'a str)>,
+    /// A `304 Not Modified` to a re-crawl's conditional request: the date and payload digest
+    /// of the earlier archive's answer it stands for (a `revisit` record names them).
+    pub not_modified: Option<(&'a str, &'a str)>,
 }
 
 /// What the crawler read of a page, for its `metadata` record.
@@ -72,6 +78,16 @@ struct State {
     seen: HashMap<String, (String, String)>,
     /// Bytes appended by this process.
     written: u64,
+    /// `index.unsorted`: an index line per response and revisit, as they are written.
+    index: Option<io::BufWriter<File>>,
+}
+
+/// A response or revisit among the members being appended: where it starts in them, its
+/// length, and its index line's contents.
+struct Indexed<'a> {
+    at: u64,
+    len: u64,
+    entry: Entry<'a>,
 }
 
 /// An archive folder being written.
@@ -106,10 +122,16 @@ impl Archive {
             .filter(|n| n.starts_with(prefix) && (n.ends_with(WARC_GZ) || n.ends_with(OPEN)))
             .collect();
         names.sort();
+        // The index lines of what is there are written again: a killed run's may be short.
+        let mut index = io::BufWriter::new(File::create(folder.join(UNSORTED_FILE))?);
         for name in &names {
             let path = folder.join(name);
-            let end = scan(&path, |_, _, r| {
+            let finished = name.trim_end_matches(OPEN);
+            let mut lines = Vec::new();
+            let end = scan(&path, |offset, length, r| {
+                lines.extend(cdxj::line(r, finished, offset, length));
                 if r.field("WARC-Type") == Some("response")
+                    && r.field("WARC-Truncated").is_none()
                     && let (Some(d), Some(u), Some(t)) = (
                         r.field("WARC-Payload-Digest"),
                         r.field("WARC-Target-URI"),
@@ -122,6 +144,9 @@ impl Archive {
                         .or_insert((u.to_owned(), t.to_owned()));
                 }
             })?;
+            for l in lines {
+                writeln!(index, "{l}")?;
+            }
             if let Some(seq) = seq_of(name) {
                 state.seq = state.seq.max(seq + 1);
             }
@@ -137,6 +162,8 @@ impl Archive {
                 });
             }
         }
+        index.flush()?;
+        state.index = Some(index);
         Ok(Archive {
             folder: folder.to_owned(),
             prefix: prefix.to_owned(),
@@ -152,11 +179,20 @@ impl Archive {
     /// the `response` (or `revisit`) record's id, which a later `metadata` record names.
     pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<String> {
         let response_id = self.ids.next();
-        let head = head_len(ex.response);
-        let payload = sha1_digest(&ex.response[head..]);
-        let earlier = (head < ex.response.len() && ex.truncated.is_none())
-            .then(|| self.state.lock().seen.get(&payload).cloned())
-            .flatten();
+        let (payload, earlier, profile) = match ex.not_modified {
+            Some((date, digest)) => (
+                digest.to_owned(),
+                Some((ex.url.to_owned(), date.to_owned())),
+                SERVER_NOT_MODIFIED,
+            ),
+            None => {
+                let payload = sha1_digest(ex.body);
+                let earlier = (!ex.body.is_empty() && ex.truncated.is_none())
+                    .then(|| self.state.lock().seen.get(&payload).cloned())
+                    .flatten();
+                (payload, earlier, IDENTICAL_PAYLOAD)
+            }
+        };
         let request = Record {
             kind: RecordType::Request,
             id: self.ids.next(),
@@ -164,7 +200,7 @@ impl Archive {
             target_uri: Some(ex.url.to_owned()),
             content_type: "application/http;msgtype=request",
             fields: vec![("WARC-Concurrent-To", response_id.clone())],
-            block: ex.request.to_vec(),
+            block: vec![ex.request],
         };
         let mut fields = vec![("WARC-Payload-Digest", payload.clone())];
         if let Some(why) = ex.truncated {
@@ -176,12 +212,12 @@ impl Archive {
         }
         let (kind, block) = match &earlier {
             Some((uri, date)) => {
-                fields.push(("WARC-Profile", IDENTICAL_PAYLOAD.to_owned()));
+                fields.push(("WARC-Profile", profile.to_owned()));
                 fields.push(("WARC-Refers-To-Target-URI", uri.clone()));
                 fields.push(("WARC-Refers-To-Date", date.clone()));
-                (RecordType::Revisit, ex.response[..head].to_vec())
+                (RecordType::Revisit, vec![ex.head])
             }
-            None => (RecordType::Response, ex.response.to_vec()),
+            None => (RecordType::Response, vec![ex.head, ex.body]),
         };
         let response = Record {
             kind,
@@ -193,20 +229,36 @@ impl Archive {
             block,
         };
         let mut members = request.to_gzip();
+        let at = members.len() as u64;
         members.extend(response.to_gzip());
+        let len = members.len() as u64 - at;
         if let Some(p) = page {
+            let facts = self.metadata_block(p);
             members.extend(
-                self.metadata_record(ex.url, ex.date, p, &response_id)
+                self.metadata_record(ex.url, ex.date, &facts, &response_id)
                     .to_gzip(),
             );
         }
+        let date = warc_date(ex.date);
+        let (status, mime) = cdxj::status_and_mime(ex.head);
+        let entry = Entry {
+            url: ex.url,
+            date: &date,
+            mime: if earlier.is_some() {
+                "warc/revisit"
+            } else {
+                &mime
+            },
+            status: &status,
+            digest: &payload,
+        };
         let mut st = self.state.lock();
-        if earlier.is_none() && ex.truncated.is_none() {
+        if earlier.is_none() && ex.truncated.is_none() && !ex.body.is_empty() {
             st.seen
-                .entry(payload)
-                .or_insert_with(|| (ex.url.to_owned(), warc_date(ex.date)));
+                .entry(payload.clone())
+                .or_insert_with(|| (ex.url.to_owned(), date.clone()));
         }
-        self.append(&mut st, &members)?;
+        self.append(&mut st, &members, Some(Indexed { at, len, entry }))?;
         Ok(response_id)
     }
 
@@ -228,8 +280,13 @@ impl Archive {
             target_uri: Some(url.to_owned()),
             content_type: "application/http;msgtype=request",
             fields: vec![("WARC-Concurrent-To", id.clone())],
-            block: request.to_vec(),
+            block: vec![request],
         };
+        let block = format!(
+            "fetch-error: {}\r\ndetail: {}\r\n",
+            one_line(kind),
+            one_line(detail)
+        );
         let failure = Record {
             kind: RecordType::Metadata,
             id,
@@ -237,17 +294,12 @@ impl Archive {
             target_uri: Some(url.to_owned()),
             content_type: "application/warc-fields",
             fields: Vec::new(),
-            block: format!(
-                "fetch-error: {}\r\ndetail: {}\r\n",
-                one_line(kind),
-                one_line(detail)
-            )
-            .into_bytes(),
+            block: vec![block.as_bytes()],
         };
         let mut members = request.to_gzip();
         members.extend(failure.to_gzip());
         let mut st = self.state.lock();
-        self.append(&mut st, &members)
+        self.append(&mut st, &members, None)
     }
 
     /// Archives the `metadata` record of a page whose response was archived earlier as
@@ -259,18 +311,16 @@ impl Archive {
         response_id: &str,
         page: &PageFacts<'_>,
     ) -> io::Result<()> {
-        let member = self.metadata_record(url, date, page, response_id).to_gzip();
+        let facts = self.metadata_block(page);
+        let member = self
+            .metadata_record(url, date, &facts, response_id)
+            .to_gzip();
         let mut st = self.state.lock();
-        self.append(&mut st, &member)
+        self.append(&mut st, &member, None)
     }
 
-    fn metadata_record(
-        &self,
-        url: &str,
-        date: SystemTime,
-        p: &PageFacts<'_>,
-        response_id: &str,
-    ) -> Record {
+    /// A page's `metadata` block: its level and outlinks, a line each.
+    fn metadata_block(&self, p: &PageFacts<'_>) -> String {
         let mut block = String::new();
         if let Some(level) = p.level {
             block.push_str(&format!("level: {level}\r\n"));
@@ -278,6 +328,16 @@ impl Archive {
         for link in p.outlinks {
             block.push_str(&format!("outlink: {link}\r\n"));
         }
+        block
+    }
+
+    fn metadata_record<'b>(
+        &self,
+        url: &str,
+        date: SystemTime,
+        block: &'b str,
+        response_id: &str,
+    ) -> Record<'b> {
         Record {
             kind: RecordType::Metadata,
             id: self.ids.next(),
@@ -285,13 +345,19 @@ impl Archive {
             target_uri: Some(url.to_owned()),
             content_type: "application/warc-fields",
             fields: vec![("WARC-Concurrent-To", response_id.to_owned())],
-            block: block.into_bytes(),
+            block: vec![block.as_bytes()],
         }
     }
 
     /// Appends whole members, opening the next file first when there is none or the current
-    /// one is past the size limit.
-    fn append(&self, st: &mut State, members: &[u8]) -> io::Result<()> {
+    /// one is past the size limit; the index line of a response or revisit among them goes to
+    /// `index.unsorted`.
+    fn append(
+        &self,
+        st: &mut State,
+        members: &[u8],
+        indexed: Option<Indexed<'_>>,
+    ) -> io::Result<()> {
         if st
             .file
             .as_ref()
@@ -303,9 +369,21 @@ impl Archive {
             self.start_file(st)?;
         }
         let f = st.file.as_mut().ok_or_else(|| io_err("no archive file"))?;
+        let start = f.len;
         f.file.write_all(members)?;
         f.len += members.len() as u64;
         st.written += members.len() as u64;
+        if let Some(ix) = indexed {
+            let name = f
+                .path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map_or("", |n| n.trim_end_matches(OPEN));
+            let line = ix.entry.line(name, start + ix.at, ix.len);
+            if let Some(index) = st.index.as_mut() {
+                writeln!(index, "{line}")?;
+            }
+        }
         Ok(())
     }
 
@@ -329,20 +407,19 @@ impl Archive {
         for (name, value) in &self.info {
             block.push_str(&format!("{name}: {}\r\n", value.replace(['\r', '\n'], " ")));
         }
+        let filename = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(|n| n.trim_end_matches(OPEN).to_owned())
+            .unwrap_or_default();
         let info = Record {
             kind: RecordType::Warcinfo,
             id: self.ids.next(),
             date: SystemTime::now(),
             target_uri: None,
             content_type: "application/warc-fields",
-            fields: vec![(
-                "WARC-Filename",
-                path.file_name()
-                    .and_then(|n| n.to_str())
-                    .map(|n| n.trim_end_matches(OPEN).to_owned())
-                    .unwrap_or_default(),
-            )],
-            block: block.into_bytes(),
+            fields: vec![("WARC-Filename", filename)],
+            block: vec![block.as_bytes()],
         }
         .to_gzip();
         file.write_all(&info)?;
@@ -357,6 +434,9 @@ impl Archive {
 
     /// Syncs the open file and renames it to its finished name.
     fn finish_file(&self, st: &mut State) -> io::Result<()> {
+        if let Some(index) = st.index.as_mut() {
+            index.flush()?;
+        }
         if let Some(f) = st.file.take() {
             f.file.sync_all()?;
             let done = PathBuf::from(f.path.to_string_lossy().trim_end_matches(OPEN).to_owned());
@@ -376,16 +456,13 @@ impl Archive {
         self.state.lock().written
     }
 
-    /// Finishes the open file and writes the index of every finished file.
+    /// Finishes the open file and writes the folder's index, sorted, from the lines written
+    /// as records were.
     pub fn close(&self) -> io::Result<()> {
         let mut st = self.state.lock();
         self.finish_file(&mut st)?;
-        let mut files: Vec<String> = std::fs::read_dir(&self.folder)?
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.starts_with(&self.prefix) && n.ends_with(WARC_GZ))
-            .collect();
-        files.sort();
-        write_index(&self.folder, &files)
+        st.index = None;
+        cdxj::sort_index(&self.folder)
     }
 }
 

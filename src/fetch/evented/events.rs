@@ -36,9 +36,49 @@ pub struct OwnedHead {
     pub robots_tag: Option<String>,
     /// The status line and headers for the archive (`Archive = warc`).
     pub archived: Option<Vec<u8>>,
+    /// A `304` a re-crawl turned into the archived answer it stands for.
+    pub not_modified: Option<Box<crate::warc::replay::NotModified>>,
 }
 
 impl OwnedHead {
+    /// The head of `response`, kept for the archive too when `archive`.
+    pub fn of<T>(response: &ureq::http::Response<T>, archive: bool) -> Self {
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        };
+        let all = |name: &str| {
+            response
+                .headers()
+                .get_all(name)
+                .iter()
+                .map(|v| v.as_bytes())
+                .collect::<Vec<_>>()
+        };
+        OwnedHead {
+            status: response.status().as_u16(),
+            location: header("location"),
+            content_type: header("content-type"),
+            retry_after: header("retry-after"),
+            content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
+            robots_tag: crate::fetch::client::robots_tag(all("x-robots-tag").into_iter()),
+            set_cookies: crate::fetch::client::set_cookies(all("set-cookie").into_iter()),
+            content_encoding: header("content-encoding")
+                .map(|e| e.trim().to_ascii_lowercase())
+                .filter(|e| !e.is_empty() && e != "identity"),
+            archived: archive.then(|| {
+                crate::fetch::head::archived_head(
+                    response.version(),
+                    response.status(),
+                    response.headers(),
+                )
+            }),
+            not_modified: None,
+        }
+    }
+
     /// The head as the walks read it.
     pub(crate) fn head(&self) -> crate::fetch::Head<'_> {
         crate::fetch::Head {
@@ -48,6 +88,7 @@ impl OwnedHead {
             retry_after: self.retry_after.as_deref(),
             set_cookies: &self.set_cookies,
             archived: self.archived.as_deref(),
+            not_modified: self.not_modified.as_deref(),
         }
     }
 
@@ -78,6 +119,16 @@ pub enum NotSent {
     Elsewhere,
     /// It failed at once.
     Failed(FetchError),
+}
+
+/// What a request carries besides its URL: the site's cookies for it, and a re-crawl's
+/// validators (`If-None-Match`, `If-Modified-Since`).
+#[derive(Debug, Clone, Default)]
+pub struct Carried {
+    /// The `Cookie` header.
+    pub cookie: Option<String>,
+    /// A re-crawl's conditions.
+    pub validators: Option<crate::warc::replay::Validators>,
 }
 
 /// Settings the connections keep.

@@ -61,8 +61,9 @@ pub(super) struct Conn {
     pub(super) req: Option<ReqId>,
     /// The URL requested, to send it again on a fresh connection.
     pub(super) url: Option<NormUrl>,
-    /// The request's `Cookie` header, to send it again with the URL.
-    pub(super) cookie: Option<String>,
+    /// What the request carries (its `Cookie`, a re-crawl's validators), to send it again
+    /// with the URL.
+    pub(super) carried: super::events::Carried,
     pub(super) connected: bool,
     /// It served a request before this one: the server may have closed it meanwhile.
     pub(super) reused: bool,
@@ -123,7 +124,7 @@ pub(super) fn origin_key(url: &url::Url) -> u64 {
 pub(super) fn prepare(
     url: &NormUrl,
     user_agent: &str,
-    cookie: Option<&str>,
+    carried: &super::events::Carried,
     buffer: &mut [u8],
 ) -> Result<(Vec<u8>, Call<RecvResponse>), FetchError> {
     let bad = |what: &str| FetchError::Other(format!("cannot build the request ({what})"));
@@ -131,8 +132,11 @@ pub(super) fn prepare(
         .header("user-agent", user_agent)
         .header("accept", ACCEPT)
         .header("accept-encoding", ACCEPT_ENCODING);
-    if let Some(cookie) = cookie {
+    if let Some(cookie) = &carried.cookie {
         request = request.header("cookie", cookie);
+    }
+    for (name, value) in crate::fetch::head::conditions(carried.validators.as_ref()) {
+        request = request.header(name, value);
     }
     let request = request.body(()).map_err(|e| bad(&e.to_string()))?;
     let mut call = Call::new(request)
@@ -425,45 +429,8 @@ fn replace_head(conn: &mut Conn, used: usize, head: &[u8]) {
 /// The head as the driver reads it; the connection keeps its encoding and whether the
 /// server closes it after this answer.
 fn own_head(conn: &mut Conn, response: &ureq_proto::http::Response<()>) -> OwnedHead {
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-    };
-    let encoding = header("content-encoding")
-        .map(|e| e.trim().to_ascii_lowercase())
-        .filter(|e| !e.is_empty() && e != "identity");
-    let head = OwnedHead {
-        status: response.status().as_u16(),
-        location: header("location"),
-        content_type: header("content-type"),
-        retry_after: header("retry-after"),
-        content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
-        robots_tag: crate::fetch::client::robots_tag(
-            response
-                .headers()
-                .get_all("x-robots-tag")
-                .iter()
-                .map(|v| v.as_bytes()),
-        ),
-        set_cookies: crate::fetch::client::set_cookies(
-            response
-                .headers()
-                .get_all("set-cookie")
-                .iter()
-                .map(|v| v.as_bytes()),
-        ),
-        content_encoding: encoding.clone(),
-        archived: conn.archive.then(|| {
-            crate::fetch::head::archived_head(
-                response.version(),
-                response.status(),
-                response.headers(),
-            )
-        }),
-    };
-    conn.encoding = encoding;
+    let head = OwnedHead::of(response, conn.archive);
+    conn.encoding = head.content_encoding.clone();
     let says = |token: &str| {
         response
             .headers()

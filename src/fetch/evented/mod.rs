@@ -17,7 +17,7 @@ mod exchange;
 mod wire;
 
 pub use conn::Connections;
-pub use events::{ConnRef, ConnSettings, Event, NotSent, OwnedHead, ReqId};
+pub use events::{Carried, ConnRef, ConnSettings, Event, NotSent, OwnedHead, ReqId};
 
 use parking_lot::Mutex;
 
@@ -76,7 +76,7 @@ impl Downloader for EventedDownloader {
     }
 
     fn fetch_page(&self, env: &FetchEnv<'_>, task: &FetchTask, log: &Log) -> PageResult {
-        super::page::fetch_page(env, &self.client, task, log)
+        super::http_downloader::fetch_page(env, &self.client, task, log)
     }
 
     fn fetch_sitemaps(

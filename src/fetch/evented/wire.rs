@@ -9,7 +9,7 @@ use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, RootCertStore};
 
 use crate::fetch::FetchError;
-use crate::fetch::client::tls_reason;
+use crate::fetch::fetch_error::tls_reason;
 
 /// The TLS client configuration: the same roots as the blocking client (`CaFile` added to
 /// the built-in ones), the same provider (ring).

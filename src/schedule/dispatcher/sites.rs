@@ -178,9 +178,11 @@ impl Dispatcher {
     /// robots.txt of `site` is known; `delay` is its `Crawl-delay` (zero when none): the
     /// site's delay is the larger of it and hosts.txt's from now on.
     pub fn robots_done(&self, site: SiteId, delay: Duration) {
-        let mut st = self.state.lock();
-        let delay = if st.unpaced { Duration::ZERO } else { delay };
-        st.gates[site.0 as usize].robots_done(delay);
+        {
+            let mut st = self.state.lock();
+            let delay = if st.unpaced { Duration::ZERO } else { delay };
+            st.gates[site.0 as usize].robots_done(delay);
+        }
         self.cv.notify_one();
     }
 

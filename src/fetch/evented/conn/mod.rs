@@ -24,7 +24,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use rustls::ClientConnection;
 use ureq_proto::BodyMode;
 
-use super::events::{ConnRef, ConnSettings, Event, NotSent, ReqId};
+use super::events::{Carried, ConnRef, ConnSettings, Event, NotSent, ReqId};
 use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare, step};
 use super::wire;
 use crate::fetch::FetchError;
@@ -133,14 +133,14 @@ impl Connections {
     }
 
     /// Sends a GET for `url` of `site` in the site's `turn` (ended once the request is
-    /// written), with the site's cookies for it. On an idle connection of the site if there
-    /// is one.
+    /// written), with what it `carried` (the site's cookies for it, a re-crawl's validators).
+    /// On an idle connection of the site if there is one.
     pub fn send(
         &mut self,
         req: ReqId,
         site: SiteId,
         url: &NormUrl,
-        cookie: Option<String>,
+        carried: Carried,
         turn: SendTurn,
     ) -> Result<ConnRef, NotSent> {
         let parsed = url.as_url();
@@ -152,7 +152,7 @@ impl Connections {
         let (out, call) = prepare(
             url,
             &self.settings.user_agent,
-            cookie.as_deref(),
+            &carried,
             &mut self.request_buffer,
         )
         .map_err(NotSent::Failed)?;
@@ -184,7 +184,7 @@ impl Connections {
         };
         conn.req = Some(req);
         conn.url = Some(url.clone());
-        conn.cookie = cookie;
+        conn.carried = carried;
         conn.state = State::Head(call);
         conn.out = out;
         conn.out_pos = 0;
@@ -379,7 +379,7 @@ impl Connections {
             addr,
             req,
             url,
-            cookie,
+            carried,
             reused,
             answered,
             connected,
@@ -411,7 +411,7 @@ impl Connections {
             };
             let sent = self
                 .open(site, origin, tls, addrs, Instant::now())
-                .and_then(|index| self.start_on(index, req, url, cookie, turn));
+                .and_then(|index| self.start_on(index, req, url, carried, turn));
             match sent {
                 Ok(()) => return,
                 Err(e) => {
@@ -429,13 +429,13 @@ impl Connections {
         index: usize,
         req: ReqId,
         url: &NormUrl,
-        cookie: Option<String>,
+        carried: Carried,
         turn: Option<SendTurn>,
     ) -> Result<(), FetchError> {
         let (out, call) = prepare(
             url,
             &self.settings.user_agent,
-            cookie.as_deref(),
+            &carried,
             &mut self.request_buffer,
         )?;
         self.generation += 1;
@@ -446,7 +446,7 @@ impl Connections {
         };
         conn.req = Some(req);
         conn.url = Some(url.clone());
-        conn.cookie = cookie;
+        conn.carried = carried;
         conn.state = State::Head(call);
         conn.out = out;
         conn.turn = turn;
@@ -468,7 +468,7 @@ impl Connections {
         };
         conn.req = None;
         conn.url = None;
-        conn.cookie = None;
+        conn.carried = Carried::default();
         conn.turn = None;
         conn.state = State::Idle;
         conn.body = Vec::new();

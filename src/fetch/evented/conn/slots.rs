@@ -108,7 +108,7 @@ impl Connections {
             state: State::Idle,
             req: None,
             url: None,
-            cookie: None,
+            carried: Default::default(),
             connected: false,
             reused: false,
             close_after: false,

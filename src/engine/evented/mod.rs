@@ -24,7 +24,7 @@ use crossbeam_channel::Sender;
 use super::{Fetched, download};
 use crate::bodies::{self, BodyPermit};
 use crate::engine::Context;
-use crate::fetch::evented::{ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
+use crate::fetch::evented::{Carried, ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
 use crate::fetch::{
     Check, EventedDownloader, FetchEnv, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
     RobotsWalk, Step, Walk,
@@ -35,6 +35,8 @@ use crate::schedule::TaskLease;
 use crate::stop::PanicGuard;
 use crate::stop::STOP_GRACE;
 use crate::url_norm::NormUrl;
+
+mod not_modified;
 
 /// The longest the loop sleeps without looking at the stop and the finished sites.
 const LOOK_AGAIN: Duration = Duration::from_millis(50);
@@ -83,6 +85,8 @@ struct InFlight<'a> {
     permit: Option<BodyPermit>,
     /// What it waits for besides the network.
     waits: Waits,
+    /// Its request carried a re-crawl's validators: a `304` is the archived answer.
+    conditional: bool,
 }
 
 /// What a task waits for besides the network (its entries in the loop's queues are stale
@@ -267,6 +271,7 @@ impl<'a> Driver<'a> {
             head: None,
             permit: None,
             waits: Waits::Nothing,
+            conditional: false,
         });
         self.go(id);
     }
@@ -310,7 +315,13 @@ impl<'a> Driver<'a> {
             Walker::Page(walk) => walk.cookie(&f.url),
             Walker::Robots(walk) => walk.cookie(&f.url),
         };
-        match self.conns.send(ReqId(id), site, &f.url, cookie, turn) {
+        let validators = match &f.walk {
+            Walker::Page(_) => crate::fetch::recrawl::validators(self.env.recrawl, &f.url).cloned(),
+            Walker::Robots(_) => None,
+        };
+        f.conditional = validators.is_some();
+        let carried = Carried { cookie, validators };
+        match self.conns.send(ReqId(id), site, &f.url, carried, turn) {
             Ok(at) => {
                 f.conn = Some(at);
                 self.tasks[id] = Some(f);
@@ -390,7 +401,7 @@ impl<'a> Driver<'a> {
     }
 
     fn on_head(&mut self, id: usize, head: OwnedHead) {
-        let Some(mut f) = self.tasks[id].take() else {
+        let Some(f) = self.tasks[id].take() else {
             return;
         };
         let Some(at) = f.conn else {
@@ -398,6 +409,9 @@ impl<'a> Driver<'a> {
             return;
         };
         let req = ReqId(id);
+        let Some((mut f, head)) = self.not_modified(id, f, at, head) else {
+            return;
+        };
         match &mut f.walk {
             Walker::Robots(walk) => match walk.head(&f.url, head.head(), f.started) {
                 RobotsStep::Next => {
@@ -447,6 +461,14 @@ impl<'a> Driver<'a> {
                 let answer = walk.body(&f.url, body, f.started);
                 self.robots_done(id, f.lease, answer);
             }
+            Walker::Page(_) => self.page_body(id, f, body),
+        }
+    }
+
+    /// A page task's body, read or not.
+    fn page_body(&mut self, id: usize, mut f: InFlight<'a>, body: Result<Vec<u8>, FetchError>) {
+        match &mut f.walk {
+            Walker::Robots(_) => {}
             Walker::Page(walk) => {
                 let permit = f.permit.take().unwrap_or_default();
                 let declared =
