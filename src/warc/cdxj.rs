@@ -52,7 +52,7 @@ fn json_string(s: &str, out: &mut String) {
 
 /// The index line of a record at `offset` (`length` bytes) of file `filename`, if it is a
 /// response or a revisit.
-pub fn line(record: &RawRecord, filename: &str, offset: u64, length: u64) -> Option<String> {
+pub fn line(record: &RawRecord<'_>, filename: &str, offset: u64, length: u64) -> Option<String> {
     let kind = record.field("WARC-Type")?;
     if kind != "response" && kind != "revisit" {
         return None;

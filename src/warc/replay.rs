@@ -277,20 +277,31 @@ impl Replay {
         Ok(Answer::Response { head, body, error })
     }
 
-    fn read(&self, loc: Loc) -> io::Result<RawRecord> {
+    fn read(&self, loc: Loc) -> io::Result<RawRecord<'static>> {
         let path = &self.files[loc.file as usize];
         let mut f = File::open(path)?;
         f.seek(SeekFrom::Start(loc.offset))?;
         let mut gz = Vec::with_capacity(usize::try_from(loc.len).unwrap_or(0));
         f.take(loc.len).read_to_end(&mut gz)?;
         let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw)?;
-        RawRecord::parse(&raw).ok_or_else(|| {
-            io::Error::new(
+        if !super::read::gunzip_member(&mut &gz[..], &mut raw)? {
+            return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("no whole record at {} of {}", loc.offset, path.display()),
-            )
-        })
+                format!(
+                    "no whole gzip member at {} of {}",
+                    loc.offset,
+                    path.display()
+                ),
+            ));
+        }
+        RawRecord::parse(&raw)
+            .map(RawRecord::into_owned)
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("no whole record at {} of {}", loc.offset, path.display()),
+                )
+            })
     }
 }
 
@@ -350,7 +361,7 @@ fn recrawl_of(info: &[(String, String)]) -> Option<PathBuf> {
 pub const SERVER_NOT_MODIFIED: &str = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
 
 /// A whole `response` record is where its payload digest's body is.
-fn add_payload(r: &RawRecord, loc: Loc, payloads: &mut HashMap<String, Loc>) {
+fn add_payload(r: &RawRecord<'_>, loc: Loc, payloads: &mut HashMap<String, Loc>) {
     if r.field("WARC-Type") == Some("response")
         && r.field("WARC-Truncated").is_none()
         && let Some(d) = r.field("WARC-Payload-Digest")
@@ -360,7 +371,7 @@ fn add_payload(r: &RawRecord, loc: Loc, payloads: &mut HashMap<String, Loc>) {
 }
 
 /// A whole `200` answer's validators, if it is one.
-fn latest_of(r: &RawRecord) -> Option<Validators> {
+fn latest_of(r: &RawRecord<'_>) -> Option<Validators> {
     if r.field("WARC-Truncated").is_some() {
         return None;
     }
@@ -384,7 +395,7 @@ fn latest_of(r: &RawRecord) -> Option<Validators> {
 }
 
 /// Files record `r` (at `loc`) among what its URL met, the payloads and the last answers.
-fn visit(r: &RawRecord, loc: Loc, s: &mut Scanned) {
+fn visit(r: &RawRecord<'_>, loc: Loc, s: &mut Scanned) {
     let kind = r.field("WARC-Type").unwrap_or("");
     let (Some(url), Some(date)) = (r.field("WARC-Target-URI"), r.field("WARC-Date")) else {
         return;

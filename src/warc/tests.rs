@@ -39,7 +39,7 @@ fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
 }
 
 /// Every record of every file of `dir` with `ext`: (file, type, target).
-fn records(dir: &std::path::Path, ext: &str) -> Vec<(String, RawRecord)> {
+fn records(dir: &std::path::Path, ext: &str) -> Vec<(String, RawRecord<'static>)> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -48,7 +48,10 @@ fn records(dir: &std::path::Path, ext: &str) -> Vec<(String, RawRecord)> {
     names.sort();
     let mut out = Vec::new();
     for n in names {
-        scan(&dir.join(&n), |_, _, r| out.push((n.clone(), r.clone()))).unwrap();
+        scan(&dir.join(&n), |_, _, r| {
+            out.push((n.clone(), r.clone().into_owned()))
+        })
+        .unwrap();
     }
     out
 }
@@ -112,7 +115,7 @@ fn records_revisits_rotation_and_index() {
         .find(|(_, r)| r.field("WARC-Type") == Some("metadata"))
         .unwrap()
         .1;
-    assert_eq!(meta.block, b"level: 1\r\noutlink: http://a.test/b\r\n");
+    assert_eq!(&meta.block[..], b"level: 1\r\noutlink: http://a.test/b\r\n");
     // Every digest is the SHA-1 of what it names.
     for (_, r) in &all {
         assert_eq!(

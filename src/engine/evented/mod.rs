@@ -87,6 +87,9 @@ struct InFlight<'a> {
     waits: Waits,
     /// Its request carried a re-crawl's validators: a `304` is the archived answer.
     conditional: bool,
+    /// The body of the archived answer a `304` stands for, waiting for room among the bodies
+    /// held like a body read from the network.
+    archived_body: Option<Vec<u8>>,
 }
 
 /// What a task waits for besides the network (its entries in the loop's queues are stale
@@ -272,6 +275,7 @@ impl<'a> Driver<'a> {
             permit: None,
             waits: Waits::Nothing,
             conditional: false,
+            archived_body: None,
         });
         self.go(id);
     }
@@ -381,7 +385,11 @@ impl<'a> Driver<'a> {
                 };
                 f.permit = Some(permit);
                 f.waits = Waits::Nothing;
-                if let Some(at) = f.conn {
+                if let Some(body) = f.archived_body.take() {
+                    if let Some(f) = self.tasks[id].take() {
+                        self.page_body(id, f, Ok(body));
+                    }
+                } else if let Some(at) = f.conn {
                     self.conns.read_body(at, ReqId(id), self.cap, false);
                 }
             }

@@ -1,7 +1,8 @@
 //! A re-crawl's `304 Not Modified` in the event-driven loop (`Recrawl`, SPEC §15): the
 //! archived answer it stands for is walked as if the server had sent it again.
 
-use super::{Driver, InFlight, Walker};
+use super::{Driver, InFlight, Waits, Walker};
+use crate::bodies;
 use crate::fetch::evented::{ConnRef, OwnedHead, ReqId};
 use crate::fetch::{HeadStep, recrawl};
 
@@ -24,6 +25,8 @@ impl<'a> Driver<'a> {
             match recrawl::unchanged_head(recrawl, &f.url, head.archived.clone()) {
                 Ok(Some((head, body))) => {
                     self.conns.discard(at, req);
+                    let mut f = f;
+                    f.conn = None;
                     self.unchanged(id, f, head, body);
                     return None;
                 }
@@ -53,10 +56,15 @@ impl<'a> Driver<'a> {
             }
             HeadStep::Done(result) => self.finish(id, f.lease, result),
             HeadStep::Body => {
-                let held = self.ctx.bodies.try_acquire(body.len() as u64);
-                f.permit = Some(held.unwrap_or_default());
+                // It waits for room among the bodies held, as a body from the network does:
+                // 304s come fast, and thousands of archived bodies would wait for the parsers.
                 f.head = Some(head);
-                self.page_body(id, f, Ok(body));
+                f.archived_body = Some(body);
+                f.waits = Waits::BodyRoom;
+                let lane = bodies::lane(self.expected_body(&f));
+                self.tasks[id] = Some(f);
+                self.bodies[lane].push_back(id);
+                self.make_room_for_bodies();
             }
         }
     }
