@@ -38,6 +38,10 @@ impl RecordType {
 pub const IDENTICAL_PAYLOAD: &str =
     "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
 
+/// The revisit profile of a `304 Not Modified` to a re-crawl's conditional request (WARC 1.1
+/// §6.7.3).
+pub const SERVER_NOT_MODIFIED: &str = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+
 /// A record to write.
 #[derive(Debug, Clone)]
 pub struct Record<'a> {

@@ -35,9 +35,7 @@ impl Capture {
     pub fn new(url: &str, started: Instant, request: Vec<u8>, head: &[u8]) -> Capture {
         Capture {
             url: url.to_owned(),
-            date: SystemTime::now()
-                .checked_sub(started.elapsed())
-                .unwrap_or_else(SystemTime::now),
+            date: sent_at(started),
             request,
             head: head.to_vec(),
             not_modified: None,
@@ -60,6 +58,13 @@ pub enum BodyRead<'a> {
         /// The failure's kind and detail.
         error: (&'a str, &'a str),
     },
+}
+
+/// When a request sent at `started` (a monotonic time) left, on the wall clock.
+fn sent_at(started: Instant) -> SystemTime {
+    SystemTime::now()
+        .checked_sub(started.elapsed())
+        .unwrap_or_else(SystemTime::now)
 }
 
 /// A page's `response` record, for its `metadata` record once it is parsed.
@@ -155,7 +160,7 @@ impl Recorder {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
-        let date = Capture::new(url, started, Vec::new(), &[]).date;
+        let date = sent_at(started);
         match self.archive.failure(url, date, request, error) {
             Ok(()) => {
                 self.exchanges.fetch_add(1, Ordering::Relaxed);

@@ -20,7 +20,7 @@ use hashbrown::HashMap;
 use parking_lot::Mutex;
 
 use super::read::{RawRecord, scan};
-use super::record::head_len;
+use super::record::{SERVER_NOT_MODIFIED, head_len};
 
 /// Where a record is.
 #[derive(Debug, Clone, Copy)]
@@ -356,9 +356,6 @@ fn recrawl_of(info: &[(String, String)]) -> Option<PathBuf> {
         .find(|(n, _)| n == "recrawl-of")
         .map(|(_, v)| PathBuf::from(v))
 }
-
-/// The revisit profile of a `304 Not Modified` (WARC 1.1 §6.7.3).
-pub const SERVER_NOT_MODIFIED: &str = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
 
 /// A whole `response` record is where its payload digest's body is.
 fn add_payload(r: &RawRecord<'_>, loc: Loc, payloads: &mut HashMap<String, Loc>) {

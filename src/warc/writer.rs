@@ -16,8 +16,9 @@ use parking_lot::Mutex;
 
 use super::cdxj::{self, Entry, UNSORTED_FILE};
 use super::read::scan;
-use super::record::{IDENTICAL_PAYLOAD, Ids, Record, RecordType, sha1_digest, warc_date};
-use super::replay::SERVER_NOT_MODIFIED;
+use super::record::{
+    IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, sha1_digest, warc_date,
+};
 
 /// The suffix of a file being written.
 const OPEN: &str = ".open";
