@@ -30,7 +30,7 @@ fn install_kinds(web: &TestWeb, host: &str) {
         host,
         "/",
         "<title>home</title><a href=/moved>moved</a> <a href=/gone>gone</a> \
-         <a href=/broken>broken</a> <a href=/data.pdf>data</a> <a href=/zipped>zipped</a> \
+         <a href=/broken>broken</a> <a href=/data>data</a> <a href=/zipped>zipped</a> \
          <a href=/chunks>chunks</a> <a href=/copy>home again</a> \
          <a href=/private/x>private</a> <a href=/huge>huge</a> <a href=/slow>slow</a> \
          <a href=http://x.test/out>out</a>",
@@ -43,9 +43,10 @@ fn install_kinds(web: &TestWeb, host: &str) {
         Resp::new(404, "text/html", "<p>not here</p>"),
     );
     web.set(host, "/broken", Resp::new(500, "text/html", "<p>oops</p>"));
+    // Not HTML, at a URL without an extension: a link to a .pdf is refused without a request.
     web.set(
         host,
-        "/data.pdf",
+        "/data",
         Resp::new(200, "application/pdf", "%PDF-1.4 data"),
     );
     web.set(
@@ -63,7 +64,7 @@ fn install_kinds(web: &TestWeb, host: &str) {
         host,
         "/copy",
         "<title>home</title><a href=/moved>moved</a> <a href=/gone>gone</a> \
-         <a href=/broken>broken</a> <a href=/data.pdf>data</a> <a href=/zipped>zipped</a> \
+         <a href=/broken>broken</a> <a href=/data>data</a> <a href=/zipped>zipped</a> \
          <a href=/chunks>chunks</a> <a href=/copy>home again</a> \
          <a href=/private/x>private</a> <a href=/huge>huge</a> <a href=/slow>slow</a> \
          <a href=http://x.test/out>out</a>",
@@ -297,7 +298,7 @@ fn archive_and_rebuild(downloader: &str) {
             kinds("/broken"),
             vec![pair("response", "500"), pair("response", "500")]
         );
-        assert_eq!(kinds("/data.pdf"), vec![pair("response", "200")]);
+        assert_eq!(kinds("/data"), vec![pair("response", "200")]);
         assert_eq!(
             kinds("/zipped"),
             vec![pair("response", "200"), pair("metadata", "")]

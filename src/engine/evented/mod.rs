@@ -487,16 +487,20 @@ impl<'a> Driver<'a> {
                             robots_tag: h.robots_tag,
                         });
                 match walk.body(&f.url, declared, body, permit, f.started) {
-                    Step::Next(next) => {
-                        f.url = next;
-                        f.conn = None;
-                        self.tasks[id] = Some(f);
-                        self.go(id);
-                    }
+                    Step::Next(next) => self.hop(id, f, next),
                     Step::Done(result) => self.finish(id, f.lease, result),
                 }
             }
         }
+    }
+
+    /// Task `id` follows a hop to `next` (a redirect, a refresh, a page's second copy): its
+    /// next request, on whichever connection.
+    fn hop(&mut self, id: usize, mut f: InFlight<'a>, next: NormUrl) {
+        f.url = next;
+        f.conn = None;
+        self.tasks[id] = Some(f);
+        self.go(id);
     }
 
     /// Task `id`'s request got no answer.

@@ -48,12 +48,7 @@ impl<'a> Driver<'a> {
             return;
         };
         match walk.head(&f.url, head.head(), f.started) {
-            HeadStep::Next(next) => {
-                f.url = next;
-                f.conn = None;
-                self.tasks[id] = Some(f);
-                self.go(id);
-            }
+            HeadStep::Next(next) => self.hop(id, f, next),
             HeadStep::Done(result) => self.finish(id, f.lease, result),
             HeadStep::Body => {
                 // It waits for room among the bodies held, as a body from the network does:
