@@ -120,9 +120,23 @@ fn folder(web: &TestWeb, names: &[&str], extra: &[(&str, &str)]) -> tempfile::Te
 
 /// Runs the binary in `dir` with `args`; it must exit 0. Returns its stderr.
 fn run_ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_binary(dir, args);
+    ok(&run_binary(dir, args))
+}
+
+/// Runs `rccrawler rebuild results/archive [OPTION VALUE] --out OUT` in `dir`.
+fn rebuild(dir: &Path, option: Option<(&str, &str)>, out: &str) -> std::process::Output {
+    let mut args = vec!["rebuild", "results/archive"];
+    if let Some((name, value)) = option {
+        args.extend([name, value]);
+    }
+    args.extend(["--out", out]);
+    run_binary(dir, &args)
+}
+
+/// A command's output when it exited 0 (its stderr in the message otherwise); its stderr.
+fn ok(out: &std::process::Output) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(0), "rccrawler {args:?}: {err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
     err
 }
 
@@ -318,10 +332,7 @@ fn archive_and_rebuild(downloader: &str) {
         assert!(pages > 120, "a metadata record per page: {pages}");
     }
     let out = dir.path().join("rebuilt");
-    let err = run_ok(
-        dir.path(),
-        &["rebuild", "results/archive", "--out", "rebuilt"],
-    );
+    let err = ok(&rebuild(dir.path(), None, "rebuilt"));
     assert!(err.contains("rebuilding from"), "{err}");
     assert_same_results(&dir.path().join("results"), &out.join("results"));
     let record = std::fs::read_to_string(out.join("results/crawl.ini")).unwrap();
@@ -360,17 +371,7 @@ fn a_rebuild_with_other_settings_gives_what_a_crawl_with_them_gives() {
         hosts(&web, &["a.test", "b.test"], 2),
     )
     .unwrap();
-    run_ok(
-        dir.path(),
-        &[
-            "rebuild",
-            "results/archive",
-            "--hosts",
-            "level2.txt",
-            "--out",
-            "low",
-        ],
-    );
+    ok(&rebuild(dir.path(), Some(("--hosts", "level2.txt")), "low"));
     let want = direct(&web, &["a.test", "b.test"], 2, &[]);
     assert_same_results(
         &want.path().join("results"),
@@ -380,17 +381,11 @@ fn a_rebuild_with_other_settings_gives_what_a_crawl_with_them_gives() {
     let mut keys: Vec<(&str, &str)> = SETTINGS.to_vec();
     keys.push(("Duplicates", "exact"));
     std::fs::write(dir.path().join("exact.ini"), settings_text(&keys)).unwrap();
-    run_ok(
+    ok(&rebuild(
         dir.path(),
-        &[
-            "rebuild",
-            "results/archive",
-            "--settings",
-            "exact.ini",
-            "--out",
-            "exact",
-        ],
-    );
+        Some(("--settings", "exact.ini")),
+        "exact",
+    ));
     let want = direct(&web, &["a.test", "b.test"], 100, &[("Duplicates", "exact")]);
     assert_same_results(
         &want.path().join("results"),
@@ -400,36 +395,13 @@ fn a_rebuild_with_other_settings_gives_what_a_crawl_with_them_gives() {
     let before = web.server.requests().len();
     let deeper = dir.path().join("deeper.txt");
     std::fs::write(&deeper, format!("{};2;100;0\n", web.origin("c.test"))).unwrap();
-    let out = run_binary(
-        dir.path(),
-        &[
-            "rebuild",
-            "results/archive",
-            "--hosts",
-            "deeper.txt",
-            "--out",
-            "c",
-        ],
-    );
+    let out = rebuild(dir.path(), Some(("--hosts", "deeper.txt")), "c");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the archive lacks"), "{err}");
     assert_eq!(web.server.requests().len(), before, "nothing fetched");
     // The same folder again: an earlier rebuild is replaced; another folder is refused.
-    run_ok(
-        dir.path(),
-        &[
-            "rebuild",
-            "results/archive",
-            "--hosts",
-            "level2.txt",
-            "--out",
-            "low",
-        ],
-    );
-    let out = run_binary(
-        dir.path(),
-        &["rebuild", "results/archive", "--out", "results"],
-    );
+    ok(&rebuild(dir.path(), Some(("--hosts", "level2.txt")), "low"));
+    let out = rebuild(dir.path(), None, "results");
     assert_eq!(out.status.code(), Some(2));
     let out = run_binary(dir.path(), &["rebuild", "hosts.txt", "--out", "x"]);
     assert_eq!(out.status.code(), Some(2));
@@ -443,10 +415,7 @@ fn a_dynamic_site_rebuilds_to_the_same_graph() {
     common::dynweb::DynSite::mixed().install(&web, "e.test");
     let dir = folder(&web, &["e.test"], &[("Archive", "warc")]);
     run_ok(dir.path(), &[]);
-    run_ok(
-        dir.path(),
-        &["rebuild", "results/archive", "--out", "rebuilt"],
-    );
+    ok(&rebuild(dir.path(), None, "rebuilt"));
     assert_same_results(
         &dir.path().join("results"),
         &dir.path().join("rebuilt/results"),
@@ -521,10 +490,7 @@ fn killed_twice_then_continued_the_archive_is_whole_and_the_results_exact() {
         }
     }
     // Fetched (summary.csv) counts a page fetched again after a kill once per fetch.
-    run_ok(
-        dir.path(),
-        &["rebuild", "results/archive", "--out", "rebuilt"],
-    );
+    ok(&rebuild(dir.path(), None, "rebuilt"));
     assert_same_graphs(
         &dir.path().join("results"),
         &dir.path().join("rebuilt/results"),
@@ -654,10 +620,7 @@ fn a_recrawl_asks_with_validators_and_takes_304s_from_the_earlier_archive() {
             .count();
         assert_eq!(revisits, 10, "{records:?}");
     }
-    run_ok(
-        dir.path(),
-        &["rebuild", "results/archive", "--out", "rebuilt"],
-    );
+    ok(&rebuild(dir.path(), None, "rebuilt"));
     assert_same_results(
         &dir.path().join("results"),
         &dir.path().join("rebuilt/results"),

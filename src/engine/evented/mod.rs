@@ -450,14 +450,20 @@ impl<'a> Driver<'a> {
                 }
                 HeadStep::Body => {
                     f.head = Some(head);
-                    f.waits = Waits::BodyRoom;
-                    let lane = bodies::lane(self.expected_body(&f));
-                    self.tasks[id] = Some(f);
-                    self.bodies[lane].push_back(id);
-                    self.make_room_for_bodies();
+                    self.wait_for_body_room(id, f);
                 }
             },
         }
+    }
+
+    /// Task `id`'s page body (its head in `f.head`) is read once there is room among the
+    /// bodies held, in its lane's order.
+    fn wait_for_body_room(&mut self, id: usize, mut f: InFlight<'a>) {
+        f.waits = Waits::BodyRoom;
+        let lane = bodies::lane(self.expected_body(&f));
+        self.tasks[id] = Some(f);
+        self.bodies[lane].push_back(id);
+        self.make_room_for_bodies();
     }
 
     fn on_body(&mut self, id: usize, body: Result<Vec<u8>, FetchError>) {

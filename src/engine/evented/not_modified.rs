@@ -1,8 +1,7 @@
 //! A re-crawl's `304 Not Modified` in the event-driven loop (`Recrawl`, SPEC §15): the
 //! archived answer it stands for is walked as if the server had sent it again.
 
-use super::{Driver, InFlight, Waits, Walker};
-use crate::bodies;
+use super::{Driver, InFlight, Walker};
 use crate::fetch::evented::{ConnRef, OwnedHead, ReqId};
 use crate::fetch::{HeadStep, recrawl};
 
@@ -55,11 +54,7 @@ impl<'a> Driver<'a> {
                 // 304s come fast, and thousands of archived bodies would wait for the parsers.
                 f.head = Some(head);
                 f.archived_body = Some(body);
-                f.waits = Waits::BodyRoom;
-                let lane = bodies::lane(self.expected_body(&f));
-                self.tasks[id] = Some(f);
-                self.bodies[lane].push_back(id);
-                self.make_room_for_bodies();
+                self.wait_for_body_room(id, f);
             }
         }
     }
