@@ -32,6 +32,20 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
             return Exit::BadInput;
         }
     };
+    if let Some(input) = crate::storage::paths::overlapping(
+        &args.out,
+        args.archive
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .chain(replay.folders()),
+    ) {
+        eprintln!(
+            "error: --out {} overlaps the archive {}: a rebuild writes nothing into an archive it reads",
+            shown(&args.out).display(),
+            shown(input).display()
+        );
+        return Exit::BadInput;
+    }
     if let Err(e) = claim_out(&args.out) {
         eprintln!("error: {e}");
         return Exit::BadInput;

@@ -302,7 +302,6 @@ mod tests {
             ],
             arcs: vec![(0, 1, 1), (0, 2, 2), (0, 4, 1), (0, 5, 1)],
             external: vec![ext(1, "http://x.test/a"), ext(5, "http://x.test/g")],
-            problems: vec![],
         };
         let new = Snapshot {
             pages: vec![
@@ -315,7 +314,6 @@ mod tests {
             ],
             arcs: vec![(0, 1, 1), (0, 2, 3), (0, 3, 1), (3, 4, 1), (0, 5, 1)],
             external: vec![ext(1, "http://x.test/a"), ext(5, "http://x.test/f")],
-            problems: vec![],
         };
         let d = diff(&old, &new);
         let got: Vec<_> = d.pages.iter().map(|p| (p.change, p.old, p.new)).collect();

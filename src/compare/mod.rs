@@ -82,6 +82,10 @@ pub enum CompareError {
         /// The compared folder.
         input: PathBuf,
     },
+    /// A file of a compared folder without the columns compare needs, or a row of it that
+    /// does not read (`file:line: what`).
+    #[error("{0}")]
+    Unreadable(String),
     /// Fewer than two folders.
     #[error("compare needs two results folders or more, in time order")]
     TooFew,
@@ -237,6 +241,9 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Compared, CompareError>
             });
         }
     }
+    // Every file's columns checked, and the networks read, before anything is written.
+    check_sites(&crawls)?;
+    let networks = network_diff::read_all(&crawls)?;
     clear_out(out)?;
     let write = |path: &Path| {
         let path = path.to_owned();
@@ -246,8 +253,12 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Compared, CompareError>
     let sites = site_order(&crawls);
     let mut levels = vec![Vec::new(); crawls.len()];
     compare_sites(&sites, &crawls, &mut pairs, &mut levels, out)?;
-    let network =
-        network_diff::compare(&crawls, &pairs, out).map_err(write(&out.join("network")))?;
+    let network = match networks {
+        Some(nets) => {
+            Some(network_diff::compare(&nets, &pairs, out).map_err(write(&out.join("network")))?)
+        }
+        None => None,
+    };
     let mut compared = Compared {
         sites: sites.len(),
         ..Compared::default()
@@ -315,38 +326,22 @@ fn clear_out(out: &Path) -> Result<(), CompareError> {
     .map_err(write)
 }
 
-/// Refuses an output folder that is, is inside, or holds a compared folder.
+/// Refuses an output folder that is, is inside, or holds a compared folder (links resolved).
 fn check_out(inputs: &[PathBuf], out: &Path) -> Result<(), CompareError> {
-    // The output folder may not exist yet: its nearest existing ancestor decides.
-    let absolute = |p: &Path| {
-        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
-        let mut existing = abs.as_path();
-        let mut rest = Vec::new();
-        while !existing.exists() {
-            match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name.to_owned());
-                    existing = parent;
-                }
-                _ => break,
-            }
-        }
-        let mut real = existing
-            .canonicalize()
-            .unwrap_or_else(|_| existing.to_owned());
-        for name in rest.into_iter().rev() {
-            real.push(name);
-        }
-        real
-    };
-    let o = absolute(out);
-    for input in inputs {
-        let i = absolute(input);
-        if o.starts_with(&i) || i.starts_with(&o) {
-            return Err(CompareError::OutOverlaps {
-                out: out.to_owned(),
-                input: input.clone(),
-            });
+    match crate::storage::paths::overlapping(out, inputs.iter().map(PathBuf::as_path)) {
+        Some(input) => Err(CompareError::OutOverlaps {
+            out: out.to_owned(),
+            input: input.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks that every site folder of every crawl has the columns compare reads.
+fn check_sites(crawls: &[Crawl]) -> Result<(), CompareError> {
+    for c in crawls {
+        for r in &c.rows {
+            snapshot::check(&c.path.join(&r.folder)).map_err(CompareError::Unreadable)?;
         }
     }
     Ok(())
@@ -467,8 +462,13 @@ fn compare_site(
 ) -> Result<SiteOut, CompareError> {
     let snaps: Vec<Option<Snapshot>> = crawls
         .iter()
-        .map(|c| c.row(site).map(|r| snapshot::read(&c.path.join(&r.folder))))
-        .collect();
+        .map(|c| {
+            c.row(site)
+                .map(|r| snapshot::read(&c.path.join(&r.folder)))
+                .transpose()
+        })
+        .collect::<Result<_, _>>()
+        .map_err(CompareError::Unreadable)?;
     let levels = snaps
         .iter()
         .map(|snap| {

@@ -55,20 +55,22 @@ fn arcs(net: &Network) -> HashMap<(&str, &str), u64> {
         .collect()
 }
 
-/// Compares the crawls' networks into `out/network/` (and each step's); `None` when a crawl
-/// has none.
-pub(crate) fn compare(
-    crawls: &[Crawl],
-    pairs: &[Pair],
-    out: &Path,
-) -> io::Result<Option<NetworkChange>> {
-    let nets: Option<Vec<Network>> = crawls
-        .iter()
-        .map(|c| read_network(&c.path, &|n: &Network| vec![true; n.nodes.len()]))
-        .collect();
-    let Some(nets) = nets else {
-        return Ok(None);
-    };
+/// Every crawl's network, when every crawl has one (`None` when one has none); a network
+/// whose files are not what a crawl writes is refused.
+pub(crate) fn read_all(crawls: &[Crawl]) -> Result<Option<Vec<Network>>, super::CompareError> {
+    let mut nets = Vec::with_capacity(crawls.len());
+    for c in crawls {
+        match read_network(&c.path, &|n: &Network| vec![true; n.nodes.len()]) {
+            Ok(Some(net)) => nets.push(net),
+            Ok(None) => return Ok(None),
+            Err(why) => return Err(super::CompareError::Unreadable(why)),
+        }
+    }
+    Ok(Some(nets))
+}
+
+/// Compares the crawls' networks `nets` into `out/network/` (and each step's).
+pub(crate) fn compare(nets: &[Network], pairs: &[Pair], out: &Path) -> io::Result<NetworkChange> {
     let mut change = NetworkChange {
         sizes: nets
             .iter()
@@ -78,16 +80,16 @@ pub(crate) fn compare(
     };
     for (k, p) in pairs.iter().enumerate() {
         let (a, b) = p.crawls;
-        let dir = pair_dir(out, p.crawls, crawls.len()).join("network");
+        let dir = pair_dir(out, p.crawls, nets.len()).join("network");
         std::fs::create_dir_all(&dir)?;
         let first = (k == 0).then_some(&mut change);
         write_pair(&nets[a], &nets[b], &dir, first)?;
     }
-    timeline(&nets).write(
+    timeline(nets).write(
         &out.join("network").join("graph.gexf"),
         "The network of sites in each crawl compared (time = the crawl's number)",
     )?;
-    Ok(Some(change))
+    Ok(change)
 }
 
 fn write_pair(

@@ -267,7 +267,11 @@ impl SiteSummary {
     /// Reads what [`Self::put`] wrote.
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
         let site = r.str()?.to_owned();
-        let folder = r.str()?.to_owned();
+        // Joined to the results folder when the site's files are read or written again: a
+        // state or database row that names a path is damaged (or crafted), never followed.
+        let folder = crate::storage::paths::plain_name(r.str()?)
+            .map_err(|_| Corrupt("a summary row's folder is not a plain folder name"))?
+            .to_owned();
         let mut counts = [0usize; 6];
         for c in &mut counts {
             *c = usize::try_from(r.var()?).map_err(|_| Corrupt("count out of range"))?;

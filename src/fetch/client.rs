@@ -182,8 +182,20 @@ pub fn request_uri(url: &NormUrl) -> String {
 /// Largest response header accepted (ureq's default), and so the input buffer's size.
 pub(super) const RESPONSE_HEADER_BYTES: usize = 64 * 1024;
 
-/// The output buffer: a GET request line and headers (URLs are capped well below this).
-pub(super) const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
+/// The output buffer's least size: a GET request's lines (both downloaders write a request a
+/// part at a time, so the buffer holds its longest line — the request line or the `Cookie`
+/// header, capped at [`MAX_COOKIE_HEADER`](crate::cookies::MAX_COOKIE_HEADER)).
+const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The output buffer for a crawl whose URLs are at most `max_url_length` bytes and whose
+/// `User-Agent` is `user_agent`: its longest request line fits.
+pub(crate) fn request_buffer_bytes(max_url_length: usize, user_agent: &str) -> usize {
+    const ROOM: usize = 1024;
+    REQUEST_BUFFER_BYTES
+        .max(max_url_length + ROOM)
+        .max(user_agent.len() + ROOM)
+        .max(crate::cookies::MAX_COOKIE_HEADER + ROOM)
+}
 
 /// The shared HTTP client.
 #[derive(Debug)]
@@ -214,6 +226,8 @@ impl HttpClient {
         let (request_timeout, connect_timeout) =
             (settings.http.request_timeout, settings.http.connect_timeout);
         let user_agent = settings.http.user_agent.clone();
+        let output_buffer =
+            request_buffer_bytes(settings.sites.max_url_length, &settings.http.user_agent);
         let abort = Arc::new(AtomicBool::new(false));
         let aborts = Arc::clone(&abort);
         let make = move |idle: usize, pacer: &Arc<Pacer>| {
@@ -232,7 +246,7 @@ impl HttpClient {
                 // whole response header; requests are one short GET.
                 .max_response_header_size(RESPONSE_HEADER_BYTES)
                 .input_buffer_size(RESPONSE_HEADER_BYTES)
-                .output_buffer_size(REQUEST_BUFFER_BYTES)
+                .output_buffer_size(output_buffer)
                 .build();
             let connector = DefaultConnector::default().chain(PacedConnector {
                 pacer: Arc::clone(pacer),

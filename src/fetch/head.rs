@@ -89,6 +89,9 @@ pub(crate) fn archived_request(
     out.into_bytes()
 }
 
+/// The longest `ETag` or `Last-Modified` sent back.
+const MAX_VALIDATOR_BYTES: usize = 1024;
+
 /// The header fields of a re-crawl's conditional request (SPEC §15): `If-None-Match` for an
 /// archived `ETag`, `If-Modified-Since` for an archived `Last-Modified`.
 pub(crate) fn conditions(validators: Option<&Validators>) -> Vec<(&'static str, &str)> {
@@ -102,6 +105,9 @@ pub(crate) fn conditions(validators: Option<&Validators>) -> Vec<(&'static str, 
     if let Some(date) = &v.last_modified {
         out.push(("If-Modified-Since", date.as_str()));
     }
+    // A validator as long as a whole head (a server's ETag can be) would make a request line
+    // longer than the downloaders' room: the request goes unconditional instead.
+    out.retain(|(_, v)| v.len() <= MAX_VALIDATOR_BYTES);
     out
 }
 

@@ -1,7 +1,6 @@
 //! The network read back from `results/network/` (the report draws it from the files, as it
 //! shows everything else): every node and subset, and of the arcs (630,000 for 4,000 sites)
-//! only those between the nodes the reader keeps, with the totals of all. `None` when the
-//! folder has no network that reads.
+//! only those between the nodes the reader keeps, with the totals of all.
 
 use std::path::Path;
 
@@ -11,30 +10,42 @@ use super::model::{EdgeRow, Network, NodeRow, Set, SubsetRow};
 use super::write::{EDGE_HEADER, NODE_HEADER};
 use crate::gephi_csv::gephi_unescape;
 
-/// Reads the network of results folder `results`, if it has one that reads, keeping the arcs
-/// between the nodes `keep` flags (it sees the nodes and subsets, the arcs not yet).
+/// Reads the network of results folder `results`, keeping the arcs between the nodes `keep`
+/// flags (it sees the nodes and subsets, the arcs not yet). `Ok(None)` when the folder has no
+/// network; an error (`file:line: what`) when its files are not what a crawl writes — a
+/// network read in part would be compared or drawn wrong.
 pub(crate) fn read_network(
     results: &Path,
     keep: &dyn Fn(&Network) -> Vec<bool>,
-) -> Option<Network> {
+) -> Result<Option<Network>, String> {
     let dir = results.join(NETWORK_DIR);
+    let nodes_path = dir.join("nodes.csv");
+    if !nodes_path.exists() {
+        return Ok(None);
+    }
     let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
     let num = |s: &str| s.trim().parse::<u64>().unwrap_or(0);
+    let open = |name: &str| {
+        let path = dir.join(name);
+        csv::Reader::from_path(&path)
+            .map(|r| (r, path.clone()))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let at = |path: &Path, line: u64, why: &str| format!("{}:{line}: {why}", path.display());
+    let row_error = |path: &Path, e: csv::Error| {
+        let line = e.position().map_or(0, csv::Position::line);
+        at(path, line, &e.to_string())
+    };
     let mut nodes = Vec::new();
     let mut targets = 0;
-    let mut rdr = csv::Reader::from_path(dir.join("nodes.csv")).ok()?;
+    let (mut rdr, path) = open("nodes.csv")?;
     // The measures after the counts are not read: a network written before them reads too.
-    if rdr
-        .headers()
-        .ok()?
-        .iter()
-        .take(NODE_HEADER.len())
-        .ne(NODE_HEADER)
-    {
-        return None;
+    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
+    if let Some(missing) = missing_column(&header, &NODE_HEADER) {
+        return Err(at(&path, 1, &format!("no {missing} column")));
     }
     for r in rdr.records() {
-        let r = r.ok()?;
+        let r = r.map_err(|e| row_error(&path, e))?;
         let set = if &r[2] == "target" {
             targets += 1;
             Set::Target
@@ -56,9 +67,13 @@ pub(crate) fn read_network(
         });
     }
     let mut subsets = Vec::new();
-    let mut rdr = csv::Reader::from_path(dir.join("subsets.csv")).ok()?;
+    let (mut rdr, path) = open("subsets.csv")?;
+    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
+    if let Some(missing) = missing_column(&header, &["Subset", "Sites", "Links"]) {
+        return Err(at(&path, 1, &format!("no {missing} column")));
+    }
     for r in rdr.records() {
-        let r = r.ok()?;
+        let r = r.map_err(|e| row_error(&path, e))?;
         subsets.push(SubsetRow {
             name: r[0].to_owned(),
             sites: num(&r[1]),
@@ -80,16 +95,24 @@ pub(crate) fn read_network(
             .unwrap_or(false)
     };
     let (mut arcs, mut links) = (0u64, 0u64);
-    let mut rdr = csv::Reader::from_path(dir.join("edges.csv")).ok()?;
+    let (mut rdr, path) = open("edges.csv")?;
     // A network written before the nofollow columns has the first five.
-    let header = rdr.headers().ok()?.clone();
-    if header.len() < 5 || header.iter().zip(EDGE_HEADER).any(|(a, b)| a != b) {
-        return None;
+    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
+    if let Some(missing) = missing_column(&header, &EDGE_HEADER[..5]) {
+        return Err(at(&path, 1, &format!("no {missing} column")));
     }
     let with_nofollow = header.len() >= 6;
+    let nodes = u32::try_from(net.nodes.len()).unwrap_or(u32::MAX);
     let mut r = csv::StringRecord::new();
-    while rdr.read_record(&mut r).ok()? {
-        let id = |i: usize| u32::try_from(num(&r[i])).ok();
+    while rdr.read_record(&mut r).map_err(|e| row_error(&path, e))? {
+        let line = r.position().map_or(0, csv::Position::line);
+        let id = |i: usize| {
+            r[i].trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|id| (1..=nodes).contains(id))
+                .ok_or_else(|| at(&path, line, &format!("{:?} is no Id of nodes.csv", &r[i])))
+        };
         let (source, target) = (id(0)?, id(1)?);
         let weight = num(&r[3]);
         arcs += 1;
@@ -110,7 +133,16 @@ pub(crate) fn read_network(
     }
     net.arcs = arcs;
     net.links = links;
-    Some(net)
+    Ok(Some(net))
+}
+
+/// The first of `want` that `header` does not start with, in order (the reader reads columns
+/// by place).
+fn missing_column<'a>(header: &csv::StringRecord, want: &[&'a str]) -> Option<&'a str> {
+    want.iter()
+        .enumerate()
+        .find(|&(i, w)| header.get(i) != Some(*w))
+        .map(|(_, w)| *w)
 }
 
 #[cfg(test)]
@@ -118,7 +150,7 @@ mod tests {
     use super::*;
 
     /// A two-site network whose edges.csv has `edges_header` and the row `edge`.
-    fn network(edges_header: &str, edge: &str) -> Option<Network> {
+    fn network(edges_header: &str, edge: &str) -> Result<Option<Network>, String> {
         let results = tempfile::tempdir().unwrap();
         let dir = results.path().join(NETWORK_DIR);
         std::fs::create_dir(&dir).unwrap();
@@ -136,11 +168,22 @@ mod tests {
     // arcs then have none), and one written with them.
     #[test]
     fn a_network_reads_with_and_without_its_nofollow_columns() {
-        let old = network("Source,Target,Type,Weight,Pages", "1,2,Directed,4,2").unwrap();
+        let old = network("Source,Target,Type,Weight,Pages", "1,2,Directed,4,2")
+            .unwrap()
+            .unwrap();
         assert_eq!((old.edges[0].weight, old.edges[0].nofollow), (4, 0));
-        let new = network(&EDGE_HEADER.join(","), "1,2,Directed,4,2,3,0.75").unwrap();
+        let new = network(&EDGE_HEADER.join(","), "1,2,Directed,4,2,3,0.75")
+            .unwrap()
+            .unwrap();
         assert_eq!((new.edges[0].weight, new.edges[0].nofollow), (4, 3));
         assert_eq!(new.edges[0].nofollow_share(), 0.75);
-        assert!(network("Source,Target,Type,Links,Pages", "1,2,Directed,4,2").is_none());
+        let bad = network("Source,Target,Type,Links,Pages", "1,2,Directed,4,2").unwrap_err();
+        assert!(bad.ends_with("edges.csv:1: no Weight column"), "{bad}");
+        // An arc to a node nodes.csv does not have is named with its line.
+        let bad = network(&EDGE_HEADER.join(","), "1,9,Directed,4,2,3,0.75").unwrap_err();
+        assert!(
+            bad.ends_with("edges.csv:2: \"9\" is no Id of nodes.csv"),
+            "{bad}"
+        );
     }
 }

@@ -117,9 +117,11 @@ impl TargetSet {
                 .parse()
                 .map_err(|_| bad(line, format!("Pages {:?} is not a number", field(pages))))?;
             let home = home.and_then(|c| host_of(field(c)));
+            let folder = crate::storage::paths::plain_name(field(folder))
+                .map_err(|e| bad(line, format!("Folder: {e}")))?;
             let target = Target {
                 site: field(site).to_owned(),
-                folder: field(folder).to_owned(),
+                folder: folder.to_owned(),
                 pages,
                 host,
             };

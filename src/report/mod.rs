@@ -110,7 +110,11 @@ pub(crate) fn write_report(
         wants[i].curve = true;
     }
     let mut collected = read_sites(results, &rows, &wants);
-    collected.network = crate::network::read::read_network(results, &network::shown);
+    collected.network = crate::network::read::read_network(results, &network::shown)
+        .unwrap_or_else(|why| {
+            eprintln!("warning: the report leaves out the network: {why}");
+            None
+        });
     let path = results.join(REPORT_FILE);
     crate::storage::write_atomic(&path, |w| {
         w.write_all(html::head("rccrawler report").as_bytes())?;
@@ -169,14 +173,7 @@ fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected 
         .min(4);
     for_each_index(rows.len(), workers, "report", |index| {
         let (row, want) = (&rows[index], wants[index]);
-        // A folder name from the file itself: one plain name inside the results folder,
-        // never a path that leaves it (`..`, `/etc`, `a/../..`).
-        let mut parts = Path::new(&row.folder).components();
-        let plain =
-            matches!(parts.next(), Some(std::path::Component::Normal(_))) && parts.next().is_none();
-        if !plain {
-            return;
-        }
+        // read_summary took only plain folder names.
         let mut f = read_site(&results.join(&row.folder), want);
         let mut out = out.lock();
         for (h, &n) in &f.external_hosts {

@@ -203,9 +203,17 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
             path: name.clone(),
             why: e.to_string(),
         })?;
+        // A folder name from the file itself: one plain name inside the results folder,
+        // never a path that leaves it — every reader joins it to the results folder.
+        let folder = crate::storage::paths::plain_name(field(&r, folder)).map_err(|e| {
+            ReadError::Format {
+                path: format!("{name}:{}", r.position().map_or(0, csv::Position::line)),
+                why: format!("Folder: {e}"),
+            }
+        })?;
         rows.push(SummaryRow {
             site: field(&r, site).to_owned(),
-            folder: field(&r, folder).to_owned(),
+            folder: folder.to_owned(),
             pages: num(&r, pages),
             arcs: num(&r, arcs),
             external_links: num(&r, ext),

@@ -629,7 +629,7 @@ pub const KEYS: &[KeyDef] = &[
         "Sites",
         "MaxUrlLength",
         "2048",
-        int(64, 65_536),
+        int(64, super::MAX_URL_LENGTH as u64),
         "Internal links longer than this many bytes are bad links (url too long); external links are recorded whatever their length."
     ),
     key!(

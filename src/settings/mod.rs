@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The longest `MaxUrlLength` allowed (a request line's room is sized for it).
+pub const MAX_URL_LENGTH: usize = 65_536;
+
 pub use error::{Location, SettingsError, Warning};
 pub use ini::RawSettings;
 pub use sections::*;

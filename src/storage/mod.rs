@@ -21,11 +21,14 @@
 //! - [`store`] — the state folder: lock, generations, journal appends, snapshot switch.
 //! - `files` — the two file formats (headers, snapshot blobs, journal recovery).
 //! - [`atomic`] — temp file + fsync + rename, and folder syncs.
+//! - [`paths`] — names read from files kept inside their folder; output folders kept apart
+//!   from inputs.
 
 pub mod atomic;
 pub mod codec;
 mod files;
 pub mod frames;
+pub mod paths;
 pub mod store;
 
 use std::io;

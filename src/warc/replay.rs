@@ -13,7 +13,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hashbrown::HashMap;
@@ -156,8 +156,8 @@ impl Replay {
             infos.push(std::mem::take(&mut s.info));
         }
         s.info = infos.first().cloned().unwrap_or_default();
-        for info in &infos {
-            s = with_recrawled(s, info)?;
+        for (info, folder) in infos.iter().zip(folders) {
+            s = with_recrawled(s, info, folder)?;
         }
         // By date; records of the same date keep their order in the files.
         s.dated.sort_by(|a, b| a.0.cmp(&b.0));
@@ -210,6 +210,20 @@ impl Replay {
     /// The archive folder, absolute.
     pub fn folder(&self) -> &Path {
         &self.folder
+    }
+
+    /// Every folder its records are read from: the archive folders opened and those they
+    /// re-crawled, in the order read.
+    pub fn folders(&self) -> Vec<&Path> {
+        let mut folders: Vec<&Path> = Vec::new();
+        for f in &self.files {
+            if let Some(parent) = f.parent()
+                && !folders.contains(&parent)
+            {
+                folders.push(parent);
+            }
+        }
+        folders
     }
 
     /// The first file's `warcinfo` fields (the crawl's `setting:` and `host:` lines).
@@ -307,8 +321,8 @@ impl Replay {
 
 /// `s` with the payloads of the archives `info` says were re-crawled (and theirs, up to 16
 /// deep): the bodies a re-crawl's 304s stand for.
-fn with_recrawled(mut s: Scanned, info: &[(String, String)]) -> io::Result<Scanned> {
-    let mut earlier = recrawl_of(info);
+fn with_recrawled(mut s: Scanned, info: &[(String, String)], folder: &Path) -> io::Result<Scanned> {
+    let mut earlier = recrawl_of(info, folder)?;
     for _ in 0..16 {
         let Some(path) = earlier.take() else {
             break;
@@ -319,7 +333,7 @@ fn with_recrawled(mut s: Scanned, info: &[(String, String)]) -> io::Result<Scann
             ..Scanned::default()
         };
         scan_folder(&path, &mut older, false)?;
-        earlier = recrawl_of(&older.info);
+        earlier = recrawl_of(&older.info, &path)?;
         s.files = older.files;
         s.payloads = older.payloads;
     }
@@ -350,11 +364,28 @@ fn scan_folder(folder: &Path, s: &mut Scanned, all: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// The archive an archive's `warcinfo` says it re-crawled.
-fn recrawl_of(info: &[(String, String)]) -> Option<PathBuf> {
-    info.iter()
-        .find(|(n, _)| n == "recrawl-of")
-        .map(|(_, v)| PathBuf::from(v))
+/// The archive an archive's `warcinfo` says it re-crawled: written as an absolute path by the
+/// re-crawl (the earlier archive is anywhere), so only an absolute path with no `.` or `..` in
+/// it is followed — and only read, never written (`rebuild` keeps its output apart from it).
+fn recrawl_of(info: &[(String, String)], folder: &Path) -> io::Result<Option<PathBuf>> {
+    let Some((_, v)) = info.iter().find(|(n, _)| n == "recrawl-of") else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(v);
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    if !plain {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: warcinfo recrawl-of {v:?} is not the absolute path of an archive folder",
+                folder.display()
+            ),
+        ));
+    }
+    Ok(Some(path))
 }
 
 /// A whole `response` record is where its payload digest's body is.

@@ -119,8 +119,8 @@ pub(super) fn origin_key(url: &url::Url) -> u64 {
 }
 
 /// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
-/// [`REQUEST_BUFFER_BYTES`](crate::fetch::client::REQUEST_BUFFER_BYTES)) is written into and kept: a fresh zeroed one for every request was
-/// a memset of 16 KiB a page.
+/// [`request_buffer_bytes`](crate::fetch::client::request_buffer_bytes)) is written into and
+/// kept: a fresh zeroed one for every request was a memset of 16 KiB a page.
 pub(super) fn prepare(
     url: &NormUrl,
     user_agent: &str,
@@ -142,8 +142,16 @@ pub(super) fn prepare(
     let mut call = Call::new(request)
         .map_err(|e| bad(&e.to_string()))?
         .proceed();
-    let n = call.write(buffer).map_err(|e| bad(&e.to_string()))?;
-    let out = buffer[..n].to_vec();
+    // The buffer holds the longest line; a longer request is written a part at a time, as
+    // ureq does (a request never fails for the length of its own headers).
+    let mut out = Vec::new();
+    while !call.can_proceed() {
+        let n = call.write(buffer).map_err(|e| bad(&e.to_string()))?;
+        if n == 0 {
+            return Err(bad("incomplete"));
+        }
+        out.extend_from_slice(&buffer[..n]);
+    }
     match call.proceed() {
         Ok(Some(SendRequestResult::RecvResponse(call))) => Ok((out, call)),
         _ => Err(bad("incomplete")),

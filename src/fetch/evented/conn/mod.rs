@@ -29,9 +29,10 @@ use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare,
 use super::wire;
 use crate::fetch::FetchError;
 use crate::fetch::SendTurn;
-use crate::fetch::client::{DRAIN_BYTES, REQUEST_BUFFER_BYTES};
+use crate::fetch::client::{DRAIN_BYTES, request_buffer_bytes};
 use crate::fetch::resolver::CachingResolver;
 use crate::ids::SiteId;
+use crate::settings::MAX_URL_LENGTH;
 use crate::url_norm::NormUrl;
 
 /// The token of the waker (the dispatcher's and the stop's wake-ups).
@@ -81,6 +82,7 @@ impl Connections {
     ) -> std::io::Result<Connections> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
+        let request_buffer = vec![0; request_buffer_bytes(MAX_URL_LENGTH, &settings.user_agent)];
         Ok(Connections {
             poll,
             events: Events::with_capacity(1024),
@@ -95,7 +97,8 @@ impl Connections {
             settings,
             ready: Vec::new(),
             tokens: Vec::new(),
-            request_buffer: vec![0; REQUEST_BUFFER_BYTES],
+            // One per loop: room for the longest URL any setting allows.
+            request_buffer,
             scratch: vec![0; DRAIN_BYTES as usize],
         })
     }

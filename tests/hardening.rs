@@ -1,0 +1,369 @@
+//! The surfaces added after the crawl itself, probed as a hostile file or server would
+//! (issue 63): paths read from files never leave their folder, an output never overlaps an
+//! input, the cookie jar is bounded and never costs a page, compare refuses files without the
+//! columns it needs. Every case runs the real binary or a real crawl against loopback servers.
+
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{TestWeb, prepare, read_csv, run_binary, run_in};
+
+/// A three-page site on `host`.
+fn small_site(web: &TestWeb, host: &str) {
+    web.page(
+        host,
+        "/",
+        r#"<a href="/p1">one</a><a href="/p2">two</a><a href="http://www.ext.org/">ext</a>"#,
+    );
+    web.page(host, "/p1", "<p>one</p>");
+    web.page(host, "/p2", r#"<p>two</p><a href="/p1">one</a>"#);
+}
+
+/// Two crawls of a.test and b.test; the folder holding both results folders (`one`, `two`).
+fn two_crawls(web: &TestWeb) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    small_site(web, "a.test");
+    small_site(web, "b.test");
+    let work = tempfile::tempdir().unwrap();
+    let mut out = Vec::new();
+    for name in ["one", "two"] {
+        let dir = prepare(&[web.origin("a.test"), web.origin("b.test")], &[]);
+        run_in(dir.path());
+        let to = work.path().join(name);
+        copy_tree(&dir.path().join("results"), &to);
+        out.push(to);
+    }
+    let two = out.pop().unwrap();
+    let one = out.pop().unwrap();
+    (work, one, two)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `results/summary.csv` with the `Folder` of row `row` (from 1) replaced by `folder`.
+fn set_folder(results: &Path, row: usize, folder: &str) {
+    let (header, mut rows) = read_csv(&results.join("summary.csv"));
+    let col = header.iter().position(|h| h == "Folder").unwrap();
+    rows[row - 1][col] = folder.to_owned();
+    let mut w = csv::Writer::from_path(results.join("summary.csv")).unwrap();
+    w.write_record(&header).unwrap();
+    for r in rows {
+        w.write_record(&r).unwrap();
+    }
+    w.flush().unwrap();
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+// See: issue 63 item 1 — a summary.csv's Folder that names a path (relative, absolute, or a
+// site folder of another crawl) is refused by every command that reads it, naming file:line;
+// nothing is written outside the output folder, and no compared folder changes.
+#[test]
+fn a_folder_read_from_summary_csv_is_one_plain_name_for_every_reader() {
+    let web = TestWeb::new();
+    let (work, one, two) = two_crawls(&web);
+    let w = work.path();
+    let a_folder = format!("a.test_{}", web.server.port());
+    let victim = one.join(&a_folder);
+    let bad_folders = [
+        "../../../x/pwned".to_owned(),
+        w.join("elsewhere/pwned").display().to_string(),
+        victim.display().to_string(),
+        "..".to_owned(),
+        "a/b".to_owned(),
+        String::new(),
+    ];
+    for bad in &bad_folders {
+        let crafted = w.join("crafted");
+        let _ = std::fs::remove_dir_all(&crafted);
+        copy_tree(&two, &crafted);
+        set_folder(&crafted, 2, bad);
+        let before_one = tree(&one);
+        let before_crafted = tree(&crafted);
+        let before_work: Vec<PathBuf> = std::fs::read_dir(w)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let s = |p: &Path| p.display().to_string();
+        // compare (both orders), report, network.
+        for args in [
+            vec![
+                "compare".to_owned(),
+                s(&one),
+                s(&crafted),
+                "--out".into(),
+                "cmp".into(),
+            ],
+            vec![
+                "compare".to_owned(),
+                s(&crafted),
+                s(&one),
+                "--out".into(),
+                "cmp".into(),
+            ],
+            vec!["report".to_owned(), s(&crafted)],
+            vec!["network".to_owned(), s(&crafted)],
+        ] {
+            let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = run_binary(w, &argv);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{bad:?} {argv:?}: {err}");
+            assert!(
+                err.contains("summary.csv:3"),
+                "{bad:?} {argv:?}: no file:line in {err}"
+            );
+            assert!(!w.join("cmp").exists(), "{argv:?} wrote its output");
+        }
+        assert!(!w.join("x").exists() && !w.join("elsewhere").exists());
+        assert_eq!(tree(&one), before_one, "{bad:?}: a compared folder changed");
+        assert_eq!(
+            tree(&crafted),
+            before_crafted,
+            "{bad:?}: the crafted folder changed"
+        );
+        let after: Vec<PathBuf> = std::fs::read_dir(w)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(after.len(), before_work.len(), "{bad:?}: {after:?}");
+    }
+    // The same folders unchanged compare, report and network fine.
+    let s = |p: &Path| p.display().to_string();
+    let o = run_binary(w, &["compare", &s(&one), &s(&two), "--out", "cmp"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(w.join("cmp").join(&a_folder).join("graph.gexf").is_file());
+}
+
+// See: issue 63 item 2 — `rebuild` refuses an --out that is, holds or is inside an archive it
+// reads (here: an earlier rebuild's folder holding a copy of the archive), before anything is
+// emptied; and an --out that is a link leading into the archive.
+#[test]
+fn rebuild_never_empties_a_folder_that_holds_its_input() {
+    let web = TestWeb::new();
+    small_site(&web, "a.test");
+    let dir = prepare(&[web.origin("a.test")], &[("Archive", "warc")]);
+    run_in(dir.path());
+    let d = dir.path();
+    let o = run_binary(d, &["rebuild", "results/archive", "--out", "prev"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    copy_tree(&d.join("results/archive"), &d.join("prev/myarchive"));
+    let before = tree(&d.join("prev/myarchive"));
+    for out in ["prev", "prev/myarchive", "prev/myarchive/inner", "."] {
+        let o = run_binary(d, &["rebuild", "prev/myarchive", "--out", out]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "--out {out}: {err}");
+        assert!(err.contains("overlaps the archive"), "--out {out}: {err}");
+        assert_eq!(tree(&d.join("prev/myarchive")), before, "--out {out}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(d.join("prev/myarchive"), d.join("link")).unwrap();
+        let o = run_binary(d, &["rebuild", "prev/myarchive", "--out", "link"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(tree(&d.join("prev/myarchive")), before);
+    }
+    // Beside it, the rebuild runs.
+    let o = run_binary(d, &["rebuild", "prev/myarchive", "--out", "other"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(d.join("other/results/summary.csv").is_file());
+}
+
+// See: issue 63 item 1 — an archive's `recrawl-of` that is not the absolute path of a folder
+// (relative, with `..`) is refused by rebuild, naming the archive.
+#[test]
+fn an_archive_whose_recrawl_of_is_not_an_absolute_plain_path_is_refused() {
+    let web = TestWeb::new();
+    small_site(&web, "a.test");
+    let dir = prepare(&[web.origin("a.test")], &[("Archive", "warc")]);
+    run_in(dir.path());
+    let d = dir.path();
+    for earlier in ["../../etc", "relative/archive", "/tmp/../etc"] {
+        let arch = d.join("crafted");
+        let _ = std::fs::remove_dir_all(&arch);
+        std::fs::create_dir_all(&arch).unwrap();
+        let src = std::fs::read_dir(d.join("results/archive"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".warc.gz"))
+            .unwrap();
+        let warc = with_recrawl_of(&std::fs::read(&src).unwrap(), earlier);
+        std::fs::write(arch.join("rccrawler-crafted-00000.warc.gz"), warc).unwrap();
+        let o = run_binary(d, &["rebuild", "crafted", "--out", "out"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{earlier}: {err}");
+        assert!(err.contains("recrawl-of"), "{earlier}: {err}");
+    }
+}
+
+/// The WARC file `gz` with a `recrawl-of: earlier` line added to its first record (the
+/// `warcinfo`, its own gzip member), its length made again; the other members as they were.
+fn with_recrawl_of(gz: &[u8], earlier: &str) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut rest = gz;
+    let mut first = Vec::new();
+    flate2::bufread::GzDecoder::new(&mut rest)
+        .read_to_end(&mut first)
+        .unwrap();
+    let head_end = find(&first, b"\r\n\r\n").unwrap() + 4;
+    let head = std::str::from_utf8(&first[..head_end]).unwrap();
+    assert!(head.contains("WARC-Type: warcinfo"), "{head}");
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut block = first[head_end..head_end + len].to_vec();
+    block.extend_from_slice(format!("recrawl-of: {earlier}\r\n").as_bytes());
+    let mut record = String::new();
+    for l in head
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with("WARC-Block-Digest"))
+    {
+        match l.strip_prefix("Content-Length: ") {
+            Some(_) => record.push_str(&format!("Content-Length: {}\r\n", block.len())),
+            None => record.push_str(&format!("{l}\r\n")),
+        }
+    }
+    record.push_str("\r\n");
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    member.write_all(record.as_bytes()).unwrap();
+    member.write_all(&block).unwrap();
+    member.write_all(b"\r\n\r\n").unwrap();
+    let mut out = member.finish().unwrap();
+    out.extend_from_slice(rest);
+    out
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+// See: issue 63 item 7 — compare refuses a nodes.csv, edges.csv, external_links.csv or network
+// file without the columns it needs (exit 2, the file and the column named, nothing written),
+// and an arc from a page nodes.csv lacks (file:line).
+#[test]
+fn compare_refuses_files_without_the_columns_it_needs() {
+    let web = TestWeb::new();
+    let (work, one, two) = two_crawls(&web);
+    let w = work.path();
+    let a_folder = format!("a.test_{}", web.server.port());
+    let cases: [(&str, &Edit, &str); 7] = [
+        ("nodes.csv", &|t| drop_column(t, "Level"), "no Level column"),
+        (
+            "nodes.csv",
+            &|t| keep_columns(t, &["Id", "Label"]),
+            "no Level column",
+        ),
+        (
+            "nodes.csv",
+            &|t| drop_column(t, "ContentHash"),
+            "no ContentHash column",
+        ),
+        (
+            "edges.csv",
+            &|t| drop_column(t, "Weight"),
+            "no Weight column",
+        ),
+        (
+            "external_links.csv",
+            &|t| drop_column(t, "Url"),
+            "no Url column",
+        ),
+        (
+            "edges.csv",
+            &|t| format!("{t}99,1,Directed,1\n"),
+            "\"99\" is no Id of nodes.csv",
+        ),
+        (
+            "../network/nodes.csv",
+            &|t| drop_column(t, "InLinks"),
+            "no InLinks column",
+        ),
+    ];
+    for (file, change, says) in cases {
+        let crafted = w.join("crafted");
+        let _ = std::fs::remove_dir_all(&crafted);
+        copy_tree(&two, &crafted);
+        let path = crafted.join(&a_folder).join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let changed = change(&text);
+        assert_ne!(changed, text, "{file}: the case changes nothing");
+        std::fs::write(&path, changed).unwrap();
+        let s = |p: &Path| p.display().to_string();
+        let o = run_binary(w, &["compare", &s(&one), &s(&crafted), "--out", "cmp"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file} {says}: {err}");
+        let name = Path::new(file).file_name().unwrap().to_str().unwrap();
+        assert!(err.contains(name) && err.contains(says), "{file}: {err}");
+        // A header is refused before anything is written.
+        if !says.contains("no Id") {
+            assert!(!w.join("cmp").exists(), "{file}: cmp written");
+        }
+        let _ = std::fs::remove_dir_all(w.join("cmp"));
+    }
+}
+
+/// A change made to a file's text.
+type Edit = dyn Fn(&str) -> String;
+
+/// CSV `text` without column `name`.
+fn drop_column(text: &str, name: &str) -> String {
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let keep: Vec<&str> = header.iter().copied().filter(|h| *h != name).collect();
+    keep_columns(text, &keep)
+}
+
+/// CSV `text` with only columns `keep` (rows of plain fields).
+fn keep_columns(text: &str, keep: &[&str]) -> String {
+    let mut rdr = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let header = rdr.headers().unwrap().clone();
+    let idx: Vec<usize> = keep
+        .iter()
+        .filter_map(|k| header.iter().position(|h| h == *k))
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(idx.iter().map(|&i| &header[i])).unwrap();
+    for r in rdr.records() {
+        let r = r.unwrap();
+        w.write_record(idx.iter().map(|&i| &r[i])).unwrap();
+    }
+    String::from_utf8(w.into_inner().unwrap()).unwrap()
+}
