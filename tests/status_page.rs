@@ -342,3 +342,128 @@ fn a_crawl_with_serve_keeps_its_page_up_after_it_ends_until_ctrl_c() {
     common::signal(&child, "INT");
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// The crawler's peak resident memory so far, in kB (Linux).
+fn peak_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+// See: issue 63 items 4 and 5d — clients that never finish their request (one header line a
+// second; 100 idle connections) hold neither /status.json nor the crawl's exit; a large file
+// under results/ is streamed, not read whole; the archive is not served.
+#[test]
+fn slow_and_idle_clients_hold_nothing_and_files_are_streamed() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    let web = TestWeb::new();
+    // 12 pages of 300 ms, one at a time: ~4 s of crawling.
+    let links: String = (1..12).map(|i| format!("<a href=/p{i}>p{i}</a>")).collect();
+    web.page("a.test", "/", &links);
+    for i in 1..12 {
+        web.set(
+            "a.test",
+            &format!("/p{i}"),
+            Resp::html(format!("<p>slow page {i}</p>")).delayed(Duration::from_millis(300)),
+        );
+    }
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let dir = common::prepare(
+        &[format!("{};1;100;0", web.origin("a.test"))],
+        &[("StatusAddress", &address), ("Archive", "warc")],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while get(port, "/status.json").is_none() {
+        assert!(Instant::now() < deadline, "no status page");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A client that sends a header line a second, for a minute.
+    let slow = std::thread::spawn(move || {
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+            return;
+        };
+        let _ = s.write_all(b"GET /status.json HTTP/1.1\r\n");
+        for i in 0..60 {
+            std::thread::sleep(Duration::from_secs(1));
+            if s.write_all(format!("X-Slow-{i}: 1\r\n").as_bytes())
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let idle: Vec<TcpStream> = (0..100)
+        .filter_map(|_| TcpStream::connect(("127.0.0.1", port)).ok())
+        .collect();
+    assert_eq!(idle.len(), 100);
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let (code, _) = get(port, "/status.json").expect("/status.json answers");
+    assert_eq!(code, 200);
+    assert!(t.elapsed() <= Duration::from_secs(2), "{:?}", t.elapsed());
+    // A 300 MB file under results/ is streamed: the crawler's peak grows by a buffer.
+    let results = dir.path().join("results");
+    let big = std::fs::File::create(results.join("big.csv")).unwrap();
+    big.set_len(300 << 20).unwrap();
+    let before = peak_kb(child.id());
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(b"GET /results/big.csv HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut got = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n as u64,
+        }
+    }
+    assert!(got > 300 << 20, "{got} bytes");
+    let after = peak_kb(child.id());
+    assert!(
+        after < before + 50 * 1024,
+        "peak {before} kB → {after} kB serving a 300 MB file"
+    );
+    // The archive (every request with its cookies) is not served, being written or not.
+    let archived: Vec<String> = std::fs::read_dir(results.join("archive"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(!archived.is_empty());
+    for name in archived {
+        let (code, _) = get(port, &format!("/results/archive/{name}")).unwrap();
+        assert_eq!(code, 403, "{name}");
+    }
+    // The crawl's exit: within 3 s of its work's end, whatever the clients do. Its work ends
+    // when summary.csv has its row; then the process exits.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let written = loop {
+        let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap_or_default();
+        if summary.lines().count() >= 2 {
+            break Instant::now();
+        }
+        assert!(Instant::now() < deadline, "the crawl did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let status = common::wait_exit(&mut child, Duration::from_secs(30), String::new);
+    assert!(status.success());
+    assert!(
+        written.elapsed() <= Duration::from_secs(3),
+        "exited {:?} after summary.csv",
+        written.elapsed()
+    );
+    drop(idle);
+    let _ = slow.join();
+}

@@ -18,8 +18,7 @@ use crate::stop::Stop;
 use crate::warc::Recorder;
 use crate::warc::replay::Replay;
 
-/// The archive folder's name in the results folder.
-pub(crate) const ARCHIVE_FOLDER: &str = "archive";
+use crate::warc::ARCHIVE_FOLDER;
 
 /// The archive folder of a crawl with `settings`.
 pub(crate) fn folder(settings: &Settings) -> PathBuf {

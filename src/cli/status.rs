@@ -154,7 +154,7 @@ pub(super) fn serve(
     ctrl_c: &Receiver<()>,
 ) -> Exit {
     let page = match StatusPage::bind(addr, &settings.results.folder) {
-        Ok(p) => p.read_with(read),
+        Ok(p) => p.hiding_private(settings).read_with(read),
         Err(e) => {
             eprintln!("error: cannot serve the status page on {addr}: {e}");
             return Exit::BadInput;

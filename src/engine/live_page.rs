@@ -28,7 +28,7 @@ impl LivePage {
     pub(super) fn open(ctx: &Context, scopes: &[(ScopeId, String)]) -> Option<Self> {
         let addr = ctx.settings.logs.status_address?;
         let page = match StatusPage::bind(addr, &ctx.settings.results.folder) {
-            Ok(page) => page,
+            Ok(page) => page.hiding_private(&ctx.settings),
             Err(e) => {
                 eprintln!("warning: cannot serve the status page on {addr}: {e}");
                 return None;

@@ -4,23 +4,26 @@
 //!
 //! It never changes the crawl: the engine publishes a snapshot twice a second, and the
 //! server only reads that snapshot, `summary.csv` and files under `ResultFolder`. A path that
-//! would leave that folder (`..`, an encoded character, a link pointing outside) is refused.
-//! One request at a time, `Connection: close`: a page for a person and a script, not a web
-//! server.
+//! would leave that folder (`..`, an encoded character, a link pointing outside) is refused,
+//! and so are the archive and the state (every request with its cookies), names starting with
+//! `.` and files being written. Each connection on a thread of its own, with a deadline for its
+//! request ([`super::serve`]), `Connection: close`: a page for a person and a script, not a
+//! web server.
 //!
 //! `rccrawler status --serve` serves the same page for a PgDM crawl from its database
 //! ([`database_snapshot`]): every process's sites, whichever machine runs them.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::CrawlView;
+use super::serve::Request;
 use super::tally::{OpenedScopes, Tally};
 use crate::data::pg::{ScopeState, ScopeStatus};
 use crate::report::read_summary;
@@ -42,6 +45,8 @@ pub struct StatusPage {
     /// than published by a crawl.
     source: Option<Source>,
     stop: AtomicBool,
+    /// Folders under `results` not served (see [`Self::hiding`]).
+    hidden: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for StatusPage {
@@ -66,6 +71,7 @@ impl StatusPage {
             snapshot: Mutex::new(json!({})),
             source: None,
             stop: AtomicBool::new(false),
+            hidden: Vec::new(),
         })
     }
 
@@ -86,109 +92,123 @@ impl StatusPage {
         *self.snapshot.lock() = snapshot;
     }
 
-    /// Answers requests until [`Self::stop`].
+    /// Answers requests until [`Self::stop`], each connection on a thread of its own
+    /// ([`super::serve`]); returns once every connection is closed.
     pub fn serve(&self) {
-        while !self.stop.load(Ordering::Relaxed) {
-            match self.listener.accept() {
-                Ok((stream, _)) => {
-                    // A client that fails or goes away costs its own answer only.
-                    let _ = self.answer(stream);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(100)),
-            }
-        }
+        super::serve::serve(&self.listener, &self.stop, &|request, out| {
+            self.answer(request, out)
+        });
     }
 
-    /// Ends [`Self::serve`].
+    /// Ends [`Self::serve`]: open connections are closed.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    fn answer(&self, stream: TcpStream) -> io::Result<()> {
-        stream.set_nonblocking(false)?;
-        stream.set_read_timeout(Some(Duration::from_secs(2)))?;
-        stream.set_write_timeout(Some(Duration::from_secs(5)))?;
-        let mut reader = BufReader::new(stream.try_clone()?);
-        let mut request = String::new();
-        reader.by_ref().take(8192).read_line(&mut request)?;
-        // The rest of the head, unread, would make some clients see a reset.
-        let mut line = String::new();
-        while reader.by_ref().take(8192).read_line(&mut line)? > 2 {
-            line.clear();
-        }
-        let mut words = request.split_whitespace();
-        let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    /// Leaves `folder` (and what is under it) out of what the page serves, where it is under
+    /// `ResultFolder`: the archive (every request with its cookies), the state.
+    pub fn hiding(mut self, folder: &Path) -> Self {
+        self.hidden.push(folder.to_path_buf());
+        self
+    }
+
+    /// [`Self::hiding`] what a crawl with `settings` keeps private under `ResultFolder`: its
+    /// archive (every request with its cookies) and, when they are there, its state and logs.
+    pub fn hiding_private(self, settings: &crate::settings::Settings) -> Self {
+        self.hiding(&settings.results.folder.join(crate::warc::ARCHIVE_FOLDER))
+            .hiding(&settings.state.folder)
+            .hiding(&settings.logs.common_log)
+            .hiding(&settings.logs.error_log)
+    }
+
+    fn answer(&self, request: &Request, out: &mut TcpStream) -> io::Result<()> {
+        let (method, target) = (request.method.as_str(), request.target.as_str());
         let head = method == "HEAD";
-        let mut out = stream;
         if method != "GET" && !head {
-            return respond(&mut out, 405, "text/plain", b"only GET\n", head);
+            return respond(out, 405, "text/plain", b"only GET\n", head);
         }
         let path = target.split(['?', '#']).next().unwrap_or("");
         match path {
             "/" | "/index.html" => respond(
-                &mut out,
+                out,
                 200,
                 "text/html; charset=utf-8",
                 INDEX_HTML.as_bytes(),
                 head,
             ),
             "/status.json" => {
-                let mut body = match &self.source {
-                    Some(read) => read(),
-                    None => self.snapshot.lock().clone(),
-                };
-                let finished = finished_sites(&self.results);
-                // The snapshot is up to half a second old: a site finished since is listed
-                // as finished only.
-                if let Some(sites) = body["sites"].as_array_mut() {
-                    sites.retain(|s| !finished.iter().any(|f| f["site"] == s["site"]));
-                }
-                let mut finished = finished;
-                // Sites finished by processes elsewhere (PgDM): listed without files.
-                if let Some(Value::Array(more)) =
-                    body.get_mut("finished_elsewhere").map(Value::take)
-                {
-                    for site in more {
-                        if !finished.iter().any(|f| f["site"] == site["site"]) {
-                            finished.push(site);
-                        }
-                    }
-                }
-                if let Some(map) = body.as_object_mut() {
-                    map.remove("finished_elsewhere");
-                }
-                body["finished"] = Value::Array(finished);
-                let text = serde_json::to_vec_pretty(&body).unwrap_or_default();
-                respond(&mut out, 200, "application/json", &text, head)
+                let text = serde_json::to_vec_pretty(&self.status()).unwrap_or_default();
+                respond(out, 200, "application/json", &text, head)
             }
             _ => match path.strip_prefix("/results/").map(|rel| self.file(rel)) {
-                Some(Ok(bytes)) => respond(&mut out, 200, content_type(path), &bytes, head),
-                Some(Err(Refused)) => respond(&mut out, 403, "text/plain", b"refused\n", head),
-                None => respond(&mut out, 404, "text/plain", b"not found\n", head),
+                Some(Ok((file, len))) => {
+                    respond_head(out, 200, content_type(path), len)?;
+                    if !head {
+                        // Streamed: a 500 MB file costs a buffer, not its size.
+                        io::copy(&mut BufReader::with_capacity(1 << 16, file).take(len), out)?;
+                    }
+                    out.flush()
+                }
+                Some(Err(Refused)) => respond(out, 403, "text/plain", b"refused\n", head),
+                None => respond(out, 404, "text/plain", b"not found\n", head),
             },
         }
     }
 
-    /// A file under `ResultFolder`, or `Refused` (outside it, missing, not a file).
-    fn file(&self, rel: &str) -> Result<Vec<u8>, Refused> {
+    /// What `/status.json` says now.
+    fn status(&self) -> Value {
+        let mut body = match &self.source {
+            Some(read) => read(),
+            None => self.snapshot.lock().clone(),
+        };
+        let finished = finished_sites(&self.results);
+        // The snapshot is up to half a second old: a site finished since is listed as
+        // finished only.
+        if let Some(sites) = body["sites"].as_array_mut() {
+            sites.retain(|s| !finished.iter().any(|f| f["site"] == s["site"]));
+        }
+        let mut finished = finished;
+        // Sites finished by processes elsewhere (PgDM): listed without files.
+        if let Some(Value::Array(more)) = body.get_mut("finished_elsewhere").map(Value::take) {
+            for site in more {
+                if !finished.iter().any(|f| f["site"] == site["site"]) {
+                    finished.push(site);
+                }
+            }
+        }
+        if let Some(map) = body.as_object_mut() {
+            map.remove("finished_elsewhere");
+        }
+        body["finished"] = Value::Array(finished);
+        body
+    }
+
+    /// A result file under `ResultFolder` and its length, or `Refused`: outside it, missing,
+    /// not a file, hidden (a name starting with `.`, a file being written, a folder
+    /// [`Self::hiding`] names).
+    fn file(&self, rel: &str) -> Result<(File, u64), Refused> {
         let clean = !rel.is_empty()
             && !rel.contains(['%', '\\', '\0'])
-            && rel
-                .split('/')
-                .all(|s| !s.is_empty() && s != "." && s != "..");
+            && rel.split('/').all(|s| !s.is_empty() && !s.starts_with('.'))
+            && !rel.ends_with(".open")
+            && !rel.ends_with(".tmp");
         if !clean {
             return Err(Refused);
         }
         // Links resolved: a link inside the folder that points outside it is refused too.
         let root = self.results.canonicalize().map_err(|_| Refused)?;
         let path = root.join(rel).canonicalize().map_err(|_| Refused)?;
-        if !path.starts_with(&root) || !path.is_file() {
+        let hidden = self
+            .hidden
+            .iter()
+            .filter_map(|h| h.canonicalize().ok())
+            .any(|h| path.starts_with(h));
+        if !path.starts_with(&root) || hidden || !path.is_file() {
             return Err(Refused);
         }
-        std::fs::read(path).map_err(|_| Refused)
+        let file = File::open(path).map_err(|_| Refused)?;
+        let len = file.metadata().map_err(|_| Refused)?.len();
+        Ok((file, len))
     }
 }
 
@@ -318,6 +338,14 @@ fn respond(
     body: &[u8],
     head: bool,
 ) -> io::Result<()> {
+    respond_head(out, status, kind, body.len() as u64)?;
+    if !head {
+        out.write_all(body)?;
+    }
+    out.flush()
+}
+
+fn respond_head(out: &mut TcpStream, status: u16, kind: &str, len: u64) -> io::Result<()> {
     let reason = match status {
         200 => "OK",
         403 => "Forbidden",
@@ -326,13 +354,8 @@ fn respond(
     };
     write!(
         out,
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if !head {
-        out.write_all(body)?;
-    }
-    out.flush()
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {len}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+    )
 }
 
 /// The sites finished so far: summary.csv's rows (rewritten as sites finish), each with the
@@ -464,8 +487,26 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(base.path().join("secret.txt"), results.join("link.txt"))
             .unwrap();
-        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), &results).unwrap();
-        assert_eq!(page.file("a.test/nodes.csv").unwrap(), b"Id\n");
+        // What a crawl keeps private under its results folder.
+        for f in [
+            "archive/x.warc.gz",
+            "archive/x.warc.gz.open",
+            "state/journal-0.bin",
+        ] {
+            let p = results.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "private").unwrap();
+        }
+        std::fs::write(results.join(".rccrawler-live"), "http://x/").unwrap();
+        std::fs::write(results.join("summary.csv.tmp"), "half").unwrap();
+        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), &results)
+            .unwrap()
+            .hiding(&results.join("archive"))
+            .hiding(&results.join("state"));
+        let (mut file, len) = page.file("a.test/nodes.csv").unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!((text.as_str(), len), ("Id\n", 3));
         for bad in [
             "../secret.txt",
             "a.test/../../secret.txt",
@@ -474,6 +515,11 @@ mod tests {
             "a.test",
             "link.txt",
             "",
+            "archive/x.warc.gz",
+            "archive/x.warc.gz.open",
+            "state/journal-0.bin",
+            ".rccrawler-live",
+            "summary.csv.tmp",
         ] {
             assert!(page.file(bad).is_err(), "{bad}");
         }

@@ -21,6 +21,9 @@ pub mod replay;
 pub mod writer;
 
 pub use recorder::{Archived, BodyRead, Capture, Recorder};
+
+/// The archive folder's name in the results folder.
+pub const ARCHIVE_FOLDER: &str = "archive";
 pub use writer::{Archive, Exchange, PageFacts, WarcInfo};
 
 #[cfg(test)]
