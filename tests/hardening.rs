@@ -367,3 +367,248 @@ fn keep_columns(text: &str, keep: &[&str]) -> String {
     }
     String::from_utf8(w.into_inner().unwrap()).unwrap()
 }
+
+/// A crawl of a 24-page site on a.test with `Archive = warc`: its folder, and its one archive
+/// file's path.
+fn archived_crawl(web: &TestWeb) -> (tempfile::TempDir, PathBuf) {
+    let links: String = (1..24)
+        .map(|i| format!(r#"<a href="/p{i}">p{i}</a> "#))
+        .collect();
+    web.page("a.test", "/", &links);
+    for i in 1..24 {
+        web.page(
+            "a.test",
+            &format!("/p{i}"),
+            &format!("<p>page {i}</p><a href=/>home</a>"),
+        );
+    }
+    let dir = prepare(&[web.origin("a.test")], &[("Archive", "warc")]);
+    run_in(dir.path());
+    let warc = std::fs::read_dir(dir.path().join("results/archive"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .unwrap();
+    (dir, warc)
+}
+
+/// Where each record of `index.cdxj` is: (url, offset, length).
+fn indexed(archive: &Path) -> Vec<(String, u64, u64)> {
+    std::fs::read_to_string(archive.join("index.cdxj"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let json: serde_json::Value = serde_json::from_str(&l[l.find('{').unwrap()..]).unwrap();
+            let num = |k: &str| json[k].as_str().unwrap().parse::<u64>().unwrap();
+            (
+                json["url"].as_str().unwrap().to_owned(),
+                num("offset"),
+                num("length"),
+            )
+        })
+        .collect()
+}
+
+/// Rebuilds archive folder `archive` (in `dir`) into `out`: its exit code, stderr, pages.
+fn rebuilt(dir: &Path, archive: &Path, out: &str) -> (Option<i32>, String, usize) {
+    let o = run_binary(dir, &["rebuild", archive.to_str().unwrap(), "--out", out]);
+    let nodes = std::fs::read_dir(dir.join(out).join("results"))
+        .ok()
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("a.test"))
+        })
+        .map_or(0, |p| read_csv(&p.join("nodes.csv")).1.len());
+    (o.status.code(), stderr(&o), nodes)
+}
+
+// See: issue 63 item 6 — a damaged archive (cut at 60 %, one flipped byte in a record in the
+// middle, a record whose Content-Length lies) loses only the damaged records: every intact
+// record after the damage is used, each skipped span is named on the console and in the error
+// log, and a file with nothing readable is named.
+#[test]
+fn a_damaged_archive_loses_only_its_damaged_records() {
+    let web = TestWeb::new();
+    let (dir, warc) = archived_crawl(&web);
+    let d = dir.path();
+    let bytes = std::fs::read(&warc).unwrap();
+    let name = warc.file_name().unwrap().to_owned();
+    let index = indexed(&d.join("results/archive"));
+    let (code, err, whole) = rebuilt(d, &d.join("results/archive"), "intact");
+    assert_eq!((code, whole), (Some(0), 24), "{err}");
+    let page = |url_end: &str| {
+        index
+            .iter()
+            .find(|(u, _, _)| u.ends_with(url_end))
+            .map(|(_, at, len)| (*at, *len))
+            .unwrap()
+    };
+    let (mid_at, mid_len) = page("/p12");
+    let (p3_at, p3_len) = page("/p3");
+    let mut cases: Vec<(&str, Vec<u8>, usize)> = Vec::new();
+    // A flipped byte inside /p12's response: /p12 alone is lost.
+    let mut flipped = bytes.clone();
+    flipped[(mid_at + mid_len / 2) as usize] ^= 0x55;
+    cases.push(("flipped", flipped, 23));
+    // Two flipped bytes, in /p3's and /p12's responses.
+    let mut two = bytes.clone();
+    two[(mid_at + mid_len / 2) as usize] ^= 0x55;
+    two[(p3_at + p3_len / 2) as usize] ^= 0x0f;
+    cases.push(("two flipped", two, 22));
+    // /p12's response replaced by one whose Content-Length lies.
+    let mut lying = bytes[..mid_at as usize].to_vec();
+    lying.extend(lying_member(
+        &bytes[mid_at as usize..(mid_at + mid_len) as usize],
+    ));
+    lying.extend_from_slice(&bytes[(mid_at + mid_len) as usize..]);
+    cases.push(("content-length", lying, 23));
+    for (what, damaged, at_least) in cases {
+        let arch = d.join(format!("damaged-{}", what.replace(' ', "-")));
+        std::fs::create_dir_all(&arch).unwrap();
+        std::fs::write(arch.join(&name), &damaged).unwrap();
+        let out = format!("out-{}", what.replace(' ', "-"));
+        let (code, err, pages) = rebuilt(d, &arch, &out);
+        assert_eq!(code, Some(0), "{what}: {err}");
+        assert!(pages >= at_least, "{what}: {pages} pages of 24: {err}");
+        assert!(err.contains("damaged bytes at offset"), "{what}: {err}");
+        let log = std::fs::read_to_string(d.join(&out).join("logs/error_log.csv")).unwrap();
+        assert!(log.contains("damaged bytes at offset"), "{what}: {log}");
+    }
+    // Cut at 60 %: the records before the cut are used, the cut end is named.
+    let arch = d.join("damaged-cut");
+    std::fs::create_dir_all(&arch).unwrap();
+    std::fs::write(arch.join(&name), &bytes[..bytes.len() * 6 / 10]).unwrap();
+    let (code, err, pages) = rebuilt(d, &arch, "out-cut");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(pages >= 10, "{pages}: {err}");
+    assert!(err.contains("hold no whole record"), "{err}");
+    // A file with nothing readable beside an intact one is named, the intact one used.
+    let arch = d.join("damaged-garbage");
+    std::fs::create_dir_all(&arch).unwrap();
+    std::fs::write(arch.join(&name), &bytes).unwrap();
+    std::fs::write(arch.join("rccrawler-zz-00009.warc.gz"), vec![0x42u8; 5000]).unwrap();
+    let (code, err, pages) = rebuilt(d, &arch, "out-garbage");
+    assert_eq!((code, pages), (Some(0), 24), "{err}");
+    assert!(
+        err.contains("rccrawler-zz-00009.warc.gz: no whole record"),
+        "{err}"
+    );
+}
+
+/// The gzip member `member` (one record) again with its WARC `Content-Length` set to 10^15.
+fn lying_member(member: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(member)
+        .read_to_end(&mut raw)
+        .unwrap();
+    let end = find(&raw, b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..end].to_vec()).unwrap();
+    let head: String = head
+        .split("\r\n")
+        .map(|l| {
+            if l.starts_with("Content-Length:") {
+                "Content-Length: 1000000000000000".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(head.as_bytes()).unwrap();
+    gz.write_all(&raw[end..]).unwrap();
+    gz.finish().unwrap()
+}
+
+/// The peak resident memory of this process's waited-for children, in kB.
+fn children_peak_kb() -> i64 {
+    // SAFETY: getrusage writes into the struct it is given.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_maxrss
+    }
+}
+
+// See: issue 63 item 5c — a record that inflates to 1 GiB (a few MB of archive) costs a
+// rebuild its MaxPageBytes, not its size: the page is `too large`, as a crawl with that limit
+// would have found it, and the rebuild's peak stays under 300 MB.
+#[test]
+fn a_record_that_inflates_to_gigabytes_is_cut_at_max_page_bytes() {
+    use std::io::{Read, Write};
+    let web = TestWeb::new();
+    let (dir, warc) = archived_crawl(&web);
+    let d = dir.path();
+    let bytes = std::fs::read(&warc).unwrap();
+    let (at, len) = indexed(&d.join("results/archive"))
+        .iter()
+        .find(|(u, _, _)| u.ends_with("/p5"))
+        .map(|(_, at, len)| (*at, *len))
+        .unwrap();
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&bytes[at as usize..(at + len) as usize])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let end = find(&raw, b"\r\n\r\n").unwrap();
+    let block = &raw[end + 4..raw.len() - 4];
+    let body_at = find(block, b"\r\n\r\n").unwrap() + 4;
+    let padding: u64 = 1 << 30; // 1 GiB of spaces after the page
+    let block_len = block.len() as u64 + padding;
+    let head: String = String::from_utf8(raw[..end].to_vec())
+        .unwrap()
+        .split("\r\n")
+        .filter(|l| !l.starts_with("WARC-Block-Digest") && !l.starts_with("WARC-Payload-Digest"))
+        .map(|l| {
+            if l.starts_with("Content-Length:") {
+                format!("Content-Length: {block_len}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(head.as_bytes()).unwrap();
+    gz.write_all(b"\r\n\r\n").unwrap();
+    gz.write_all(&block[..body_at]).unwrap();
+    gz.write_all(&block[body_at..]).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..(padding >> 20) {
+        gz.write_all(&spaces).unwrap();
+    }
+    gz.write_all(b"\r\n\r\n").unwrap();
+    let bomb = gz.finish().unwrap();
+    assert!(bomb.len() < 4 << 20, "{} bytes", bomb.len());
+    let mut out = bytes[..at as usize].to_vec();
+    out.extend(bomb);
+    out.extend_from_slice(&bytes[(at + len) as usize..]);
+    let arch = d.join("bomb");
+    std::fs::create_dir_all(&arch).unwrap();
+    std::fs::write(arch.join(warc.file_name().unwrap()), out).unwrap();
+    let before = children_peak_kb();
+    let (code, err, pages) = rebuilt(d, &arch, "out-bomb");
+    let peak = children_peak_kb().max(before);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(peak < 300 * 1024, "peak {peak} kB");
+    assert_eq!(pages, 23, "{err}");
+    let bad = std::fs::read_dir(d.join("out-bomb/results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("a.test"))
+        })
+        .unwrap()
+        .join("bad_links.csv");
+    let (_, rows) = read_csv(&bad);
+    assert!(
+        rows.iter()
+            .any(|r| r.iter().any(|f| f.ends_with("/p5"))
+                && r.iter().any(|f| f.contains("too large"))),
+        "{rows:?}"
+    );
+}

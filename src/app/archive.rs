@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::AppError;
+use crate::routine::LogFiles;
 use crate::settings::Settings;
 use crate::site::SiteSpec;
 use crate::stop::Stop;
@@ -30,6 +31,7 @@ pub(super) fn open(
     settings: &Settings,
     sites: &[SiteSpec],
     stop: &Arc<Stop>,
+    logs: &mut LogFiles,
 ) -> Result<Option<Arc<Recorder>>, AppError> {
     if !settings.results.archive {
         return Ok(None);
@@ -41,18 +43,32 @@ pub(super) fn open(
         let earlier = std::path::absolute(earlier).unwrap_or_else(|_| earlier.clone());
         info.push(("recrawl-of".to_owned(), earlier.display().to_string()));
     }
-    Recorder::open(
+    let recorder = Recorder::open(
         &folder,
         settings.results.archive_file_bytes,
         info,
         Arc::clone(stop),
     )
-    .map(|r| Some(Arc::new(r)))
-    .map_err(|source| AppError::Archive { folder, source })
+    .map_err(|source| AppError::Archive { folder, source })?;
+    damage(recorder.problems(), logs);
+    Ok(Some(Arc::new(recorder)))
+}
+
+/// Says what an archive's files held damaged (passed over: every intact record was read), on
+/// the console and in the error log.
+fn damage(problems: &[String], logs: &mut LogFiles) {
+    for p in problems {
+        eprintln!("warning: archive: {p}");
+        let _ = logs.problem("", "", &format!("archive: {p}"));
+    }
+    let _ = logs.flush();
 }
 
 /// Opens the earlier archive a re-crawl (`Recrawl`) sends its conditional requests from.
-pub(super) fn open_recrawl(settings: &Settings) -> Result<Option<Arc<Replay>>, AppError> {
+pub(super) fn open_recrawl(
+    settings: &Settings,
+    logs: &mut LogFiles,
+) -> Result<Option<Arc<Replay>>, AppError> {
     let Some(folder) = &settings.http.recrawl else {
         return Ok(None);
     };
@@ -60,6 +76,8 @@ pub(super) fn open_recrawl(settings: &Settings) -> Result<Option<Arc<Replay>>, A
         folder: folder.clone(),
         source,
     })?;
+    replay.limit_bodies(settings.http.max_page_bytes);
+    damage(replay.problems(), logs);
     eprintln!(
         "re-crawl: {} URLs with an archived answer in {}",
         replay.url_count(),

@@ -65,7 +65,7 @@ impl ApplicationManager for TextFileManager {
             f.start(started)?;
         }
         results_folder::claim(settings, &*dm, &*coordinator, hosts)?;
-        let logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
+        let mut logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
             .map_err(AppError::Logs)?;
         let stop = Arc::new(Stop::new());
         let shared = coordinator.shares_budget();
@@ -110,8 +110,8 @@ impl ApplicationManager for TextFileManager {
             })),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
-            archive: archive::open(settings, hosts, &stop)?,
-            recrawl: archive::open_recrawl(settings)?,
+            archive: archive::open(settings, hosts, &stop, &mut logs)?,
+            recrawl: archive::open_recrawl(settings, &mut logs)?,
             problems: Arc::default(),
         };
         let retirer = Retirer {

@@ -58,6 +58,11 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
     let Some(settings) = settings(args, &replay, &registry) else {
         return Exit::BadInput;
     };
+    // A body longer than this rebuild reads is cut where its crawl would have cut it.
+    replay.limit_bodies(settings.http.max_page_bytes);
+    for p in replay.problems() {
+        eprintln!("warning: archive: {p}");
+    }
     let Some(sites) = sites(args, &replay, &settings) else {
         return Exit::BadInput;
     };
@@ -73,6 +78,16 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
         shown(&args.out).display()
     );
     let exit = super::run(&registry, &settings, &sites, ctrl_c);
+    // The rebuild's error log names the damage too, beside what the run met.
+    if !replay.problems().is_empty()
+        && let Ok(mut logs) =
+            crate::routine::LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
+    {
+        for p in replay.problems() {
+            let _ = logs.problem("", "", &format!("archive: {p}"));
+        }
+        let _ = logs.flush();
+    }
     let missing = replay.missing();
     if missing > 0 {
         eprintln!(

@@ -103,6 +103,11 @@ impl Recorder {
         })
     }
 
+    /// What opening the archive found damaged (see [`Archive::problems`]).
+    pub fn problems(&self) -> &[String] {
+        self.archive.problems()
+    }
+
     /// Archives an answer with its body as read (decoded); a body not read, or whose reading
     /// failed, is left out and the record says so (`WARC-Truncated`). A page's `metadata`
     /// record follows once it is parsed ([`Self::metadata`]).

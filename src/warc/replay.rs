@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use hashbrown::HashMap;
 use parking_lot::Mutex;
 
-use super::read::{RawRecord, scan};
+use super::read::{Member, Past, RawRecord, scan};
 use super::record::{SERVER_NOT_MODIFIED, head_len};
 
 /// Where a record is.
@@ -110,6 +110,10 @@ pub struct Replay {
     latest: HashMap<String, Latest>,
     /// `304` answers taken from here so far.
     not_modified: AtomicU64,
+    /// The longest body answered (see [`Replay::limit_bodies`]).
+    max_body: AtomicU64,
+    /// Damaged spans passed over and files with nothing readable, in words.
+    problems: Vec<String>,
 }
 
 /// What a scan of archive folders collects.
@@ -120,6 +124,7 @@ struct Scanned {
     payloads: HashMap<String, Loc>,
     info: Vec<(String, String)>,
     latest: HashMap<String, Latest>,
+    problems: Vec<String>,
 }
 
 /// The archive files of `folder`, finished and open, in order.
@@ -176,6 +181,8 @@ impl Replay {
             missing: AtomicU64::new(0),
             latest: s.latest,
             not_modified: AtomicU64::new(0),
+            max_body: AtomicU64::new(DEFAULT_MAX_BODY),
+            problems: s.problems,
         })
     }
 
@@ -226,6 +233,12 @@ impl Replay {
         folders
     }
 
+    /// Damaged spans of its files passed over (every intact record was read), and files
+    /// with nothing readable, in words: for the console and the error log.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
     /// The first file's `warcinfo` fields (the crawl's `setting:` and `host:` lines).
     pub fn info(&self) -> &[(String, String)] {
         &self.info
@@ -262,7 +275,7 @@ impl Replay {
     }
 
     fn answer(&self, loc: Loc) -> io::Result<Answer> {
-        let record = self.read(loc)?;
+        let (record, mut cut) = self.read(loc)?;
         let head = head_len(&record.block);
         let mut body = record.block[head..].to_vec();
         let mut head = record.block[..head].to_vec();
@@ -271,7 +284,8 @@ impl Replay {
                 .field("WARC-Payload-Digest")
                 .and_then(|d| self.payloads.get(d))
         {
-            let first = self.read(*first)?;
+            let (first, first_cut) = self.read(*first)?;
+            cut = first_cut;
             let first_head = head_len(&first.block);
             body = first.block[first_head..].to_vec();
             // A 304 stands for the answer it refers to, head and body.
@@ -279,7 +293,7 @@ impl Replay {
                 head = first.block[..first_head].to_vec();
             }
         }
-        let error = record.field("Rccrawler-Error").map(|k| {
+        let mut error = record.field("Rccrawler-Error").map(|k| {
             (
                 k.to_owned(),
                 record
@@ -288,28 +302,36 @@ impl Replay {
                     .to_owned(),
             )
         });
+        let max = self.max_body.load(Ordering::Relaxed);
+        if cut || body.len() as u64 > max {
+            // Longer than this run reads: cut where a crawl would have cut it.
+            body.truncate(usize::try_from(max).unwrap_or(usize::MAX));
+            error = Some(("too-large".to_owned(), max.to_string()));
+        }
         Ok(Answer::Response { head, body, error })
     }
 
-    fn read(&self, loc: Loc) -> io::Result<RawRecord<'static>> {
+    /// Reads the record at `loc`, inflating at most what the largest body read allows (and
+    /// room for its heads); `true` when the record was longer and is cut.
+    fn read(&self, loc: Loc) -> io::Result<(RawRecord<'static>, bool)> {
         let path = &self.files[loc.file as usize];
         let mut f = File::open(path)?;
         f.seek(SeekFrom::Start(loc.offset))?;
-        let mut gz = Vec::with_capacity(usize::try_from(loc.len).unwrap_or(0));
-        f.take(loc.len).read_to_end(&mut gz)?;
+        let mut gz = io::BufReader::with_capacity(1 << 16, f.take(loc.len));
+        let keep = self
+            .max_body
+            .load(Ordering::Relaxed)
+            .saturating_add(HEAD_ROOM);
+        let keep = usize::try_from(keep).unwrap_or(usize::MAX);
         let mut raw = Vec::new();
-        if !super::read::gunzip_member(&mut &gz[..], &mut raw)? {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "no whole gzip member at {} of {}",
-                    loc.offset,
-                    path.display()
-                ),
-            ));
-        }
-        RawRecord::parse(&raw)
-            .map(RawRecord::into_owned)
+        let member = super::read::gunzip_member(&mut gz, &mut raw, keep, Past::Stop)?;
+        let cut = match member {
+            Member::Whole { len } => len > raw.len() as u64,
+            Member::Cut => true,
+            Member::Broken => false,
+        };
+        super::read::record_of(&raw, member)
+            .map(|r| (r.into_owned(), cut))
             .ok_or_else(|| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -317,7 +339,20 @@ impl Replay {
                 )
             })
     }
+
+    /// Reads bodies of at most `max_page_bytes` (the run's `MaxPageBytes`): a longer archived
+    /// body is cut there and answered as `too large`, as a crawl with that limit would have
+    /// read it — an archive record that inflates to gigabytes costs that much memory, no more.
+    pub fn limit_bodies(&self, max_page_bytes: u64) {
+        self.max_body.store(max_page_bytes, Ordering::Relaxed);
+    }
 }
+
+/// `MaxPageBytes`' default: the longest body answered until told otherwise.
+const DEFAULT_MAX_BODY: u64 = 10 << 20;
+
+/// Room for a record's WARC head and HTTP head beside its body.
+const HEAD_ROOM: u64 = 128 * 1024;
 
 /// `s` with the payloads of the archives `info` says were re-crawled (and theirs, up to 16
 /// deep): the bodies a re-crawl's 304s stand for.
@@ -336,6 +371,7 @@ fn with_recrawled(mut s: Scanned, info: &[(String, String)], folder: &Path) -> i
         earlier = recrawl_of(&older.info, &path)?;
         s.files = older.files;
         s.payloads = older.payloads;
+        s.problems.extend(older.problems);
     }
     Ok(s)
 }
@@ -347,7 +383,9 @@ fn scan_folder(folder: &Path, s: &mut Scanned, all: bool) -> io::Result<()> {
     for path in archive_files(folder)? {
         let file = u32::try_from(s.files.len()).unwrap_or(u32::MAX);
         s.files.push(path.clone());
-        scan(&path, |offset, len, r| {
+        let mut records = 0u64;
+        let end = scan(&path, |offset, len, r| {
+            records += 1;
             let loc = Loc { file, offset, len };
             if r.field("WARC-Type") == Some("warcinfo") {
                 if info.is_empty() {
@@ -359,6 +397,22 @@ fn scan_folder(folder: &Path, s: &mut Scanned, all: bool) -> io::Result<()> {
                 add_payload(r, loc, &mut s.payloads);
             }
         })?;
+        s.problems.extend(end.problems(&path));
+        if records == 0 && end.len > 0 {
+            s.problems.push(format!(
+                "{}: no whole record in its {} bytes: nothing of it is used",
+                path.display(),
+                end.len
+            ));
+        } else if end.whole < end.len && !path.to_string_lossy().ends_with(".open") {
+            // A finished file ends with a whole record: its torn end is damage too.
+            s.problems.push(format!(
+                "{}: {} bytes at its end (offset {}) hold no whole record: skipped",
+                path.display(),
+                end.len - end.whole,
+                end.whole
+            ));
+        }
     }
     s.info = info;
     Ok(())

@@ -83,6 +83,10 @@ struct State {
     index: Option<io::BufWriter<File>>,
 }
 
+/// What opening an archive folder found damaged, in words (see [`Archive::problems`]).
+#[derive(Debug, Default)]
+struct Damage(Vec<String>);
+
 /// A response or revisit among the members being appended: where it starts in them, its
 /// length, and its index line's contents.
 struct Indexed<'a> {
@@ -100,6 +104,7 @@ pub struct Archive {
     info: WarcInfo,
     ids: Ids,
     state: Mutex<State>,
+    damage: Damage,
 }
 
 fn io_err(what: &str) -> io::Error {
@@ -118,6 +123,7 @@ impl Archive {
     ) -> io::Result<Archive> {
         std::fs::create_dir_all(folder)?;
         let mut state = State::default();
+        let mut damage = Vec::new();
         let mut names: Vec<String> = std::fs::read_dir(folder)?
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .filter(|n| n.starts_with(prefix) && (n.ends_with(WARC_GZ) || n.ends_with(OPEN)))
@@ -148,6 +154,7 @@ impl Archive {
             for l in lines {
                 writeln!(index, "{l}")?;
             }
+            damage.extend(end.problems(&path));
             if let Some(seq) = seq_of(name) {
                 state.seq = state.seq.max(seq + 1);
             }
@@ -172,7 +179,14 @@ impl Archive {
             info,
             ids: Ids::default(),
             state: Mutex::new(state),
+            damage: Damage(damage),
         })
+    }
+
+    /// The damaged spans its files held when it was opened, passed over (the records after
+    /// them were read), in words.
+    pub fn problems(&self) -> &[String] {
+        &self.damage.0
     }
 
     /// Archives one exchange (and, for a page, its `metadata` record): `request`, then
