@@ -642,3 +642,71 @@ fn orphans_at_the_address_the_home_page_moved_to_are_the_sites() {
         ]
     );
 }
+
+// See: issue 63 item 5a — an index of 1,200 indexes each listing 50 more (an index of
+// 10,000 of 10,000 queued 9,999,000 URLs): at most 1,000 files are read per site, the rest
+// is neither read nor queued, and the console's error log says how many were left.
+#[test]
+fn sitemap_indexes_past_the_file_limit_are_neither_read_nor_queued() {
+    let web = common::TestWeb::new();
+    let a = web.origin("a.test");
+    web.page("a.test", "/", "<p>home</p>");
+    let first: Vec<String> = (0..1200).map(|i| format!("{a}/idx/{i}.xml")).collect();
+    web.set("a.test", "/sitemap.xml", xml(index(&first)));
+    let origin = a.clone();
+    web.server.route_prefix(
+        "a.test",
+        "/idx/",
+        Route::Generated(Arc::new(move |req: &rccrawler::loopback::Request| {
+            let n = req
+                .target
+                .trim_start_matches("/idx/")
+                .trim_end_matches(".xml");
+            let more: Vec<String> = (0..50)
+                .map(|j| format!("{origin}/idx/{n}-{j}.xml"))
+                .collect();
+            xml(index(&more))
+        })),
+    );
+    let c = common::crawl(std::slice::from_ref(&a), &[("Sitemaps", "yes")]);
+    let read = web
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.target.starts_with("/idx/") || r.target == "/sitemap.xml")
+        .count();
+    assert_eq!(read, 1000);
+    let log = std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap();
+    // The first file's 1,200 less the 999 queued, and every index's 50.
+    let left = 1200 - 999 + 999 * 50;
+    assert!(
+        log.contains(&format!(
+            "sitemap indexes list {left} more sitemaps than the 1000 read per site"
+        )),
+        "{log}"
+    );
+}
+
+// See: issue 63 item 5b — sitemap URLs longer than MaxUrlLength are left out (a link that long
+// is a bad link) and said; the others are kept once, with their lastmod.
+#[test]
+fn sitemap_urls_longer_than_max_url_length_are_left_out() {
+    let web = common::TestWeb::new();
+    let a = web.origin("a.test");
+    web.page("a.test", "/", r#"<a href="/p0">p0</a>"#);
+    let long = format!("/long/{}", "x".repeat(3000));
+    let mut paths: Vec<(String, &str)> = (0..5).map(|i| (format!("/p{i}"), "2026-01-02")).collect();
+    paths.extend((0..100).map(|i| (format!("{long}{i}"), "")));
+    // Listed twice: kept once.
+    paths.push(("/p1".to_owned(), "2026-01-03"));
+    let refs: Vec<(&str, &str)> = paths.iter().map(|(p, l)| (p.as_str(), *l)).collect();
+    web.set("a.test", "/sitemap.xml", xml(urlset(&a, &refs)));
+    let c = common::crawl(std::slice::from_ref(&a), &[("Sitemaps", "yes")]);
+    let counts = sitemap_counts(&c.dir.path().join("results"));
+    assert_eq!(counts[0].1, "5", "{counts:?}");
+    let log = std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap();
+    assert!(
+        log.contains("sitemap lists 100 URLs longer than MaxUrlLength (2048 bytes): left out"),
+        "{log}"
+    );
+}

@@ -4,6 +4,7 @@
 //! `/sitemap.xml` (no `Sitemap:` line named one) is the usual case and says nothing.
 
 use std::collections::{HashSet, VecDeque};
+
 use std::io::Read;
 
 use super::{FetchEnv, FetchError, Head, HttpClient};
@@ -40,11 +41,15 @@ struct Reading<'a> {
     queued: HashSet<String>,
     /// Robots.txt named the sitemaps (a missing one is then worth a word).
     named: bool,
-    /// Pages found so far, each once.
-    listed: HashSet<Box<str>>,
+    /// Pages found so far, each once: indices into `out.entries` (the URL is held once).
+    listed: Listed,
     out: Sitemap,
     /// [`MAX_SITE_URLS`] was reached.
     full: bool,
+    /// `MaxUrlLength`: a longer page URL is left out, as a longer link is.
+    max_url_length: usize,
+    /// Sitemaps indexes listed past [`MAX_FILES`], not queued.
+    not_queued: usize,
 }
 
 /// Reads the sitemaps of site `site_id` (its robots.txt is known): those its `Sitemap:` lines
@@ -56,7 +61,7 @@ pub(crate) fn harvest(
     log: &Log,
 ) -> Option<Sitemap> {
     let site = env.sites.get(site_id);
-    let mut r = Reading::new(&site, log);
+    let mut r = Reading::new(&site, log, env.settings.sites.max_url_length);
     while let Some((url, depth)) = r.queue.pop_front() {
         if env.stop.is_requested() {
             return None;
@@ -87,6 +92,15 @@ pub(crate) fn harvest(
         r.out.files += 1;
         r.read(&url, depth, bytes, cut);
     }
+    if r.not_queued > 0 {
+        r.problem(
+            &"",
+            format!(
+                "sitemap indexes list {} more sitemaps than the {MAX_FILES} read per site: not read",
+                r.not_queued
+            ),
+        );
+    }
     if r.full {
         r.problem(
             &"",
@@ -98,7 +112,7 @@ pub(crate) fn harvest(
 
 impl<'a> Reading<'a> {
     /// The files to read first: those robots.txt names, else `/sitemap.xml`.
-    fn new(site: &'a SiteEntry, log: &'a Log) -> Self {
+    fn new(site: &'a SiteEntry, log: &'a Log, max_url_length: usize) -> Self {
         let named: Vec<Box<str>> = site
             .robots()
             .map(|r| r.sitemaps().to_vec())
@@ -109,9 +123,11 @@ impl<'a> Reading<'a> {
             queue: VecDeque::new(),
             queued: HashSet::new(),
             named: !named.is_empty(),
-            listed: HashSet::new(),
+            listed: Listed::default(),
             out: Sitemap::default(),
             full: false,
+            max_url_length,
+            not_queued: 0,
         };
         let home = site.origin.home();
         if named.is_empty()
@@ -182,10 +198,14 @@ impl<'a> Reading<'a> {
                     &u,
                     format!("sitemap indexes nested deeper than {MAX_DEPTH}: not read"),
                 );
-            } else if self.queued.insert(u.as_str().to_owned()) {
-                self.queue.push_back((u, depth + 1));
-            } else {
+            } else if self.queued.contains(u.as_str()) {
                 again += 1;
+            } else if self.queue.len() + self.out.files as usize >= MAX_FILES {
+                // Never read: not queued either (10,000 indexes of 10,000 would queue 10^8).
+                self.not_queued += 1;
+            } else {
+                self.queued.insert(u.as_str().to_owned());
+                self.queue.push_back((u, depth + 1));
             }
         }
         if again > 0 {
@@ -198,7 +218,7 @@ impl<'a> Reading<'a> {
 
     /// A sitemap's pages: those on the site are kept, each once.
     fn pages(&mut self, url: &NormUrl, entries: Vec<(String, String)>) {
-        let mut outside = 0usize;
+        let (mut outside, mut long) = (0usize, 0usize);
         for (loc, lastmod) in entries {
             let page = url_norm::normalize(url.as_url(), &loc)
                 .ok()
@@ -207,22 +227,38 @@ impl<'a> Reading<'a> {
                 outside += 1;
                 continue;
             };
-            if self.listed.len() >= MAX_SITE_URLS {
+            if page.as_str().len() > self.max_url_length {
+                long += 1;
+                continue;
+            }
+            if self.out.entries.len() >= MAX_SITE_URLS {
                 self.full = true;
                 continue;
             }
-            if self.listed.insert(page.as_str().into()) {
-                self.out.entries.push(SitemapEntry {
-                    url: page.as_str().into(),
-                    lastmod: lastmod.into(),
-                    seed: false,
-                });
+            if self.listed.insert(&mut self.out.entries, page.as_str()) {
+                let last = self.out.entries.len() - 1;
+                // The last-modified date is short: a longer value is not one.
+                let lastmod: Box<str> = if lastmod.len() <= 64 {
+                    lastmod.into()
+                } else {
+                    "".into()
+                };
+                self.out.entries[last].lastmod = lastmod;
             }
         }
         if outside > 0 {
             self.problem(
                 url,
                 format!("sitemap lists {outside} URLs that are not on the site (left out)"),
+            );
+        }
+        if long > 0 {
+            self.problem(
+                url,
+                format!(
+                    "sitemap lists {long} URLs longer than MaxUrlLength ({} bytes): left out",
+                    self.max_url_length
+                ),
             );
         }
     }
@@ -386,5 +422,37 @@ mod tests {
         let (out, cut) = gunzip(bomb, false);
         assert_eq!(out.len(), MAX_FILE_BYTES);
         assert!(cut);
+    }
+}
+
+/// A site's sitemap pages, each once: a table of indices into the entries, hashed by URL, so
+/// that each URL is held once (in its entry) — a million listed URLs are not kept twice.
+#[derive(Default)]
+struct Listed(hashbrown::HashTable<u32>);
+
+impl Listed {
+    fn hash(url: &str) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(url.as_bytes())
+    }
+
+    /// Appends an entry for `url` to `entries` unless it is there: whether it was appended.
+    fn insert(&mut self, entries: &mut Vec<SitemapEntry>, url: &str) -> bool {
+        let h = Listed::hash(url);
+        let found = self.0.find(h, |&i| {
+            entries.get(i as usize).is_some_and(|e| &*e.url == url)
+        });
+        if found.is_some() {
+            return false;
+        }
+        let i = u32::try_from(entries.len()).unwrap_or(u32::MAX);
+        self.0.insert_unique(h, i, |&j| {
+            entries.get(j as usize).map_or(0, |e| Listed::hash(&e.url))
+        });
+        entries.push(SitemapEntry {
+            url: url.into(),
+            lastmod: "".into(),
+            seed: false,
+        });
+        true
     }
 }
