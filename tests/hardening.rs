@@ -231,9 +231,74 @@ fn an_archive_whose_recrawl_of_is_not_an_absolute_plain_path_is_refused() {
     }
 }
 
+// See: issue 63 item 1 — the paths an archive's warcinfo records (the crawl's folders and
+// files, absolute or leading out) are never where a rebuild writes: it writes into --out only.
+#[test]
+fn a_rebuild_writes_only_into_its_out_whatever_the_archive_records() {
+    let web = TestWeb::new();
+    small_site(&web, "a.test");
+    let dir = prepare(&[web.origin("a.test")], &[("Archive", "warc")]);
+    run_in(dir.path());
+    let d = dir.path();
+    let elsewhere = d.join("elsewhere");
+    let src = std::fs::read_dir(d.join("results/archive"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .unwrap();
+    let e = elsewhere.display().to_string();
+    let paths = [
+        ("ResultFolder", format!("{e}/results")),
+        ("StateFolder", "../../escaped-state".to_owned()),
+        ("CommonLogFile", format!("{e}/common.csv")),
+        ("ErrorLogFile", "../../escaped-errors.csv".to_owned()),
+        ("StopFile", format!("{e}/stop.txt")),
+    ];
+    let warc = with_info(&std::fs::read(&src).unwrap(), &|block| {
+        block
+            .split("\r\n")
+            .map(|l| {
+                paths
+                    .iter()
+                    .find(|(k, _)| l.starts_with(&format!("setting: {k} =")))
+                    .map_or(l.to_owned(), |(k, v)| format!("setting: {k} = {v}"))
+            })
+            .collect::<Vec<_>>()
+            .join("\r\n")
+    });
+    let arch = d.join("crafted");
+    std::fs::create_dir_all(&arch).unwrap();
+    std::fs::write(arch.join("rccrawler-crafted-00000.warc.gz"), warc).unwrap();
+    let work = d.join("work/deeper");
+    std::fs::create_dir_all(&work).unwrap();
+    let before: Vec<PathBuf> = tree(d).into_iter().map(|(p, _)| p).collect();
+    let o = run_binary(&work, &["rebuild", arch.to_str().unwrap(), "--out", "out"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!elsewhere.exists());
+    let new: Vec<PathBuf> = tree(d)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert!(!new.is_empty());
+    for p in new {
+        assert!(
+            p.starts_with(work.join("out")),
+            "written outside --out: {}",
+            p.display()
+        );
+    }
+}
+
 /// The WARC file `gz` with a `recrawl-of: earlier` line added to its first record (the
 /// `warcinfo`, its own gzip member), its length made again; the other members as they were.
 fn with_recrawl_of(gz: &[u8], earlier: &str) -> Vec<u8> {
+    with_info(gz, &|block| format!("{block}recrawl-of: {earlier}\r\n"))
+}
+
+/// The WARC file `gz` with its `warcinfo` block (the first record, its own gzip member)
+/// changed by `edit`, its length made again; the other members as they were.
+fn with_info(gz: &[u8], edit: &dyn Fn(&str) -> String) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut rest = gz;
     let mut first = Vec::new();
@@ -250,8 +315,7 @@ fn with_recrawl_of(gz: &[u8], earlier: &str) -> Vec<u8> {
         .trim()
         .parse()
         .unwrap();
-    let mut block = first[head_end..head_end + len].to_vec();
-    block.extend_from_slice(format!("recrawl-of: {earlier}\r\n").as_bytes());
+    let block = edit(std::str::from_utf8(&first[head_end..head_end + len]).unwrap()).into_bytes();
     let mut record = String::new();
     for l in head
         .lines()

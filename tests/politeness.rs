@@ -120,9 +120,15 @@ fn limits_and_delays_hold_for_every_site_at_once() {
         // delay plus the crawler's margin). The crawler spaces its writes by the delay plus
         // that margin; the check allows the stamp this much error.
         let stamp_error = Duration::from_millis(4);
+        let mut sorted: Vec<&RequestRecord> = rs.iter().collect();
+        sorted.sort_by_key(|r| r.start);
+        let closest = sorted
+            .windows(2)
+            .min_by_key(|w| w[1].start - w[0].start)
+            .map(|w| format!("{} ({}) then {}", w[0].target, w[0].status, w[1].target));
         assert!(
             gap + stamp_error >= delay,
-            "{host}: two requests started {gap:?} apart, delay {delay:?}"
+            "{host}: two requests started {gap:?} apart, delay {delay:?}: {closest:?}"
         );
     }
 }

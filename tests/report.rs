@@ -428,8 +428,10 @@ fn report_of_a_folder_that_is_not_a_results_folder_is_bad_input() {
         format!("Site,Folder,Pages\nhttp://a,../outside,1\nhttp://b,{outside},1\n"),
     )
     .unwrap();
+    // See: issue 63 item 1 — refused, naming the row, rather than left out quietly.
     let o = run(dir.path(), &["report"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("summary.csv:2: Folder"), "{}", text(&o));
     let html = std::fs::read_to_string(dir.path().join("results/report.html")).unwrap();
     assert!(
         !html.contains("leak.example"),

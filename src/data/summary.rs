@@ -350,4 +350,22 @@ pub(crate) mod tests {
             assert_eq!(SiteSummary::read(&mut Reader::new(&bytes)).unwrap(), row);
         }
     }
+
+    // See: issue 63 item 1 — a saved state's or a database's summary row (both read here)
+    // whose folder names a path is damaged, never joined to the results folder.
+    #[test]
+    fn a_row_whose_folder_is_a_path_is_refused() {
+        for folder in ["../../x", "/etc", "a/b", "..", ""] {
+            let row = SiteSummary {
+                folder: folder.into(),
+                ..sample_row("http://a.test")
+            };
+            let mut bytes = Vec::new();
+            row.put(&mut bytes);
+            assert!(
+                SiteSummary::read(&mut Reader::new(&bytes)).is_err(),
+                "{folder:?} read"
+            );
+        }
+    }
 }

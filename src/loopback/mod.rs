@@ -323,26 +323,31 @@ fn serve(mut conn: impl arrival::Conn, shared: &Shared) -> io::Result<()> {
             }
             None => Some(Resp::new(404, "text/html", "<h1>not found</h1>")),
         };
-        let (status, end) = match resp {
-            Some(resp) => {
-                std::thread::sleep(resp.delay);
-                // Taken before the answer is written: the client cannot start its next request
-                // before it has the answer, so a later timestamp (this thread may be preempted
-                // after writing) would show requests overlapping that never did.
-                let end = Instant::now();
-                http::write_response(&mut conn, &resp, &req)?;
-                (resp.status, end)
-            }
-            None => (0, Instant::now()),
-        };
-        shared.log.lock().push(RequestRecord {
+        let record = |status: u16, end: Instant| RequestRecord {
             host: req.host.clone(),
             target: req.target.clone(),
             start,
             end,
             status,
             user_agent: req.header("user-agent").map(str::to_owned),
-        });
+        };
+        let status = match resp {
+            Some(resp) => {
+                std::thread::sleep(resp.delay);
+                // Taken before the answer is written: the client cannot start its next request
+                // before it has the answer, so a later timestamp (this thread may be preempted
+                // after writing) would show requests overlapping that never did. Logged before
+                // it is written too: a client that has its answer (a crawl that ended) finds
+                // its request in the log, not a moment later.
+                shared.log.lock().push(record(resp.status, Instant::now()));
+                http::write_response(&mut conn, &resp, &req)?;
+                resp.status
+            }
+            None => {
+                shared.log.lock().push(record(0, Instant::now()));
+                0
+            }
+        };
         if req.close || status == 0 || shared.stopping.load(Ordering::SeqCst) {
             return Ok(());
         }

@@ -19,33 +19,72 @@ pub(crate) fn read_network(
     keep: &dyn Fn(&Network) -> Vec<bool>,
 ) -> Result<Option<Network>, String> {
     let dir = results.join(NETWORK_DIR);
-    let nodes_path = dir.join("nodes.csv");
-    if !nodes_path.exists() {
+    if !dir.join("nodes.csv").exists() {
         return Ok(None);
     }
-    let text = |s: &str| gephi_unescape(s).unwrap_or_else(|_| s.to_owned());
-    let num = |s: &str| s.trim().parse::<u64>().unwrap_or(0);
-    let open = |name: &str| {
-        let path = dir.join(name);
-        csv::Reader::from_path(&path)
-            .map(|r| (r, path.clone()))
-            .map_err(|e| format!("{}: {e}", path.display()))
+    let (nodes, targets) = read_nodes(&dir)?;
+    let mut net = Network {
+        nodes,
+        targets,
+        edges: Vec::new(),
+        subsets: read_subsets(&dir)?,
+        arcs: 0,
+        links: 0,
     };
-    let at = |path: &Path, line: u64, why: &str| format!("{}:{line}: {why}", path.display());
-    let row_error = |path: &Path, e: csv::Error| {
-        let line = e.position().map_or(0, csv::Position::line);
-        at(path, line, &e.to_string())
-    };
-    let mut nodes = Vec::new();
-    let mut targets = 0;
-    let (mut rdr, path) = open("nodes.csv")?;
-    // The measures after the counts are not read: a network written before them reads too.
-    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
-    if let Some(missing) = missing_column(&header, &NODE_HEADER) {
+    let kept = keep(&net);
+    read_edges(&dir, &kept, &mut net)?;
+    Ok(Some(net))
+}
+
+/// A network file opened for reading, with its header checked to start with `want`.
+struct Opened {
+    rdr: csv::Reader<std::fs::File>,
+    path: std::path::PathBuf,
+    /// Its header's length.
+    columns: usize,
+}
+
+fn open(dir: &Path, name: &str, want: &[&str]) -> Result<Opened, String> {
+    let path = dir.join(name);
+    let mut rdr = csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header = rdr.headers().map_err(|e| row_error(&path, &e))?.clone();
+    if let Some(missing) = missing_column(&header, want) {
         return Err(at(&path, 1, &format!("no {missing} column")));
     }
+    Ok(Opened {
+        rdr,
+        path,
+        columns: header.len(),
+    })
+}
+
+fn at(path: &Path, line: u64, why: &str) -> String {
+    format!("{}:{line}: {why}", path.display())
+}
+
+fn row_error(path: &Path, e: &csv::Error) -> String {
+    at(
+        path,
+        e.position().map_or(0, csv::Position::line),
+        &e.to_string(),
+    )
+}
+
+fn text(s: &str) -> String {
+    gephi_unescape(s).unwrap_or_else(|_| s.to_owned())
+}
+
+fn num(s: &str) -> u64 {
+    s.trim().parse::<u64>().unwrap_or(0)
+}
+
+/// nodes.csv's rows, and how many are targets. The measures after the counts are not read:
+/// a network written before them reads too.
+fn read_nodes(dir: &Path) -> Result<(Vec<NodeRow>, usize), String> {
+    let Opened { mut rdr, path, .. } = open(dir, "nodes.csv", &NODE_HEADER)?;
+    let (mut nodes, mut targets) = (Vec::new(), 0);
     for r in rdr.records() {
-        let r = r.map_err(|e| row_error(&path, e))?;
+        let r = r.map_err(|e| row_error(&path, &e))?;
         let set = if &r[2] == "target" {
             targets += 1;
             Set::Target
@@ -66,45 +105,40 @@ pub(crate) fn read_network(
             pages: num(&r[9]),
         });
     }
+    Ok((nodes, targets))
+}
+
+fn read_subsets(dir: &Path) -> Result<Vec<SubsetRow>, String> {
+    let Opened { mut rdr, path, .. } = open(dir, "subsets.csv", &["Subset", "Sites", "Links"])?;
     let mut subsets = Vec::new();
-    let (mut rdr, path) = open("subsets.csv")?;
-    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
-    if let Some(missing) = missing_column(&header, &["Subset", "Sites", "Links"]) {
-        return Err(at(&path, 1, &format!("no {missing} column")));
-    }
     for r in rdr.records() {
-        let r = r.map_err(|e| row_error(&path, e))?;
+        let r = r.map_err(|e| row_error(&path, &e))?;
         subsets.push(SubsetRow {
             name: r[0].to_owned(),
             sites: num(&r[1]),
             links: num(&r[2]),
         });
     }
-    let mut net = Network {
-        nodes,
-        targets,
-        edges: Vec::new(),
-        subsets,
-        arcs: 0,
-        links: 0,
-    };
-    let kept = keep(&net);
+    Ok(subsets)
+}
+
+/// edges.csv's arcs between the nodes `kept` flags into `net`, and the totals of all. A
+/// network written before the nofollow columns has the first five.
+fn read_edges(dir: &Path, kept: &[bool], net: &mut Network) -> Result<(), String> {
+    let Opened {
+        mut rdr,
+        path,
+        columns,
+    } = open(dir, "edges.csv", &EDGE_HEADER[..5])?;
+    let with_nofollow = columns >= 6;
     let kept = |id: u32| {
         kept.get((id as usize).wrapping_sub(1))
             .copied()
             .unwrap_or(false)
     };
-    let (mut arcs, mut links) = (0u64, 0u64);
-    let (mut rdr, path) = open("edges.csv")?;
-    // A network written before the nofollow columns has the first five.
-    let header = rdr.headers().map_err(|e| row_error(&path, e))?.clone();
-    if let Some(missing) = missing_column(&header, &EDGE_HEADER[..5]) {
-        return Err(at(&path, 1, &format!("no {missing} column")));
-    }
-    let with_nofollow = header.len() >= 6;
     let nodes = u32::try_from(net.nodes.len()).unwrap_or(u32::MAX);
     let mut r = csv::StringRecord::new();
-    while rdr.read_record(&mut r).map_err(|e| row_error(&path, e))? {
+    while rdr.read_record(&mut r).map_err(|e| row_error(&path, &e))? {
         let line = r.position().map_or(0, csv::Position::line);
         let id = |i: usize| {
             r[i].trim()
@@ -115,8 +149,8 @@ pub(crate) fn read_network(
         };
         let (source, target) = (id(0)?, id(1)?);
         let weight = num(&r[3]);
-        arcs += 1;
-        links += weight;
+        net.arcs += 1;
+        net.links += weight;
         if kept(source) && kept(target) {
             net.edges.push(EdgeRow {
                 source,
@@ -131,9 +165,7 @@ pub(crate) fn read_network(
             });
         }
     }
-    net.arcs = arcs;
-    net.links = links;
-    Ok(Some(net))
+    Ok(())
 }
 
 /// The first of `want` that `header` does not start with, in order (the reader reads columns

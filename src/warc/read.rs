@@ -159,93 +159,17 @@ pub fn gunzip_member(
     keep: usize,
     past: Past,
 ) -> io::Result<Member> {
-    let mut h = [0u8; 10];
-    if r.read_exact(&mut h).is_err() || h[..3] != [0x1f, 0x8b, 8] {
+    if !gzip_header(r)? {
         return Ok(Member::Broken);
     }
-    let flags = h[3];
-    if flags & 4 != 0 {
-        let mut xlen = [0u8; 2];
-        if r.read_exact(&mut xlen).is_err() {
-            return Ok(Member::Broken);
-        }
-        io::copy(
-            &mut r.take(u64::from(u16::from_le_bytes(xlen))),
-            &mut io::sink(),
-        )?;
-    }
-    for bit in [8u8, 16] {
-        if flags & bit != 0 {
-            // A name or comment is short; one that runs on is not a member rccrawler wrote.
-            let mut skipped = Vec::new();
-            r.take(4096).read_until(0, &mut skipped)?;
-            if skipped.last() != Some(&0) {
-                return Ok(Member::Broken);
-            }
-        }
-    }
-    if flags & 2 != 0 && r.read_exact(&mut [0u8; 2]).is_err() {
-        return Ok(Member::Broken);
-    }
-    let start = out.len();
     let mut crc = flate2::Crc::new();
-    let mut cut = false;
-    let ended = INFLATE.with(|cell| -> io::Result<bool> {
-        let mut cell = cell.borrow_mut();
-        let z = cell.get_or_insert_with(|| flate2::Decompress::new(false));
-        z.reset(false);
-        let mut scratch = Vec::new();
-        loop {
-            let input = r.fill_buf()?;
-            if input.is_empty() {
-                return Ok(false);
-            }
-            let room = keep.saturating_sub(out.len() - start);
-            if room == 0 && past == Past::Stop {
-                cut = true;
-                return Ok(false);
-            }
-            // Into the output while it has room, past that into a scratch buffer that is
-            // checksummed and dropped.
-            let (target, from) = if room > 0 {
-                if out.capacity() - out.len() < 4096 {
-                    out.reserve((input.len() * 3 + 4096).min(room));
-                }
-                (&mut *out, None)
-            } else {
-                scratch.clear();
-                if scratch.capacity() == 0 {
-                    scratch.reserve(1 << 16);
-                }
-                (&mut scratch, Some(()))
-            };
-            let produced_from = target.len();
-            let before = z.total_in();
-            let status = match z.decompress_vec(input, target, flate2::FlushDecompress::None) {
-                Ok(s) => s,
-                // Not deflate data: a damaged member.
-                Err(_) => return Ok(false),
-            };
-            crc.update(&target[produced_from..]);
-            if from.is_none() && target.len() - start > keep {
-                target.truncate(start + keep);
-            }
-            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
-            r.consume(used);
-            if status == flate2::Status::StreamEnd {
-                return Ok(true);
-            }
-            if used == 0 && target.len() == produced_from {
-                // No progress with input left: not a stream that ends.
-                return Ok(false);
-            }
-        }
-    })?;
-    if cut {
-        return Ok(Member::Cut);
+    match inflate(r, out, keep, past, &mut crc)? {
+        Inflated::Ended => {}
+        Inflated::Cut => return Ok(Member::Cut),
+        Inflated::Broken => return Ok(Member::Broken),
     }
     let mut trailer = [0u8; 8];
-    if !ended || r.read_exact(&mut trailer).is_err() {
+    if r.read_exact(&mut trailer).is_err() {
         return Ok(Member::Broken);
     }
     let whole =
@@ -259,6 +183,106 @@ pub fn gunzip_member(
         Member::Whole { len }
     } else {
         Member::Broken
+    })
+}
+
+/// Reads a gzip member's header (RFC 1952 §2.3); `false` when it is not one.
+fn gzip_header(r: &mut impl BufRead) -> io::Result<bool> {
+    let mut h = [0u8; 10];
+    if r.read_exact(&mut h).is_err() || h[..3] != [0x1f, 0x8b, 8] {
+        return Ok(false);
+    }
+    let flags = h[3];
+    if flags & 4 != 0 {
+        let mut xlen = [0u8; 2];
+        if r.read_exact(&mut xlen).is_err() {
+            return Ok(false);
+        }
+        io::copy(
+            &mut r.take(u64::from(u16::from_le_bytes(xlen))),
+            &mut io::sink(),
+        )?;
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            // A name or comment is short; one that runs on is not a member rccrawler wrote.
+            let mut skipped = Vec::new();
+            r.take(4096).read_until(0, &mut skipped)?;
+            if skipped.last() != Some(&0) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(flags & 2 == 0 || r.read_exact(&mut [0u8; 2]).is_ok())
+}
+
+/// How a member's deflate stream ended.
+enum Inflated {
+    /// At its end.
+    Ended,
+    /// At `keep` bytes, with [`Past::Stop`].
+    Cut,
+    /// Not a stream that ends: the input ran out, or it is not deflate data.
+    Broken,
+}
+
+/// Inflates a member's deflate stream from `r`, appending at most `keep` bytes to `out` and
+/// checksumming what it inflates into `crc`.
+fn inflate(
+    r: &mut impl BufRead,
+    out: &mut Vec<u8>,
+    keep: usize,
+    past: Past,
+    crc: &mut flate2::Crc,
+) -> io::Result<Inflated> {
+    let start = out.len();
+    INFLATE.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let z = cell.get_or_insert_with(|| flate2::Decompress::new(false));
+        z.reset(false);
+        let mut scratch = Vec::new();
+        loop {
+            let input = r.fill_buf()?;
+            if input.is_empty() {
+                return Ok(Inflated::Broken);
+            }
+            let room = keep.saturating_sub(out.len() - start);
+            if room == 0 && past == Past::Stop {
+                return Ok(Inflated::Cut);
+            }
+            // Into the output while it has room, past that into a scratch buffer that is
+            // checksummed and dropped.
+            let target = if room > 0 {
+                if out.capacity() - out.len() < 4096 {
+                    out.reserve((input.len() * 3 + 4096).min(room));
+                }
+                &mut *out
+            } else {
+                scratch.clear();
+                scratch.reserve(1 << 16);
+                &mut scratch
+            };
+            let produced_from = target.len();
+            let before = z.total_in();
+            let Ok(status) = z.decompress_vec(input, target, flate2::FlushDecompress::None) else {
+                // Not deflate data: a damaged member.
+                return Ok(Inflated::Broken);
+            };
+            crc.update(&target[produced_from..]);
+            let progress = target.len() > produced_from;
+            if room > 0 && target.len() - start > keep {
+                target.truncate(start + keep);
+            }
+            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
+            r.consume(used);
+            if status == flate2::Status::StreamEnd {
+                return Ok(Inflated::Ended);
+            }
+            if used == 0 && !progress {
+                // No progress with input left: not a stream that ends.
+                return Ok(Inflated::Broken);
+            }
+        }
     })
 }
 
