@@ -162,6 +162,8 @@ pub struct Server {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept: Option<JoinHandle<()>>,
+    /// Arrival stamps on from the first request (see [`arrival::StampsOn`]).
+    _stamps: arrival::StampsOn,
 }
 
 impl std::fmt::Debug for Server {
@@ -187,6 +189,7 @@ impl Server {
     }
 
     fn start_with(port: u16, tls: Option<Arc<rustls::ServerConfig>>) -> io::Result<Server> {
+        let stamps = arrival::StampsOn::wait();
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
@@ -201,6 +204,7 @@ impl Server {
             addr,
             shared,
             accept: Some(accept),
+            _stamps: stamps,
         })
     }
 
