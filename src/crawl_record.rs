@@ -135,11 +135,18 @@ pub struct CrawlRecord {
 impl CrawlRecord {
     /// A setting's value: as recorded, else the key's default (a key newer than the record).
     pub fn setting(&self, key: &str) -> &str {
-        self.settings
+        let text = self
+            .settings
             .get(key)
             .map(String::as_str)
             .or_else(|| keys::find(key).map(|k| k.default))
-            .unwrap_or("")
+            .unwrap_or("");
+        // A record written before values were normalised may say `false` for `no`.
+        if keys::find(key).is_some_and(|d| matches!(d.kind, keys::ValueKind::Flag)) {
+            crate::settings::normal_flag(text)
+        } else {
+            text
+        }
     }
 }
 

@@ -495,7 +495,10 @@ fn connection_refused_and_unknown_hosts_leave_the_site_unreachable() {
         let a = c.site(&format!("a.test_{port}"));
         assert_eq!(a.bad[0].2, "robots.txt unavailable (connection refused)");
         let nx = c.site("nx.invalid");
-        assert_eq!(nx.bad[0].2, "robots.txt unavailable (host not found)");
+        // See: issue 64 item 9 — a host that does not resolve is `host not found`, not a
+        // robots.txt that failed.
+        assert_eq!(nx.bad[0].2, "host not found");
+        assert_eq!(summary[1][11], "host not found", "{:?}", summary[1]);
         let log = error_log(&c);
         assert!(
             log.contains("connection refused") && log.contains("host not found"),

@@ -240,12 +240,13 @@ pub(super) fn robots_answered(
             return false;
         }
         RobotsAnswer::Unavailable { why, transient } => {
+            let why = crate::fetch::unavailable_reason(&why);
             if let Some(t) = &transient {
                 if t.transport && ctx.dispatcher.transport_failed(task.site) {
                     log.problem(
                         &site.origin,
                         &task.url,
-                        format!("robots.txt unavailable ({why}): the site is taken as down"),
+                        format!("{why}: the site is taken as down"),
                     );
                     ctx.dm.suspend(task.scope);
                     ctx.maybe_settled(task.scope);
@@ -264,7 +265,7 @@ pub(super) fn robots_answered(
                         &site.origin,
                         &task.url,
                         format!(
-                            "robots.txt unavailable ({why}): retry {} of {} in {:.1} s",
+                            "{why}: retry {} of {} in {:.1} s",
                             tries + 1,
                             s.faults.max_retries,
                             wait.as_secs_f64()
@@ -278,11 +279,9 @@ pub(super) fn robots_answered(
             log.problem(
                 &site.origin,
                 &task.url,
-                format!("robots.txt unavailable ({why}): nothing will be fetched"),
+                format!("{why}: nothing will be fetched"),
             );
-            Arc::new(DisallowAll {
-                reason: format!("robots.txt unavailable ({why})"),
-            })
+            Arc::new(DisallowAll { reason: why })
         }
     };
     site.set_robots(rules);

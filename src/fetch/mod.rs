@@ -36,7 +36,7 @@ pub use pacer::{Pacer, SendTurn, with_margin};
 pub(crate) use page::{Check, HeadStep, Step, Walk};
 pub use replayed::NOT_ARCHIVED;
 pub use retry::Transient;
-pub(crate) use robots_txt::{RobotsStep, RobotsWalk};
+pub(crate) use robots_txt::{RobotsStep, RobotsWalk, unavailable_reason};
 pub use roots::CaFileError;
 pub(crate) use sitemaps::harvest as read_sitemaps;
 

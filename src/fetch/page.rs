@@ -268,7 +268,7 @@ impl<'a> Walk<'a> {
             RobotsAnswer::Rules(rules) => rules,
             RobotsAnswer::Abandoned => return Err(Box::new(PageResult::Abandoned)),
             RobotsAnswer::Unavailable { why, transient } => {
-                let reason = format!("robots.txt unavailable ({why})");
+                let reason = super::robots_txt::unavailable_reason(&why);
                 if let Some(transient) = transient {
                     // Unavailable for now: this URL is retried with the site's back-off, and
                     // robots.txt with it.

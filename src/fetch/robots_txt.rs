@@ -244,3 +244,15 @@ fn failed(e: FetchError) -> RobotsAnswer {
         transient: e.is_transient().then(Transient::transport),
     }
 }
+
+/// Why a site's pages are not fetched when its robots.txt is unavailable for `why`: a host
+/// that does not resolve is `host not found` (its robots.txt is not what failed), anything
+/// else `robots.txt unavailable (why)`.
+pub(crate) fn unavailable_reason(why: &str) -> String {
+    let host_not_found = FetchError::HostNotFound.to_string();
+    if why == host_not_found {
+        host_not_found
+    } else {
+        format!("robots.txt unavailable ({why})")
+    }
+}

@@ -31,6 +31,7 @@ pub const MAX_URL_LENGTH: usize = 65_536;
 pub use error::{Location, SettingsError, Warning};
 pub use ini::RawSettings;
 pub use sections::*;
+pub(crate) use values::normal_flag;
 
 /// A database URL with its password replaced, for messages (`DatabaseUrl` in a settings
 /// error, the database's errors).
@@ -186,11 +187,7 @@ impl Settings {
                 scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
             },
             scope: scope(&v)?,
-            written: Arc::new(
-                raw.written()
-                    .map(|(k, w)| (k.to_owned(), w.clone()))
-                    .collect(),
-            ),
+            written: Arc::new(normalized(&raw)?),
             path: raw.path().to_owned(),
         };
         warnings.extend(rules::check(&settings)?);
@@ -457,6 +454,34 @@ fn parse_resolve(v: &Values<'_>) -> Result<Vec<ResolveEntry>, SettingsError> {
             port,
             addr,
         });
+    }
+    Ok(out)
+}
+
+/// The keys settings.ini sets, a yes/no value written as `yes` or `no` whichever of the
+/// accepted spellings was used (so that crawl.ini, the archive's warcinfo and `compare` see one
+/// spelling); a yes/no key with any other value is refused, naming the values it takes.
+fn normalized(raw: &RawSettings) -> Result<BTreeMap<String, ini::Written>, SettingsError> {
+    let mut out = BTreeMap::new();
+    for (k, w) in raw.written() {
+        let mut w = w.clone();
+        if keys::find(k).is_some_and(|d| matches!(d.kind, keys::ValueKind::Flag)) {
+            match values::flag_value(&w.value) {
+                Some(b) => w.value = if b { "yes" } else { "no" }.to_owned(),
+                None => {
+                    return Err(SettingsError::BadValue {
+                        at: Location {
+                            path: raw.path().to_owned(),
+                            line: w.line,
+                        },
+                        key: k.to_owned(),
+                        value: w.value.clone(),
+                        expected: values::FLAG_VALUES.to_owned(),
+                    });
+                }
+            }
+        }
+        out.insert(k.to_owned(), w);
     }
     Ok(out)
 }

@@ -129,11 +129,8 @@ impl Values<'_> {
     }
 
     pub(super) fn flag(&self, key: &str) -> Result<bool, SettingsError> {
-        match self.text(key).to_ascii_lowercase().as_str() {
-            "1" | "yes" | "true" | "on" => Ok(true),
-            "0" | "no" | "false" | "off" => Ok(false),
-            other => Err(self.bad(key, other, "1 or 0")),
-        }
+        let text = self.text(key);
+        flag_value(text).ok_or_else(|| self.bad(key, text, FLAG_VALUES))
     }
 
     pub(super) fn path(&self, key: &str) -> PathBuf {
@@ -158,4 +155,28 @@ pub(super) fn list(text: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// What a yes/no setting takes, for messages.
+pub(crate) const FLAG_VALUES: &str =
+    "yes or no (1, true, on and 0, false, off are read as yes and no)";
+
+/// A yes/no setting's value: `yes` or `no`, and, read the same, `1`/`true`/`on` and
+/// `0`/`false`/`off` (any case); `None` for anything else.
+pub(crate) fn flag_value(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "yes" | "1" | "true" | "on" => Some(true),
+        "no" | "0" | "false" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// A yes/no value as the crawl record writes it (`yes`/`no`), or the text as it is when it is
+/// not one.
+pub(crate) fn normal_flag(text: &str) -> &str {
+    match flag_value(text) {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => text,
+    }
 }

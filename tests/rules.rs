@@ -1,0 +1,108 @@
+//! Rules that hold on sites they were not built on (issue 64): yes/no settings read one way
+//! and recorded one way, …. Every case runs the real binary or a real crawl against loopback
+//! servers.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::path::Path;
+
+use common::{TestWeb, prepare, read_csv, run_binary, run_in};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A three-page site on `host`, one of its links nofollow.
+fn small_site(web: &TestWeb, host: &str) {
+    web.page(
+        host,
+        "/",
+        r#"<a href="/p1">one</a><a rel="nofollow" href="/p2">two</a>"#,
+    );
+    web.page(host, "/p1", "<p>one</p>");
+    web.page(host, "/p2", "<p>two</p>");
+}
+
+/// The value crawl.ini records for `key`.
+fn recorded(results: &Path, key: &str) -> String {
+    std::fs::read_to_string(results.join("crawl.ini"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key} = ")).map(str::to_owned))
+        .unwrap()
+}
+
+// See: issue 64 item 6 — every spelling of yes and no is read as yes or no and recorded as
+// `yes`/`no`, so a `no` crawl and a `false` crawl compare as one setting; another value is
+// refused naming the documented values.
+#[test]
+fn yes_no_settings_are_read_one_way_and_recorded_one_way() {
+    let web = TestWeb::new();
+    small_site(&web, "a.test");
+    let mut folders = Vec::new();
+    for (spelling, want) in [
+        ("no", "no"),
+        ("false", "no"),
+        ("OFF", "no"),
+        ("0", "no"),
+        ("true", "yes"),
+    ] {
+        let dir = prepare(&[web.origin("a.test")], &[("FollowNofollow", spelling)]);
+        run_in(dir.path());
+        let results = dir.path().join("results");
+        assert_eq!(recorded(&results, "FollowNofollow"), want, "{spelling}");
+        let (_, nodes) = read_csv(&results.join(format!("a.test_{}/nodes.csv", web.port())));
+        assert_eq!(nodes.len(), if want == "no" { 2 } else { 3 }, "{spelling}");
+        folders.push((dir, results));
+    }
+    // `no` against `false`: nothing to say about FollowNofollow.
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (&folders[0].1, &folders[1].1);
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("FollowNofollow"), "{}", stderr(&o));
+    // A record written before values were normalised (`false`) compares as `no`.
+    let ini = std::fs::read_to_string(a.join("crawl.ini")).unwrap();
+    std::fs::write(
+        a.join("crawl.ini"),
+        ini.replace("FollowNofollow = no", "FollowNofollow = false"),
+    )
+    .unwrap();
+    let o = run_binary(
+        work.path(),
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("FollowNofollow"), "{}", stderr(&o));
+    // Anything else is refused with the values it takes.
+    for (key, value) in [
+        ("Sitemaps", "maybe"),
+        ("FollowNofollow", "nope"),
+        ("Cookies", "2"),
+    ] {
+        let dir = prepare(&[web.origin("a.test")], &[(key, value)]);
+        let o = run_binary(dir.path(), &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{key} = {value}: {err}");
+        assert!(
+            err.contains(key) && err.contains("yes or no") && err.contains("settings.ini:"),
+            "{key} = {value}: {err}"
+        );
+    }
+}
