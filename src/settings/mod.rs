@@ -187,7 +187,7 @@ impl Settings {
                 scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
             },
             scope: scope(&v)?,
-            written: Arc::new(normalized(&raw)?),
+            written: Arc::new(normalized(raw)?),
             path: raw.path().to_owned(),
         };
         warnings.extend(rules::check(&settings)?);
