@@ -106,3 +106,66 @@ fn yes_no_settings_are_read_one_way_and_recorded_one_way() {
         );
     }
 }
+
+/// Each row of a site's `file` (header, rows).
+fn rows(results: &Path, web: &TestWeb, file: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    read_csv(&results.join(format!("a.test_{}/{file}", web.port())))
+}
+
+// See: issue 64 item 7 — with `FollowNofollow = no` and `SitemapSeeds = yes`, a page only
+// nofollow links reach (a rel=nofollow link, a page whose meta robots says nofollow) and that
+// the sitemap lists is an orphan node, not also a bad link; one the sitemap does not list stays
+// a bad link `nofollow`.
+#[test]
+fn a_nofollow_target_the_sitemap_lists_is_a_node_and_not_a_bad_link() {
+    let web = TestWeb::new();
+    let a = web.origin("a.test");
+    web.page(
+        "a.test",
+        "/",
+        r#"<a href="/p1">one</a><a rel="nofollow" href="/listed">listed</a>
+           <a rel="ugc nofollow" href="/unlisted">unlisted</a><a href="/meta">meta</a>"#,
+    );
+    web.page("a.test", "/p1", "<p>one</p>");
+    web.page("a.test", "/listed", "<p>listed in the sitemap</p>");
+    web.page("a.test", "/unlisted", "<p>in no sitemap</p>");
+    web.page(
+        "a.test",
+        "/meta",
+        r#"<meta name="robots" content="nofollow"><a href="/behind">behind</a>"#,
+    );
+    web.page("a.test", "/behind", "<p>behind a nofollow page</p>");
+    let urlset: String = ["/", "/p1", "/listed", "/behind"]
+        .iter()
+        .map(|p| format!("<url><loc>{a}{p}</loc></url>"))
+        .collect();
+    web.set(
+        "a.test",
+        "/sitemap.xml",
+        rccrawler::loopback::Resp::new(200, "application/xml", format!("<urlset>{urlset}</urlset>")),
+    );
+    let dir = prepare(
+        std::slice::from_ref(&a),
+        &[("FollowNofollow", "no"), ("SitemapSeeds", "yes")],
+    );
+    run_in(dir.path());
+    let results = dir.path().join("results");
+    let (h, nodes) = rows(&results, &web, "nodes.csv");
+    let (label, source) = (
+        h.iter().position(|c| c == "Label").unwrap(),
+        h.iter().position(|c| c == "Source").unwrap(),
+    );
+    let node = |p: &str| nodes.iter().find(|r| r[label] == format!("{a}{p}"));
+    for p in ["/listed", "/behind"] {
+        let n = node(p).unwrap_or_else(|| panic!("{p} is no node: {nodes:?}"));
+        assert_eq!(n[source], "sitemap", "{p}");
+    }
+    assert!(node("/unlisted").is_none());
+    let (_, bad) = rows(&results, &web, "bad_links.csv");
+    let bad_urls: Vec<&str> = bad.iter().map(|r| r[1].as_str()).collect();
+    assert!(!bad_urls.iter().any(|u| u.ends_with("/listed") || u.ends_with("/behind")), "{bad:?}");
+    assert!(
+        bad.iter().any(|r| r[1].ends_with("/unlisted") && r[2] == "nofollow"),
+        "{bad:?}"
+    );
+}

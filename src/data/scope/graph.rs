@@ -578,6 +578,11 @@ impl<'a> SiteGraph<'a> {
                             continue;
                         }
                         None => {
+                            // A node no followed link reaches: an orphan its sitemap listed
+                            // (`SitemapSeeds`), not a bad link.
+                            if self.node_of.get(l.id() as usize).is_some_and(|&n| n != 0) {
+                                continue;
+                            }
                             // Not visited (deeper than maxCrawlLevel): report only what is known
                             // without fetching it.
                             let rec = self.g.recs[l.id() as usize];
