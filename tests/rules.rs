@@ -142,7 +142,11 @@ fn a_nofollow_target_the_sitemap_lists_is_a_node_and_not_a_bad_link() {
     web.set(
         "a.test",
         "/sitemap.xml",
-        rccrawler::loopback::Resp::new(200, "application/xml", format!("<urlset>{urlset}</urlset>")),
+        rccrawler::loopback::Resp::new(
+            200,
+            "application/xml",
+            format!("<urlset>{urlset}</urlset>"),
+        ),
     );
     let dir = prepare(
         std::slice::from_ref(&a),
@@ -163,9 +167,71 @@ fn a_nofollow_target_the_sitemap_lists_is_a_node_and_not_a_bad_link() {
     assert!(node("/unlisted").is_none());
     let (_, bad) = rows(&results, &web, "bad_links.csv");
     let bad_urls: Vec<&str> = bad.iter().map(|r| r[1].as_str()).collect();
-    assert!(!bad_urls.iter().any(|u| u.ends_with("/listed") || u.ends_with("/behind")), "{bad:?}");
     assert!(
-        bad.iter().any(|r| r[1].ends_with("/unlisted") && r[2] == "nofollow"),
+        !bad_urls
+            .iter()
+            .any(|u| u.ends_with("/listed") || u.ends_with("/behind")),
         "{bad:?}"
     );
+    assert!(
+        bad.iter()
+            .any(|r| r[1].ends_with("/unlisted") && r[2] == "nofollow"),
+        "{bad:?}"
+    );
+}
+
+// See: issue 64 item 8 — every SURT key of index.cdxj is the reference indexer's
+// (cdxj-indexer, pywb's): folders with and without their trailing slash, query arguments out
+// of order, escapes, upper case, session ids, `www.`, a port.
+#[test]
+fn index_keys_are_the_reference_indexers() {
+    let Some(indexer) = common::warcio::cdxj_indexer() else {
+        return;
+    };
+    let web = TestWeb::new();
+    let links = [
+        "/folder/",
+        "/folder/sub/",
+        "/Upper/Case.html",
+        "/q?b=2&a=1&c",
+        "/q?a=1&a",
+        "/%7Etilde/x%20y",
+        "/caf%C3%A9/",
+        "/s?sid=0123456789abcdef0123456789abcdef&x=1",
+        "/s?jsessionid=0123456789ABCDEF0123456789ABCDEF",
+        "/dots/./a/../b/",
+        "/empty?",
+    ];
+    let a: String = links
+        .iter()
+        .map(|l| format!(r#"<a href="{l}">{l}</a> "#))
+        .collect();
+    for host in ["a.test", "www.a.test"] {
+        web.page(
+            host,
+            "/",
+            &format!("{a}<a href=\"{}/\">www</a>", web.origin("www.a.test")),
+        );
+        web.server.route_prefix(
+            host,
+            "/",
+            rccrawler::loopback::Route::Generated(std::sync::Arc::new(
+                |req: &rccrawler::loopback::Request| {
+                    rccrawler::loopback::Resp::html(format!("<p>page {}</p>", req.target))
+                },
+            )),
+        );
+    }
+    let dir = prepare(
+        &[web.origin("a.test"), web.origin("www.a.test")],
+        &[("Archive", "warc")],
+    );
+    run_in(dir.path());
+    let archive = dir.path().join("results/archive");
+    let mut ours = common::warcio::our_keys(&archive);
+    let mut theirs = common::warcio::reference_keys(&indexer, &archive);
+    ours.sort();
+    theirs.sort();
+    assert!(ours.len() > 20, "{ours:?}");
+    assert_eq!(ours, theirs);
 }

@@ -13,27 +13,7 @@ use super::record::{cdx_timestamp, head_len};
 /// The index file's name in an archive folder.
 pub const INDEX_FILE: &str = "index.cdxj";
 
-/// The SURT form of `url` (Sort-friendly URI Reordering Transform, as pywb keys its index):
-/// host labels reversed and comma-separated, `www.` dropped, a port other than the
-/// scheme's kept, then `)` and the path and query; lower case.
-pub fn surt(url: &str) -> String {
-    let Ok(u) = url::Url::parse(url) else {
-        return url.to_ascii_lowercase();
-    };
-    let host = u.host_str().unwrap_or("").to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host);
-    let mut key: String = host.split('.').rev().collect::<Vec<_>>().join(",");
-    if let Some(port) = u.port() {
-        let _ = write!(key, ":{port}");
-    }
-    key.push(')');
-    key.push_str(&u.path().to_ascii_lowercase());
-    if let Some(q) = u.query() {
-        key.push('?');
-        key.push_str(&q.to_ascii_lowercase());
-    }
-    key
-}
+pub use super::surt::surt;
 
 fn json_string(s: &str, out: &mut String) {
     out.push('"');

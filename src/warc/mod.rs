@@ -18,6 +18,7 @@ pub mod read;
 pub mod record;
 pub mod recorder;
 pub mod replay;
+pub mod surt;
 pub mod writer;
 
 pub use recorder::{Archived, BodyRead, Capture, Recorder};

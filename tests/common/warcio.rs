@@ -71,3 +71,74 @@ pub fn index(warcio: &Path, dir: &Path, name: &str, fields: &str) -> Vec<serde_j
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect()
 }
+
+/// The `cdxj-indexer` program (pywb's indexer, the reference for SURT keys): beside
+/// RCCRAWLER_WARCIO in its virtual environment (.ci/run installs both), else on the PATH, else
+/// `None` with a message (never in CI).
+pub fn cdxj_indexer() -> Option<PathBuf> {
+    let beside = std::env::var_os("RCCRAWLER_WARCIO")
+        .map(PathBuf::from)
+        .and_then(|w| w.parent().map(|d| d.join("cdxj-indexer")));
+    let found = beside
+        .into_iter()
+        .chain([PathBuf::from("cdxj-indexer")])
+        .find(|p| {
+            Command::new(p)
+                .arg("-h")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: cdxj-indexer is missing (.ci/run installs it beside warcio)"
+        );
+        eprintln!("no cdxj-indexer here: the SURT keys are not compared with the reference's");
+    }
+    found
+}
+
+/// The reference's index of the finished files of archive folder `dir`: (SURT key, file,
+/// offset) for every response and revisit.
+pub fn reference_keys(indexer: &Path, dir: &Path) -> Vec<(String, String, u64)> {
+    let o = Command::new(indexer)
+        .args(["--records", "response,revisit"])
+        .args(files(dir))
+        .current_dir(dir)
+        .output()
+        .expect("cdxj-indexer runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let key = l.split(' ').next().expect("a key").to_owned();
+            let json: serde_json::Value =
+                serde_json::from_str(&l[l.find('{').expect("a JSON part")..]).expect("JSON");
+            let field = |k: &str| json[k].as_str().expect("a field").to_owned();
+            (
+                key,
+                field("filename"),
+                field("offset").parse().expect("an offset"),
+            )
+        })
+        .collect()
+}
+
+/// Our index.cdxj of `dir` as (SURT key, file, offset).
+pub fn our_keys(dir: &Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(dir.join("index.cdxj"))
+        .expect("index.cdxj")
+        .lines()
+        .map(|l| {
+            let key = l.split(' ').next().expect("a key").to_owned();
+            let json: serde_json::Value =
+                serde_json::from_str(&l[l.find('{').expect("a JSON part")..]).expect("JSON");
+            let field = |k: &str| json[k].as_str().expect("a field").to_owned();
+            (
+                key,
+                field("filename"),
+                field("offset").parse().expect("an offset"),
+            )
+        })
+        .collect()
+}
