@@ -446,8 +446,12 @@ fn output_files_follow_gephi_rules() {
     }
     assert_eq!(&home[5], "1", "the home page has one external link");
     assert_eq!(&home[11], "a.test");
-    // Too little text on the home page to say: no TextHash, no GEXF value.
-    assert_eq!(&home[8], "");
+    // A static page's TextHash is its visible text's hash (issue 64, item 4).
+    assert!(
+        home[8].len() == 16 && home[8].bytes().all(|b| b.is_ascii_hexdigit()),
+        "{:?}",
+        home[8]
+    );
     assert!(gexf.contains(r#"<attribute id="texthash" title="TextHash" type="string"/>"#));
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

@@ -235,3 +235,86 @@ fn index_keys_are_the_reference_indexers() {
     assert!(ours.len() > 20, "{ours:?}");
     assert_eq!(ours, theirs);
 }
+
+/// The `Change` of each page of pages.csv in comparison folder `cmp`, by path.
+fn changes(cmp: &Path, origin: &str) -> std::collections::BTreeMap<String, String> {
+    let (h, rows) = read_csv(&cmp.join("pages.csv"));
+    let (url, change) = (
+        h.iter().position(|c| c == "Url").unwrap(),
+        h.iter().position(|c| c == "Change").unwrap(),
+    );
+    rows.iter()
+        .map(|r| {
+            (
+                r[url].trim_start_matches(origin).to_owned(),
+                r[change].clone(),
+            )
+        })
+        .collect()
+}
+
+// See: issue 64 item 4 — on a static site a page is `changed` when its text changed, not when
+// only its markup did: hrefs written another way to the same target, a class, an image's
+// source, indentation — while a changed word, in a paragraph or in an anchor, is a change.
+#[test]
+fn compare_calls_a_static_page_changed_only_when_its_text_changed() {
+    let web = TestWeb::new();
+    let o = web.origin("a.test");
+    let pages = |v: u32| -> Vec<(&'static str, String)> {
+        let (home, img, class, indent, word, anchor) = if v == 1 {
+            (
+                r#"<a href="index.html">home</a>"#,
+                "a.png",
+                "x",
+                "",
+                "first",
+                "Next page",
+            )
+        } else {
+            (
+                r#"<a href="./">home</a>"#,
+                "b.png",
+                "y",
+                "\n      ",
+                "second",
+                "Next pages",
+            )
+        };
+        vec![
+            (
+                "/",
+                format!(
+                    r#"<h1>Home</h1>{home} <a href="/p1">p1</a> <a href="/p2">p2</a> <a href="/p3">p3</a> <a href="/p4">p4</a> <a href="/p5">p5</a> <a href="/p6">p6</a>"#
+                ),
+            ),
+            ("/p1", format!(r#"<p>Page one</p>{home}"#)),
+            ("/p2", format!(r#"<p>Page two</p><img src="{img}" alt="">"#)),
+            ("/p3", format!(r#"<p class="{class}">Page three</p>"#)),
+            (
+                "/p4",
+                format!("<div>{indent}<p>Page four</p>{indent}</div>"),
+            ),
+            ("/p5", format!("<p>The {word} version</p>")),
+            ("/p6", format!(r#"<p>Six</p><a href="/">{anchor}</a>"#)),
+        ]
+    };
+    let mut results = Vec::new();
+    for v in [1, 2] {
+        for (path, html) in pages(v) {
+            web.page("a.test", path, &html);
+        }
+        let dir = prepare(std::slice::from_ref(&o), &[]);
+        run_in(dir.path());
+        results.push(dir);
+    }
+    let work = tempfile::tempdir().unwrap();
+    let r = |i: usize| results[i].path().join("results").display().to_string();
+    let out = run_binary(work.path(), &["compare", &r(0), &r(1), "--out", "cmp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let got = changes(&work.path().join("cmp"), &o);
+    let want: std::collections::BTreeMap<String, String> = [("/p5", "changed"), ("/p6", "changed")]
+        .iter()
+        .map(|(p, c)| ((*p).to_owned(), (*c).to_owned()))
+        .collect();
+    assert_eq!(got, want);
+}

@@ -115,8 +115,10 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
     // The text a person reads on the page, outside navigation, headers, footers and forms
     // (SPEC §14's text digest), for a page with parts that change per response: equal for two
     // answers that differ only in those parts (a token, a time in the footer, a shuffled box),
-    // so `rccrawler compare` tells a changed page on a dynamic site by it. Empty: a page whose
-    // bytes are the page (no digest beyond them), too little text, or `Duplicates = exact`.
+    // so `rccrawler compare` tells a changed page on a dynamic site by it. On a page whose
+    // bytes are the page (a static site's), the hash of all its visible text (what is between
+    // its tags; with `Duplicates = exact`, every page's): an href or a class changed is no
+    // text changed. Empty: too little text on a page with parts that change per response.
     column(
         "TextHash",
         "texthash",

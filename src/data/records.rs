@@ -105,7 +105,21 @@ impl PageMeta {
         self
     }
 
-    /// The page's fold digests (all zero when not computed).
+    /// The page's digests as the fold rules use them: a page whose bytes are the page (its
+    /// request and own digests its hash's), or one of a `Duplicates = exact` crawl (none),
+    /// carries a text digest for `compare` alone (nodes.csv `TextHash`): the rules see none.
+    pub(crate) fn fold_digests(&self) -> crate::fold::Digests {
+        let mut d = self.digests();
+        let bytes_only = d.request == d.own && d.request == self.hash() as u64;
+        // `Duplicates = exact` records the text digest alone: no fold digest at all.
+        let exact = d.request == 0 && d.own == 0;
+        if bytes_only || exact {
+            d.text = 0;
+        }
+        d
+    }
+
+    /// The page's digests as recorded (all zero when not computed).
     pub(crate) fn digests(&self) -> crate::fold::Digests {
         let join = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
         let d = self.digests;

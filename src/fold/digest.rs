@@ -44,12 +44,14 @@ pub struct Digests {
 
 impl Digests {
     /// The digests of a page with nothing to set aside: its bytes are the page (the low half
-    /// of its exact hash for both, no text digest).
-    pub fn of_bytes(hash: u128) -> Self {
+    /// of its exact hash for both); `text` is its visible text's hash
+    /// ([`super::visible_text::visible_text_hash`]), for `compare` only — the fold rules see
+    /// no text digest on such a page (`PageMeta::fold_digests`).
+    pub fn of_bytes(hash: u128, text: u64) -> Self {
         Digests {
             request: hash as u64,
             own: hash as u64,
-            text: 0,
+            text,
             names_itself: false,
         }
     }

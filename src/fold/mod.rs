@@ -18,6 +18,7 @@ pub mod rules;
 mod scan;
 pub mod session;
 pub mod url_shape;
+pub mod visible_text;
 
 pub use digest::{Digests, digest};
 pub use learning::{SiteLearning, looks_dynamic};

@@ -246,23 +246,32 @@ fn digests_of(
     hash: u128,
     extracted: &Extracted,
 ) -> Digests {
-    if env.settings.sites.duplicates == Duplicates::Exact {
-        return Digests::default();
-    }
-    let rules = site.learning.rules();
+    let bytes_only = || Digests::of_bytes(hash, fold::visible_text::visible_text_hash(text));
+    let exact = env.settings.sites.duplicates == Duplicates::Exact;
+    let rules = if exact { None } else { site.learning.rules() };
     let full = rules.is_some()
-        || site.learning.is_dynamic()
+        || (!exact && site.learning.is_dynamic())
         || fold::needs_full_digest(
             text,
             page_url,
             extracted.per_request_signs,
             extracted.links().map(|l| l.href),
         );
-    match (full, rules) {
-        (false, _) => Digests::of_bytes(hash),
+    let d = match (full, rules) {
+        (false, _) => bytes_only(),
         (true, Some(rules)) => fold::digest(text, page_url, &rules),
         (true, None) => fold::digest(text, page_url, &fold::SiteRules::default()),
+    };
+    if exact {
+        // Equal bytes only: no fold digest; the text digest the fold rule would write still
+        // tells `compare` what changed (a static site's nodes.csv is the same either way).
+        return Digests {
+            request: 0,
+            own: 0,
+            ..d
+        };
     }
+    d
 }
 
 /// The page's links, classified once per distinct href and in document order.

@@ -215,7 +215,12 @@ impl Settings {
     pub fn text(&self, key: &str) -> &str {
         match self.written.get(key) {
             Some(w) => &w.value,
-            None => keys::find(key).map_or("", |k| k.default),
+            // A yes/no default written `1` or `0` in the key table reads as the written
+            // values do: `yes` or `no`.
+            None => keys::find(key).map_or("", |k| match k.kind {
+                keys::ValueKind::Flag => values::normal_flag(k.default),
+                _ => k.default,
+            }),
         }
     }
 

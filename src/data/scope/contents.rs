@@ -18,7 +18,7 @@ impl Contents {
     /// own-address one only for a page with text, as the graph folds them). The top bits
     /// keep the three kinds apart.
     fn keys_of(meta: &PageMeta) -> impl Iterator<Item = u128> {
-        let d = meta.digests();
+        let d = meta.fold_digests();
         [
             Some(meta.hash()),
             (d.request != 0).then(|| 1 << 127 | u128::from(d.request)),

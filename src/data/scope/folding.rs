@@ -102,11 +102,11 @@ impl Folder {
             let Some((page, meta)) = page_of(id) else {
                 continue;
             };
-            let own = meta.digests().own;
+            let own = meta.fold_digests().own;
             // A site that answers unknown paths with its home page has no "not found" page:
             // such URLs are aliases of the home page.
             let home_like = homes.iter().any(|(h, m)| {
-                *h == page || m.hash() == meta.hash() || (own != 0 && m.digests().own == own)
+                *h == page || m.hash() == meta.hash() || (own != 0 && m.fold_digests().own == own)
             });
             if !home_like {
                 soft_404.push((page, meta.hash(), own));
@@ -127,7 +127,7 @@ impl Folder {
 
     /// Whether the page of `url` is what the site answers for any unknown path (a soft 404).
     pub(super) fn is_soft_404(&self, url: u32, meta: &PageMeta) -> bool {
-        let own = meta.digests().own;
+        let own = meta.fold_digests().own;
         self.soft_404
             .iter()
             .any(|&(page, hash, o)| page == url || hash == meta.hash() || (own != 0 && o == own))
@@ -142,7 +142,7 @@ impl Folder {
         meta: &PageMeta,
         node_url: impl Fn(u32) -> &'g str,
     ) -> Option<(u32, AliasReason)> {
-        let d = meta.digests();
+        let d = meta.fold_digests();
         let content = self
             .exact
             .get(&meta.hash())
@@ -193,7 +193,7 @@ impl Folder {
 
     /// Node `node` is the page of `url` with `meta`.
     pub(super) fn add(&mut self, g: &ScopeGraph, node: u32, url: u32, meta: &PageMeta) {
-        let d = meta.digests();
+        let d = meta.fold_digests();
         self.exact.entry(meta.hash()).or_insert(node);
         if d.request != 0 {
             self.request.entry(d.request).or_insert(node);
