@@ -461,9 +461,18 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
     let gexf = std::fs::read_to_string(out.join(&fa).join("graph.gexf")).unwrap();
     // /p3 is only in crawl 1, /added only in crawl 2, / in both.
     for (page, spells) in [
-        ("/p3", "<spell timestamp=\"1\"/>"),
-        ("/added", "<spell timestamp=\"2\"/>"),
-        ("/", "<spell timestamp=\"1\"/><spell timestamp=\"2\"/>"),
+        ("/p3", "<spell start=\"1\" end=\"1\"/>"),
+        ("/added", "<spell start=\"2\" end=\"2\"/>"),
+        (
+            "/",
+            "<spell start=\"1\" end=\"1\"/><spell start=\"2\" end=\"2\"/>",
+        ),
+        // See: issue 64 item 5 — the renamed page is one node over both crawls, labelled
+        // with its newer URL.
+        (
+            "/new-name",
+            "<spell start=\"1\" end=\"1\"/><spell start=\"2\" end=\"2\"/>",
+        ),
     ] {
         let at = gexf.find(&format!("label=\"{}\"", url(page))).unwrap();
         let node = &gexf[at..at + gexf[at..].find("</node>").unwrap()];
@@ -473,16 +482,65 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
         );
     }
 
-    // / → /edit, one link then two: its weight over time; /p2 one level deeper in crawl 2.
     assert!(
-        gexf.contains("<attvalue for=\"weight\" value=\"1\" timestamp=\"1\"/><attvalue for=\"weight\" value=\"2\" timestamp=\"2\"/>"),
+        !gexf.contains(&format!("label=\"{}\"", url("/old-name"))),
         "{gexf}"
     );
-    let at = gexf.find(&format!("label=\"{}\"", url("/p2"))).unwrap();
-    assert!(gexf[at..].starts_with(&format!(
-        "label=\"{}\"><attvalues><attvalue for=\"level\" value=\"1\" timestamp=\"1\"/><attvalue for=\"level\" value=\"2\" timestamp=\"2\"/><attvalue for=\"change\" value=\"level\" timestamp=\"2\"/>",
-        url("/p2")
-    )));
+    let node_of = |page: &str| {
+        let at = gexf.find(&format!("label=\"{}\"", url(page))).unwrap();
+        gexf[at..at + gexf[at..].find("</node>").unwrap()].to_owned()
+    };
+    let renamed = node_of("/new-name");
+    for part in [
+        format!(
+            "<attvalue for=\"url\" value=\"{}\" start=\"1\" end=\"1\"/>",
+            url("/old-name")
+        ),
+        format!(
+            "<attvalue for=\"url\" value=\"{}\" start=\"2\" end=\"2\"/>",
+            url("/new-name")
+        ),
+        "<attvalue for=\"change\" value=\"renamed\" start=\"2\" end=\"2\"/>".to_owned(),
+        "<attvalue for=\"hash\" value=\"".to_owned(),
+    ] {
+        assert!(renamed.contains(&part), "{part}: {renamed}");
+    }
+
+    // / → /edit, one link then two: its weight over time; /p2 one level deeper in crawl 2.
+    assert!(
+        gexf.contains("<attvalue for=\"weight\" value=\"1\" start=\"1\" end=\"1\"/><attvalue for=\"weight\" value=\"2\" start=\"2\" end=\"2\"/>"),
+        "{gexf}"
+    );
+    let p2 = node_of("/p2");
+    for part in [
+        "<attvalue for=\"level\" value=\"1\" start=\"1\" end=\"1\"/>",
+        "<attvalue for=\"level\" value=\"2\" start=\"2\" end=\"2\"/>",
+        "<attvalue for=\"change\" value=\"level\" start=\"2\" end=\"2\"/>",
+    ] {
+        assert!(p2.contains(part), "{part}: {p2}");
+    }
+    // networkx reads it, as Gephi does: one node a page over time, its attributes per crawl.
+    if let Some(nodes) = common::networkx::read_gexf(&out.join(&fa).join("graph.gexf")) {
+        let renamed = &nodes[&url("/new-name")];
+        assert_eq!(
+            renamed["spells"],
+            serde_json::json!([[1, 1], [2, 2]]),
+            "{renamed}"
+        );
+        assert_eq!(
+            renamed["change"],
+            serde_json::json!([["renamed", 2, 2]]),
+            "{renamed}"
+        );
+        assert!(
+            renamed["hash"].as_array().is_some_and(|h| h.len() == 2),
+            "{renamed}"
+        );
+        assert!(!nodes.contains_key(&url("/old-name")));
+        for f in [format!("c.test_{port}"), "network".into()] {
+            assert!(common::networkx::read_gexf(&out.join(&f).join("graph.gexf")).is_some());
+        }
+    }
 
     // The report opens in a browser and shows the change.
     let report = out.join("report.html");
@@ -563,7 +621,7 @@ fn three_crawls_give_steps_and_a_changed_duplicate_rule_is_said_for_every_site()
             .join("graph.gexf"),
     )
     .unwrap();
-    assert!(gexf.contains("timestamp=\"3\""));
+    assert!(gexf.contains("start=\"3\" end=\"3\""));
     xmllint_validates(
         &out.join(format!("a.test_{}", web.port()))
             .join("graph.gexf"),

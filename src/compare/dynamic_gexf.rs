@@ -8,6 +8,7 @@ use std::path::Path;
 
 use hashbrown::HashMap;
 
+use super::diff::SiteDiff;
 use super::snapshot::{Page, Snapshot};
 use crate::xml::xml;
 
@@ -62,12 +63,31 @@ impl Timeline {
         id
     }
 
-    /// The values node `label` had in crawl `t`, if it was in it.
-    pub(crate) fn values_at(&self, t: usize, label: &str) -> Option<&[String]> {
-        let n = &self.nodes[*self.index.get(label)? as usize];
-        n.at.iter()
-            .find(|(x, _)| *x == t)
-            .map(|(_, v)| v.as_slice())
+    /// Node `id` (one that was in an earlier crawl under another label: a renamed page) is
+    /// in crawl `t` as `label` with these values: its label becomes the newest, and `label`
+    /// names it from now on.
+    pub(crate) fn node_again(&mut self, id: u32, t: usize, label: &str, values: Vec<String>) {
+        self.index.insert(label.to_owned(), id);
+        let n = &mut self.nodes[id as usize];
+        label.clone_into(&mut n.label);
+        n.at.push((t, values));
+    }
+
+    /// The id of the node `label` names, if any.
+    pub(crate) fn id_of(&self, label: &str) -> Option<u32> {
+        self.index.get(label).copied()
+    }
+
+    /// A new node `label` in crawl `t` (the label names it from now on), whatever node the
+    /// label named before: a page at the URL another page left.
+    pub(crate) fn new_node(&mut self, t: usize, label: &str, values: Vec<String>) -> u32 {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            label: label.to_owned(),
+            at: vec![(t, values)],
+        });
+        self.index.insert(label.to_owned(), id);
+        id
     }
 
     /// An edge between node ids in crawl `t`.
@@ -98,7 +118,10 @@ impl Timeline {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
              <gexf xmlns=\"http://gexf.net/1.3\" version=\"1.3\">\n\
              <meta><creator>rccrawler {}</creator><description>{}</description></meta>\n\
-             <graph mode=\"dynamic\" defaultedgetype=\"directed\" timeformat=\"integer\" timerepresentation=\"timestamp\">\n\
+             <graph mode=\"dynamic\" defaultedgetype=\"directed\" timeformat=\"integer\">\n\
+             <attributes class=\"edge\" mode=\"dynamic\">\n\
+             <attribute id=\"weight\" title=\"weight\" type=\"double\"/>\n\
+             </attributes>\n\
              <attributes class=\"node\" mode=\"dynamic\">\n",
             env!("CARGO_PKG_VERSION"),
             xml(about)
@@ -118,7 +141,7 @@ impl Timeline {
                     if !v.is_empty() {
                         write!(
                             w,
-                            "<attvalue for=\"{id}\" value=\"{}\" timestamp=\"{t}\"/>",
+                            "<attvalue for=\"{id}\" value=\"{}\" start=\"{t}\" end=\"{t}\"/>",
                             xml(v)
                         )?;
                     }
@@ -126,7 +149,7 @@ impl Timeline {
             }
             w.write_all(b"</attvalues><spells>")?;
             for (t, _) in &n.at {
-                write!(w, "<spell timestamp=\"{t}\"/>")?;
+                write!(w, "<spell start=\"{t}\" end=\"{t}\"/>")?;
             }
             w.write_all(b"</spells></node>\n")?;
         }
@@ -143,13 +166,13 @@ impl Timeline {
                 for (t, weight) in &e.at {
                     write!(
                         w,
-                        "<attvalue for=\"weight\" value=\"{weight}\" timestamp=\"{t}\"/>"
+                        "<attvalue for=\"weight\" value=\"{weight}\" start=\"{t}\" end=\"{t}\"/>"
                     )?;
                 }
                 w.write_all(b"</attvalues><spells>")?;
             }
             for (t, _) in &e.at {
-                write!(w, "<spell timestamp=\"{t}\"/>")?;
+                write!(w, "<spell start=\"{t}\" end=\"{t}\"/>")?;
             }
             w.write_all(b"</spells></edge>\n")?;
         }
@@ -157,43 +180,96 @@ impl Timeline {
     }
 }
 
-/// A site page's attributes over time: its level, and how it changed since the crawl before
-/// (`added`, `changed`, `level`; none when it did not change, and in the first crawl). Its
-/// content hashes are in pages.csv: here they doubled the file.
-const SITE_ATTRS: &[(&str, &str)] = &[("level", "integer"), ("change", "string")];
+/// A site page's attributes over time: its level, its content hash, its URL (a renamed page
+/// is one node whose URL changes), and how it changed since the crawl before (`added`,
+/// `changed`, `renamed`, `level`; none when it did not change, and in the first crawl).
+const SITE_ATTRS: &[(&str, &str)] = &[
+    ("level", "integer"),
+    ("hash", "string"),
+    ("url", "string"),
+    ("change", "string"),
+];
+
+/// A page's attribute values in one crawl (see [`SITE_ATTRS`]).
+fn values(p: &Page, change: &str) -> Vec<String> {
+    let level = p.level.map(|l| l.to_string()).unwrap_or_default();
+    vec![level, p.hash.clone(), p.url.clone(), change.to_owned()]
+}
 
 /// Writes the dynamic graph of `site` over its snapshots (one per crawl, `None` where a crawl
-/// does not list it).
-pub(crate) fn site(path: &Path, site: &str, snaps: &[Option<Snapshot>]) -> io::Result<()> {
+/// does not list it); `steps[i]` is what changed from crawl `i` to crawl `i + 1` when both
+/// list it (its pages matched by URL, or renamed).
+pub(crate) fn site(
+    path: &Path,
+    site: &str,
+    snaps: &[Option<Snapshot>],
+    steps: &[Option<&SiteDiff>],
+) -> io::Result<()> {
     let mut tl = Timeline::new(SITE_ATTRS);
-    // The crawl before's pages by URL (the timeline keeps levels and changes only).
-    let mut before: Option<HashMap<&str, &Page>> = None;
+    // The crawl before: its snapshot and each of its pages' node.
+    let mut before: Option<(&Snapshot, Vec<u32>)> = None;
     for (i, snap) in snaps.iter().enumerate() {
         let Some(snap) = snap else {
             before = None;
             continue;
         };
         let t = i + 1;
-        let ids: Vec<u32> = snap
-            .pages
-            .iter()
-            .map(|p| {
-                let level = p.level.map(|l| l.to_string()).unwrap_or_default();
-                let was = before.as_ref().and_then(|b| b.get(p.url.as_str()).copied());
-                let change = match (&before, was, tl.values_at(t - 1, &p.url)) {
-                    (None, ..) => "",
-                    (Some(_), None, _) => "added",
-                    (_, Some(w), _) if w.same_content(p) == Some(false) => "changed",
-                    (_, _, Some(v)) if v[0] != level => "level",
-                    _ => "",
-                };
-                tl.node(t, &p.url, vec![level, change.to_owned()])
-            })
-            .collect();
+        // Each page's page in the crawl before, when the step says which.
+        let mut was: Vec<Option<u32>> = vec![None; snap.pages.len()];
+        let step = i
+            .checked_sub(1)
+            .and_then(|k| steps.get(k).copied().flatten());
+        if let (Some(_), Some(d)) = (&before, step) {
+            for (old, new) in d.old_to_new.iter().enumerate() {
+                if let Some(slot) = new.and_then(|n| was.get_mut(n as usize)) {
+                    *slot = u32::try_from(old).ok();
+                }
+            }
+        }
+        // The pages the step matches keep their nodes first; then a page no step matches is
+        // the node its URL named in an earlier crawl, unless that node is taken (a page at a
+        // URL another page was renamed from is a new node).
+        let mut ids: Vec<Option<u32>> = vec![None; snap.pages.len()];
+        let mut taken = hashbrown::HashSet::new();
+        for (j, p) in snap.pages.iter().enumerate() {
+            let earlier = before
+                .as_ref()
+                .zip(was[j])
+                .map(|((s, ids), old)| (&s.pages[old as usize], ids[old as usize]));
+            let change = match (&before, earlier) {
+                (None, _) => "",
+                (Some(_), None) => "added",
+                (_, Some((w, _))) if w.url != p.url => "renamed",
+                (_, Some((w, _))) if w.same_content(p) == Some(false) => "changed",
+                (_, Some((w, _))) if w.level != p.level => "level",
+                _ => "",
+            };
+            if let Some((_, id)) = earlier {
+                tl.node_again(id, t, &p.url, values(p, change));
+                taken.insert(id);
+                ids[j] = Some(id);
+            }
+        }
+        for (j, p) in snap.pages.iter().enumerate() {
+            if ids[j].is_some() {
+                continue;
+            }
+            let change = if before.is_some() { "added" } else { "" };
+            let id = match tl.id_of(&p.url).filter(|id| !taken.contains(id)) {
+                Some(id) => {
+                    tl.node_again(id, t, &p.url, values(p, change));
+                    id
+                }
+                None => tl.new_node(t, &p.url, values(p, change)),
+            };
+            taken.insert(id);
+            ids[j] = Some(id);
+        }
+        let ids: Vec<u32> = ids.into_iter().map(|i| i.unwrap_or(0)).collect();
         for &(a, b, w) in &snap.arcs {
             tl.edge(t, ids[a as usize], ids[b as usize], w);
         }
-        before = Some(snap.pages.iter().map(|p| (p.url.as_str(), p)).collect());
+        before = Some((snap, ids));
     }
     tl.write(
         path,
@@ -225,23 +301,30 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.gexf");
-        site(&path, "http://a.test", &[Some(one), Some(two)]).unwrap();
+        let step = super::super::diff::diff(&one, &two);
+        site(
+            &path,
+            "http://a.test",
+            &[Some(one), Some(two)],
+            &[Some(&step)],
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("mode=\"dynamic\""), "{text}");
-        // The home page: its level in both crawls, changed in the second, in both crawls.
+        // The home page: its level, hash and URL in both crawls, changed in the second.
         assert!(
             text.contains(
-                "<node id=\"0\" label=\"/\"><attvalues><attvalue for=\"level\" value=\"0\" timestamp=\"1\"/><attvalue for=\"level\" value=\"0\" timestamp=\"2\"/><attvalue for=\"change\" value=\"changed\" timestamp=\"2\"/></attvalues><spells><spell timestamp=\"1\"/><spell timestamp=\"2\"/></spells></node>"
+                "<node id=\"0\" label=\"/\"><attvalues><attvalue for=\"level\" value=\"0\" start=\"1\" end=\"1\"/><attvalue for=\"hash\" value=\"a\" start=\"1\" end=\"1\"/><attvalue for=\"url\" value=\"/\" start=\"1\" end=\"1\"/><attvalue for=\"level\" value=\"0\" start=\"2\" end=\"2\"/><attvalue for=\"hash\" value=\"b\" start=\"2\" end=\"2\"/><attvalue for=\"url\" value=\"/\" start=\"2\" end=\"2\"/><attvalue for=\"change\" value=\"changed\" start=\"2\" end=\"2\"/></attvalues><spells><spell start=\"1\" end=\"1\"/><spell start=\"2\" end=\"2\"/></spells></node>"
             ),
             "{text}"
         );
         assert!(text.contains("label=\"/x\""), "{text}");
-        assert!(text.contains("<attvalue for=\"change\" value=\"added\" timestamp=\"2\"/>"));
+        assert!(text.contains("<attvalue for=\"change\" value=\"added\" start=\"2\" end=\"2\"/>"));
         // Two edges: / → /x in crawl 1, / → /y in crawl 2.
         assert!(text.contains("<edges count=\"2\">"), "{text}");
         assert!(
             text.contains(
-                "<edge source=\"0\" target=\"1\" weight=\"2\"><spells><spell timestamp=\"1\"/></spells></edge>"
+                "<edge source=\"0\" target=\"1\" weight=\"2\"><spells><spell start=\"1\" end=\"1\"/></spells></edge>"
             ),
             "{text}"
         );

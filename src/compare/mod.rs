@@ -485,6 +485,9 @@ fn compare_site(
         .collect();
     let empty = Snapshot::default();
     let mut done = Vec::with_capacity(pairs.len());
+    // What changed from each crawl to the next (for the dynamic GEXF): the pairs' diffs of
+    // crawls next to each other.
+    let mut steps: Vec<Option<SiteDiff>> = vec![None; crawls.len().saturating_sub(1)];
     for (notes, (a, b)) in pairs {
         let (a, b) = (*a, *b);
         let rows = (crawls[a].row(site), crawls[b].row(site));
@@ -513,6 +516,9 @@ fn compare_site(
         totals.add(site, verdict, &site_notes, rows, d.as_ref());
         totals.global_notes.clear();
         done.push((written, totals));
+        if b == a + 1 {
+            steps[a] = d;
+        }
     }
     // The site's folder in the latest crawl that lists it.
     let folder = crawls
@@ -522,7 +528,8 @@ fn compare_site(
         .map(|r| r.folder.clone())
         .unwrap_or_default();
     let path = out.join(&folder).join("graph.gexf");
-    dynamic_gexf::site(&path, site, &snaps)
+    let steps: Vec<Option<&SiteDiff>> = steps.iter().map(Option::as_ref).collect();
+    dynamic_gexf::site(&path, site, &snaps, &steps)
         .map_err(|source| CompareError::Write { path, source })?;
     Ok(SiteOut {
         pairs: done,

@@ -8,6 +8,7 @@ pub mod conformance;
 pub mod cookie_sites;
 pub mod dynweb;
 pub mod measures;
+pub mod networkx;
 pub mod pg;
 pub mod routine;
 pub mod tls;
