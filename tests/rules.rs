@@ -318,3 +318,140 @@ fn compare_calls_a_static_page_changed_only_when_its_text_changed() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A site that writes its own URL into every page (a canonical link and a "you are here"
+/// line) and enters `sections` with a session id that every link of the section then carries:
+/// `(section, how the id is written: "?NAME=" or ";NAME=", the id)`. Every page is reachable
+/// plain too (the home page's menu). `pages` pages a section.
+fn session_site(
+    web: &TestWeb,
+    host: &str,
+    sections: &'static [(&'static str, &'static str, &'static str)],
+    pages: usize,
+) {
+    let origin = web.origin(host);
+    web.server.route_prefix(
+        host,
+        "/",
+        rccrawler::loopback::Route::Generated(std::sync::Arc::new(move |req: &rccrawler::loopback::Request| {
+            let target = req.target.clone();
+            if target == "/robots.txt" {
+                return rccrawler::loopback::Resp::new(404, "text/plain", "none");
+            }
+            // The id the request carries, and the path without it.
+            let mut path = target.clone();
+            let mut carried = String::new();
+            for (_, how, id) in sections {
+                let mark = format!("{how}{id}");
+                if let Some(i) = path.find(&mark) {
+                    carried = mark.clone();
+                    path = format!("{}{}", &path[..i], &path[i + mark.len()..]);
+                    if how.starts_with('?') {
+                        path = path.replacen('&', "?", 1);
+                    }
+                }
+            }
+            let with = |p: &str| -> String {
+                if carried.is_empty() {
+                    p.to_owned()
+                } else if carried.starts_with('?') && p.contains('?') {
+                    format!("{p}&{}", &carried[1..])
+                } else if carried.starts_with('?') {
+                    format!("{p}{carried}")
+                } else {
+                    match p.find('?') {
+                        Some(q) => format!("{}{carried}{}", &p[..q], &p[q..]),
+                        None => format!("{p}{carried}"),
+                    }
+                }
+            };
+            let mut body = format!(
+                r#"<html><head><title>{path}</title><link rel="canonical" href="{origin}{target}"></head><body><p>You are here: {origin}{target}</p><nav><a href="/">Home</a>"#
+            );
+            for (s, how, id) in sections {
+                body.push_str(&format!(r#" <a href="/{s}/">{s}</a> <a href="/{s}/{how}{id}">enter {s}</a>"#));
+                for k in 0..pages {
+                    body.push_str(&format!(r#" <a href="/{s}/p{k}">{s} {k}</a>"#));
+                }
+            }
+            body.push_str("</nav><main>");
+            let section = sections.iter().find(|(s, _, _)| path.starts_with(&format!("/{s}/")));
+            match section {
+                Some((s, _, _)) => {
+                    body.push_str(&format!("<h1>Section {s}, page {path}</h1><p>Text of {path} that is long enough to be an article of its own, with a few sentences about {s}.</p>"));
+                    for k in 0..pages {
+                        body.push_str(&format!(r#"<a href="{}">next {k}</a> "#, with(&format!("/{s}/p{k}"))));
+                    }
+                }
+                None if path == "/" => body.push_str("<h1>Home</h1><p>The home page of the site, with its sections.</p>"),
+                None => return rccrawler::loopback::Resp::new(404, "text/html", "no such page"),
+            }
+            body.push_str("</main></body></html>");
+            rccrawler::loopback::Resp::html(body)
+        })),
+    );
+}
+
+/// The nodes of a.test's crawl with `extra` settings: their URLs, and duplicates.csv's
+/// (url, reason) rows.
+fn nodes_and_aliases(
+    web: &TestWeb,
+    extra: &[(&str, &str)],
+) -> (Vec<String>, Vec<(String, String)>) {
+    let dir = prepare(&[web.origin("a.test")], extra);
+    run_in(dir.path());
+    let results = dir.path().join("results");
+    let (h, nodes) = rows(&results, web, "nodes.csv");
+    let label = h.iter().position(|c| c == "Label").unwrap();
+    let (_, dups) = rows(&results, web, "duplicates.csv");
+    (
+        nodes.iter().map(|r| r[label].clone()).collect(),
+        dups.iter().map(|r| (r[0].clone(), r[2].clone())).collect(),
+    )
+}
+
+// See: issue 64 item 3 — a site that echoes its own URL enters one section with `?sid=…` and
+// another with `;jsessionid=…`, each id carried into every link of its section: one node a
+// page, the session URLs folded with reason `session id`; and variants (other names the
+// crawler knows, more pages, a section whose id sits among other parameters).
+#[test]
+fn session_ids_carried_through_a_section_are_folded() {
+    const CASES: &[&[(&str, &str, &str)]] = &[
+        &[
+            ("shop", "?sid=", "8f14e45fceea167a5a36dedd4bea2543"),
+            ("forum", ";jsessionid=", "1A2B3C4D5E6F7A8B9C0D1E2F3A4B5C6D"),
+        ],
+        &[
+            ("docs", "?PHPSESSID=", "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"),
+            ("news", "?sessionid=", "k2j3h4g5f6d7s8a9"),
+        ],
+    ];
+    for (case, sections) in CASES.iter().enumerate() {
+        let web = TestWeb::new();
+        session_site(&web, "a.test", sections, 6 + 3 * case);
+        let (nodes, aliases) = nodes_and_aliases(&web, &[]);
+        let pages = 1 + sections.len() * (1 + 6 + 3 * case);
+        let carrying: Vec<&String> = nodes
+            .iter()
+            .filter(|u| {
+                sections
+                    .iter()
+                    .any(|(_, how, id)| u.contains(&format!("{how}{id}")[1..]))
+            })
+            .collect();
+        assert!(
+            carrying.is_empty(),
+            "case {case}: session URLs are nodes: {carrying:?}"
+        );
+        assert_eq!(nodes.len(), pages, "case {case}: {nodes:?}");
+        let session: Vec<_> = aliases
+            .iter()
+            .filter(|(u, _)| sections.iter().any(|(_, _, id)| u.contains(id)))
+            .collect();
+        assert!(!session.is_empty());
+        assert!(
+            session.iter().all(|(_, r)| r == "session id"),
+            "case {case}: {session:?}"
+        );
+    }
+}

@@ -281,7 +281,9 @@ pub(crate) fn is_session_param(name: &str) -> bool {
         || n.contains("xsrf")
 }
 
-/// `value` (a URL or anything) with session and token parameters' values masked.
+/// `value` (a URL or anything) without its session and token parameters: a page whose links
+/// carry the session a section was entered with (`?sid=…`, `;jsessionid=…` in every link) is
+/// the page whose links carry none (issue 64, item 3), as two copies with two sessions are.
 fn mask_session_params(value: &str) -> Cow<'_, str> {
     if !value.contains('?') && !value.contains(';') {
         return Cow::Borrowed(value);
@@ -299,25 +301,23 @@ fn mask_session_params(value: &str) -> Cow<'_, str> {
     match lower.find(";jsessionid=") {
         Some(i) => {
             out.push_str(&path[..i]);
-            out.push_str(";jsessionid=");
-            out.push_str(MASK);
+            // The id runs to the next `;` parameter, if any.
+            if let Some(j) = path[i + 1..].find(';') {
+                out.push_str(&path[i + 1 + j..]);
+            }
         }
         None => out.push_str(path),
     }
     if let Some(q) = query {
-        out.push('?');
-        for (i, pair) in q.split('&').enumerate() {
-            if i > 0 {
-                out.push('&');
+        let mut first = true;
+        for pair in q.split('&') {
+            let key = pair.split_once('=').map_or(pair, |(k, _)| k);
+            if pair.contains('=') && is_session_param(key.trim_start_matches("amp;")) {
+                continue;
             }
-            match pair.split_once('=') {
-                Some((k, _)) if is_session_param(k.trim_start_matches("amp;")) => {
-                    out.push_str(k);
-                    out.push('=');
-                    out.push_str(MASK);
-                }
-                _ => out.push_str(pair),
-            }
+            out.push(if first { '?' } else { '&' });
+            first = false;
+            out.push_str(pair);
         }
     }
     out.push_str(fragment);
