@@ -128,7 +128,7 @@ parts.append(z.compress(b"\r\n\r\n"))
 parts.append(z.flush())
 bomb = b"".join(parts)
 open(f"{out}/{name}", "wb").write(data[:at] + bomb + data[at + ln:])
-print(f"bomb archive: {len(data[:at]) + len(bomb) + len(data[at + ln:]) / 1e6:.1f} MB", file=sys.stderr)
+print(f"bomb archive: {(len(data[:at]) + len(bomb) + len(data[at + ln:])) / 1e6:.1f} MB", file=sys.stderr)
 PY
 
 run_case ours "$BIN"

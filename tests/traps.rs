@@ -282,3 +282,86 @@ fn a_deep_random_site_of_few_links_a_page_is_crawled_whole() {
     assert_eq!(on_site.nodes, off_site.nodes);
     assert_eq!(on_site.edges, off_site.edges);
 }
+
+/// A tree of numbered pages under `prefix` whose every page links `children` deeper ones, its
+/// number with `suffixes` appended (`/calendar/N` → `/calendar/N1`, `/calendar/N2`), entered
+/// from `entry` (a page `depth` levels below the home page); beside it a small site of
+/// `others` plain pages.
+fn growing_tree(
+    prefix: &'static str,
+    suffixes: &'static [&'static str],
+    depth: u32,
+    others: u32,
+) -> TestWeb {
+    let web = TestWeb::new();
+    let mut home = format!("<title>Home</title><a href={prefix}1>tree</a>");
+    for k in 0..others {
+        home.push_str(&format!(
+            "<a href=/page-{}>page</a>",
+            char::from(b'a' + k as u8)
+        ));
+    }
+    if depth > 1 {
+        home = format!("<title>Home</title><a href=/section>section</a>");
+        web.page("a.test", "/section", &format!("<a href={prefix}1>tree</a>"));
+    }
+    web.page("a.test", "/", &home);
+    for k in 0..others {
+        web.page(
+            "a.test",
+            &format!("/page-{}", char::from(b'a' + k as u8)),
+            "<a href=/>home</a>",
+        );
+    }
+    web.server.route_prefix(
+        "a.test",
+        prefix,
+        Route::Generated(Arc::new(move |req: &Request| {
+            let n = req.target.trim_start_matches(prefix);
+            let links: String = suffixes
+                .iter()
+                .map(|s| format!("<a href={prefix}{n}{s}>deeper</a>"))
+                .collect();
+            Resp::html(format!("<title>{n}</title>{links}"))
+        })),
+    );
+    web
+}
+
+// See: issue 64 item 1 — a tree that doubles level after level, its numbers a digit longer a
+// level (4,096 / 8,192 / … at levels 13–16), is cut by the default rules and named, long
+// before the page limit; and variants: two digits a level, three children a page, entered two
+// levels down, as a query.
+#[test]
+fn a_tree_whose_numbers_grow_a_digit_a_level_is_cut_with_the_defaults() {
+    for (prefix, suffixes, depth) in [
+        ("/calendar/", &["1", "2"][..], 1),
+        ("/tree/", &["01", "02"][..], 1),
+        ("/archive/day-", &["1", "2", "3"][..], 2),
+        ("/cal?d=", &["5", "7"][..], 1),
+    ] {
+        let web = growing_tree(prefix, suffixes, depth, 5);
+        let c = crawl(
+            &[web.origin("a.test")],
+            &[("RequestTimeoutSeconds", "5"), ("MaxPagesPerSite", "20000")],
+        );
+        assert!(
+            c.report.reason.is_complete(),
+            "{prefix}: the crawl ends by itself"
+        );
+        let reason = reason(&c);
+        assert!(
+            reason.contains("trap") && reason.contains(prefix.split('?').next().unwrap()),
+            "{prefix}: {reason}"
+        );
+        let site = c.site(&format!("a.test_{}", web.port()));
+        site.assert_levels_are_bfs_depths();
+        let tree = per_level(&site, prefix.split(['?', '-']).next().unwrap());
+        let pages: usize = tree.values().sum();
+        // Cut once 1,000 of its URLs lie two levels up: the two levels below hold at most
+        // nine times that for a tree of three children a page.
+        assert!(pages < 12_000, "{prefix}: {pages} tree pages: {tree:?}");
+        assert!(*tree.keys().max().unwrap() <= 13, "{prefix}: {tree:?}");
+        assert!(pages > 500, "{prefix}: {pages} tree pages: {tree:?}");
+    }
+}

@@ -82,8 +82,49 @@ impl TrapRules {
             u64::from(levels.at(first_flat - 1)),
             u64::from(levels.at(last)),
         );
-        !(steady && 20 * end >= 19 * start)
+        if steady && 20 * end >= 19 * start {
+            return false;
+        }
+        !growing_longer(levels, last)
     }
+}
+
+/// Levels in a row over which a shape must have grown by half or more a level, its numbers
+/// one digit longer or more each level, to be cut as a tree that grows without end.
+pub(super) const GROWING_LEVELS: u32 = 4;
+
+/// The fewest URLs a level before a growing one holds.
+const GROWING_MIN: u64 = 8;
+
+/// Whether a shape grows like a tree of numbered pages that never ends — every page linking
+/// deeper ones whose numbers are its own with digits appended (`/calendar/N` → `/calendar/N1`,
+/// `/calendar/N2`: 4,096, 8,192, 16,384 … a level) — over the [`GROWING_LEVELS`] levels ending
+/// at `last`: each level at least half again the one before ([`GROWING_MIN`] URLs or more), and
+/// every URL of a level the same number of digits, longer by the same step (one or more)
+/// than the level before. A site of numbered pages grows too, but its numbers are not longer
+/// by exactly one digit per level for four levels in a row: random webs (page numbers of any
+/// length at any level), an archive (dates of one length) never are.
+fn growing_longer(levels: &Histogram, last: u32) -> bool {
+    let Some(first) = (last + 1).checked_sub(GROWING_LEVELS) else {
+        return false;
+    };
+    let Some(before) = first.checked_sub(1) else {
+        return false;
+    };
+    let (Some(l0), Some(l1)) = (levels.length_at(before), levels.length_at(first)) else {
+        return false;
+    };
+    let Some(step) = l1.checked_sub(l0).filter(|&s| s >= 1) else {
+        return false;
+    };
+    (first..=last).all(|l| {
+        let (was, now) = (u64::from(levels.at(l - 1)), u64::from(levels.at(l)));
+        let longer = match (levels.length_at(l - 1), levels.length_at(l)) {
+            (Some(a), Some(b)) => b.checked_sub(a) == Some(step),
+            _ => false,
+        };
+        was >= GROWING_MIN && 2 * now >= 3 * was && longer
+    })
 }
 
 /// How many URLs of one shape lie at each level. Most shapes have one URL (a word and a
@@ -93,30 +134,49 @@ impl TrapRules {
 struct Histogram {
     /// Per level, its URLs; empty while the shape has at most one URL.
     at: Vec<u32>,
+    /// Per level, the fewest and most digits of its URLs met there (a URL whose level falls
+    /// leaves its length behind: the range only widens, and a live crawl cuts no more than
+    /// the replay).
+    lengths: Vec<(u8, u8)>,
     total: u32,
     /// The level of the one URL, while `at` is empty.
     single: u32,
+    /// Its digits.
+    single_digits: u8,
 }
 
 impl Histogram {
-    fn bump(&mut self, level: u32) {
+    fn bump(&mut self, level: u32, digits: u8) {
         let l = level as usize;
         if self.at.len() <= l {
             self.at.resize(l + 1, 0);
+            self.lengths.resize(l + 1, (u8::MAX, 0));
         }
         self.at[l] += 1;
+        let r = &mut self.lengths[l];
+        *r = (r.0.min(digits), r.1.max(digits));
     }
 
-    fn add(&mut self, level: u32) {
+    fn add(&mut self, level: u32, digits: u8) {
         if self.total == 0 {
             self.single = level;
+            self.single_digits = digits;
         } else {
             if self.at.is_empty() {
-                self.bump(self.single);
+                self.bump(self.single, self.single_digits);
             }
-            self.bump(level);
+            self.bump(level, digits);
         }
         self.total += 1;
+    }
+
+    /// The one digit count every URL met at `level` has, if they all have the same.
+    fn length_at(&self, level: u32) -> Option<u8> {
+        if self.at.is_empty() {
+            return (self.total == 1 && self.single == level).then_some(self.single_digits);
+        }
+        let &(lo, hi) = self.lengths.get(level as usize)?;
+        (lo == hi).then_some(lo)
     }
 
     fn remove(&mut self, level: u32) {
@@ -164,6 +224,13 @@ pub(super) struct Shapes {
     levels: Vec<Histogram>,
     /// How many of the URLs are internal (what `MaxUrlsPerSite` counts).
     internal: u32,
+    /// Per URL id, the digits in it (at most 255; 0 for a URL without a shape).
+    digits: Vec<u8>,
+}
+
+/// The digits of `url` (at most 255).
+fn digits_of(url: &str) -> u8 {
+    u8::try_from(url.bytes().filter(u8::is_ascii_digit).count()).unwrap_or(u8::MAX)
 }
 
 impl Shapes {
@@ -179,7 +246,17 @@ impl Shapes {
             }
             id
         });
+        self.digits.push(if shape == NO_SHAPE {
+            0
+        } else {
+            internal_url.map_or(0, digits_of)
+        });
         self.of.push(shape);
+    }
+
+    /// The digits of URL `id`.
+    pub(super) fn digits(&self, id: u32) -> u8 {
+        self.digits.get(id as usize).copied().unwrap_or(0)
     }
 
     /// URL `id`, known at level `from` ([`NO_LEVEL`]: unknown), is now known at `to`.
@@ -193,7 +270,7 @@ impl Shapes {
             if from != NO_LEVEL {
                 h.remove(from);
             }
-            h.add(to);
+            h.add(to, self.digits.get(id as usize).copied().unwrap_or(0));
         }
     }
 
@@ -229,12 +306,17 @@ impl Shapes {
     /// Approximate heap use.
     pub(super) fn heap_bytes(&self) -> usize {
         self.of.capacity() * 4
+            + self.digits.capacity()
             + self.min_level.capacity() * 4
             + self.ids.capacity() * 16
             + self
                 .levels
                 .iter()
-                .map(|h| std::mem::size_of::<Histogram>() + h.at.capacity() * 4)
+                .map(|h| {
+                    std::mem::size_of::<Histogram>()
+                        + h.at.capacity() * 4
+                        + h.lengths.capacity() * 2
+                })
                 .sum::<usize>()
     }
 }
@@ -298,7 +380,8 @@ impl<'g> TrapReplay<'g> {
         if self.first[s as usize] == NO_LEVEL {
             self.first[s as usize] = level;
         }
-        self.levels[s as usize].add(level);
+        let digits = self.g.shapes.digits(id);
+        self.levels[s as usize].add(level, digits);
     }
 
     /// Whether the replay may go on to URL `id` at `level` (it reached it: [`Self::reached`]
@@ -361,7 +444,7 @@ mod tests {
     fn levels(counts: &[u32]) -> Histogram {
         let mut h = Histogram::default();
         for (l, &n) in counts.iter().enumerate() {
-            (0..n).for_each(|_| h.add(l as u32));
+            (0..n).for_each(|_| h.add(l as u32, 3));
         }
         h
     }
@@ -415,13 +498,13 @@ mod tests {
     #[test]
     fn a_histogram_of_one_url_allocates_nothing_and_counts_the_same() {
         let mut h = Histogram::default();
-        h.add(4);
+        h.add(4, 1);
         assert!(h.at.is_empty());
         assert_eq!((h.at(4), h.up_to(3), h.up_to(4), h.total), (1, 0, 1, 1));
         h.remove(4);
-        h.add(2);
+        h.add(2, 1);
         assert_eq!((h.at(2), h.at(4), h.total), (1, 0, 1));
-        h.add(5);
+        h.add(5, 1);
         assert_eq!(
             (h.at(2), h.at(5), h.up_to(4), h.up_to(5), h.total),
             (1, 1, 1, 2, 2)
@@ -472,5 +555,40 @@ mod tests {
         let about = s.of.len() as u32 - 1;
         s.lowered(about, NO_LEVEL, 500);
         assert!(s.admits(about, 500, rules));
+    }
+
+    #[test]
+    fn a_tree_whose_numbers_grow_a_digit_a_level_is_cut() {
+        // /calendar/N → N1, N2: 2^(L-1) URLs of L digits at level L.
+        let mut h = Histogram::default();
+        for l in 1..=16u32 {
+            for _ in 0..(1u32 << (l - 1)) {
+                h.add(l, l as u8);
+            }
+        }
+        let rules = TrapRules {
+            levels: 0,
+            pattern_urls: 1_000,
+        };
+        let keeps = |l| rules.keeps(l, 1, h.total, &h);
+        // Past 1,000 URLs two levels up at level 12, growing a digit a level from level 5 to 9.
+        assert!((0..=11).all(keeps));
+        assert!(!keeps(12));
+        // The same counts with numbers of any length at each level (a random web): kept.
+        let mut random = Histogram::default();
+        for l in 1..=16u32 {
+            for k in 0..(1u32 << (l - 1)) {
+                random.add(l, 1 + (k % 6) as u8);
+            }
+        }
+        assert!((0..=16).all(|l| rules.keeps(l, 1, random.total, &random)));
+        // One length for every level (dates): kept.
+        let mut dated = Histogram::default();
+        for l in 1..=16u32 {
+            for _ in 0..(1u32 << (l - 1)) {
+                dated.add(l, 8);
+            }
+        }
+        assert!((0..=16).all(|l| rules.keeps(l, 1, dated.total, &dated)));
     }
 }
