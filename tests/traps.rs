@@ -302,7 +302,7 @@ fn growing_tree(
         ));
     }
     if depth > 1 {
-        home = format!("<title>Home</title><a href=/section>section</a>");
+        home = "<title>Home</title><a href=/section>section</a>".to_owned();
         web.page("a.test", "/section", &format!("<a href={prefix}1>tree</a>"));
     }
     web.page("a.test", "/", &home);
