@@ -140,12 +140,16 @@ truncate -s 500M "$d/results/big.csv"
 serve_d() {
     local bin=$1 port=$2
     (cd "$d" && "$bin" status --serve "127.0.0.1:$port" >/dev/null 2>&1 & echo $! > "$d/pid")
-    sleep 1
+    # Until the page answers.
+    for _ in $(seq 1 50); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/status.json" && break
+        sleep 0.1
+    done
     local pid; pid=$(cat "$d/pid")
     local before; before=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
     curl -s -o /dev/null "http://127.0.0.1:$port/results/big.csv" || true
     local after; after=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
-    kill -INT "$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
     echo "$(( (after - before) / 1024 ))"
 }
 echo "ours: (d) status page serving a 500 MB file: +$(serve_d "$BIN" 18497) MB"
