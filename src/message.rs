@@ -335,6 +335,9 @@ pub struct PageRecord {
     pub hash: u128,
     /// The fold digests (SPEC §14; zero with `Duplicates = exact`).
     pub digests: crate::fold::Digests,
+    /// The print rule's sketch of its text, for a print version or a page that links to one
+    /// ([`crate::fold::print_sketch`]; empty: none).
+    pub print_sketch: String,
     /// The page looks like a "not found" page (its text names its own address, or its title
     /// says 404): the site's soft-404 probe is asked for.
     pub soft_404_suspect: bool,

@@ -455,3 +455,126 @@ fn session_ids_carried_through_a_section_are_folded() {
         );
     }
 }
+
+/// A news site: `n` articles (`/news/K`) in a template of navigation, an `<article>` and a
+/// footer, each linking to its print version `print(K)`, which carries the article's heading
+/// and paragraphs in a template of its own — a "printed edition" note, a "Back to the article"
+/// link, a copyright line, no `<article>` or `<main>`. `twin(K)` makes print version K differ
+/// from its article (a number changed where it says).
+fn news_site(
+    web: &TestWeb,
+    n: usize,
+    print: fn(usize) -> String,
+    twin: fn(usize) -> Option<(bool, &'static str)>,
+) {
+    let heading = |k: usize| format!("Council approves plan number {k} for the old harbour");
+    let paragraphs = |k: usize| {
+        vec![
+            format!("The city council approved on Tuesday the plan number {k}, which turns the old harbour into a park with a school and four hundred homes."),
+            format!("Work starts next spring and should take {} years, the mayor said after a debate that lasted most of the evening.", k % 5 + 2),
+            "The opposition voted against it, saying that the homes will be too expensive for the families who live near the harbour today.".to_owned(),
+        ]
+    };
+    let links: String = (0..n)
+        .map(|k| format!(r#"<li><a href="/news/{k}">{}</a></li>"#, heading(k)))
+        .collect();
+    web.page(
+        "a.test",
+        "/",
+        &format!("<html><body><nav><ul>{links}</ul></nav><h1>The Daily Test</h1></body></html>"),
+    );
+    for k in 0..n {
+        let body: String = paragraphs(k)
+            .iter()
+            .map(|p| format!("<p>{p}</p>"))
+            .collect();
+        web.page(
+            "a.test",
+            &format!("/news/{k}"),
+            &format!(
+                r#"<html><head><title>{h}</title></head><body><header><a href="/">The Daily Test</a></header>
+                <nav><a href="/">Home</a> <a href="/news/{next}">Next story</a></nav>
+                <article><h1>{h}</h1>{body}<p><a href="{print}">Print this story</a></p></article>
+                <footer>© 2026 The Daily Test. <a href="/">Home</a></footer></body></html>"#,
+                h = heading(k),
+                next = (k + 1) % n,
+                print = print(k),
+            ),
+        );
+        let mut paras = paragraphs(k);
+        let mut head = heading(k);
+        if let Some((in_heading, with)) = twin(k) {
+            if in_heading {
+                head = head.replace(&k.to_string(), with);
+            } else {
+                paras[0] = paras[0].replace("four hundred", with);
+            }
+        }
+        let body: String = paras.iter().map(|p| format!("<p>{p}</p>")).collect();
+        web.page(
+            "a.test",
+            &print(k),
+            &format!(
+                r#"<html><head><title>{head} (print)</title></head><body>
+                <p class="edition">Printed edition of The Daily Test</p>
+                <h1>{head}</h1>{body}
+                <p><a href="/news/{k}">Back to the article</a></p>
+                <p class="copy">© 2026 The Daily Test, all rights reserved</p></body></html>"#,
+            ),
+        );
+    }
+}
+
+// See: issue 64 item 2 — print versions in a template of their own (their own note, back link
+// and copyright line, no <article>) fold into their articles with reason `print version`,
+// whatever the print URL's shape; a print version whose text differs from its article in one
+// number (in a paragraph, in the heading) stays a node of its own.
+#[test]
+fn print_versions_with_a_template_of_their_own_are_folded() {
+    fn query(k: usize) -> String {
+        format!("/news/{k}?print=1")
+    }
+    fn path(k: usize) -> String {
+        format!("/print/news/{k}")
+    }
+    fn none(_: usize) -> Option<(bool, &'static str)> {
+        None
+    }
+    fn twins(k: usize) -> Option<(bool, &'static str)> {
+        match k {
+            3 => Some((false, "five hundred")),
+            5 => Some((true, "99")),
+            _ => None,
+        }
+    }
+    for (print, twin, n) in [
+        (query as fn(usize) -> String, none as fn(usize) -> _, 12),
+        (path, none, 9),
+        (query, twins, 8),
+    ] {
+        let web = TestWeb::new();
+        news_site(&web, n, print, twin);
+        let (nodes, aliases) = nodes_and_aliases(&web, &[]);
+        let twins: Vec<usize> = (0..n).filter(|&k| twin(k).is_some()).collect();
+        let prints: Vec<&String> = nodes.iter().filter(|u| u.contains("print")).collect();
+        assert_eq!(
+            prints.len(),
+            twins.len(),
+            "{}: print nodes {prints:?}",
+            print(0)
+        );
+        for k in &twins {
+            assert!(prints.iter().any(|u| u.ends_with(&print(*k))), "{prints:?}");
+        }
+        assert_eq!(nodes.len(), 1 + n + twins.len(), "{nodes:?}");
+        let folded: Vec<&(String, String)> = aliases
+            .iter()
+            .filter(|(u, _)| u.contains("print"))
+            .collect();
+        assert_eq!(folded.len(), n - twins.len(), "{folded:?}");
+        assert!(
+            folded.iter().all(|(_, r)| r == "print version"),
+            "{folded:?}"
+        );
+    }
+}

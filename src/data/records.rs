@@ -61,6 +61,8 @@ pub(crate) struct PageMeta {
     pub(crate) canonical: u32,
     /// The robots directives' text id (SPEC §17), or [`NO_TEXT`].
     robots: u32,
+    /// The print rule's sketch's text id ([`crate::fold::print_sketch`]), or [`NO_TEXT`].
+    sketch: u32,
     /// The fold digests (SPEC §14: request, own address, text), as six words like `hash`;
     /// zero when not computed (`Duplicates = exact`).
     digests: [u32; 6],
@@ -80,6 +82,7 @@ impl PageMeta {
             title,
             canonical: canonical.unwrap_or(NO_TEXT),
             robots: NO_TEXT,
+            sketch: NO_TEXT,
             digests: [0; 6],
         }
     }
@@ -88,6 +91,17 @@ impl PageMeta {
     pub(crate) fn with_robots(mut self, robots: Option<u32>) -> Self {
         self.robots = robots.unwrap_or(NO_TEXT);
         self
+    }
+
+    /// The record with its print sketch's text id.
+    pub(crate) fn with_sketch(mut self, sketch: Option<u32>) -> Self {
+        self.sketch = sketch.unwrap_or(NO_TEXT);
+        self
+    }
+
+    /// The print sketch's text id, if the page has one.
+    pub(crate) fn sketch(&self) -> Option<u32> {
+        (self.sketch != NO_TEXT).then_some(self.sketch)
     }
 
     /// The robots directives' text id, if the page has any.
@@ -147,6 +161,7 @@ impl PageMeta {
         self.title < texts
             && self.canonical().is_none_or(|c| c < texts)
             && self.robots().is_none_or(|r| r < texts)
+            && self.sketch().is_none_or(|s| s < texts)
     }
 
     /// Its bytes, as journal records and snapshots hold them.
@@ -156,6 +171,7 @@ impl PageMeta {
         out.put_var(u64::from(self.title));
         out.put_var(self.canonical().map_or(0, |c| u64::from(c) + 1));
         out.put_var(self.robots().map_or(0, |c| u64::from(c) + 1));
+        out.put_var(self.sketch().map_or(0, |c| u64::from(c) + 1));
         let d = self.digests();
         out.put_u128(u128::from(d.request) | u128::from(d.own) << 64);
         out.put_u32(d.text as u32);
@@ -169,10 +185,12 @@ impl PageMeta {
         let title = r.var32()?;
         let canonical = r.var32()?.checked_sub(1);
         let robots = r.var32()?.checked_sub(1);
+        let sketch = r.var32()?.checked_sub(1);
         let pair = r.u128()?;
         let text = u64::from(r.u32()?) | u64::from(r.u32()?) << 32;
         Ok(PageMeta::new(hash, bytes, title, canonical)
             .with_robots(robots)
+            .with_sketch(sketch)
             .with_digests(crate::fold::Digests {
                 request: pair as u64,
                 own: (pair >> 64) as u64,

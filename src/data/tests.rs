@@ -100,6 +100,7 @@ impl Crawl {
             chain: chain.iter().map(|p| hop(p)).collect(),
             hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
             digests: Default::default(),
+            print_sketch: String::new(),
             soft_404_suspect: false,
             learned: None,
             extra_requests: 0,
@@ -319,6 +320,7 @@ fn failures_and_static_failures() {
         chain: vec![],
         hash: 1,
         digests: Default::default(),
+        print_sketch: String::new(),
         soft_404_suspect: false,
         learned: None,
         extra_requests: 0,
@@ -518,6 +520,7 @@ fn home_page(links: PageLinks, robots: &str) -> PageRecord {
         chain: Vec::new(),
         hash: 1,
         digests: Default::default(),
+        print_sketch: String::new(),
         soft_404_suspect: false,
         learned: None,
         extra_requests: 0,
@@ -1341,6 +1344,7 @@ fn an_alias_folded_by_its_digests_yields_nothing() {
         let page = PageRecord {
             chain: Vec::new(),
             hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
+            print_sketch: String::new(),
             digests: crate::fold::Digests {
                 request,
                 own: request,

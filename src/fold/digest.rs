@@ -59,6 +59,17 @@ impl Digests {
 
 /// The digests of `html`, served at `page`, under a site's `rules`.
 pub fn digest(html: &str, page: &Url, rules: &SiteRules) -> Digests {
+    digest_with_sketch(html, page, rules, false).0
+}
+
+/// [`digest`], and with `sketch` the print rule's sketch of the page's text
+/// ([`super::print_sketch`]; `None` for a text of too many blocks).
+pub fn digest_with_sketch(
+    html: &str,
+    page: &Url,
+    rules: &SiteRules,
+    sketch: bool,
+) -> (Digests, Option<String>) {
     let own = OwnUrl::new(page, html);
     let mut sink = DigestSink {
         own: &own,
@@ -69,6 +80,8 @@ pub fn digest(html: &str, page: &Url, rules: &SiteRules) -> Digests {
         main: TextScope::default(),
         all: TextScope::default(),
         names_itself: false,
+        blocks: sketch.then(super::print_sketch::Blocks::default),
+        in_links: 0,
     };
     scan(html, &mut sink);
     sink.finish()
@@ -186,6 +199,10 @@ struct DigestSink<'a> {
     main: TextScope,
     all: TextScope,
     names_itself: bool,
+    /// The text's blocks, when a sketch is asked for ([`super::print_sketch`]).
+    blocks: Option<super::print_sketch::Blocks>,
+    /// `<a>` elements open.
+    in_links: u32,
 }
 
 /// Elements whose text is boilerplate, not the page's own text.
@@ -437,23 +454,24 @@ impl DigestSink<'_> {
         Cow::Owned(out)
     }
 
-    fn finish(mut self) -> Digests {
+    fn finish(mut self) -> (Digests, Option<String>) {
         while self.ctxs.len() > 1 {
             self.pop_ctx();
         }
         let [request, own] = self.ctxs[0].h.digest();
-        let text = self
-            .article
-            .digest()
-            .or_else(|| self.main.digest())
-            .or_else(|| self.all.digest())
-            .unwrap_or(0);
-        Digests {
+        let (article, main) = (self.article.digest(), self.main.digest());
+        let text = article.or(main).or_else(|| self.all.digest()).unwrap_or(0);
+        let sketch = self
+            .blocks
+            .take()
+            .and_then(|b| b.sketch(article.is_some(), article.is_none() && main.is_some()));
+        let digests = Digests {
             request,
             own,
             text,
             names_itself: self.names_itself,
-        }
+        };
+        (digests, sketch)
     }
 }
 
@@ -488,7 +506,15 @@ impl Sink for DigestSink<'_> {
         let h = &mut self.top().h;
         h.request.update(request_tag.as_bytes());
         h.own.update(own_tag.as_bytes());
+        if let Some(b) = self.blocks.as_mut()
+            && super::print_sketch::is_block(name)
+        {
+            b.flush();
+        }
         if opens {
+            if name == "a" {
+                self.in_links += 1;
+            }
             let excluded = self.excluded() || is_boilerplate(name, attrs);
             self.elems.push(Elem { excluded });
             for (scope, tag) in [(&mut self.article, "article"), (&mut self.main, "main")] {
@@ -514,6 +540,14 @@ impl Sink for DigestSink<'_> {
         let top = self.top();
         if matches!(top.order, Order::Unordered | Order::List) && top.depth == depth {
             self.pop_ctx();
+        }
+        if let Some(b) = self.blocks.as_mut()
+            && super::print_sketch::is_block(name)
+        {
+            b.flush();
+        }
+        if name == "a" {
+            self.in_links = self.in_links.saturating_sub(1);
         }
         let mut tag = String::with_capacity(name.len() + 3);
         tag.push_str("</");
@@ -557,6 +591,9 @@ impl Sink for DigestSink<'_> {
                 }
                 if in_main {
                     self.main.add(word);
+                }
+                if let Some(b) = self.blocks.as_mut() {
+                    b.word(word, in_article, in_main, self.in_links > 0);
                 }
             }
         }

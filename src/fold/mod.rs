@@ -14,13 +14,14 @@ pub mod digest;
 pub mod learn;
 pub mod learning;
 mod own_url;
+pub mod print_sketch;
 pub mod rules;
 mod scan;
 pub mod session;
 pub mod url_shape;
 pub mod visible_text;
 
-pub use digest::{Digests, digest};
+pub use digest::{Digests, digest, digest_with_sketch};
 pub use learning::{SiteLearning, looks_dynamic};
 pub use rules::SiteRules;
 pub use url_shape::{ShapeReason, shape_reason};

@@ -113,7 +113,7 @@ fn parse_page(
     };
     let extra_requests = u32::from(twin.is_some());
     let mut learned = None;
-    let digests = {
+    let (digests, print_sketch) = {
         let (text, _) = charset::decode(&body, content_type.as_deref(), tld);
         links::extract_into(&text, extracted, wanted);
         if let Some(twin) = &twin {
@@ -145,6 +145,7 @@ fn parse_page(
         chain,
         hash,
         digests,
+        print_sketch,
         soft_404_suspect,
         learned,
         extra_requests,
@@ -245,7 +246,7 @@ fn digests_of(
     page_url: &Url,
     hash: u128,
     extracted: &Extracted,
-) -> Digests {
+) -> (Digests, String) {
     let bytes_only = || Digests::of_bytes(hash, fold::visible_text::visible_text_hash(text));
     let exact = env.settings.sites.duplicates == Duplicates::Exact;
     let rules = if exact { None } else { site.learning.rules() };
@@ -257,21 +258,34 @@ fn digests_of(
             extracted.per_request_signs,
             extracted.links().map(|l| l.href),
         );
-    let d = match (full, rules) {
-        (false, _) => bytes_only(),
-        (true, Some(rules)) => fold::digest(text, page_url, &rules),
-        (true, None) => fold::digest(text, page_url, &fold::SiteRules::default()),
+    // A print version, or a page that links to one: its text's blocks too, for the print
+    // rule (a print template of its own keeps the page's blocks).
+    let sketch = !exact
+        && full
+        && (fold::url_shape::may_be_print(page_url.as_str())
+            || extracted
+                .links()
+                .any(|l| fold::url_shape::may_be_print(l.href)));
+    let default_rules = fold::SiteRules::default();
+    let (d, sketch) = match (full, rules.as_deref()) {
+        (false, _) => (bytes_only(), None),
+        (true, rules) => {
+            fold::digest_with_sketch(text, page_url, rules.unwrap_or(&default_rules), sketch)
+        }
     };
     if exact {
         // Equal bytes only: no fold digest; the text digest the fold rule would write still
         // tells `compare` what changed (a static site's nodes.csv is the same either way).
-        return Digests {
-            request: 0,
-            own: 0,
-            ..d
-        };
+        return (
+            Digests {
+                request: 0,
+                own: 0,
+                ..d
+            },
+            String::new(),
+        );
     }
-    d
+    (d, sketch.unwrap_or_default())
 }
 
 /// The page's links, classified once per distinct href and in document order.

@@ -41,7 +41,7 @@ pub use files::SnapshotWriter;
 pub use store::{Recovered, StateStore};
 
 /// The format of both files. Bump it when their meaning changes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// How far [`StateStore::flush`] takes the records appended so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

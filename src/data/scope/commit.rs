@@ -248,6 +248,11 @@ impl ScopeGraph {
         } else {
             Some(self.text_ref(&page.robots)?)
         };
+        let sketch = if page.print_sketch.is_empty() {
+            None
+        } else {
+            Some(self.text_ref(&page.print_sketch)?)
+        };
         let probe = if page.soft_404_suspect {
             self.soft_404_probe(own)?
         } else {
@@ -256,6 +261,7 @@ impl ScopeGraph {
         Ok(ResolvedKind::Page {
             meta: PageMeta::new(page.hash, bytes, title, canonical)
                 .with_robots(robots)
+                .with_sketch(sketch)
                 .with_digests(page.digests),
             links,
             probe,

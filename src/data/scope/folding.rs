@@ -46,10 +46,11 @@ pub(super) struct Folder {
     exact: HashMap<u128, u32>,
     request: HashMap<u64, u32>,
     own: HashMap<u64, u32>,
-    /// Print nodes by the URL id of the page they render, with their text digest.
-    print_of: HashMap<u32, (u32, u64)>,
-    /// Nodes by URL id, with their text digest (for a print version met after its page).
-    by_url: HashMap<u32, (u32, u64)>,
+    /// Print nodes by the URL id of the page they render, with their text digest and sketch.
+    print_of: HashMap<u32, (u32, u64, Option<u32>)>,
+    /// Nodes by URL id, with their text digest and sketch (for a print version met after its
+    /// page).
+    by_url: HashMap<u32, (u32, u64, Option<u32>)>,
     /// What the site answered for a path it cannot have (its soft-404 probe), when that was
     /// a page other than the home page: (URL id, exact hash, own-address digest).
     soft_404: Vec<(u32, u128, u64)>,
@@ -161,7 +162,7 @@ impl Folder {
                     .flatten()
                     .map(|&n| (n, AliasReason::OwnUrl))
             })
-            .or_else(|| self.print(g, url, d.text));
+            .or_else(|| self.print(g, url, d.text, meta.sketch()));
         let (node, reason) = content?;
         // Equal bytes say it all (and a static site's duplicates.csv stays the paper's); past
         // them, the URLs' shapes say why the server gave one page twice.
@@ -173,20 +174,38 @@ impl Folder {
         Some((node, reason))
     }
 
-    /// A print version and the page it renders, in either order, with equal text.
-    fn print(&self, g: &ScopeGraph, url: u32, text: u64) -> Option<(u32, AliasReason)> {
-        if text == 0 {
+    /// A print version and the page it renders, in either order: with equal text, or the
+    /// print version's text holding the page's, in order, with a few short lines of its own
+    /// (its template's: [`crate::fold::print_sketch`]).
+    fn print(
+        &self,
+        g: &ScopeGraph,
+        url: u32,
+        text: u64,
+        sketch: Option<u32>,
+    ) -> Option<(u32, AliasReason)> {
+        if text == 0 && sketch.is_none() {
             return None;
         }
         let reason = AliasReason::Shape(ShapeReason::PrintVersion);
+        let holds = |page: Option<u32>, print: Option<u32>| match (page, print) {
+            (Some(a), Some(p)) => {
+                crate::fold::print_sketch::print_holds(g.texts.get(a), g.texts.get(p))
+            }
+            _ => false,
+        };
+        // `url` is a print version of a page met before.
         if let Some(target) = print_target_id(g, g.url(url))
-            && let Some(&(node, t)) = self.by_url.get(&target)
-            && t == text
+            && let Some(&(node, t, s)) = self.by_url.get(&target)
+            && ((text != 0 && t == text) || holds(s, sketch))
         {
             return Some((node, reason));
         }
+        // `url` is the page a print version met before renders.
         match self.print_of.get(&url) {
-            Some(&(node, t)) if t == text => Some((node, reason)),
+            Some(&(node, t, s)) if (text != 0 && t == text) || holds(sketch, s) => {
+                Some((node, reason))
+            }
             _ => None,
         }
     }
@@ -201,13 +220,14 @@ impl Folder {
         if d.own != 0 && d.text != 0 {
             self.own.entry(d.own).or_insert(node);
         }
-        if d.text != 0 {
+        if d.text != 0 || meta.sketch().is_some() {
+            let entry = (node, d.text, meta.sketch());
             match print_target_id(g, g.url(url)) {
                 Some(target) => {
-                    self.print_of.entry(target).or_insert((node, d.text));
+                    self.print_of.entry(target).or_insert(entry);
                 }
                 None => {
-                    self.by_url.entry(url).or_insert((node, d.text));
+                    self.by_url.entry(url).or_insert(entry);
                 }
             }
         }
