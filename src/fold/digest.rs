@@ -20,6 +20,7 @@ use xxhash_rust::xxh3::Xxh3;
 use super::own_url::OwnUrl;
 use super::rules::{SiteRules, place, shape, value_place};
 use super::scan::{Attr, Sink, scan};
+use super::session_params::mask_session_params;
 
 /// Fewer words than this outside boilerplate give no text digest (an empty or menu-only page
 /// would otherwise share it with every other).
@@ -275,74 +276,6 @@ fn is_token_name(name: &str) -> bool {
         ]
         .iter()
         .any(|w| n.contains(w))
-}
-
-/// Query parameter names that carry a session or a token.
-pub(crate) fn is_session_param(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "sid"
-            | "sessionid"
-            | "session_id"
-            | "phpsessid"
-            | "jsessionid"
-            | "cfid"
-            | "cftoken"
-            | "token"
-            | "_token"
-            | "authenticity_token"
-            | "nonce"
-    ) || n.starts_with("aspsessionid")
-        || n.contains("csrf")
-        || n.contains("xsrf")
-}
-
-/// `value` (a URL or anything) without its session and token parameters: a page whose links
-/// carry the session a section was entered with (`?sid=…`, `;jsessionid=…` in every link) is
-/// the page whose links carry none (issue 64, item 3), as two copies with two sessions are.
-fn mask_session_params(value: &str) -> Cow<'_, str> {
-    if !value.contains('?') && !value.contains(';') {
-        return Cow::Borrowed(value);
-    }
-    let mut out = String::with_capacity(value.len());
-    let (before_fragment, fragment) = match value.find('#') {
-        Some(i) => value.split_at(i),
-        None => (value, ""),
-    };
-    let (path, query) = match before_fragment.find('?') {
-        Some(i) => (&before_fragment[..i], Some(&before_fragment[i + 1..])),
-        None => (before_fragment, None),
-    };
-    let lower = path.to_ascii_lowercase();
-    match lower.find(";jsessionid=") {
-        Some(i) => {
-            out.push_str(&path[..i]);
-            // The id runs to the next `;` parameter, if any.
-            if let Some(j) = path[i + 1..].find(';') {
-                out.push_str(&path[i + 1 + j..]);
-            }
-        }
-        None => out.push_str(path),
-    }
-    if let Some(q) = query {
-        let mut first = true;
-        for pair in q.split('&') {
-            let key = pair.split_once('=').map_or(pair, |(k, _)| k);
-            if pair.contains('=') && is_session_param(key.trim_start_matches("amp;")) {
-                continue;
-            }
-            out.push(if first { '?' } else { '&' });
-            first = false;
-            out.push_str(pair);
-        }
-    }
-    out.push_str(fragment);
-    if out == value {
-        Cow::Borrowed(value)
-    } else {
-        Cow::Owned(out)
-    }
 }
 
 impl DigestSink<'_> {

@@ -18,6 +18,7 @@ pub mod print_sketch;
 pub mod rules;
 mod scan;
 pub mod session;
+mod session_params;
 pub mod url_shape;
 pub mod visible_text;
 

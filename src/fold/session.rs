@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::digest::is_session_param;
+use super::session_params::is_session_param;
 use super::url_shape::is_tracking_param;
 
 /// Links of a copy that must carry a parameter with one value before it counts.

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use url::Url;
 
-use super::digest::is_session_param;
+use super::session_params::is_session_param;
 
 /// The shape that tells an alias from its node's URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
