@@ -1,6 +1,6 @@
 //! The text of a page whose bytes are the page (a static site's: no full digest is computed,
 //! SPEC §14), as one hash: what is between its tags, outside comments, scripts and styles,
-//! whitespace runs as one space. Two copies of a page that differ only inside tags — an
+//! each run trimmed. Two copies of a page that differ only inside tags — an
 //! `href="index.html"` written `href="./"`, a class, an image's source — have the same; a
 //! changed word does not. `rccrawler compare` calls such a page `changed` only when this
 //! differs (issue 64, item 4): a change to links only shows in arcs.csv.
@@ -10,20 +10,26 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-/// The hash of `html`'s visible text (never 0).
+/// The hash of `html`'s visible text (never 0): each run of text between two tags, trimmed,
+/// as one piece (a whitespace-only run is none). A run is hashed whole — not word by word —
+/// so that a static page costs a `<` search and a hash of its text: reflowing the words of
+/// one run counts as a change, indentation between tags does not.
 pub fn visible_text_hash(html: &str) -> u64 {
     let bytes = html.as_bytes();
     let mut h = Xxh3::new();
-    let mut words = Words::default();
     let mut pos = 0;
     while pos < bytes.len() {
-        let Some(lt) = memchr::memchr(b'<', &bytes[pos..]).map(|i| pos + i) else {
-            words.feed(&bytes[pos..], &mut h);
+        let lt = memchr::memchr(b'<', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let run = bytes[pos..lt].trim_ascii();
+        if !run.is_empty() {
+            h.update(run);
+            // A tag ends a piece: `<title>T</title><p>Hello` is two pieces however it is laid
+            // out.
+            h.update(b"\0");
+        }
+        if lt >= bytes.len() {
             break;
-        };
-        words.feed(&bytes[pos..lt], &mut h);
-        // A tag ends a word: `<title>T</title><p>Hello` is two words however it is laid out.
-        words.space = words.started;
+        }
         pos = skip_markup(bytes, lt);
     }
     h.digest().max(1)
@@ -68,39 +74,6 @@ fn find_ci(hay: &[u8], name: &[u8]) -> Option<usize> {
     None
 }
 
-/// Text fed in pieces, hashed as words separated by one space.
-#[derive(Default)]
-struct Words {
-    /// A space is due before the next word.
-    space: bool,
-    /// A word was hashed.
-    started: bool,
-}
-
-impl Words {
-    fn feed(&mut self, text: &[u8], h: &mut Xxh3) {
-        let mut start = None;
-        for (i, &b) in text.iter().enumerate() {
-            if b.is_ascii_whitespace() {
-                if let Some(s) = start.take() {
-                    h.update(&text[s..i]);
-                }
-                self.space = self.started;
-            } else if start.is_none() {
-                if self.space {
-                    h.update(b" ");
-                    self.space = false;
-                }
-                self.started = true;
-                start = Some(i);
-            }
-        }
-        if let Some(s) = start {
-            h.update(&text[s..]);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,7 +81,7 @@ mod tests {
     #[test]
     fn only_what_is_between_tags_counts() {
         let a = visible_text_hash(
-            "<html><head><title>T</title><style>p{color:red}</style></head><body>\n<p>Hello   <a href=\"index.html\">world</a></p><!-- a > b --><script>var x = '<p>not text</p>';</script></body></html>",
+            "<html><head><title>T</title><style>p{color:red}</style></head><body>\n<p>Hello <a href=\"index.html\">world</a></p><!-- a > b --><script>var x = '<p>not text</p>';</script></body></html>",
         );
         // Another href, class, comment, script and whitespace: the same text.
         let b = visible_text_hash(
