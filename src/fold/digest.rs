@@ -46,8 +46,8 @@ pub struct Digests {
 impl Digests {
     /// The digests of a page with nothing to set aside: its bytes are the page (the low half
     /// of its exact hash for both); `text` is its visible text's hash
-    /// ([`super::visible_text::visible_text_hash`]), for `compare` only — the fold rules see
-    /// no text digest on such a page (`PageMeta::fold_digests`).
+    /// (`parse::Extracted::visible_text`), for `compare` only — the fold rules see no text
+    /// digest on such a page (`PageMeta::fold_digests`).
     pub fn of_bytes(hash: u128, text: u64) -> Self {
         Digests {
             request: hash as u64,

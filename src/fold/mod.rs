@@ -20,7 +20,6 @@ mod scan;
 pub mod session;
 mod session_params;
 pub mod url_shape;
-pub mod visible_text;
 
 pub use digest::{Digests, digest, digest_with_sketch};
 pub use learning::{SiteLearning, looks_dynamic};

@@ -68,6 +68,11 @@ pub struct Extracted {
     /// CSRF or session field, or a hidden form input (SPEC §14: its fold digests are worth
     /// computing in full).
     pub per_request_signs: bool,
+    /// The hash of the page's visible text (never 0 once extracted): each text run between
+    /// two tags, trimmed, outside scripts and styles, hashed as the tokenizer meets it — a
+    /// static page's `TextHash` (SPEC §16, issue 64 item 4): a page whose only change is in
+    /// its markup (an `href` written another way, a class, indentation) has the same.
+    pub visible_text: u64,
 }
 
 /// The page's visible text kept for topic scoring; the rest is dropped.
@@ -103,6 +108,7 @@ impl Extracted {
         self.meta_robots.clear();
         self.body.clear();
         self.per_request_signs = false;
+        self.visible_text = 0;
     }
 
     /// Gives back what the buffers hold beyond an ordinary page's needs (1 MiB

@@ -247,7 +247,7 @@ fn digests_of(
     hash: u128,
     extracted: &Extracted,
 ) -> (Digests, String) {
-    let bytes_only = || Digests::of_bytes(hash, fold::visible_text::visible_text_hash(text));
+    let bytes_only = || Digests::of_bytes(hash, extracted.visible_text);
     let exact = env.settings.sites.duplicates == Duplicates::Exact;
     let rules = if exact { None } else { site.learning.rules() };
     let full = rules.is_some()

@@ -415,6 +415,11 @@ impl Collector<'_> {
 struct Quiet<'w, E> {
     inner: E,
     want_text: &'w Cell<bool>,
+    /// Inside a script, a style or an iframe: text that is not visible.
+    in_raw: &'w Cell<bool>,
+    /// The visible text's hash ([`Extracted::visible_text`]): every text run passes here,
+    /// kept or not, so hashing it costs no copy.
+    visible: &'w std::cell::RefCell<xxhash_rust::xxh3::Xxh3>,
 }
 
 impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
@@ -429,6 +434,15 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
     }
 
     fn emit_string(&mut self, s: &[u8]) {
+        if !self.in_raw.get() {
+            let run = s.trim_ascii();
+            if !run.is_empty() {
+                let mut h = self.visible.borrow_mut();
+                h.update(run);
+                // Pieces apart: `<title>T</title><p>Hello` is two however it is laid out.
+                h.update(b"\0");
+            }
+        }
         if self.want_text.get() {
             self.inner.emit_string(s);
         }
@@ -456,14 +470,19 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
         ..Collector::default()
     };
     let want_text = Cell::new(context > 0 || wanted.body_text);
+    let in_raw = Cell::new(false);
+    let visible = std::cell::RefCell::new(xxhash_rust::xxh3::Xxh3::new());
     {
         let emitter = Quiet {
             inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
                 let next_state = collector.event(ev);
                 want_text.set(collector.wants_text());
+                in_raw.set(collector.raw_depth);
                 next_state
             }),
             want_text: &want_text,
+            in_raw: &in_raw,
+            visible: &visible,
         };
         let mut tokenizer = Tokenizer::new_with_emitter(html, emitter);
         // The callback returns the state to switch to after a raw-text start tag.
@@ -472,18 +491,47 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
             tokenizer.set_state(state);
         }
     }
+    let visible = visible.into_inner().digest().max(1);
     collector.close_anchor();
     collector.end_block();
     let kept = collector.out.body.trim_end().len();
     collector.out.body.truncate(kept);
     clean_text_into(&collector.out.title, &mut collector.cleaned);
     std::mem::swap(&mut collector.out.title, &mut collector.cleaned);
+    collector.out.visible_text = visible;
     *out = collector.out;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // See: issue 64 item 4 — the visible text's hash: text between tags, outside scripts and
+    // styles; markup, comments and indentation do not count.
+    #[test]
+    fn only_what_is_between_tags_counts_in_the_visible_text() {
+        let a = extract(
+            "<html><head><title>T</title><style>p{color:red}</style></head><body>\n<p>Hello <a href=\"index.html\">world</a></p><!-- a > b --><script>var x = '<p>not text</p>';</script></body></html>",
+        )
+        .visible_text;
+        let b = extract(
+            "<html><head><title>T</title><STYLE media=x>p{}</STYLE></head><body class=\"x\"><p>Hello <a href=\"./\">world</a>\n</p><!-- other --><script src=a.js></script></body></html>",
+        )
+        .visible_text;
+        assert_eq!(a, b);
+        for other in [
+            "<p>Hello <a href=\"./\">World</a></p>",
+            "<p>Hello <a href=\"./\">world</a> again</p>",
+            "<p>Hel lo <a href=\"./\">world</a></p>",
+        ] {
+            assert_ne!(
+                extract(&format!("<title>T</title>{other}")).visible_text,
+                a,
+                "{other}"
+            );
+        }
+        assert_ne!(extract("").visible_text, 0);
+    }
 
     fn contexts(html: &str, n: usize) -> Vec<(String, String)> {
         let mut out = Extracted::default();
