@@ -258,14 +258,14 @@ fn digests_of(
             extracted.per_request_signs,
             extracted.links().map(|l| l.href),
         );
-    // A print version, or a page that links to one: its text's blocks too, for the print
+    // A print version, or a page that links to its own: its text's blocks too, for the print
     // rule (a print template of its own keeps the page's blocks).
     let sketch = !exact
         && full
         && (fold::url_shape::may_be_print(page_url.as_str())
             || extracted
                 .links()
-                .any(|l| fold::url_shape::may_be_print(l.href)));
+                .any(|l| is_own_print_version(page_url, l.href)));
     let default_rules = fold::SiteRules::default();
     let (d, sketch) = match (full, rules.as_deref()) {
         (false, _) => (bytes_only(), None),
@@ -286,6 +286,24 @@ fn digests_of(
         );
     }
     (d, sketch.unwrap_or_default())
+}
+
+/// Whether `href` (on `page`) is a print version of `page` itself: a book's one `print.html`
+/// linked from every chapter is none of the chapters' (their sketches would cost parse time
+/// on every chapter of the Rust documentation's books for nothing).
+fn is_own_print_version(page: &Url, href: &str) -> bool {
+    if !fold::url_shape::may_be_print(href) {
+        return false;
+    }
+    let Some(target) = page
+        .join(href)
+        .ok()
+        .and_then(|u| fold::url_shape::print_target(u.as_str()))
+    else {
+        return false;
+    };
+    let canonical = fold::url_shape::canonical;
+    canonical(&target).is_some() && canonical(&target) == canonical(page.as_str())
 }
 
 /// The page's links, classified once per distinct href and in document order.
