@@ -417,9 +417,10 @@ struct Quiet<'w, E> {
     want_text: &'w Cell<bool>,
     /// Inside a script, a style or an iframe: text that is not visible.
     in_raw: &'w Cell<bool>,
-    /// The visible text's hash ([`Extracted::visible_text`]): every text run passes here,
-    /// kept or not, so hashing it costs no copy.
-    visible: &'w std::cell::RefCell<xxhash_rust::xxh3::Xxh3>,
+    /// The visible text ([`Extracted::visible_text`]): every text run passes here, kept or
+    /// not; appended to one buffer and hashed once at the end (a hash update per run cost
+    /// more than the copy).
+    visible: &'w std::cell::RefCell<Vec<u8>>,
 }
 
 impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
@@ -437,16 +438,21 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
         if !self.in_raw.get() {
             let run = s.trim_ascii();
             if !run.is_empty() {
-                let mut h = self.visible.borrow_mut();
-                h.update(run);
+                let mut text = self.visible.borrow_mut();
+                text.extend_from_slice(run);
                 // Pieces apart: `<title>T</title><p>Hello` is two however it is laid out.
-                h.update(b"\0");
+                text.push(0);
             }
         }
         if self.want_text.get() {
             self.inner.emit_string(s);
         }
     }
+}
+
+thread_local! {
+    /// Each parser thread's buffer of a page's visible text (see [`Quiet::visible`]).
+    static VISIBLE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Extracts links, base and title from decoded HTML.
@@ -471,7 +477,8 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
     };
     let want_text = Cell::new(context > 0 || wanted.body_text);
     let in_raw = Cell::new(false);
-    let visible = std::cell::RefCell::new(xxhash_rust::xxh3::Xxh3::new());
+    let visible = VISIBLE.with(|v| std::cell::RefCell::new(v.take()));
+    visible.borrow_mut().clear();
     {
         let emitter = Quiet {
             inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
@@ -491,7 +498,12 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
             tokenizer.set_state(state);
         }
     }
-    let visible = visible.into_inner().digest().max(1);
+    let text = visible.into_inner();
+    let visible = xxhash_rust::xxh3::xxh3_64(&text).max(1);
+    // The buffer is kept for the thread's next page, unless a huge page left it large.
+    if text.capacity() <= 1 << 20 {
+        VISIBLE.with(|v| v.set(text));
+    }
     collector.close_anchor();
     collector.end_block();
     let kept = collector.out.body.trim_end().len();
