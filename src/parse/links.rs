@@ -418,9 +418,37 @@ struct Quiet<'w, E> {
     /// Inside a script, a style or an iframe: text that is not visible.
     in_raw: &'w Cell<bool>,
     /// The visible text ([`Extracted::visible_text`]): every text run passes here, kept or
-    /// not; appended to one buffer and hashed once at the end (a hash update per run cost
-    /// more than the copy).
-    visible: &'w std::cell::RefCell<Vec<u8>>,
+    /// not; gathered in a small buffer hashed 16 KiB at a time (a hash update per run cost
+    /// more than the copy; a buffer of the whole text, a page's worth of memory).
+    visible: &'w std::cell::RefCell<VisibleText>,
+}
+
+/// A page's visible text being hashed (see [`Quiet::visible`]).
+#[derive(Default)]
+struct VisibleText {
+    hash: xxhash_rust::xxh3::Xxh3,
+    pending: Vec<u8>,
+}
+
+impl VisibleText {
+    /// How much text waits before it is hashed.
+    const CHUNK: usize = 16 * 1024;
+
+    fn push(&mut self, run: &[u8]) {
+        self.pending.extend_from_slice(run);
+        // Pieces apart: `<title>T</title><p>Hello` is two however it is laid out.
+        self.pending.push(0);
+        if self.pending.len() >= Self::CHUNK {
+            self.hash.update(&self.pending);
+            self.pending.clear();
+        }
+    }
+
+    fn digest(&mut self) -> u64 {
+        self.hash.update(&self.pending);
+        self.pending.clear();
+        self.hash.digest().max(1)
+    }
 }
 
 impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
@@ -438,10 +466,7 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
         if !self.in_raw.get() {
             let run = s.trim_ascii();
             if !run.is_empty() {
-                let mut text = self.visible.borrow_mut();
-                text.extend_from_slice(run);
-                // Pieces apart: `<title>T</title><p>Hello` is two however it is laid out.
-                text.push(0);
+                self.visible.borrow_mut().push(run);
             }
         }
         if self.want_text.get() {
@@ -451,7 +476,7 @@ impl<E: Emitter> ForwardingEmitter for Quiet<'_, E> {
 }
 
 thread_local! {
-    /// Each parser thread's buffer of a page's visible text (see [`Quiet::visible`]).
+    /// Each parser thread's buffer of a page's visible text, reused (see [`Quiet::visible`]).
     static VISIBLE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
@@ -477,8 +502,10 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
     };
     let want_text = Cell::new(context > 0 || wanted.body_text);
     let in_raw = Cell::new(false);
-    let visible = VISIBLE.with(|v| std::cell::RefCell::new(v.take()));
-    visible.borrow_mut().clear();
+    let visible = std::cell::RefCell::new(VisibleText {
+        hash: xxhash_rust::xxh3::Xxh3::new(),
+        pending: VISIBLE.with(std::cell::Cell::take),
+    });
     {
         let emitter = Quiet {
             inner: CallbackEmitter::new(|ev: CallbackEvent<'_>, _span: html5gum::Span<()>| {
@@ -498,11 +525,12 @@ pub fn extract_into(html: &str, out: &mut Extracted, wanted: Wanted<'_>) {
             tokenizer.set_state(state);
         }
     }
-    let text = visible.into_inner();
-    let visible = xxhash_rust::xxh3::xxh3_64(&text).max(1);
-    // The buffer is kept for the thread's next page, unless a huge page left it large.
-    if text.capacity() <= 1 << 20 {
-        VISIBLE.with(|v| v.set(text));
+    let mut text = visible.into_inner();
+    let visible = text.digest();
+    // The buffer is kept for the thread's next page (a run longer than a chunk may have grown
+    // it: then it goes).
+    if text.pending.capacity() <= 2 * VisibleText::CHUNK {
+        VISIBLE.with(|v| v.set(text.pending));
     }
     collector.close_anchor();
     collector.end_block();
