@@ -343,7 +343,12 @@ fn session_site(
             let mut carried = String::new();
             for (_, how, id) in sections {
                 let mark = format!("{how}{id}");
-                if let Some(i) = path.find(&mark) {
+                // Among other parameters, a query's id follows a `&`.
+                let among = format!("&{}{id}", &how[1..]);
+                if let Some(i) = path.find(&among).filter(|_| how.starts_with('?')) {
+                    carried = mark.clone();
+                    path = format!("{}{}", &path[..i], &path[i + among.len()..]);
+                } else if let Some(i) = path.find(&mark) {
                     carried = mark.clone();
                     path = format!("{}{}", &path[..i], &path[i + mark.len()..]);
                     if how.starts_with('?') {
@@ -371,7 +376,7 @@ fn session_site(
             for (s, how, id) in sections {
                 body.push_str(&format!(r#" <a href="/{s}/">{s}</a> <a href="/{s}/{how}{id}">enter {s}</a>"#));
                 for k in 0..pages {
-                    body.push_str(&format!(r#" <a href="/{s}/p{k}">{s} {k}</a>"#));
+                    body.push_str(&format!(r#" <a href="{}">{s} {k}</a>"#, page_of(s, k)));
                 }
             }
             body.push_str("</nav><main>");
@@ -380,7 +385,7 @@ fn session_site(
                 Some((s, _, _)) => {
                     body.push_str(&format!("<h1>Section {s}, page {path}</h1><p>Text of {path} that is long enough to be an article of its own, with a few sentences about {s}.</p>"));
                     for k in 0..pages {
-                        body.push_str(&format!(r#"<a href="{}">next {k}</a> "#, with(&format!("/{s}/p{k}"))));
+                        body.push_str(&format!(r#"<a href="{}">next {k}</a> "#, with(&page_of(s, k))));
                     }
                 }
                 None if path == "/" => body.push_str("<h1>Home</h1><p>The home page of the site, with its sections.</p>"),
@@ -390,6 +395,16 @@ fn session_site(
             rccrawler::loopback::Resp::html(body)
         })),
     );
+}
+
+/// Page `k` of section `s`: `/s/pK`, or for a section named `q…` a listing with a query of
+/// its own (`/s/list?page=K`), where a session id sits among other parameters.
+fn page_of(s: &str, k: usize) -> String {
+    if s.starts_with('q') {
+        format!("/{s}/list?page={k}")
+    } else {
+        format!("/{s}/p{k}")
+    }
 }
 
 /// The nodes of a.test's crawl with `extra` settings: their URLs, and duplicates.csv's
@@ -424,6 +439,10 @@ fn session_ids_carried_through_a_section_are_folded() {
         &[
             ("docs", "?PHPSESSID=", "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"),
             ("news", "?sessionid=", "k2j3h4g5f6d7s8a9"),
+        ],
+        &[
+            ("qshop", "?sid=", "77aa88bb99cc00dd11ee22ff33aa44bb"),
+            ("qforum", ";jsessionid=", "F00DBABE0123456789ABCDEF01234567"),
         ],
     ];
     for (case, sections) in CASES.iter().enumerate() {
