@@ -477,6 +477,30 @@ mod tests {
         assert_eq!(state(&c), "finishing");
     }
 
+    // See: issue 63 item 1 — a summary.csv whose Folder names a path lists no finished site
+    // (and no file outside the results folder): the reader refuses it whole.
+    #[test]
+    fn a_summary_whose_folder_is_a_path_lists_nothing() {
+        let base = tempfile::tempdir().unwrap();
+        let results = base.path().join("results");
+        std::fs::create_dir_all(results.join("a.test")).unwrap();
+        std::fs::create_dir_all(base.path().join("outside")).unwrap();
+        std::fs::write(base.path().join("outside/nodes.csv"), "Id\n").unwrap();
+        std::fs::write(results.join("a.test/nodes.csv"), "Id\n").unwrap();
+        let summary = |folder: &str| {
+            std::fs::write(
+                results.join("summary.csv"),
+                format!("Site,Folder,Pages\nhttp://a.test,{folder},1\n"),
+            )
+            .unwrap();
+            finished_sites(&results)
+        };
+        assert_eq!(summary("a.test").len(), 1);
+        for bad in ["../outside", "/etc", "a/b"] {
+            assert!(summary(bad).is_empty(), "{bad}");
+        }
+    }
+
     #[test]
     fn files_outside_the_result_folder_are_refused() {
         let base = tempfile::tempdir().unwrap();
