@@ -1,4 +1,4 @@
-//! Prints the settings.ini generated from the key table (`--markdown`: the README's table).
+//! Prints the settings.ini generated from the key table (`--markdown`: docs/settings.md's table).
 //! Refresh the shipped file with `cargo run --example render_settings > settings.ini`.
 fn main() {
     if std::env::args().any(|a| a == "--markdown") {

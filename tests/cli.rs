@@ -237,22 +237,69 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
 }
 
 #[test]
-fn readme_names_every_key_and_component() {
-    let readme = repo_file("README.md");
+fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
+    // The reference of every key lives in docs/settings.md; the README (a first study) points
+    // there.
+    let doc = repo_file("docs/settings.md");
     for key in rccrawler::settings::keys::KEYS {
         assert!(
-            readme.contains(&format!("`{}`", key.name)),
-            "README lacks {}",
+            doc.contains(&format!("`{}`", key.name)),
+            "docs/settings.md lacks {}",
             key.name
         );
         for name in rccrawler::registry::Registry::builtin().names(key.name) {
-            assert!(readme.contains(name), "README lacks component {name}");
+            assert!(
+                doc.contains(name),
+                "docs/settings.md lacks component {name}"
+            );
         }
     }
     assert!(
-        readme.contains(&rccrawler::settings::keys::render_markdown_table()),
-        "README's key table is out of date"
+        doc.contains(&rccrawler::settings::keys::render_markdown_table()),
+        "docs/settings.md's key table is out of date"
     );
+    let readme = repo_file("README.md");
+    assert!(readme.contains("](docs/settings.md)"));
+    // A newcomer reads it in ten minutes: at most 400 lines, the first study in the first 120.
+    assert!(
+        readme.lines().count() <= 400,
+        "README has {} lines",
+        readme.lines().count()
+    );
+    let study = readme
+        .lines()
+        .position(|l| l == "## Your first study")
+        .expect("a first study");
+    let next = readme
+        .lines()
+        .skip(study + 1)
+        .position(|l| l.starts_with("## "))
+        .map_or(usize::MAX, |n| study + 1 + n);
+    assert!(next <= 120, "the first study ends at line {next}");
+    // Every link to a file of the repository leads to one.
+    for doc in [
+        "README.md",
+        "docs/results.md",
+        "docs/settings.md",
+        "docs/crawling.md",
+        "docs/compare.md",
+        "docs/archive.md",
+        "docs/one-page-one-node.md",
+        "docs/watching.md",
+    ] {
+        let text = repo_file(doc);
+        let dir = std::path::Path::new(doc).parent().unwrap();
+        for link in text.split("](").skip(1).filter_map(|l| l.split(')').next()) {
+            let target = link.split('#').next().unwrap();
+            if target.is_empty() || target.contains("://") {
+                continue;
+            }
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(dir)
+                .join(target);
+            assert!(path.exists(), "{doc}: a link to {link} leads nowhere");
+        }
+    }
 }
 
 #[test]

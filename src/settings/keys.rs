@@ -1,6 +1,6 @@
 //! THE key table of settings.ini: every key with its default and documentation. Loading,
-//! unknown-key warnings, the shipped settings.ini and the README's table all come from here
-//! (tests keep the shipped file and the README complete).
+//! unknown-key warnings, the shipped settings.ini and docs/settings.md's table all come from
+//! here (tests keep the shipped file and the doc complete).
 
 /// What kind of value a key takes (used for validation messages and docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -743,7 +743,7 @@ pub fn render_ini() -> String {
     out
 }
 
-/// The README's key table (Markdown).
+/// docs/settings.md's key table (Markdown).
 pub fn render_markdown_table() -> String {
     let mut out = String::from("| key | default | meaning |\n|---|---|---|\n");
     for k in KEYS {
