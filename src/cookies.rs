@@ -178,21 +178,19 @@ impl Jar {
     /// bytes.
     pub fn header_for(&self, url: &Url) -> Option<String> {
         let inner = self.inner.lock();
-        let mut matched: Vec<(&Cookie<'static>, u64)> = inner
+        // RFC 6265 §5.4: longer paths first, then older first.
+        let mut matched: Vec<(usize, u64, &Cookie<'static>)> = inner
             .store
             .matches(url)
             .into_iter()
             .map(|c| {
                 let born = inner.born.get(&Inner::key(c)).map_or(u64::MAX, |b| b.0);
-                (c, born)
+                (usize::MAX - c.path.len(), born, c)
             })
             .collect();
-        matched.sort_by(|(a, ab), (b, bb)| {
-            let len = |c: &Cookie<'_>| String::from(&c.path).len();
-            len(b).cmp(&len(a)).then(ab.cmp(bb))
-        });
+        matched.sort_unstable_by_key(|&(path, born, _)| (path, born));
         let mut header = String::new();
-        for (c, _) in matched {
+        for (_, _, c) in matched {
             let (name, value) = (c.name(), c.value());
             let sep = if header.is_empty() { 0 } else { 2 };
             if header.len() + sep + name.len() + 1 + value.len() > MAX_COOKIE_HEADER {

@@ -316,17 +316,7 @@ fn with_info(gz: &[u8], edit: &dyn Fn(&str) -> String) -> Vec<u8> {
         .parse()
         .unwrap();
     let block = edit(std::str::from_utf8(&first[head_end..head_end + len]).unwrap()).into_bytes();
-    let mut record = String::new();
-    for l in head
-        .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with("WARC-Block-Digest"))
-    {
-        match l.strip_prefix("Content-Length: ") {
-            Some(_) => record.push_str(&format!("Content-Length: {}\r\n", block.len())),
-            None => record.push_str(&format!("{l}\r\n")),
-        }
-    }
-    record.push_str("\r\n");
+    let record = with_length(head, block.len() as u64) + "\r\n\r\n";
     let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     member.write_all(record.as_bytes()).unwrap();
     member.write_all(&block).unwrap();
@@ -334,6 +324,26 @@ fn with_info(gz: &[u8], edit: &dyn Fn(&str) -> String) -> Vec<u8> {
     let mut out = member.finish().unwrap();
     out.extend_from_slice(rest);
     out
+}
+
+/// A WARC record's head (without its empty line) with its `Content-Length` set to `len` and
+/// its digests left out (the block they were of changed).
+fn with_length(head: &str, len: u64) -> String {
+    head.split("\r\n")
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("WARC-Block-Digest")
+                && !l.starts_with("WARC-Payload-Digest")
+        })
+        .map(|l| {
+            if l.starts_with("Content-Length:") {
+                format!("Content-Length: {len}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\r\n")
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -570,18 +580,10 @@ fn lying_member(member: &[u8]) -> Vec<u8> {
         .read_to_end(&mut raw)
         .unwrap();
     let end = find(&raw, b"\r\n\r\n").unwrap();
-    let head = String::from_utf8(raw[..end].to_vec()).unwrap();
-    let head: String = head
-        .split("\r\n")
-        .map(|l| {
-            if l.starts_with("Content-Length:") {
-                "Content-Length: 1000000000000000".to_owned()
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\r\n");
+    let head = with_length(
+        std::str::from_utf8(&raw[..end]).unwrap(),
+        1_000_000_000_000_000,
+    );
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(head.as_bytes()).unwrap();
     gz.write_all(&raw[end..]).unwrap();
@@ -622,19 +624,7 @@ fn a_record_that_inflates_to_gigabytes_is_cut_at_max_page_bytes() {
     let body_at = find(block, b"\r\n\r\n").unwrap() + 4;
     let padding: u64 = 1 << 30; // 1 GiB of spaces after the page
     let block_len = block.len() as u64 + padding;
-    let head: String = String::from_utf8(raw[..end].to_vec())
-        .unwrap()
-        .split("\r\n")
-        .filter(|l| !l.starts_with("WARC-Block-Digest") && !l.starts_with("WARC-Payload-Digest"))
-        .map(|l| {
-            if l.starts_with("Content-Length:") {
-                format!("Content-Length: {block_len}")
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\r\n");
+    let head = with_length(std::str::from_utf8(&raw[..end]).unwrap(), block_len);
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(head.as_bytes()).unwrap();
     gz.write_all(b"\r\n\r\n").unwrap();

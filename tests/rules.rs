@@ -33,6 +33,22 @@ fn recorded(results: &Path, key: &str) -> String {
         .unwrap()
 }
 
+/// `rccrawler compare A B` succeeds and has nothing to say about FollowNofollow.
+fn says_nothing_of_follow_nofollow(work: &Path, a: &Path, b: &Path) {
+    let o = run_binary(
+        work,
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("FollowNofollow"), "{}", stderr(&o));
+}
+
 // See: issue 64 item 6 — every spelling of yes and no is read as yes or no and recorded as
 // `yes`/`no`, so a `no` crawl and a `false` crawl compare as one setting; another value is
 // refused naming the documented values.
@@ -59,18 +75,7 @@ fn yes_no_settings_are_read_one_way_and_recorded_one_way() {
     // `no` against `false`: nothing to say about FollowNofollow.
     let work = tempfile::tempdir().unwrap();
     let (a, b) = (&folders[0].1, &folders[1].1);
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("FollowNofollow"), "{}", stderr(&o));
+    says_nothing_of_follow_nofollow(work.path(), a, b);
     // A record written before values were normalised (`false`) compares as `no`.
     let ini = std::fs::read_to_string(a.join("crawl.ini")).unwrap();
     std::fs::write(
@@ -78,18 +83,7 @@ fn yes_no_settings_are_read_one_way_and_recorded_one_way() {
         ini.replace("FollowNofollow = no", "FollowNofollow = false"),
     )
     .unwrap();
-    let o = run_binary(
-        work.path(),
-        &[
-            "compare",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--out",
-            "cmp",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("FollowNofollow"), "{}", stderr(&o));
+    says_nothing_of_follow_nofollow(work.path(), a, b);
     // Anything else is refused with the values it takes.
     for (key, value) in [
         ("Sitemaps", "maybe"),

@@ -8,26 +8,14 @@ use std::process::Command;
 
 /// A Python with networkx, if there is one.
 fn python() -> Option<PathBuf> {
-    let beside = std::env::var_os("RCCRAWLER_WARCIO")
-        .map(PathBuf::from)
-        .and_then(|w| w.parent().map(|d| d.join("python")));
-    let found = beside
-        .into_iter()
-        .chain([PathBuf::from("python3")])
-        .find(|p| {
-            Command::new(p)
-                .args(["-c", "import networkx"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI: networkx is missing (.ci/run installs it beside warcio)"
-        );
-        eprintln!("no networkx here: the GEXF files are not read with it");
-    }
-    found
+    super::warcio::tool(
+        super::warcio::beside_warcio("python")
+            .into_iter()
+            .chain([PathBuf::from("python3")]),
+        &["-c", "import networkx"],
+        "networkx",
+        "reading the GEXF files with it",
+    )
 }
 
 /// `networkx.read_gexf` of `path` (GEXF 1.3): each node by label, with its attributes as

@@ -8,18 +8,42 @@ use std::process::Command;
 /// The `warcio` program, if there is one.
 pub fn program() -> Option<PathBuf> {
     let named = std::env::var_os("RCCRAWLER_WARCIO").map(PathBuf::from);
-    let found = named.or_else(|| Some(PathBuf::from("warcio"))).filter(|w| {
-        Command::new(w)
-            .arg("-V")
+    tool(
+        named.into_iter().chain([PathBuf::from("warcio")]),
+        &["-V"],
+        "warcio",
+        "the interoperability check",
+    )
+}
+
+/// A program of the virtual environment .ci/run makes beside warcio (RCCRAWLER_WARCIO's
+/// folder), named `name`.
+pub fn beside_warcio(name: &str) -> Option<PathBuf> {
+    std::env::var_os("RCCRAWLER_WARCIO")
+        .map(PathBuf::from)
+        .and_then(|w| w.parent().map(|d| d.join(name)))
+}
+
+/// The first of `candidates` that runs with `args` and succeeds; `None` (with a message, never
+/// in CI) when none does — `what` is the program, `check` what is left out without it.
+pub fn tool(
+    candidates: impl IntoIterator<Item = PathBuf>,
+    args: &[&str],
+    what: &str,
+    check: &str,
+) -> Option<PathBuf> {
+    let found = candidates.into_iter().find(|p| {
+        Command::new(p)
+            .args(args)
             .output()
             .is_ok_and(|o| o.status.success())
     });
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
-            "CI: warcio is missing (.ci/run installs it and sets RCCRAWLER_WARCIO)"
+            "CI: {what} is missing (.ci/run installs it into the virtual environment of RCCRAWLER_WARCIO)"
         );
-        eprintln!("no warcio here: the interoperability check is left out");
+        eprintln!("no {what} here: {check} is left out");
     }
     found
 }
@@ -76,26 +100,14 @@ pub fn index(warcio: &Path, dir: &Path, name: &str, fields: &str) -> Vec<serde_j
 /// RCCRAWLER_WARCIO in its virtual environment (.ci/run installs both), else on the PATH, else
 /// `None` with a message (never in CI).
 pub fn cdxj_indexer() -> Option<PathBuf> {
-    let beside = std::env::var_os("RCCRAWLER_WARCIO")
-        .map(PathBuf::from)
-        .and_then(|w| w.parent().map(|d| d.join("cdxj-indexer")));
-    let found = beside
-        .into_iter()
-        .chain([PathBuf::from("cdxj-indexer")])
-        .find(|p| {
-            Command::new(p)
-                .arg("-h")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI: cdxj-indexer is missing (.ci/run installs it beside warcio)"
-        );
-        eprintln!("no cdxj-indexer here: the SURT keys are not compared with the reference's");
-    }
-    found
+    tool(
+        beside_warcio("cdxj-indexer")
+            .into_iter()
+            .chain([PathBuf::from("cdxj-indexer")]),
+        &["-h"],
+        "cdxj-indexer",
+        "the comparison of the SURT keys with the reference's",
+    )
 }
 
 /// The reference's index of the finished files of archive folder `dir`: (SURT key, file,
