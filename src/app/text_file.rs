@@ -169,7 +169,7 @@ fn dispatcher(
 /// The network's totals while the crawl runs, for the live status page (when there is one).
 fn live_network(settings: &Settings, seeds: &Seeds) -> Option<LiveNetwork> {
     settings.logs.status_address?;
-    let spec = NetworkSpec::new(settings, seeds.target_scopes().clone());
+    let spec = settings.results.network_spec(seeds.target_scopes().clone());
     let sites = seeds
         .scope_origins()
         .into_iter()
@@ -197,7 +197,10 @@ fn end_of_run(
         let mut live = retirer.summary.lock();
         (live.sorted(), live.take_earlier())
     };
-    let network = NetworkSpec::new(&ctx.settings, seeds.target_scopes().clone());
+    let network = ctx
+        .settings
+        .results
+        .network_spec(seeds.target_scopes().clone());
     let unloaded = save_and_unload(
         ctx,
         unloaders,

@@ -87,5 +87,5 @@ pub(super) fn spec(
     } else {
         TargetScopes::default()
     };
-    Ok(NetworkSpec::new(settings, scopes))
+    Ok(settings.results.network_spec(scopes))
 }

@@ -6,8 +6,6 @@
 pub(crate) mod harmonic;
 pub(crate) mod pagerank;
 
-use crate::data::SiteGraph;
-
 /// A graph's arcs in compressed sparse rows: node `i`'s arcs are
 /// `targets[offsets[i]..offsets[i + 1]]` (0-based node ids), with their weights.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,16 +74,6 @@ impl Csr {
         self
     }
 
-    /// The arcs of a site graph (its node ids are 1-based).
-    pub(crate) fn of(g: &SiteGraph<'_>) -> Self {
-        let nodes = g.nodes();
-        let mut buf = Vec::new();
-        Csr::build(nodes.len(), |i, row| {
-            g.arcs_into(&nodes[i], &mut buf);
-            row.extend(buf.iter().map(|e| (e.target - 1, e.weight)));
-        })
-    }
-
     /// Nodes.
     pub(crate) fn len(&self) -> usize {
         self.offsets.len() - 1
@@ -143,11 +131,6 @@ pub(crate) struct Measures {
 }
 
 impl Measures {
-    /// Both measures of `g`.
-    pub(crate) fn of(g: &SiteGraph<'_>) -> Self {
-        Measures::of_csr(&Csr::of(g))
-    }
-
     /// Both measures of the graph `csr`.
     pub(crate) fn of_csr(csr: &Csr) -> Self {
         let (pagerank, harmonic) = both(

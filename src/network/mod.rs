@@ -28,8 +28,6 @@ pub(crate) use model::{Network, NodeRow, Set};
 pub(crate) use targets::TargetScopes;
 pub(crate) use unit::{Subsets, Unit, registrable_domain};
 
-use crate::settings::Settings;
-
 /// The folder of the network's files, in the results folder.
 pub(crate) const NETWORK_DIR: &str = "network";
 
@@ -67,21 +65,6 @@ pub struct NetworkSpec {
     pub subsets: Subsets,
     /// The targets' scopes.
     pub scopes: TargetScopes,
-}
-
-impl NetworkSpec {
-    /// The network `settings` ask for, with the targets' `scopes`.
-    pub fn new(settings: &Settings, scopes: TargetScopes) -> Self {
-        NetworkSpec {
-            unit: if settings.results.network_by_host {
-                Unit::Host
-            } else {
-                Unit::Domain
-            },
-            subsets: Subsets::new(&settings.results.network_subsets),
-            scopes,
-        }
-    }
 }
 
 /// Builds the network of the results folder `results` and writes it into

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::bandit::{Params, RewardKind};
 use crate::hosts::SiteDefaults;
+use crate::network::{NetworkSpec, Subsets, TargetScopes, Unit};
 use crate::sites::OtherScheme;
 use crate::url_filter::key_domain::KeyDomainSource;
 use crate::url_filter::topic::TopicSettings;
@@ -132,6 +133,22 @@ pub struct ResultSettings {
     pub network_by_host: bool,
     /// `NetworkSubsets`: the lower bounds of the accompanying set's classes, ascending.
     pub network_subsets: Vec<u32>,
+}
+
+impl ResultSettings {
+    /// The network of sites these settings ask for (`NetworkUnit`, `NetworkSubsets`), with
+    /// the targets' `scopes`.
+    pub fn network_spec(&self, scopes: TargetScopes) -> NetworkSpec {
+        NetworkSpec {
+            unit: if self.network_by_host {
+                Unit::Host
+            } else {
+                Unit::Domain
+            },
+            subsets: Subsets::new(&self.network_subsets),
+            scopes,
+        }
+    }
 }
 
 /// The log files' and the console's settings.

@@ -54,7 +54,7 @@ impl Unloader for GephiSiteGraph {
             remove_stale(folder, "sitemap.csv")?;
         }
         // Of the whole graph: computed once, before the two files that carry them.
-        let measures = Measures::of(g);
+        let measures = g.measures();
         let gexf = |w: &mut dyn Write| write_gexf(g, &measures, w);
         let edges = |w: &mut dyn Write| write_edges(g, w);
         let nodes = |w: &mut dyn Write| write_nodes(g, &measures, w);

@@ -26,6 +26,7 @@ pub mod graph;
 mod levels;
 mod link_rec;
 mod link_store;
+mod measured;
 mod orphans;
 pub(crate) mod replay;
 mod site_memory;
