@@ -2,8 +2,8 @@
 //! Refresh the shipped file with `cargo run --example render_settings > settings.ini`.
 fn main() {
     if std::env::args().any(|a| a == "--markdown") {
-        print!("{}", rccrawler::settings::keys::render_markdown_table());
+        print!("{}", rccrawler::setting_keys::render_markdown_table());
     } else {
-        print!("{}", rccrawler::settings::keys::render_ini());
+        print!("{}", rccrawler::setting_keys::render_ini());
     }
 }

@@ -14,7 +14,8 @@
 //! - [`engine`] — the threads of a crawl and the loops they run, what they share (its
 //!   `Context`, seen by nothing else) and the status page it publishes; [`stop`] is how they
 //!   stop.
-//! - [`settings`], [`hosts`] — the two input files, validated before anything starts.
+//! - [`settings`], [`hosts`] — the two input files, validated before anything starts;
+//!   [`setting_keys`] — settings.ini's key table (read by the crawl record too).
 //! - [`ids`], [`site`], [`sites`] — ids; what a site is (scheme + host + port); the registry
 //!   of this run's sites.
 //! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
@@ -93,6 +94,7 @@ pub(crate) mod report;
 pub mod robots;
 pub mod routine;
 pub mod schedule;
+pub mod setting_keys;
 pub mod settings;
 pub mod site;
 pub mod sitemap;

@@ -213,7 +213,7 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
     let shipped = repo_file("settings.ini");
     assert_eq!(
         shipped,
-        rccrawler::settings::keys::render_ini(),
+        rccrawler::setting_keys::render_ini(),
         "settings.ini must list every key with its default: regenerate it with `cargo run --example render_settings > settings.ini`"
     );
     let (_, warnings) = rccrawler::settings::Settings::load(
@@ -221,9 +221,9 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
     )
     .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
-    for key in rccrawler::settings::keys::KEYS {
+    for key in rccrawler::setting_keys::KEYS {
         // The paper's tuning keys and Scheduler are listed commented out.
-        let comment = if rccrawler::settings::keys::listed_commented(key) {
+        let comment = if rccrawler::setting_keys::listed_commented(key) {
             "; "
         } else {
             ""
@@ -241,7 +241,7 @@ fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
     // The reference of every key lives in docs/settings.md; the README (a first study) points
     // there.
     let doc = repo_file("docs/settings.md");
-    for key in rccrawler::settings::keys::KEYS {
+    for key in rccrawler::setting_keys::KEYS {
         assert!(
             doc.contains(&format!("`{}`", key.name)),
             "docs/settings.md lacks {}",
@@ -255,7 +255,7 @@ fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
         }
     }
     assert!(
-        doc.contains(&rccrawler::settings::keys::render_markdown_table()),
+        doc.contains(&rccrawler::setting_keys::render_markdown_table()),
         "docs/settings.md's key table is out of date"
     );
     let readme = repo_file("README.md");

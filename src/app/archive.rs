@@ -37,7 +37,7 @@ pub(super) fn open(
         return Ok(None);
     }
     let folder = folder(settings);
-    let mut info = crate::crawl_record::warcinfo_fields(settings, sites);
+    let mut info = crate::settings::record::warcinfo_fields(settings, sites);
     if let Some(earlier) = &settings.http.recrawl {
         // Its 304s' bodies are there: a rebuild of this archive reads them from it.
         let earlier = std::path::absolute(earlier).unwrap_or_else(|_| earlier.clone());

@@ -45,7 +45,7 @@ pub(super) fn claim(
     let folder = &settings.results.folder;
     claim_folder(settings, dm, shared)
         .and_then(|claimed| {
-            crate::crawl_record::write(folder, settings, sites)?;
+            crate::settings::record::write(folder, settings, sites)?;
             Ok(claimed)
         })
         .map_err(|source| AppError::ResultsFolder {

@@ -273,7 +273,7 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
     let sites =
         hosts::load(&hosts_path(settings_path, None), settings.sites.defaults).unwrap_or_default();
     let written = written.and_then(|rows| {
-        crate::crawl_record::write(&settings.results.folder, &settings, &sites)
+        crate::settings::record::write(&settings.results.folder, &settings, &sites)
             .map(|()| rows)
             .map_err(|source| AppError::ResultsFolder {
                 folder: settings.results.folder.clone(),

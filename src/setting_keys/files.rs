@@ -1,7 +1,7 @@
 //! settings.ini's keys, second half: files, output, HTTP, sites, faults, the console and the
 //! paper's tuning keys.
 
-use super::{KeyDef, ValueKind, int};
+use super::{KeyDef, MAX_URL_LENGTH, ValueKind, int};
 
 /// The last keys of the table.
 pub(super) const KEYS: &[KeyDef] = &[

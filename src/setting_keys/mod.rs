@@ -92,6 +92,10 @@ macro_rules! key {
     };
 }
 
+// After the macro: the tables use it.
+mod files;
+mod run;
+
 /// `CommonDomainLabels`' default: the domain-name filter paper's list (www, com, cn, edu, org,
 /// gov, net), then what real seeds need so that their key domain is the organisation's name:
 /// second-level labels of country domains (ac.uk, co.jp, or.kr, spb.ru, com.au...), country
@@ -100,7 +104,8 @@ pub const COMMON_DOMAIN_LABELS: &str = "www,com,cn,edu,org,gov,net,ac,co,or,ne,g
 
 /// Every key, in the order the shipped settings.ini lists them.
 /// Every key, in the order the shipped settings.ini lists them.
-pub const KEYS: &[KeyDef] = &concat::<{ run::KEYS.len() + files::KEYS.len() }>(run::KEYS, files::KEYS);
+pub const KEYS: &[KeyDef] =
+    &concat::<{ run::KEYS.len() + files::KEYS.len() }>(run::KEYS, files::KEYS);
 
 /// The two halves of the table as one array (a table over 600 lines was one file).
 const fn concat<const N: usize>(a: &[KeyDef], b: &[KeyDef]) -> [KeyDef; N] {

@@ -1,7 +1,7 @@
 //! settings.ini (SPEC §1), read in three stages:
 //!
 //! 1. [`ini`] — the file becomes a [`RawSettings`] map of strings, with the line of each key;
-//! 2. `values` — each key, as written or its default from the key table ([`keys`]), becomes a
+//! 2. `values` — each key, as written or its default from the key table ([`crate::setting_keys`]), becomes a
 //!    typed value (an error names the key, the value and what is accepted);
 //! 3. `rules` — rules across keys (a topic filter needs keywords, a user agent needs a
 //!    product token…).
@@ -13,7 +13,7 @@
 
 mod error;
 pub mod ini;
-pub mod keys;
+pub mod record;
 mod rules;
 mod sections;
 mod values;
@@ -25,13 +25,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The longest `MaxUrlLength` allowed (a request line's room is sized for it).
-pub const MAX_URL_LENGTH: usize = 65_536;
+pub use crate::setting_keys::MAX_URL_LENGTH;
 
+use crate::setting_keys as keys;
 pub use error::{Location, SettingsError, Warning};
 pub use ini::RawSettings;
 pub use sections::*;
-pub(crate) use values::normal_flag;
 
 /// A database URL with its password replaced, for messages (`DatabaseUrl` in a settings
 /// error, the database's errors).
@@ -218,7 +217,7 @@ impl Settings {
             // A yes/no default written `1` or `0` in the key table reads as the written
             // values do: `yes` or `no`.
             None => keys::find(key).map_or("", |k| match k.kind {
-                keys::ValueKind::Flag => values::normal_flag(k.default),
+                keys::ValueKind::Flag => keys::normal_flag(k.default),
                 _ => k.default,
             }),
         }
@@ -471,7 +470,7 @@ fn normalized(raw: &RawSettings) -> Result<BTreeMap<String, ini::Written>, Setti
     for (k, w) in raw.written() {
         let mut w = w.clone();
         if keys::find(k).is_some_and(|d| matches!(d.kind, keys::ValueKind::Flag)) {
-            match values::flag_value(&w.value) {
+            match keys::flag_value(&w.value) {
                 Some(b) => w.value = if b { "yes" } else { "no" }.to_owned(),
                 None => {
                     return Err(SettingsError::BadValue {

@@ -3,8 +3,8 @@
 //! twice (errors), the paper's keys this engine does not need (notes), and rules across values.
 //! Which components exist and what they imply is the registry's (`Registry::resolve`).
 
-use super::keys::{self, KEYS, ValueKind};
 use super::{Location, RawSettings, Settings, SettingsError, Warning};
+use crate::setting_keys::{self as keys, KEYS, ValueKind};
 
 /// The keys as written: sections, keys set twice and unknown keys are errors (the first found,
 /// in line order); the paper's tuning keys are notes.

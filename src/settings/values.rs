@@ -4,8 +4,8 @@
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-use super::keys::{self, KeyDef, ValueKind};
 use super::{Location, RawSettings, SettingsError};
+use crate::setting_keys::{self as keys, KeyDef, ValueKind, flag_value};
 
 /// Typed lookup of keys, with defaults from the key table; relative paths start at `base`.
 pub(super) struct Values<'a> {
@@ -160,23 +160,3 @@ pub(super) fn list(text: &str) -> Vec<String> {
 /// What a yes/no setting takes, for messages.
 pub(crate) const FLAG_VALUES: &str =
     "yes or no (1, true, on and 0, false, off are read as yes and no)";
-
-/// A yes/no setting's value: `yes` or `no`, and, read the same, `1`/`true`/`on` and
-/// `0`/`false`/`off` (any case); `None` for anything else.
-pub(crate) fn flag_value(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "yes" | "1" | "true" | "on" => Some(true),
-        "no" | "0" | "false" | "off" => Some(false),
-        _ => None,
-    }
-}
-
-/// A yes/no value as the crawl record writes it (`yes`/`no`), or the text as it is when it is
-/// not one.
-pub(crate) fn normal_flag(text: &str) -> &str {
-    match flag_value(text) {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => text,
-    }
-}
