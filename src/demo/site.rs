@@ -17,6 +17,13 @@ fn page(title: &str, body: &str) -> String {
 /// Installs the demo site on `server`; `port` is the server's port (for absolute links).
 pub fn install(server: &Server, port: u16) {
     let set = |path: &str, resp: Resp| server.set(HOST, path, resp);
+    home_and_about(&set, port);
+    news_and_docs(&set);
+    other_pages(&set, port);
+}
+
+/// robots.txt, the home page under two URLs, the about section.
+fn home_and_about(set: &impl Fn(&str, Resp), port: u16) {
     set(
         "/robots.txt",
         Resp::new(
@@ -67,7 +74,10 @@ pub fn install(server: &Server, port: u16) {
             r#"<a href="/about">About</a> <a href="/people.html">People</a>"#,
         )),
     );
+}
 
+/// The news section and the handbook's twenty chapters.
+fn news_and_docs(set: &impl Fn(&str, Resp)) {
     set("/archive", Resp::redirect(301, "/news/archive.html"));
     set(
         "/news/",
@@ -128,7 +138,10 @@ pub fn install(server: &Server, port: u16) {
             Resp::html(page(&format!("Chapter {i}"), &body)),
         );
     }
+}
 
+/// Research, people, the staff area, files that are not HTML, a windows-1251 page, frames.
+fn other_pages(set: &impl Fn(&str, Resp), port: u16) {
     // Reached as /research?topic=lakes&lang=en: normalization sorts the query.
     set(
         "/research?lang=en&topic=lakes",

@@ -15,7 +15,6 @@
 //! budget rule (and how replay runs it); a page budget implies the budget finisher and, unless
 //! settings.ini names a scheduler, the default budget rule.
 
-
 mod build;
 mod builtin;
 mod register;
@@ -221,7 +220,6 @@ impl Registry {
             default_budget_rule: None,
         }
     }
-
 }
 
 impl Registry {
@@ -277,7 +275,6 @@ impl Registry {
             _ => Vec::new(),
         }
     }
-
 }
 
 #[cfg(test)]

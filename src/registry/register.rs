@@ -1,26 +1,5 @@
 //! Adding a component to a registry under a name.
 
-use std::fmt;
-use std::sync::Arc;
-
-use crossbeam_channel::Receiver;
-
-use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use crate::bandit::{self, Params, Policy, PolicyCtor};
-use crate::data::{self, DataLayer, SavedCrawl};
-use crate::fetch::{Downloader, EventedDownloader, HttpDownloader};
-use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
-use crate::parse::{HtmlParser, PageParser};
-use crate::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
-use crate::routine::{ConsoleRoutine, Routine};
-use crate::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQuantum};
-use crate::settings::{Settings, SettingsError, Warning};
-use crate::site::SiteSpec;
-use crate::unload::{GephiSiteGraph, ResultCheck, Unloader};
-use crate::url_filter::key_domain::KeyDomains;
-use crate::url_filter::topic::Topic;
-use crate::url_filter::{AllHosts, KeyDomainFilter, SeedSiteOnly, UrlFilter};
-
 use super::*;
 
 impl Registry {
@@ -221,5 +200,4 @@ impl Registry {
             },
         );
     }
-
 }
