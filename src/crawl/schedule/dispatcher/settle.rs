@@ -17,7 +17,7 @@ impl Dispatcher {
     /// Nobody is woken: the downloader that freed the slot asks for its next task right after
     /// (`engine::download`), and a woken one would only race it for the slot — on a fast site
     /// that was one futile thread switch per page.
-    pub(in crate::schedule) fn free_slot(&self, site: SiteId) {
+    pub(in crate::crawl::schedule) fn free_slot(&self, site: SiteId) {
         let mut st = self.state.lock();
         st.requesting = st.requesting.saturating_sub(1);
         let gate = &mut st.gates[site.0 as usize];
@@ -26,7 +26,7 @@ impl Dispatcher {
 
     /// A leased task's place in the page buffer is free again: a parser took its page, or it
     /// had no page to parse.
-    pub(in crate::schedule) fn free_buffer(&self) {
+    pub(in crate::crawl::schedule) fn free_buffer(&self) {
         let mut st = self.state.lock();
         st.buffer_free += 1;
         // Only a full buffer keeps downloaders waiting for it (one woken passes it on).
@@ -38,7 +38,7 @@ impl Dispatcher {
     /// A lease of `site` ended: what it still `held` is given back and its task is settled —
     /// its outcome is recorded or its URL went back to the frontier. With nothing unsettled
     /// and nothing queued the site is finished. One lock for all of it.
-    pub(in crate::schedule) fn end_lease(&self, site: SiteId, held: LeaseHolds) {
+    pub(in crate::crawl::schedule) fn end_lease(&self, site: SiteId, held: LeaseHolds) {
         let mut st = self.state.lock();
         if held.buffer {
             st.buffer_free += 1;
@@ -63,12 +63,12 @@ impl Dispatcher {
     }
 
     /// The data manager the dispatcher claims from (leases give URLs back to it).
-    pub(in crate::schedule) fn data(&self) -> &dyn TaskData {
+    pub(in crate::crawl::schedule) fn data(&self) -> &dyn TaskData {
         &*self.dm
     }
 
     /// A task to fetch again from `until` (a retry); its URL stays in flight meanwhile.
-    pub(in crate::schedule) fn park(&self, task: FetchTask, until: Instant) {
+    pub(in crate::crawl::schedule) fn park(&self, task: FetchTask, until: Instant) {
         let mut st = self.state.lock();
         if let Some(gate) = st.gates.get_mut(task.site.0 as usize) {
             gate.parked.push((until, task));
@@ -94,7 +94,7 @@ impl Dispatcher {
 
     /// A page task's outcome was recorded: it spends the budget and the scheduler learns
     /// what it yielded.
-    pub(in crate::schedule) fn observed(&self, site: SiteId, yielded: Yield) {
+    pub(in crate::crawl::schedule) fn observed(&self, site: SiteId, yielded: Yield) {
         let mut st = self.state.lock();
         st.unobserved = st.unobserved.saturating_sub(1);
         st.budget.spend();
@@ -109,7 +109,7 @@ impl Dispatcher {
 
     /// A page task of `site` went back unfetched (a stop, a retry): its reservation is
     /// returned.
-    pub(in crate::schedule) fn cancelled(&self, site: SiteId) {
+    pub(in crate::crawl::schedule) fn cancelled(&self, site: SiteId) {
         let mut st = self.state.lock();
         st.unobserved = st.unobserved.saturating_sub(1);
         st.budget.give_back();
