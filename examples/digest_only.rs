@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rccrawler::fold::{SiteRules, digest};
-use rccrawler::parse::links;
+use rccrawler::crawl::parse::links;
+use rccrawler::model::fold::{SiteRules, digest};
 
 fn html_files(dir: &Path, out: &mut Vec<PathBuf>, limit: usize) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
@@ -59,7 +59,7 @@ fn main() -> anyhow::Result<()> {
     for (text, url) in &pages {
         links::extract_into(text, &mut extracted, links::Wanted::default());
         let started = Instant::now();
-        let full = rccrawler::fold::needs_full_digest(
+        let full = rccrawler::model::fold::needs_full_digest(
             text,
             url,
             extracted.per_request_signs,

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rccrawler::fetch::HttpClient;
-use rccrawler::fetch::Pacer;
-use rccrawler::ids::SiteId;
-use rccrawler::settings::Settings;
-use rccrawler::stop::Stop;
-use rccrawler::url_norm::NormUrl;
+use rccrawler::base::ids::SiteId;
+use rccrawler::base::stop::Stop;
+use rccrawler::crawl::fetch::HttpClient;
+use rccrawler::crawl::fetch::Pacer;
+use rccrawler::crawl::settings::Settings;
+use rccrawler::model::url_norm::NormUrl;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();

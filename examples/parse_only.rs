@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rccrawler::parse::href_cache::{self, HrefCache};
-use rccrawler::parse::{charset, links};
-use rccrawler::url_norm;
+use rccrawler::crawl::parse::href_cache::{self, HrefCache};
+use rccrawler::crawl::parse::{charset, links};
+use rccrawler::model::url_norm;
 
 fn html_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
@@ -96,7 +96,7 @@ fn main() -> anyhow::Result<()> {
                     2048,
                     href_cache::DEFAULT_ENTRIES,
                     // Not used: the bound normalizes links without the URL rules.
-                    rccrawler::settings::Settings::defaults(Path::new("."))
+                    rccrawler::crawl::settings::Settings::defaults(Path::new("."))
                         .sites
                         .rule_limits(),
                 );

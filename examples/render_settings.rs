@@ -2,8 +2,11 @@
 //! Refresh the shipped file with `cargo run --example render_settings > settings.ini`.
 fn main() {
     if std::env::args().any(|a| a == "--markdown") {
-        print!("{}", rccrawler::setting_keys::render_markdown_table());
+        print!(
+            "{}",
+            rccrawler::formats::setting_keys::render_markdown_table()
+        );
     } else {
-        print!("{}", rccrawler::setting_keys::render_ini());
+        print!("{}", rccrawler::formats::setting_keys::render_ini());
     }
 }

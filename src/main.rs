@@ -1,13 +1,13 @@
 //! The `rccrawler` binary: the Ctrl+C handler and what the arguments ask for; everything else is in
-//! the library (`rccrawler::cli`).
+//! the library (`rccrawler::face::cli`).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rccrawler::cli::{self, Command, Exit};
+use rccrawler::face::cli::{self, Command, Exit};
 
 fn main() -> ExitCode {
-    rccrawler::alloc_tuning::hold_mmap_threshold();
+    rccrawler::base::alloc_tuning::hold_mmap_threshold();
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,
         Err(e) => {
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
             hosts,
             serve,
         } => cli::crawl(&settings, hosts.as_deref(), serve, ctrl_c),
-        Command::Demo { settings } => rccrawler::demo::run(&settings, ctrl_c),
+        Command::Demo { settings } => rccrawler::face::demo::run(&settings, ctrl_c),
         Command::Replay(args) => cli::replay(&args),
         Command::Status { settings, serve } => cli::status(&settings, serve.as_deref(), ctrl_c),
         Command::Report { settings, results } => cli::report(&settings, results.as_deref()),

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use common::webgen::{self, WebSpec};
 use common::{TestWeb, run_binary, settings_text, warcio};
-use rccrawler::loopback::{Request, Resp, Route};
+use rccrawler::base::loopback::{Request, Resp, Route};
 
 /// The hand-made site: one of each kind of answer.
 fn install_kinds(web: &TestWeb, host: &str) {

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use common::yield_web;
 use common::{TestWeb, crawl, read_csv};
-use rccrawler::bandit::replay::{Column, load, simulate};
-use rccrawler::registry::Registry;
-use rccrawler::settings::Settings;
+use rccrawler::crawl::settings::Settings;
+use rccrawler::face::registry::Registry;
+use rccrawler::model::bandit::replay::{Column, load, simulate};
 
 const HOSTS: [&str; 5] = ["a.test", "b.test", "c.test", "d.test", "e.test"];
 const BUDGET: usize = 70;
@@ -111,7 +111,7 @@ fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
         let c = crawl(&hosts(&web), &settings(&extra));
         assert_eq!(
             c.report.reason,
-            rccrawler::stop::StopReason::BudgetSpent,
+            rccrawler::base::stop::StopReason::BudgetSpent,
             "{rule}"
         );
         let live: Vec<String> = page_requests(&web, before)
@@ -149,11 +149,11 @@ fn a_page_fetched_again_after_a_failure_is_one_pull_of_its_site() {
     web.route(
         "d.test",
         "/p1",
-        rccrawler::loopback::Route::Generated(Arc::new(move |_| {
+        rccrawler::base::loopback::Route::Generated(Arc::new(move |_| {
             if once.swap(true, Ordering::SeqCst) {
                 ok.clone()
             } else {
-                rccrawler::loopback::Resp::new(500, "text/plain", "try again")
+                rccrawler::base::loopback::Resp::new(500, "text/plain", "try again")
             }
         })),
     );
@@ -194,7 +194,7 @@ fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend()
     let whole = crawl(&hosts(&web), &settings(&extra));
     assert_eq!(
         whole.report.reason,
-        rccrawler::stop::StopReason::BudgetSpent
+        rccrawler::base::stop::StopReason::BudgetSpent
     );
     let expected = page_requests(&web, before);
     let dir = common::prepare(&hosts(&web), &settings(&extra));
@@ -208,11 +208,11 @@ fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend()
     }
     std::fs::write(dir.path().join("stop.txt"), "").unwrap();
     let stopped = first.join().unwrap();
-    assert_eq!(stopped.reason, rccrawler::stop::StopReason::StopFile);
+    assert_eq!(stopped.reason, rccrawler::base::stop::StopReason::StopFile);
     let spent_first: u64 = stopped.sites.iter().map(|s| s.fetched).sum();
     assert!((25..BUDGET as u64).contains(&spent_first), "{spent_first}");
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::stop::StopReason::BudgetSpent);
+    assert_eq!(done.reason, rccrawler::base::stop::StopReason::BudgetSpent);
     let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
     // A fetch abandoned by the stop is made again first: drop the repeats.
@@ -286,7 +286,7 @@ fn killed_hard_and_continued(rule: &str) {
     let whole = crawl(&hosts(&web), &settings(&extra));
     assert_eq!(
         whole.report.reason,
-        rccrawler::stop::StopReason::BudgetSpent
+        rccrawler::base::stop::StopReason::BudgetSpent
     );
     let expected = page_requests(&web, before);
     assert_eq!(expected.len(), BUDGET);
@@ -317,7 +317,7 @@ fn killed_hard_and_continued(rule: &str) {
     );
 
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::stop::StopReason::BudgetSpent);
+    assert_eq!(done.reason, rccrawler::base::stop::StopReason::BudgetSpent);
     let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
     // Fetches the kill lost (made but not yet journaled) are made again; from the last
@@ -349,7 +349,10 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     ];
     // No Scheduler line: a budget brings the default budget rule.
     let c = crawl(&hosts(&web), &settings(&extra));
-    assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+    assert_eq!(
+        c.report.reason,
+        rccrawler::base::stop::StopReason::BudgetSpent
+    );
     let spent: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64);
     assert_eq!(
@@ -393,7 +396,10 @@ fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
             ("ParsingThreadsCount", "2".to_owned()),
         ];
         let c = crawl(&hosts, &settings(&extra));
-        assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+        assert_eq!(
+            c.report.reason,
+            rccrawler::base::stop::StopReason::BudgetSpent
+        );
         let live: Vec<String> = page_requests(&web, before)
             .into_iter()
             .map(|(h, _)| h)
@@ -461,7 +467,10 @@ fn a_pick_waiting_for_its_crawl_delay_does_not_hold_up_the_other_sites() {
         ("ParsingThreadsCount", "2".to_owned()),
     ];
     let c = crawl(&hosts, &settings(&extra));
-    assert_eq!(c.report.reason, rccrawler::stop::StopReason::BudgetSpent);
+    assert_eq!(
+        c.report.reason,
+        rccrawler::base::stop::StopReason::BudgetSpent
+    );
     assert_eq!(page_requests(&web, before).len(), 30, "the budget, exactly");
     let at_once = most_at_once(&web, before);
     assert!(

@@ -213,17 +213,17 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
     let shipped = repo_file("settings.ini");
     assert_eq!(
         shipped,
-        rccrawler::setting_keys::render_ini(),
+        rccrawler::formats::setting_keys::render_ini(),
         "settings.ini must list every key with its default: regenerate it with `cargo run --example render_settings > settings.ini`"
     );
-    let (_, warnings) = rccrawler::settings::Settings::load(
+    let (_, warnings) = rccrawler::crawl::settings::Settings::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("settings.ini"),
     )
     .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
-    for key in rccrawler::setting_keys::KEYS {
+    for key in rccrawler::formats::setting_keys::KEYS {
         // The paper's tuning keys and Scheduler are listed commented out.
-        let comment = if rccrawler::setting_keys::listed_commented(key) {
+        let comment = if rccrawler::formats::setting_keys::listed_commented(key) {
             "; "
         } else {
             ""
@@ -241,13 +241,13 @@ fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
     // The reference of every key lives in docs/settings.md; the README (a first study) points
     // there.
     let doc = repo_file("docs/settings.md");
-    for key in rccrawler::setting_keys::KEYS {
+    for key in rccrawler::formats::setting_keys::KEYS {
         assert!(
             doc.contains(&format!("`{}`", key.name)),
             "docs/settings.md lacks {}",
             key.name
         );
-        for name in rccrawler::registry::Registry::builtin().names(key.name) {
+        for name in rccrawler::face::registry::Registry::builtin().names(key.name) {
             assert!(
                 doc.contains(name),
                 "docs/settings.md lacks component {name}"
@@ -255,7 +255,7 @@ fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
         }
     }
     assert!(
-        doc.contains(&rccrawler::setting_keys::render_markdown_table()),
+        doc.contains(&rccrawler::formats::setting_keys::render_markdown_table()),
         "docs/settings.md's key table is out of date"
     );
     let readme = repo_file("README.md");
@@ -806,7 +806,7 @@ fn an_international_host_is_shown_as_written() {
     web.set(
         "xn--bcher-kva.test",
         "/b",
-        rccrawler::loopback::Resp::html("b").delayed(std::time::Duration::from_millis(2500)),
+        rccrawler::base::loopback::Resp::html("b").delayed(std::time::Duration::from_millis(2500)),
     );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -861,7 +861,7 @@ fn a_second_crawl_in_a_folder_in_use_exits_2() {
     web.set(
         "a.test",
         "/slow",
-        rccrawler::loopback::Resp::html("slow").delayed(std::time::Duration::from_secs(3)),
+        rccrawler::base::loopback::Resp::html("slow").delayed(std::time::Duration::from_secs(3)),
     );
     let dir = common::prepare(&[web.origin("a.test")], &[]);
     let mut first = Command::new(env!("CARGO_BIN_EXE_rccrawler"))
@@ -925,7 +925,7 @@ fn a_finished_crawl_can_be_exported_until_the_next_run() {
     assert_eq!(seconds("exported"), seconds("results"));
     // The exported folder records the crawl as the crawl's does: the same sites, settings.
     let record = |folder: &str| {
-        rccrawler::crawl_record::read(&dir.path().join(folder))
+        rccrawler::formats::crawl_record::read(&dir.path().join(folder))
             .unwrap()
             .unwrap()
     };

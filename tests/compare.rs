@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{TestWeb, prepare, read_csv, run_binary, run_in};
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 type Row = BTreeMap<String, String>;
 

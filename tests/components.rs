@@ -11,19 +11,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use rccrawler::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use rccrawler::data::SiteGraph;
-use rccrawler::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
-use rccrawler::live::CrawlView;
-use rccrawler::live::status_page::LIVE_MARKER;
-use rccrawler::loopback::Resp;
-use rccrawler::message::{Downloaded, FetchTask, Log, PageRecord};
-use rccrawler::parse::{HtmlParser, PageParser, ParseEnv, ParseWorker};
-use rccrawler::registry::Registry;
-use rccrawler::routine::{ConsoleRoutine, Routine, RoutineIo};
-use rccrawler::settings::Settings;
-use rccrawler::site::SiteSpec;
-use rccrawler::unload::{UnloadError, Unloader};
+use rccrawler::base::loopback::Resp;
+use rccrawler::crawl::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
+use rccrawler::crawl::data::SiteGraph;
+use rccrawler::crawl::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
+use rccrawler::crawl::live::CrawlView;
+use rccrawler::crawl::live::status_page::LIVE_MARKER;
+use rccrawler::crawl::message::{Downloaded, FetchTask, Log, PageRecord};
+use rccrawler::crawl::parse::{HtmlParser, PageParser, ParseEnv, ParseWorker};
+use rccrawler::crawl::routine::{ConsoleRoutine, Routine, RoutineIo};
+use rccrawler::crawl::settings::Settings;
+use rccrawler::crawl::unload::{UnloadError, Unloader};
+use rccrawler::face::registry::Registry;
+use rccrawler::model::site::SiteSpec;
 
 /// How often each test double was used.
 #[derive(Debug, Default)]
@@ -70,7 +70,7 @@ impl Downloader for CountingDownloader {
         env: &FetchEnv<'_>,
         task: &FetchTask,
         log: &Log,
-    ) -> Option<rccrawler::sitemap::Sitemap> {
+    ) -> Option<rccrawler::model::sitemap::Sitemap> {
         self.1.fetch_sitemaps(env, task, log)
     }
 }
@@ -166,7 +166,7 @@ fn a_routine_written_to_its_contract_crawls_every_scope() {
     );
     let counts = Arc::new(Counts::default());
     let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
-    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
     assert_eq!(report.sites.len(), 20);
     assert!(
         report.sites.iter().all(|s| s.pages == 2),
@@ -246,7 +246,7 @@ fn the_status_page_is_the_engines_whatever_routine_runs() {
         "the marker says where the page is"
     );
     let report = crawl.join().unwrap().unwrap();
-    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
     assert_eq!(report.sites[0].pages, 12, "{:?}", report.sites);
     assert_eq!(
         common::http_get(port, "/status.json"),
@@ -313,7 +313,7 @@ fn the_engine_runs_the_components_settings_ini_names() {
         ],
     );
     let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
-    assert_eq!(report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
     let c = |a: &AtomicUsize| a.load(Ordering::SeqCst);
     assert_eq!(c(&counts.managed), 1, "the manager ran the crawl");
     assert_eq!(c(&counts.robots), 1, "robots.txt through the downloader");

@@ -7,7 +7,7 @@ mod common;
 
 use base64::Engine;
 use common::conformance;
-use rccrawler::robots::{
+use rccrawler::model::robots::{
     Rfc9309Rules, RobotsRules, is_valid_product_token, path_params_query, product_token,
 };
 use std::time::Duration;

@@ -5,7 +5,7 @@
 mod common;
 
 use common::conformance;
-use rccrawler::url_norm::{NormUrl, resolve};
+use rccrawler::model::url_norm::{NormUrl, resolve};
 use url::Url;
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use rccrawler::loopback::{Request, Resp, Route};
+use rccrawler::base::loopback::{Request, Resp, Route};
 
 use common::cookie_sites::{JavaSite, UrlVisitSite, install_wall, wall_pages};
 use common::{TestWeb, crawl, prepare, read_csv, run_in};

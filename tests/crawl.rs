@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use common::{SiteFiles, TestWeb, crawl};
 use pretty_assertions::assert_eq;
-use rccrawler::loopback::{Resp, Route};
+use rccrawler::base::loopback::{Resp, Route};
 
 /// Builds the test web; returns it with the site's `http://a.test:PORT`.
 fn build_web() -> (TestWeb, String) {
@@ -172,7 +172,10 @@ fn small_site_gives_exactly_the_expected_graph() {
     let (web, a) = build_web();
     let p = web.port();
     let crawled = crawl(&[format!("{a};4;4;0")], &[]);
-    assert_eq!(crawled.report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(
+        crawled.report.reason,
+        rccrawler::base::stop::StopReason::WorkDone
+    );
     let site = crawled.site(&format!("a.test_{p}"));
     let path = |s: &str| {
         s.strip_prefix(&a)
@@ -478,7 +481,7 @@ fn unreachable_home_page_is_reported() {
     );
     assert_eq!(
         crawled.report.sites[0].state,
-        rccrawler::unload::summary::SiteState::Unreachable
+        rccrawler::crawl::unload::summary::SiteState::Unreachable
     );
 }
 
@@ -632,14 +635,14 @@ fn a_redirect_target_is_fetched_once_and_every_figure_counts_nodes() {
     web.set(
         "a.test",
         "/a",
-        rccrawler::loopback::Resp::html("<title>A</title>")
+        rccrawler::base::loopback::Resp::html("<title>A</title>")
             .delayed(std::time::Duration::from_millis(300)),
     );
     for from in ["/b", "/c"] {
         web.set(
             "a.test",
             from,
-            rccrawler::loopback::Resp::redirect(301, "/a"),
+            rccrawler::base::loopback::Resp::redirect(301, "/a"),
         );
     }
     web.page(

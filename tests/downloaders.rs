@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::{TestWeb, crawl};
-use rccrawler::loopback::{Resp, Route};
+use rccrawler::base::loopback::{Resp, Route};
 
 const PAGES: u64 = 300;
 const SEED: u64 = 0x00d0_7e1e_c7ed_0001;
@@ -132,7 +132,7 @@ fn dt1_sends_a_request_again_once_when_a_kept_connection_was_closed() {
     // connection, once, and is not a failure of the site. (DT0 leaves it to the engine: a
     // failed attempt logged, and the URL retried after a back-off.)
     let first = Arc::new(AtomicBool::new(true));
-    let b = move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+    let b = move |_: &rccrawler::base::loopback::Request, s: &mut std::net::TcpStream| {
         if first.swap(false, Ordering::SeqCst) {
             return s.shutdown(std::net::Shutdown::Both);
         }
@@ -236,7 +236,7 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
         let reached = Arc::new(AtomicBool::new(false));
         let end = {
             let reached = Arc::clone(&reached);
-            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+            move |_: &rccrawler::base::loopback::Request, s: &mut std::net::TcpStream| {
                 reached.store(true, Ordering::SeqCst);
                 html_answer(s, "<p>the end</p>")
             }
@@ -247,7 +247,7 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
         let started = Arc::new(AtomicBool::new(false));
         let home = {
             let started = Arc::clone(&started);
-            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+            move |_: &rccrawler::base::loopback::Request, s: &mut std::net::TcpStream| {
                 wait_for(&started);
                 std::thread::sleep(Duration::from_millis(200));
                 html_answer(s, "<a href=/c1.html>1</a>")
@@ -258,7 +258,7 @@ fn a_large_page_sent_slowly_holds_up_no_other_sites_pages() {
         let big = {
             let (reached, in_time) = (Arc::clone(&reached), Arc::clone(&in_time));
             let started = Arc::clone(&started);
-            move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+            move |_: &rccrawler::base::loopback::Request, s: &mut std::net::TcpStream| {
                 let mut body = b"<html><body><p>".to_vec();
                 body.resize(LARGE, b'x');
                 write!(

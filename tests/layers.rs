@@ -1,11 +1,16 @@
-//! The modules' layering (issue 45): no top-level module of `src/` depends on another in a
-//! circle. Reads every `src/**/*.rs` (without its `#[cfg(test)]` part), maps each `crate::x`
-//! path to the top-level module `x`, and fails on any cycle, naming the modules and one file
-//! of each edge. lib.rs's Layout, which lists every module, says the same in prose.
+//! The layers of `src/` (issue 65): six folders, each a layer, in the order [`ORDER`] names. A
+//! module may use its own layer and those below it; an import that points to a higher layer
+//! fails here, naming the file and the line. Inside each layer, no two modules depend on
+//! each other in a circle. Reads every `src/**/*.rs` without its `#[cfg(test)]` part; every
+//! path into the crate is written `crate::layer::module…` (a path that is not is a failure
+//! too). lib.rs and each layer's `mod.rs` say the same in prose.
 #![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// The layers, lowest first.
+const ORDER: [&str; 6] = ["base", "model", "formats", "analysis", "crawl", "face"];
 
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -19,65 +24,107 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file of `src/` belongs to (`lib` and `main` for those files).
-fn module_of(rel: &Path) -> String {
-    let first = rel
-        .components()
-        .next()
-        .unwrap()
-        .as_os_str()
-        .to_string_lossy();
-    first.trim_end_matches(".rs").to_owned()
+/// A place in the crate: its layer and the module in it (`("crawl", "data")`).
+type Place = (String, String);
+
+/// The place a file of `src/` is in (`None` for lib.rs, main.rs and a layer's own mod.rs).
+fn place_of(rel: &str) -> Option<Place> {
+    let mut parts = rel.split('/');
+    let layer = parts.next()?;
+    let module = parts.next()?.trim_end_matches(".rs");
+    (module != "mod").then(|| (layer.to_owned(), module.to_owned()))
 }
 
-/// The top-level modules `text` names as `crate::x…`, outside comments.
-fn uses(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for line in text.lines() {
+/// The places `text` names as `crate::layer::module…` outside comments, with their line
+/// (from 1); a `crate::x` whose `x` is no layer comes back as `("", x)`.
+fn uses(text: &str) -> Vec<(Place, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or("");
         let mut rest = code;
         while let Some(at) = rest.find("crate::") {
-            // `rccrawler::crate::` does not occur; a path like `foo_crate::` would.
+            // `$crate::` is the crate too; `foo_crate::` is not.
             let before = rest[..at].chars().next_back();
             rest = &rest[at + "crate::".len()..];
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 continue;
             }
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
-            }
+            let name = |s: &str| -> String {
+                s.chars()
+                    .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                    .collect()
+            };
             assert!(
                 !rest.starts_with('{'),
                 "a grouped `crate::{{…}}` import is not read by this test: {line}"
             );
+            let layer = name(rest);
+            if !ORDER.contains(&layer.as_str()) {
+                out.push(((String::new(), layer), n + 1));
+                continue;
+            }
+            let after = &rest[layer.len()..];
+            let module = after.strip_prefix("::").map(name).unwrap_or_default();
+            out.push(((layer, module), n + 1));
         }
     }
     out
 }
 
-/// Edges `from → to` with one file that makes each.
-fn edges() -> BTreeMap<(String, String), String> {
+/// Every file of `src/` as (path relative to src, its non-test text).
+fn tree() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
-    let mut edges = BTreeMap::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap().to_path_buf();
-        let from = module_of(&rel);
-        if from == "main" || from == "lib" {
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().display().to_string();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let body = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+            (rel, body)
+        })
+        .collect()
+}
+
+/// What breaks the layering in `files`: an import that points up, a path around the layers.
+fn upward(files: &[(String, String)]) -> Vec<String> {
+    let rank = |l: &str| ORDER.iter().position(|o| *o == l);
+    let mut bad = Vec::new();
+    for (rel, text) in files {
+        let Some((layer, _)) = place_of(rel) else {
             continue;
+        };
+        for ((to_layer, to_module), line) in uses(text) {
+            match (rank(&layer), rank(&to_layer)) {
+                (Some(from), Some(to)) if to <= from => {}
+                (Some(_), Some(_)) => bad.push(format!(
+                    "{rel}:{line}: {layer} uses {to_layer}::{to_module}, a higher layer"
+                )),
+                _ => bad.push(format!(
+                    "{rel}:{line}: crate::{to_module} is not in a layer of {ORDER:?}"
+                )),
+            }
         }
-        let text = std::fs::read_to_string(&file).unwrap();
-        let body = text.split("#[cfg(test)]").next().unwrap_or("");
-        for to in uses(body) {
-            if to != from {
+    }
+    bad
+}
+
+/// Edges `module → module` inside each layer, with one file that makes each.
+fn edges_in_layers(files: &[(String, String)]) -> BTreeMap<(String, String), String> {
+    let mut edges = BTreeMap::new();
+    for (rel, text) in files {
+        let Some((layer, module)) = place_of(rel) else {
+            continue;
+        };
+        for ((to_layer, to_module), _) in uses(text) {
+            if to_layer == layer && to_module != module && !to_module.is_empty() {
                 edges
-                    .entry((from.clone(), to))
-                    .or_insert_with(|| rel.display().to_string());
+                    .entry((
+                        format!("{layer}::{module}"),
+                        format!("{layer}::{to_module}"),
+                    ))
+                    .or_insert_with(|| rel.clone());
             }
         }
     }
@@ -127,82 +174,149 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
     None
 }
 
-#[test]
-fn no_top_level_module_depends_on_another_in_a_circle() {
-    let edges = edges();
-    assert!(
-        edges.len() > 50,
-        "the source tree was read: {} edges",
-        edges.len()
-    );
+/// The first cycle among the modules of one layer, its steps with a file each.
+fn cycle_in_layers(files: &[(String, String)]) -> Option<String> {
+    let edges = edges_in_layers(files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (from, to) in edges.keys() {
         graph.entry(from.clone()).or_default().insert(to.clone());
     }
-    if let Some(cycle) = find_cycle(&graph) {
-        let steps: Vec<String> = cycle
-            .windows(2)
-            .map(|w| {
-                format!(
-                    "{} → {} ({})",
-                    w[0],
-                    w[1],
-                    edges[&(w[0].clone(), w[1].clone())]
+    let cycle = find_cycle(&graph)?;
+    let steps: Vec<String> = cycle
+        .windows(2)
+        .map(|w| {
+            let file = &edges[&(w[0].clone(), w[1].clone())];
+            format!("{} → {} ({file})", w[0], w[1])
+        })
+        .collect();
+    Some(steps.join("\n  "))
+}
+
+#[test]
+fn no_import_points_to_a_higher_layer() {
+    let files = tree();
+    let imports: usize = files.iter().map(|(_, t)| uses(t).len()).sum();
+    assert!(imports > 500, "the source tree was read: {imports} paths");
+    let bad = upward(&files);
+    assert!(
+        bad.is_empty(),
+        "imports against the layers:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_two_modules_of_a_layer_depend_on_each_other_in_a_circle() {
+    let files = tree();
+    assert!(edges_in_layers(&files).len() > 30);
+    if let Some(steps) = cycle_in_layers(&files) {
+        panic!("a module cycle inside a layer:\n  {steps}");
+    }
+}
+
+/// The checks themselves, on made-up files: an upward import is caught (and named), a
+/// downward one passes, a circle inside a layer is found, one across layers is not a layer's.
+#[test]
+fn the_checks_catch_an_upward_import_and_a_circle() {
+    let file = |rel: &str, text: &str| (rel.to_owned(), text.to_owned());
+    let up = [
+        file("base/ids.rs", "use crate::base::utc::Now;\n"),
+        file(
+            "model/site.rs",
+            "use crate::base::ids::SiteId;\n// crate::face::cli\nuse crate::crawl::data::Pages;\n",
+        ),
+        file(
+            "formats/warc/mod.rs",
+            "#[cfg(test)]\nuse crate::face::cli::x;\n",
+        ),
+    ];
+    let cut = |files: &[(String, String)]| -> Vec<(String, String)> {
+        files
+            .iter()
+            .map(|(r, t)| {
+                (
+                    r.clone(),
+                    t.split("#[cfg(test)]").next().unwrap().to_owned(),
                 )
             })
-            .collect();
-        panic!("a module cycle:\n  {}", steps.join("\n  "));
-    }
-}
-
-#[test]
-fn the_cycle_finder_finds_a_circle_and_passes_a_layering() {
-    let graph = |pairs: &[(&str, &str)]| {
-        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for (a, b) in pairs {
-            g.entry((*a).to_owned())
-                .or_default()
-                .insert((*b).to_owned());
-        }
-        g
+            .collect()
     };
     assert_eq!(
-        find_cycle(&graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")])),
-        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+        upward(&cut(&up)),
+        ["model/site.rs:3: model uses crawl::data, a higher layer"]
     );
-    assert_eq!(
-        find_cycle(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])),
-        None
+    let around = [file("model/site.rs", "let x = crate::data::X;\n")];
+    assert_eq!(upward(&around).len(), 1);
+    let circle = [
+        file("crawl/app/mod.rs", "use crate::crawl::engine::run;\n"),
+        file("crawl/engine/mod.rs", "use crate::crawl::data::D;\n"),
+        file("crawl/data/x.rs", "use crate::crawl::app::A;\n"),
+        file("face/cli.rs", "use crate::crawl::app::A;\n"),
+    ];
+    let steps = cycle_in_layers(&circle).unwrap();
+    assert!(
+        steps.contains("crawl::data → crawl::app (crawl/data/x.rs)"),
+        "{steps}"
     );
+    assert!(cycle_in_layers(&circle[1..]).is_none());
     assert_eq!(
-        uses("use crate::data::coord::Solo; // crate::report\nlet x = crate::stop::STOP_GRACE;"),
-        ["data", "stop"].into_iter().map(String::from).collect()
+        uses("use crate::crawl::data::coord::Solo; // crate::analysis::report\nlet x = $crate::base::stop::GRACE;")
+            .into_iter()
+            .map(|((l, m), n)| format!("{l}::{m}@{n}"))
+            .collect::<Vec<_>>(),
+        ["crawl::data@1", "base::stop@2"]
     );
 }
 
 #[test]
-fn lib_rs_lists_every_top_level_module_in_its_layout() {
+fn src_has_the_layers_and_at_most_ten_entries() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
-    let layout = lib.split("# Layout").nth(1).unwrap();
-    let declared: Vec<&str> = lib
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("pub mod ")
-                .or_else(|| l.strip_prefix("pub(crate) mod "))
-                .or_else(|| l.strip_prefix("mod "))
-        })
-        .map(|l| l.trim_end_matches(';'))
+    let mut entries: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(declared.len() > 20, "{declared:?}");
-    for m in declared {
-        assert!(
-            layout.contains(&format!("[`{m}`]")),
-            "lib.rs's Layout does not list module {m}"
-        );
+    entries.sort();
+    assert!(entries.len() <= 10, "{entries:?}");
+    for layer in ORDER {
+        assert!(src.join(layer).join("mod.rs").is_file(), "{layer}/mod.rs");
     }
 }
 
+/// lib.rs names every layer; each layer's mod.rs lists every module it declares.
+#[test]
+fn the_docs_list_every_layer_and_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let declared = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                l.strip_prefix("pub mod ")
+                    .or_else(|| l.strip_prefix("pub(crate) mod "))
+                    .or_else(|| l.strip_prefix("mod "))
+            })
+            .map(|l| l.trim_end_matches(';').to_owned())
+            .collect()
+    };
+    assert_eq!(declared(&lib).len(), ORDER.len(), "{:?}", declared(&lib));
+    let layers = lib.split("# Layers").nth(1).unwrap();
+    for (i, layer) in ORDER.iter().enumerate() {
+        assert!(
+            layers.contains(&format!("{}. [`{layer}`]", i + 1)),
+            "lib.rs's Layers do not list {layer} as number {}",
+            i + 1
+        );
+        let text = std::fs::read_to_string(src.join(layer).join("mod.rs")).unwrap();
+        let modules = declared(&text);
+        assert!(!modules.is_empty(), "{layer}");
+        for m in modules {
+            assert!(
+                text.contains(&format!("[`{m}`]")),
+                "{layer}/mod.rs does not list module {m}"
+            );
+        }
+    }
+}
 
 /// `src/` files as (path relative to src, text before `#[cfg(test)]`).
 fn non_test_sources() -> Vec<(String, String)> {

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 /// A page whose response carries `X-Robots-Tag` headers.
 fn with_robots_tag(html: &str, values: &[&str]) -> Resp {

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 /// Node `Id`s, 0-based, with each one's (PageRank, Harmonic) as written; and the arcs.
 type Read = (Vec<(f64, f64)>, Vec<(usize, usize, f64)>);
@@ -61,8 +61,8 @@ fn check(folder: &Path) -> usize {
 #[test]
 fn the_demo_sites_measures_match_an_independent_computation() {
     let web = common::TestWeb::new();
-    rccrawler::demo::site::install(&web.server, web.port());
-    let host = rccrawler::demo::site::HOST;
+    rccrawler::face::demo::site::install(&web.server, web.port());
+    let host = rccrawler::face::demo::site::HOST;
     let crawled = common::crawl(
         &[web.origin(host)],
         &[("Resolve", &format!("{host}:127.0.0.1"))],

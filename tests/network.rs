@@ -13,7 +13,7 @@ use std::path::Path;
 
 use common::{Crawled, TestWeb, read_csv};
 use pretty_assertions::assert_eq;
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 /// A network as its files say it: nodes by label, arcs by (source label, target label).
 #[derive(Debug, PartialEq, Eq)]
@@ -551,10 +551,10 @@ fn prospects_are_hosts_txt_lines_of_the_sites_k_targets_link_to() {
     // They read as a hosts.txt.
     let path = c.dir.path().join("more_hosts.txt");
     std::fs::write(&path, &text).unwrap();
-    let defaults = rccrawler::settings::Settings::defaults(c.dir.path())
+    let defaults = rccrawler::crawl::settings::Settings::defaults(c.dir.path())
         .sites
         .defaults;
-    let sites = rccrawler::hosts::load(&path, defaults).unwrap();
+    let sites = rccrawler::formats::hosts::load(&path, defaults).unwrap();
     assert_eq!(sites.len(), 3);
 }
 

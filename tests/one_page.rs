@@ -180,7 +180,7 @@ fn extra_requests(web: &TestWeb, host: &str) -> (usize, usize) {
     let distinct: BTreeSet<&String> = targets.iter().collect();
     let probes = targets
         .iter()
-        .filter(|t| t.contains(rccrawler::fold::SOFT_404_PROBE))
+        .filter(|t| t.contains(rccrawler::model::fold::SOFT_404_PROBE))
         .count();
     (targets.len() - distinct.len() + probes, targets.len())
 }
@@ -313,7 +313,7 @@ fn the_second_copy_waits_for_the_sites_delay_and_obeys_robots() {
         "new.test",
         &format!(
             "User-agent: *\nDisallow: /{}\n",
-            rccrawler::fold::SOFT_404_PROBE
+            rccrawler::model::fold::SOFT_404_PROBE
         ),
     );
     let origin = web.origin("new.test");
@@ -331,7 +331,7 @@ fn the_second_copy_waits_for_the_sites_delay_and_obeys_robots() {
     );
     assert!(
         log.iter()
-            .all(|r| !r.target.contains(rccrawler::fold::SOFT_404_PROBE)),
+            .all(|r| !r.target.contains(rccrawler::model::fold::SOFT_404_PROBE)),
         "robots.txt disallows the probe"
     );
 }

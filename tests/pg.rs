@@ -569,7 +569,7 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
     );
     web.page("a.test", "/x", "<title>X</title>");
     let mut c = db.client();
-    rccrawler::data::pg::schema::create_at_version(&mut c, 1).unwrap();
+    rccrawler::crawl::data::pg::schema::create_at_version(&mut c, 1).unwrap();
     c.execute(
         "INSERT INTO rccrawler_crawls (name, seeds) VALUES ('old', 'http://old.test')",
         &[],
@@ -591,7 +591,7 @@ fn an_older_schema_is_migrated_and_a_newer_one_refused() {
         .query_one("SELECT version FROM rccrawler_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, rccrawler::data::pg::schema::VERSION);
+    assert_eq!(version, rccrawler::crawl::data::pg::schema::VERSION);
     let kept: i64 = c
         .query_one(
             "SELECT count(*) FROM rccrawler_crawls WHERE name = 'old'",
@@ -684,8 +684,8 @@ fn a_query_refused_as_wrong_names_its_purpose_and_the_values_sent() {
     let web = TestWeb::new();
     web.page("a.test", "/", "<title>A</title>");
     let mut c = db.client();
-    let version = usize::try_from(rccrawler::data::pg::schema::VERSION).unwrap();
-    rccrawler::data::pg::schema::create_at_version(&mut c, version).unwrap();
+    let version = usize::try_from(rccrawler::crawl::data::pg::schema::VERSION).unwrap();
+    rccrawler::crawl::data::pg::schema::create_at_version(&mut c, version).unwrap();
     c.batch_execute("ALTER TABLE rccrawler_scopes DROP COLUMN written_to")
         .unwrap();
     let dir = common::prepare(
@@ -1289,11 +1289,11 @@ fn a_site_settled_and_killed_before_its_files_were_recorded_is_written_by_the_ne
 /// them: a process started in that folder finds them, one in another folder does not.
 #[test]
 fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
-    use rccrawler::data::coord::Coordinator;
-    use rccrawler::data::persist::Persistence;
-    use rccrawler::data::summary::{SiteState, SiteSummary};
-    use rccrawler::settings::Settings;
-    use rccrawler::site::Origin;
+    use rccrawler::crawl::data::coord::Coordinator;
+    use rccrawler::crawl::data::persist::Persistence;
+    use rccrawler::crawl::data::summary::{SiteState, SiteSummary};
+    use rccrawler::crawl::settings::Settings;
+    use rccrawler::model::site::Origin;
     let Some(db) = pg::server("the_rows_written_at_the_end") else {
         return;
     };
@@ -1304,7 +1304,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
     );
     let open = |dir: &Path| {
         let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
-        rccrawler::data::pg::open(&settings).unwrap()
+        rccrawler::crawl::data::pg::open(&settings).unwrap()
     };
     let seeds: Vec<Origin> = origins(&web)
         .iter()
@@ -1455,14 +1455,14 @@ fn a_budgeted_shared_crawl_spends_its_budget_with_a_routine_written_to_its_contr
     ];
     extra.extend_from_slice(&BUDGETED);
     let dir = common::prepare(&hosts, &extra);
-    let mut registry = rccrawler::registry::Registry::builtin();
+    let mut registry = rccrawler::face::registry::Registry::builtin();
     registry.register_routine("ContractRT", |_| {
         std::sync::Arc::new(common::routine::ContractRoutine)
     });
     let report = common::try_run_with(&registry, dir.path()).unwrap();
     assert_ne!(
         report.reason,
-        rccrawler::stop::StopReason::Timeout,
+        rccrawler::base::stop::StopReason::Timeout,
         "the budget was never topped up"
     );
     assert_eq!(fetched_in(&db, "budgeted"), 70);
@@ -1483,8 +1483,8 @@ fn a_process_killed_while_finished_sites_wait_to_be_saved_loses_work_not_results
     let expected = single_process(&web);
     let dir = machine(&web, "waiting", &db, &[("LeaseSeconds", "2")]);
     let mut c = db.client();
-    let version = usize::try_from(rccrawler::data::pg::schema::VERSION).unwrap();
-    rccrawler::data::pg::schema::create_at_version(&mut c, version).unwrap();
+    let version = usize::try_from(rccrawler::crawl::data::pg::schema::VERSION).unwrap();
+    rccrawler::crawl::data::pg::schema::create_at_version(&mut c, version).unwrap();
     let mut hold = c.transaction().unwrap();
     hold.batch_execute("LOCK TABLE rccrawler_pages IN SHARE MODE")
         .unwrap();

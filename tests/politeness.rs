@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::webgen::{self, WebSpec};
 use common::{TestWeb, crawl};
-use rccrawler::loopback::RequestRecord;
+use rccrawler::base::loopback::RequestRecord;
 
 /// (host, maxDownloadsAtTime, crawlDelay ms, robots.txt Crawl-delay ms if any)
 const SITES: &[(&str, u32, u64, Option<u64>)] = &[
@@ -83,7 +83,10 @@ fn limits_and_delays_hold_for_every_site_at_once() {
         .collect();
     // As many downloaders as the sites may use at once, so every limit can be reached.
     let crawled = crawl(&hosts, &[("DownloadingThreadsCount", "12")]);
-    assert_eq!(crawled.report.reason, rccrawler::stop::StopReason::WorkDone);
+    assert_eq!(
+        crawled.report.reason,
+        rccrawler::base::stop::StopReason::WorkDone
+    );
     let requests = by_host(&web.server.requests());
     for (host, c, d, robots_delay) in SITES {
         let rs = &requests[*host];

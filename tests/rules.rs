@@ -136,7 +136,7 @@ fn a_nofollow_target_the_sitemap_lists_is_a_node_and_not_a_bad_link() {
     web.set(
         "a.test",
         "/sitemap.xml",
-        rccrawler::loopback::Resp::new(
+        rccrawler::base::loopback::Resp::new(
             200,
             "application/xml",
             format!("<urlset>{urlset}</urlset>"),
@@ -209,9 +209,9 @@ fn index_keys_are_the_reference_indexers() {
         web.server.route_prefix(
             host,
             "/",
-            rccrawler::loopback::Route::Generated(std::sync::Arc::new(
-                |req: &rccrawler::loopback::Request| {
-                    rccrawler::loopback::Resp::html(format!("<p>page {}</p>", req.target))
+            rccrawler::base::loopback::Route::Generated(std::sync::Arc::new(
+                |req: &rccrawler::base::loopback::Request| {
+                    rccrawler::base::loopback::Resp::html(format!("<p>page {}</p>", req.target))
                 },
             )),
         );
@@ -327,10 +327,10 @@ fn session_site(
     web.server.route_prefix(
         host,
         "/",
-        rccrawler::loopback::Route::Generated(std::sync::Arc::new(move |req: &rccrawler::loopback::Request| {
+        rccrawler::base::loopback::Route::Generated(std::sync::Arc::new(move |req: &rccrawler::base::loopback::Request| {
             let target = req.target.clone();
             if target == "/robots.txt" {
-                return rccrawler::loopback::Resp::new(404, "text/plain", "none");
+                return rccrawler::base::loopback::Resp::new(404, "text/plain", "none");
             }
             // The id the request carries, and the path without it.
             let mut path = target.clone();
@@ -383,10 +383,10 @@ fn session_site(
                     }
                 }
                 None if path == "/" => body.push_str("<h1>Home</h1><p>The home page of the site, with its sections.</p>"),
-                None => return rccrawler::loopback::Resp::new(404, "text/html", "no such page"),
+                None => return rccrawler::base::loopback::Resp::new(404, "text/html", "no such page"),
             }
             body.push_str("</main></body></html>");
-            rccrawler::loopback::Resp::html(body)
+            rccrawler::base::loopback::Resp::html(body)
         })),
     );
 }

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rccrawler::loopback::{Resp, Route};
+use rccrawler::base::loopback::{Resp, Route};
 
 /// A sitemap `<urlset>` of `paths` on `origin`, each with its lastmod when given.
 fn urlset(origin: &str, paths: &[(&str, &str)]) -> String {
@@ -657,7 +657,7 @@ fn sitemap_indexes_past_the_file_limit_are_neither_read_nor_queued() {
     web.server.route_prefix(
         "a.test",
         "/idx/",
-        Route::Generated(Arc::new(move |req: &rccrawler::loopback::Request| {
+        Route::Generated(Arc::new(move |req: &rccrawler::base::loopback::Request| {
             let n = req
                 .target
                 .trim_start_matches("/idx/")

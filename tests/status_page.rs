@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::http_get as get;
 use common::{TestWeb, free_port};
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 /// See: issue 21.
 #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::webgen::{self, Rng, WebSpec};
 use common::{TestWeb, settings_text};
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 const PAGES: u64 = 500;
 
@@ -328,7 +328,8 @@ fn a_journal_cut_at_a_random_byte_is_dropped_and_the_crawl_ends_exact() {
         // A cut that falls between two records leaves a whole journal: nothing to cut off.
         // (It used to be asserted only for a cut at the very end, so a cut landing on a record
         // boundary, about one run in a few hundred, failed the test.)
-        let whole = rccrawler::storage::frames::valid_prefix(&damaged[20..]) == damaged.len() - 20;
+        let whole =
+            rccrawler::base::storage::frames::valid_prefix(&damaged[20..]) == damaged.len() - 20;
         assert_eq!(
             err.contains("were cut off"),
             !whole,
@@ -506,7 +507,7 @@ fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use rccrawler::loopback::{Resp, Route};
+    use rccrawler::base::loopback::{Resp, Route};
 
     let web = TestWeb::new();
     web.page(
@@ -523,7 +524,7 @@ fn a_stop_acts_within_a_second_and_keeps_the_pages_downloaded_meanwhile() {
         ("/mid2", true),
     ] {
         let (arrived, slow_for) = (Arc::clone(&arrived), Arc::clone(&slow_for));
-        let make = move |_: &rccrawler::loopback::Request| {
+        let make = move |_: &rccrawler::base::loopback::Request| {
             arrived.fetch_add(1, Ordering::SeqCst);
             let delay = if quick {
                 Duration::from_millis(400)
@@ -595,7 +596,7 @@ fn a_stop_abandons_a_body_still_arriving() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use rccrawler::loopback::Route;
+    use rccrawler::base::loopback::Route;
 
     for downloader in ["DT0", "DT1"] {
         let web = TestWeb::new();
@@ -603,7 +604,7 @@ fn a_stop_abandons_a_body_still_arriving() {
         let arrived = Arc::new(AtomicBool::new(false));
         let seen = Arc::clone(&arrived);
         // Ten bytes every 100 ms of a 100,000-byte body: 100 s in all.
-        let trickle = move |_: &rccrawler::loopback::Request, s: &mut std::net::TcpStream| {
+        let trickle = move |_: &rccrawler::base::loopback::Request, s: &mut std::net::TcpStream| {
             seen.store(true, Ordering::SeqCst);
             s.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n",

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use common::{Crawled, SiteFiles, TestWeb, crawl};
-use rccrawler::loopback::{Request, Resp, Route};
+use rccrawler::base::loopback::{Request, Resp, Route};
 
 /// Settings of these tests: no delay, and the size rule at `bound` URLs.
 fn crawl_with(web: &TestWeb, extra: &[(&str, &str)]) -> Crawled {

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use common::warcio;
-use rccrawler::warc::record::head_len;
-use rccrawler::warc::{Archive, Exchange, PageFacts};
+use rccrawler::formats::warc::record::head_len;
+use rccrawler::formats::warc::{Archive, Exchange, PageFacts};
 
 fn write_archive(dir: &Path) {
     let info = vec![("hosts".to_owned(), "http://a.test;2;3;100".to_owned())];

@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::parse::{charset, links};
-use rccrawler::url_norm::normalize;
+use rccrawler::crawl::parse::{charset, links};
+use rccrawler::model::url_norm::normalize;
 
 fuzz_target!(|data: &[u8]| {
     let (text, _) = charset::decode(data, Some("text/html"), None);

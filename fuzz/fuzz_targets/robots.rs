@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse, path_params_query};
+use rccrawler::model::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse, path_params_query};
 
 fuzz_target!(|data: &[u8]| {
     // The last line is used as the URL to check, the rest as the robots.txt body.

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::data::InMemoryDataManager;
-use rccrawler::storage::Recovered;
+use rccrawler::crawl::data::InMemoryDataManager;
+use rccrawler::base::storage::Recovered;
 
 fuzz_target!(|data: &[u8]| {
     // First byte chooses where the bytes go: a snapshot blob or the journal.

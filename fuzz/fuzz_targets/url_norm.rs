@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rccrawler::parse::href_cache::HrefCache;
-use rccrawler::url_norm::{NormUrl, normalize, normalize_with_limit};
+use rccrawler::crawl::parse::href_cache::HrefCache;
+use rccrawler::model::url_norm::{NormUrl, normalize, normalize_with_limit};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
-use crate::ids::{ScopeId, SiteId, UrlId};
-use crate::url_norm::NormUrl;
+use crate::base::ids::{ScopeId, SiteId, UrlId};
+use crate::model::url_norm::NormUrl;
 
 /// What a task fetches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,17 +107,17 @@ pub struct Downloaded {
     /// The body, decompressed.
     pub body: Vec<u8>,
     /// The body's bytes, counted against the bodies held at once until it is dropped.
-    pub permit: crate::bodies::BodyPermit,
+    pub permit: crate::base::bodies::BodyPermit,
     /// A second copy of the page, fetched right after the first to learn what the site
     /// changes per response (SPEC §14; see `fold::learning`).
     pub twin: Option<Vec<u8>>,
     /// The site's cookie jar, when this walk's answers changed it (saved with the page).
-    pub cookies: Option<crate::cookies::SavedJar>,
+    pub cookies: Option<crate::model::cookies::SavedJar>,
     /// The page's `X-Robots-Tag` header values, one per line (SPEC §17).
     pub robots_tag: Option<String>,
     /// Its answer, to archive with the body (`Archive = warc`): the parser archives it next
     /// to the page's links.
-    pub capture: Option<Box<crate::warc::Capture>>,
+    pub capture: Option<Box<crate::formats::warc::Capture>>,
 }
 
 impl Downloaded {
@@ -171,7 +171,7 @@ struct LinkEntry {
     /// How many times in a row the page has this link (at least 1).
     times: u32,
     /// Its `rel` qualifiers.
-    rel: crate::link_attrs::Rel,
+    rel: crate::model::link_attrs::Rel,
 }
 
 /// One link of a page as read back from [`PageLinks`].
@@ -188,7 +188,7 @@ pub struct PageLink<'a> {
     /// The text around an external link (`ExternalLinkContext`; empty otherwise).
     pub context: &'a str,
     /// Its `rel` qualifiers (`nofollow`, `ugc`, `sponsored`).
-    pub rel: crate::link_attrs::Rel,
+    pub rel: crate::model::link_attrs::Rel,
 }
 
 /// A page's links in document order, their texts in one buffer. A source listing has tens
@@ -216,7 +216,7 @@ impl PageLinks {
     /// the same as the one before, counts as one more copy of it: a source listing's line
     /// anchors, which carry no text once the parser drops them, are one entry.
     pub fn push(&mut self, target: LinkTarget, anchor: &str, context: &str) {
-        let rel = crate::link_attrs::Rel::NONE;
+        let rel = crate::model::link_attrs::Rel::NONE;
         if anchor.is_empty()
             && context.is_empty()
             && let Some(last) = self.entries.last()
@@ -252,7 +252,13 @@ impl PageLinks {
     /// target as the link before, with the same qualifiers, counts as one more copy of it.
     /// (Links with texts are not compared: copies of those seldom follow each other, and
     /// comparing every neighbour cost more than it saved.)
-    pub fn push_to(&mut self, t: u32, anchor: &str, context: &str, rel: crate::link_attrs::Rel) {
+    pub fn push_to(
+        &mut self,
+        t: u32,
+        anchor: &str,
+        context: &str,
+        rel: crate::model::link_attrs::Rel,
+    ) {
         self.len = self.len.saturating_add(1);
         if anchor.is_empty()
             && context.is_empty()
@@ -334,28 +340,28 @@ pub struct PageRecord {
     /// Content hash of the body (128-bit xxh3).
     pub hash: u128,
     /// The fold digests (SPEC §14; zero with `Duplicates = exact`).
-    pub digests: crate::fold::Digests,
+    pub digests: crate::model::fold::Digests,
     /// The print rule's sketch of its text, for a print version or a page that links to one
-    /// ([`crate::fold::print_sketch`]; empty: none).
+    /// ([`crate::model::fold::print_sketch`]; empty: none).
     pub print_sketch: String,
     /// The page looks like a "not found" page (its text names its own address, or its title
     /// says 404): the site's soft-404 probe is asked for.
     pub soft_404_suspect: bool,
     /// The site's rules after this page's two copies taught something new (saved with the
     /// crawl's state, SPEC §14).
-    pub learned: Option<std::sync::Arc<crate::fold::SiteRules>>,
+    pub learned: Option<std::sync::Arc<crate::model::fold::SiteRules>>,
     /// Requests made for this page besides its redirect chain (its second copy).
     pub extra_requests: u32,
     /// The site's cookie jar, when fetching this page changed it (saved with the crawl's
     /// state, SPEC §14).
-    pub cookies: Option<Box<crate::cookies::SavedJar>>,
+    pub cookies: Option<Box<crate::model::cookies::SavedJar>>,
     /// Body size in bytes.
     pub bytes: u64,
     /// The `<title>`.
     pub title: String,
     /// The `<link rel="canonical">` URL, normalized (empty: none).
     pub canonical: String,
-    /// Its robots directives, from meta tags and `X-Robots-Tag` ([`crate::link_attrs::Robots`]
+    /// Its robots directives, from meta tags and `X-Robots-Tag` ([`crate::model::link_attrs::Robots`]
     /// text; empty: none).
     pub robots: String,
     /// Links in document order.
@@ -531,7 +537,7 @@ impl Log {
 #[cfg(test)]
 mod page_links_tests {
     use super::*;
-    use crate::link_attrs::Rel;
+    use crate::model::link_attrs::Rel;
 
     #[test]
     fn copies_in_a_row_are_one_entry_and_every_copy_reads_back() {

@@ -1,4 +1,20 @@
-//! The paper's components and the engine that runs them: the application manager, data managers, downloaders, parsers, the routine, finishers, unloaders, schedulers, the settings they read, what threads send each other, watching a crawl.
+//! Layer 5, `crawl`: the paper's components and the engine that runs them.
+//!
+//! - [`settings`] — settings.ini read into typed settings; crawl.ini written.
+//! - [`app`] — the `ApplicationManager` component (`TextFileAM`): one run from start to end.
+//! - [`engine`] — the threads of a crawl and the loops they run, and what they share (its
+//!   `Context`, seen by nothing else).
+//! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
+//! - [`fetch`] — the `DownloadingThread` components (`DT0`, `DT1`): HTTP, redirects, robots.txt.
+//! - [`parse`] — the `ParsingThread` component (`PT0`): charsets, link extraction.
+//! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers;
+//!   [`finish`] — the finishers.
+//! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
+//!   (`Persistence`) and how processes share a crawl (`Coordinator`).
+//! - [`unload`] — the result unloaders (`GephiSiteGraphRU`, `TestRU`, `ReportRU`) and summary.csv.
+//! - [`live`] — watching a running crawl: what it shows of itself (`CrawlView`), the live status
+//!   page.
+//! - [`message`] — what travels between threads.
 
 pub mod app;
 pub mod data;

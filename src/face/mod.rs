@@ -1,4 +1,9 @@
-//! What a user or a program calls: the component registry, the command line, the demo.
+//! Layer 6, `face`: what a person or a program calls.
+//!
+//! - [`registry`] — component names → constructors: the paper's names (`TextFileAM`, `DT0`, …)
+//!   appear only here.
+//! - [`cli`] — the command line: arguments, loading the input files, exit codes.
+//! - [`demo`] — the bundled demo site, served and crawled.
 
 pub mod cli;
 pub mod demo;

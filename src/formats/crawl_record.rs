@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
-use crate::setting_keys as keys;
+use crate::formats::setting_keys as keys;
 
 /// The crawl record's file name in a results folder.
 pub const RECORD_FILE: &str = "crawl.ini";
@@ -57,7 +57,7 @@ impl CrawlRecord {
             .unwrap_or("");
         // A record written before values were normalised may say `false` for `no`.
         if keys::find(key).is_some_and(|d| matches!(d.kind, keys::ValueKind::Flag)) {
-            crate::setting_keys::normal_flag(text)
+            crate::formats::setting_keys::normal_flag(text)
         } else {
             text
         }

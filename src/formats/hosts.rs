@@ -1,6 +1,6 @@
 //! hosts.txt (SPEC §1): one site per line,
 //! `protocol://host[:port];maxDownloadsAtTime;maxCrawlLevel;crawlDelay`, then optionally
-//! `include=`, `exclude=` and `pages=` fields (see [`crate::path_rules`]).
+//! `include=`, `exclude=` and `pages=` fields (see [`crate::model::path_rules`]).
 //!
 //! Read once by the application manager before anything starts. A bad line is an error that
 //! names the file and the line, and nothing starts.
@@ -12,8 +12,8 @@ use std::time::Duration;
 use thiserror::Error;
 use url::Url;
 
-use crate::path_rules::{LineRules, RuleError};
-use crate::site::{Origin, SiteSpec};
+use crate::model::path_rules::{LineRules, RuleError};
+use crate::model::site::{Origin, SiteSpec};
 
 /// Values for fields a line leaves out (from settings.ini).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,7 +201,7 @@ fn parse_line(line: &str, defaults: SiteDefaults) -> Result<SiteSpec, LineError>
         3,
         "crawlDelay",
         0,
-        crate::robots::MAX_CRAWL_DELAY.as_secs() * 1000,
+        crate::model::robots::MAX_CRAWL_DELAY.as_secs() * 1000,
         defaults.crawl_delay.as_millis() as u64,
     )?;
     Ok(SiteSpec {
@@ -236,7 +236,7 @@ fn parse_site(text: &str) -> Result<Origin, LineError> {
         return Err(LineError::UserInfo(text.to_owned()));
     }
     let origin = Origin::of(&url).ok_or_else(bad)?;
-    if let Err(why) = crate::site::check_host_name(origin.host()) {
+    if let Err(why) = crate::model::site::check_host_name(origin.host()) {
         return Err(LineError::BadHost {
             text: text.to_owned(),
             why,

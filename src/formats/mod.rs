@@ -1,4 +1,12 @@
-//! Bytes other tools and people read and write: WARC archives, the Gephi CSV dialects, the crawl record, settings.ini's key table, hosts.txt.
+//! Layer 3, `formats`: bytes other tools and people read and write.
+//!
+//! - [`warc`] — WARC 1.1 archives (SPEC §15): records, files, the CDXJ index, the crawl's archive
+//!   as it is written, an archive read back (`rccrawler rebuild`).
+//! - [`gephi_csv`] — the two CSV dialects of the result files (Gephi's and RFC 4180).
+//! - [`crawl_record`] — the settings and sites a results folder was crawled with, read back
+//!   (crawl.ini, hosts.txt).
+//! - [`setting_keys`] — settings.ini's key table: every key, its default, its kind, its doc.
+//! - [`hosts`] — hosts.txt, validated before anything starts.
 
 pub mod crawl_record;
 pub(crate) mod gephi_csv;

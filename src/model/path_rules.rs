@@ -13,7 +13,7 @@
 //! as robots.txt's are with `robots`. `pages=N` caps the site's pages as `MaxPagesPerSite`
 //! does, for this line only.
 
-use crate::robots::rfc9309::matches;
+use crate::model::robots::rfc9309::matches;
 
 /// The bad-link reason of a URL a line's patterns leave out.
 pub(crate) const EXCLUDED: &str = "excluded";

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::url_norm::NormUrl;
+use crate::model::url_norm::NormUrl;
 
 /// Checks that `host` (as a URL gives it: lower case, punycode) is a host name or an IP
 /// address a site can have: labels of letters, digits, `-` and `_` (which real intranet
@@ -208,7 +208,7 @@ pub struct SiteSpec {
     pub crawl_delay: Duration,
     /// The line's `include=`, `exclude=` and `pages=` fields (shared: a host a multi-host
     /// filter finds takes its seed's line).
-    pub rules: std::sync::Arc<crate::path_rules::LineRules>,
+    pub rules: std::sync::Arc<crate::model::path_rules::LineRules>,
 }
 
 #[cfg(test)]

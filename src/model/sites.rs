@@ -16,9 +16,9 @@ use dashmap::DashMap;
 use parking_lot::{Mutex, MutexGuard, RwLock};
 use url::Url;
 
-use crate::ids::{ScopeId, SiteId};
-use crate::robots::RobotsRules;
-use crate::site::{Origin, Scheme, SiteSpec};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::model::robots::RobotsRules;
+use crate::model::site::{Origin, Scheme, SiteSpec};
 
 /// One origin of a site, with its robots.txt rules once they are known.
 #[derive(Debug)]
@@ -66,9 +66,9 @@ pub struct SiteEntry {
     /// Held while an alias's robots.txt is fetched, so it is fetched once.
     robots_fetch: Mutex<()>,
     /// What changes per response on its pages, as far as learned (SPEC §14).
-    pub learning: crate::fold::SiteLearning,
+    pub learning: crate::model::fold::SiteLearning,
     /// Its cookies (`Cookies = yes`, SPEC §14).
-    pub cookies: crate::cookies::Jar,
+    pub cookies: crate::model::cookies::Jar,
 }
 
 impl SiteEntry {
@@ -293,8 +293,8 @@ impl Sites {
             spec,
             kind,
             robots_fetch: Mutex::new(()),
-            learning: crate::fold::SiteLearning::default(),
-            cookies: crate::cookies::Jar::default(),
+            learning: crate::model::fold::SiteLearning::default(),
+            cookies: crate::model::cookies::Jar::default(),
         });
         self.by_origin.insert(entry.origin.clone(), id);
         list.push(Arc::clone(&entry));

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rccrawler::loopback::{Request, Resp, Route};
+use rccrawler::base::loopback::{Request, Resp, Route};
 
 use super::TestWeb;
 

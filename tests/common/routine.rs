@@ -1,9 +1,9 @@
 //! A `RoutineThread` written to the `Routine` contract and nothing more, for tests that the
 //! engine does the rest (opening scopes, topping up a shared budget).
 
-use rccrawler::live::CrawlView;
-use rccrawler::routine::{Routine, RoutineIo};
-use rccrawler::stop::StopReason;
+use rccrawler::base::stop::StopReason;
+use rccrawler::crawl::live::CrawlView;
+use rccrawler::crawl::routine::{Routine, RoutineIo};
 
 /// A routine written to the `Routine` contract and nothing more: it drops the log events,
 /// asks the finishers every 20 ms with `CrawlView::tick`, stops on their

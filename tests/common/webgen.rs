@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rccrawler::loopback::{Request, Resp, Route};
+use rccrawler::base::loopback::{Request, Resp, Route};
 
 use super::TestWeb;
 

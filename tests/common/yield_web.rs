@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rccrawler::loopback::Resp;
+use rccrawler::base::loopback::Resp;
 
 use super::TestWeb;
 

@@ -3,8 +3,8 @@
 //! summary.csv state; said per site, and the comparison goes on with what it has.
 
 use super::folder::Crawl;
-use crate::crawl_record::CrawlRecord;
-use crate::report::SummaryRow;
+use crate::analysis::report::SummaryRow;
+use crate::formats::crawl_record::CrawlRecord;
 
 /// Settings that decide which URLs become pages (the URL filter, in the wide sense).
 const FILTER_KEYS: &[&str] = &[

@@ -10,7 +10,7 @@ use hashbrown::HashMap;
 
 use super::diff::SiteDiff;
 use super::snapshot::{Page, Snapshot};
-use crate::xml::xml;
+use crate::base::xml::xml;
 
 /// A graph over time being gathered.
 #[derive(Debug)]

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::CompareError;
-use crate::crawl_record::{self, CrawlRecord, RESULTS_FORMAT};
-use crate::report::{SummaryRow, read_summary};
+use crate::analysis::report::{SummaryRow, read_summary};
+use crate::formats::crawl_record::{self, CrawlRecord, RESULTS_FORMAT};
 
 /// One crawl's results.
 #[derive(Debug)]

@@ -50,7 +50,7 @@ pub enum CompareError {
     /// A results folder written by a newer version.
     #[error(
         "{}: results format {format} (rccrawler {version}) is newer than this rccrawler reads (format {}); compare with rccrawler {version} or later",
-        folder.display(), crate::crawl_record::RESULTS_FORMAT
+        folder.display(), crate::formats::crawl_record::RESULTS_FORMAT
     )]
     NewerFormat {
         /// The folder.
@@ -218,8 +218,8 @@ impl PairTotals {
 }
 
 type Rows<'a> = (
-    Option<&'a crate::report::SummaryRow>,
-    Option<&'a crate::report::SummaryRow>,
+    Option<&'a crate::analysis::report::SummaryRow>,
+    Option<&'a crate::analysis::report::SummaryRow>,
 );
 
 /// Compares the results folders `inputs` (in time order) into folder `out`.
@@ -328,7 +328,7 @@ fn clear_out(out: &Path) -> Result<(), CompareError> {
 
 /// Refuses an output folder that is, is inside, or holds a compared folder (links resolved).
 fn check_out(inputs: &[PathBuf], out: &Path) -> Result<(), CompareError> {
-    match crate::storage::paths::overlapping(out, inputs.iter().map(PathBuf::as_path)) {
+    match crate::base::storage::paths::overlapping(out, inputs.iter().map(PathBuf::as_path)) {
         Some(input) => Err(CompareError::OutOverlaps {
             out: out.to_owned(),
             input: input.to_owned(),
@@ -424,7 +424,7 @@ fn compare_sites(
             .iter()
             .map(|_| parking_lot::Mutex::new(None))
             .collect();
-        crate::parallel::for_each_index(batch.len(), threads, "compare-sites", |i| {
+        crate::base::parallel::for_each_index(batch.len(), threads, "compare-sites", |i| {
             *done[i].lock() = Some(compare_site(&batch[i], crawls, &pairs_ro, out));
         });
         for slot in done {

@@ -11,9 +11,9 @@ use std::path::Path;
 use super::dynamic_gexf::Timeline;
 use super::folder::Crawl;
 use super::{Pair, pair_dir};
-use crate::gephi_csv::CsvOut;
-use crate::network::Network;
-use crate::network::read::read_network;
+use crate::analysis::network::Network;
+use crate::analysis::network::read::read_network;
+use crate::formats::gephi_csv::CsvOut;
 
 /// network/sites.csv's columns.
 pub(crate) const SITES_HEADER: &[&str] = &[
@@ -130,7 +130,7 @@ fn write_sites(
                 Some(_) => continue,
             };
             if let (None, Some(c)) = (before, change.as_deref_mut())
-                && n.set == crate::network::Set::Accompanying
+                && n.set == crate::analysis::network::Set::Accompanying
             {
                 c.new_sites.push(n.label.clone());
             }
@@ -147,7 +147,7 @@ fn write_sites(
             .filter(|n| !is.contains_key(n.label.as_str()))
         {
             if let Some(c) = change.as_deref_mut()
-                && n.set == crate::network::Set::Accompanying
+                && n.set == crate::analysis::network::Set::Accompanying
             {
                 c.gone_sites.push(n.label.clone());
             }
@@ -172,7 +172,7 @@ fn write_arcs(
     let mut gained = Vec::new();
     let mut lost = 0;
     write_csv(&dir.join("arcs.csv"), ARCS_HEADER, |o| {
-        let ends = |e: &crate::network::model::EdgeRow, net: &Network| {
+        let ends = |e: &crate::analysis::network::model::EdgeRow, net: &Network| {
             (
                 net.nodes[(e.source - 1) as usize].label.clone(),
                 net.nodes[(e.target - 1) as usize].label.clone(),
@@ -245,7 +245,7 @@ fn timeline(nets: &[Network]) -> Timeline {
             .nodes
             .iter()
             .map(|n| {
-                let pages = if n.set == crate::network::Set::Target {
+                let pages = if n.set == crate::analysis::network::Set::Target {
                     n.pages.to_string()
                 } else {
                     String::new()

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use super::comparable::Verdict;
 use super::diff::{ArcChange, Change, ExternalChange, SiteDiff};
 use super::snapshot::Snapshot;
-use crate::gephi_csv::CsvOut;
-use crate::report::SummaryRow;
+use crate::analysis::report::SummaryRow;
+use crate::formats::gephi_csv::CsvOut;
 
 /// sites.csv's columns.
 pub(crate) const SITES_HEADER: &[&str] = &[

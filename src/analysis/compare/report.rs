@@ -11,8 +11,8 @@ use super::comparable::Verdict;
 use super::folder::Crawl;
 use super::network_diff::NetworkChange;
 use super::{Pair, PairTotals};
-use crate::report::html::{Cell, TAIL, escape, group, head, table};
-use crate::report::plot::levels_side_by_side;
+use crate::analysis::report::html::{Cell, TAIL, escape, group, head, table};
+use crate::analysis::report::plot::levels_side_by_side;
 
 /// The report's file name in DIR.
 pub(crate) const REPORT_FILE: &str = "report.html";
@@ -76,8 +76,9 @@ fn crawls_table(crawls: &[Crawl]) -> String {
     let rows: Vec<Vec<Cell>> = crawls
         .iter()
         .map(|c| {
-            let sum =
-                |f: fn(&crate::report::SummaryRow) -> u64| Cell::int(c.rows.iter().map(f).sum());
+            let sum = |f: fn(&crate::analysis::report::SummaryRow) -> u64| {
+                Cell::int(c.rows.iter().map(f).sum())
+            };
             vec![
                 Cell::int(c.number as u64),
                 Cell::Text(c.path.display().to_string()),

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use crate::gephi_csv::gephi_unescape;
+use crate::formats::gephi_csv::gephi_unescape;
 
 /// A node of a site graph.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -156,7 +156,7 @@ fn both<A, B: Send>(
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     if g.targets.len() >= SIDE_BY_SIDE_FROM_ARCS {
-        crate::parallel::join(name, a, b)
+        crate::base::parallel::join(name, a, b)
     } else {
         (a(), b())
     }
@@ -165,7 +165,7 @@ fn both<A, B: Send>(
 /// Appends node `i`'s measures to a nodes.csv row, in [`MEASURE_COLUMNS`]' order (`buf` is
 /// reused between rows).
 pub(crate) fn csv_cells(
-    csv: &mut crate::gephi_csv::CsvOut<'_>,
+    csv: &mut crate::formats::gephi_csv::CsvOut<'_>,
     m: &Measures,
     i: usize,
     buf: &mut Vec<u8>,

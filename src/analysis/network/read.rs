@@ -8,7 +8,7 @@ use super::NETWORK_DIR;
 use super::aggregate::Inbound;
 use super::model::{EdgeRow, Network, NodeRow, Set, SubsetRow};
 use super::write::{EDGE_HEADER, NODE_HEADER};
-use crate::gephi_csv::gephi_unescape;
+use crate::formats::gephi_csv::gephi_unescape;
 
 /// Reads the network of results folder `results`, keeping the arcs between the nodes `keep`
 /// flags (it sees the nodes and subsets, the arcs not yet). `Ok(None)` when the folder has no

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::NetworkError;
-use crate::site::Origin;
-use crate::url_filter::{HostRule, SeedPlan};
+use crate::model::site::Origin;
+use crate::model::url_filter::{HostRule, SeedPlan};
 
 /// Which hosts the targets' scopes take in beyond their sites, from the crawl's URL filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +117,7 @@ impl TargetSet {
                 .parse()
                 .map_err(|_| bad(line, format!("Pages {:?} is not a number", field(pages))))?;
             let home = home.and_then(|c| host_of(field(c)));
-            let folder = crate::storage::paths::plain_name(field(folder))
+            let folder = crate::base::storage::paths::plain_name(field(folder))
                 .map_err(|e| bad(line, format!("Folder: {e}")))?;
             let target = Target {
                 site: field(site).to_owned(),

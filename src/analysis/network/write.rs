@@ -8,10 +8,12 @@ use std::path::Path;
 use super::NetworkError;
 use super::model::{Ids, Network, NodeRow, Set};
 use super::spill::Arcs;
-use crate::gephi_csv::CsvOut;
-use crate::measures::{Csr, MEASURE_COLUMNS, Measures, csv_cells, gexf_attributes, gexf_values};
-use crate::storage::replace_file;
-use crate::xml::xml_into;
+use crate::analysis::measures::{
+    Csr, MEASURE_COLUMNS, Measures, csv_cells, gexf_attributes, gexf_values,
+};
+use crate::base::storage::replace_file;
+use crate::base::xml::xml_into;
+use crate::formats::gephi_csv::CsvOut;
 
 /// The columns of nodes.csv before the measures (`PageRank,Harmonic`, SPEC §17).
 pub(crate) const NODE_HEADER: [&str; 10] = [
@@ -69,7 +71,7 @@ pub(super) fn write_all(
             Ok(())
         })?;
     }
-    crate::storage::sync_dir(dir).map_err(|source| NetworkError::Write {
+    crate::base::storage::sync_dir(dir).map_err(|source| NetworkError::Write {
         path: dir.to_path_buf(),
         source,
     })

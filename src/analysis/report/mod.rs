@@ -15,7 +15,7 @@ mod read;
 mod sections;
 mod stats;
 
-use crate::parallel::for_each_index;
+use crate::base::parallel::for_each_index;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -110,13 +110,13 @@ pub(crate) fn write_report(
         wants[i].curve = true;
     }
     let mut collected = read_sites(results, &rows, &wants);
-    collected.network = crate::network::read::read_network(results, &network::shown)
+    collected.network = crate::analysis::network::read::read_network(results, &network::shown)
         .unwrap_or_else(|why| {
             eprintln!("warning: the report leaves out the network: {why}");
             None
         });
     let path = results.join(REPORT_FILE);
-    crate::storage::write_atomic(&path, |w| {
+    crate::base::storage::write_atomic(&path, |w| {
         w.write_all(html::head("rccrawler report").as_bytes())?;
         render(w, results, &rows, &collected, &sectioned, &curves, options)?;
         w.write_all(html::TAIL.as_bytes())
@@ -141,7 +141,7 @@ struct Collected {
     figures: Vec<Option<SiteFigures>>,
     hosts: HashMap<String, (u64, u64)>,
     /// The network of sites, when the folder has one (`network/`): the arcs the page shows.
-    network: Option<crate::network::Network>,
+    network: Option<crate::analysis::network::Network>,
 }
 
 /// Which sites get a section (most pages first, the first in hosts.txt among equals) and

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::html::{Cell, escape, group, table};
 use super::layout::layout;
-use crate::network::{Network, NodeRow, Set};
+use crate::analysis::network::{Network, NodeRow, Set};
 
 /// Sites drawn at most: the targets linking and linked most, up to [`DRAWN_TARGETS`], then
 /// the accompanying sites most targets link to.

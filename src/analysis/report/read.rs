@@ -13,7 +13,7 @@ use petgraph::algo::kosaraju_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
 use super::ranked::{Ranked, first_by, top_rows};
-use crate::gephi_csv::gephi_unescape;
+use crate::formats::gephi_csv::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
 /// empty.
@@ -205,7 +205,7 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         })?;
         // A folder name from the file itself: one plain name inside the results folder,
         // never a path that leaves it — every reader joins it to the results folder.
-        let folder = crate::storage::paths::plain_name(field(&r, folder)).map_err(|e| {
+        let folder = crate::base::storage::paths::plain_name(field(&r, folder)).map_err(|e| {
             ReadError::Format {
                 path: format!("{name}:{}", r.position().map_or(0, csv::Position::line)),
                 why: format!("Folder: {e}"),
@@ -222,7 +222,8 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
             max_level: num(&r, level),
             seconds: field(&r, secs).trim().parse().unwrap_or(0.0),
             state: field(&r, state).to_owned(),
-            moved_to: crate::words::moved_to(field(&r, site), field(&r, home)).map(str::to_owned),
+            moved_to: crate::base::words::moved_to(field(&r, site), field(&r, home))
+                .map(str::to_owned),
             fetched: num(&r, fetched),
             reward: num(&r, reward),
             hosts: num(&r, hosts),
@@ -262,7 +263,7 @@ pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
     // each on a big site, are read side by side (the report of a crawl comes right after its
     // last site's results, and this was the one stretch where a core waited).
     let mut outside = SiteFigures::default();
-    crate::parallel::join(
+    crate::base::parallel::join(
         "report-site",
         || read_graph(folder, want.arcs, &mut f),
         || read_outside(folder, want.curve, &mut outside),
@@ -482,7 +483,7 @@ mod tests {
 
     #[test]
     fn every_summary_column_read_is_one_the_crawl_writes() {
-        let written: Vec<&str> = crate::unload::summary::COLUMNS
+        let written: Vec<&str> = crate::crawl::unload::summary::COLUMNS
             .iter()
             .map(|(name, _)| *name)
             .collect();

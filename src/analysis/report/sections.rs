@@ -230,7 +230,7 @@ pub(super) fn external(b: &mut String, hosts: &HashMap<String, (u64, u64)>) {
     // an IP address, a dotless name or a bare suffix stays as it is (as the network's units).
     let mut domains: HashMap<String, (u64, u64, u64)> = HashMap::new();
     for (h, &(links, sites)) in hosts {
-        let d = crate::network::registrable_domain(h).to_owned();
+        let d = crate::analysis::network::registrable_domain(h).to_owned();
         let e = domains.entry(d).or_default();
         e.0 += links;
         e.1 = e.1.max(sites);

@@ -231,7 +231,7 @@ mod tests {
 
     fn record(scope: u32, body: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
-        crate::storage::frames::frame(&mut out, scope, body);
+        crate::base::storage::frames::frame(&mut out, scope, body);
         out
     }
 

@@ -12,14 +12,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::AppError;
-use crate::routine::LogFiles;
-use crate::settings::Settings;
-use crate::site::SiteSpec;
-use crate::stop::Stop;
-use crate::warc::Recorder;
-use crate::warc::replay::Replay;
+use crate::base::stop::Stop;
+use crate::crawl::routine::LogFiles;
+use crate::crawl::settings::Settings;
+use crate::formats::warc::Recorder;
+use crate::formats::warc::replay::Replay;
+use crate::model::site::SiteSpec;
 
-use crate::warc::ARCHIVE_FOLDER;
+use crate::formats::warc::ARCHIVE_FOLDER;
 
 /// The archive folder of a crawl with `settings`.
 pub(crate) fn folder(settings: &Settings) -> PathBuf {
@@ -37,7 +37,7 @@ pub(super) fn open(
         return Ok(None);
     }
     let folder = folder(settings);
-    let mut info = crate::settings::record::warcinfo_fields(settings, sites);
+    let mut info = crate::crawl::settings::record::warcinfo_fields(settings, sites);
     if let Some(earlier) = &settings.http.recrawl {
         // Its 304s' bodies are there: a rebuild of this archive reads them from it.
         let earlier = std::path::absolute(earlier).unwrap_or_else(|_| earlier.clone());

@@ -3,7 +3,7 @@
 //!
 //! A manager receives the validated settings, the sites and the other components built by
 //! the registry ([`Components`]), and is responsible for the run's order (SPEC §8): starting
-//! the finishers, registering the sites, running the [engine](crate::engine) until a finisher
+//! the finishers, registering the sites, running the [engine](crate::crawl::engine) until a finisher
 //! fires or Ctrl+C arrives, saving the state, then writing the results.
 
 mod archive;
@@ -24,21 +24,21 @@ use thiserror::Error;
 
 pub use text_file::TextFileManager;
 
-use crate::data::coord::{CoordError, Coordinator};
-use crate::data::summary::SiteSummary;
-use crate::data::{DataError, DataManager, OpenScopeError, PersistError};
-use crate::engine::SpawnError;
-use crate::fetch::{CaFileError, Downloader};
-use crate::finish::{Finisher, FinisherError};
-use crate::parse::PageParser;
-use crate::robots::RobotsParse;
-use crate::routine::Routine;
-use crate::schedule::Scheduler;
-use crate::settings::{Settings, SettingsError};
-use crate::site::SiteSpec;
-use crate::stop::StopReason;
-use crate::unload::{UnloadError, Unloader};
-use crate::url_filter::UrlFilter;
+use crate::base::stop::StopReason;
+use crate::crawl::data::coord::{CoordError, Coordinator};
+use crate::crawl::data::summary::SiteSummary;
+use crate::crawl::data::{DataError, DataManager, OpenScopeError, PersistError};
+use crate::crawl::engine::SpawnError;
+use crate::crawl::fetch::{CaFileError, Downloader};
+use crate::crawl::finish::{Finisher, FinisherError};
+use crate::crawl::parse::PageParser;
+use crate::crawl::routine::Routine;
+use crate::crawl::schedule::Scheduler;
+use crate::crawl::settings::{Settings, SettingsError};
+use crate::crawl::unload::{UnloadError, Unloader};
+use crate::model::robots::RobotsParse;
+use crate::model::site::SiteSpec;
+use crate::model::url_filter::UrlFilter;
 
 /// The components of one crawl besides its manager, built from settings.ini by the registry.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ pub struct Components {
     pub downloader: Arc<dyn Downloader>,
     /// The same downloader when it is the event-driven one (`DT1`): the engine runs its loop
     /// and passes the blocking threads only what the loop passes on.
-    pub evented: Option<Arc<crate::fetch::evented::EventedDownloader>>,
+    pub evented: Option<Arc<crate::crawl::fetch::evented::EventedDownloader>>,
     /// `ParsingThread`.
     pub parser: Arc<dyn PageParser>,
     /// `RoutineThread`.
@@ -88,13 +88,13 @@ pub fn write_results(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
-    scopes: &[(crate::ids::ScopeId, crate::site::Origin)],
-    network: Option<&crate::network::NetworkSpec>,
+    scopes: &[(crate::base::ids::ScopeId, crate::model::site::Origin)],
+    network: Option<&crate::analysis::network::NetworkSpec>,
 ) -> Result<Vec<SiteSummary>, AppError> {
     let mut rows: Vec<unload_all::ScopeRow> = scopes
         .iter()
         .map(|(scope, origin)| {
-            unload_all::ScopeRow::new(*scope, Some(crate::ids::SiteId::NONE), origin)
+            unload_all::ScopeRow::new(*scope, Some(crate::base::ids::SiteId::NONE), origin)
         })
         .collect();
     unload_all::ScopeRow::dedupe_folders(&mut rows);

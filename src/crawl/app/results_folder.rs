@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::AppError;
-use crate::data::DataManager;
-use crate::data::coord::Coordinator;
-use crate::settings::Settings;
-use crate::storage::atomic::replace_file_with;
-use crate::utc::utc_timestamp;
+use crate::base::storage::atomic::replace_file_with;
+use crate::base::utc::utc_timestamp;
+use crate::crawl::data::DataManager;
+use crate::crawl::data::coord::Coordinator;
+use crate::crawl::settings::Settings;
 
 /// The file naming the crawl whose results a folder holds.
 pub(super) const MARKER: &str = ".rccrawler-crawl";
@@ -39,13 +39,13 @@ pub(super) fn claim(
     settings: &Settings,
     dm: &dyn DataManager,
     coordinator: &dyn Coordinator,
-    sites: &[crate::site::SiteSpec],
+    sites: &[crate::model::site::SiteSpec],
 ) -> Result<Claimed, AppError> {
     let shared = coordinator.scopes_per_process().is_some();
     let folder = &settings.results.folder;
     claim_folder(settings, dm, shared)
         .and_then(|claimed| {
-            crate::settings::record::write(folder, settings, sites)?;
+            crate::crawl::settings::record::write(folder, settings, sites)?;
             Ok(claimed)
         })
         .map_err(|source| AppError::ResultsFolder {

@@ -17,14 +17,14 @@ use parking_lot::Mutex;
 
 use super::seeds::Seeds;
 use super::unload_all::{ORDER_AFTER, shown_row};
-use crate::data::RetireError;
-use crate::data::summary::SiteSummary;
-use crate::engine::Context;
-use crate::fetch::Downloader;
-use crate::ids::ScopeId;
-use crate::stop::{PanicGuard, StopReason};
-use crate::unload::summary::write_summary_rows;
-use crate::unload::{UnloadError, Unloader};
+use crate::base::ids::ScopeId;
+use crate::base::stop::{PanicGuard, StopReason};
+use crate::crawl::data::RetireError;
+use crate::crawl::data::summary::SiteSummary;
+use crate::crawl::engine::Context;
+use crate::crawl::fetch::Downloader;
+use crate::crawl::unload::summary::write_summary_rows;
+use crate::crawl::unload::{UnloadError, Unloader};
 
 /// How often the workers look at every live scope.
 const SCAN_INTERVAL: Duration = Duration::from_millis(500);
@@ -93,7 +93,7 @@ impl LiveSummary {
     pub(super) fn with_earlier(mut self, seeds: &Seeds, rows: Vec<SiteSummary>) -> Self {
         let mut past = ORDER_AFTER + (1 << 32);
         for row in rows {
-            let order = crate::site::Origin::parse(&row.site)
+            let order = crate::model::site::Origin::parse(&row.site)
                 .and_then(|o| seeds.position(&o))
                 .unwrap_or_else(|| {
                     past += 1;
@@ -128,7 +128,7 @@ impl LiveSummary {
 
 /// Where a retired scope's row goes among the others: its place in hosts.txt, or after every
 /// listed site's for a scope hosts.txt no longer lists (reported as removed).
-fn sort_key(seeds: &Seeds, scope: ScopeId, origin: &crate::site::Origin) -> usize {
+fn sort_key(seeds: &Seeds, scope: ScopeId, origin: &crate::model::site::Origin) -> usize {
     seeds
         .position(origin)
         .unwrap_or(ORDER_AFTER + scope.0 as usize)

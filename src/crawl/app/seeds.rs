@@ -14,15 +14,15 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::unload_all::{ScopeRow, dedupe_folder};
-use crate::data::coord::Coordinator;
-use crate::data::{DataManager, OpenScopeError, ScopeLimits, ScopeOpen};
-use crate::ids::{ScopeId, SiteId};
-use crate::network::TargetScopes;
-use crate::schedule::Dispatcher;
-use crate::settings::SiteRules;
-use crate::site::{Origin, SiteSpec};
-use crate::sites::{SiteEntry, SiteKind, SiteView, Sites};
-use crate::url_filter::UrlFilter;
+use crate::analysis::network::TargetScopes;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::crawl::data::coord::Coordinator;
+use crate::crawl::data::{DataManager, OpenScopeError, ScopeLimits, ScopeOpen};
+use crate::crawl::schedule::Dispatcher;
+use crate::crawl::settings::SiteRules;
+use crate::model::site::{Origin, SiteSpec};
+use crate::model::sites::{SiteEntry, SiteKind, SiteView, Sites};
+use crate::model::url_filter::UrlFilter;
 
 /// The seeds and the scopes opened for them in this process.
 #[derive(Debug)]
@@ -222,9 +222,9 @@ impl Seeds {
     }
 
     /// How many scopes are live, written and waiting.
-    pub(crate) fn counts(&self) -> crate::live::ScopeCounts {
+    pub(crate) fn counts(&self) -> crate::crawl::live::ScopeCounts {
         let st = self.state.lock();
-        crate::live::ScopeCounts {
+        crate::crawl::live::ScopeCounts {
             live: st.live.len() + st.retiring.len() + st.unwritten.len(),
             written: st.written,
             waiting: self.leaders.len() - st.next.min(self.leaders.len()) + st.opening,
@@ -338,7 +338,7 @@ impl Seeds {
             // hosts.txt's pages= for this line, in place of MaxPagesPerSite.
             max_pages: spec.rules.max_pages.unwrap_or(self.limits.max_pages),
             max_urls: self.limits.max_urls,
-            traps: crate::data::TrapRules {
+            traps: crate::crawl::data::TrapRules {
                 levels: self.limits.trap_levels,
                 pattern_urls: self.limits.trap_pattern_urls,
             },

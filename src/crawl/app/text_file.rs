@@ -17,23 +17,23 @@ use super::unload_all::{ScopeRow, Unloaded, Written, unload_all};
 use super::window::{ADAPT_PERIOD, Pressure, Window};
 use super::{AppError, ApplicationManager, Components, RunReport};
 use super::{archive, results_folder};
-use crate::bodies::{BODY_BYTES, BodyBudget};
-use crate::data::{CrawlStatus, DataManager, OpenScopeError, Persist, TaskData};
-use crate::engine::cpu::CpuIdle;
-use crate::engine::{self, RoutineInputs, Workers};
-use crate::engine::{Context, ScopeFeeder};
-use crate::ids::ScopeId;
-use crate::live::ScopeCounts;
-use crate::network::NetworkSpec;
-use crate::network::live::LiveNetwork;
-use crate::routine::LogFiles;
-use crate::schedule::Dispatcher;
-use crate::schedule::dispatcher::DispatcherConfig;
-use crate::settings::Settings;
-use crate::site::SiteSpec;
-use crate::sites::Sites;
-use crate::stop::{Stop, StopReason};
-use crate::storage::Durability;
+use crate::analysis::network::NetworkSpec;
+use crate::analysis::network::live::LiveNetwork;
+use crate::base::bodies::{BODY_BYTES, BodyBudget};
+use crate::base::ids::ScopeId;
+use crate::base::stop::{Stop, StopReason};
+use crate::base::storage::Durability;
+use crate::crawl::data::{CrawlStatus, DataManager, OpenScopeError, Persist, TaskData};
+use crate::crawl::engine::cpu::CpuIdle;
+use crate::crawl::engine::{self, RoutineInputs, Workers};
+use crate::crawl::engine::{Context, ScopeFeeder};
+use crate::crawl::live::ScopeCounts;
+use crate::crawl::routine::LogFiles;
+use crate::crawl::schedule::Dispatcher;
+use crate::crawl::schedule::dispatcher::DispatcherConfig;
+use crate::crawl::settings::Settings;
+use crate::model::site::SiteSpec;
+use crate::model::sites::Sites;
 
 /// The text-file application manager.
 #[derive(Debug, Clone, Copy, Default)]
@@ -147,7 +147,7 @@ impl ApplicationManager for TextFileManager {
 fn dispatcher(
     settings: &Settings,
     dm: &Arc<dyn DataManager>,
-    scheduler: Box<dyn crate::schedule::Scheduler>,
+    scheduler: Box<dyn crate::crawl::schedule::Scheduler>,
     (stop, shared): (&Arc<Stop>, bool),
 ) -> Arc<Dispatcher> {
     let config = DispatcherConfig {
@@ -183,7 +183,7 @@ fn end_of_run(
     ctx: &Context,
     seeds: &Seeds,
     retirer: &Retirer<'_>,
-    unloaders: &[Box<dyn crate::unload::Unloader>],
+    unloaders: &[Box<dyn crate::crawl::unload::Unloader>],
     mut scopes: Vec<ScopeRow>,
 ) -> Result<RunReport, AppError> {
     let reason = ctx.stop.reason().unwrap_or(StopReason::WorkDone);
@@ -293,7 +293,7 @@ fn run_with_retirer(
 /// next run or by `rccrawler export`.
 fn save_and_unload(
     ctx: &Context,
-    unloaders: &[Box<dyn crate::unload::Unloader>],
+    unloaders: &[Box<dyn crate::crawl::unload::Unloader>],
     scopes: &[ScopeRow],
     written: Written<'_>,
     (finished, network): (bool, &NetworkSpec),

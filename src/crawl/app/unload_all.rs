@@ -2,7 +2,7 @@
 //! retire workers), every scope still in memory at the end of a run, several at once
 //! ([`unload_all`]), and summary.csv.
 
-use crate::parallel::for_each_index;
+use crate::base::parallel::for_each_index;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::thread;
@@ -11,15 +11,15 @@ use parking_lot::Mutex;
 
 use super::AppError;
 use super::retire::merge_by_key;
-use crate::data::DataManager;
-use crate::data::summary::{SiteState, SiteSummary};
-use crate::ids::{ScopeId, SiteId};
-use crate::network::NetworkSpec;
-use crate::schedule::Suspension;
-use crate::settings::Settings;
-use crate::site::Origin;
-use crate::unload::summary::write_summary;
-use crate::unload::{UnloadError, Unloader};
+use crate::analysis::network::NetworkSpec;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::crawl::data::DataManager;
+use crate::crawl::data::summary::{SiteState, SiteSummary};
+use crate::crawl::schedule::Suspension;
+use crate::crawl::settings::Settings;
+use crate::crawl::unload::summary::write_summary;
+use crate::crawl::unload::{UnloadError, Unloader};
+use crate::model::site::Origin;
 
 /// One scope of the run, as the results name it.
 #[derive(Debug, Clone)]
@@ -72,7 +72,7 @@ impl ScopeRow {
 /// Folder names of the results folder that are not sites': `network/` (SPEC §13). A site whose
 /// folder would be one (`http://network`) gets its scheme appended, as a second `x` does.
 pub(super) fn reserved_folders() -> std::collections::HashSet<String> {
-    [crate::network::NETWORK_DIR.to_owned()]
+    [crate::analysis::network::NETWORK_DIR.to_owned()]
         .into_iter()
         .collect()
 }
@@ -229,7 +229,7 @@ pub(super) fn unload_all(
     // After summary.csv and every site's files: the network of sites is derived from them,
     // and the report shows it. A network that cannot be built costs only itself.
     if let Some(spec) = network
-        && let Err(e) = crate::network::build(&settings.results.folder, spec, None)
+        && let Err(e) = crate::analysis::network::build(&settings.results.folder, spec, None)
     {
         eprintln!("warning: no network of sites: {e}");
     }

@@ -20,8 +20,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::data::coord::Coordinator;
-use crate::settings::Settings;
+use crate::crawl::data::coord::Coordinator;
+use crate::crawl::settings::Settings;
 
 /// The automatic window's first size.
 pub(super) const FIRST_WINDOW: usize = 16;
@@ -108,7 +108,7 @@ pub(super) struct Pressure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::coord::{Coordinator, Solo};
+    use crate::crawl::data::coord::{Coordinator, Solo};
 
     fn settings(lines: &str) -> Settings {
         let dir = tempfile::tempdir().expect("temp dir");

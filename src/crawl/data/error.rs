@@ -4,8 +4,8 @@
 use thiserror::Error;
 
 use super::interner::InternerFull;
-use crate::storage::StateError;
-use crate::storage::codec::Corrupt;
+use crate::base::storage::StateError;
+use crate::base::storage::codec::Corrupt;
 
 /// A scope's data cannot be recorded or restored.
 #[derive(Debug, Error)]

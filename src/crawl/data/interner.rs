@@ -7,7 +7,7 @@ use std::hash::BuildHasher;
 use hashbrown::DefaultHashBuilder;
 use hashbrown::HashTable;
 
-use crate::storage::codec::Corrupt;
+use crate::base::storage::codec::Corrupt;
 
 /// The arena would pass 4 GiB: more text than one in-memory scope is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -8,11 +8,11 @@
 use super::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
-use crate::bandit::Yield;
-use crate::message::{Decided, HopKind};
-use crate::site::Origin;
-use crate::storage::codec::{Corrupt, Put, Reader};
-use crate::storage::frames;
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::frames;
+use crate::crawl::message::{Decided, HopKind};
+use crate::model::bandit::Yield;
+use crate::model::site::Origin;
 
 const NEW_URL: u8 = 1;
 const NEW_EXTERNAL: u8 = 2;
@@ -308,11 +308,11 @@ fn decode_one<'a>(r: &mut Reader<'a>) -> Result<Entry<'a>, Corrupt> {
         REVIVED => Entry::Revived { data: r.bytes()? },
         LEARNED => Entry::Learned {
             site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
-            rules: crate::fold::SiteRules::read(r)?,
+            rules: crate::model::fold::SiteRules::read(r)?,
         },
         COOKIES => Entry::Cookies {
             site: u16::try_from(r.var()?).map_err(|_| Corrupt("site out of range"))?,
-            jar: crate::cookies::SavedJar {
+            jar: crate::model::cookies::SavedJar {
                 generation: r.var()?,
                 bytes: r.bytes()?.to_vec(),
             },
@@ -355,7 +355,7 @@ fn decode_commit(r: &mut Reader<'_>) -> Result<Resolved, Corrupt> {
             for _ in 0..n {
                 let code = u32::from(r.u8()?);
                 let kind = LinkKind::from_code(code & 3).ok_or(Corrupt("unknown link kind"))?;
-                let rel = crate::link_attrs::Rel::from_bits(code >> 2);
+                let rel = crate::model::link_attrs::Rel::from_bits(code >> 2);
                 let target = r.var32()?;
                 let aux = r.var32()?;
                 let failure = match r.var32()? {
@@ -423,7 +423,7 @@ mod tests {
             Entry::NewSite { origin: o },
             Entry::SetLevelLimits {
                 max_level: 2,
-                traps: crate::data::TrapRules {
+                traps: crate::crawl::data::TrapRules {
                     levels: 30,
                     pattern_urls: 10_000,
                 },
@@ -431,14 +431,14 @@ mod tests {
             },
             Entry::Learned {
                 site: 1,
-                rules: crate::fold::learn::learn(
+                rules: crate::model::fold::learn::learn(
                     "<p>A page at 10:00:01 with words that stay</p>",
                     "<p>A page at 10:00:02 with words that stay</p>",
                 ),
             },
             Entry::Cookies {
                 site: 1,
-                jar: crate::cookies::SavedJar {
+                jar: crate::model::cookies::SavedJar {
                     generation: 7,
                     bytes: br#"{"cookies":[]}"#.to_vec(),
                 },
@@ -470,7 +470,7 @@ mod tests {
                         target: 4,
                         aux: 0,
                         failure: Some(9),
-                        rel: crate::link_attrs::Rel::NONE,
+                        rel: crate::model::link_attrs::Rel::NONE,
                     }],
                     probe: Some(3),
                 },

@@ -31,10 +31,10 @@ use super::{
     DataError, Effects, Fetch, Persist, PersistError, Progress, RetireError, ScopeData, ScopeInfo,
     ScopeLimits, ScopeOpen, SiteGraph, TaskData, WriteResults,
 };
-use crate::ids::{ScopeId, SiteId, UrlId};
-use crate::message::{FetchTask, HopClaim, Outcome, TaskKind};
-use crate::site::Origin;
-use crate::url_norm::NormUrl;
+use crate::base::ids::{ScopeId, SiteId, UrlId};
+use crate::crawl::message::{FetchTask, HopClaim, Outcome, TaskKind};
+use crate::model::site::Origin;
+use crate::model::url_norm::NormUrl;
 
 /// A scope of at least this many pages has its data saved while its results are written, on a
 /// thread of its own (`retire_with`): on the Rust documentation (31,564 pages) the file took
@@ -159,7 +159,9 @@ impl InMemoryDataManager {
     /// Checks that a state folder's saved state decodes (snapshot blobs, then journal
     /// records), returning the number of scopes. Damaged bytes give an error, never a panic:
     /// the fuzz target's entry.
-    pub fn check_saved_state(recovered: &crate::storage::Recovered) -> Result<usize, DataError> {
+    pub fn check_saved_state(
+        recovered: &crate::base::storage::Recovered,
+    ) -> Result<usize, DataError> {
         let scopes = super::persist::files::split_scopes(recovered)?;
         for s in scopes.iter().filter(|s| s.retired.is_none()) {
             ScopeGraph::recover(s.snapshot.as_deref(), &s.journal)?;
@@ -340,7 +342,7 @@ impl TaskData for InMemoryDataManager {
     fn add_sitemap(
         &self,
         scope: ScopeId,
-        sitemap: crate::sitemap::Sitemap,
+        sitemap: crate::model::sitemap::Sitemap,
         seed: bool,
     ) -> Vec<SiteId> {
         // A sitemap read for a scope written meanwhile (another of its sites) has no graph.
@@ -539,11 +541,11 @@ impl ScopeData for InMemoryDataManager {
         self.scope(scope).graph.read().home_origins()
     }
 
-    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::fold::SiteRules)> {
+    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::model::fold::SiteRules)> {
         self.scope(scope).graph.read().learned()
     }
 
-    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::cookies::SavedJar)> {
+    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::model::cookies::SavedJar)> {
         self.scope(scope).graph.read().saved_cookies()
     }
 

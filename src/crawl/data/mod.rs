@@ -53,12 +53,12 @@ use summary::SiteSummary;
 #[cfg(test)]
 mod tests;
 
-use crate::bandit::Yield;
-use crate::ids::{ScopeId, SiteId};
-use crate::message::{FetchTask, HopClaim, Outcome};
-use crate::site::Origin;
-use crate::storage::Durability;
-use crate::url_norm::NormUrl;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::base::storage::Durability;
+use crate::crawl::message::{FetchTask, HopClaim, Outcome};
+use crate::model::bandit::Yield;
+use crate::model::site::Origin;
+use crate::model::url_norm::NormUrl;
 use coord::ScopeClaim;
 
 /// Figures for the progress line and the summary.
@@ -203,7 +203,7 @@ pub trait TaskData: Send + Sync + Debug {
     fn add_sitemap(
         &self,
         scope: ScopeId,
-        sitemap: crate::sitemap::Sitemap,
+        sitemap: crate::model::sitemap::Sitemap,
         seed: bool,
     ) -> Vec<SiteId>;
 
@@ -285,11 +285,11 @@ pub trait ScopeData: Send + Sync + Debug {
 
     /// What the scope's sites were learned to change per response (SPEC §14), by origin: a
     /// continued crawl digests its new pages under the rules its earlier runs learned.
-    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::fold::SiteRules)>;
+    fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::model::fold::SiteRules)>;
 
     /// The scope's sites' cookie jars as last saved, by origin (SPEC §14): a continued crawl
     /// goes on in the same sessions.
-    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::cookies::SavedJar)>;
+    fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::model::cookies::SavedJar)>;
 
     /// Every fetch recorded so far, over all scopes and runs, in the order they were made
     /// (what a continued crawl's budget and budget rule start from).

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use super::coord::{self, Coordinator, Solo};
 use super::persist::{FileStore, NoStore, Persistence, SavedScope};
 use super::{DataError, DataManager, InMemoryDataManager, PersistError, ScopeData, TaskData, pg};
-use crate::ids::ScopeId;
-use crate::settings::Settings;
-use crate::site::Origin;
+use crate::base::ids::ScopeId;
+use crate::crawl::settings::Settings;
+use crate::model::site::Origin;
 
 /// A scope could not be opened: claiming it or loading it failed.
 #[derive(Debug, thiserror::Error)]
@@ -51,8 +51,8 @@ pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
         eprintln!(
             "continuing the crawl saved in {}: {} recorded, {} still to fetch",
             settings.state.folder.display(),
-            crate::words::count(pages as u64, "page"),
-            crate::words::count(pending as u64, "URL")
+            crate::base::words::count(pages as u64, "page"),
+            crate::base::words::count(pending as u64, "URL")
         );
     }
     Ok(DataLayer {

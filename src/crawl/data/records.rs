@@ -3,10 +3,10 @@
 //! commit produces them, the journal stores them (`journal.rs`), and replaying a journal
 //! applies the same values with the same code.
 
-use crate::bandit::Yield;
-use crate::message::{Decided, HopKind};
-use crate::site::Origin;
-use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+use crate::crawl::message::{Decided, HopKind};
+use crate::model::bandit::Yield;
+use crate::model::site::Origin;
 
 /// What a link of a page points to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub(crate) struct PageMeta {
     pub(crate) canonical: u32,
     /// The robots directives' text id (SPEC §17), or [`NO_TEXT`].
     robots: u32,
-    /// The print rule's sketch's text id ([`crate::fold::print_sketch`]), or [`NO_TEXT`].
+    /// The print rule's sketch's text id ([`crate::model::fold::print_sketch`]), or [`NO_TEXT`].
     sketch: u32,
     /// The fold digests (SPEC §14: request, own address, text), as six words like `hash`;
     /// zero when not computed (`Duplicates = exact`).
@@ -110,7 +110,7 @@ impl PageMeta {
     }
 
     /// The record with the page's fold digests.
-    pub(crate) fn with_digests(mut self, d: crate::fold::Digests) -> Self {
+    pub(crate) fn with_digests(mut self, d: crate::model::fold::Digests) -> Self {
         let split = |v: u64| [v as u32, (v >> 32) as u32];
         let [a, b] = split(d.request);
         let [c, e] = split(d.own);
@@ -122,7 +122,7 @@ impl PageMeta {
     /// The page's digests as the fold rules use them: a page whose bytes are the page (its
     /// request and own digests its hash's), or one of a `Duplicates = exact` crawl (none),
     /// carries a text digest for `compare` alone (nodes.csv `TextHash`): the rules see none.
-    pub(crate) fn fold_digests(&self) -> crate::fold::Digests {
+    pub(crate) fn fold_digests(&self) -> crate::model::fold::Digests {
         let mut d = self.digests();
         let bytes_only = d.request == d.own && d.request == self.hash() as u64;
         // `Duplicates = exact` records the text digest alone: no fold digest at all.
@@ -134,10 +134,10 @@ impl PageMeta {
     }
 
     /// The page's digests as recorded (all zero when not computed).
-    pub(crate) fn digests(&self) -> crate::fold::Digests {
+    pub(crate) fn digests(&self) -> crate::model::fold::Digests {
         let join = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
         let d = self.digests;
-        crate::fold::Digests {
+        crate::model::fold::Digests {
             request: join(d[0], d[1]),
             own: join(d[2], d[3]),
             text: join(d[4], d[5]),
@@ -191,7 +191,7 @@ impl PageMeta {
         Ok(PageMeta::new(hash, bytes, title, canonical)
             .with_robots(robots)
             .with_sketch(sketch)
-            .with_digests(crate::fold::Digests {
+            .with_digests(crate::model::fold::Digests {
                 request: pair as u64,
                 own: (pair >> 64) as u64,
                 text,
@@ -212,7 +212,7 @@ pub(crate) struct ResolvedLink {
     /// For internal links that may not be fetched: the reason's text id.
     pub(crate) failure: Option<u32>,
     /// Its `rel` qualifiers (internal, external; none on bad links).
-    pub(crate) rel: crate::link_attrs::Rel,
+    pub(crate) rel: crate::model::link_attrs::Rel,
 }
 
 /// What became of the task URL, in ids.
@@ -296,12 +296,12 @@ pub(crate) enum Entry<'a> {
     /// replace the ones before.
     Learned {
         site: u16,
-        rules: crate::fold::SiteRules,
+        rules: crate::model::fold::SiteRules,
     },
     /// Local site `site`'s cookie jar (SPEC §14): replaces the one before if newer.
     Cookies {
         site: u16,
-        jar: crate::cookies::SavedJar,
+        jar: crate::model::cookies::SavedJar,
     },
     /// A page a sitemap lists, which no link reached, is queued as an orphan
     /// (`SitemapSeeds`, SPEC §17).

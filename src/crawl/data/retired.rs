@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use super::summary::SiteSummary;
-use crate::site::Origin;
-use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+use crate::model::site::Origin;
 
 /// What is kept of a scope written and released.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ impl RetiredTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::summary::tests::sample_row;
+    use crate::crawl::data::summary::tests::sample_row;
 
     fn retired(i: u32) -> RetiredScope {
         let site = format!("http://s{i}.test:8080");

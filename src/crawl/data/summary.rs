@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use crate::bandit::RewardKind;
-use crate::data::{SiteGraph, TrapCut};
-use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+use crate::crawl::data::{SiteGraph, TrapCut};
+use crate::model::bandit::RewardKind;
 
 /// How a site's crawl ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub struct SiteSummary {
     pub hosts: usize,
     /// What its sitemaps list and how many of those pages no link reaches (SPEC §17); `None`
     /// when they were not read.
-    pub sitemap: Option<crate::data::SitemapCounts>,
+    pub sitemap: Option<crate::crawl::data::SitemapCounts>,
 }
 
 impl SiteSummary {
@@ -162,7 +162,7 @@ impl SiteSummary {
 
     /// The origin the home page ended on, when it is not the listed one (`moved to …`).
     pub fn moved_to(&self) -> Option<&str> {
-        crate::words::moved_to(&self.site, &self.home)
+        crate::base::words::moved_to(&self.site, &self.home)
     }
 }
 
@@ -269,7 +269,7 @@ impl SiteSummary {
         let site = r.str()?.to_owned();
         // Joined to the results folder when the site's files are read or written again: a
         // state or database row that names a path is damaged (or crafted), never followed.
-        let folder = crate::storage::paths::plain_name(r.str()?)
+        let folder = crate::base::storage::paths::plain_name(r.str()?)
             .map_err(|_| Corrupt("a summary row's folder is not a plain folder name"))?
             .to_owned();
         let mut counts = [0usize; 6];
@@ -295,7 +295,7 @@ impl SiteSummary {
             reward: r.var()?,
             sitemap: match r.var()? {
                 0 => None,
-                n => Some(crate::data::SitemapCounts {
+                n => Some(crate::crawl::data::SitemapCounts {
                     urls: n - 1,
                     orphans: r.var()?,
                 }),
@@ -326,7 +326,7 @@ pub(crate) mod tests {
             fetched: 9,
             reward: 10,
             hosts: 1,
-            sitemap: Some(crate::data::SitemapCounts {
+            sitemap: Some(crate::crawl::data::SitemapCounts {
                 urls: 12,
                 orphans: 3,
             }),
@@ -340,7 +340,7 @@ pub(crate) mod tests {
         row.put(&mut bytes);
         assert_eq!(SiteSummary::read(&mut Reader::new(&bytes)).unwrap(), row);
         // Sitemaps not read, or read and empty: told apart.
-        for sitemap in [None, Some(crate::data::SitemapCounts::default())] {
+        for sitemap in [None, Some(crate::crawl::data::SitemapCounts::default())] {
             let row = SiteSummary {
                 sitemap,
                 ..row.clone()

@@ -1,11 +1,13 @@
 //! Scope records and graph replay under out-of-order commits.
 
 use super::*;
-use crate::data::coord::ScopeClaim;
-use crate::data::{Persist, ScopeLimits, ScopeOpen};
-use crate::link_attrs::Rel;
-use crate::message::{BadHref, Failure, Hop, HopClaim, HopKind, LinkTarget, PageLinks, PageRecord};
-use crate::url_norm::NormUrl;
+use crate::crawl::data::coord::ScopeClaim;
+use crate::crawl::data::{Persist, ScopeLimits, ScopeOpen};
+use crate::crawl::message::{
+    BadHref, Failure, Hop, HopClaim, HopKind, LinkTarget, PageLinks, PageRecord,
+};
+use crate::model::link_attrs::Rel;
+use crate::model::url_norm::NormUrl;
 
 const SITE: SiteId = SiteId(0);
 
@@ -63,7 +65,7 @@ impl Crawl {
     /// A crawl with `MaxUrlsPerSite = max_urls`.
     fn limited(max_level: u32, max_urls: u32) -> Self {
         let dm = InMemoryDataManager::new();
-        let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
+        let origin = crate::model::site::Origin::of(u("/").as_url()).unwrap();
         let (scope, _) = dm
             .open_scope(
                 ScopeClaim::solo(origin),
@@ -495,9 +497,9 @@ fn journaled_crawl_obeying(
     dir: &std::path::Path,
     obey_nofollow: bool,
 ) -> (InMemoryDataManager, ScopeId, ScopeOpen) {
-    let store = crate::data::persist::FileStore::open(dir).unwrap();
+    let store = crate::crawl::data::persist::FileStore::open(dir).unwrap();
     let dm = InMemoryDataManager::with_store(Box::new(store)).unwrap();
-    let origin = crate::site::Origin::of(u("/").as_url()).unwrap();
+    let origin = crate::model::site::Origin::of(u("/").as_url()).unwrap();
     let (scope, open) = dm
         .open_scope(
             ScopeClaim::solo(origin),
@@ -580,14 +582,16 @@ fn obeyed_nofollow_survives_the_journal_and_the_snapshot() {
         })
         .unwrap();
         assert_eq!(queued(&dm, scope), ["/y"]);
-        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
     }
     let (dm, scope, open) = journaled_crawl_obeying(dir.path(), true);
     assert_eq!(open, ScopeOpen::Resumed);
     assert_eq!(queued(&dm, scope), ["/y"], "from the journal");
-    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-        .unwrap();
+    dm.persist(Persist::Checkpoint(
+        crate::crawl::data::CrawlStatus::Unfinished,
+    ))
+    .unwrap();
     drop(dm);
     let (dm, scope, _) = journaled_crawl_obeying(dir.path(), true);
     assert_eq!(queued(&dm, scope), ["/y"], "from the snapshot");
@@ -597,11 +601,11 @@ fn obeyed_nofollow_survives_the_journal_and_the_snapshot() {
 }
 
 /// A sitemap of `paths` on a.test, each marked `seed` or not.
-fn sitemap_of(paths: &[(&str, bool)]) -> crate::sitemap::Sitemap {
-    crate::sitemap::Sitemap {
+fn sitemap_of(paths: &[(&str, bool)]) -> crate::model::sitemap::Sitemap {
+    crate::model::sitemap::Sitemap {
         entries: paths
             .iter()
-            .map(|(p, seed)| crate::sitemap::SitemapEntry {
+            .map(|(p, seed)| crate::model::sitemap::SitemapEntry {
                 url: u(p).as_str().into(),
                 lastmod: "".into(),
                 seed: *seed,
@@ -650,13 +654,15 @@ fn sitemap_orphans_wait_for_the_links_and_survive_the_journal_and_the_snapshot()
         assert_eq!(effects.woke, [SITE]);
         assert!(!effects.settled);
         assert_eq!(queued(&dm, scope), ["/o"], "then the orphans");
-        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
     }
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(queued(&dm, scope), ["/o"], "from the journal");
-    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-        .unwrap();
+    dm.persist(Persist::Checkpoint(
+        crate::crawl::data::CrawlStatus::Unfinished,
+    ))
+    .unwrap();
     drop(dm);
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(queued(&dm, scope), ["/o"], "from the snapshot");
@@ -701,7 +707,7 @@ fn graph_text(dm: &InMemoryDataManager, scope: ScopeId) -> String {
 
 /// The counts nodes.csv, graph.gexf and summary.csv read (kept per node, made once) are
 /// those of the rows they count.
-fn assert_counts_match_rows(g: &crate::data::SiteGraph<'_>) {
+fn assert_counts_match_rows(g: &crate::crawl::data::SiteGraph<'_>) {
     for n in g.nodes() {
         assert_eq!(g.out_degree(n), g.arcs(n).len(), "{}", g.label(n));
         assert_eq!(
@@ -743,7 +749,7 @@ fn uninterrupted_graph() -> String {
 /// halves on two threads: the same counts, node for node, as on one.
 #[test]
 fn counts_made_on_two_threads_are_those_made_on_one() {
-    use crate::data::scope::graph::TEST_COUNT_ON_TWO_THREADS;
+    use crate::crawl::data::scope::graph::TEST_COUNT_ON_TWO_THREADS;
     let one = uninterrupted_graph();
     TEST_COUNT_ON_TWO_THREADS.with(|t| t.set(2));
     // `graph_text` checks every node's counts against its rows.
@@ -781,7 +787,7 @@ fn journal_and_snapshot_rebuild_the_same_scope() {
         let c = Crawl { dm, scope };
         crawl_everything(&c);
         assert_eq!(c.dm.pending(), 0);
-        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        c.dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
         graph_text(&c.dm, c.scope)
     };
@@ -795,8 +801,10 @@ fn journal_and_snapshot_rebuild_the_same_scope() {
     assert_eq!(graph_text(&dm, scope), expected);
     assert_eq!(dm.pending(), 0);
     // From a snapshot.
-    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-        .unwrap();
+    dm.persist(Persist::Checkpoint(
+        crate::crawl::data::CrawlStatus::Unfinished,
+    ))
+    .unwrap();
     drop(dm);
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(graph_text(&dm, scope), expected);
@@ -809,7 +817,7 @@ fn a_journal_cut_anywhere_recovers_a_prefix_that_completes_to_the_same_graph() {
         let (dm, scope, _) = journaled_crawl(dir.path());
         let c = Crawl { dm, scope };
         crawl_everything(&c);
-        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        c.dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
         graph_text(&c.dm, c.scope)
     };
@@ -852,8 +860,8 @@ fn links_of_a_page_reached_through_a_redirect_are_queued() {
 #[test]
 fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let other = crate::site::Origin::parse("http://b.test").unwrap();
-    let found = crate::site::Origin::parse("http://c.test").unwrap();
+    let other = crate::model::site::Origin::parse("http://b.test").unwrap();
+    let found = crate::model::site::Origin::parse("http://c.test").unwrap();
     let (b_site, c_site) = (SiteId(1), SiteId(2));
     let expected = {
         let (dm, scope, _) = journaled_crawl(dir.path());
@@ -882,7 +890,7 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
         .unwrap();
         let b_home = dm.take_task(scope, b_site).unwrap();
         assert_eq!((b_home.url.as_str(), b_home.level), ("http://b.test/", 0));
-        dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
         dm.scope_sites(scope)
     };
@@ -890,7 +898,7 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
         expected,
         vec![
             (
-                crate::site::Origin::parse("http://a.test").unwrap(),
+                crate::model::site::Origin::parse("http://a.test").unwrap(),
                 Some(SITE)
             ),
             (other.clone(), Some(b_site)),
@@ -931,29 +939,31 @@ fn a_second_seed_and_a_found_host_survive_the_journal_and_the_snapshot() {
             ],
             "from the snapshot: {from_snapshot}"
         );
-        dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-            .unwrap();
+        dm.persist(Persist::Checkpoint(
+            crate::crawl::data::CrawlStatus::Unfinished,
+        ))
+        .unwrap();
     }
 }
 
 /// `rccrawler export` reads the first saved scope of the state folder `dir` as `expected`.
 fn assert_exports(dir: &std::path::Path, expected: &str) {
-    let (saved, _) = crate::data::persist::FileStore::read_saved(dir).unwrap();
+    let (saved, _) = crate::crawl::data::persist::FileStore::read_saved(dir).unwrap();
     let export = InMemoryDataManager::new();
     let (scope, _) = export.hold_saved(&saved[0]).unwrap();
     assert_eq!(graph_text(&export, scope), expected);
 }
 
 /// The summary row of a scope, as the retire workers make it.
-fn row_of(dm: &InMemoryDataManager, scope: ScopeId) -> crate::data::summary::SiteSummary {
+fn row_of(dm: &InMemoryDataManager, scope: ScopeId) -> crate::crawl::data::summary::SiteSummary {
     let mut row = None;
     dm.with_graph(scope, &mut |g| {
-        row = Some(crate::data::summary::SiteSummary::of(
+        row = Some(crate::crawl::data::summary::SiteSummary::of(
             g,
             "a.test".into(),
             0,
             1.0,
-            crate::bandit::RewardKind::NewExternal,
+            crate::model::bandit::RewardKind::NewExternal,
         ));
     });
     row.unwrap()
@@ -997,11 +1007,13 @@ fn a_retired_scope_leaves_memory_and_its_data_stays_in_the_state() {
     assert_eq!(open, ScopeOpen::Finished);
     let info = &dm.scopes()[0];
     assert_eq!(info.retired.as_ref().map(|r| &*r.row), Some(&row));
-    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-        .unwrap();
+    dm.persist(Persist::Checkpoint(
+        crate::crawl::data::CrawlStatus::Unfinished,
+    ))
+    .unwrap();
     drop(dm);
     // From a snapshot too, and `export` reads its graph back.
-    let (_, finished) = crate::data::persist::FileStore::read_saved(dir.path()).unwrap();
+    let (_, finished) = crate::crawl::data::persist::FileStore::read_saved(dir.path()).unwrap();
     assert!(!finished);
     assert_exports(dir.path(), &expected);
 }
@@ -1078,7 +1090,7 @@ fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() 
             target: NormUrl::parse("http://elsewhere.test/").unwrap(),
         })
         .unwrap();
-        c.dm.persist(Persist::Journal(crate::storage::Durability::Disk))
+        c.dm.persist(Persist::Journal(crate::base::storage::Durability::Disk))
             .unwrap();
         c.dm.with_graph(c.scope, &mut |g| {
             let home = &g.nodes()[0];
@@ -1095,8 +1107,10 @@ fn a_page_linking_itself_many_times_weighs_every_copy_and_keeps_other_anchors() 
     };
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(with_external_rows(&dm, scope), expected, "from the journal");
-    dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-        .unwrap();
+    dm.persist(Persist::Checkpoint(
+        crate::crawl::data::CrawlStatus::Unfinished,
+    ))
+    .unwrap();
     drop(dm);
     let (dm, scope, _) = journaled_crawl(dir.path());
     assert_eq!(with_external_rows(&dm, scope), expected, "from a snapshot");
@@ -1135,7 +1149,7 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
         let t = c.dm.take_task(c.scope, SITE).unwrap();
         let path = t.url.path().to_owned();
         fetch(c, t);
-        c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
+        c.dm.persist(Persist::Journal(crate::base::storage::Durability::Process))
             .unwrap();
         path
     };
@@ -1184,7 +1198,7 @@ fn a_revived_scope_survives_a_kill_before_the_first_snapshot() {
     );
     finish(&c, Vec::new());
     assert_eq!(graph_text(&c.dm, c.scope), expected);
-    c.dm.persist(Persist::Journal(crate::storage::Durability::Process))
+    c.dm.persist(Persist::Journal(crate::base::storage::Durability::Process))
         .unwrap();
     drop(c);
     assert_exports(dir.path(), &expected);
@@ -1205,7 +1219,7 @@ fn a_scope_saved_beside_its_results_is_retired_as_before() {
         let row = row_of(&c.dm, scope);
         let failed = c.dm.retire_with(scope, &mut || Err("disk full".into()));
         assert!(
-            matches!(failed, Err(crate::data::RetireError::Results(_))),
+            matches!(failed, Err(crate::crawl::data::RetireError::Results(_))),
             "{failed:?}"
         );
         assert!(c.dm.settled(scope), "still live, and settled");
@@ -1214,8 +1228,10 @@ fn a_scope_saved_beside_its_results_is_retired_as_before() {
         let mut calls = 0;
         c.dm.retire_with(scope, &mut || {
             calls += 1;
-            c.dm.persist(Persist::Checkpoint(crate::data::CrawlStatus::Unfinished))
-                .unwrap();
+            c.dm.persist(Persist::Checkpoint(
+                crate::crawl::data::CrawlStatus::Unfinished,
+            ))
+            .unwrap();
             Ok(row.clone())
         })
         .unwrap();
@@ -1345,7 +1361,7 @@ fn an_alias_folded_by_its_digests_yields_nothing() {
             chain: Vec::new(),
             hash: xxhash_rust::xxh3::xxh3_128(body.as_bytes()),
             print_sketch: String::new(),
-            digests: crate::fold::Digests {
+            digests: crate::model::fold::Digests {
                 request,
                 own: request,
                 text: 1,

@@ -16,8 +16,8 @@ use crossbeam_channel::{Receiver, select};
 
 use super::cpu::CpuIdle;
 use super::evented::Slots;
-use crate::engine::Context;
-use crate::schedule::TaskLease;
+use crate::crawl::engine::Context;
+use crate::crawl::schedule::TaskLease;
 
 /// How often the engine considers starting more downloaders.
 pub(super) const GROW_PERIOD: Duration = Duration::from_millis(100);

@@ -1,7 +1,7 @@
 //! What every worker thread shares for the length of one crawl. Owned by the application
 //! manager; threads borrow it inside `thread::scope`, so nothing here is global. Only the
 //! engine and the application manager see it: a component gets its environment (`env.rs`),
-//! a routine a [`CrawlView`](crate::live::CrawlView).
+//! a routine a [`CrawlView`](crate::crawl::live::CrawlView).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -9,16 +9,16 @@ use std::time::Instant;
 
 use crossbeam_channel::Sender;
 
-use crate::data::coord::Coordinator;
-use crate::data::{DataManager, OpenScopeError};
-use crate::ids::ScopeId;
-use crate::live::ScopeCounts;
-use crate::robots::RobotsParse;
-use crate::schedule::Dispatcher;
-use crate::settings::Settings;
-use crate::sites::Sites;
-use crate::stop::Stop;
-use crate::url_filter::UrlFilter;
+use crate::base::ids::ScopeId;
+use crate::base::stop::Stop;
+use crate::crawl::data::coord::Coordinator;
+use crate::crawl::data::{DataManager, OpenScopeError};
+use crate::crawl::live::ScopeCounts;
+use crate::crawl::schedule::Dispatcher;
+use crate::crawl::settings::Settings;
+use crate::model::robots::RobotsParse;
+use crate::model::sites::Sites;
+use crate::model::url_filter::UrlFilter;
 
 /// The crawl's shared parts.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub(crate) struct Context {
     /// The stop broadcast.
     pub(crate) stop: Arc<Stop>,
     /// Page bodies held at once (downloaded, not yet parsed).
-    pub(crate) bodies: Arc<crate::bodies::BodyBudget>,
+    pub(crate) bodies: Arc<crate::base::bodies::BodyBudget>,
     /// Scope decisions for links (`UrlAnalyzingThread`).
     pub(crate) filter: Box<dyn UrlFilter>,
     /// How robots.txt is read (`RobotsTxtClass`).
@@ -52,11 +52,11 @@ pub(crate) struct Context {
     pub(crate) settled: Option<Sender<ScopeId>>,
     /// The network of sites' totals as sites are written, for the live status page (`None`
     /// without one).
-    pub(crate) network: Option<crate::network::live::LiveNetwork>,
+    pub(crate) network: Option<crate::analysis::network::live::LiveNetwork>,
     /// The crawl's archive (`Archive = warc`).
-    pub(crate) archive: Option<Arc<crate::warc::Recorder>>,
+    pub(crate) archive: Option<Arc<crate::formats::warc::Recorder>>,
     /// The earlier archive of a re-crawl (`Recrawl`).
-    pub(crate) recrawl: Option<Arc<crate::warc::replay::Replay>>,
+    pub(crate) recrawl: Option<Arc<crate::formats::warc::replay::Replay>>,
     /// Problems reported so far, counted as the workers send them (`Log`).
     pub(crate) problems: Arc<AtomicU64>,
 }

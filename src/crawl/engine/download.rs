@@ -11,13 +11,13 @@ use crossbeam_channel::Sender;
 
 use super::Fetched;
 use super::record::record;
-use crate::engine::Context;
-use crate::fetch::retry::back_off;
-use crate::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
-use crate::message::{Log, Outcome, TaskKind};
-use crate::robots::DisallowAll;
-use crate::schedule::TaskLease;
-use crate::stop::PanicGuard;
+use crate::base::stop::PanicGuard;
+use crate::crawl::engine::Context;
+use crate::crawl::fetch::retry::back_off;
+use crate::crawl::fetch::{Downloader, PageResult, RobotsAnswer, Transient};
+use crate::crawl::message::{Log, Outcome, TaskKind};
+use crate::crawl::schedule::TaskLease;
+use crate::model::robots::DisallowAll;
 
 /// Runs one downloader thread until the crawl stops.
 pub(super) fn run(ctx: &Context, downloader: &dyn Downloader, pages: Sender<Fetched>, log: Log) {
@@ -203,7 +203,11 @@ pub(super) fn read_sitemaps(
 /// (`SitemapSeeds`): allowed by its robots.txt and hosts.txt's `include=`/`exclude=`, and not
 /// refused by the URL rules — what a link to them would need. (Which origin of the scope a
 /// page is on is known when orphans are queued: the home page may have moved meanwhile.)
-fn mark_seeds(ctx: &Context, site: crate::ids::SiteId, sitemap: &mut crate::sitemap::Sitemap) {
+fn mark_seeds(
+    ctx: &Context,
+    site: crate::base::ids::SiteId,
+    sitemap: &mut crate::model::sitemap::Sitemap,
+) {
     let entry = ctx.sites.get(site);
     let limits = ctx.settings.sites.rule_limits();
     let robots = entry.robots();
@@ -211,10 +215,10 @@ fn mark_seeds(ctx: &Context, site: crate::ids::SiteId, sitemap: &mut crate::site
         let Ok(url) = url::Url::parse(&e.url) else {
             continue;
         };
-        let pq = crate::robots::path_params_query(&e.url);
+        let pq = crate::model::robots::path_params_query(&e.url);
         e.seed = robots.as_ref().is_none_or(|r| r.allowed(&pq))
             && entry.spec.rules.allows(&pq)
-            && crate::url_rules::refusal(&url, limits).is_none();
+            && crate::model::url_rules::refusal(&url, limits).is_none();
     }
 }
 
@@ -240,7 +244,7 @@ pub(super) fn robots_answered(
             return false;
         }
         RobotsAnswer::Unavailable { why, transient } => {
-            let why = crate::fetch::unavailable_reason(&why);
+            let why = crate::crawl::fetch::unavailable_reason(&why);
             if let Some(t) = &transient {
                 if t.transport && ctx.dispatcher.transport_failed(task.site) {
                     log.problem(

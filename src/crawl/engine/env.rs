@@ -6,17 +6,17 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::Context;
-use crate::data::Progress;
-use crate::fetch::{FetchEnv, HopClaims};
-use crate::finish::Tick;
-use crate::ids::{ScopeId, SiteId};
-use crate::live::{CrawlView, NetworkTotals, ScopeCounts};
-use crate::message::{FetchTask, HopClaim};
-use crate::parse::ParseEnv;
-use crate::settings::Settings;
-use crate::site::Origin;
-use crate::stop::Stop;
-use crate::url_norm::NormUrl;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::base::stop::Stop;
+use crate::crawl::data::Progress;
+use crate::crawl::fetch::{FetchEnv, HopClaims};
+use crate::crawl::finish::Tick;
+use crate::crawl::live::{CrawlView, NetworkTotals, ScopeCounts};
+use crate::crawl::message::{FetchTask, HopClaim};
+use crate::crawl::parse::ParseEnv;
+use crate::crawl::settings::Settings;
+use crate::model::site::Origin;
+use crate::model::url_norm::NormUrl;
 
 impl HopClaims for Context {
     fn claim_hop(&self, task: &FetchTask, url: &NormUrl) -> HopClaim {

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::Context;
-use crate::ids::ScopeId;
-use crate::live::status_page::{self, LIVE_MARKER, StatusPage};
-use crate::live::tally::OpenedScopes;
+use crate::base::ids::ScopeId;
+use crate::crawl::live::status_page::{self, LIVE_MARKER, StatusPage};
+use crate::crawl::live::tally::OpenedScopes;
 
 /// How often the snapshot is renewed.
 const PUBLISH_EVERY: Duration = Duration::from_millis(500);

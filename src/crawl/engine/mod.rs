@@ -36,15 +36,15 @@ use std::thread;
 use crossbeam_channel::{Receiver, RecvTimeoutError, bounded, select};
 use thiserror::Error;
 
-use crate::fetch::Downloader;
-use crate::finish::Finisher;
-use crate::ids::ScopeId;
-use crate::message::{Downloaded, Log, LogEvent};
-use crate::parse::PageParser;
-use crate::routine::{LogFiles, Routine, RoutineIo};
-use crate::schedule::TaskLease;
-use crate::settings::Settings;
-use crate::stop::{STOP_GRACE, StopReason};
+use crate::base::ids::ScopeId;
+use crate::base::stop::{STOP_GRACE, StopReason};
+use crate::crawl::fetch::Downloader;
+use crate::crawl::finish::Finisher;
+use crate::crawl::message::{Downloaded, Log, LogEvent};
+use crate::crawl::parse::PageParser;
+use crate::crawl::routine::{LogFiles, Routine, RoutineIo};
+use crate::crawl::schedule::TaskLease;
+use crate::crawl::settings::Settings;
 pub(crate) use context::{Context, ScopeFeeder};
 
 /// A downloaded page and the lease of its task, on its way to a parser.
@@ -62,7 +62,7 @@ pub(crate) struct Workers<'a> {
     /// `DownloadingThread`.
     pub downloader: &'a dyn Downloader,
     /// The same, when it is the event-driven downloader (`DT1`): its loop runs here.
-    pub evented: Option<&'a crate::fetch::evented::EventedDownloader>,
+    pub evented: Option<&'a crate::crawl::fetch::evented::EventedDownloader>,
     /// `ParsingThread`.
     pub parser: &'a dyn PageParser,
     /// `RoutineThread`.
@@ -200,7 +200,7 @@ impl<'scope> Downloaders<'scope, '_, '_> {
     /// downloaders through `passed`.
     fn start_loop(
         &self,
-        dt1: &'scope crate::fetch::evented::EventedDownloader,
+        dt1: &'scope crate::crawl::fetch::evented::EventedDownloader,
         slots: &'scope evented::Slots,
         passed: crossbeam_channel::Sender<TaskLease>,
     ) -> std::io::Result<thread::ScopedJoinHandle<'scope, ()>> {

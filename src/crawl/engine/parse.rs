@@ -8,10 +8,10 @@ use crossbeam_channel::Receiver;
 
 use super::Fetched;
 use super::record;
-use crate::engine::Context;
-use crate::message::{Failure, LinkTarget, Log, Outcome};
-use crate::parse::{PageParser, ParseEnv, ParseWorker};
-use crate::stop::PanicGuard;
+use crate::base::stop::PanicGuard;
+use crate::crawl::engine::Context;
+use crate::crawl::message::{Failure, LinkTarget, Log, Outcome};
+use crate::crawl::parse::{PageParser, ParseEnv, ParseWorker};
 
 /// Runs one parser thread until the crawl stops and the pages already fetched are recorded.
 pub(super) fn run(ctx: &Context, parser: &dyn PageParser, pages: Receiver<Fetched>, log: Log) {
@@ -44,7 +44,7 @@ fn handle(
             .and_then(|(archive, capture)| {
                 Some((
                     archive,
-                    archive.answer(&capture, crate::warc::BodyRead::Read(&page.body))?,
+                    archive.answer(&capture, crate::formats::warc::BodyRead::Read(&page.body))?,
                 ))
             });
     let record = worker.parse(env, lease.task(), page);
@@ -81,7 +81,7 @@ fn handle(
 
 /// A page's links as the archive's `metadata` record lists them: each target once, in the
 /// order the page first links it (a bad href as written).
-fn outlinks(links: &crate::message::PageLinks) -> Vec<String> {
+fn outlinks(links: &crate::crawl::message::PageLinks) -> Vec<String> {
     (0..links.target_count())
         .filter_map(|t| match links.target(t as u32) {
             LinkTarget::Internal { url, .. } | LinkTarget::External(url) => {

@@ -4,10 +4,10 @@
 //! `MaxPagesPerSite` is suspended with its scope. One function, so no kind of outcome skips a
 //! step (the downloaders' copy once left the page limit to the parsers' alone).
 
-use crate::engine::Context;
-use crate::message::{Log, Outcome};
-use crate::schedule::{Suspension, TaskLease};
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
+use crate::crawl::engine::Context;
+use crate::crawl::message::{Log, Outcome};
+use crate::crawl::schedule::{Suspension, TaskLease};
 
 /// Records `outcome` through `lease` (see the module docs); a failure to record stops the
 /// crawl.

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{select, tick};
 
-use crate::data::{CrawlStatus, Persist};
-use crate::engine::Context;
-use crate::stop::{PanicGuard, StopReason};
-use crate::storage::Durability;
+use crate::base::stop::{PanicGuard, StopReason};
+use crate::base::storage::Durability;
+use crate::crawl::data::{CrawlStatus, Persist};
+use crate::crawl::engine::Context;
 
 /// How often committed work reaches the journal file.
 pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(100);

@@ -11,9 +11,9 @@ use crossbeam_channel::{Sender, select, tick};
 
 use super::Context;
 use super::live_page::Publisher;
-use crate::data::coord::BudgetGrant;
-use crate::ids::ScopeId;
-use crate::stop::StopReason;
+use crate::base::ids::ScopeId;
+use crate::base::stop::StopReason;
+use crate::crawl::data::coord::BudgetGrant;
 
 /// How often the engine looks (as often as the routine asks the finishers).
 pub(super) const TICK: Duration = Duration::from_millis(20);

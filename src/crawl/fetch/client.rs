@@ -17,10 +17,10 @@ use super::pacer::{Pacer, SendTurn};
 use super::pools::AgentPools;
 use super::resolver::CachingResolver;
 use super::roots::{CaFileError, root_certs};
-use crate::fd_limits::idle_connection_budget;
-use crate::ids::SiteId;
-use crate::settings::Settings;
-use crate::url_norm::NormUrl;
+use crate::base::fd_limits::idle_connection_budget;
+use crate::base::ids::SiteId;
+use crate::crawl::settings::Settings;
+use crate::model::url_norm::NormUrl;
 
 /// A response whose body has not been read yet.
 #[derive(Debug)]
@@ -44,7 +44,7 @@ pub struct Response {
     /// the same way.
     replayed_error: Option<FetchError>,
     /// A `304` a re-crawl turned into the archived answer it stands for.
-    pub(crate) not_modified: Option<Box<crate::warc::replay::NotModified>>,
+    pub(crate) not_modified: Option<Box<crate::formats::warc::replay::NotModified>>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
     consumed: bool,
@@ -184,7 +184,7 @@ pub(super) const RESPONSE_HEADER_BYTES: usize = 64 * 1024;
 
 /// The output buffer's least size: a GET request's lines (both downloaders write a request a
 /// part at a time, so the buffer holds its longest line — the request line or the `Cookie`
-/// header, capped at [`MAX_COOKIE_HEADER`](crate::cookies::MAX_COOKIE_HEADER)).
+/// header, capped at [`MAX_COOKIE_HEADER`](crate::model::cookies::MAX_COOKIE_HEADER)).
 const REQUEST_BUFFER_BYTES: usize = 16 * 1024;
 
 /// The output buffer for a crawl whose URLs are at most `max_url_length` bytes and whose
@@ -194,7 +194,7 @@ pub(crate) fn request_buffer_bytes(max_url_length: usize, user_agent: &str) -> u
     REQUEST_BUFFER_BYTES
         .max(max_url_length + ROOM)
         .max(user_agent.len() + ROOM)
-        .max(crate::cookies::MAX_COOKIE_HEADER + ROOM)
+        .max(crate::model::cookies::MAX_COOKIE_HEADER + ROOM)
 }
 
 /// The shared HTTP client.
@@ -210,7 +210,7 @@ pub struct HttpClient {
     /// `Archive = warc`: answers keep their heads for the archive.
     archive: bool,
     /// `rccrawler rebuild`: answers come from this archive.
-    replay: Option<Arc<crate::warc::replay::Replay>>,
+    replay: Option<Arc<crate::formats::warc::replay::Replay>>,
 }
 
 impl HttpClient {
@@ -267,7 +267,7 @@ impl HttpClient {
     /// A client whose answers come from `replay` (`rccrawler rebuild`): nothing is sent.
     pub fn replaying(
         settings: &Settings,
-        replay: Arc<crate::warc::replay::Replay>,
+        replay: Arc<crate::formats::warc::replay::Replay>,
     ) -> Result<Self, CaFileError> {
         let mut client = HttpClient::new(settings)?;
         client.replay = Some(replay);
@@ -301,9 +301,9 @@ impl HttpClient {
     pub(crate) fn get_in_turn(
         &self,
         env: &super::FetchEnv<'_>,
-        site: &crate::sites::SiteEntry,
+        site: &crate::model::sites::SiteEntry,
         url: &NormUrl,
-        validators: Option<&crate::warc::replay::Validators>,
+        validators: Option<&crate::formats::warc::replay::Validators>,
     ) -> Option<(Result<Response, FetchError>, std::time::Instant)> {
         let turn = env.pacing.pace(site.id)?;
         let started = std::time::Instant::now();
@@ -333,7 +333,7 @@ impl HttpClient {
     /// none: a server answering 304 to what it was not asked).
     fn unchanged(
         &self,
-        recrawl: &crate::warc::replay::Replay,
+        recrawl: &crate::formats::warc::replay::Replay,
         url: &NormUrl,
         mut answer: Response,
     ) -> Result<Response, FetchError> {
@@ -358,7 +358,10 @@ impl HttpClient {
         connections: u32,
         url: &NormUrl,
         turn: &SendTurn,
-        (cookie, validators): (Option<&str>, Option<&crate::warc::replay::Validators>),
+        (cookie, validators): (
+            Option<&str>,
+            Option<&crate::formats::warc::replay::Validators>,
+        ),
     ) -> Result<Response, FetchError> {
         if let Some(replay) = &self.replay {
             let (inner, error) = super::replayed::answer(replay, url)?;

@@ -7,16 +7,16 @@
 use std::sync::Arc;
 
 use super::SendTurn;
-use crate::bodies::BodyBudget;
-use crate::ids::SiteId;
-use crate::message::{FetchTask, HopClaim};
-use crate::robots::RobotsParse;
-use crate::settings::Settings;
-use crate::sites::Sites;
-use crate::stop::Stop;
-use crate::url_filter::UrlFilter;
-use crate::url_norm::NormUrl;
-use crate::warc::replay::Validators;
+use crate::base::bodies::BodyBudget;
+use crate::base::ids::SiteId;
+use crate::base::stop::Stop;
+use crate::crawl::message::{FetchTask, HopClaim};
+use crate::crawl::settings::Settings;
+use crate::formats::warc::replay::Validators;
+use crate::model::robots::RobotsParse;
+use crate::model::sites::Sites;
+use crate::model::url_filter::UrlFilter;
+use crate::model::url_norm::NormUrl;
 
 /// A site's turn to send a request: every request takes one right before it is sent (a
 /// task's first, each redirect hop, robots.txt), so the site's delay holds between requests
@@ -53,9 +53,9 @@ pub struct FetchEnv<'a> {
     /// Redirect targets' claims.
     pub hops: &'a dyn HopClaims,
     /// The crawl's archive (`Archive = warc`).
-    pub archive: Option<&'a crate::warc::Recorder>,
+    pub archive: Option<&'a crate::formats::warc::Recorder>,
     /// The earlier archive a re-crawl sends conditional requests from (`Recrawl`).
-    pub recrawl: Option<&'a crate::warc::replay::Replay>,
+    pub recrawl: Option<&'a crate::formats::warc::replay::Replay>,
 }
 
 impl FetchEnv<'_> {
@@ -67,11 +67,12 @@ impl FetchEnv<'_> {
         head: &super::Head<'_>,
         (cookie, validators): (Option<&str>, Option<&Validators>),
         started: std::time::Instant,
-    ) -> Option<crate::warc::Capture> {
+    ) -> Option<crate::formats::warc::Capture> {
         self.archive?;
         let ua = &self.settings.http.user_agent;
         let request = super::head::archived_request(url, ua, cookie, validators);
-        let mut capture = crate::warc::Capture::new(url.as_str(), started, request, head.archived?);
+        let mut capture =
+            crate::formats::warc::Capture::new(url.as_str(), started, request, head.archived?);
         capture.not_modified = head.not_modified.cloned();
         Some(capture)
     }
@@ -79,10 +80,10 @@ impl FetchEnv<'_> {
     /// Archives a captured answer with its body: read, failed, or (`None`) not read.
     pub(crate) fn archive(
         &self,
-        capture: Option<&crate::warc::Capture>,
+        capture: Option<&crate::formats::warc::Capture>,
         body: Option<Result<&[u8], &super::FetchError>>,
     ) {
-        use crate::warc::BodyRead;
+        use crate::formats::warc::BodyRead;
         let (Some(archive), Some(capture)) = (self.archive, capture) else {
             return;
         };

@@ -2,8 +2,8 @@
 //! headers say about its body ([`Declared`]), for both downloaders.
 
 use super::client::{Response, request_uri};
-use crate::url_norm::NormUrl;
-use crate::warc::replay::Validators;
+use crate::formats::warc::replay::Validators;
+use crate::model::url_norm::NormUrl;
 
 /// What a page's headers say about its body: its type, and the robots directives of its
 /// `X-Robots-Tag` headers (SPEC §17).
@@ -43,7 +43,7 @@ pub(crate) struct Head<'r> {
     pub(crate) archived: Option<&'r [u8]>,
     /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
     /// the 304's own head).
-    pub(crate) not_modified: Option<&'r crate::warc::replay::NotModified>,
+    pub(crate) not_modified: Option<&'r crate::formats::warc::replay::NotModified>,
 }
 
 impl<'r> Head<'r> {

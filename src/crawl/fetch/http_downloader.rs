@@ -5,8 +5,8 @@ use super::head::{Declared, Head};
 use super::page::{Check, HeadStep, Step, Walk};
 use super::robots_txt::fetch_robots;
 use super::{CaFileError, Downloader, FetchEnv, HttpClient, PageResult, RobotsAnswer};
-use crate::message::{FetchTask, Log};
-use crate::settings::Settings;
+use crate::crawl::message::{FetchTask, Log};
+use crate::crawl::settings::Settings;
 
 /// The HTTP downloader.
 #[derive(Debug)]
@@ -27,7 +27,7 @@ impl HttpDownloader {
     /// decides as a crawl's does, on the answers the crawl got.
     pub fn replaying(
         settings: &Settings,
-        replay: std::sync::Arc<crate::warc::replay::Replay>,
+        replay: std::sync::Arc<crate::formats::warc::replay::Replay>,
     ) -> Result<Self, CaFileError> {
         Ok(HttpDownloader {
             client: HttpClient::replaying(settings, replay)?,
@@ -49,15 +49,15 @@ impl Downloader for HttpDownloader {
         env: &FetchEnv<'_>,
         task: &FetchTask,
         log: &Log,
-    ) -> Option<crate::sitemap::Sitemap> {
-        crate::fetch::read_sitemaps(env, &self.client, task.site, log)
+    ) -> Option<crate::model::sitemap::Sitemap> {
+        crate::crawl::fetch::read_sitemaps(env, &self.client, task.site, log)
     }
 
     fn abandon_requests(&self) {
         self.client.abandon_requests();
     }
 
-    fn sites_done(&self, sites: &[crate::ids::SiteId]) {
+    fn sites_done(&self, sites: &[crate::base::ids::SiteId]) {
         self.client.sites_done(sites);
     }
 }

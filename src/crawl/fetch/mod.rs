@@ -40,8 +40,8 @@ pub(crate) use robots_txt::{RobotsStep, RobotsWalk, unavailable_reason};
 pub use roots::CaFileError;
 pub(crate) use sitemaps::harvest as read_sitemaps;
 
-use crate::message::{Downloaded, FetchTask, Log, Outcome};
-use crate::robots::RobotsRules;
+use crate::crawl::message::{Downloaded, FetchTask, Log, Outcome};
+use crate::model::robots::RobotsRules;
 
 /// What fetching a page task gave.
 #[derive(Debug)]
@@ -96,7 +96,7 @@ pub trait Downloader: Send + Sync + Debug {
         env: &FetchEnv<'_>,
         task: &FetchTask,
         log: &Log,
-    ) -> Option<crate::sitemap::Sitemap>;
+    ) -> Option<crate::model::sitemap::Sitemap>;
     /// The crawl stopped a while ago: requests still under way should end now, their tasks
     /// abandoned (the engine calls this a second after the stop, so that a stop acts within
     /// a second). The default does nothing: requests end within their timeout.
@@ -104,5 +104,5 @@ pub trait Downloader: Send + Sync + Debug {
 
     /// These sites are through in this run (their scope was written and released): what is
     /// kept for them (idle connections) can go. The default keeps nothing.
-    fn sites_done(&self, _sites: &[crate::ids::SiteId]) {}
+    fn sites_done(&self, _sites: &[crate::base::ids::SiteId]) {}
 }

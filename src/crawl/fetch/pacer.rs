@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::stop::Stop;
+use crate::base::stop::Stop;
 
 /// The gap kept between two request starts of a site whose delay is `delay`: a little more
 /// than asked, because a request reaches the server a moment after its slot is taken (thread
@@ -232,7 +232,7 @@ mod tests {
         p.hold_until(until);
         let _c = p.turn(&stop).unwrap();
         assert!(Instant::now() >= until);
-        stop.request(crate::stop::StopReason::StopFile);
+        stop.request(crate::base::stop::StopReason::StopFile);
         p.set_delay(Duration::from_secs(100));
         p.sent();
         assert!(p.turn(&stop).is_none(), "a stop ends the wait");

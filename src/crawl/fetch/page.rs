@@ -19,15 +19,15 @@ use super::head::{Declared, Head};
 use super::retry::{Transient, is_transient_status};
 use super::robots_txt::fetch_robots;
 use super::{FetchEnv, PageResult, RobotsAnswer};
-use crate::message::{Downloaded, Failure, FetchTask, Hop, HopClaim, HopKind, Log, Outcome};
-use crate::parse::refresh::meta_refresh;
-use crate::path_rules::EXCLUDED;
-use crate::robots::DisallowAll;
-use crate::site::Origin;
-use crate::sites::{SiteEntry, SiteOrigin, SiteView};
-use crate::url_norm::{self, NormUrl, UrlError};
-use crate::url_rules::refusal;
-use crate::warc::Capture;
+use crate::crawl::message::{Downloaded, Failure, FetchTask, Hop, HopClaim, HopKind, Log, Outcome};
+use crate::crawl::parse::refresh::meta_refresh;
+use crate::formats::warc::Capture;
+use crate::model::path_rules::EXCLUDED;
+use crate::model::robots::DisallowAll;
+use crate::model::site::Origin;
+use crate::model::sites::{SiteEntry, SiteOrigin, SiteView};
+use crate::model::url_norm::{self, NormUrl, UrlError};
+use crate::model::url_rules::refusal;
 
 /// Most redirect hops followed (SPEC §2.4).
 pub(crate) const MAX_HOPS: usize = 5;
@@ -103,7 +103,7 @@ pub(crate) struct Walk<'a> {
 type Sample = (
     Declared,
     Vec<u8>,
-    crate::bodies::BodyPermit,
+    crate::base::bodies::BodyPermit,
     Option<Box<Capture>>,
 );
 
@@ -166,7 +166,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The site's jar to save with the page, when this walk changed it.
-    fn jar(&self) -> Option<crate::cookies::SavedJar> {
+    fn jar(&self) -> Option<crate::model::cookies::SavedJar> {
         self.jar_changed.then(|| self.site.cookies.save())
     }
 
@@ -181,7 +181,7 @@ impl<'a> Walk<'a> {
         &mut self,
         declared: Declared,
         body: Vec<u8>,
-        permit: crate::bodies::BodyPermit,
+        permit: crate::base::bodies::BodyPermit,
         twin: Option<Vec<u8>>,
         capture: Option<Box<Capture>>,
     ) -> PageResult {
@@ -256,7 +256,7 @@ impl<'a> Walk<'a> {
         &mut self,
         client: &HttpClient,
         origin: &SiteOrigin,
-    ) -> Result<Arc<dyn crate::robots::RobotsRules>, Box<PageResult>> {
+    ) -> Result<Arc<dyn crate::model::robots::RobotsRules>, Box<PageResult>> {
         let site = Arc::clone(&self.site);
         let _fetching = site.robots_fetch_lock();
         if let Some(r) = origin.robots() {
@@ -498,7 +498,7 @@ impl<'a> Walk<'a> {
         url: &NormUrl,
         declared: Declared,
         body: Result<Vec<u8>, super::FetchError>,
-        mut permit: crate::bodies::BodyPermit,
+        mut permit: crate::base::bodies::BodyPermit,
         started: Instant,
     ) -> Step {
         let capture = self.pending.take();
@@ -528,11 +528,11 @@ impl<'a> Walk<'a> {
             self.env.archive(capture.as_deref(), Some(Ok(&body)));
             return self.hop(next, HopKind::MetaRefresh);
         }
-        if self.env.settings.sites.duplicates == crate::fold::Duplicates::Fold
+        if self.env.settings.sites.duplicates == crate::model::fold::Duplicates::Fold
             && self
                 .site
                 .learning
-                .wants_sample(self.task.level, || crate::fold::looks_dynamic(&body))
+                .wants_sample(self.task.level, || crate::model::fold::looks_dynamic(&body))
         {
             // The same URL once more, at the site's pace like any request: what differs
             // between the two copies is what the site changes per response.

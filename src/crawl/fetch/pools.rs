@@ -9,7 +9,7 @@
 //! Why a budget: each pool keeps its idle keep-alive sockets until it is touched again, so a
 //! crawl of thousands of sites would otherwise run out of file descriptors. The least recently
 //! used pools are dropped (closing their idle sockets) once the idle connections they may hold
-//! pass the budget ([`idle_connection_budget`](crate::fd_limits::idle_connection_budget)). The budget must still hold every site a
+//! pass the budget ([`idle_connection_budget`](crate::base::fd_limits::idle_connection_budget)). The budget must still hold every site a
 //! round-robin crawl visits: with 200 sites and a budget of 512 the pools were dropped before
 //! their next turn, and nearly every request (11,000 of 10,400 pages) opened a connection.
 
@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use ureq::Agent;
 
 use super::pacer::Pacer;
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 /// Makes a site's agent: `(idle connections allowed, the site's pacer)`.
 type MakeAgent = Box<dyn Fn(usize, &Arc<Pacer>) -> Agent + Send + Sync>;
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn the_budget_holds_hundreds_of_sites() {
-        let budget = crate::fd_limits::idle_connection_budget();
+        let budget = crate::base::fd_limits::idle_connection_budget();
         assert!((64..=4096).contains(&budget), "{budget}");
         // Raising the soft limit is what lets a 200-site crawl keep a connection per site.
         if let Ok((soft, hard)) = rlimit::Resource::NOFILE.get()

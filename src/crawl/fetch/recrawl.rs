@@ -7,8 +7,8 @@
 
 use super::FetchError;
 use super::evented::OwnedHead;
-use crate::url_norm::NormUrl;
-use crate::warc::replay::{NotModified, Replay, Validators};
+use crate::formats::warc::replay::{NotModified, Replay, Validators};
+use crate::model::url_norm::NormUrl;
 
 /// The validators to send for a page at `url`, when the earlier crawl archived a whole answer
 /// with some.
@@ -53,7 +53,7 @@ pub(crate) fn unchanged_head(
 fn read(
     recrawl: &Replay,
     url: &NormUrl,
-) -> Result<Option<crate::warc::replay::Unchanged>, FetchError> {
+) -> Result<Option<crate::formats::warc::replay::Unchanged>, FetchError> {
     recrawl
         .unchanged(url.as_str())
         .map_err(|e| FetchError::Other(format!("cannot read the earlier archive: {e}")))

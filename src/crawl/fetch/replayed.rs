@@ -6,8 +6,8 @@
 //! never fetched.
 
 use super::client::FetchError;
-use crate::url_norm::NormUrl;
-use crate::warc::replay::{Answer, Replay};
+use crate::formats::warc::replay::{Answer, Replay};
+use crate::model::url_norm::NormUrl;
 
 /// The bad-link reason of a URL the archive lacks.
 pub const NOT_ARCHIVED: &str = "not in the archive";

@@ -15,7 +15,7 @@ use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
-use crate::settings::ResolveEntry;
+use crate::crawl::settings::ResolveEntry;
 
 /// How long a successful lookup is reused. The system resolver does not report the record's
 /// TTL; five minutes follows a moved site soon enough and costs one lookup per site per five

@@ -11,10 +11,10 @@ use super::head::Head;
 use super::page::MAX_HOPS;
 use super::retry::{Transient, is_transient_status};
 use super::{FetchEnv, FetchError, HttpClient, RobotsAnswer};
-use crate::ids::SiteId;
-use crate::message::Log;
-use crate::robots::{AllowAll, MAX_ROBOTS_BYTES};
-use crate::url_norm::{self, NormUrl};
+use crate::base::ids::SiteId;
+use crate::crawl::message::Log;
+use crate::model::robots::{AllowAll, MAX_ROBOTS_BYTES};
+use crate::model::url_norm::{self, NormUrl};
 
 /// Fetches the robots.txt at `robots_url` for site `site_id` (one of its origins).
 pub(super) fn fetch_robots(
@@ -74,7 +74,7 @@ pub(crate) struct RobotsWalk<'a> {
     /// Names of the cookies the last answer set, for its common log line.
     set_cookie: String,
     /// The answer whose body is being read, for the archive.
-    pending: Option<crate::warc::Capture>,
+    pending: Option<crate::formats::warc::Capture>,
 }
 
 impl<'a> RobotsWalk<'a> {
@@ -224,7 +224,7 @@ impl<'a> RobotsWalk<'a> {
             self.env.archive(capture.as_ref(), Some(body.as_deref()));
         }
         match body {
-            Ok(body) => RobotsAnswer::Rules(crate::robots::with_sitemaps(
+            Ok(body) => RobotsAnswer::Rules(crate::model::robots::with_sitemaps(
                 (self.env.robots)(&body, self.env.settings.robots_agent()),
                 &body,
             )),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use thiserror::Error;
 use ureq::tls::{Certificate, PemItem, RootCerts, parse_pem};
 
-use crate::settings::Location;
+use crate::crawl::settings::Location;
 
 /// `CaFile` cannot be used.
 #[derive(Debug, Error)]

@@ -8,14 +8,14 @@ use std::collections::{HashSet, VecDeque};
 use std::io::Read;
 
 use super::{FetchEnv, FetchError, Head, HttpClient};
-use crate::ids::SiteId;
-use crate::message::Log;
-use crate::sitemap::{
+use crate::base::ids::SiteId;
+use crate::crawl::message::Log;
+use crate::model::sitemap::{
     Kind, MAX_DEPTH, MAX_FILE_BYTES, MAX_FILE_URLS, MAX_FILES, MAX_SITE_URLS, Sitemap,
     SitemapEntry, parse,
 };
-use crate::sites::SiteEntry;
-use crate::url_norm::{self, NormUrl};
+use crate::model::sites::SiteEntry;
+use crate::model::url_norm::{self, NormUrl};
 
 /// Redirects followed for one sitemap file (as for pages).
 const MAX_HOPS: usize = 5;

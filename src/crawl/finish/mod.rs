@@ -17,7 +17,7 @@ pub use stop_file::StopFile;
 pub use timeout::Timeout;
 pub use work_is_done::WorkIsDone;
 
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
 
 /// A finisher could not get ready (its file could not be removed).
 #[derive(Debug, Error)]

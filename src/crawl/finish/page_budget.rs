@@ -3,7 +3,7 @@
 //! the crawl spends exactly the budget.
 
 use super::{Finisher, Tick};
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
 
 /// Stops when the budget is spent.
 #[derive(Debug, Clone, Copy, Default)]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::{Finisher, FinisherError, Tick};
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
 
 /// Watches for a file.
 #[derive(Debug, Clone)]

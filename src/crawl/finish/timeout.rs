@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Finisher, FinisherError, Tick};
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
 
 /// Stops at a deadline.
 #[derive(Debug, Clone, Copy)]

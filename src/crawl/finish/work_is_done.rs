@@ -4,7 +4,7 @@
 //! page that might add work is still being parsed.
 
 use super::{Finisher, Tick};
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
 
 /// Stops when the work is done.
 #[derive(Debug, Clone, Copy, Default)]

@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use super::CrawlView;
 use super::serve::Request;
 use super::tally::{OpenedScopes, Tally};
-use crate::data::pg::{ScopeState, ScopeStatus};
-use crate::report::read_summary;
+use crate::analysis::report::read_summary;
+use crate::crawl::data::pg::{ScopeState, ScopeStatus};
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
 const INDEX_HTML: &str = include_str!("status_page.html");
@@ -114,11 +114,16 @@ impl StatusPage {
 
     /// [`Self::hiding`] what a crawl with `settings` keeps private under `ResultFolder`: its
     /// archive (every request with its cookies) and, when they are there, its state and logs.
-    pub fn hiding_private(self, settings: &crate::settings::Settings) -> Self {
-        self.hiding(&settings.results.folder.join(crate::warc::ARCHIVE_FOLDER))
-            .hiding(&settings.state.folder)
-            .hiding(&settings.logs.common_log)
-            .hiding(&settings.logs.error_log)
+    pub fn hiding_private(self, settings: &crate::crawl::settings::Settings) -> Self {
+        self.hiding(
+            &settings
+                .results
+                .folder
+                .join(crate::formats::warc::ARCHIVE_FOLDER),
+        )
+        .hiding(&settings.state.folder)
+        .hiding(&settings.logs.common_log)
+        .hiding(&settings.logs.error_log)
     }
 
     fn answer(&self, request: &Request, out: &mut TcpStream) -> io::Result<()> {
@@ -236,7 +241,7 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         .map(|s| {
             json!({
                 "site": s.name,
-                "shown": crate::words::shown_origin(s.name),
+                "shown": crate::base::words::shown_origin(s.name),
                 "pages": s.pages,
                 "queued": s.queued,
                 "time_left_seconds": seconds(s.time_left),
@@ -292,7 +297,7 @@ pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
         .map(|s| {
             json!({
                 "site": s.origin,
-                "shown": crate::words::shown_origin(&s.origin),
+                "shown": crate::base::words::shown_origin(&s.origin),
                 "pages": s.pages,
                 "queued": s.pending,
                 "state": s.shown_state(),
@@ -303,7 +308,7 @@ pub fn database_snapshot(scopes: &[ScopeStatus], rate: f64) -> Value {
     let finished: Vec<Value> = scopes
         .iter()
         .filter(done)
-        .map(|s| json!({"site": s.origin, "shown": crate::words::shown_origin(&s.origin), "state": "done", "pages": s.pages, "files": []}))
+        .map(|s| json!({"site": s.origin, "shown": crate::base::words::shown_origin(&s.origin), "state": "done", "pages": s.pages, "files": []}))
         .collect();
     json!({
         "state": if written == scopes.len() { "finished" } else { "crawling" },
@@ -374,7 +379,7 @@ fn finished_sites(results: &Path) -> Vec<Value> {
                 .collect();
             json!({
                 "site": r.site,
-                "shown": crate::words::shown_origin(&r.site),
+                "shown": crate::base::words::shown_origin(&r.site),
                 "state": r.shown_state(),
                 "pages": r.pages,
                 "arcs": r.arcs,
@@ -388,13 +393,13 @@ fn finished_sites(results: &Path) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Progress;
-    use crate::finish::Tick;
-    use crate::ids::{ScopeId, SiteId};
-    use crate::live::{NetworkTotals, ScopeCounts};
-    use crate::settings::{RawSettings, Settings};
-    use crate::site::Origin;
-    use crate::stop::{Stop, StopReason};
+    use crate::base::ids::{ScopeId, SiteId};
+    use crate::base::stop::{Stop, StopReason};
+    use crate::crawl::data::Progress;
+    use crate::crawl::finish::Tick;
+    use crate::crawl::live::{NetworkTotals, ScopeCounts};
+    use crate::crawl::settings::{RawSettings, Settings};
+    use crate::model::site::Origin;
 
     /// A crawl of no scope, stopped or not.
     struct Still {

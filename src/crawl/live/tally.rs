@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::CrawlView;
-use crate::ids::ScopeId;
+use crate::base::ids::ScopeId;
 
 /// The crawl's scopes added up: what the progress line and the status page show.
 pub(crate) struct Tally<'a> {

@@ -4,12 +4,12 @@
 
 use std::time::Instant;
 
-use crate::data::Progress;
-use crate::finish::Tick;
-use crate::ids::{ScopeId, SiteId};
-use crate::settings::Settings;
-use crate::site::Origin;
-use crate::stop::Stop;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::base::stop::Stop;
+use crate::crawl::data::Progress;
+use crate::crawl::finish::Tick;
+use crate::crawl::settings::Settings;
+use crate::model::site::Origin;
 
 /// Where the scopes of a crawl are (SPEC §11).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

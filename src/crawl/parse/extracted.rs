@@ -2,7 +2,7 @@
 //! `rel` qualifiers in one buffer, and the page's base, title, canonical URL, refresh, meta
 //! robots and (when asked) visible text. `links.rs` fills it.
 
-use crate::link_attrs::Rel;
+use crate::model::link_attrs::Rel;
 
 /// Which element a link came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

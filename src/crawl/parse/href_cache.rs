@@ -22,8 +22,8 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
 
 use url::{Position, Url};
 
-use crate::url_norm::{self, NormUrl, UrlError};
-use crate::url_rules::{self, RuleLimits};
+use crate::model::url_norm::{self, NormUrl, UrlError};
+use crate::model::url_rules::{self, RuleLimits};
 
 /// Entries per generation (see [`HrefCache`]): at most twice this many are kept, about a
 /// megabyte, several sites' worth of navigation.
@@ -220,7 +220,7 @@ mod tests {
 
     /// The limits of the shipped settings.
     fn shipped() -> RuleLimits {
-        crate::settings::Settings::defaults(std::path::Path::new("."))
+        crate::crawl::settings::Settings::defaults(std::path::Path::new("."))
             .sites
             .rule_limits()
     }

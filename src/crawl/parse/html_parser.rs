@@ -8,13 +8,15 @@ use url::Url;
 use super::href_cache::{self, HrefCache};
 use super::links::{Extracted, Wanted};
 use super::{PageParser, ParseEnv, ParseWorker, charset, links};
-use crate::fold::{self, Digests, Duplicates};
-use crate::link_attrs::Robots;
-use crate::message::{BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord};
-use crate::path_rules::EXCLUDED;
-use crate::sites::{OtherScheme, SiteEntry, SiteView};
-use crate::url_norm::{self, UrlError};
-use crate::url_rules::RuleLimits;
+use crate::crawl::message::{
+    BadHref, Downloaded, Failure, FetchTask, LinkTarget, PageLinks, PageRecord,
+};
+use crate::model::fold::{self, Digests, Duplicates};
+use crate::model::link_attrs::Robots;
+use crate::model::path_rules::EXCLUDED;
+use crate::model::sites::{OtherScheme, SiteEntry, SiteView};
+use crate::model::url_norm::{self, UrlError};
+use crate::model::url_rules::RuleLimits;
 
 /// The HTML parser component.
 #[derive(Debug, Clone, Copy, Default)]
@@ -221,7 +223,7 @@ fn learn_from_copies(
 
 /// Why a page of a probed host is left out for its topic, if it is.
 fn rejected_by_topic(
-    topic: &crate::url_filter::topic::Topic,
+    topic: &crate::model::url_filter::topic::Topic,
     extracted: &Extracted,
 ) -> Option<String> {
     let score = topic.score(&extracted.title, &extracted.body);
@@ -451,7 +453,7 @@ fn classify(
             .and_then(|o| o.robots())
             .filter(|r| !r.allowed(url.path_and_query()))
             .map(|r| Failure::without_request(r.denial_reason()))
-            // hosts.txt's include= and exclude= for the site (crate::path_rules).
+            // hosts.txt's include= and exclude= for the site (crate::model::path_rules).
             .or_else(|| {
                 (!rules.allows(url.path_and_query())).then(|| Failure::without_request(EXCLUDED))
             })

@@ -17,7 +17,7 @@ use html5gum::{Emitter, ForwardingEmitter, State, Tokenizer};
 use super::context::{BlockText, is_block};
 pub use super::extracted::{Extracted, LinkTag, MAX_BODY_BYTES, RawLink, Wanted};
 use super::text::{MAX_TEXT_BYTES, clean_text_into, push_collapsed, push_text};
-use crate::link_attrs::Rel;
+use crate::model::link_attrs::Rel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tag {
@@ -181,7 +181,7 @@ impl Collector<'_> {
 
     /// An attribute's name: which of the tag's attributes its value goes to, if any.
     fn attribute_name(&mut self, name: &[u8]) {
-        if crate::fold::is_per_request_name(name) {
+        if crate::model::fold::is_per_request_name(name) {
             self.out.per_request_signs = true;
         }
         if self.tag == Some(Tag::Input) && name == b"type" && !self.input_type.set {

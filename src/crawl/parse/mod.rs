@@ -18,10 +18,10 @@ use std::fmt::Debug;
 
 pub use html_parser::{HtmlParser, HtmlWorker};
 
-use crate::message::{Downloaded, FetchTask, PageRecord};
-use crate::settings::Settings;
-use crate::sites::Sites;
-use crate::url_filter::UrlFilter;
+use crate::crawl::message::{Downloaded, FetchTask, PageRecord};
+use crate::crawl::settings::Settings;
+use crate::model::sites::Sites;
+use crate::model::url_filter::UrlFilter;
 
 /// What a parser sees of the crawl: the settings, the sites (to tell internal links from
 /// external ones) and the URL filter (scopes spanning several hosts, the topic score).

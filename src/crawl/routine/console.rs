@@ -10,10 +10,10 @@ use crossbeam_channel::{Receiver, TryRecvError, never, select, tick};
 
 use super::progress::ProgressLine;
 use super::{LogFiles, Routine, RoutineIo};
-use crate::live::CrawlView;
-use crate::live::tally::OpenedScopes;
-use crate::message::LogEvent;
-use crate::stop::StopReason;
+use crate::base::stop::StopReason;
+use crate::crawl::live::CrawlView;
+use crate::crawl::live::tally::OpenedScopes;
+use crate::crawl::message::LogEvent;
 
 /// How often finishers are checked and log events written (the progress line has its own
 /// interval). Also the longest a finished crawl waits to be noticed.
@@ -34,7 +34,7 @@ fn announce_stop(crawl: &dyn CrawlView, reason: &StopReason, progress: &Progress
     progress.println(&format!(
         "{reason} after {:.1} s: stopping — no new request starts; requests under way finish within {} s or are abandoned (fetched again next run); then the state and the results are saved",
         crawl.started().elapsed().as_secs_f64(),
-        crate::stop::STOP_GRACE.as_secs()
+        crate::base::stop::STOP_GRACE.as_secs()
     ));
 }
 

@@ -6,7 +6,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::utc::utc_timestamp;
+use crate::base::utc::utc_timestamp;
 
 /// Open log files.
 #[derive(Debug)]

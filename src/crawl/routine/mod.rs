@@ -10,14 +10,14 @@ use std::fmt::Debug;
 
 use crossbeam_channel::Receiver;
 
-pub(crate) use crate::live::tally::short_duration;
+pub(crate) use crate::crawl::live::tally::short_duration;
 pub use console::ConsoleRoutine;
 pub use logs::LogFiles;
 
-use crate::finish::Finisher;
-use crate::ids::ScopeId;
-use crate::live::CrawlView;
-use crate::message::LogEvent;
+use crate::base::ids::ScopeId;
+use crate::crawl::finish::Finisher;
+use crate::crawl::live::CrawlView;
+use crate::crawl::message::LogEvent;
 
 /// What the engine hands the routine thread.
 #[derive(Debug)]
@@ -44,7 +44,7 @@ pub struct RoutineIo<'a> {
 /// has ended), after writing what is left. Opening scopes, topping up a shared page budget
 /// and publishing the status page are the engine's: a routine need not know of them.
 ///
-/// [`Interrupted`]: crate::stop::StopReason::Interrupted
+/// [`Interrupted`]: crate::base::stop::StopReason::Interrupted
 pub trait Routine: Send + Sync + Debug {
     /// Runs until every other thread of the crawl has ended.
     fn run(&self, crawl: &dyn CrawlView, io: RoutineIo<'_>);

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::live::CrawlView;
-use crate::live::tally::{OpenedScopes, Tally, short_duration};
+use crate::crawl::live::CrawlView;
+use crate::crawl::live::tally::{OpenedScopes, Tally, short_duration};
 
 /// How often the live display is redrawn.
 const LIVE_EVERY: Duration = Duration::from_millis(250);
@@ -140,7 +140,7 @@ impl ProgressLine {
                     s.queued,
                     format!(
                         "{} {}p/{}q",
-                        crate::words::shown_origin(s.name),
+                        crate::base::words::shown_origin(s.name),
                         s.pages,
                         s.queued
                     ),

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 /// Round robin over the ready sites.
 #[derive(Debug, Default)]
@@ -27,7 +27,7 @@ impl Scheduler for RoundRobin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::tests::cands;
+    use crate::crawl::schedule::tests::cands;
 
     #[test]
     fn takes_turns_among_ready_sites() {

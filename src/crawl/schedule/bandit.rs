@@ -1,4 +1,4 @@
-//! A budget rule (`crate::bandit`) as the live crawl's scheduler. An arm is a crawl scope —
+//! A budget rule (`crate::model::bandit`) as the live crawl's scheduler. An arm is a crawl scope —
 //! a site of hosts.txt, or with a multi-host filter all the hosts of its scope (SPEC §6). The
 //! rule picks among every scope with a URL waiting, whether or not its sites may start a
 //! request now, and the scope's ready sites take turns. When the chosen scope must wait
@@ -15,16 +15,16 @@
 //!
 //! Those fetches are not ignored: the rule is asked with the pulls under way and the ones the
 //! dispatcher reserved (picks waiting for their site's turn) believed to pay nothing until
-//! their rewards come ([`crate::bandit::believer`]). With one downloader nothing is ever under
+//! their rewards come ([`crate::model::bandit::believer`]). With one downloader nothing is ever under
 //! way when the rule chooses, so the choices are exactly a replay's.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
-use crate::bandit::believer::Believer;
-use crate::bandit::{Policy, RewardKind, Yield};
-use crate::ids::{ScopeId, SiteId};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::model::bandit::believer::Believer;
+use crate::model::bandit::{Policy, RewardKind, Yield};
 
 /// A budget rule scheduling a live crawl.
 #[derive(Debug)]
@@ -123,8 +123,8 @@ impl Scheduler for BanditScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bandit::guard::GuardedUcb;
-    use crate::bandit::winsor::WinsorUcb;
+    use crate::model::bandit::guard::GuardedUcb;
+    use crate::model::bandit::winsor::WinsorUcb;
 
     fn has_work(n: u32) -> Vec<Candidate> {
         (0..n)

@@ -5,7 +5,7 @@
 //! budget has left, and stopping and continuing spends exactly what an uninterrupted crawl
 //! spends.
 
-use crate::data::coord::BudgetGrant;
+use crate::crawl::data::coord::BudgetGrant;
 
 /// What is left of the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use super::Dispatcher;
 use super::dispatcher::LeaseHolds;
-use crate::data::{DataError, Effects};
-use crate::message::{FetchTask, Outcome, TaskKind};
+use crate::crawl::data::{DataError, Effects};
+use crate::crawl::message::{FetchTask, Outcome, TaskKind};
 
 /// A task handed out by [`Dispatcher::acquire`].
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 //! - [`lease`] — a claimed task as one value ([`TaskLease`]) that gives back what it holds exactly
 //!   once, whatever path the code takes.
 //! - a site's delay is kept between requests as they are written by its
-//!   [`Pacer`](crate::fetch::Pacer), which the dispatcher holds per site.
+//!   [`Pacer`](crate::crawl::fetch::Pacer), which the dispatcher holds per site.
 //! - the rules: [`RoundRobin`] (`AllSites`), [`Sequential`], [`TimeQuantum`].
 
 mod all_sites;
@@ -28,8 +28,8 @@ pub use lease::TaskLease;
 pub use sequential::Sequential;
 pub use time_quantum::TimeQuantum;
 
-use crate::bandit::Yield;
-use crate::ids::{ScopeId, SiteId};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::model::bandit::Yield;
 
 /// A site with work, as schedulers see it (in site order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{Candidate, Scheduler};
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 /// One site at a time.
 #[derive(Debug, Default)]
@@ -22,7 +22,7 @@ impl Scheduler for Sequential {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::tests::cands;
+    use crate::crawl::schedule::tests::cands;
 
     #[test]
     fn the_first_site_until_it_is_done() {

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Candidate, Scheduler};
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 /// Round robin with a time slice.
 #[derive(Debug)]
@@ -55,7 +55,7 @@ impl Scheduler for TimeQuantum {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::tests::cands;
+    use crate::crawl::schedule::tests::cands;
 
     #[test]
     fn slices_of_time_in_turn() {

@@ -1,7 +1,7 @@
 //! settings.ini (SPEC §1), read in three stages:
 //!
 //! 1. [`ini`] — the file becomes a [`RawSettings`] map of strings, with the line of each key;
-//! 2. `values` — each key, as written or its default from the key table ([`crate::setting_keys`]), becomes a
+//! 2. `values` — each key, as written or its default from the key table ([`crate::formats::setting_keys`]), becomes a
 //!    typed value (an error names the key, the value and what is accepted);
 //! 3. `rules` — rules across keys (a topic filter needs keywords, a user agent needs a
 //!    product token…).
@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::setting_keys::MAX_URL_LENGTH;
+pub use crate::formats::setting_keys::MAX_URL_LENGTH;
 
-use crate::setting_keys as keys;
+use crate::formats::setting_keys as keys;
 pub use error::{Location, SettingsError, Warning};
 pub use ini::RawSettings;
 pub use sections::*;
@@ -53,11 +53,11 @@ pub fn redact(url: &str) -> String {
         .join(" ")
 }
 
-use crate::bandit::RewardKind;
-use crate::hosts::SiteDefaults;
-use crate::sites::OtherScheme;
-use crate::url_filter::key_domain::KeyDomainSource;
-use crate::url_filter::topic::TopicSettings;
+use crate::formats::hosts::SiteDefaults;
+use crate::model::bandit::RewardKind;
+use crate::model::sites::OtherScheme;
+use crate::model::url_filter::key_domain::KeyDomainSource;
+use crate::model::url_filter::topic::TopicSettings;
 use values::{Values, list};
 
 /// Validated settings, grouped by who reads them. Built once; shared read-only by every
@@ -202,7 +202,7 @@ impl Settings {
 
     /// The product token robots.txt groups are matched against.
     pub fn robots_agent(&self) -> &str {
-        crate::robots::product_token(&self.http.user_agent)
+        crate::model::robots::product_token(&self.http.user_agent)
     }
 
     /// Whether settings.ini sets `key` (rather than leaving it to its default).
@@ -374,8 +374,8 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         },
         meta_refresh_max_delay: v.small("MetaRefreshMaxDelay")?,
         duplicates: match v.choice("Duplicates")? {
-            "exact" => crate::fold::Duplicates::Exact,
-            _ => crate::fold::Duplicates::Fold,
+            "exact" => crate::model::fold::Duplicates::Exact,
+            _ => crate::model::fold::Duplicates::Fold,
         },
     })
 }
@@ -387,7 +387,7 @@ fn bandit(v: &Values<'_>) -> Result<BanditSettings, SettingsError> {
             "AllExternal" => RewardKind::AllExternal,
             _ => RewardKind::NewExternal,
         },
-        tuning: crate::bandit::Tuning {
+        tuning: crate::model::bandit::Tuning {
             r2_step: v.small("R2Step")?,
             r3_initial: v.small("R3Initial")?,
             window: v.small("BanditWindow")?,
@@ -446,7 +446,7 @@ fn parse_resolve(v: &Values<'_>) -> Result<Vec<ResolveEntry>, SettingsError> {
                 (Some(port), parse_addr(addr).ok_or_else(|| bad(item))?)
             }
         };
-        if let Err(why) = crate::site::check_host_name(host) {
+        if let Err(why) = crate::model::site::check_host_name(host) {
             return Err(v.bad(
                 "Resolve",
                 item,

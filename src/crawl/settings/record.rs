@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::Settings;
-use crate::crawl_record::{HOSTS_FILE, RECORD_FILE, RESULTS_FORMAT};
-use crate::setting_keys as keys;
-use crate::site::SiteSpec;
-use crate::storage::atomic::replace_file_with;
+use crate::base::storage::atomic::replace_file_with;
+use crate::formats::crawl_record::{HOSTS_FILE, RECORD_FILE, RESULTS_FORMAT};
+use crate::formats::setting_keys as keys;
+use crate::model::site::SiteSpec;
 
 /// Keys left out of the record: `Resolve` can be megabytes of addresses and changes nothing
 /// in a graph.
@@ -22,7 +22,7 @@ const LEFT_OUT: &[&str] = &["Resolve"];
 
 /// Writes `crawl.ini` and `hosts.txt` into `folder` (atomically, each).
 pub fn write(folder: &Path, settings: &Settings, sites: &[SiteSpec]) -> io::Result<()> {
-    let started = crate::utc::utc_timestamp(SystemTime::now());
+    let started = crate::base::utc::utc_timestamp(SystemTime::now());
     replace_file_with(&folder.join(RECORD_FILE), |w| {
         w.write_all(render(settings, &started).as_bytes())
     })?;
@@ -65,7 +65,7 @@ fn render(settings: &Settings, started: &str) -> String {
     for k in keys::KEYS.iter().filter(|k| !LEFT_OUT.contains(&k.name)) {
         let value = settings.text(k.name);
         let value = if k.name == "DatabaseUrl" {
-            crate::settings::redact(value)
+            crate::crawl::settings::redact(value)
         } else {
             value.to_owned()
         };
@@ -99,8 +99,8 @@ fn render_hosts(sites: &[SiteSpec]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crawl_record::{RecordedSite, read};
-    use crate::hosts::{self, SiteDefaults};
+    use crate::formats::crawl_record::{RecordedSite, read};
+    use crate::formats::hosts::{self, SiteDefaults};
 
     #[test]
     fn a_record_reads_back_as_written() {

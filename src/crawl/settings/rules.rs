@@ -4,7 +4,7 @@
 //! Which components exist and what they imply is the registry's (`Registry::resolve`).
 
 use super::{Location, RawSettings, Settings, SettingsError, Warning};
-use crate::setting_keys::{self as keys, KEYS, ValueKind};
+use crate::formats::setting_keys::{self as keys, KEYS, ValueKind};
 
 /// The keys as written: sections, keys set twice and unknown keys are errors (the first found,
 /// in line order); the paper's tuning keys are notes.
@@ -105,7 +105,7 @@ pub(super) fn check(s: &Settings) -> Result<Vec<Warning>, SettingsError> {
             expected: "must not be empty".to_owned(),
         });
     }
-    if !crate::robots::is_valid_product_token(s.robots_agent()) {
+    if !crate::model::robots::is_valid_product_token(s.robots_agent()) {
         warnings.push(Warning::new(
             s.location("UserAgent"),
             format!(

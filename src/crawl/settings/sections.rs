@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::bandit::{Params, RewardKind};
-use crate::hosts::SiteDefaults;
-use crate::network::{NetworkSpec, Subsets, TargetScopes, Unit};
-use crate::sites::OtherScheme;
-use crate::url_filter::key_domain::KeyDomainSource;
-use crate::url_filter::topic::TopicSettings;
+use crate::analysis::network::{NetworkSpec, Subsets, TargetScopes, Unit};
+use crate::formats::hosts::SiteDefaults;
+use crate::model::bandit::{Params, RewardKind};
+use crate::model::sites::OtherScheme;
+use crate::model::url_filter::key_domain::KeyDomainSource;
+use crate::model::url_filter::topic::TopicSettings;
 
 /// One `Resolve` entry: connections to `host` (on `port`, or any port) go to `addr`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl ThreadSettings {
     pub fn max_downloaders(&self) -> usize {
         match self.downloading {
             Some(n) => n.get(),
-            None => crate::fd_limits::downloader_cap(),
+            None => crate::base::fd_limits::downloader_cap(),
         }
     }
 
@@ -225,7 +225,7 @@ pub struct SiteRules {
     /// `MetaRefreshMaxDelay`, seconds.
     pub meta_refresh_max_delay: u32,
     /// `Duplicates`: which pages are one node (SPEC §2.6, §14).
-    pub duplicates: crate::fold::Duplicates,
+    pub duplicates: crate::model::fold::Duplicates,
 }
 
 impl SiteRules {
@@ -235,8 +235,8 @@ impl SiteRules {
     }
 
     /// The limits of the URL rules (`MaxPathSegmentRepeats`, `MaxQueryParameters`).
-    pub fn rule_limits(&self) -> crate::url_rules::RuleLimits {
-        crate::url_rules::RuleLimits {
+    pub fn rule_limits(&self) -> crate::model::url_rules::RuleLimits {
+        crate::model::url_rules::RuleLimits {
             max_segment_repeats: self.max_segment_repeats,
             max_query_parameters: self.max_query_parameters,
         }
@@ -289,7 +289,7 @@ pub struct BanditSettings {
     pub reward: RewardKind,
     /// `R2Step`, `R3Initial`, `BanditWindow`, `BanditDiscount`, `BanditPrior`,
     /// `BanditExploration`, `BanditSeed`: every rule's [`Params`] carries them.
-    pub tuning: crate::bandit::Tuning,
+    pub tuning: crate::model::bandit::Tuning,
 }
 
 impl BanditSettings {

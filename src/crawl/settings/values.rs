@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use super::{Location, RawSettings, SettingsError};
-use crate::setting_keys::{self as keys, KeyDef, ValueKind, flag_value};
+use crate::formats::setting_keys::{self as keys, KeyDef, ValueKind, flag_value};
 
 /// Typed lookup of keys, with defaults from the key table; relative paths start at `base`.
 pub(super) struct Values<'a> {

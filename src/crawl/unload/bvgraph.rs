@@ -12,8 +12,8 @@ use webgraph::graphs::bvgraph::BvComp;
 use webgraph::graphs::vec_graph::VecGraph;
 
 use super::UnloadError;
-use crate::data::SiteGraph;
-use crate::storage::replace_file;
+use crate::base::storage::replace_file;
+use crate::crawl::data::SiteGraph;
 
 /// The files BVGraph writes for a basename, by extension.
 const EXTENSIONS: [&str; 3] = ["graph", "offsets", "properties"];

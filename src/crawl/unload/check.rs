@@ -27,8 +27,8 @@ use petgraph::algo::{dijkstra, tarjan_scc};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::{UnloadError, Unloader, gephi_unescape};
-use crate::data::SiteGraph;
-use crate::storage::write_atomic;
+use crate::base::storage::write_atomic;
+use crate::crawl::data::SiteGraph;
 
 /// The name of the report in the result folder.
 pub const REPORT_FILE: &str = "test_report.txt";
@@ -92,7 +92,7 @@ fn report(scopes: &[ScopeCheck]) -> String {
     let mut out = format!(
         "rccrawler {} result check (TestRU): {}, {} passed, {failed} failed\n",
         env!("CARGO_PKG_VERSION"),
-        crate::words::count(scopes.len() as u64, "scope"),
+        crate::base::words::count(scopes.len() as u64, "scope"),
         scopes.len() - failed
     );
     for s in scopes {

@@ -1,19 +1,19 @@
 //! `GephiSiteGraphRU`: nodes.csv, edges.csv, external_links.csv, bad_links.csv,
 //! duplicates.csv, graph.gexf and sitemap.csv of one site (SPEC §4, §17).
 
-use crate::parallel::for_each_index;
+use crate::base::parallel::for_each_index;
 use std::io::{self, Write};
 use std::path::Path;
 
 use parking_lot::Mutex;
 
 use super::{UnloadError, Unloader, write_gexf};
-use crate::bandit::RewardKind;
-use crate::data::columns::{Cell, NODE_COLUMNS};
-use crate::data::{SiteGraph, SitemapRow};
-use crate::gephi_csv::CsvOut;
-use crate::measures::{MEASURE_COLUMNS, Measures, csv_cells};
-use crate::storage::{replace_file, sync_dir};
+use crate::analysis::measures::{MEASURE_COLUMNS, Measures, csv_cells};
+use crate::base::storage::{replace_file, sync_dir};
+use crate::crawl::data::columns::{Cell, NODE_COLUMNS};
+use crate::crawl::data::{SiteGraph, SitemapRow};
+use crate::formats::gephi_csv::CsvOut;
+use crate::model::bandit::RewardKind;
 
 /// The Gephi unloader.
 #[derive(Debug, Clone, Copy)]

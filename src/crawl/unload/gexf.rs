@@ -5,11 +5,11 @@
 
 use std::io::{self, Write};
 
-use crate::data::SiteGraph;
-use crate::data::columns::{Cell, NODE_COLUMNS};
-use crate::gephi_csv::CHUNK;
-use crate::measures::{Measures, gexf_attributes, gexf_values};
-use crate::xml::{xml, xml_into};
+use crate::analysis::measures::{Measures, gexf_attributes, gexf_values};
+use crate::base::xml::{xml, xml_into};
+use crate::crawl::data::SiteGraph;
+use crate::crawl::data::columns::{Cell, NODE_COLUMNS};
+use crate::formats::gephi_csv::CHUNK;
 
 /// A column's value as an attribute value's text.
 fn push_value(line: &mut Vec<u8>, num: &mut itoa::Buffer, value: Cell<'_>) {

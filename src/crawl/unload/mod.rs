@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use crate::gephi_csv::{CsvOut, gephi_unescape, quote};
+pub use crate::formats::gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
 pub use gephi_site_graph::GephiSiteGraph;
 pub(crate) use gexf::write_gexf;
 pub use report::{Report, report_options};
 
-use crate::data::SiteGraph;
+use crate::crawl::data::SiteGraph;
 
 /// A result file could not be written.
 #[derive(Debug, Error)]

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::{UnloadError, Unloader};
-use crate::data::SiteGraph;
-use crate::report::{ReportError, ReportOptions, write_report};
-use crate::settings::Settings;
+use crate::analysis::report::{ReportError, ReportOptions, write_report};
+use crate::crawl::data::SiteGraph;
+use crate::crawl::settings::Settings;
 
 /// The report unloader.
 #[derive(Debug, Clone, Default)]

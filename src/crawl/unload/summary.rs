@@ -4,9 +4,9 @@ use std::borrow::Borrow;
 use std::io;
 use std::path::Path;
 
-pub use crate::data::summary::{SiteState, SiteSummary};
-use crate::gephi_csv::CsvOut;
-use crate::storage::write_atomic;
+use crate::base::storage::write_atomic;
+pub use crate::crawl::data::summary::{SiteState, SiteSummary};
+use crate::formats::gephi_csv::CsvOut;
 
 /// A row's value in one column.
 pub(crate) enum Cell<'a> {
@@ -49,7 +49,7 @@ pub(crate) const COLUMNS: &[(&str, Value)] = &[
     ("Orphans", |r| sitemap_cell(r, |c| c.orphans)),
 ];
 
-fn sitemap_cell(r: &SiteSummary, count: fn(&crate::data::SitemapCounts) -> u64) -> Cell<'_> {
+fn sitemap_cell(r: &SiteSummary, count: fn(&crate::crawl::data::SitemapCounts) -> u64) -> Cell<'_> {
     match &r.sitemap {
         Some(c) => Cell::Count(count(c)),
         None => text(""),
@@ -92,7 +92,7 @@ fn put_row(csv: &mut CsvOut<'_>, r: &SiteSummary) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::summary::tests::sample_row;
+    use crate::crawl::data::summary::tests::sample_row;
 
     #[test]
     fn rows_made_one_at_a_time_make_the_same_file_as_a_table_of_them() {

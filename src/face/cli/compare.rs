@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use super::Exit;
-use crate::compare::{CompareError, Compared};
+use crate::analysis::compare::{CompareError, Compared};
 
 /// Compares the results folders `results` (oldest first) into `out`, and says what changed.
 pub fn compare(results: &[PathBuf], out: &Path) -> Exit {
-    match crate::compare::compare(results, out) {
+    match crate::analysis::compare::compare(results, out) {
         Ok(c) => {
             print_compared(&c, out);
             Exit::Ok
@@ -37,7 +37,7 @@ fn print_compared(c: &Compared, out: &Path) {
     let [yes, unknown, no] = c.verdicts;
     println!(
         "{} compared ({yes} comparable, {no} not, {unknown} unknown): pages {added} added, {removed} removed, {changed} changed, {renamed} renamed, {moved} at another level",
-        crate::words::count(c.sites as u64, "site")
+        crate::base::words::count(c.sites as u64, "site")
     );
     println!(
         "written to {}: sites.csv, pages.csv, renamed.csv, arcs.csv, external.csv, report.html, a dynamic graph.gexf per site",

@@ -10,9 +10,9 @@ use crossbeam_channel::Receiver;
 use serde_json::{Value, json};
 
 use super::Exit;
-use crate::live::status_page::LIVE_MARKER;
-use crate::report::read_summary;
-use crate::settings::Settings;
+use crate::analysis::report::read_summary;
+use crate::crawl::live::status_page::LIVE_MARKER;
+use crate::crawl::settings::Settings;
 
 /// How long the running crawl's page is given to answer.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -69,7 +69,7 @@ pub(super) fn status(settings: &Settings, serve: Option<&str>, ctrl_c: &Receiver
 fn print_live(url: &str, s: &Value) {
     let left = s["time_left_seconds"]
         .as_f64()
-        .map(|t| format!(", about {} left", crate::routine::short_duration(t)))
+        .map(|t| format!(", about {} left", crate::crawl::routine::short_duration(t)))
         .unwrap_or_default();
     println!(
         "crawling for {} s: {} pages, {} queued, {} pages/s, {} problems{left}; sites: {} crawling, {} written, {} waiting (live page: {url})",
@@ -90,7 +90,7 @@ fn print_live(url: &str, s: &Value) {
     for site in &sites {
         let left = site["time_left_seconds"]
             .as_f64()
-            .map_or_else(|| "-".to_owned(), crate::routine::short_duration);
+            .map_or_else(|| "-".to_owned(), crate::crawl::routine::short_duration);
         println!(
             "{:<40} {:>7} {:>7}  {left}",
             site["shown"]
@@ -104,14 +104,14 @@ fn print_live(url: &str, s: &Value) {
 }
 
 /// A crawl that has ended, as its summary.csv says.
-fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
+fn print_ended(results: &Path, rows: &[crate::analysis::report::SummaryRow]) {
     let pages: u64 = rows.iter().map(|r| r.pages).sum();
     let open = rows.iter().filter(|r| r.state == "stopped").count();
     println!(
         "not running; {} in {}: {}{}",
-        crate::words::count(rows.len() as u64, "site"),
+        crate::base::words::count(rows.len() as u64, "site"),
         results.join("summary.csv").display(),
-        crate::words::count(pages, "page"),
+        crate::base::words::count(pages, "page"),
         if open > 0 {
             format!(", {open} stopped (running rccrawler again continues them)")
         } else {
@@ -120,7 +120,7 @@ fn print_ended(results: &Path, rows: &[crate::report::SummaryRow]) {
     );
     println!("{:<40} {:>7} {:>7}  state", "site", "pages", "arcs");
     for r in rows {
-        let site = crate::words::shown_origin(&r.site);
+        let site = crate::base::words::shown_origin(&r.site);
         println!("{site:<40} {:>7} {:>7}  {}", r.pages, r.arcs, r.state);
     }
 }

@@ -23,14 +23,14 @@ use std::path::{Path, PathBuf};
 
 use crossbeam_channel::Receiver;
 
-use crate::app::{AppError, RunReport};
-use crate::data::coord::CoordError;
-use crate::data::pg::PgError;
-use crate::data::{DataError, OpenScopeError, PersistError};
-use crate::hosts;
-use crate::registry::Registry;
-use crate::settings::Settings;
-use crate::site::SiteSpec;
+use crate::crawl::app::{AppError, RunReport};
+use crate::crawl::data::coord::CoordError;
+use crate::crawl::data::pg::PgError;
+use crate::crawl::data::{DataError, OpenScopeError, PersistError};
+use crate::crawl::settings::Settings;
+use crate::face::registry::Registry;
+use crate::formats::hosts;
+use crate::model::site::SiteSpec;
 
 /// Exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ fn bad_input(e: &AppError) -> bool {
                 | AppError::CaFile(_)
                 | AppError::Recrawl { .. }
                 | AppError::Data(DataError::Persist(PersistError::Files(
-                    crate::storage::StateError::Locked { .. }
+                    crate::base::storage::StateError::Locked { .. }
                 )))
                 | AppError::Coord(CoordError::Refused { .. } | CoordError::OtherFormat { .. })
                 | AppError::OpenScope(OpenScopeError::Claim(
@@ -266,14 +266,14 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
         Err(code) => return code,
     };
     let written = registry.unloaders(&settings).and_then(|u| {
-        crate::app::write_results(&settings, &saved.data, &u, &saved.scopes, Some(&network))
+        crate::crawl::app::write_results(&settings, &saved.data, &u, &saved.scopes, Some(&network))
     });
     // The folder records the crawl as a crawl's does (`rccrawler compare` reads it): these
     // settings, and the sites of the hosts.txt beside them when it reads.
     let sites =
         hosts::load(&hosts_path(settings_path, None), settings.sites.defaults).unwrap_or_default();
     let written = written.and_then(|rows| {
-        crate::settings::record::write(&settings.results.folder, &settings, &sites)
+        crate::crawl::settings::record::write(&settings.results.folder, &settings, &sites)
             .map(|()| rows)
             .map_err(|source| AppError::ResultsFolder {
                 folder: settings.results.folder.clone(),
@@ -292,7 +292,7 @@ pub fn export(settings_path: &Path, to: Option<&Path>, which: &[String]) -> Exit
             }
             println!(
                 "{} written to {}",
-                crate::words::count(rows.len() as u64, "scope"),
+                crate::base::words::count(rows.len() as u64, "scope"),
                 settings.results.folder.display()
             );
             Exit::Ok
@@ -325,14 +325,16 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
     };
     let registry = Registry::builtin();
     let options = match settings.as_ref().map(|s| (s, registry.implied(s))) {
-        Some((s, Ok(implied))) => crate::unload::report_options(s, implied.scopes_span_hosts),
+        Some((s, Ok(implied))) => {
+            crate::crawl::unload::report_options(s, implied.scopes_span_hosts)
+        }
         Some((_, Err(e))) => {
             eprintln!("error: {e}");
             return Exit::BadInput;
         }
         None => Default::default(),
     };
-    match crate::report::write_report(&folder, &options) {
+    match crate::analysis::report::write_report(&folder, &options) {
         Ok(facts) => {
             println!(
                 "report of {} site{}: {} ({:.1} MB, {:.1} s)",
@@ -344,7 +346,7 @@ pub fn report(settings_path: &Path, results: Option<&Path>) -> Exit {
             );
             Exit::Ok
         }
-        Err(e @ crate::report::ReportError::Summary(_)) => {
+        Err(e @ crate::analysis::report::ReportError::Summary(_)) => {
             eprintln!("error: {e}");
             Exit::BadInput
         }
@@ -410,7 +412,7 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
     let w = r
         .sites
         .iter()
-        .map(|s| crate::words::shown_origin(&s.site).chars().count())
+        .map(|s| crate::base::words::shown_origin(&s.site).chars().count())
         .max()
         .unwrap_or(0)
         .max("site".len());
@@ -430,7 +432,7 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
         writeln!(
             out,
             "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
-            crate::words::shown_origin(&s.site),
+            crate::base::words::shown_origin(&s.site),
             s.pages,
             s.arcs,
             s.external_links,
@@ -446,7 +448,7 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
         r.unload_elapsed.as_secs_f64()
     )?;
     // Only a report this run wrote (one left by an earlier run with ReportRU would mislead).
-    let report = r.result_folder.join(crate::report::REPORT_FILE);
+    let report = r.result_folder.join(crate::analysis::report::REPORT_FILE);
     let written_now = std::fs::metadata(&report)
         .and_then(|m| m.modified())
         .is_ok_and(|t| t.elapsed().is_ok_and(|age| age <= r.elapsed));

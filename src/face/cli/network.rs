@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{Exit, hosts_path, load_settings};
-use crate::hosts;
-use crate::network::{self, NetworkError, NetworkSpec, TargetScopes};
-use crate::registry::Registry;
-use crate::settings::Settings;
+use crate::analysis::network::{self, NetworkError, NetworkSpec, TargetScopes};
+use crate::crawl::settings::Settings;
+use crate::face::registry::Registry;
+use crate::formats::hosts;
 
 /// Builds the network of `results` (or settings.ini's `ResultFolder`): settings.ini and
 /// hosts.txt, when they exist, say how (`NetworkUnit`, `NetworkSubsets`, the URL filter's

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use super::{Exit, RebuildArgs, hosts_path, shown};
-use crate::fetch::HttpDownloader;
-use crate::registry::Registry;
-use crate::settings::{RawSettings, Settings};
-use crate::warc::replay::Replay;
+use crate::crawl::fetch::HttpDownloader;
+use crate::crawl::settings::{RawSettings, Settings};
+use crate::face::registry::Registry;
+use crate::formats::warc::replay::Replay;
 
 /// The downloader reading the archive (a component registered for the rebuild).
 const REPLAY: &str = "replay";
@@ -32,7 +32,7 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
             return Exit::BadInput;
         }
     };
-    if let Some(input) = crate::storage::paths::overlapping(
+    if let Some(input) = crate::base::storage::paths::overlapping(
         &args.out,
         args.archive
             .iter()
@@ -80,8 +80,10 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
     let exit = super::run(&registry, &settings, &sites, ctrl_c);
     // The rebuild's error log names the damage too, beside what the run met.
     if !replay.problems().is_empty()
-        && let Ok(mut logs) =
-            crate::routine::LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
+        && let Ok(mut logs) = crate::crawl::routine::LogFiles::open(
+            &settings.logs.common_log,
+            &settings.logs.error_log,
+        )
     {
         for p in replay.problems() {
             let _ = logs.problem("", "", &format!("archive: {p}"));
@@ -92,7 +94,7 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
     if missing > 0 {
         eprintln!(
             "{missing} requests asked for URLs the archive lacks: bad links \"{}\" (nothing was fetched)",
-            crate::fetch::NOT_ARCHIVED
+            crate::crawl::fetch::NOT_ARCHIVED
         );
     }
     exit
@@ -194,12 +196,12 @@ fn sites(
     args: &RebuildArgs,
     replay: &Replay,
     settings: &Settings,
-) -> Option<Vec<crate::site::SiteSpec>> {
+) -> Option<Vec<crate::model::site::SiteSpec>> {
     let defaults = settings.sites.defaults;
     let loaded = match &args.hosts {
         Some(file) => {
             let path = hosts_path(file, Some(file));
-            crate::hosts::load(&path, defaults).map_err(|e| e.to_string())
+            crate::formats::hosts::load(&path, defaults).map_err(|e| e.to_string())
         }
         None => {
             let text: String = replay
@@ -208,7 +210,7 @@ fn sites(
                 .filter(|(n, _)| n == "host")
                 .map(|(_, v)| format!("{v}\n"))
                 .collect();
-            crate::hosts::parse(&text, defaults)
+            crate::formats::hosts::parse(&text, defaults)
                 .map_err(|(line, e)| format!("the archive's host line {line}: {e}"))
         }
     };

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use super::{Exit, ReplayArgs};
-use crate::bandit::replay::NamedRule;
-use crate::bandit::replay::{Column, compare, load, write_csv, write_table};
-use crate::registry::Registry;
-use crate::settings::Settings;
-use crate::storage::write_atomic;
+use crate::base::storage::write_atomic;
+use crate::crawl::settings::Settings;
+use crate::face::registry::Registry;
+use crate::model::bandit::replay::NamedRule;
+use crate::model::bandit::replay::{Column, compare, load, write_csv, write_table};
 
 /// Runs the replay and prints the table (and writes the CSV).
 pub fn replay(args: &ReplayArgs) -> Exit {

@@ -9,10 +9,10 @@ use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
 use super::{Exit, database_failure, load_settings, needs_database};
-use crate::data::pg;
-use crate::live::status_page::{StatusPage, database_snapshot};
-use crate::registry::Registry;
-use crate::settings::Settings;
+use crate::crawl::data::pg;
+use crate::crawl::live::status_page::{StatusPage, database_snapshot};
+use crate::crawl::settings::Settings;
+use crate::face::registry::Registry;
 
 /// Where `--serve` listens without an address or a `StatusAddress`.
 const DEFAULT_ADDRESS: &str = "127.0.0.1:8765";
@@ -45,7 +45,7 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
     println!(
         "crawl {:?}: {}, {} done{}",
         settings.database.crawl,
-        crate::words::count(scopes.len() as u64, "scope"),
+        crate::base::words::count(scopes.len() as u64, "scope"),
         scopes
             .iter()
             .filter(|s| s.state == pg::ScopeState::Done)

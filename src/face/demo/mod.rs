@@ -9,11 +9,11 @@ use std::path::Path;
 
 use crossbeam_channel::Receiver;
 
-use crate::cli::{self, Exit};
-use crate::loopback::Server;
-use crate::registry::Registry;
-use crate::settings::{ResolveEntry, Settings};
-use crate::site::{Origin, SiteSpec};
+use crate::base::loopback::Server;
+use crate::crawl::settings::{ResolveEntry, Settings};
+use crate::face::cli::{self, Exit};
+use crate::face::registry::Registry;
+use crate::model::site::{Origin, SiteSpec};
 
 /// The port tried first, so repeated demos write to the same results folder.
 pub const PREFERRED_PORT: u16 = 18421;

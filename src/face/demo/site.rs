@@ -3,7 +3,7 @@
 //! the content hash merges, redirects, non-HTML links, robots.txt rules, a windows-1251 page
 //! and external links with Cyrillic anchors.
 
-use crate::loopback::{Resp, Server};
+use crate::base::loopback::{Resp, Server};
 
 /// The demo site's host name (mapped to 127.0.0.1 with `Resolve`).
 pub const HOST: &str = "demo.test";

@@ -144,14 +144,15 @@ impl Registry {
         &self,
         settings: &Settings,
         hosts: &[SiteSpec],
-    ) -> Result<crate::network::TargetScopes, SettingsError> {
+    ) -> Result<crate::analysis::network::TargetScopes, SettingsError> {
         let entry = self
             .url_filters
             .get(&settings.components.url_filter, settings)?;
         let mut filter = (entry.ctor)(settings, hosts);
-        let origins: Vec<crate::site::Origin> = hosts.iter().map(|h| h.origin.clone()).collect();
+        let origins: Vec<crate::model::site::Origin> =
+            hosts.iter().map(|h| h.origin.clone()).collect();
         let plans = filter.plan(&origins);
-        Ok(crate::network::TargetScopes::from_plans(
+        Ok(crate::analysis::network::TargetScopes::from_plans(
             &origins,
             &plans,
             filter.host_rule(),

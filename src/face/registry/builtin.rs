@@ -81,7 +81,7 @@ fn builtin_ends(r: &mut Registry) {
     });
     r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));
     r.register_unloader("ReportRU", |s, i| {
-        Box::new(crate::unload::Report::new(s, i.scopes_span_hosts))
+        Box::new(crate::crawl::unload::Report::new(s, i.scopes_span_hosts))
     });
 }
 

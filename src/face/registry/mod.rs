@@ -24,21 +24,21 @@ use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
 
-use crate::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use crate::bandit::{self, Params, Policy, PolicyCtor};
-use crate::data::{self, DataLayer, SavedCrawl};
-use crate::fetch::{Downloader, EventedDownloader, HttpDownloader};
-use crate::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
-use crate::parse::{HtmlParser, PageParser};
-use crate::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
-use crate::routine::{ConsoleRoutine, Routine};
-use crate::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQuantum};
-use crate::settings::{Settings, SettingsError, Warning};
-use crate::site::SiteSpec;
-use crate::unload::{GephiSiteGraph, ResultCheck, Unloader};
-use crate::url_filter::key_domain::KeyDomains;
-use crate::url_filter::topic::Topic;
-use crate::url_filter::{AllHosts, KeyDomainFilter, SeedSiteOnly, UrlFilter};
+use crate::crawl::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
+use crate::crawl::data::{self, DataLayer, SavedCrawl};
+use crate::crawl::fetch::{Downloader, EventedDownloader, HttpDownloader};
+use crate::crawl::finish::{Finisher, PageBudget, StopFile, Timeout, WorkIsDone};
+use crate::crawl::parse::{HtmlParser, PageParser};
+use crate::crawl::routine::{ConsoleRoutine, Routine};
+use crate::crawl::schedule::{BanditScheduler, RoundRobin, Scheduler, Sequential, TimeQuantum};
+use crate::crawl::settings::{Settings, SettingsError, Warning};
+use crate::crawl::unload::{GephiSiteGraph, ResultCheck, Unloader};
+use crate::model::bandit::{self, Params, Policy, PolicyCtor};
+use crate::model::robots::{OnlyDisallowRules, Rfc9309Rules, RobotsParse};
+use crate::model::site::SiteSpec;
+use crate::model::url_filter::key_domain::KeyDomains;
+use crate::model::url_filter::topic::Topic;
+use crate::model::url_filter::{AllHosts, KeyDomainFilter, SeedSiteOnly, UrlFilter};
 
 /// Builds an application manager.
 pub type ManagerCtor = Arc<dyn Fn(&Settings) -> Box<dyn ApplicationManager> + Send + Sync>;

@@ -1,7 +1,7 @@
 //! The registry's tests.
 
 use super::*;
-use crate::settings::RawSettings;
+use crate::crawl::settings::RawSettings;
 
 #[test]
 fn test_ru_is_refused_before_or_without_the_files_it_checks() {
@@ -149,7 +149,7 @@ fn every_rule_replay_runs_is_known_by_name_and_spends_the_budget() {
     );
     for (name, make) in rules {
         let mut p = make(&params);
-        let (taken, _) = crate::bandit::tests::run(p.as_mut(), &seqs, 30);
+        let (taken, _) = crate::model::bandit::tests::run(p.as_mut(), &seqs, 30);
         assert_eq!(taken.iter().sum::<usize>(), 30, "{name}: {taken:?}");
         assert!(taken[2] <= 5, "{name}: an exhausted arm leaves");
     }
@@ -157,7 +157,7 @@ fn every_rule_replay_runs_is_known_by_name_and_spends_the_budget() {
     // are: the same choices and description as built by hand.
     let guarded = r.policy("GuardedUcb").expect("registered");
     let mut from_registry = guarded(&params);
-    let mut by_hand = crate::bandit::guard::GuardedUcb::new(
+    let mut by_hand = crate::model::bandit::guard::GuardedUcb::new(
         params.arms,
         params.planned_budget(),
         (params.window(), 5.0, 1.0),
@@ -167,8 +167,8 @@ fn every_rule_replay_runs_is_known_by_name_and_spends_the_budget() {
     assert_eq!(from_registry.parameters(), by_hand.parameters());
     assert!(from_registry.parameters().contains("WinsorUcb ("));
     assert_eq!(
-        crate::bandit::tests::run(from_registry.as_mut(), &seqs, 30),
-        crate::bandit::tests::run(&mut by_hand, &seqs, 30)
+        crate::model::bandit::tests::run(from_registry.as_mut(), &seqs, 30),
+        crate::model::bandit::tests::run(&mut by_hand, &seqs, 30)
     );
 }
 

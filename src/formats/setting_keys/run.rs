@@ -2,7 +2,7 @@
 //! the database (the order the shipped settings.ini lists them).
 
 use super::{KeyDef, ValueKind, int};
-use crate::setting_keys::COMMON_DOMAIN_LABELS;
+use crate::formats::setting_keys::COMMON_DOMAIN_LABELS;
 
 /// The first keys of the table.
 pub(super) const KEYS: &[KeyDef] = &[

@@ -131,7 +131,7 @@ pub fn sort_index(folder: &Path) -> io::Result<()> {
 
 fn write_sorted(folder: &Path, mut lines: Vec<String>) -> io::Result<()> {
     lines.sort();
-    crate::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
+    crate::base::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
         let mut w = io::BufWriter::new(f);
         for l in &lines {
             io::Write::write_all(&mut w, l.as_bytes())?;

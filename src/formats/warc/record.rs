@@ -79,7 +79,7 @@ pub fn sha1_of_parts(parts: &[&[u8]]) -> String {
 /// A WARC date (W3C ISO 8601, UTC, to the microsecond as WARC 1.1 allows): a page's two
 /// copies, fetched one after the other, are told apart by it when the archive is replayed.
 pub fn warc_date(t: SystemTime) -> String {
-    let ms = crate::utc::utc_timestamp(t);
+    let ms = crate::base::utc::utc_timestamp(t);
     let micros = t
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default()

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Instant, SystemTime};
 
 use super::writer::{Archive, Exchange, PageFacts, WarcInfo};
-use crate::stop::{Stop, StopReason};
+use crate::base::stop::{Stop, StopReason};
 
 /// An answer whose head has arrived: what to archive once its body is read (or not).
 #[derive(Debug, Clone)]

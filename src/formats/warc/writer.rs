@@ -456,7 +456,7 @@ impl Archive {
             f.file.sync_all()?;
             let done = PathBuf::from(f.path.to_string_lossy().trim_end_matches(OPEN).to_owned());
             std::fs::rename(&f.path, &done)?;
-            crate::storage::atomic::sync_dir(&self.folder)?;
+            crate::base::storage::atomic::sync_dir(&self.folder)?;
         }
         Ok(())
     }

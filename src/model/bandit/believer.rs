@@ -135,9 +135,9 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
-    use crate::bandit::guard::GuardedUcb;
-    use crate::bandit::paper::R2;
-    use crate::bandit::winsor::WinsorUcb;
+    use crate::model::bandit::guard::GuardedUcb;
+    use crate::model::bandit::paper::R2;
+    use crate::model::bandit::winsor::WinsorUcb;
 
     /// A pull's reward: sites that pay in bursts, rot, or pay late (a function of the site
     /// and its page number only, as a crawl's breadth-first pages are).

@@ -93,12 +93,12 @@ pub trait Policy: Send + Debug {
 /// `copies_by_clone!();` in the rule's `impl Policy`.
 macro_rules! copies_by_clone {
     () => {
-        fn snapshot(&self) -> Option<Box<dyn $crate::bandit::Policy>> {
+        fn snapshot(&self) -> Option<Box<dyn $crate::model::bandit::Policy>> {
             Some(Box::new(self.clone()))
         }
 
-        fn snapshot_over(&self, into: &mut dyn $crate::bandit::Policy) -> bool {
-            $crate::bandit::clone_over(self, into)
+        fn snapshot_over(&self, into: &mut dyn $crate::model::bandit::Policy) -> bool {
+            $crate::model::bandit::clone_over(self, into)
         }
 
         fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {

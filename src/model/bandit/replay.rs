@@ -352,8 +352,8 @@ pub fn write_table(
     writeln!(
         w,
         "{}, {}, {total} reward in all",
-        crate::words::count(seqs.len() as u64, "site"),
-        crate::words::count(pages as u64, "page")
+        crate::base::words::count(seqs.len() as u64, "site"),
+        crate::base::words::count(pages as u64, "page")
     )?;
     writeln!(
         w,
@@ -461,7 +461,7 @@ mod tests {
         Params {
             arms: 0,
             budget: 0,
-            tuning: crate::bandit::Tuning {
+            tuning: crate::model::bandit::Tuning {
                 r2_step: 2,
                 r3_initial: 1,
                 window: 0,
@@ -516,10 +516,11 @@ mod tests {
             },
         ];
         let round_robin = |_: &Params| -> Box<dyn Policy> {
-            Box::new(crate::bandit::baseline::RoundRobinPolicy::default())
+            Box::new(crate::model::bandit::baseline::RoundRobinPolicy::default())
         };
-        let sequential =
-            |_: &Params| -> Box<dyn Policy> { Box::new(crate::bandit::baseline::SequentialPolicy) };
+        let sequential = |_: &Params| -> Box<dyn Policy> {
+            Box::new(crate::model::bandit::baseline::SequentialPolicy)
+        };
         let rules: [NamedRule<'_>; 2] = [("AllSites", &round_robin), ("Sequential", &sequential)];
         let rounds = compare(&seqs, &[3, 6], &rules, &params(), 1);
         assert_eq!(rounds.len(), 2);
@@ -555,7 +556,7 @@ mod tests {
             })
             .collect();
         let winsor = |_: &Params| -> Box<dyn Policy> {
-            Box::new(crate::bandit::winsor::WinsorUcb::new(3, 4, 5.0, 0.3))
+            Box::new(crate::model::bandit::winsor::WinsorUcb::new(3, 4, 5.0, 0.3))
         };
         let rule: NamedRule<'_> = ("WinsorUcb", &winsor);
         let one = simulate(rule, &seqs, 8, &params());

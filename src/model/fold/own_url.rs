@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use url::Url;
 
 use super::url_shape::canonical;
-use crate::url_norm;
+use crate::model::url_norm;
 
 /// What a masked own address is replaced by in the `own` digest.
 pub(crate) const MARK: &str = "\u{0}self\u{0}";

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use hashbrown::HashSet;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
 
 /// Most rules kept per site: a site whose every word changed would otherwise learn the page.
 pub(crate) const MAX_RULES: usize = 256;

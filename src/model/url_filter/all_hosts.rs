@@ -6,9 +6,9 @@
 use url::Url;
 
 use super::{SeedPlan, UrlFilter};
-use crate::ids::SiteId;
-use crate::site::Origin;
-use crate::sites::{SiteKind, SiteView, Sites};
+use crate::base::ids::SiteId;
+use crate::model::site::Origin;
+use crate::model::sites::{SiteKind, SiteView, Sites};
 
 /// Every host of every link.
 #[derive(Debug, Clone, Copy, Default)]

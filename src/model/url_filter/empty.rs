@@ -4,8 +4,8 @@
 use url::Url;
 
 use super::UrlFilter;
-use crate::ids::SiteId;
-use crate::sites::{SiteView, Sites};
+use crate::base::ids::SiteId;
+use crate::model::sites::{SiteView, Sites};
 
 /// Internal = on one of the origins of the page's site.
 #[derive(Debug, Clone, Copy, Default)]

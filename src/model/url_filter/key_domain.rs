@@ -82,7 +82,7 @@ impl KeyDomains {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setting_keys::COMMON_DOMAIN_LABELS;
+    use crate::formats::setting_keys::COMMON_DOMAIN_LABELS;
 
     fn paper() -> KeyDomains {
         KeyDomains::new(

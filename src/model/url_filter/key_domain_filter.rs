@@ -12,9 +12,9 @@ use super::key_domain::KeyDomains;
 use super::topic::Topic;
 use super::trie::LabelTrie;
 use super::{SeedPlan, UrlFilter};
-use crate::ids::{ScopeId, SiteId};
-use crate::site::Origin;
-use crate::sites::{SiteKind, SiteView, Sites};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::model::site::Origin;
+use crate::model::sites::{SiteKind, SiteView, Sites};
 
 /// The domain-name link filter.
 #[derive(Debug)]

@@ -21,9 +21,9 @@ pub(crate) use empty::SeedSiteOnly;
 pub(crate) use key_domain_filter::KeyDomainFilter;
 use url::Url;
 
-use crate::ids::{ScopeId, SiteId};
-use crate::site::Origin;
-use crate::sites::{SiteView, Sites};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::model::site::Origin;
+use crate::model::sites::{SiteView, Sites};
 use topic::Topic;
 
 /// How a seed of hosts.txt is crawled.

@@ -14,7 +14,7 @@ use std::fmt::Debug;
 
 use thiserror::Error;
 
-use crate::site::Origin;
+use crate::model::site::Origin;
 
 /// Fetches of a shared budget granted to this process: the coordinator's answer to
 /// [`Coordinator::share_budget`].
@@ -81,7 +81,7 @@ pub enum CoordError {
     #[error(
         "crawl {crawl:?} was saved in state format {found}; this rccrawler reads format {}. \
          Finish that crawl with the matching rccrawler, or give this one another CrawlName",
-        crate::storage::FORMAT_VERSION
+        crate::base::storage::FORMAT_VERSION
     )]
     OtherFormat {
         /// `CrawlName`.
@@ -91,7 +91,7 @@ pub enum CoordError {
     },
     /// The backend that shares the crawl (a database) failed.
     #[error(transparent)]
-    Backend(#[from] crate::data::BackendError),
+    Backend(#[from] crate::crawl::data::BackendError),
 }
 
 /// How a crawl is shared between processes (see the module docs for what every coordinator

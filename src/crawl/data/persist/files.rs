@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 
 use super::{Persistence, SavedScope, ScopeSource};
-use crate::data::journal::{retired_record, revived_record, split_scope};
-use crate::data::scope::replay::{added_scope, retired_scope, revived_scope};
-use crate::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
-use crate::ids::ScopeId;
-use crate::storage::codec::Reader;
-use crate::storage::frames::{frame, frames, write_framed_file};
-use crate::storage::{Durability, Recovered, StateError, StateStore};
+use crate::base::ids::ScopeId;
+use crate::base::storage::codec::Reader;
+use crate::base::storage::frames::{frame, frames, write_framed_file};
+use crate::base::storage::{Durability, Recovered, StateError, StateStore};
+use crate::crawl::data::journal::{retired_record, revived_record, split_scope};
+use crate::crawl::data::scope::replay::{added_scope, retired_scope, revived_scope};
+use crate::crawl::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
 
 /// A snapshot blob holding a scope's data.
 const LIVE: u8 = 0;

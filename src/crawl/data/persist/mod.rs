@@ -24,8 +24,8 @@ pub use files::FileStore;
 use std::sync::Arc;
 
 use super::{CrawlStatus, GraphHandle, Persist, PersistError, RetiredScope, SiteSummary};
-use crate::data::coord::ScopeClaim;
-use crate::ids::ScopeId;
+use crate::base::ids::ScopeId;
+use crate::crawl::data::coord::ScopeClaim;
 
 /// A scope's saved bytes: its last snapshot (if one was taken), then the journal records
 /// committed since, framed, in order — or, for a scope written and released by an earlier

@@ -7,9 +7,9 @@ use std::time::SystemTime;
 use super::db::{Db, PgError};
 use super::schema;
 use super::scope_state::ScopeState;
-use crate::data::persist::SavedScope;
-use crate::settings::Settings;
-use crate::site::Origin;
+use crate::crawl::data::persist::SavedScope;
+use crate::crawl::settings::Settings;
+use crate::model::site::Origin;
 
 /// One scope as `rccrawler status` shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,9 +9,9 @@ use super::PgCrawl;
 use super::db::bigint;
 use super::register::{self, Registered};
 use super::scope_state;
-use crate::data::coord::BudgetGrant;
-use crate::data::coord::{ClaimToken, CoordError, Coordinator, ScopeClaim};
-use crate::site::Origin;
+use crate::crawl::data::coord::BudgetGrant;
+use crate::crawl::data::coord::{ClaimToken, CoordError, Coordinator, ScopeClaim};
+use crate::model::site::Origin;
 
 /// The coordinator of a `PgDM` process.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ impl Coordinator for PgCoordinator {
             eprintln!(
                 "crawl {crawl:?} is finished: every one of its {} is done. `rccrawler export` writes its results; \
                  to crawl the sites again, give it another CrawlName",
-                crate::words::count(seeds.len() as u64, "scope")
+                crate::base::words::count(seeds.len() as u64, "scope")
             );
         }
         Ok(())

@@ -8,7 +8,7 @@ use std::time::Duration;
 use postgres::{Client, Config, NoTls};
 use thiserror::Error;
 
-pub(crate) use crate::settings::redact;
+pub(crate) use crate::crawl::settings::redact;
 
 /// What went wrong with the database.
 #[derive(Debug, Error)]
@@ -62,7 +62,7 @@ pub enum PgError {
         origin: String,
         /// What is wrong.
         #[source]
-        source: Box<crate::data::DataError>,
+        source: Box<crate::crawl::data::DataError>,
     },
 }
 
@@ -74,22 +74,22 @@ impl PgError {
     }
 }
 
-impl From<PgError> for crate::data::BackendError {
+impl From<PgError> for crate::crawl::data::BackendError {
     fn from(e: PgError) -> Self {
         let bad = e.is_bad_setting();
-        crate::data::BackendError::new(e, bad)
+        crate::crawl::data::BackendError::new(e, bad)
     }
 }
 
-impl From<PgError> for crate::data::PersistError {
+impl From<PgError> for crate::crawl::data::PersistError {
     fn from(e: PgError) -> Self {
-        crate::data::PersistError::Backend(e.into())
+        crate::crawl::data::PersistError::Backend(e.into())
     }
 }
 
-impl From<PgError> for crate::data::coord::CoordError {
+impl From<PgError> for crate::crawl::data::coord::CoordError {
     fn from(e: PgError) -> Self {
-        crate::data::coord::CoordError::Backend(e.into())
+        crate::crawl::data::coord::CoordError::Backend(e.into())
     }
 }
 

@@ -43,8 +43,8 @@ pub use db::PgError;
 pub use scope_state::ScopeState;
 pub use store::PgStore;
 
-use crate::settings::Settings;
-use crate::site::Origin;
+use crate::crawl::settings::Settings;
+use crate::model::site::Origin;
 use db::{Db, bigint};
 use renew::ClaimRenewer;
 use settle::Settler;

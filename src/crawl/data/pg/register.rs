@@ -30,7 +30,7 @@ pub(super) fn register(
     sorted.sort();
     let listed = sorted.join("\n");
     let mut tx = c.transaction()?;
-    let format = crate::storage::FORMAT_VERSION as i32;
+    let format = crate::base::storage::FORMAT_VERSION as i32;
     tx.execute(
         "INSERT INTO rccrawler_crawls (name, seeds, state_format) VALUES ($1, $2, $3) \
          ON CONFLICT DO NOTHING",

@@ -28,8 +28,8 @@ use super::db::{Db, PgError};
 use super::scope_state::{self, ScopeState};
 use super::spend_reserved;
 use super::tables::{self, Encoded};
-use crate::bandit::RewardKind;
-use crate::data::GraphHandle;
+use crate::crawl::data::GraphHandle;
+use crate::model::bandit::RewardKind;
 
 /// A finished scope to save.
 #[derive(Debug)]

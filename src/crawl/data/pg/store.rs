@@ -14,13 +14,13 @@ use super::db::{PgError, bigint};
 use super::scope_state::{self, ScopeState, SnapshotTurn};
 use super::settle::{Job, Work};
 use super::{PgCrawl, spend_reserved, tables};
-use crate::data::coord::{ClaimToken, ScopeClaim};
-use crate::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
-use crate::data::summary::SiteSummary;
-use crate::data::{CrawlStatus, Persist, PersistError, RetiredScope};
-use crate::ids::ScopeId;
-use crate::storage::Durability;
-use crate::storage::codec::Reader;
+use crate::base::ids::ScopeId;
+use crate::base::storage::Durability;
+use crate::base::storage::codec::Reader;
+use crate::crawl::data::coord::{ClaimToken, ScopeClaim};
+use crate::crawl::data::persist::{Persistence, SavedScope, ScopeFigures, ScopeSource};
+use crate::crawl::data::summary::SiteSummary;
+use crate::crawl::data::{CrawlStatus, Persist, PersistError, RetiredScope};
 
 /// Journal batches with their names, in order.
 type Batches = Vec<(String, Vec<u8>)>;

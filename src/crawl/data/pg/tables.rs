@@ -8,9 +8,9 @@ use postgres::Transaction;
 
 use super::db::{Db, PgError};
 use super::scope_state;
-use crate::bandit::RewardKind;
-use crate::data::SiteGraph;
-use crate::data::columns::{Cell, NODE_COLUMNS};
+use crate::crawl::data::SiteGraph;
+use crate::crawl::data::columns::{Cell, NODE_COLUMNS};
+use crate::model::bandit::RewardKind;
 
 /// Rows are sent to the server whenever this much is assembled: memory stays bounded
 /// whatever the size of the graph.

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::{ScopeGraph, UrlState};
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 impl ScopeGraph {
     /// Whether the scope holds `MaxUrlsPerSite` internal URLs: links to new ones are left out.
@@ -62,8 +62,8 @@ impl ScopeGraph {
     }
 
     /// Whether task `task`'s redirect chain may fetch `url` (see `DataManager::claim_hop`).
-    pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::message::HopClaim {
-        use crate::message::HopClaim;
+    pub(crate) fn claim_hop(&mut self, task: u32, url: &str) -> crate::crawl::message::HopClaim {
+        use crate::crawl::message::HopClaim;
         let Some(id) = self.urls.lookup(url) else {
             return match self.new_hop_claims.get(url) {
                 Some(&t) if t != task => HopClaim::Taken,

@@ -7,14 +7,14 @@
 use super::{
     DataError, Effects, ID_MASK, LinkRec, PageRec, PullRec, STATIC_BIT, ScopeGraph, UrlState,
 };
-use crate::data::records::{
+use crate::base::ids::SiteId;
+use crate::crawl::data::records::{
     Entry, LinkKind, PageMeta, Pull, Resolved, ResolvedHop, ResolvedKind, ResolvedLink,
 };
-use crate::ids::SiteId;
-use crate::link_attrs::Rel;
-use crate::message::{Decided, Hop, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
-use crate::site::Origin;
-use crate::url_norm::NormUrl;
+use crate::crawl::message::{Decided, Hop, HopKind, LinkTarget, Outcome, PageLink, PageRecord};
+use crate::model::link_attrs::Rel;
+use crate::model::site::Origin;
+use crate::model::url_norm::NormUrl;
 
 /// What resolving one page's links keeps between its links.
 struct LinkIds {
@@ -276,7 +276,11 @@ impl ScopeGraph {
         let Some(origin) = url::Url::parse(url).ok().as_ref().and_then(Origin::of) else {
             return Ok(None);
         };
-        let probe = format!("{}{}", origin.home().as_str(), crate::fold::SOFT_404_PROBE);
+        let probe = format!(
+            "{}{}",
+            origin.home().as_str(),
+            crate::model::fold::SOFT_404_PROBE
+        );
         if self.urls.lookup(&probe).is_some() {
             return Ok(None);
         }
@@ -390,7 +394,7 @@ impl ScopeGraph {
 
     pub(super) fn text_ref(&mut self, text: &str) -> Result<u32, DataError> {
         if self.texts.len() as u32 >= super::TEXT_LIMIT && self.texts.lookup(text).is_none() {
-            return Err(crate::data::interner::InternerFull.into());
+            return Err(crate::crawl::data::interner::InternerFull.into());
         }
         let (id, new) = self.texts.intern(text)?;
         if new && let Some(j) = self.journal.as_mut() {

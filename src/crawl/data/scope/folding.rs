@@ -6,8 +6,8 @@
 use hashbrown::HashMap;
 
 use super::{ScopeGraph, UrlState};
-use crate::data::records::PageMeta;
-use crate::fold::url_shape::{ShapeReason, print_target, shape_reason_in};
+use crate::crawl::data::records::PageMeta;
+use crate::model::fold::url_shape::{ShapeReason, print_target, shape_reason_in};
 
 /// Why an alias URL maps to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl Folder {
             let rec = g.recs[id as usize];
             if rec.state == UrlState::External
                 || rec.state.is_open()
-                || !g.url(id).ends_with(crate::fold::SOFT_404_PROBE)
+                || !g.url(id).ends_with(crate::model::fold::SOFT_404_PROBE)
             {
                 continue;
             }
@@ -176,7 +176,7 @@ impl Folder {
 
     /// A print version and the page it renders, in either order: with equal text, or the
     /// print version's text holding the page's, in order, with a few short lines of its own
-    /// (its template's: [`crate::fold::print_sketch`]).
+    /// (its template's: [`crate::model::fold::print_sketch`]).
     fn print(
         &self,
         g: &ScopeGraph,
@@ -190,7 +190,7 @@ impl Folder {
         let reason = AliasReason::Shape(ShapeReason::PrintVersion);
         let holds = |page: Option<u32>, print: Option<u32>| match (page, print) {
             (Some(a), Some(p)) => {
-                crate::fold::print_sketch::print_holds(g.texts.get(a), g.texts.get(p))
+                crate::model::fold::print_sketch::print_holds(g.texts.get(a), g.texts.get(p))
             }
             _ => false,
         };

@@ -18,7 +18,7 @@ use hashbrown::HashSet;
 use super::folding::Folder;
 use super::traps::{TrapCut, TrapReplay};
 use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
-use crate::data::records::LinkKind;
+use crate::crawl::data::records::LinkKind;
 
 pub use super::folding::AliasReason;
 
@@ -63,7 +63,7 @@ pub struct ExternalRow<'a> {
     /// The text around the link (`ExternalLinkContext`; empty when not kept).
     pub context: &'a str,
     /// Its `rel` qualifiers (SPEC §17).
-    pub rel: crate::link_attrs::Rel,
+    pub rel: crate::model::link_attrs::Rel,
 }
 
 /// A row of bad_links.csv.
@@ -349,7 +349,7 @@ impl<'a> SiteGraph<'a> {
         }
     }
 
-    /// A node's robots directives (meta robots and `X-Robots-Tag`, [`crate::link_attrs::Robots`]
+    /// A node's robots directives (meta robots and `X-Robots-Tag`, [`crate::model::link_attrs::Robots`]
     /// text; empty: none).
     pub fn robots(&self, node: &Node) -> &'a str {
         match self.g.pages[node.page as usize].meta.robots() {
@@ -507,7 +507,7 @@ impl<'a> SiteGraph<'a> {
         }
         let (first, second) = self.nodes.split_at(self.nodes.len() / 2);
         let (mut counts, rest) =
-            crate::parallel::join("node-counts", || count(first), || count(second));
+            crate::base::parallel::join("node-counts", || count(first), || count(second));
         counts.extend(rest);
         counts
     }

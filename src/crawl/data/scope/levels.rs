@@ -2,7 +2,7 @@
 //! redirects when a shorter path appears, and the frontiers fed by it.
 
 use super::{NO_LEVEL, ScopeGraph, UrlState};
-use crate::ids::SiteId;
+use crate::base::ids::SiteId;
 
 impl ScopeGraph {
     /// Lowers `start`'s level to `level` if that is shorter, and everything reachable from it
@@ -96,9 +96,9 @@ impl ScopeGraph {
 
     /// Whether a page's robots directives say `nofollow` (`FollowNofollow = no` then gives
     /// its links' targets no level).
-    pub(super) fn says_nofollow(&self, meta: &crate::data::records::PageMeta) -> bool {
+    pub(super) fn says_nofollow(&self, meta: &crate::crawl::data::records::PageMeta) -> bool {
         meta.robots()
-            .is_some_and(|t| crate::link_attrs::is_nofollow(self.texts.get(t)))
+            .is_some_and(|t| crate::model::link_attrs::is_nofollow(self.texts.get(t)))
     }
 
     /// Records the final state of an open URL, keeping the counters right.

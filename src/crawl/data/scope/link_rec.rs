@@ -18,19 +18,25 @@ pub(super) const REPEAT: u32 = 3;
 pub(super) struct LinkRec {
     pub(super) target: u32,
     /// The text id (below [`TEXT_LIMIT`]), and the link's `rel` qualifiers in the top
-    /// [`Rel::BITS`](crate::link_attrs::Rel::BITS) bits.
+    /// [`Rel::BITS`](crate::model::link_attrs::Rel::BITS) bits.
     pub(super) aux: u32,
 }
 
 /// Text ids of a scope stay below this: a link record keeps its `rel` qualifiers above them.
 /// (2^29 texts would take tens of GB; a scope reaching it stops with an error.)
-pub(super) const TEXT_LIMIT: u32 = 1 << (32 - crate::link_attrs::Rel::BITS);
+pub(super) const TEXT_LIMIT: u32 = 1 << (32 - crate::model::link_attrs::Rel::BITS);
 
 impl LinkRec {
-    pub(super) fn new(kind: LinkKind, id: u32, aux: u32, rel: crate::link_attrs::Rel) -> Self {
+    pub(super) fn new(
+        kind: LinkKind,
+        id: u32,
+        aux: u32,
+        rel: crate::model::link_attrs::Rel,
+    ) -> Self {
         LinkRec {
             target: (kind.code() << KIND_SHIFT) | id,
-            aux: (aux & (TEXT_LIMIT - 1)) | rel.bits() << (32 - crate::link_attrs::Rel::BITS),
+            aux: (aux & (TEXT_LIMIT - 1))
+                | rel.bits() << (32 - crate::model::link_attrs::Rel::BITS),
         }
     }
     /// Whether the link gives its target a level: not when it carries `nofollow`, `ugc` or
@@ -43,8 +49,10 @@ impl LinkRec {
         self.aux & (TEXT_LIMIT - 1)
     }
     /// The link's `rel` qualifiers.
-    pub(super) fn rel(self) -> crate::link_attrs::Rel {
-        crate::link_attrs::Rel::from_bits(self.aux >> (32 - crate::link_attrs::Rel::BITS))
+    pub(super) fn rel(self) -> crate::model::link_attrs::Rel {
+        crate::model::link_attrs::Rel::from_bits(
+            self.aux >> (32 - crate::model::link_attrs::Rel::BITS),
+        )
     }
     /// The record before it, `n` (at least 1) more times.
     pub(super) fn repeat(n: u32) -> Self {

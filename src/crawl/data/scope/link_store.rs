@@ -13,8 +13,8 @@
 //! varint, three more bits on every record grew the Rust documentation's peak by 1.5 MB).
 
 use super::{ID_MASK, LinkRec, REPEAT};
-use crate::data::error::DataError;
-use crate::data::records::LinkKind;
+use crate::crawl::data::error::DataError;
+use crate::crawl::data::records::LinkKind;
 
 /// The head of a record that only says the next record's `rel` qualifiers.
 const REL_PREFIX: u64 = REPEAT as u64;
@@ -116,10 +116,11 @@ impl Iterator for LinkIter<'_> {
 
     fn next(&mut self) -> Option<LinkRec> {
         let mut head = take_var(&mut self.bytes)?;
-        let mut rel = crate::link_attrs::Rel::NONE;
+        let mut rel = crate::model::link_attrs::Rel::NONE;
         if head == REL_PREFIX {
-            rel =
-                crate::link_attrs::Rel::from_bits(u32::try_from(take_var(&mut self.bytes)?).ok()?);
+            rel = crate::model::link_attrs::Rel::from_bits(
+                u32::try_from(take_var(&mut self.bytes)?).ok()?,
+            );
             head = take_var(&mut self.bytes)?;
         }
         let code = (head & 3) as u32;
@@ -169,7 +170,7 @@ fn take_var(bytes: &mut &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link_attrs::Rel;
+    use crate::model::link_attrs::Rel;
 
     #[test]
     fn records_read_back_as_written_and_take_a_few_bytes() {

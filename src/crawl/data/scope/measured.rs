@@ -3,7 +3,7 @@
 //! manager's records.
 
 use super::graph::SiteGraph;
-use crate::measures::{Csr, Measures};
+use crate::analysis::measures::{Csr, Measures};
 
 impl SiteGraph<'_> {
     /// The graph's arcs (its node ids are 1-based; the rows' are 0-based).

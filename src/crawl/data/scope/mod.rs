@@ -44,9 +44,9 @@ use super::frontier::Frontier;
 use super::interner::Interner;
 use super::journal::JournalBuf;
 use super::records::{Entry, LinkKind, PageMeta, Pull};
-use crate::ids::SiteId;
-use crate::message::HopKind;
-use crate::site::Origin;
+use crate::base::ids::SiteId;
+use crate::crawl::message::HopKind;
+use crate::model::site::Origin;
 use link_rec::{ID_MASK, LinkRec, REPEAT, TEXT_LIMIT};
 use link_store::{LinkIter, LinkRange, LinkStore};
 
@@ -159,7 +159,7 @@ pub struct Effects {
     pub woke: Vec<SiteId>,
     /// What the fetch yielded (BeeBot's reward): distinct external URLs seen for the first
     /// time, and all of them (the paper's X(i, j)); 1 for a redirect to another site.
-    pub yielded: crate::bandit::Yield,
+    pub yielded: crate::model::bandit::Yield,
     /// The scope reached `MaxPagesPerSite` with this commit.
     pub page_limit_reached: bool,
     /// The scope's work in this run is over with this commit (nothing left to fetch, or it
@@ -233,7 +233,7 @@ pub(crate) struct ScopeGraph {
     new_hop_claims: HashMap<String, u32>,
     /// What its sites' sitemaps list (`Sitemaps = yes`, SPEC §17); not saved: each run
     /// reads them again with robots.txt.
-    sitemap: Option<crate::sitemap::Sitemap>,
+    sitemap: Option<crate::model::sitemap::Sitemap>,
     /// Pages a sitemap listed and no link reached, queued as orphans (`SitemapSeeds`):
     /// saved, so that the written graph has them as nodes.
     orphans: Vec<u32>,

@@ -5,9 +5,9 @@
 //! has them as nodes without a level ([`super::graph`]).
 
 use super::{NO_LEVEL, ScopeGraph, UrlState};
-use crate::data::records::{Entry, LinkKind};
-use crate::ids::SiteId;
-use crate::sitemap::Sitemap;
+use crate::base::ids::SiteId;
+use crate::crawl::data::records::{Entry, LinkKind};
+use crate::model::sitemap::Sitemap;
 
 impl ScopeGraph {
     /// Keeps what a site's sitemaps list, merged with the scope's other sites'. With `seed`,

@@ -3,8 +3,8 @@
 //! with the same code as a live commit.
 
 use super::{DataError, ScopeGraph, UNBOUND, UrlState};
-use crate::data::journal;
-use crate::data::records::{Entry, LinkKind};
+use crate::crawl::data::journal;
+use crate::crawl::data::records::{Entry, LinkKind};
 
 impl ScopeGraph {
     /// Replays the entries of one record.
@@ -91,7 +91,7 @@ impl ScopeGraph {
             Some(bytes) => Some(ScopeGraph::from_bytes(bytes)?),
             None => None,
         };
-        for payload in crate::storage::frames::frames(journal) {
+        for payload in crate::base::storage::frames::frames(journal) {
             let (_, entries) = journal::split_scope(payload)?;
             match (&mut graph, added_scope(entries)?) {
                 (None, Some((origin, max_level))) => {
@@ -118,7 +118,7 @@ impl ScopeGraph {
 /// If a record retires a scope: what is kept of it.
 pub(crate) fn retired_scope(
     entries: &[u8],
-) -> Result<Option<crate::data::RetiredScope>, DataError> {
+) -> Result<Option<crate::crawl::data::RetiredScope>, DataError> {
     match journal::decode(entries).next() {
         Some(Ok(Entry::Retired(r))) => Ok(Some(r)),
         Some(Err(e)) => Err(e.into()),
@@ -136,7 +136,9 @@ pub(crate) fn revived_scope(entries: &[u8]) -> Result<Option<&[u8]>, DataError> 
 }
 
 /// If a record creates a scope: its first entry, decoded.
-pub(crate) fn added_scope(entries: &[u8]) -> Result<Option<(crate::site::Origin, u32)>, DataError> {
+pub(crate) fn added_scope(
+    entries: &[u8],
+) -> Result<Option<(crate::model::site::Origin, u32)>, DataError> {
     let mut decoded = journal::decode(entries);
     match decoded.next() {
         Some(Ok(Entry::AddScope { origin, max_level })) => {

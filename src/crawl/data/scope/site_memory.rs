@@ -3,10 +3,10 @@
 //! continued crawl digests and requests as the earlier runs did.
 
 use super::ScopeGraph;
-use crate::cookies::SavedJar;
-use crate::fold::SiteRules;
-use crate::site::Origin;
-use crate::storage::codec::{Corrupt, Put, Reader};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+use crate::model::cookies::SavedJar;
+use crate::model::fold::SiteRules;
+use crate::model::site::Origin;
 
 /// Per local site (its index in the scope), in the order the sites first had something.
 #[derive(Debug, Default)]

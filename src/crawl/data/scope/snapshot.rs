@@ -7,10 +7,10 @@ use super::{
     LinkRange, LinkRec, NO_LEVEL, PageRec, PullRec, STATIC_BIT, ScopeGraph, UNBOUND, UrlRec,
     UrlState,
 };
-use crate::data::interner::Interner;
-use crate::data::records::{LinkKind, PageMeta, Pull};
-use crate::site::Origin;
-use crate::storage::codec::{Corrupt, IoPut, Put, Reader};
+use crate::base::storage::codec::{Corrupt, IoPut, Put, Reader};
+use crate::crawl::data::interner::Interner;
+use crate::crawl::data::records::{LinkKind, PageMeta, Pull};
+use crate::model::site::Origin;
 
 fn origin_from(text: &str) -> Result<Origin, Corrupt> {
     Origin::parse(text).ok_or(Corrupt("bad origin"))
@@ -179,7 +179,7 @@ impl ScopeGraph {
         for _ in 0..r.var()? {
             let pull = Pull {
                 seq: r.var()?,
-                yielded: crate::bandit::Yield {
+                yielded: crate::model::bandit::Yield {
                     new_external: r.var32()?,
                     external: r.var32()?,
                 },
@@ -283,7 +283,7 @@ impl ScopeGraph {
 mod tests {
     use super::super::Journaling;
     use super::*;
-    use crate::ids::SiteId;
+    use crate::base::ids::SiteId;
 
     fn home_only() -> ScopeGraph {
         let origin = origin_from("http://a.test/").unwrap();
@@ -309,8 +309,8 @@ mod tests {
     /// same records and the same bytes.
     #[test]
     fn packed_links_are_saved_unpacked_and_load_back_the_same() {
-        use crate::data::records::{PageMeta, ResolvedLink};
-        use crate::link_attrs::Rel;
+        use crate::crawl::data::records::{PageMeta, ResolvedLink};
+        use crate::model::link_attrs::Rel;
         let mut g = home_only();
         let x = g.url_ref("http://a.test/x", 0).unwrap();
         let far = g.url_ref("http://b.test/far", 0).unwrap();

@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 
 use super::{NO_LEVEL, ScopeGraph};
-use crate::url_rules::{trap_pattern, trap_shape};
+use crate::model::url_rules::{trap_pattern, trap_shape};
 
 /// The shape id of a URL without digits (never cut) or of an external URL.
 pub(super) const NO_SHAPE: u32 = u32::MAX;

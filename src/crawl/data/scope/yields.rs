@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 
 use super::traps::TrapReplay;
-use crate::bandit::Yield;
+use crate::model::bandit::Yield;
 
 use super::{LinkKind, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 

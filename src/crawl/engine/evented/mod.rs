@@ -9,8 +9,8 @@
 //!
 //! A stop lets the requests under way finish for [`STOP_GRACE`], then abandons them.
 //!
-//! [`Dispatcher::try_acquire`]: crate::schedule::Dispatcher::try_acquire
-//! [`Pacer::try_turn`]: crate::fetch::Pacer::try_turn
+//! [`Dispatcher::try_acquire`]: crate::crawl::schedule::Dispatcher::try_acquire
+//! [`Pacer::try_turn`]: crate::crawl::fetch::Pacer::try_turn
 //! [`download::run_passed_on`]: super::download::run_passed_on
 
 use std::cmp::Reverse;
@@ -22,19 +22,20 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 
 use super::{Fetched, download};
-use crate::bodies::{self, BodyPermit};
-use crate::engine::Context;
-use crate::fetch::evented::{Carried, ConnRef, Connections, Event, NotSent, OwnedHead, ReqId};
-use crate::fetch::{
+use crate::base::bodies::{self, BodyPermit};
+use crate::base::stop::{PanicGuard, STOP_GRACE, StopReason};
+use crate::crawl::engine::Context;
+use crate::crawl::fetch::evented::{
+    Carried, ConnRef, Connections, Event, NotSent, OwnedHead, ReqId,
+};
+use crate::crawl::fetch::{
     Check, EventedDownloader, FetchEnv, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
     RobotsWalk, Step, Walk,
 };
-use crate::message::{Log, TaskKind};
-use crate::robots::MAX_ROBOTS_BYTES;
-use crate::schedule::TaskLease;
-use crate::stop::PanicGuard;
-use crate::stop::STOP_GRACE;
-use crate::url_norm::NormUrl;
+use crate::crawl::message::{Log, TaskKind};
+use crate::crawl::schedule::TaskLease;
+use crate::model::robots::MAX_ROBOTS_BYTES;
+use crate::model::url_norm::NormUrl;
 
 mod not_modified;
 
@@ -140,7 +141,7 @@ pub(super) fn run(
     let conns = match downloader.connections() {
         Ok(c) => c,
         Err(e) => {
-            ctx.stop.request(crate::stop::StopReason::Failed(format!(
+            ctx.stop.request(StopReason::Failed(format!(
                 "cannot start the event-driven downloads: {e}"
             )));
             return;
@@ -320,7 +321,9 @@ impl<'a> Driver<'a> {
             Walker::Robots(walk) => walk.cookie(&f.url),
         };
         let validators = match &f.walk {
-            Walker::Page(_) => crate::fetch::recrawl::validators(self.env.recrawl, &f.url).cloned(),
+            Walker::Page(_) => {
+                crate::crawl::fetch::recrawl::validators(self.env.recrawl, &f.url).cloned()
+            }
             Walker::Robots(_) => None,
         };
         f.conditional = validators.is_some();
@@ -485,13 +488,12 @@ impl<'a> Driver<'a> {
             Walker::Robots(_) => {}
             Walker::Page(walk) => {
                 let permit = f.permit.take().unwrap_or_default();
-                let declared =
-                    f.head
-                        .take()
-                        .map_or_else(Default::default, |h| crate::fetch::Declared {
-                            content_type: h.content_type,
-                            robots_tag: h.robots_tag,
-                        });
+                let declared = f.head.take().map_or_else(Default::default, |h| {
+                    crate::crawl::fetch::Declared {
+                        content_type: h.content_type,
+                        robots_tag: h.robots_tag,
+                    }
+                });
                 match walk.body(&f.url, declared, body, permit, f.started) {
                     Step::Next(next) => self.hop(id, f, next),
                     Step::Done(result) => self.finish(id, f.lease, result),

@@ -2,8 +2,8 @@
 //! archived answer it stands for is walked as if the server had sent it again.
 
 use super::{Driver, InFlight, Walker};
-use crate::fetch::evented::{ConnRef, OwnedHead, ReqId};
-use crate::fetch::{HeadStep, recrawl};
+use crate::crawl::fetch::evented::{ConnRef, OwnedHead, ReqId};
+use crate::crawl::fetch::{HeadStep, recrawl};
 
 impl<'a> Driver<'a> {
     /// Task `id`'s answer `head` on connection `at`: a re-crawl's 304 is taken from the

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use crate::fetch::FetchError;
+use crate::crawl::fetch::FetchError;
 
 /// Decodes `raw` as `encoding` says (gzip, br, deflate; anything else is taken as it is),
 /// reading at most `cap` decoded bytes: more is `TooLarge`, or — `truncate` — cut off.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::fetch::FetchError;
+use crate::crawl::fetch::FetchError;
 
 /// The driver's number for a request (its task), carried by the events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct OwnedHead {
     /// The status line and headers for the archive (`Archive = warc`).
     pub archived: Option<Vec<u8>>,
     /// A `304` a re-crawl turned into the archived answer it stands for.
-    pub not_modified: Option<Box<crate::warc::replay::NotModified>>,
+    pub not_modified: Option<Box<crate::formats::warc::replay::NotModified>>,
 }
 
 impl OwnedHead {
@@ -63,13 +63,13 @@ impl OwnedHead {
             content_type: header("content-type"),
             retry_after: header("retry-after"),
             content_length: header("content-length").and_then(|v| v.trim().parse::<u64>().ok()),
-            robots_tag: crate::fetch::client::robots_tag(all("x-robots-tag").into_iter()),
-            set_cookies: crate::fetch::client::set_cookies(all("set-cookie").into_iter()),
+            robots_tag: crate::crawl::fetch::client::robots_tag(all("x-robots-tag").into_iter()),
+            set_cookies: crate::crawl::fetch::client::set_cookies(all("set-cookie").into_iter()),
             content_encoding: header("content-encoding")
                 .map(|e| e.trim().to_ascii_lowercase())
                 .filter(|e| !e.is_empty() && e != "identity"),
             archived: archive.then(|| {
-                crate::fetch::head::archived_head(
+                crate::crawl::fetch::head::archived_head(
                     response.version(),
                     response.status(),
                     response.headers(),
@@ -80,8 +80,8 @@ impl OwnedHead {
     }
 
     /// The head as the walks read it.
-    pub(crate) fn head(&self) -> crate::fetch::Head<'_> {
-        crate::fetch::Head {
+    pub(crate) fn head(&self) -> crate::crawl::fetch::Head<'_> {
+        crate::crawl::fetch::Head {
             status: self.status,
             location: self.location.as_deref(),
             content_type: self.content_type.as_deref(),
@@ -128,7 +128,7 @@ pub struct Carried {
     /// The `Cookie` header.
     pub cookie: Option<String>,
     /// A re-crawl's conditions.
-    pub validators: Option<crate::warc::replay::Validators>,
+    pub validators: Option<crate::formats::warc::replay::Validators>,
 }
 
 /// Settings the connections keep.

@@ -18,14 +18,14 @@ use ureq_proto::http::Request;
 use super::decode::decode;
 use super::events::{Event, OwnedHead, ReqId};
 use super::wire;
-use crate::fetch::SendTurn;
-use crate::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};
-use crate::fetch::head_fit;
-use crate::fetch::{FetchError, request_uri};
-use crate::ids::SiteId;
-use crate::url_norm::NormUrl;
+use crate::base::ids::SiteId;
+use crate::crawl::fetch::SendTurn;
+use crate::crawl::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};
+use crate::crawl::fetch::head_fit;
+use crate::crawl::fetch::{FetchError, request_uri};
+use crate::model::url_norm::NormUrl;
 
-use crate::fetch::head::{ACCEPT, ACCEPT_ENCODING};
+use crate::crawl::fetch::head::{ACCEPT, ACCEPT_ENCODING};
 
 /// Where a connection is in its request.
 pub(super) enum State {
@@ -119,7 +119,7 @@ pub(super) fn origin_key(url: &url::Url) -> u64 {
 }
 
 /// The bytes of a GET for `url`, and the call awaiting its answer. `buffer` (of
-/// [`request_buffer_bytes`](crate::fetch::client::request_buffer_bytes)) is written into and
+/// [`request_buffer_bytes`](crate::crawl::fetch::client::request_buffer_bytes)) is written into and
 /// kept: a fresh zeroed one for every request was a memset of 16 KiB a page.
 pub(super) fn prepare(
     url: &NormUrl,
@@ -135,7 +135,7 @@ pub(super) fn prepare(
     if let Some(cookie) = &carried.cookie {
         request = request.header("cookie", cookie);
     }
-    for (name, value) in crate::fetch::head::conditions(carried.validators.as_ref()) {
+    for (name, value) in crate::crawl::fetch::head::conditions(carried.validators.as_ref()) {
         request = request.header(name, value);
     }
     let request = request.body(()).map_err(|e| bad(&e.to_string()))?;

@@ -22,10 +22,10 @@ pub use events::{Carried, ConnRef, ConnSettings, Event, NotSent, OwnedHead, ReqI
 use parking_lot::Mutex;
 
 use super::{CaFileError, Downloader, FetchEnv, HttpClient, PageResult, RobotsAnswer};
-use crate::fd_limits::idle_connection_budget;
-use crate::ids::SiteId;
-use crate::message::{FetchTask, Log};
-use crate::settings::Settings;
+use crate::base::fd_limits::idle_connection_budget;
+use crate::base::ids::SiteId;
+use crate::crawl::message::{FetchTask, Log};
+use crate::crawl::settings::Settings;
 
 /// The event-driven downloader.
 #[derive(Debug)]
@@ -84,8 +84,8 @@ impl Downloader for EventedDownloader {
         env: &FetchEnv<'_>,
         task: &FetchTask,
         log: &Log,
-    ) -> Option<crate::sitemap::Sitemap> {
-        crate::fetch::read_sitemaps(env, &self.client, task.site, log)
+    ) -> Option<crate::model::sitemap::Sitemap> {
+        crate::crawl::fetch::read_sitemaps(env, &self.client, task.site, log)
     }
 
     fn abandon_requests(&self) {

@@ -8,8 +8,8 @@ use mio::net::TcpStream;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, RootCertStore};
 
-use crate::fetch::FetchError;
-use crate::fetch::fetch_error::tls_reason;
+use crate::crawl::fetch::FetchError;
+use crate::crawl::fetch::fetch_error::tls_reason;
 
 /// The TLS client configuration: the same roots as the blocking client (`CaFile` added to
 /// the built-in ones), the same provider (ring).

@@ -10,11 +10,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::fetch::{Pacer, with_margin};
-use crate::ids::{ScopeId, SiteId};
-use crate::message::FetchTask;
-use crate::sites::SiteEntry;
-use crate::url_norm::NormUrl;
+use crate::base::ids::{ScopeId, SiteId};
+use crate::crawl::fetch::{Pacer, with_margin};
+use crate::crawl::message::FetchTask;
+use crate::model::sites::SiteEntry;
+use crate::model::url_norm::NormUrl;
 
 /// Why a site is no longer crawled in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

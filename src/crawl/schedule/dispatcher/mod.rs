@@ -39,10 +39,10 @@ use state::State;
 use wakeups::Wakeups;
 
 use super::{Scheduler, TaskLease};
-use crate::data::coord::BudgetGrant;
-use crate::data::{Fetch, TaskData};
-use crate::ids::ScopeId;
-use crate::stop::Stop;
+use crate::base::ids::ScopeId;
+use crate::base::stop::Stop;
+use crate::crawl::data::coord::BudgetGrant;
+use crate::crawl::data::{Fetch, TaskData};
 
 /// What a lease still holds when it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! waits for its delay — politeness decides when, the rule which, and neither holds up the
 //! other sites.
 //!
-//! [`Scheduler::max_unobserved`]: crate::schedule::Scheduler::max_unobserved
+//! [`Scheduler::max_unobserved`]: crate::crawl::schedule::Scheduler::max_unobserved
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,9 +13,9 @@ use std::time::Instant;
 use super::gate::RobotsPhase;
 use super::state::State;
 use super::{Dispatcher, Pass};
-use crate::ids::{SiteId, UrlId};
-use crate::message::{FetchTask, TaskKind};
-use crate::schedule::{Candidate, TaskLease};
+use crate::base::ids::{SiteId, UrlId};
+use crate::crawl::message::{FetchTask, TaskKind};
+use crate::crawl::schedule::{Candidate, TaskLease};
 
 /// What the survey of the active gates found (the candidates are left in `State`).
 struct Survey {

@@ -1,4 +1,4 @@
-//! What leases give back (through [`TaskLease`](crate::schedule::TaskLease), exactly once): a
+//! What leases give back (through [`TaskLease`](crate::crawl::schedule::TaskLease), exactly once): a
 //! request slot when a task's requests are done, a place in the page buffer when a parser
 //! takes its page, the task itself when its outcome is recorded — the budget spent and the
 //! rule told what it yielded — or when it goes back unfetched or waits for a retry.
@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use super::{Dispatcher, LeaseHolds};
-use crate::bandit::Yield;
-use crate::data::TaskData;
-use crate::ids::SiteId;
-use crate::message::FetchTask;
+use crate::base::ids::SiteId;
+use crate::crawl::data::TaskData;
+use crate::crawl::message::FetchTask;
+use crate::model::bandit::Yield;
 
 impl Dispatcher {
     /// A leased task of `site` finished its requests: its request slot is free.

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use super::Dispatcher;
 use super::gate::{RobotsPhase, SiteGate, Suspension};
 use super::state::State;
-use crate::fetch::{Pacer, SendTurn};
-use crate::ids::{ScopeId, SiteId};
-use crate::sites::{SiteEntry, Sites};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::crawl::fetch::{Pacer, SendTurn};
+use crate::model::sites::{SiteEntry, Sites};
 
 impl Dispatcher {
     /// A crawl of `n` sites (hosts.txt's) starts: their gates take their room now, before any
@@ -245,7 +245,7 @@ impl Dispatcher {
     }
 }
 
-impl crate::fetch::Pacing for Dispatcher {
+impl crate::crawl::fetch::Pacing for Dispatcher {
     fn pace(&self, site: SiteId) -> Option<SendTurn> {
         Dispatcher::pace(self, site)
     }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use super::DispatcherConfig;
 use super::gate::SiteGate;
-use crate::fetch::Pacer;
-use crate::ids::SiteId;
-use crate::schedule::{Budget, Candidate, Scheduler};
+use crate::base::ids::SiteId;
+use crate::crawl::fetch::Pacer;
+use crate::crawl::schedule::{Budget, Candidate, Scheduler};
 
 /// Everything the dispatcher's lock guards.
 #[derive(Debug)]

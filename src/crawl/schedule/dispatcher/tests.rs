@@ -1,13 +1,13 @@
 //! The dispatcher with a learning rule that reserves its picks, and the request room.
 
 use super::*;
-use crate::data::{DataManager, InMemoryDataManager, ScopeData};
-use crate::ids::{ScopeId, SiteId};
-use crate::schedule::RoundRobin;
-use crate::schedule::{Candidate, Scheduler};
-use crate::site::{Origin, SiteSpec};
-use crate::sites::SiteEntry;
-use crate::sites::{OtherScheme, Sites};
+use crate::base::ids::{ScopeId, SiteId};
+use crate::crawl::data::{DataManager, InMemoryDataManager, ScopeData};
+use crate::crawl::schedule::RoundRobin;
+use crate::crawl::schedule::{Candidate, Scheduler};
+use crate::model::site::{Origin, SiteSpec};
+use crate::model::sites::SiteEntry;
+use crate::model::sites::{OtherScheme, Sites};
 use std::time::{Duration, Instant};
 
 fn spec(url: &str, max_downloads: u32) -> SiteSpec {
@@ -62,7 +62,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
     a.crawl_delay = Duration::from_millis(300);
     let specs = [a, spec("http://b.test", 1)];
     let sites = Sites::with_listed(specs.iter().map(|s| s.origin.clone()), OtherScheme::Ignore);
-    let limits = crate::data::ScopeLimits {
+    let limits = crate::crawl::data::ScopeLimits {
         max_level: 3,
         max_urls: 0,
         max_pages: 0,
@@ -73,7 +73,7 @@ fn a_waits_b_may_start() -> (Arc<Dispatcher>, Log) {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let claim = crate::data::coord::ScopeClaim::solo(s.origin.clone());
+            let claim = crate::crawl::data::coord::ScopeClaim::solo(s.origin.clone());
             let (scope, _) = dm
                 .open_scope(claim, SiteId(i as u32), limits)
                 .expect("a scope");

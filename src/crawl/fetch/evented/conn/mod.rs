@@ -27,13 +27,13 @@ use ureq_proto::BodyMode;
 use super::events::{Carried, ConnRef, ConnSettings, Event, NotSent, ReqId};
 use super::exchange::{Conn, Progress, State, connect_error, origin_key, prepare, step};
 use super::wire;
-use crate::fetch::FetchError;
-use crate::fetch::SendTurn;
-use crate::fetch::client::{DRAIN_BYTES, request_buffer_bytes};
-use crate::fetch::resolver::CachingResolver;
-use crate::ids::SiteId;
-use crate::settings::MAX_URL_LENGTH;
-use crate::url_norm::NormUrl;
+use crate::base::ids::SiteId;
+use crate::crawl::fetch::FetchError;
+use crate::crawl::fetch::SendTurn;
+use crate::crawl::fetch::client::{DRAIN_BYTES, request_buffer_bytes};
+use crate::crawl::fetch::resolver::CachingResolver;
+use crate::crawl::settings::MAX_URL_LENGTH;
+use crate::model::url_norm::NormUrl;
 
 /// The token of the waker (the dispatcher's and the stop's wake-ups).
 const WAKE: Token = Token(usize::MAX);
