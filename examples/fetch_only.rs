@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use rccrawler::Settings;
 use rccrawler::base::ids::SiteId;
 use rccrawler::base::stop::Stop;
 use rccrawler::crawl::fetch::HttpClient;
 use rccrawler::crawl::fetch::Pacer;
-use rccrawler::crawl::settings::Settings;
 use rccrawler::model::url_norm::NormUrl;
 
 fn main() -> anyhow::Result<()> {

@@ -96,7 +96,7 @@ fn main() -> anyhow::Result<()> {
                     2048,
                     href_cache::DEFAULT_ENTRIES,
                     // Not used: the bound normalizes links without the URL rules.
-                    rccrawler::crawl::settings::Settings::defaults(Path::new("."))
+                    rccrawler::Settings::defaults(Path::new("."))
                         .sites
                         .rule_limits(),
                 );

@@ -21,6 +21,15 @@
 //! 6. [`face`] — what a person or a program calls: the component registry (the only place the
 //!    paper's names `TextFileAM`, `DT0`, … appear), the command line, the demo.
 //!
+//! # The face
+//!
+//! What a program that embeds rccrawler needs is re-exported here, by job, so that it
+//! does not learn the tree: run a crawl ([`Registry`], [`Settings`], [`load_hosts`],
+//! [`SiteSpec`]), add a component under a name of its own (the paper's component traits,
+//! [`ApplicationManager`] … [`Unloader`]), stop one ([`Stop`], [`StopReason`]) and read what
+//! it made ([`SiteGraph`], [`CrawlRecord`]). The layers' modules stay public for the tests
+//! and the benchmarks' examples, which reach further in.
+//!
 //! Modules nothing outside the crate uses are `pub(crate)`, so that `unreachable_pub` finds
 //! what is public for no reader. These docs are for the crate's developers: CI builds them
 //! with `--document-private-items`, where links to crate-private modules resolve.
@@ -33,3 +42,21 @@ pub mod crawl;
 pub mod face;
 pub mod formats;
 pub mod model;
+
+// The face: see "The face" above.
+pub use base::stop::{Stop, StopReason};
+pub use crawl::app::{ApplicationManager, Components, RunReport};
+pub use crawl::data::{DataManager, SiteGraph};
+pub use crawl::fetch::Downloader;
+pub use crawl::finish::Finisher;
+pub use crawl::parse::{PageParser, ParseWorker};
+pub use crawl::routine::Routine;
+pub use crawl::schedule::Scheduler;
+pub use crawl::settings::{Settings, SettingsError};
+pub use crawl::unload::Unloader;
+pub use face::cli::Exit;
+pub use face::registry::Registry;
+pub use formats::crawl_record::CrawlRecord;
+pub use formats::hosts::load as load_hosts;
+pub use model::site::SiteSpec;
+pub use model::url_filter::UrlFilter;

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::yield_web;
 use common::{TestWeb, crawl, read_csv};
-use rccrawler::crawl::settings::Settings;
-use rccrawler::face::registry::Registry;
+use rccrawler::Registry;
+use rccrawler::Settings;
 use rccrawler::model::bandit::replay::{Column, load, simulate};
 
 const HOSTS: [&str; 5] = ["a.test", "b.test", "c.test", "d.test", "e.test"];
@@ -111,7 +111,7 @@ fn a_replay_makes_the_choices_of_a_crawl_with_one_downloader() {
         let c = crawl(&hosts(&web), &settings(&extra));
         assert_eq!(
             c.report.reason,
-            rccrawler::base::stop::StopReason::BudgetSpent,
+            rccrawler::StopReason::BudgetSpent,
             "{rule}"
         );
         let live: Vec<String> = page_requests(&web, before)
@@ -192,10 +192,7 @@ fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend()
     let extra = one_downloader("SlidingWindowUcb");
     let before = web.server.requests().len();
     let whole = crawl(&hosts(&web), &settings(&extra));
-    assert_eq!(
-        whole.report.reason,
-        rccrawler::base::stop::StopReason::BudgetSpent
-    );
+    assert_eq!(whole.report.reason, rccrawler::StopReason::BudgetSpent);
     let expected = page_requests(&web, before);
     let dir = common::prepare(&hosts(&web), &settings(&extra));
     let before = web.server.requests().len();
@@ -208,11 +205,11 @@ fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend()
     }
     std::fs::write(dir.path().join("stop.txt"), "").unwrap();
     let stopped = first.join().unwrap();
-    assert_eq!(stopped.reason, rccrawler::base::stop::StopReason::StopFile);
+    assert_eq!(stopped.reason, rccrawler::StopReason::StopFile);
     let spent_first: u64 = stopped.sites.iter().map(|s| s.fetched).sum();
     assert!((25..BUDGET as u64).contains(&spent_first), "{spent_first}");
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::base::stop::StopReason::BudgetSpent);
+    assert_eq!(done.reason, rccrawler::StopReason::BudgetSpent);
     let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
     // A fetch abandoned by the stop is made again first: drop the repeats.
@@ -284,10 +281,7 @@ fn killed_hard_and_continued(rule: &str) {
     let extra = one_downloader(rule);
     let before = web.server.requests().len();
     let whole = crawl(&hosts(&web), &settings(&extra));
-    assert_eq!(
-        whole.report.reason,
-        rccrawler::base::stop::StopReason::BudgetSpent
-    );
+    assert_eq!(whole.report.reason, rccrawler::StopReason::BudgetSpent);
     let expected = page_requests(&web, before);
     assert_eq!(expected.len(), BUDGET);
 
@@ -317,7 +311,7 @@ fn killed_hard_and_continued(rule: &str) {
     );
 
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::base::stop::StopReason::BudgetSpent);
+    assert_eq!(done.reason, rccrawler::StopReason::BudgetSpent);
     let spent: u64 = done.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64, "the remaining budget, exactly");
     // Fetches the kill lost (made but not yet journaled) are made again; from the last
@@ -349,10 +343,7 @@ fn with_several_downloaders_the_budget_is_spent_exactly_too() {
     ];
     // No Scheduler line: a budget brings the default budget rule.
     let c = crawl(&hosts(&web), &settings(&extra));
-    assert_eq!(
-        c.report.reason,
-        rccrawler::base::stop::StopReason::BudgetSpent
-    );
+    assert_eq!(c.report.reason, rccrawler::StopReason::BudgetSpent);
     let spent: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(spent, BUDGET as u64);
     assert_eq!(
@@ -396,10 +387,7 @@ fn with_crawl_delays_and_four_downloaders_the_rule_still_decides() {
             ("ParsingThreadsCount", "2".to_owned()),
         ];
         let c = crawl(&hosts, &settings(&extra));
-        assert_eq!(
-            c.report.reason,
-            rccrawler::base::stop::StopReason::BudgetSpent
-        );
+        assert_eq!(c.report.reason, rccrawler::StopReason::BudgetSpent);
         let live: Vec<String> = page_requests(&web, before)
             .into_iter()
             .map(|(h, _)| h)
@@ -467,10 +455,7 @@ fn a_pick_waiting_for_its_crawl_delay_does_not_hold_up_the_other_sites() {
         ("ParsingThreadsCount", "2".to_owned()),
     ];
     let c = crawl(&hosts, &settings(&extra));
-    assert_eq!(
-        c.report.reason,
-        rccrawler::base::stop::StopReason::BudgetSpent
-    );
+    assert_eq!(c.report.reason, rccrawler::StopReason::BudgetSpent);
     assert_eq!(page_requests(&web, before).len(), 30, "the budget, exactly");
     let at_once = most_at_once(&web, before);
     assert!(

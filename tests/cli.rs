@@ -216,10 +216,9 @@ fn shipped_settings_ini_is_the_key_table_and_loads_cleanly() {
         rccrawler::formats::setting_keys::render_ini(),
         "settings.ini must list every key with its default: regenerate it with `cargo run --example render_settings > settings.ini`"
     );
-    let (_, warnings) = rccrawler::crawl::settings::Settings::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("settings.ini"),
-    )
-    .unwrap();
+    let (_, warnings) =
+        rccrawler::Settings::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("settings.ini"))
+            .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     for key in rccrawler::formats::setting_keys::KEYS {
         // The paper's tuning keys and Scheduler are listed commented out.
@@ -247,7 +246,7 @@ fn the_settings_doc_names_every_key_and_component_and_the_readme_links_it() {
             "docs/settings.md lacks {}",
             key.name
         );
-        for name in rccrawler::face::registry::Registry::builtin().names(key.name) {
+        for name in rccrawler::Registry::builtin().names(key.name) {
             assert!(
                 doc.contains(name),
                 "docs/settings.md lacks component {name}"

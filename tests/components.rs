@@ -12,18 +12,19 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 use rccrawler::base::loopback::Resp;
-use rccrawler::crawl::app::{AppError, ApplicationManager, Components, RunReport, TextFileManager};
-use rccrawler::crawl::data::SiteGraph;
-use rccrawler::crawl::fetch::{Downloader, FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
+// The face: the component traits and what a run needs.
+use rccrawler::crawl::app::{AppError, TextFileManager};
+use rccrawler::crawl::fetch::{FetchEnv, HttpDownloader, PageResult, RobotsAnswer};
 use rccrawler::crawl::live::CrawlView;
 use rccrawler::crawl::live::status_page::LIVE_MARKER;
 use rccrawler::crawl::message::{Downloaded, FetchTask, Log, PageRecord};
-use rccrawler::crawl::parse::{HtmlParser, PageParser, ParseEnv, ParseWorker};
-use rccrawler::crawl::routine::{ConsoleRoutine, Routine, RoutineIo};
-use rccrawler::crawl::settings::Settings;
-use rccrawler::crawl::unload::{UnloadError, Unloader};
-use rccrawler::face::registry::Registry;
-use rccrawler::model::site::SiteSpec;
+use rccrawler::crawl::parse::{HtmlParser, ParseEnv};
+use rccrawler::crawl::routine::{ConsoleRoutine, RoutineIo};
+use rccrawler::crawl::unload::UnloadError;
+use rccrawler::{
+    ApplicationManager, Components, Downloader, PageParser, ParseWorker, Registry, Routine,
+    RunReport, Settings, SiteGraph, SiteSpec, Unloader,
+};
 
 /// How often each test double was used.
 #[derive(Debug, Default)]
@@ -166,7 +167,7 @@ fn a_routine_written_to_its_contract_crawls_every_scope() {
     );
     let counts = Arc::new(Counts::default());
     let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
-    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::StopReason::WorkDone);
     assert_eq!(report.sites.len(), 20);
     assert!(
         report.sites.iter().all(|s| s.pages == 2),
@@ -246,7 +247,7 @@ fn the_status_page_is_the_engines_whatever_routine_runs() {
         "the marker says where the page is"
     );
     let report = crawl.join().unwrap().unwrap();
-    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::StopReason::WorkDone);
     assert_eq!(report.sites[0].pages, 12, "{:?}", report.sites);
     assert_eq!(
         common::http_get(port, "/status.json"),
@@ -313,7 +314,7 @@ fn the_engine_runs_the_components_settings_ini_names() {
         ],
     );
     let report = common::try_run_with(&registry(&counts), dir.path()).unwrap();
-    assert_eq!(report.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(report.reason, rccrawler::StopReason::WorkDone);
     let c = |a: &AtomicUsize| a.load(Ordering::SeqCst);
     assert_eq!(c(&counts.managed), 1, "the manager ran the crawl");
     assert_eq!(c(&counts.robots), 1, "robots.txt through the downloader");

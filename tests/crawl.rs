@@ -172,10 +172,7 @@ fn small_site_gives_exactly_the_expected_graph() {
     let (web, a) = build_web();
     let p = web.port();
     let crawled = crawl(&[format!("{a};4;4;0")], &[]);
-    assert_eq!(
-        crawled.report.reason,
-        rccrawler::base::stop::StopReason::WorkDone
-    );
+    assert_eq!(crawled.report.reason, rccrawler::StopReason::WorkDone);
     let site = crawled.site(&format!("a.test_{p}"));
     let path = |s: &str| {
         s.strip_prefix(&a)

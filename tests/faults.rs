@@ -654,7 +654,7 @@ fn a_site_whose_results_cannot_be_written_does_not_stop_the_others() {
     let blocked = dir.path().join(format!("results/b.test_{}", web.port()));
     std::fs::create_dir_all(dir.path().join("results")).unwrap();
     std::fs::write(&blocked, "not a folder").unwrap();
-    let registry = rccrawler::face::registry::Registry::builtin();
+    let registry = rccrawler::Registry::builtin();
     let err = common::try_run_with(&registry, dir.path())
         .expect_err("b.test's results cannot be written");
     assert!(err.to_string().contains("b.test_"), "{err}");
@@ -805,7 +805,7 @@ fn a_calendar_that_never_ends_is_cut_and_summary_csv_names_the_pattern() {
 
 #[test]
 fn the_shipped_defaults_are_polite_and_bounded() {
-    let s = rccrawler::crawl::settings::Settings::defaults(std::path::Path::new("."));
+    let s = rccrawler::Settings::defaults(std::path::Path::new("."));
     assert_eq!(s.sites.defaults.crawl_delay, Duration::from_secs(1));
     assert!(s.sites.max_pages >= 30_000 * 3, "{}", s.sites.max_pages);
     assert!(s.sites.trap_levels > 0 && s.sites.max_query_parameters > 0);

@@ -551,10 +551,8 @@ fn prospects_are_hosts_txt_lines_of_the_sites_k_targets_link_to() {
     // They read as a hosts.txt.
     let path = c.dir.path().join("more_hosts.txt");
     std::fs::write(&path, &text).unwrap();
-    let defaults = rccrawler::crawl::settings::Settings::defaults(c.dir.path())
-        .sites
-        .defaults;
-    let sites = rccrawler::formats::hosts::load(&path, defaults).unwrap();
+    let defaults = rccrawler::Settings::defaults(c.dir.path()).sites.defaults;
+    let sites = rccrawler::load_hosts(&path, defaults).unwrap();
     assert_eq!(sites.len(), 3);
 }
 

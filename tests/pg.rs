@@ -1289,10 +1289,10 @@ fn a_site_settled_and_killed_before_its_files_were_recorded_is_written_by_the_ne
 /// them: a process started in that folder finds them, one in another folder does not.
 #[test]
 fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
+    use rccrawler::Settings;
     use rccrawler::crawl::data::coord::Coordinator;
     use rccrawler::crawl::data::persist::Persistence;
     use rccrawler::crawl::data::summary::{SiteState, SiteSummary};
-    use rccrawler::crawl::settings::Settings;
     use rccrawler::model::site::Origin;
     let Some(db) = pg::server("the_rows_written_at_the_end") else {
         return;
@@ -1455,14 +1455,14 @@ fn a_budgeted_shared_crawl_spends_its_budget_with_a_routine_written_to_its_contr
     ];
     extra.extend_from_slice(&BUDGETED);
     let dir = common::prepare(&hosts, &extra);
-    let mut registry = rccrawler::face::registry::Registry::builtin();
+    let mut registry = rccrawler::Registry::builtin();
     registry.register_routine("ContractRT", |_| {
         std::sync::Arc::new(common::routine::ContractRoutine)
     });
     let report = common::try_run_with(&registry, dir.path()).unwrap();
     assert_ne!(
         report.reason,
-        rccrawler::base::stop::StopReason::Timeout,
+        rccrawler::StopReason::Timeout,
         "the budget was never topped up"
     );
     assert_eq!(fetched_in(&db, "budgeted"), 70);

@@ -83,10 +83,7 @@ fn limits_and_delays_hold_for_every_site_at_once() {
         .collect();
     // As many downloaders as the sites may use at once, so every limit can be reached.
     let crawled = crawl(&hosts, &[("DownloadingThreadsCount", "12")]);
-    assert_eq!(
-        crawled.report.reason,
-        rccrawler::base::stop::StopReason::WorkDone
-    );
+    assert_eq!(crawled.report.reason, rccrawler::StopReason::WorkDone);
     let requests = by_host(&web.server.requests());
     for (host, c, d, robots_delay) in SITES {
         let rs = &requests[*host];

@@ -334,10 +334,10 @@ fn a_moved_site_continues_where_it_moved_after_a_stop() {
     }
     std::fs::write(dir.path().join("stop.txt"), "").unwrap();
     let stopped = first.join().unwrap();
-    assert_eq!(stopped.reason, rccrawler::base::stop::StopReason::StopFile);
+    assert_eq!(stopped.reason, rccrawler::StopReason::StopFile);
     assert_eq!(stopped.sites[0].state.to_string(), "stopped");
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(done.reason, rccrawler::StopReason::WorkDone);
     let got = common::result_bytes(&dir.path().join("results").join(&folder));
     for ((name, want), (_, have)) in expected.iter().zip(&got) {
         assert!(

@@ -548,9 +548,9 @@ fn a_stopped_multi_host_scope_continues_to_the_uninterrupted_graph() {
     }
     std::fs::write(dir.path().join("stop.txt"), "").unwrap();
     let stopped = first.join().unwrap();
-    assert_eq!(stopped.reason, rccrawler::base::stop::StopReason::StopFile);
+    assert_eq!(stopped.reason, rccrawler::StopReason::StopFile);
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(done.reason, rccrawler::StopReason::WorkDone);
     assert_eq!(graph_files(&dir.path().join("results"), &folder), expected);
 }
 
@@ -577,7 +577,7 @@ fn a_multi_host_scope_killed_hard_continues_to_the_uninterrupted_graph() {
     child.kill().unwrap(); // SIGKILL: the journal is all there is.
     child.wait().unwrap();
     let done = common::run_in(dir.path());
-    assert_eq!(done.reason, rccrawler::base::stop::StopReason::WorkDone);
+    assert_eq!(done.reason, rccrawler::StopReason::WorkDone);
     assert_eq!(graph_files(&dir.path().join("results"), &folder), expected);
 }
 
@@ -597,10 +597,7 @@ fn a_page_budget_spans_the_hosts_of_a_scope() {
             ("PageBudget", "100"),
         ],
     );
-    assert_eq!(
-        c.report.reason,
-        rccrawler::base::stop::StopReason::BudgetSpent
-    );
+    assert_eq!(c.report.reason, rccrawler::StopReason::BudgetSpent);
     assert_eq!(page_requests(&web, before), 100);
     let fetched: u64 = c.report.sites.iter().map(|s| s.fetched).sum();
     assert_eq!(fetched, 100);

@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let wanted = links::Wanted {
         context: 80,
         body_text: true,
+        agent: "rccrawler",
     };
     links::extract_into(&text, &mut extracted, wanted);
     let base = url::Url::parse("http://a.test/dir/page.html").expect("a valid base");

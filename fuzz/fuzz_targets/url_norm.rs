@@ -6,6 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use rccrawler::crawl::parse::href_cache::HrefCache;
 use rccrawler::model::url_norm::{NormUrl, normalize, normalize_with_limit};
+use rccrawler::model::url_rules::RuleLimits;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -22,7 +23,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(again, n, "normalizing twice changed {n}");
         let _ = n.path_and_query();
     }
-    let mut cache = HrefCache::new(2048, 64);
+    let mut cache = HrefCache::new(
+        2048,
+        64,
+        RuleLimits {
+            max_segment_repeats: 3,
+            max_query_parameters: 0,
+        },
+    );
     let bases = [
         Some(base.clone()),
         base.join("sibling?z=9").ok(),

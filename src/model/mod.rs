@@ -27,4 +27,4 @@ pub mod sitemap;
 pub(crate) mod sites;
 pub(crate) mod url_filter;
 pub mod url_norm;
-pub(crate) mod url_rules;
+pub mod url_rules;

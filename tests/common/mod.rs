@@ -19,10 +19,10 @@ pub mod yield_web;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rccrawler::Registry;
+use rccrawler::Settings;
 use rccrawler::base::loopback::{Resp, Route, Server};
 use rccrawler::crawl::app::{AppError, RunReport};
-use rccrawler::crawl::settings::Settings;
-use rccrawler::face::registry::Registry;
 
 /// Host names every test web answers for (all mapped to 127.0.0.1 through `Resolve`).
 pub const HOSTS: &[&str] = &[
@@ -187,7 +187,7 @@ pub fn prepare(hosts: &[String], extra: &[(&str, &str)]) -> tempfile::TempDir {
 pub fn try_run_with(registry: &Registry, dir: &Path) -> Result<RunReport, AppError> {
     let (settings, warnings) = Settings::load(&dir.join("settings.ini")).expect("valid settings");
     assert!(warnings.iter().all(|w| w.is_note()), "{warnings:?}");
-    let sites = rccrawler::formats::hosts::load(&dir.join("hosts.txt"), settings.sites.defaults)
+    let sites = rccrawler::load_hosts(&dir.join("hosts.txt"), settings.sites.defaults)
         .expect("valid hosts");
     registry.run(&settings, &sites, crossbeam_channel::never())
 }

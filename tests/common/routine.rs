@@ -1,7 +1,7 @@
 //! A `RoutineThread` written to the `Routine` contract and nothing more, for tests that the
 //! engine does the rest (opening scopes, topping up a shared budget).
 
-use rccrawler::base::stop::StopReason;
+use rccrawler::StopReason;
 use rccrawler::crawl::live::CrawlView;
 use rccrawler::crawl::routine::{Routine, RoutineIo};
 
