@@ -14,7 +14,7 @@ use super::{Durability, StateError, io_err, sync_dir};
 pub struct Recovered {
     /// The snapshot's scope blobs, in order.
     pub scopes: Vec<Vec<u8>>,
-    /// The journal's valid records (framed), to replay after the snapshot.
+    /// The journal's valid records (framed), to re-apply after the snapshot.
     pub journal: Vec<u8>,
     /// The saved crawl had finished.
     pub finished: bool,

@@ -16,7 +16,7 @@ use crate::base::stop::Stop;
 use crate::crawl::routine::LogFiles;
 use crate::crawl::settings::Settings;
 use crate::formats::warc::Recorder;
-use crate::formats::warc::replay::Replay;
+use crate::formats::warc::archived::ArchivedWeb;
 use crate::model::site::SiteSpec;
 
 use crate::formats::warc::ARCHIVE_FOLDER;
@@ -68,26 +68,26 @@ fn damage(problems: &[String], logs: &mut LogFiles) {
 pub(super) fn open_recrawl(
     settings: &Settings,
     logs: &mut LogFiles,
-) -> Result<Option<Arc<Replay>>, AppError> {
+) -> Result<Option<Arc<ArchivedWeb>>, AppError> {
     let Some(folder) = &settings.http.recrawl else {
         return Ok(None);
     };
-    let replay = Replay::open(folder).map_err(|source| AppError::Recrawl {
+    let archived = ArchivedWeb::open(folder).map_err(|source| AppError::Recrawl {
         folder: folder.clone(),
         source,
     })?;
-    replay.limit_bodies(settings.http.max_page_bytes);
-    damage(replay.problems(), logs);
+    archived.limit_bodies(settings.http.max_page_bytes);
+    damage(archived.problems(), logs);
     eprintln!(
         "re-crawl: {} URLs with an archived answer in {}",
-        replay.url_count(),
+        archived.url_count(),
         folder.display()
     );
-    Ok(Some(Arc::new(replay)))
+    Ok(Some(Arc::new(archived)))
 }
 
 /// What a re-crawl took from its earlier archive.
-pub(super) fn report_recrawl(recrawl: Option<&Replay>) {
+pub(super) fn report_recrawl(recrawl: Option<&ArchivedWeb>) {
     if let Some(r) = recrawl {
         eprintln!(
             "re-crawl: {} answers were 304 Not Modified (their bodies taken from {})",

@@ -156,7 +156,7 @@ fn dispatcher(
         parsers: settings.threads.parsing.get(),
         budget: settings.bandit.pages(),
         shared_budget: shared,
-        unpaced: settings.http.replay_from.is_some(),
+        unpaced: settings.http.rebuild_from.is_some(),
     };
     Dispatcher::new(
         Arc::clone(dm) as Arc<dyn TaskData>,

@@ -1,7 +1,7 @@
 //! Journal records as bytes: the only place that writes or reads them. A record is the entries
 //! of one commit (or one scope-level change), framed by `storage::frames` with its scope
 //! number in front. Entries introduce each string the first time it is interned, in interning
-//! order, then say what happened in ids ([`Entry`]). Replaying (`scope/replay.rs`) interns
+//! order, then say what happened in ids ([`Entry`]). Re-applying (`scope/reapply.rs`) interns
 //! the new strings — each must get exactly the next id, or the journal does not belong to the
 //! state — and applies the rest with the same code as a live commit.
 

@@ -8,7 +8,7 @@
 //! Why not one `DashMap` per index: a commit must intern a page's links, lower levels and
 //! queue URLs as one atomic step (a half-applied commit would let the work-is-done check see
 //! zero pending URLs too early), and the URL index must assign ids in commit order so the
-//! journal can replay them. A per-scope lock gives both; the interner also stores each URL
+//! journal can re-apply them. A per-scope lock gives both; the interner also stores each URL
 //! string once with 4 bytes of overhead instead of a key copy per index.
 //!
 //! When the backend saves, every commit also leaves a journal record in its scope (written

@@ -15,7 +15,7 @@
 //! PostgreSQL with [`pg::PgCoordinator`] ([`open_pg`]).
 //!
 //! Inside: `scope` holds one scope's records (commit, levels, graph, yields, snapshot,
-//! replay); `journal` and `records` are the journal's bytes and values; [`interner`] and
+//! reapply); `journal` and `records` are the journal's bytes and values; [`interner`] and
 //! [`frontier`] the scope's string table and queues.
 
 pub mod columns;

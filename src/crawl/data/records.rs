@@ -1,6 +1,6 @@
 //! What a scope records, as values in ids: an outcome whose strings are already interned
 //! ([`Resolved`]), and the journal entries that introduce those strings ([`Entry`]). A live
-//! commit produces them, the journal stores them (`journal.rs`), and replaying a journal
+//! commit produces them, the journal stores them (`journal.rs`), and re-applying a journal
 //! applies the same values with the same code.
 
 use crate::base::storage::codec::{Corrupt, Put, Reader};

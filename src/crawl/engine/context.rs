@@ -56,7 +56,7 @@ pub(crate) struct Context {
     /// The crawl's archive (`Archive = warc`).
     pub(crate) archive: Option<Arc<crate::formats::warc::Recorder>>,
     /// The earlier archive of a re-crawl (`Recrawl`).
-    pub(crate) recrawl: Option<Arc<crate::formats::warc::replay::Replay>>,
+    pub(crate) recrawl: Option<Arc<crate::formats::warc::archived::ArchivedWeb>>,
     /// Problems reported so far, counted as the workers send them (`Log`).
     pub(crate) problems: Arc<AtomicU64>,
 }

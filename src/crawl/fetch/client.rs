@@ -40,11 +40,11 @@ pub struct Response {
     content_encoding: Option<String>,
     /// The status line and headers for the archive (`Archive = warc`).
     pub(crate) archived_head: Option<Vec<u8>>,
-    /// A replayed answer whose body's reading failed when it was archived: reading it fails
+    /// An archived answer whose body's reading failed when it was archived: reading it fails
     /// the same way.
-    replayed_error: Option<FetchError>,
+    archived_error: Option<FetchError>,
     /// A `304` a re-crawl turned into the archived answer it stands for.
-    pub(crate) not_modified: Option<Box<crate::formats::warc::replay::NotModified>>,
+    pub(crate) not_modified: Option<Box<crate::formats::warc::archived::NotModified>>,
     inner: ureq::http::Response<ureq::Body>,
     /// The body was read (or its reading failed): nothing to drain.
     consumed: bool,
@@ -109,7 +109,7 @@ impl Response {
 
     fn read_capped(mut self, cap: u64) -> Result<(Vec<u8>, bool), FetchError> {
         self.consumed = true;
-        if let Some(e) = self.replayed_error.take() {
+        if let Some(e) = self.archived_error.take() {
             return Err(e);
         }
         // Sized from Content-Length when the body is not compressed: growing a page body by
@@ -210,7 +210,7 @@ pub struct HttpClient {
     /// `Archive = warc`: answers keep their heads for the archive.
     archive: bool,
     /// `rccrawler rebuild`: answers come from this archive.
-    replay: Option<Arc<crate::formats::warc::replay::Replay>>,
+    archived: Option<Arc<crate::formats::warc::archived::ArchivedWeb>>,
 }
 
 impl HttpClient {
@@ -260,17 +260,17 @@ impl HttpClient {
             downloaders: u32::try_from(settings.threads.max_downloaders()).unwrap_or(u32::MAX),
             abort,
             archive: settings.results.archive,
-            replay: None,
+            archived: None,
         })
     }
 
-    /// A client whose answers come from `replay` (`rccrawler rebuild`): nothing is sent.
-    pub fn replaying(
+    /// A client whose answers come from `archived` (`rccrawler rebuild`): nothing is sent.
+    pub fn from_archive(
         settings: &Settings,
-        replay: Arc<crate::formats::warc::replay::Replay>,
+        archived: Arc<crate::formats::warc::archived::ArchivedWeb>,
     ) -> Result<Self, CaFileError> {
         let mut client = HttpClient::new(settings)?;
-        client.replay = Some(replay);
+        client.archived = Some(archived);
         Ok(client)
     }
 
@@ -303,7 +303,7 @@ impl HttpClient {
         env: &super::FetchEnv<'_>,
         site: &crate::model::sites::SiteEntry,
         url: &NormUrl,
-        validators: Option<&crate::formats::warc::replay::Validators>,
+        validators: Option<&crate::formats::warc::archived::Validators>,
     ) -> Option<(Result<Response, FetchError>, std::time::Instant)> {
         let turn = env.pacing.pace(site.id)?;
         let started = std::time::Instant::now();
@@ -333,7 +333,7 @@ impl HttpClient {
     /// none: a server answering 304 to what it was not asked).
     fn unchanged(
         &self,
-        recrawl: &crate::formats::warc::replay::Replay,
+        recrawl: &crate::formats::warc::archived::ArchivedWeb,
         url: &NormUrl,
         mut answer: Response,
     ) -> Result<Response, FetchError> {
@@ -360,11 +360,11 @@ impl HttpClient {
         turn: &SendTurn,
         (cookie, validators): (
             Option<&str>,
-            Option<&crate::formats::warc::replay::Validators>,
+            Option<&crate::formats::warc::archived::Validators>,
         ),
     ) -> Result<Response, FetchError> {
-        if let Some(replay) = &self.replay {
-            let (inner, error) = super::replayed::answer(replay, url)?;
+        if let Some(archived) = &self.archived {
+            let (inner, error) = super::from_archive::answer(archived, url)?;
             return Ok(Response::of(inner, self.archive, error));
         }
         let send = || {
@@ -399,12 +399,12 @@ impl HttpClient {
 }
 
 impl Response {
-    /// The answer `inner`, its head kept for the archive when `archive`; `replayed_error`:
-    /// a replayed answer's body fails this way.
+    /// The answer `inner`, its head kept for the archive when `archive`; `archived_error`:
+    /// an archived answer's body fails this way.
     fn of(
         inner: ureq::http::Response<ureq::Body>,
         archive: bool,
-        replayed_error: Option<FetchError>,
+        archived_error: Option<FetchError>,
     ) -> Response {
         let header = |name: &str| {
             inner
@@ -435,7 +435,7 @@ impl Response {
             archived_head: archive.then(|| {
                 super::head::archived_head(inner.version(), inner.status(), inner.headers())
             }),
-            replayed_error,
+            archived_error,
             not_modified: None,
             inner,
             consumed: false,

@@ -12,7 +12,7 @@ use crate::base::ids::SiteId;
 use crate::base::stop::Stop;
 use crate::crawl::message::{FetchTask, HopClaim};
 use crate::crawl::settings::Settings;
-use crate::formats::warc::replay::Validators;
+use crate::formats::warc::archived::Validators;
 use crate::model::robots::RobotsParse;
 use crate::model::sites::Sites;
 use crate::model::url_filter::UrlFilter;
@@ -55,7 +55,7 @@ pub struct FetchEnv<'a> {
     /// The crawl's archive (`Archive = warc`).
     pub archive: Option<&'a crate::formats::warc::Recorder>,
     /// The earlier archive a re-crawl sends conditional requests from (`Recrawl`).
-    pub recrawl: Option<&'a crate::formats::warc::replay::Replay>,
+    pub recrawl: Option<&'a crate::formats::warc::archived::ArchivedWeb>,
 }
 
 impl FetchEnv<'_> {

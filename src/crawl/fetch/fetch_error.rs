@@ -1,6 +1,6 @@
 //! Why a request failed ([`FetchError`]): the transport's failures as the walks and the bad
 //! links name them, made from ureq's and the socket's errors, and as the archive records them
-//! (SPEC §15) so that a replay fails the same way.
+//! (SPEC §15) so that a rebuild fails the same way.
 
 use thiserror::Error;
 
@@ -66,7 +66,7 @@ impl FetchError {
         }
     }
 
-    /// The failure an archive recorded ([`Self::archived`]), for a replay.
+    /// The failure an archive recorded ([`Self::archived`]), for a rebuild.
     pub(crate) fn from_archived(kind: &str, detail: &str) -> FetchError {
         match kind {
             "timeout" => FetchError::Timeout,

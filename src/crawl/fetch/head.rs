@@ -2,7 +2,7 @@
 //! headers say about its body ([`Declared`]), for both downloaders.
 
 use super::client::{Response, request_uri};
-use crate::formats::warc::replay::Validators;
+use crate::formats::warc::archived::Validators;
 use crate::model::url_norm::NormUrl;
 
 /// What a page's headers say about its body: its type, and the robots directives of its
@@ -43,7 +43,7 @@ pub(crate) struct Head<'r> {
     pub(crate) archived: Option<&'r [u8]>,
     /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
     /// the 304's own head).
-    pub(crate) not_modified: Option<&'r crate::formats::warc::replay::NotModified>,
+    pub(crate) not_modified: Option<&'r crate::formats::warc::archived::NotModified>,
 }
 
 impl<'r> Head<'r> {

@@ -25,12 +25,12 @@ impl HttpDownloader {
 
     /// A downloader whose answers come from an archive (`rccrawler rebuild`): every walk
     /// decides as a crawl's does, on the answers the crawl got.
-    pub fn replaying(
+    pub fn from_archive(
         settings: &Settings,
-        replay: std::sync::Arc<crate::formats::warc::replay::Replay>,
+        archived: std::sync::Arc<crate::formats::warc::archived::ArchivedWeb>,
     ) -> Result<Self, CaFileError> {
         Ok(HttpDownloader {
-            client: HttpClient::replaying(settings, replay)?,
+            client: HttpClient::from_archive(settings, archived)?,
         })
     }
 }

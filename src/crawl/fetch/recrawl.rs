@@ -7,12 +7,15 @@
 
 use super::FetchError;
 use super::evented::OwnedHead;
-use crate::formats::warc::replay::{NotModified, Replay, Validators};
+use crate::formats::warc::archived::{ArchivedWeb, NotModified, Validators};
 use crate::model::url_norm::NormUrl;
 
 /// The validators to send for a page at `url`, when the earlier crawl archived a whole answer
 /// with some.
-pub(crate) fn validators<'r>(recrawl: Option<&'r Replay>, url: &NormUrl) -> Option<&'r Validators> {
+pub(crate) fn validators<'r>(
+    recrawl: Option<&'r ArchivedWeb>,
+    url: &NormUrl,
+) -> Option<&'r Validators> {
     recrawl?
         .validators(url.as_str())
         .filter(|v| v.etag.is_some() || v.last_modified.is_some())
@@ -22,28 +25,28 @@ pub(crate) fn validators<'r>(recrawl: Option<&'r Replay>, url: &NormUrl) -> Opti
 /// `None` when the archive has no whole answer for it (a server that answers 304 to what it
 /// was not asked).
 pub(crate) fn unchanged(
-    recrawl: &Replay,
+    recrawl: &ArchivedWeb,
     url: &NormUrl,
 ) -> Result<Option<(ureq::http::Response<ureq::Body>, NotModified)>, FetchError> {
     let Some(stored) = read(recrawl, url)? else {
         return Ok(None);
     };
     let body = ureq::Body::builder().data(stored.body);
-    let inner = super::replayed::response_of(&stored.head, body)?;
+    let inner = super::from_archive::response_of(&stored.head, body)?;
     Ok(Some((inner, stored.refers)))
 }
 
 /// [`unchanged`] for the event-driven loop: the answer's head (`archived`: the 304's own, for
 /// the new archive) and its body.
 pub(crate) fn unchanged_head(
-    recrawl: &Replay,
+    recrawl: &ArchivedWeb,
     url: &NormUrl,
     archived: Option<Vec<u8>>,
 ) -> Result<Option<(OwnedHead, Vec<u8>)>, FetchError> {
     let Some(stored) = read(recrawl, url)? else {
         return Ok(None);
     };
-    let inner = super::replayed::response_of(&stored.head, ())?;
+    let inner = super::from_archive::response_of(&stored.head, ())?;
     let mut head = OwnedHead::of(&inner, false);
     head.archived = archived;
     head.not_modified = Some(Box::new(stored.refers));
@@ -51,9 +54,9 @@ pub(crate) fn unchanged_head(
 }
 
 fn read(
-    recrawl: &Replay,
+    recrawl: &ArchivedWeb,
     url: &NormUrl,
-) -> Result<Option<crate::formats::warc::replay::Unchanged>, FetchError> {
+) -> Result<Option<crate::formats::warc::archived::Unchanged>, FetchError> {
     recrawl
         .unchanged(url.as_str())
         .map_err(|e| FetchError::Other(format!("cannot read the earlier archive: {e}")))

@@ -166,7 +166,7 @@ impl Settings {
                 max_page_bytes: v.int("MaxPageBytes")?,
                 resolve: parse_resolve(&v)?.into(),
                 ca_file: v.optional_path("CaFile"),
-                replay_from: None,
+                rebuild_from: None,
                 recrawl: v.optional_path("Recrawl"),
                 cookies: v.flag("Cookies")?,
             },

@@ -57,7 +57,7 @@ fn render(settings: &Settings, started: &str) -> String {
          [crawl]\nResultsFormat = {RESULTS_FORMAT}\nVersion = {v}\nStarted = {started}\n{rebuilt}\n[settings]\n",
         v = env!("CARGO_PKG_VERSION"),
         // A rebuild's wall-clock figures (Started, summary.csv's Seconds and TLP) are its own.
-        rebuilt = settings.http.replay_from.as_ref().map_or(String::new(), |from| format!(
+        rebuilt = settings.http.rebuild_from.as_ref().map_or(String::new(), |from| format!(
             "Rebuilt = from the archive {} (Started, and summary.csv's Seconds, TLP and Fetched, are the rebuild's)\n",
             from.display()
         )),

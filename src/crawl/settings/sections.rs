@@ -187,8 +187,8 @@ pub struct HttpSettings {
     /// `Recrawl`: the earlier archive a re-crawl's conditional requests come from.
     pub recrawl: Option<PathBuf>,
     /// `rccrawler rebuild`: the archive folder the answers come from (no request is sent;
-    /// the `replay` downloader reads it).
-    pub replay_from: Option<PathBuf>,
+    /// the `ArchiveDT` downloader reads it).
+    pub rebuild_from: Option<PathBuf>,
     /// `Cookies`: each site keeps a cookie jar (SPEC §14).
     pub cookies: bool,
 }

@@ -15,17 +15,17 @@ use super::{Exit, RebuildArgs, hosts_path, shown};
 use crate::crawl::fetch::HttpDownloader;
 use crate::crawl::settings::{RawSettings, Settings};
 use crate::face::registry::Registry;
-use crate::formats::warc::replay::Replay;
+use crate::formats::warc::archived::ArchivedWeb;
 
 /// The downloader reading the archive (a component registered for the rebuild).
-const REPLAY: &str = "replay";
+const ARCHIVE_DT: &str = "archived";
 
 /// The file that marks a folder as a rebuild's (replaced by the next rebuild into it).
 const MARKER: &str = ".rccrawler-rebuild";
 
 /// Runs `rccrawler rebuild`.
 pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
-    let replay = match Replay::open_all(&args.archive) {
+    let archived = match ArchivedWeb::open_all(&args.archive) {
         Ok(r) => Arc::new(r),
         Err(e) => {
             eprintln!("error: not an archive rccrawler can read: {e}");
@@ -37,7 +37,7 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
         args.archive
             .iter()
             .map(std::path::PathBuf::as_path)
-            .chain(replay.folders()),
+            .chain(archived.folders()),
     ) {
         eprintln!(
             "error: --out {} overlaps the archive {}: a rebuild writes nothing into an archive it reads",
@@ -51,19 +51,22 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
         return Exit::BadInput;
     }
     let mut registry = Registry::builtin();
-    let from = Arc::clone(&replay);
-    registry.register_downloader(REPLAY, move |s| {
-        Ok(Arc::new(HttpDownloader::replaying(s, Arc::clone(&from))?))
+    let from = Arc::clone(&archived);
+    registry.register_downloader(ARCHIVE_DT, move |s| {
+        Ok(Arc::new(HttpDownloader::from_archive(
+            s,
+            Arc::clone(&from),
+        )?))
     });
-    let Some(settings) = settings(args, &replay, &registry) else {
+    let Some(settings) = settings(args, &archived, &registry) else {
         return Exit::BadInput;
     };
     // A body longer than this rebuild reads is cut where its crawl would have cut it.
-    replay.limit_bodies(settings.http.max_page_bytes);
-    for p in replay.problems() {
+    archived.limit_bodies(settings.http.max_page_bytes);
+    for p in archived.problems() {
         eprintln!("warning: archive: {p}");
     }
-    let Some(sites) = sites(args, &replay, &settings) else {
+    let Some(sites) = sites(args, &archived, &settings) else {
         return Exit::BadInput;
     };
     let from: Vec<String> = args
@@ -74,23 +77,23 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
     eprintln!(
         "rebuilding from {} ({} URLs archived) into {}",
         from.join(", "),
-        replay.url_count(),
+        archived.url_count(),
         shown(&args.out).display()
     );
     let exit = super::run(&registry, &settings, &sites, ctrl_c);
     // The rebuild's error log names the damage too, beside what the run met.
-    if !replay.problems().is_empty()
+    if !archived.problems().is_empty()
         && let Ok(mut logs) = crate::crawl::routine::LogFiles::open(
             &settings.logs.common_log,
             &settings.logs.error_log,
         )
     {
-        for p in replay.problems() {
+        for p in archived.problems() {
             let _ = logs.problem("", "", &format!("archive: {p}"));
         }
         let _ = logs.flush();
     }
-    let missing = replay.missing();
+    let missing = archived.missing();
     if missing > 0 {
         eprintln!(
             "{missing} requests asked for URLs the archive lacks: bad links \"{}\" (nothing was fetched)",
@@ -127,8 +130,12 @@ fn claim_out(out: &Path) -> Result<(), String> {
 }
 
 /// The rebuild's settings: the file named, else the archive's; its folders in DIR, its
-/// answers from `replay`.
-fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Option<Settings> {
+/// answers from `archived`.
+fn settings(
+    args: &RebuildArgs,
+    archived: &Arc<ArchivedWeb>,
+    registry: &Registry,
+) -> Option<Settings> {
     let (text, path) = match &args.settings {
         Some(file) => match std::fs::read_to_string(file) {
             Ok(t) => (t, file.clone()),
@@ -138,7 +145,7 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
             }
         },
         None => {
-            let lines: Vec<&str> = replay
+            let lines: Vec<&str> = archived
                 .info()
                 .iter()
                 .filter(|(n, _)| n == "setting")
@@ -148,7 +155,7 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
                 eprintln!("error: the archive records no settings: name them with --settings");
                 return None;
             }
-            (lines.join("\n") + "\n", replay.folder().join("warcinfo"))
+            (lines.join("\n") + "\n", archived.folder().join("warcinfo"))
         }
     };
     let loaded =
@@ -173,9 +180,9 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
     settings.results.archive = false;
     settings.http.recrawl = None;
     settings.http.ca_file = None;
-    settings.http.replay_from = Some(replay.folder().to_owned());
+    settings.http.rebuild_from = Some(archived.folder().to_owned());
     // The blocking downloader's walks over the archive; the state is kept in files.
-    settings.components.downloader = REPLAY.to_owned();
+    settings.components.downloader = ARCHIVE_DT.to_owned();
     settings.components.data_manager = "BMICDM".to_owned();
     match registry.resolve(settings) {
         Ok((settings, more)) => {
@@ -194,7 +201,7 @@ fn settings(args: &RebuildArgs, replay: &Arc<Replay>, registry: &Registry) -> Op
 /// The rebuild's sites: the hosts.txt named, else the archive's.
 fn sites(
     args: &RebuildArgs,
-    replay: &Replay,
+    archived: &ArchivedWeb,
     settings: &Settings,
 ) -> Option<Vec<crate::model::site::SiteSpec>> {
     let defaults = settings.sites.defaults;
@@ -204,7 +211,7 @@ fn sites(
             crate::formats::hosts::load(&path, defaults).map_err(|e| e.to_string())
         }
         None => {
-            let text: String = replay
+            let text: String = archived
                 .info()
                 .iter()
                 .filter(|(n, _)| n == "host")

@@ -7,17 +7,17 @@
 //!   first, rotated at a size, a torn tail cut on continue, repeated payloads as `revisit`;
 //! - [`read`] — a file read back record by record;
 //! - [`cdxj`] — the folder's CDXJ index, sorted by SURT key;
-//! - [`replay`] — an archive read back as the crawl's answers, URL by URL in the order they
+//! - [`archived`] — an archive read back as the crawl's answers, URL by URL in the order they
 //!   came (`rccrawler rebuild`);
 //! - [`recorder`] — the crawl's archive as downloaders and parsers use it: answers captured
 //!   when their heads arrive, archived once their bodies are read, a failed write stopping
 //!   the crawl.
 
+pub mod archived;
 pub mod cdxj;
 pub mod read;
 pub mod record;
 pub mod recorder;
-pub mod replay;
 pub mod surt;
 pub mod writer;
 

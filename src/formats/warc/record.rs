@@ -77,7 +77,7 @@ pub fn sha1_of_parts(parts: &[&[u8]]) -> String {
 }
 
 /// A WARC date (W3C ISO 8601, UTC, to the microsecond as WARC 1.1 allows): a page's two
-/// copies, fetched one after the other, are told apart by it when the archive is replayed.
+/// copies, fetched one after the other, are told apart by it when the archive is read back.
 pub fn warc_date(t: SystemTime) -> String {
     let ms = crate::base::utc::utc_timestamp(t);
     let micros = t

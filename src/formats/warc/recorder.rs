@@ -27,7 +27,7 @@ pub struct Capture {
     pub head: Vec<u8>,
     /// A `304 Not Modified` in a re-crawl: the earlier answer it stands for (archived as a
     /// `revisit` naming it; the body is not archived again).
-    pub not_modified: Option<super::replay::NotModified>,
+    pub not_modified: Option<super::archived::NotModified>,
 }
 
 impl Capture {

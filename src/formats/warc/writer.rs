@@ -46,7 +46,7 @@ pub struct Exchange<'a> {
     /// `disconnect`, `unspecified`); `None` when it is whole.
     pub truncated: Option<&'static str>,
     /// The failure that cut the body, as the crawler named it (kind, detail): kept in
-    /// `Rccrawler-Error` so that a replay fails the same way.
+    /// `Rccrawler-Error` so that a rebuild fails the same way.
     pub error: Option<(&'a str, &'a str)>,
     /// A `304 Not Modified` to a re-crawl's conditional request: the date and payload digest
     /// of the earlier archive's answer it stands for (a `revisit` record names them).
@@ -279,7 +279,7 @@ impl Archive {
 
     /// Archives a request that got no answer (a timeout, a refused or broken connection): its
     /// `request` record and a `metadata` record naming the failure (`fetch-error: KIND`,
-    /// `detail: …`), so that a replay fails the same way.
+    /// `detail: …`), so that a rebuild fails the same way.
     pub fn failure(
         &self,
         url: &str,

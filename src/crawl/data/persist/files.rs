@@ -22,7 +22,7 @@ use crate::base::storage::codec::Reader;
 use crate::base::storage::frames::{frame, frames, write_framed_file};
 use crate::base::storage::{Durability, Recovered, StateError, StateStore};
 use crate::crawl::data::journal::{retired_record, revived_record, split_scope};
-use crate::crawl::data::scope::replay::{added_scope, retired_scope, revived_scope};
+use crate::crawl::data::scope::reapply::{added_scope, retired_scope, revived_scope};
 use crate::crawl::data::{CrawlStatus, DataError, Persist, PersistError, RetiredScope};
 
 /// A snapshot blob holding a scope's data.

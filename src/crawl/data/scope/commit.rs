@@ -1,7 +1,7 @@
 //! Recording an outcome. First every string it names (redirect hops, link targets, anchors,
 //! titles, reasons) is interned, and each string interned for the first time is journaled
 //! right then, in order ([`ScopeGraph::resolve`]). What remains is the outcome in ids
-//! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which replaying
+//! ([`Resolved`]), journaled last and carried out by [`ScopeGraph::apply`] — which re-applying
 //! a journal runs too.
 
 use super::{

@@ -1,6 +1,6 @@
 //! The contents a scope has recorded: what tells whether a fetched page is a new page or
 //! another address of one recorded before (SPEC §2.6, §14), for the page count, the budget's
-//! reward and the yields replayed from the graph.
+//! reward and the yields walked from the graph.
 
 use super::PageMeta;
 

@@ -1,4 +1,4 @@
-//! Which earlier node a page of the breadth-first replay is (SPEC §2.6, §14), and why: equal
+//! Which earlier node a page of the breadth-first walk is (SPEC §2.6, §14), and why: equal
 //! bytes; equal once the parts that change per response are masked; equal once the page's own
 //! address is masked too; or a print version whose text is the node's. The URLs' shapes name
 //! the reason when they tell it (a tracking parameter, an index document, …).
@@ -74,7 +74,7 @@ fn print_target_id(g: &ScopeGraph, url: &str) -> Option<u32> {
 }
 
 impl Folder {
-    /// A folder for the replay of `g`, knowing what its soft-404 probes found.
+    /// A folder for the walk of `g`, knowing what its soft-404 probes found.
     pub(super) fn new(g: &ScopeGraph) -> Self {
         let page_of = |id: u32| -> Option<(u32, PageMeta)> {
             let mut cur = id;

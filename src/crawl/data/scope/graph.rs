@@ -1,7 +1,7 @@
 //! The written web graph of one scope, computed from the recorded outcomes after the crawl
 //! (SPEC §2.5–§2.10, §4).
 //!
-//! A breadth-first replay from the home page over the stored data, links taken in document
+//! A breadth-first walk from the home page over the stored data, links taken in document
 //! order: exactly what a one-thread breadth-first crawler would find, whatever order the
 //! concurrent downloads actually finished in. A URL is a node when it resolves (through its
 //! redirect chain) to an HTML page whose content hash is not yet a node; otherwise it is an
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use hashbrown::HashSet;
 
 use super::folding::Folder;
-use super::traps::{TrapCut, TrapReplay};
+use super::traps::{TrapCut, TrapWalk};
 use super::{NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
 use crate::crawl::data::records::LinkKind;
 
@@ -229,12 +229,12 @@ fn hop_chain(g: &ScopeGraph, start: u32, chain: &mut Vec<u32>) {
 }
 
 impl<'a> SiteGraph<'a> {
-    /// Replays the crawl of `g` breadth-first.
+    /// Walks the crawl of `g` breadth-first.
     pub(crate) fn build(g: &'a ScopeGraph) -> Self {
         let n = g.recs.len();
         let mut visited = vec![NO_LEVEL; n];
         let mut queue = VecDeque::new();
-        let mut traps = TrapReplay::new(g);
+        let mut traps = TrapWalk::new(g);
         for home in g.homes() {
             if visited[home as usize] == NO_LEVEL {
                 visited[home as usize] = 0;

@@ -12,7 +12,7 @@
 //! independently of the order things happened in.
 //!
 //! A commit ([`commit`]) has two phases: every string the outcome names is interned (and
-//! journaled when new), then states change using ids only. Replaying a journal ([`replay`])
+//! journaled when new), then states change using ids only. Re-applying a journal ([`reapply`])
 //! runs the same second phase, so a recovered scope is exactly the scope that was journaled.
 //! [`snapshot`] turns a whole scope into bytes and back.
 //!
@@ -28,7 +28,7 @@ mod link_rec;
 mod link_store;
 mod measured;
 mod orphans;
-pub(crate) mod replay;
+pub(crate) mod reapply;
 mod site_memory;
 pub(crate) mod sitemap_rows;
 mod snapshot;
@@ -212,7 +212,7 @@ pub(crate) struct ScopeGraph {
     page_limit: u32,
     /// `MaxUrlsPerSite` (0: none): links to internal URLs beyond it are left out.
     url_limit: u32,
-    /// `TrapLevels` and `TrapPatternUrls`; saved, so that a replay of the scope cuts what
+    /// `TrapLevels` and `TrapPatternUrls`; saved, so that a walk of the scope cuts what
     /// the crawl cut.
     traps: traps::TrapRules,
     /// `FollowNofollow = no` (saved like `traps`): nofollow links give no level.
@@ -423,7 +423,7 @@ impl ScopeGraph {
         self.seed(origin, site)
     }
 
-    /// [`Self::add_seed`] without the journal (what replaying it does).
+    /// [`Self::add_seed`] without the journal (what re-applying it does).
     fn seed(&mut self, origin: Origin, site: SiteId) -> Result<Vec<SiteId>, DataError> {
         let local = match self.site_origins.iter().position(|o| *o == origin) {
             Some(l) => l as u16,

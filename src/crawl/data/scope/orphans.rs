@@ -79,7 +79,7 @@ impl ScopeGraph {
     }
 
     /// Queues `url` of local site `site` as an orphan, if no link reaches it (live and in a
-    /// journal's replay alike); whether it was.
+    /// journal's re-application alike); whether it was.
     pub(super) fn queue_orphan(&mut self, site: u16, url: &str) -> bool {
         let Ok(id) = self.intern_url(url, site, LinkKind::Internal) else {
             return false;

@@ -17,10 +17,10 @@
 //! one level. A first rule, "ten levels below the level that passed 1,000 URLs", cut that web
 //! (79,631 pages to 74,569).
 //!
-//! Both rules are ones of levels, so they can be replayed: the written graph ([`super::graph`]) and
-//! the yields ([`super::yields`]) apply it in breadth-first order with [`TrapReplay`], where
+//! Both rules are ones of levels, so they can be walked again: the written graph ([`super::graph`]) and
+//! the yields ([`super::yields`]) apply it in breadth-first order with [`TrapWalk`], where
 //! the first URL of a shape met is its shallowest. The live crawl ([`Shapes`]) only needs to
-//! fetch at least what the replay keeps: it compares with the shallowest level known so far,
+//! fetch at least what the walk keeps: it compares with the shallowest level known so far,
 //! which can only fall as the crawl goes on, and a URL left out is queued after all if its
 //! own level falls within reach.
 
@@ -42,7 +42,7 @@ pub(super) const FLAT_LEVELS: u32 = 6;
 const FLAT_MIN: u64 = 16;
 
 /// The trap rules of a scope (`TrapLevels`, `TrapPatternUrls`; 0 turns either off); saved
-/// with the scope, so that a replay cuts what the crawl cut.
+/// with the scope, so that a walk cuts what the crawl cut.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TrapRules {
     /// A shape's URLs more than this many levels below its shallowest are cut.
@@ -136,7 +136,7 @@ struct Histogram {
     at: Vec<u32>,
     /// Per level, the fewest and most digits of its URLs met there (a URL whose level falls
     /// leaves its length behind: the range only widens, and a live crawl cuts no more than
-    /// the replay).
+    /// the walk).
     lengths: Vec<(u8, u8)>,
     total: u32,
     /// The level of the one URL, while `at` is empty.
@@ -220,7 +220,7 @@ pub(super) struct Shapes {
     /// Per shape id, the shallowest level of its URLs known so far.
     min_level: Vec<u32>,
     /// Per shape id, how many of its URLs lie at each level known so far (levels only fall,
-    /// so the count down to any level only grows: the cut only rises, as the replay's).
+    /// so the count down to any level only grows: the cut only rises, as the walk's).
     levels: Vec<Histogram>,
     /// How many of the URLs are internal (what `MaxUrlsPerSite` counts).
     internal: u32,
@@ -334,8 +334,8 @@ pub struct TrapCut {
     pub branching: bool,
 }
 
-/// The trap rule applied during a breadth-first replay of a scope.
-pub(super) struct TrapReplay<'g> {
+/// The trap rule applied during a breadth-first walk of a scope.
+pub(super) struct TrapWalk<'g> {
     g: &'g ScopeGraph,
     /// Per shape, the level its first URL was met at.
     first: Vec<u32>,
@@ -348,7 +348,7 @@ pub(super) struct TrapReplay<'g> {
     marks: Vec<u8>,
 }
 
-/// What the replay left out of one shape.
+/// What the walk left out of one shape.
 struct Cut {
     example: u32,
     urls: u32,
@@ -356,10 +356,10 @@ struct Cut {
     branching: bool,
 }
 
-impl<'g> TrapReplay<'g> {
+impl<'g> TrapWalk<'g> {
     pub(super) fn new(g: &'g ScopeGraph) -> Self {
         let shapes = g.shapes.count();
-        TrapReplay {
+        TrapWalk {
             g,
             first: vec![NO_LEVEL; shapes],
             levels: vec![Histogram::default(); shapes],
@@ -368,7 +368,7 @@ impl<'g> TrapReplay<'g> {
         }
     }
 
-    /// The replay reached URL `id` at `level` (breadth-first, so the first time is at its
+    /// The walk reached URL `id` at `level` (breadth-first, so the first time is at its
     /// level): the first URL of its shape sets the shape's level, and each URL counts once
     /// at its level.
     pub(super) fn reached(&mut self, id: u32, level: u32) {
@@ -384,7 +384,7 @@ impl<'g> TrapReplay<'g> {
         self.levels[s as usize].add(level, digits);
     }
 
-    /// Whether the replay may go on to URL `id` at `level` (it reached it: [`Self::reached`]
+    /// Whether the walk may go on to URL `id` at `level` (it reached it: [`Self::reached`]
     /// first). A URL left out is counted once. Breadth-first, every URL two levels up or more
     /// is met before the first URL at `level` is asked about, as the size rule needs.
     pub(super) fn admits(&mut self, id: u32, level: u32) -> bool {

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::traps::TrapReplay;
+use super::traps::TrapWalk;
 use crate::model::bandit::Yield;
 
 use super::{LinkKind, NO_LEVEL, STATIC_BIT, ScopeGraph, UrlState};
@@ -42,7 +42,7 @@ impl ScopeGraph {
         // Content keys met so far in breadth-first order: a page that has one is another
         // address of a page fetched before (SPEC §14) and pays nothing.
         let mut known = super::contents::Contents::default();
-        let mut traps = TrapReplay::new(self);
+        let mut traps = TrapWalk::new(self);
         for home in self.homes() {
             if !std::mem::replace(&mut queued[home as usize], true) {
                 traps.reached(home, 0);

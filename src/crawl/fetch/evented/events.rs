@@ -37,7 +37,7 @@ pub struct OwnedHead {
     /// The status line and headers for the archive (`Archive = warc`).
     pub archived: Option<Vec<u8>>,
     /// A `304` a re-crawl turned into the archived answer it stands for.
-    pub not_modified: Option<Box<crate::formats::warc::replay::NotModified>>,
+    pub not_modified: Option<Box<crate::formats::warc::archived::NotModified>>,
 }
 
 impl OwnedHead {
@@ -128,7 +128,7 @@ pub struct Carried {
     /// The `Cookie` header.
     pub cookie: Option<String>,
     /// A re-crawl's conditions.
-    pub validators: Option<crate::formats::warc::replay::Validators>,
+    pub validators: Option<crate::formats::warc::archived::Validators>,
 }
 
 /// Settings the connections keep.

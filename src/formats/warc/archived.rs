@@ -2,7 +2,7 @@
 //! and failure of every file of the folder, by URL, in the order they were received (their
 //! `WARC-Date`, to the microsecond). A URL asked for again gets its next answer — a page's
 //! second copy, a retry after a 503 — and, past its last, the last one again, so that a
-//! replayed crawl meets what the crawl met. A `revisit` is answered with the body of the
+//! rebuilt crawl meets what the crawl met. A `revisit` is answered with the body of the
 //! record it names (by payload digest).
 //!
 //! A re-crawl (`Recrawl = ARCHIVE`) reads it too: each URL's last whole `200` answer, its
@@ -39,7 +39,7 @@ enum Met {
     Failed(String, String),
 }
 
-/// An archived answer, as a replay gives it.
+/// An archived answer, as a rebuild gives it.
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// An HTTP answer.
@@ -92,9 +92,9 @@ pub struct Unchanged {
     pub refers: NotModified,
 }
 
-/// An archive folder, indexed for replay.
+/// An archive folder, indexed for a rebuild or a re-crawl.
 #[derive(Debug)]
-pub struct Replay {
+pub struct ArchivedWeb {
     folder: PathBuf,
     files: Vec<PathBuf>,
     /// What each URL met, in order.
@@ -110,7 +110,7 @@ pub struct Replay {
     latest: HashMap<String, Latest>,
     /// `304` answers taken from here so far.
     not_modified: AtomicU64,
-    /// The longest body answered (see [`Replay::limit_bodies`]).
+    /// The longest body answered (see [`ArchivedWeb::limit_bodies`]).
     max_body: AtomicU64,
     /// Damaged spans passed over and files with nothing readable, in words.
     problems: Vec<String>,
@@ -137,16 +137,16 @@ fn archive_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(names.into_iter().map(|n| folder.join(n)).collect())
 }
 
-impl Replay {
+impl ArchivedWeb {
     /// Reads every record of archive folder `folder` (a torn tail is left out), and the
     /// payloads of the archives it re-crawled.
-    pub fn open(folder: &Path) -> io::Result<Replay> {
-        Replay::open_all(&[folder.to_owned()])
+    pub fn open(folder: &Path) -> io::Result<ArchivedWeb> {
+        ArchivedWeb::open_all(&[folder.to_owned()])
     }
 
     /// [`Self::open`] of several archive folders as one: the archives of the processes that
     /// shared a crawl (`PgDM`), each its own. The settings and sites are the first's.
-    pub fn open_all(folders: &[PathBuf]) -> io::Result<Replay> {
+    pub fn open_all(folders: &[PathBuf]) -> io::Result<ArchivedWeb> {
         let mut s = Scanned::default();
         let mut infos = Vec::new();
         for folder in folders {
@@ -171,7 +171,7 @@ impl Replay {
             urls.entry(url).or_default().push(met);
         }
         let folder = folders.first().cloned().unwrap_or_default();
-        Ok(Replay {
+        Ok(ArchivedWeb {
             folder: std::path::absolute(&folder).unwrap_or(folder),
             files: s.files,
             urls,

@@ -1,12 +1,12 @@
 //! Answers from an archive instead of the network (`rccrawler rebuild`, SPEC §15): the
-//! blocking client asks the [`Replay`] for a URL's next archived answer and hands the walks an
+//! blocking client asks the [`ArchivedWeb`] for a URL's next archived answer and hands the walks an
 //! answer built from it — its status, its headers (the `X-Archive-Orig-…` ones, which
 //! described the bytes on the wire, left out), its decoded body — so that a rebuild decides
 //! everything as the crawl did. A URL the archive lacks is a failure `not in the archive`:
 //! never fetched.
 
 use super::client::FetchError;
-use crate::formats::warc::replay::{Answer, Replay};
+use crate::formats::warc::archived::{Answer, ArchivedWeb};
 use crate::model::url_norm::NormUrl;
 
 /// The bad-link reason of a URL the archive lacks.
@@ -14,10 +14,10 @@ pub const NOT_ARCHIVED: &str = "not in the archive";
 
 /// The next archived answer to `url`, and the failure its body's reading met, if any.
 pub(super) fn answer(
-    replay: &Replay,
+    archived: &ArchivedWeb,
     url: &NormUrl,
 ) -> Result<(ureq::http::Response<ureq::Body>, Option<FetchError>), FetchError> {
-    let answer = replay
+    let answer = archived
         .next(url.as_str())
         .map_err(|e| FetchError::Other(format!("cannot read the archive: {e}")))?;
     let (head, body, error) = match answer {

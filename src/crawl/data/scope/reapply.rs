@@ -1,4 +1,4 @@
-//! Replaying one journal record onto a scope: new strings are interned and must get exactly
+//! Re-applying one journal record onto a scope: new strings are interned and must get exactly
 //! the next id (otherwise the journal does not belong to this state), outcomes are applied
 //! with the same code as a live commit.
 
@@ -7,8 +7,8 @@ use crate::crawl::data::journal;
 use crate::crawl::data::records::{Entry, LinkKind};
 
 impl ScopeGraph {
-    /// Replays the entries of one record.
-    pub(crate) fn replay(&mut self, entries: &[u8]) -> Result<(), DataError> {
+    /// Re-applies the entries of one record.
+    pub(crate) fn reapply(&mut self, entries: &[u8]) -> Result<(), DataError> {
         let corrupt = |what: &str| DataError::inconsistent(format!("journal: {what}"));
         for entry in journal::decode(entries) {
             match entry? {
@@ -79,7 +79,7 @@ impl ScopeGraph {
 
 impl ScopeGraph {
     /// One scope saved on its own (a database row): its snapshot if it has one, then its
-    /// journal records (framed) replayed — the first record creates the scope when there is
+    /// journal records (framed) re-applied — the first record creates the scope when there is
     /// no snapshot. The scope comes back journaling, with its frontiers rebuilt (URLs that were
     /// in flight are queued again).
     pub(crate) fn recover(
@@ -103,7 +103,7 @@ impl ScopeGraph {
                         super::Journaling::Off,
                     )?);
                 }
-                (Some(g), None) => g.replay(entries)?,
+                (Some(g), None) => g.reapply(entries)?,
                 (Some(_), Some(_)) => return Err(corrupt("a scope created twice")),
                 (None, None) => return Err(corrupt("a journal for a scope never created")),
             }
