@@ -10,7 +10,7 @@ use hashbrown::HashMap;
 
 use super::diff::SiteDiff;
 use super::snapshot::{Page, Snapshot};
-use crate::base::xml::xml;
+use crate::formats::gexf::{Attribute, Gexf, Time};
 
 /// A graph over time being gathered.
 #[derive(Debug)]
@@ -113,70 +113,45 @@ impl Timeline {
     }
 
     fn write_to(&self, w: &mut dyn Write, about: &str) -> io::Result<()> {
-        write!(
-            w,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-             <gexf xmlns=\"http://gexf.net/1.3\" version=\"1.3\">\n\
-             <meta><creator>rccrawler {}</creator><description>{}</description></meta>\n\
-             <graph mode=\"dynamic\" defaultedgetype=\"directed\" timeformat=\"integer\">\n\
-             <attributes class=\"edge\" mode=\"dynamic\">\n\
-             <attribute id=\"weight\" title=\"weight\" type=\"double\"/>\n\
-             </attributes>\n\
-             <attributes class=\"node\" mode=\"dynamic\">\n",
-            env!("CARGO_PKG_VERSION"),
-            xml(about)
-        )?;
-        for (id, ty) in self.attrs {
-            writeln!(w, "<attribute id=\"{id}\" title=\"{id}\" type=\"{ty}\"/>")?;
-        }
-        writeln!(w, "</attributes>\n<nodes count=\"{}\">", self.nodes.len())?;
+        let nodes: Vec<Attribute<'_>> = self
+            .attrs
+            .iter()
+            .map(|(id, ty)| Attribute::new(id, id, ty))
+            .collect();
+        let edges = [Attribute::new("weight", "weight", "double")];
+        let mut g = Gexf::start(w, about, Time::Dynamic, &nodes, &edges)?;
+        let mut times = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
-            write!(
-                w,
-                "<node id=\"{i}\" label=\"{}\"><attvalues>",
-                xml(&n.label)
-            )?;
+            g.node(i as u64, &n.label);
             for (t, values) in &n.at {
                 for ((id, _), v) in self.attrs.iter().zip(values) {
                     if !v.is_empty() {
-                        write!(
-                            w,
-                            "<attvalue for=\"{id}\" value=\"{}\" start=\"{t}\" end=\"{t}\"/>",
-                            xml(v)
-                        )?;
+                        g.text(id, Some(*t), v);
                     }
                 }
             }
-            w.write_all(b"</attvalues><spells>")?;
-            for (t, _) in &n.at {
-                write!(w, "<spell start=\"{t}\" end=\"{t}\"/>")?;
-            }
-            w.write_all(b"</spells></node>\n")?;
+            times.clear();
+            times.extend(n.at.iter().map(|&(t, _)| t));
+            g.end_node(&times)?;
         }
-        writeln!(w, "</nodes>\n<edges count=\"{}\">", self.edges.len())?;
-        // Edges without ids (optional since GEXF 1.3): a million arcs' worth of bytes.
+        g.edges()?;
         for e in &self.edges {
-            write!(w, "<edge source=\"{}\" target=\"{}\"", e.ends.0, e.ends.1)?;
             let first = e.at.first().map_or(1, |&(_, weight)| weight);
-            if e.at.iter().all(|&(_, weight)| weight == first) {
-                write!(w, " weight=\"{first}\"><spells>")?;
-            } else {
+            let steady = e.at.iter().all(|&(_, weight)| weight == first);
+            let (a, b) = (u64::from(e.ends.0), u64::from(e.ends.1));
+            g.edge(a, b, steady.then_some(first));
+            if !steady {
                 // Gephi reads an edge's weight over time from attvalues for "weight".
-                w.write_all(b"><attvalues>")?;
-                for (t, weight) in &e.at {
-                    write!(
-                        w,
-                        "<attvalue for=\"weight\" value=\"{weight}\" start=\"{t}\" end=\"{t}\"/>"
-                    )?;
+                g.edge_values();
+                for &(t, weight) in &e.at {
+                    g.int("weight", Some(t), weight);
                 }
-                w.write_all(b"</attvalues><spells>")?;
             }
-            for (t, _) in &e.at {
-                write!(w, "<spell start=\"{t}\" end=\"{t}\"/>")?;
-            }
-            w.write_all(b"</spells></edge>\n")?;
+            times.clear();
+            times.extend(e.at.iter().map(|&(t, _)| t));
+            g.end_edge(!steady, &times)?;
         }
-        w.write_all(b"</edges>\n</graph>\n</gexf>\n")
+        g.finish()
     }
 }
 
@@ -321,10 +296,10 @@ mod tests {
         assert!(text.contains("label=\"/x\""), "{text}");
         assert!(text.contains("<attvalue for=\"change\" value=\"added\" start=\"2\" end=\"2\"/>"));
         // Two edges: / → /x in crawl 1, / → /y in crawl 2.
-        assert!(text.contains("<edges count=\"2\">"), "{text}");
+        assert_eq!(text.matches("<edge ").count(), 2, "{text}");
         assert!(
             text.contains(
-                "<edge source=\"0\" target=\"1\" weight=\"2\"><spells><spell start=\"1\" end=\"1\"/></spells></edge>"
+                "<edge id=\"0\" source=\"0\" target=\"1\" weight=\"2\"><spells><spell start=\"1\" end=\"1\"/></spells></edge>"
             ),
             "{text}"
         );

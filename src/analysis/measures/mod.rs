@@ -6,6 +6,8 @@
 pub(crate) mod harmonic;
 pub(crate) mod pagerank;
 
+use crate::formats::gexf::{Attribute, Gexf};
+
 /// A graph's arcs in compressed sparse rows: node `i`'s arcs are
 /// `targets[offsets[i]..offsets[i + 1]]` (0-based node ids), with their weights.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -179,26 +181,17 @@ pub(crate) fn csv_cells(
     Ok(())
 }
 
-/// The GEXF attribute declarations of the measures (`double`).
-pub(crate) fn gexf_attributes(w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    for c in MEASURE_COLUMNS {
-        writeln!(
-            w,
-            r#"      <attribute id="{}" title="{}" type="double"/>"#,
-            c.gexf_id, c.name
-        )?;
-    }
-    Ok(())
+/// The measures' GEXF attributes (doubles), after the per-page ones.
+pub(crate) fn gexf_attributes() -> impl Iterator<Item = Attribute<'static>> {
+    MEASURE_COLUMNS
+        .iter()
+        .map(|c| Attribute::new(c.gexf_id, c.name, "double"))
 }
 
-/// Node `i`'s measures as GEXF `attvalue`s, appended to `line`.
-pub(crate) fn gexf_values(line: &mut Vec<u8>, m: &Measures, i: usize) {
+/// Node `i`'s measures as GEXF values.
+pub(crate) fn gexf_values(g: &mut Gexf<'_>, m: &Measures, i: usize) {
     for c in MEASURE_COLUMNS {
-        line.extend_from_slice(br#"<attvalue for=""#);
-        line.extend_from_slice(c.gexf_id.as_bytes());
-        line.extend_from_slice(br#"" value=""#);
-        write_value(line, (c.value)(m, i));
-        line.extend_from_slice(br#""/>"#);
+        g.value(c.gexf_id, None, |line| write_value(line, (c.value)(m, i)));
     }
 }
 

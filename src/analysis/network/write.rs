@@ -12,8 +12,8 @@ use crate::analysis::measures::{
     Csr, MEASURE_COLUMNS, Measures, csv_cells, gexf_attributes, gexf_values,
 };
 use crate::base::storage::replace_file;
-use crate::base::xml::xml_into;
 use crate::formats::gephi_csv::CsvOut;
+use crate::formats::gexf::{Attribute, Gexf, Time};
 
 /// The columns of nodes.csv before the measures (`PageRank,Harmonic`, SPEC §17).
 pub(crate) const NODE_HEADER: [&str; 10] = [
@@ -179,91 +179,57 @@ fn write_gexf(
     (arcs, id_of): (&mut Arcs, &dyn Fn(u32) -> u32),
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        w,
-        r#"<gexf xmlns="http://gexf.net/1.3" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd" version="1.3">"#
-    )?;
-    writeln!(
-        w,
-        "  <meta><creator>rccrawler {}</creator><description>The network of sites: {} targets, {} accompanying sites</description></meta>",
-        env!("CARGO_PKG_VERSION"),
+    let mut nodes = vec![
+        Attribute::new("set", "Set", "string"),
+        Attribute::new("subset", "Subset", "string"),
+    ];
+    nodes.extend(
+        NODE_NUMBERS
+            .iter()
+            .map(|(id, title, _)| Attribute::new(id, title, "integer")),
+    );
+    nodes.extend(gexf_attributes());
+    let edges = [
+        Attribute::new("pages", "Pages", "integer"),
+        Attribute::new("nofollow", "Nofollow", "integer"),
+        Attribute::new("nofollowshare", "NofollowShare", "double"),
+    ];
+    let about = format!(
+        "The network of sites: {} targets, {} accompanying sites",
         net.targets,
         net.nodes.len() - net.targets
-    )?;
-    writeln!(w, r#"  <graph mode="static" defaultedgetype="directed">"#)?;
-    writeln!(w, r#"    <attributes class="node">"#)?;
-    writeln!(
-        w,
-        r#"      <attribute id="set" title="Set" type="string"/>"#
-    )?;
-    writeln!(
-        w,
-        r#"      <attribute id="subset" title="Subset" type="string"/>"#
-    )?;
-    for (id, title, _) in NODE_NUMBERS {
-        writeln!(
-            w,
-            r#"      <attribute id="{id}" title="{title}" type="integer"/>"#
-        )?;
-    }
-    gexf_attributes(w)?;
-    writeln!(w, r#"    </attributes>"#)?;
-    writeln!(w, r#"    <attributes class="edge">"#)?;
-    writeln!(
-        w,
-        r#"      <attribute id="pages" title="Pages" type="integer"/>"#
-    )?;
-    writeln!(
-        w,
-        r#"      <attribute id="nofollow" title="Nofollow" type="integer"/>"#
-    )?;
-    writeln!(
-        w,
-        r#"      <attribute id="nofollowshare" title="NofollowShare" type="double"/>"#
-    )?;
-    writeln!(w, r#"    </attributes>"#)?;
-    writeln!(w, "    <nodes>")?;
-    let mut line = Vec::with_capacity(512);
+    );
+    let mut g = Gexf::start(w, &about, Time::Static, &nodes, &edges)?;
     for (i, n) in net.nodes.iter().enumerate() {
-        line.clear();
-        let _ = write!(line, r#"      <node id="{}" label=""#, i + 1);
-        xml_into(&n.label, &mut line);
-        line.extend_from_slice(br#""><attvalues><attvalue for="set" value=""#);
-        line.extend_from_slice(n.set.as_str().as_bytes());
-        line.extend_from_slice(br#""/><attvalue for="subset" value=""#);
-        xml_into(&n.subset, &mut line);
-        line.extend_from_slice(br#""/>"#);
+        g.node(i as u64 + 1, &n.label);
+        g.text("set", None, n.set.as_str());
+        g.text("subset", None, &n.subset);
         for (id, _, value) in NODE_NUMBERS {
             if let Some(v) = value(n) {
-                let _ = write!(line, r#"<attvalue for="{id}" value="{v}"/>"#);
+                g.int(id, None, v);
             }
         }
-        gexf_values(&mut line, m, i);
-        line.extend_from_slice(b"</attvalues></node>\n");
-        w.write_all(&line)?;
+        gexf_values(&mut g, m, i);
+        g.end_node(&[])?;
     }
-    writeln!(w, "    </nodes>")?;
-    writeln!(w, "    <edges>")?;
-    let mut i = 0u64;
+    g.edges()?;
     arcs.for_each_source(id_of, &mut |edges| {
         for e in edges {
-            writeln!(
-                w,
-                r#"      <edge id="{i}" source="{}" target="{}" weight="{}"><attvalues><attvalue for="pages" value="{}"/><attvalue for="nofollow" value="{}"/><attvalue for="nofollowshare" value="{}"/></attvalues></edge>"#,
-                e.source,
-                e.target,
-                e.weight,
-                e.pages,
-                e.nofollow,
-                e.nofollow_share()
-            )?;
-            i += 1;
+            g.edge(
+                u64::from(e.source),
+                u64::from(e.target),
+                Some(u64::from(e.weight)),
+            );
+            g.edge_values();
+            g.int("pages", None, u64::from(e.pages));
+            g.int("nofollow", None, u64::from(e.nofollow));
+            g.value("nofollowshare", None, |line| {
+                // Infallible: writing into a Vec.
+                let _ = write!(line, "{}", e.nofollow_share());
+            });
+            g.end_edge(true, &[])?;
         }
         Ok(())
     })?;
-    writeln!(w, "    </edges>")?;
-    writeln!(w, "  </graph>")?;
-    writeln!(w, "</gexf>")?;
-    Ok(())
+    g.finish()
 }

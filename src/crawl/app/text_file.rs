@@ -85,14 +85,14 @@ impl ApplicationManager for TextFileManager {
             filter: &*url_filter,
         };
         let names = seeds.open_next(window.size(), &crawl)?;
-        // A continued crawl's budget is partly spent, its scheduler has learnt from what it
-        // fetched.
+        // A continued crawl's budget is partly spent, its scheduler learnt from its fetches.
         dispatcher.restore(&dm.fetches());
         let removed = removed_scopes(&*dm, &seeds);
         // A budget rule needs every arm until the end: a budgeted crawl keeps its scopes.
         let (settled_tx, settled_rx) = crossbeam_channel::unbounded();
         let ctx = Context {
             settings: settings.clone(),
+            parse_options: crate::crawl::parse::ParseOptions::new(settings),
             sites,
             dm: Arc::clone(&dm),
             coordinator: Arc::clone(&coordinator),

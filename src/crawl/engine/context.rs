@@ -25,6 +25,8 @@ use crate::model::url_filter::UrlFilter;
 pub(crate) struct Context {
     /// Validated settings.
     pub(crate) settings: Settings,
+    /// What the settings tell a parser (the parsers see these, not the settings).
+    pub(crate) parse_options: crate::crawl::parse::ParseOptions,
     /// Sites and their robots rules.
     pub(crate) sites: Sites,
     /// The scopes' data.

@@ -44,7 +44,7 @@ impl Context {
     /// What a parser sees.
     pub(crate) fn parse_env(&self) -> ParseEnv<'_> {
         ParseEnv {
-            settings: &self.settings,
+            options: &self.parse_options,
             sites: &self.sites,
             filter: &*self.filter,
         }

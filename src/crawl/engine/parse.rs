@@ -61,7 +61,7 @@ fn handle(
             url,
             format!(
                 "{} links left out: the page links more than MaxLinksPerPage = {} URLs",
-                record.links.left_out, env.settings.sites.max_links_per_page
+                record.links.left_out, env.options.max_links_per_page
             ),
         );
     }

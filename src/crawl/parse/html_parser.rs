@@ -26,11 +26,11 @@ impl PageParser for HtmlParser {
     fn worker(&self, env: &ParseEnv<'_>) -> Box<dyn ParseWorker> {
         Box::new(
             HtmlWorker::new(
-                env.settings.sites.max_url_length,
-                env.settings.sites.rule_limits(),
-                env.settings.results.external_link_context,
+                env.options.max_url_length,
+                env.options.rule_limits,
+                env.options.external_link_context,
             )
-            .reading_robots_for(env.settings.robots_agent()),
+            .reading_robots_for(&env.options.robots_agent),
         )
     }
 }
@@ -140,7 +140,7 @@ fn parse_page(
     };
     let title = extracted.title.clone();
     let soft_404_suspect = rejected.is_none()
-        && env.settings.sites.duplicates == Duplicates::Fold
+        && env.options.duplicates == Duplicates::Fold
         && (digests.names_itself || fold::title_says_not_found(&title));
     extracted.release_excess();
     PageRecord {
@@ -250,7 +250,7 @@ fn digests_of(
     extracted: &Extracted,
 ) -> (Digests, String) {
     let bytes_only = || Digests::of_bytes(hash, extracted.visible_text);
-    let exact = env.settings.sites.duplicates == Duplicates::Exact;
+    let exact = env.options.duplicates == Duplicates::Exact;
     let rules = if exact { None } else { site.learning.rules() };
     let full = rules.is_some()
         || (!exact && site.learning.is_dynamic())
@@ -332,7 +332,7 @@ fn classify_links(
     let mut seen: HashMap<&str, u32> = HashMap::with_capacity(extracted.links().len().min(1024));
     // Not sized by the links found: copies in a row share an entry.
     let mut links = PageLinks::default();
-    let most = env.settings.sites.max_links_per_page as usize;
+    let most = env.options.max_links_per_page as usize;
     for raw in extracted.links() {
         let key = if raw.href.starts_with('#') {
             "#"
@@ -397,7 +397,7 @@ fn classify(
                     .scope_site(site, long.as_url(), env.sites)
                     .is_none() =>
             {
-                if env.settings.sites.other_scheme_links == OtherScheme::Ignore
+                if env.options.other_scheme_links == OtherScheme::Ignore
                     && site.is_other_scheme(long.as_url())
                 {
                     return LinkTarget::Ignored;
@@ -428,7 +428,7 @@ fn classify(
         }
     };
     let Some(target_site) = env.filter.scope_site(site, url.as_url(), env.sites) else {
-        if env.settings.sites.other_scheme_links == OtherScheme::Ignore
+        if env.options.other_scheme_links == OtherScheme::Ignore
             && site.is_other_scheme(url.as_url())
         {
             return LinkTarget::Ignored;

@@ -11,15 +11,16 @@ mod extracted;
 pub mod href_cache;
 mod html_parser;
 pub mod links;
+mod options;
 pub mod refresh;
 pub mod text;
 
 use std::fmt::Debug;
 
 pub use html_parser::{HtmlParser, HtmlWorker};
+pub use options::ParseOptions;
 
 use crate::crawl::message::{Downloaded, FetchTask, PageRecord};
-use crate::crawl::settings::Settings;
 use crate::model::sites::Sites;
 use crate::model::url_filter::UrlFilter;
 
@@ -27,8 +28,8 @@ use crate::model::url_filter::UrlFilter;
 /// external ones) and the URL filter (scopes spanning several hosts, the topic score).
 #[derive(Clone, Copy)]
 pub struct ParseEnv<'a> {
-    /// Validated settings.
-    pub settings: &'a Settings,
+    /// What settings.ini tells a parser.
+    pub options: &'a ParseOptions,
     /// Sites and their aliases.
     pub sites: &'a Sites,
     /// Scope decisions for links (`UrlAnalyzingThread`).
