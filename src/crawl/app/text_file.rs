@@ -93,6 +93,7 @@ impl ApplicationManager for TextFileManager {
         let ctx = Context {
             settings: settings.clone(),
             parse_options: crate::crawl::parse::ParseOptions::new(settings),
+            fetch_options: crate::crawl::fetch::FetchOptions::new(settings),
             sites,
             dm: Arc::clone(&dm),
             coordinator: Arc::clone(&coordinator),

@@ -27,6 +27,8 @@ pub(crate) struct Context {
     pub(crate) settings: Settings,
     /// What the settings tell a parser (the parsers see these, not the settings).
     pub(crate) parse_options: crate::crawl::parse::ParseOptions,
+    /// What the settings tell a downloader while it fetches.
+    pub(crate) fetch_options: crate::crawl::fetch::FetchOptions,
     /// Sites and their robots rules.
     pub(crate) sites: Sites,
     /// The scopes' data.

@@ -28,7 +28,7 @@ impl Context {
     /// What a downloader sees.
     pub(crate) fn fetch_env(&self) -> FetchEnv<'_> {
         FetchEnv {
-            settings: &self.settings,
+            options: &self.fetch_options,
             sites: &self.sites,
             filter: &*self.filter,
             robots: self.robots,

@@ -308,8 +308,7 @@ impl HttpClient {
         let turn = env.pacing.pace(site.id)?;
         let started = std::time::Instant::now();
         let cookie = env
-            .settings
-            .http
+            .options
             .cookies
             .then(|| site.cookies.header_for(url.as_url()))
             .flatten();

@@ -1,4 +1,4 @@
-//! What a downloader sees of the crawl ([`FetchEnv`]): the settings, the sites and the URL
+//! What a downloader sees of the crawl ([`FetchEnv`]): its options, the sites and the URL
 //! filter it checks hops against, how robots.txt is read, the stop, the body budget — and two
 //! capabilities it asks of the layers above without knowing them: [`Pacing`] (a site's turn
 //! to send, kept by the dispatcher) and [`HopClaims`] (whether a redirect's target is this
@@ -6,12 +6,11 @@
 
 use std::sync::Arc;
 
-use super::SendTurn;
+use super::{FetchOptions, SendTurn};
 use crate::base::bodies::BodyBudget;
 use crate::base::ids::SiteId;
 use crate::base::stop::Stop;
 use crate::crawl::message::{FetchTask, HopClaim};
-use crate::crawl::settings::Settings;
 use crate::formats::warc::archived::Validators;
 use crate::model::robots::RobotsParse;
 use crate::model::sites::Sites;
@@ -36,8 +35,8 @@ pub trait HopClaims: Sync {
 /// What a downloader may use of the crawl.
 #[derive(Clone, Copy)]
 pub struct FetchEnv<'a> {
-    /// Validated settings.
-    pub settings: &'a Settings,
+    /// What settings.ini tells a downloader while it fetches.
+    pub options: &'a FetchOptions,
     /// Sites, their aliases and robots rules.
     pub sites: &'a Sites,
     /// Scope decisions for redirect hops (`UrlAnalyzingThread`).
@@ -69,7 +68,7 @@ impl FetchEnv<'_> {
         started: std::time::Instant,
     ) -> Option<crate::formats::warc::Capture> {
         self.archive?;
-        let ua = &self.settings.http.user_agent;
+        let ua = &self.options.user_agent;
         let request = super::head::archived_request(url, ua, cookie, validators);
         let mut capture =
             crate::formats::warc::Capture::new(url.as_str(), started, request, head.archived?);
@@ -118,7 +117,7 @@ impl FetchEnv<'_> {
         if *e == super::FetchError::Abandoned {
             return;
         }
-        let ua = &self.settings.http.user_agent;
+        let ua = &self.options.user_agent;
         let request = super::head::archived_request(url, ua, cookie, validators);
         let (kind, detail) = e.archived();
         archive.failure(url.as_str(), started, &request, (kind, &detail));

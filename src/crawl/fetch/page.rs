@@ -133,7 +133,7 @@ impl<'a> Walk<'a> {
     /// The `Cookie` header for a request to `url` (`Cookies = yes` and the site's jar has
     /// cookies for it).
     pub(crate) fn cookie(&self, url: &NormUrl) -> Option<String> {
-        if !self.env.settings.http.cookies {
+        if !self.env.options.cookies {
             return None;
         }
         self.site.cookies.header_for(url.as_url())
@@ -142,7 +142,7 @@ impl<'a> Walk<'a> {
     /// Keeps the cookies an answer to `url` set in the site's jar (SPEC §14).
     fn keep_cookies(&mut self, url: &NormUrl, set_cookies: &[String]) {
         self.set_cookie.clear();
-        if !self.env.settings.http.cookies || set_cookies.is_empty() {
+        if !self.env.options.cookies || set_cookies.is_empty() {
             return;
         }
         let stored = self.site.cookies.store(url.as_url(), set_cookies);
@@ -244,7 +244,7 @@ impl<'a> Walk<'a> {
         if !self.site.spec.rules.allows(url.path_and_query()) {
             return Some(self.failed(Failure::without_request(EXCLUDED.to_owned())));
         }
-        let reason = refusal(url.as_url(), self.env.settings.sites.rule_limits())?;
+        let reason = refusal(url.as_url(), self.env.options.rule_limits)?;
         Some(self.failed(Failure::without_request(reason)))
     }
 
@@ -520,7 +520,7 @@ impl<'a> Walk<'a> {
         }
         let tld = url.host().rsplit('.').next();
         let refresh = meta_refresh(&body, declared.content_type.as_deref(), tld)
-            .filter(|r| r.delay <= self.env.settings.sites.meta_refresh_max_delay)
+            .filter(|r| r.delay <= self.env.options.meta_refresh_max_delay)
             .and_then(|r| r.url)
             .and_then(|target| url_norm::normalize(url.as_url(), target.trim()).ok())
             .filter(|next| next != url);
@@ -528,7 +528,7 @@ impl<'a> Walk<'a> {
             self.env.archive(capture.as_deref(), Some(Ok(&body)));
             return self.hop(next, HopKind::MetaRefresh);
         }
-        if self.env.settings.sites.duplicates == crate::model::fold::Duplicates::Fold
+        if self.env.options.duplicates == crate::model::fold::Duplicates::Fold
             && self
                 .site
                 .learning

@@ -100,7 +100,7 @@ impl<'a> RobotsWalk<'a> {
     /// The `Cookie` header for a request to `url`: robots.txt behind a cookie wall is fetched
     /// as the site's pages are (SPEC §14).
     pub(crate) fn cookie(&self, url: &NormUrl) -> Option<String> {
-        if !self.env.settings.http.cookies {
+        if !self.env.options.cookies {
             return None;
         }
         self.env
@@ -171,7 +171,7 @@ impl<'a> RobotsWalk<'a> {
     }
 
     fn read_head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> RobotsStep {
-        if self.env.settings.http.cookies && !response.set_cookies.is_empty() {
+        if self.env.options.cookies && !response.set_cookies.is_empty() {
             let jar = &self.env.sites.get(self.site).cookies;
             self.set_cookie = jar.store(url.as_url(), response.set_cookies).names;
         }
@@ -225,7 +225,7 @@ impl<'a> RobotsWalk<'a> {
         }
         match body {
             Ok(body) => RobotsAnswer::Rules(crate::model::robots::with_sitemaps(
-                (self.env.robots)(&body, self.env.settings.robots_agent()),
+                (self.env.robots)(&body, &self.env.options.robots_agent),
                 &body,
             )),
             Err(e) => failed(e),

@@ -61,7 +61,7 @@ pub(crate) fn harvest(
     log: &Log,
 ) -> Option<Sitemap> {
     let site = env.sites.get(site_id);
-    let mut r = Reading::new(&site, log, env.settings.sites.max_url_length);
+    let mut r = Reading::new(&site, log, env.options.max_url_length);
     while let Some((url, depth)) = r.queue.pop_front() {
         if env.stop.is_requested() {
             return None;
@@ -303,8 +303,7 @@ fn fetch(
             return File::Abandoned;
         };
         let cookie = || {
-            env.settings
-                .http
+            env.options
                 .cookies
                 .then(|| site.cookies.header_for(url.as_url()))
                 .flatten()
@@ -326,7 +325,7 @@ fn fetch(
                 started,
             )
         });
-        if env.settings.http.cookies && !response.set_cookies.is_empty() {
+        if env.options.cookies && !response.set_cookies.is_empty() {
             site.cookies.store(url.as_url(), &response.set_cookies);
         }
         let status = response.status;
