@@ -430,3 +430,105 @@ fn strip_strings(line: &str) -> String {
     }
     out
 }
+
+/// The files of one module folder (`crawl/fetch`) as units (a subfolder is one), and which
+/// use which: through `super::file::…`, `crate::crawl::fetch::file::…`, and the names the
+/// folder's mod.rs re-exports (`super::FetchError` is fetch_error.rs's). A name mod.rs
+/// itself defines makes an edge to `mod`.
+fn folder_edges(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let dir = src.join(folder);
+    let module = format!("crate::{}::", folder.replace('/', "::"));
+    let mut files = Vec::new();
+    sources(&dir, &mut files);
+    let unit_of = |f: &Path| -> String {
+        let rel = f.strip_prefix(&dir).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        first.trim_end_matches(".rs").to_owned()
+    };
+    let units: BTreeSet<String> = files.iter().map(|f| unit_of(f)).collect();
+    let text = |f: &Path| {
+        let t = std::fs::read_to_string(f).unwrap();
+        t.split("#[cfg(test)]").next().unwrap_or("").to_owned()
+    };
+    // `pub use file::{A, B};` and `pub use file::A;` in mod.rs: name → file.
+    let mut reexported = BTreeMap::new();
+    let mod_rs = text(&dir.join("mod.rs")).replace('\n', " ");
+    for part in mod_rs.split("use ").skip(1) {
+        let stmt = part.split(';').next().unwrap_or("");
+        let Some((file, names)) = stmt.split_once("::") else {
+            continue;
+        };
+        if !units.contains(file) {
+            continue;
+        }
+        for name in names.trim_matches(|c| c == '{' || c == '}' || c == ' ').split(',') {
+            let name = name.split(" as ").last().unwrap_or("").trim();
+            if !name.is_empty() && name != "self" {
+                reexported.insert(name.to_owned(), file.to_owned());
+            }
+        }
+    }
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let unit = unit_of(f);
+        if unit == "mod" {
+            continue;
+        }
+        let top_level = f.parent() == Some(dir.as_path());
+        let body = text(f);
+        let mut names = Vec::new();
+        for line in body.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut prefixes = vec![module.as_str()];
+            if top_level {
+                prefixes.push("super::");
+            }
+            for p in prefixes {
+                for (at, _) in code.match_indices(p) {
+                    let rest = &code[at + p.len()..];
+                    if let Some(group) = rest.strip_prefix('{') {
+                        let group = group.split('}').next().unwrap_or("");
+                        names.extend(group.split(',').map(|n| ident(n.trim())));
+                    } else {
+                        names.push(ident(rest));
+                    }
+                }
+            }
+        }
+        for name in names {
+            let to = if units.contains(&name) {
+                name
+            } else if let Some(file) = reexported.get(&name) {
+                file.clone()
+            } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                "mod".to_owned()
+            } else {
+                continue;
+            };
+            if to != unit {
+                edges.entry(unit.clone()).or_default().insert(to);
+            }
+        }
+    }
+    edges
+}
+
+/// See: issue 65 — the fetch/ knot (eleven files importing each other in a circle) untied:
+/// the archive is a transport beside the network, answers and heads have files of their own.
+#[test]
+fn the_files_of_fetch_do_not_use_each_other_in_a_circle() {
+    let edges = folder_edges("crawl/fetch");
+    assert!(edges.len() > 10, "{edges:?}");
+    assert!(edges["client"].contains("transport"), "{edges:?}");
+    if let Some(cycle) = find_cycle(&edges) {
+        panic!("files of crawl/fetch in a circle: {}", cycle.join(" → "));
+    }
+    // The archive is not named by the client: it is a transport.
+    assert!(!edges["client"].contains("from_archive"), "{edges:?}");
+}

@@ -103,12 +103,7 @@ impl ApplicationManager for TextFileManager {
             filter: url_filter,
             robots,
             started,
-            feeder: Some(Box::new(Feeder {
-                seeds: Arc::clone(&seeds),
-                window,
-                last_more: Mutex::new(Instant::now()),
-                adapted: Mutex::new((Instant::now(), CpuIdle::new())),
-            })),
+            feeder: Some(Box::new(Feeder::new(Arc::clone(&seeds), window))),
             settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
             network: live_network(settings, &seeds),
             archive: archive::open(settings, hosts, &stop, &mut logs)?,
@@ -342,6 +337,18 @@ struct Feeder {
     last_more: Mutex<Instant>,
     /// When the window last considered growing, and the processors' idle time since.
     adapted: Mutex<(Instant, CpuIdle)>,
+}
+
+impl Feeder {
+    /// Opens `seeds`' scopes as `window` lets it.
+    fn new(seeds: Arc<Seeds>, window: Window) -> Self {
+        Feeder {
+            seeds,
+            window,
+            last_more: Mutex::new(Instant::now()),
+            adapted: Mutex::new((Instant::now(), CpuIdle::new())),
+        }
+    }
 }
 
 /// How often a shared store is asked for more scopes.

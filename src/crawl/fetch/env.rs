@@ -63,7 +63,7 @@ impl FetchEnv<'_> {
     pub(crate) fn capture(
         &self,
         url: &NormUrl,
-        head: &super::Head<'_>,
+        head: &super::response::Head<'_>,
         (cookie, validators): (Option<&str>, Option<&Validators>),
         started: std::time::Instant,
     ) -> Option<crate::formats::warc::Capture> {

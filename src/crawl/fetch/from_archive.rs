@@ -5,15 +5,29 @@
 //! everything as the crawl did. A URL the archive lacks is a failure `not in the archive`:
 //! never fetched.
 
-use super::client::FetchError;
+use std::sync::Arc;
+
+use super::fetch_error::FetchError;
+use super::transport::{self, Request, Transport};
 use crate::formats::warc::archived::{Answer, ArchivedWeb};
 use crate::model::url_norm::NormUrl;
+
+/// An archive as the blocking client's transport: each request is answered with the URL's
+/// next archived answer; nothing is sent.
+#[derive(Debug)]
+pub(crate) struct FromArchive(pub(crate) Arc<ArchivedWeb>);
+
+impl Transport for FromArchive {
+    fn send(&self, request: &Request<'_>) -> Result<transport::Answer, FetchError> {
+        answer(&self.0, request.url)
+    }
+}
 
 /// The bad-link reason of a URL the archive lacks.
 pub const NOT_ARCHIVED: &str = "not in the archive";
 
 /// The next archived answer to `url`, and the failure its body's reading met, if any.
-pub(super) fn answer(
+fn answer(
     archived: &ArchivedWeb,
     url: &NormUrl,
 ) -> Result<(ureq::http::Response<ureq::Body>, Option<FetchError>), FetchError> {

@@ -1,64 +1,29 @@
-//! What the walk reads of an answer's status line and headers ([`Head`]), and what a page's
-//! headers say about its body ([`Declared`]), for both downloaders.
+//! Heads as sent and as archived: a GET's request target and header fields (both downloaders
+//! send the same), the validators of a re-crawl, and an answer's head as a WARC record holds it.
 
-use super::client::{Response, request_uri};
 use crate::formats::warc::archived::Validators;
 use crate::model::url_norm::NormUrl;
 
-/// What a page's headers say about its body: its type, and the robots directives of its
-/// `X-Robots-Tag` headers (SPEC §17).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Declared {
-    /// `Content-Type`.
-    pub(crate) content_type: Option<String>,
-    /// Every `X-Robots-Tag` value, one per line.
-    pub(crate) robots_tag: Option<String>,
-}
+/// Most redirect hops followed for a page, a robots.txt or a sitemap file (SPEC §2.4).
+pub(crate) const MAX_HOPS: usize = 5;
 
-impl Declared {
-    /// What a response of the blocking client declares.
-    pub(crate) fn of(response: &Response) -> Self {
-        Declared {
-            content_type: response.content_type.clone(),
-            robots_tag: response.robots_tag.clone(),
+/// The request target for a normalized URL: characters that URLs may hold but HTTP request
+/// lines may not (`{`, `|`, `^`, …) are percent-encoded.
+pub fn request_uri(url: &NormUrl) -> String {
+    let s = url.as_str();
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%[]".contains(&b);
+    if s.bytes().all(allowed) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for b in s.bytes() {
+        if allowed(b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
         }
     }
-}
-
-/// What the walk needs of an answer's status line and headers.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Head<'r> {
-    /// Status code.
-    pub(crate) status: u16,
-    /// `Location`.
-    pub(crate) location: Option<&'r str>,
-    /// `Content-Type`.
-    pub(crate) content_type: Option<&'r str>,
-    /// `Retry-After`.
-    pub(crate) retry_after: Option<&'r str>,
-    /// Every `Set-Cookie` value.
-    pub(crate) set_cookies: &'r [String],
-    /// The status line and header lines as archived ([`archived_head`]); `None` when the
-    /// crawl keeps no archive.
-    pub(crate) archived: Option<&'r [u8]>,
-    /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
-    /// the 304's own head).
-    pub(crate) not_modified: Option<&'r crate::formats::warc::archived::NotModified>,
-}
-
-impl<'r> Head<'r> {
-    /// The head of a response of the blocking client.
-    pub(crate) fn of(response: &'r Response) -> Self {
-        Head {
-            status: response.status,
-            location: response.location.as_deref(),
-            content_type: response.content_type.as_deref(),
-            retry_after: response.retry_after.as_deref(),
-            set_cookies: &response.set_cookies,
-            archived: response.archived_head.as_deref(),
-            not_modified: response.not_modified.as_deref(),
-        }
-    }
+    out
 }
 
 /// A GET for `url` as the archive keeps it (SPEC §15): the request line and the header

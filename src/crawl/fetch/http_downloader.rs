@@ -1,8 +1,9 @@
 //! `DT0`: the HTTP downloader — blocking HTTP/1.1 over one shared client (ureq, a connection
 //! pool per site), redirects followed by us so that each hop is checked and polite.
 
-use super::head::{Declared, Head};
+use super::from_archive::FromArchive;
 use super::page::{Check, HeadStep, Step, Walk};
+use super::response::{Declared, Head};
 use super::robots_txt::fetch_robots;
 use super::{CaFileError, Downloader, FetchEnv, HttpClient, PageResult, RobotsAnswer};
 use crate::crawl::message::{FetchTask, Log};
@@ -30,7 +31,7 @@ impl HttpDownloader {
         archived: std::sync::Arc<crate::formats::warc::archived::ArchivedWeb>,
     ) -> Result<Self, CaFileError> {
         Ok(HttpDownloader {
-            client: HttpClient::from_archive(settings, archived)?,
+            client: HttpClient::over(settings, Box::new(FromArchive(archived)))?,
         })
     }
 }

@@ -14,8 +14,9 @@
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::client::{HttpClient, is_html};
-use super::head::{Declared, Head};
+use super::client::HttpClient;
+use super::head::MAX_HOPS;
+use super::response::{Declared, Head, is_html};
 use super::retry::{Transient, is_transient_status};
 use super::robots_txt::fetch_robots;
 use super::{FetchEnv, PageResult, RobotsAnswer};
@@ -28,9 +29,6 @@ use crate::model::site::Origin;
 use crate::model::sites::{SiteEntry, SiteOrigin, SiteView};
 use crate::model::url_norm::{self, NormUrl, UrlError};
 use crate::model::url_rules::refusal;
-
-/// Most redirect hops followed (SPEC §2.4).
-pub(crate) const MAX_HOPS: usize = 5;
 
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)

@@ -5,8 +5,8 @@
 //! decide on it as a full crawl of the same answers would, and the body crossed no network.
 //! The blocking client asks here for its answers; the event-driven loop for its heads.
 
-use super::FetchError;
-use super::evented::OwnedHead;
+use super::fetch_error::FetchError;
+use super::response::OwnedHead;
 use crate::formats::warc::archived::{ArchivedWeb, NotModified, Validators};
 use crate::model::url_norm::NormUrl;
 

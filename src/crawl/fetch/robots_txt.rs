@@ -7,8 +7,8 @@
 
 use std::time::{Instant, SystemTime};
 
-use super::head::Head;
-use super::page::MAX_HOPS;
+use super::head::MAX_HOPS;
+use super::response::Head;
 use super::retry::{Transient, is_transient_status};
 use super::{FetchEnv, FetchError, HttpClient, RobotsAnswer};
 use crate::base::ids::SiteId;

@@ -7,6 +7,7 @@ use std::collections::{HashSet, VecDeque};
 
 use std::io::Read;
 
+use super::head::MAX_HOPS;
 use super::{FetchEnv, FetchError, Head, HttpClient};
 use crate::base::ids::SiteId;
 use crate::crawl::message::Log;
@@ -16,9 +17,6 @@ use crate::model::sitemap::{
 };
 use crate::model::sites::SiteEntry;
 use crate::model::url_norm::{self, NormUrl};
-
-/// Redirects followed for one sitemap file (as for pages).
-const MAX_HOPS: usize = 5;
 
 /// What fetching one sitemap file gave.
 enum File {

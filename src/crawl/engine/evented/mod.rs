@@ -25,9 +25,8 @@ use super::{Fetched, download};
 use crate::base::bodies::{self, BodyPermit};
 use crate::base::stop::{PanicGuard, STOP_GRACE, StopReason};
 use crate::crawl::engine::Context;
-use crate::crawl::fetch::evented::{
-    Carried, ConnRef, Connections, Event, NotSent, OwnedHead, ReqId,
-};
+use crate::crawl::fetch::OwnedHead;
+use crate::crawl::fetch::evented::{Carried, ConnRef, Connections, Event, NotSent, ReqId};
 use crate::crawl::fetch::{
     Check, EventedDownloader, FetchEnv, FetchError, HeadStep, PageResult, RobotsAnswer, RobotsStep,
     RobotsWalk, Step, Walk,

@@ -2,7 +2,8 @@
 //! archived answer it stands for is walked as if the server had sent it again.
 
 use super::{Driver, InFlight, Walker};
-use crate::crawl::fetch::evented::{ConnRef, OwnedHead, ReqId};
+use crate::crawl::fetch::OwnedHead;
+use crate::crawl::fetch::evented::{ConnRef, ReqId};
 use crate::crawl::fetch::{HeadStep, recrawl};
 
 impl<'a> Driver<'a> {

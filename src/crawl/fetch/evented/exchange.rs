@@ -16,12 +16,14 @@ use ureq_proto::client::{Call, RecvBodyResult, RecvResponseResult, SendRequestRe
 use ureq_proto::http::Request;
 
 use super::decode::decode;
-use super::events::{Event, OwnedHead, ReqId};
+use super::events::{Event, ReqId};
 use super::wire;
 use crate::base::ids::SiteId;
 use crate::crawl::fetch::SendTurn;
-use crate::crawl::fetch::client::{DRAIN_BYTES, RESPONSE_HEADER_BYTES};
+use crate::crawl::fetch::client::RESPONSE_HEADER_BYTES;
 use crate::crawl::fetch::head_fit;
+use crate::crawl::fetch::response::DRAIN_BYTES;
+use crate::crawl::fetch::response::OwnedHead;
 use crate::crawl::fetch::{FetchError, request_uri};
 use crate::model::url_norm::NormUrl;
 

@@ -17,7 +17,7 @@ mod exchange;
 mod wire;
 
 pub use conn::Connections;
-pub use events::{Carried, ConnRef, ConnSettings, Event, NotSent, OwnedHead, ReqId};
+pub use events::{Carried, ConnRef, ConnSettings, Event, NotSent, ReqId};
 
 use parking_lot::Mutex;
 

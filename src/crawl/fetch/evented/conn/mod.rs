@@ -30,8 +30,9 @@ use super::wire;
 use crate::base::ids::SiteId;
 use crate::crawl::fetch::FetchError;
 use crate::crawl::fetch::SendTurn;
-use crate::crawl::fetch::client::{DRAIN_BYTES, request_buffer_bytes};
+use crate::crawl::fetch::client::request_buffer_bytes;
 use crate::crawl::fetch::resolver::CachingResolver;
+use crate::crawl::fetch::response::DRAIN_BYTES;
 use crate::crawl::settings::MAX_URL_LENGTH;
 use crate::model::url_norm::NormUrl;
 
