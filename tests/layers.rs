@@ -443,7 +443,12 @@ fn folder_edges(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
     sources(&dir, &mut files);
     let unit_of = |f: &Path| -> String {
         let rel = f.strip_prefix(&dir).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         first.trim_end_matches(".rs").to_owned()
     };
     let units: BTreeSet<String> = files.iter().map(|f| unit_of(f)).collect();
@@ -462,7 +467,10 @@ fn folder_edges(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
         if !units.contains(file) {
             continue;
         }
-        for name in names.trim_matches(|c| c == '{' || c == '}' || c == ' ').split(',') {
+        for name in names
+            .trim_matches(|c| c == '{' || c == '}' || c == ' ')
+            .split(',')
+        {
             let name = name.split(" as ").last().unwrap_or("").trim();
             if !name.is_empty() && name != "self" {
                 reexported.insert(name.to_owned(), file.to_owned());

@@ -47,7 +47,7 @@ pub enum RobotsAnswer {
 /// The `DownloadingThread` component: fetches one task at a time. Called concurrently from
 /// `DownloadingThreadsCount` threads, each with a task leased from the dispatcher: the
 /// engine has already taken the site's request slot, and gives everything back afterwards.
-/// An implementation must call [`Pacing::pace`] (`env.pacing`) right before sending each
+/// An implementation must call [`Pacing::pace`](super::Pacing::pace) (`env.pacing`) right before sending each
 /// request of the task (its first, each redirect hop) so the site's delay holds between
 /// requests as they leave, check every URL against robots.txt, log each request on `log`,
 /// and return within `RequestTimeoutSeconds` per request once `env.stop` is requested.

@@ -323,7 +323,7 @@ pub(crate) struct Head<'r> {
     pub(crate) retry_after: Option<&'r str>,
     /// Every `Set-Cookie` value.
     pub(crate) set_cookies: &'r [String],
-    /// The status line and header lines as archived ([`archived_head`]); `None` when the
+    /// The status line and header lines as archived ([`archived_head`](super::head::archived_head)); `None` when the
     /// crawl keeps no archive.
     pub(crate) archived: Option<&'r [u8]>,
     /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
