@@ -30,7 +30,14 @@ pub struct RawSettings {
     key_lines: Vec<(String, usize)>,
     /// Section headers, with their lines.
     sections: Vec<(String, usize)>,
+    /// Read from a crawl's record (a results folder's crawl.ini, an archive's warcinfo):
+    /// every key is there because the crawl ran with it, not because a person set it.
+    recorded: bool,
 }
+
+/// A results folder's crawl.ini (SPEC §16) is a settings file: its `[settings]` are the
+/// settings the crawl ran with, its `[crawl]` section says what wrote them.
+const RECORD_SECTIONS: [&str; 2] = ["crawl", "settings"];
 
 impl RawSettings {
     /// Parses INI text read from `path`. Keys keep their case; `; comments` after a value are
@@ -82,12 +89,50 @@ impl RawSettings {
                 }
             }
         }
-        Ok(RawSettings {
+        let mut raw = RawSettings {
             path: path.to_owned(),
             values,
             key_lines,
             sections,
-        })
+            recorded: false,
+        };
+        if raw.values.contains_key("[crawl] ResultsFormat") {
+            raw.read_as_record();
+        }
+        Ok(raw)
+    }
+
+    /// Reads a crawl record's `[settings]` as the settings, leaving its `[crawl]` section
+    /// aside; another section stays one (an error, as in any settings file).
+    fn read_as_record(&mut self) {
+        let unsection = |key: &str| -> Option<String> {
+            match key.strip_prefix("[settings] ") {
+                Some(k) => Some(k.to_owned()),
+                None if key.starts_with("[crawl] ") => None,
+                None => Some(key.to_owned()),
+            }
+        };
+        self.values = std::mem::take(&mut self.values)
+            .into_iter()
+            .filter_map(|(k, w)| Some((unsection(&k)?, w)))
+            .collect();
+        self.key_lines = std::mem::take(&mut self.key_lines)
+            .into_iter()
+            .filter_map(|(k, l)| Some((unsection(&k)?, l)))
+            .collect();
+        self.sections
+            .retain(|(name, _)| !RECORD_SECTIONS.contains(&name.as_str()));
+        self.recorded = true;
+    }
+
+    /// Marks these settings as a crawl's record (an archive's warcinfo read back).
+    pub fn mark_recorded(&mut self) {
+        self.recorded = true;
+    }
+
+    /// Whether these settings are a crawl's record rather than a file a person wrote.
+    pub fn is_recorded(&self) -> bool {
+        self.recorded
     }
 
     /// Sets one key (tests and the demo use this to override the file).
@@ -189,5 +234,22 @@ mod tests {
         assert_eq!(raw.sections(), &[("crawl".to_owned(), 6)]);
         assert_eq!(raw.duplicates(), vec![("A", vec![2, 5])]);
         assert_eq!(raw.line("[crawl] B"), Some(7));
+        assert!(!raw.is_recorded());
+    }
+
+    #[test]
+    fn a_crawl_record_reads_as_its_settings() {
+        let text = "; c\n[crawl]\nResultsFormat = 1\nVersion = 0.1.0\n\n[settings]\nA = 1\nB = x\n";
+        let raw = RawSettings::from_ini(text, Path::new("crawl.ini")).unwrap();
+        assert!(raw.is_recorded());
+        assert_eq!(raw.get("A"), Some("1"));
+        assert_eq!(raw.line("B"), Some(8));
+        assert_eq!(raw.get("ResultsFormat"), None);
+        assert!(raw.sections().is_empty());
+        assert!(raw.duplicates().is_empty());
+        // Another section in a record is still one.
+        let other = format!("{text}[more]\nC = 1\n");
+        let raw = RawSettings::from_ini(&other, Path::new("crawl.ini")).unwrap();
+        assert_eq!(raw.sections(), &[("more".to_owned(), 9)]);
     }
 }

@@ -116,6 +116,25 @@ impl Settings {
             }
         })?;
         let raw = RawSettings::from_ini(&text, path)?;
+        if raw.is_recorded() {
+            // A crawl record's relative paths are the crawl's own (`ResultFolder = results`):
+            // from the folder it is run in, a repeated crawl writes there, not inside the
+            // results folder that holds the record.
+            let (settings, mut warnings) = Settings::from_raw(&raw, Path::new(""))?;
+            warnings.insert(
+                0,
+                Warning::note(
+                    Location {
+                        path: path.to_owned(),
+                        line: None,
+                    },
+                    "a crawl's record: its settings are the crawl's as it ran; relative paths \
+                     start from the folder rccrawler runs in"
+                        .to_owned(),
+                ),
+            );
+            return Ok((settings, warnings));
+        }
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Settings::from_raw(&raw, &base)
     }

@@ -31,7 +31,8 @@ pub(super) fn check_keys(raw: &RawSettings) -> Result<Vec<Warning>, SettingsErro
     let mut notes = Vec::new();
     for (key, line) in written {
         match keys::find(key) {
-            Some(def) if def.kind == ValueKind::PaperTuning => {
+            // A crawl's record lists them all: nobody set them.
+            Some(def) if def.kind == ValueKind::PaperTuning && !raw.is_recorded() => {
                 notes.push(Warning::note(
                     at(line),
                     format!(

@@ -136,9 +136,9 @@ fn settings(
     archived: &Arc<ArchivedWeb>,
     registry: &Registry,
 ) -> Option<Settings> {
-    let (text, path) = match &args.settings {
+    let (text, path, recorded) = match &args.settings {
         Some(file) => match std::fs::read_to_string(file) {
-            Ok(t) => (t, file.clone()),
+            Ok(t) => (t, file.clone(), false),
             Err(e) => {
                 eprintln!("error: {}: {e}", shown(file).display());
                 return None;
@@ -155,11 +155,20 @@ fn settings(
                 eprintln!("error: the archive records no settings: name them with --settings");
                 return None;
             }
-            (lines.join("\n") + "\n", archived.folder().join("warcinfo"))
+            (
+                lines.join("\n") + "\n",
+                archived.folder().join("warcinfo"),
+                true,
+            )
         }
     };
-    let loaded =
-        RawSettings::from_ini(&text, &path).and_then(|raw| Settings::from_raw(&raw, &args.out));
+    let loaded = RawSettings::from_ini(&text, &path).and_then(|mut raw| {
+        // The archive's own record: every key is there because the crawl ran with it.
+        if recorded {
+            raw.mark_recorded();
+        }
+        Settings::from_raw(&raw, &args.out)
+    });
     let (mut settings, warnings) = match loaded {
         Ok(l) => l,
         Err(e) => {

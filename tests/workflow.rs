@@ -1,0 +1,219 @@
+//! The study's workflow (issue 68) through the binary: a crawl repeated from its record —
+//! `rccrawler --settings results/crawl.ini --hosts results/hosts.txt` in another folder gives
+//! the same graphs (SPEC §16) — and a rebuild that says nothing about keys nobody set.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::run_binary as run;
+use common::{TestWeb, result_bytes, settings_text};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A web of two sites with a trap-free graph of a few levels.
+fn web() -> TestWeb {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=/x>x</a><a href=/y?b=2&a=1>y</a><a href=http://b.test/>b</a>",
+    );
+    web.page("a.test", "/x", "<a href=/z>z</a><a href=/>home</a>");
+    web.page(
+        "a.test",
+        "/y?a=1&b=2",
+        "<a href=/x>x</a><a href=/missing>m</a>",
+    );
+    web.page("a.test", "/z", "<a href=/deeper>d</a>");
+    web.page("a.test", "/deeper", "<p>too deep for level 2</p>");
+    web.page("b.test", "/", "<a href=/p>p</a>");
+    web.page("b.test", "/p", "<p>b</p>");
+    web
+}
+
+/// The site folders of a results folder (not its network/).
+fn site_folders(results: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("nodes.csv").exists() && p.to_string_lossy().contains(".test_"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Copies the record's two files (and nothing else) into `to`; adds back `Resolve`, which a
+/// record leaves out (a real web needs none; these sites are on loopback).
+fn copy_record(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let ini = std::fs::read_to_string(from.join("crawl.ini")).unwrap();
+    let resolve = settings_text(&[])
+        .lines()
+        .find(|l| l.starts_with("Resolve"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(to.join("crawl.ini"), format!("{ini}{resolve}\n")).unwrap();
+    std::fs::copy(from.join("hosts.txt"), to.join("hosts.txt")).unwrap();
+}
+
+/// The first crawl: settings away from their defaults (so that the repeat must read them) and
+/// one site's level limit and page limit in hosts.txt.
+fn first_crawl(web: &TestWeb) -> tempfile::TempDir {
+    let hosts = [
+        format!("{};1;2;0;pages=50", web.origin("a.test")),
+        web.origin("b.test"),
+    ];
+    let dir = common::prepare(
+        &hosts,
+        &[
+            ("Duplicates", "exact"),
+            ("ExternalLinkContext", "40"),
+            ("ParsingThreadSleepTime", "7"),
+        ],
+    );
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    dir
+}
+
+#[test]
+fn a_crawl_repeats_from_its_record_in_another_folder() {
+    let web = web();
+    let first = first_crawl(&web);
+    let results = first.path().join("results");
+    // Elsewhere: the record only, run from that folder.
+    let fresh = tempfile::tempdir().unwrap();
+    copy_record(&results, &fresh.path().join("old"));
+    let o = run(
+        fresh.path(),
+        &["--settings", "old/crawl.ini", "--hosts", "old/hosts.txt"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("a crawl's record"), "{err}");
+    assert!(!err.contains("accepted, not used"), "{err}");
+    // Written where it was run, as the record's own ResultFolder says (not inside old/).
+    let again = fresh.path().join("results");
+    assert!(!fresh.path().join("old/results").exists());
+    let (a, b) = (site_folders(&results), site_folders(&again));
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(
+        a.iter().map(|p| p.file_name()).collect::<Vec<_>>(),
+        b.iter().map(|p| p.file_name()).collect::<Vec<_>>()
+    );
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(result_bytes(x), result_bytes(y), "{}", x.display());
+    }
+    // The settings it ran with are the record's: the same record again (but when it started).
+    let settings_of = |folder: &Path| {
+        let r = rccrawler::formats::crawl_record::read(folder)
+            .unwrap()
+            .unwrap();
+        (r.settings, r.sites)
+    };
+    let (s1, h1) = settings_of(&results);
+    let (s2, h2) = settings_of(&again);
+    assert_eq!(s1, s2);
+    assert_eq!(h1, h2);
+    assert_eq!(s2["Duplicates"], "exact");
+    assert_eq!(h2[&web.origin("a.test")].max_level, 2);
+}
+
+#[test]
+fn the_record_named_where_it_lies_repeats_the_crawl_and_keeps_the_first() {
+    let web = web();
+    let first = first_crawl(&web);
+    // The issue's own words: in a folder holding the first crawl's results/, name its record.
+    let fresh = tempfile::tempdir().unwrap();
+    let results = fresh.path().join("results");
+    copy_record(&first.path().join("results"), &results);
+    for f in site_folders(&first.path().join("results")) {
+        let to = results.join(f.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        for file in std::fs::read_dir(&f).unwrap().flatten() {
+            std::fs::copy(file.path(), to.join(file.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(
+        first.path().join("results/.rccrawler-crawl"),
+        results.join(".rccrawler-crawl"),
+    )
+    .unwrap();
+    let o = run(
+        fresh.path(),
+        &[
+            "--settings",
+            "results/crawl.ini",
+            "--hosts",
+            "results/hosts.txt",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // The copied results were another crawl's: moved aside whole, record included.
+    let old: Vec<PathBuf> = std::fs::read_dir(fresh.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("results.old-"))
+        .collect();
+    assert_eq!(old.len(), 1, "{err}");
+    assert!(old[0].join("crawl.ini").exists());
+    for (x, y) in site_folders(&first.path().join("results"))
+        .iter()
+        .zip(&site_folders(&results))
+    {
+        assert_eq!(result_bytes(x), result_bytes(y), "{}", x.display());
+    }
+}
+
+#[test]
+fn a_settings_file_with_a_section_is_still_refused_unless_it_is_a_record() {
+    let web = web();
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let ini = std::fs::read_to_string(dir.path().join("settings.ini")).unwrap();
+    // A [settings] section without the [crawl] one is a section, as before.
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        format!("[settings]\n{ini}"),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("settings"), "{}", stderr(&o));
+    // A record with a key it does not know names the key, as settings.ini does.
+    std::fs::write(
+        dir.path().join("settings.ini"),
+        format!("[crawl]\nResultsFormat = 1\n[settings]\n{ini}MaxDepht = 3\n"),
+    )
+    .unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("MaxDepht"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_rebuild_says_nothing_of_keys_nobody_set() {
+    let web = web();
+    let hosts = [web.origin("a.test")];
+    let dir = common::prepare(&hosts, &[("Archive", "warc")]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        dir.path(),
+        &["rebuild", "results/archive", "--out", "rebuilt"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("accepted, not used"), "{err}");
+    assert!(!err.contains("note:"), "{err}");
+    let a = site_folders(&dir.path().join("results"));
+    let b = site_folders(&dir.path().join("rebuilt/results"));
+    assert_eq!(a.len(), 1);
+    assert_eq!(result_bytes(&a[0]), result_bytes(&b[0]));
+}
