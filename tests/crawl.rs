@@ -391,7 +391,7 @@ fn output_files_follow_gephi_rules() {
     let ext = std::fs::read_to_string(dir.join("external_links.csv")).unwrap();
     assert!(
         nodes.starts_with(
-            "Id,Label,Level,Title,OutDegree,ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source,PageRank,Harmonic\n"
+            "Id,Label,Level,Title,OutDegree,InDegree,ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source,PageRank,Harmonic\n"
         ),
         "see issue 21: the same columns whatever the URL filter, Host included: {nodes}"
     );
@@ -419,15 +419,16 @@ fn output_files_follow_gephi_rules() {
     let home = &rows[0];
     for (id, title, kind, value) in [
         ("outdegree", "OutDegree", "integer", &home[4]),
-        ("externallinks", "ExternalLinks", "integer", &home[5]),
-        ("bytes", "Bytes", "integer", &home[6]),
-        ("contenthash", "ContentHash", "string", &home[7]),
-        ("canonical", "Canonical", "string", &home[9]),
-        ("robots", "Robots", "string", &home[10]),
-        ("host", "Host", "string", &home[11]),
-        ("source", "Source", "string", &home[12]),
-        ("pagerank", "PageRank", "double", &home[13]),
-        ("harmonic", "Harmonic", "double", &home[14]),
+        ("indegree", "InDegree", "integer", &home[5]),
+        ("externallinks", "ExternalLinks", "integer", &home[6]),
+        ("bytes", "Bytes", "integer", &home[7]),
+        ("contenthash", "ContentHash", "string", &home[8]),
+        ("canonical", "Canonical", "string", &home[10]),
+        ("robots", "Robots", "string", &home[11]),
+        ("host", "Host", "string", &home[12]),
+        ("source", "Source", "string", &home[13]),
+        ("pagerank", "PageRank", "double", &home[14]),
+        ("harmonic", "Harmonic", "double", &home[15]),
     ] {
         assert!(
             gexf.contains(&format!(
@@ -444,13 +445,13 @@ fn output_files_follow_gephi_rules() {
             "{id} = {value:?}: {node}"
         );
     }
-    assert_eq!(&home[5], "1", "the home page has one external link");
-    assert_eq!(&home[11], "a.test");
+    assert_eq!(&home[6], "1", "the home page has one external link");
+    assert_eq!(&home[12], "a.test");
     // A static page's TextHash is its visible text's hash (issue 64, item 4).
     assert!(
-        home[8].len() == 16 && home[8].bytes().all(|b| b.is_ascii_hexdigit()),
+        home[9].len() == 16 && home[9].bytes().all(|b| b.is_ascii_hexdigit()),
         "{:?}",
-        home[8]
+        home[9]
     );
     assert!(gexf.contains(r#"<attribute id="texthash" title="TextHash" type="string"/>"#));
     let leftovers: Vec<_> = std::fs::read_dir(&dir)

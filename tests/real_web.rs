@@ -261,10 +261,10 @@ fn canonical_urls_are_recorded_normalized_and_merge_nothing() {
     let c = crawl(&[web.origin("a.test")], &[]);
     let dir = c.results().join(format!("a.test_{}", web.port()));
     let (header, nodes) = read_csv(&dir.join("nodes.csv"));
-    assert_eq!(header.get(9).map(String::as_str), Some("Canonical"));
+    assert_eq!(header.get(10).map(String::as_str), Some("Canonical"));
     let origin = web.origin("a.test");
-    assert_eq!(nodes[0][9], format!("{origin}/home?a=1&b=2"));
-    assert_eq!(nodes[1][9], format!("{origin}/"));
+    assert_eq!(nodes[0][10], format!("{origin}/home?a=1&b=2"));
+    assert_eq!(nodes[1][10], format!("{origin}/"));
     assert_eq!(nodes.len(), 2, "a canonical URL does not merge nodes");
 }
 

@@ -217,3 +217,34 @@ fn a_rebuild_says_nothing_of_keys_nobody_set() {
     assert_eq!(a.len(), 1);
     assert_eq!(result_bytes(&a[0]), result_bytes(&b[0]));
 }
+
+/// nodes.csv's `InDegree` (issue 68, item 2): the distinct pages linking to each node, as
+/// edges.csv counts them (recomputed here), in graph.gexf too.
+#[test]
+fn in_degree_counts_the_pages_linking_to_a_node() {
+    let web = web();
+    let crawled = common::crawl(&[web.origin("a.test")], &[]);
+    let dir = crawled.results().join(format!("a.test_{}", web.port()));
+    let (header, nodes) = common::read_csv(&dir.join("nodes.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(col("InDegree"), col("OutDegree") + 1);
+    let (eh, edges) = common::read_csv(&dir.join("edges.csv"));
+    let target = eh.iter().position(|h| h == "Target").unwrap();
+    let mut by_label = std::collections::BTreeMap::new();
+    for n in &nodes {
+        let linking = edges.iter().filter(|e| e[target] == n[0]).count();
+        assert_eq!(n[col("InDegree")], linking.to_string(), "{n:?}");
+        by_label.insert(n[col("Label")].clone(), n[col("InDegree")].clone());
+    }
+    // / ← /x; /x ← /, /y; /y ← /; /z ← /x.
+    let url = |p: &str| format!("{}{p}", web.origin("a.test"));
+    assert_eq!(by_label[&url("/")], "1");
+    assert_eq!(by_label[&url("/x")], "2");
+    assert_eq!(by_label[&url("/z")], "1");
+    let gexf = std::fs::read_to_string(dir.join("graph.gexf")).unwrap();
+    assert!(gexf.contains(r#"<attribute id="indegree" title="InDegree" type="integer"/>"#));
+    assert!(
+        gexf.contains(r#"<attvalue for="indegree" value="2"/>"#),
+        "{gexf}"
+    );
+}

@@ -96,6 +96,13 @@ pub const NODE_COLUMNS: &[NodeColumn] = &[
         |g, n| Cell::Int(int(g.out_degree(n))),
     ),
     column(
+        "InDegree",
+        "indegree",
+        "in_degree",
+        Kind::Integer,
+        |g, n| Cell::Int(int(g.in_degree(n))),
+    ),
+    column(
         "ExternalLinks",
         "externallinks",
         "external_links",

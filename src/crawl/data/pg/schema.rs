@@ -181,6 +181,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 7 (issue 52): each page's text digest, what `rccrawler compare` tells a changed page by
     // (NULL: too little text).
     "ALTER TABLE rccrawler_pages ADD COLUMN text_hash text;",
+    // 8 (issue 68): each page's in-degree, the distinct pages linking to it; the pages of
+    // sites written before get theirs from the arcs.
+    "ALTER TABLE rccrawler_pages ADD COLUMN in_degree integer NOT NULL DEFAULT 0;
+    UPDATE rccrawler_pages p SET in_degree = c.n
+        FROM (SELECT scope, target, count(*) AS n FROM rccrawler_arcs GROUP BY scope, target) c
+        WHERE p.scope = c.scope AND p.id = c.target;",
 ];
 
 /// The version this rccrawler writes.

@@ -106,10 +106,12 @@ pub struct SiteGraph<'a> {
     counts: OnceLock<Vec<NodeCounts>>,
 }
 
-/// A node's out-degree, external link rows and bad link rows.
+/// A node's out-degree, in-degree, external link rows and bad link rows.
 #[derive(Debug, Clone, Copy, Default)]
 struct NodeCounts {
     arcs: u32,
+    /// Arcs that end at the node: the pages linking to it.
+    inbound: u32,
     external: u32,
     bad: u32,
 }
@@ -468,6 +470,12 @@ impl<'a> SiteGraph<'a> {
         self.counts_of(node).arcs as usize
     }
 
+    /// How many arcs end at `node`: the distinct pages linking to it (nodes.csv's
+    /// `InDegree`).
+    pub fn in_degree(&self, node: &Node) -> usize {
+        self.counts_of(node).inbound as usize
+    }
+
     /// How many rows [`Self::bad_links`] has for `node`, without building them.
     pub fn bad_link_count(&self, node: &Node) -> usize {
         self.counts_of(node).bad as usize
@@ -484,31 +492,49 @@ impl<'a> SiteGraph<'a> {
     /// a big site's in two halves on two threads, as every result file waits for them (the
     /// writer that does not compute them idled meanwhile).
     fn count_all(&self) -> Vec<NodeCounts> {
-        let count = |nodes: &[Node]| -> Vec<NodeCounts> {
+        // Each half counts the arcs into every node it meets; the halves' counts are added.
+        let count = |nodes: &[Node]| -> (Vec<NodeCounts>, Vec<u32>) {
             let mut arcs = Vec::new();
             let mut external = HashSet::new();
             let mut bad = HashSet::new();
-            nodes
+            let mut inbound = vec![0u32; self.nodes.len()];
+            let counts = nodes
                 .iter()
                 .map(|n| {
                     self.arcs_into(n, &mut arcs);
+                    for a in &arcs {
+                        // Node ids are 1-based.
+                        if let Some(c) = inbound.get_mut((a.target as usize).wrapping_sub(1)) {
+                            *c += 1;
+                        }
+                    }
                     external.clear();
                     bad.clear();
                     NodeCounts {
                         arcs: arcs.len() as u32,
+                        inbound: 0,
                         external: self.external_ids_in(n, &mut external).count() as u32,
                         bad: self.bad_links_in(n, &mut bad, |_| {}) as u32,
                     }
                 })
-                .collect()
+                .collect();
+            (counts, inbound)
         };
-        if self.nodes.len() < count_on_two_threads().max(2) {
-            return count(&self.nodes);
+        let (mut counts, inbound) = if self.nodes.len() < count_on_two_threads().max(2) {
+            count(&self.nodes)
+        } else {
+            let (first, second) = self.nodes.split_at(self.nodes.len() / 2);
+            let ((mut counts, mut inbound), (rest, more)) =
+                crate::base::parallel::join("node-counts", || count(first), || count(second));
+            counts.extend(rest);
+            for (a, b) in inbound.iter_mut().zip(more) {
+                *a += b;
+            }
+            (counts, inbound)
+        };
+        for (c, n) in counts.iter_mut().zip(inbound) {
+            c.inbound = n;
         }
-        let (first, second) = self.nodes.split_at(self.nodes.len() / 2);
-        let (mut counts, rest) =
-            crate::base::parallel::join("node-counts", || count(first), || count(second));
-        counts.extend(rest);
         counts
     }
 
