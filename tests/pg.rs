@@ -555,6 +555,63 @@ fn a_lost_database_is_waited_for_then_the_process_stops_and_keeps_what_it_saved(
     }
 }
 
+/// See: issue 68 — schema 8 adds each page's in-degree; the pages of sites written before it
+/// get theirs from their arcs.
+#[test]
+fn migrating_to_schema_8_fills_the_in_degrees_of_pages_written_before() {
+    let Some(db) = pg::server("migrating_to_schema_8") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    let mut c = db.client();
+    rccrawler::crawl::data::pg::schema::create_at_version(&mut c, 7).unwrap();
+    c.batch_execute(
+        "INSERT INTO rccrawler_crawls (name, seeds) VALUES ('old', 'http://old.test');
+         INSERT INTO rccrawler_scopes (crawl, origin, state) VALUES ('old', 'http://old.test', 'done');
+         INSERT INTO rccrawler_pages (scope, id, url, level, host, title, out_degree,
+             external_links, bytes, content_hash, canonical)
+         SELECT s.id, p.id, p.url, p.level, 'old.test', '', p.out, 0, 1, 'h', ''
+         FROM rccrawler_scopes s, (VALUES (1, 'http://old.test/', 0, 2),
+             (2, 'http://old.test/a', 1, 2), (3, 'http://old.test/b', 1, 1)) AS p(id, url, level, out);
+         INSERT INTO rccrawler_page_arcs (scope, source, targets, weights, nofollows)
+         SELECT s.id, a.source, a.targets, a.weights, a.nofollows
+         FROM rccrawler_scopes s, (VALUES (1, ARRAY[2, 3], ARRAY[1, 1], ARRAY[0, 0]),
+             (2, ARRAY[1, 3], ARRAY[1, 2], ARRAY[0, 0]), (3, ARRAY[3], ARRAY[1], ARRAY[0]))
+             AS a(source, targets, weights, nofollows);",
+    )
+    .unwrap();
+    let dir = common::prepare(
+        &[web.origin("a.test")],
+        &[("DataManager", "PgDM"), ("DatabaseUrl", &db.url)],
+    );
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    let rows = c
+        .query(
+            "SELECT p.id, p.in_degree FROM rccrawler_pages p JOIN rccrawler_scopes s \
+             ON s.id = p.scope WHERE s.origin = 'http://old.test' ORDER BY p.id",
+            &[],
+        )
+        .unwrap();
+    let got: Vec<(i32, i32)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    // 1 ← 2; 2 ← 1; 3 ← 1, 2, 3 (its own link too).
+    assert_eq!(got, [(1, 1), (2, 1), (3, 3)]);
+    // The new crawl's pages carry theirs as nodes.csv does: / ← /x? no; /x ← /.
+    let new: Vec<i32> = c
+        .query(
+            "SELECT p.in_degree FROM rccrawler_pages p JOIN rccrawler_scopes s \
+             ON s.id = p.scope WHERE s.origin <> 'http://old.test' ORDER BY p.id",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(new, [0, 1]);
+}
+
 #[test]
 fn an_older_schema_is_migrated_and_a_newer_one_refused() {
     let Some(db) = pg::server("an_older_schema_is_migrated") else {
