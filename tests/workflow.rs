@@ -248,3 +248,67 @@ fn in_degree_counts_the_pages_linking_to_a_node() {
         "{gexf}"
     );
 }
+
+/// See: issue 68, item 5 — README's list of subcommands is `--help`'s.
+#[test]
+fn the_readme_lists_the_subcommands_help_lists() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&o.stdout).into_owned();
+    let commands = help.split("Commands:").nth(1).unwrap();
+    let commands = commands.split("\n\n").next().unwrap();
+    let mut from_help: Vec<String> = commands
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect();
+    from_help.sort();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let list = readme
+        .split("lists the subcommands (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let mut from_readme: Vec<String> = list
+        .split(',')
+        .map(|c| c.trim().trim_matches('`').to_owned())
+        .collect();
+    from_readme.sort();
+    assert!(from_help.len() >= 8, "{help}");
+    assert_eq!(from_readme, from_help);
+}
+
+/// See: issue 68, item 5 — `compare` and `rebuild` given a crawl's folder (not its results/
+/// or its archive/) say where those are.
+#[test]
+fn compare_and_rebuild_given_a_crawl_folder_point_inside_it() {
+    let web = web();
+    let dir = common::prepare(&[web.origin("a.test")], &[("Archive", "warc")]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let crawl = dir.path().display().to_string();
+    let o = run(dir.path(), &["compare", &crawl, "results", "--out", "cmp"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a crawl's folder? its results:") && err.contains("results"),
+        "{err}"
+    );
+    let o = run(dir.path(), &["rebuild", &crawl, "--out", "rebuilt"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds an archive: rccrawler rebuild"), "{err}");
+    assert!(err.contains("results/archive"), "{err}");
+    // Named as suggested, both run.
+    let o = run(
+        dir.path(),
+        &["rebuild", "results/archive", "--out", "rebuilt"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -35,9 +35,12 @@ impl Crawl {
         }
         let summary = path.join("summary.csv");
         if !summary.is_file() {
-            return Err(not(
-                "no summary.csv: not a results folder of rccrawler".into()
-            ));
+            let hint = results_inside(path)
+                .map(|r| format!(" (a crawl's folder? its results: {})", r.display()))
+                .unwrap_or_default();
+            return Err(not(format!(
+                "no summary.csv: not a results folder of rccrawler{hint}"
+            )));
         }
         let record = crawl_record::read(path).map_err(|e| not(e.to_string()))?;
         if let Some(r) = &record
@@ -78,4 +81,17 @@ impl Crawl {
     pub(crate) fn started(&self) -> &str {
         self.record.as_ref().map_or("", |r| r.started.as_str())
     }
+}
+
+/// A results folder just inside `folder` (a crawl's folder holds `results/`): the first of its
+/// subfolders, by name, with a summary.csv.
+fn results_inside(folder: &Path) -> Option<std::path::PathBuf> {
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("summary.csv").is_file())
+        .collect();
+    found.sort();
+    found.into_iter().next()
 }

@@ -29,6 +29,19 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
         Ok(r) => Arc::new(r),
         Err(e) => {
             eprintln!("error: not an archive rccrawler can read: {e}");
+            for folder in &args.archive {
+                for inside in ["results/archive", "archive"] {
+                    let archive = folder.join(inside);
+                    if archive.is_dir() {
+                        eprintln!(
+                            "note: {} holds an archive: rccrawler rebuild {}",
+                            shown(folder).display(),
+                            shown(&archive).display()
+                        );
+                        break;
+                    }
+                }
+            }
             return Exit::BadInput;
         }
     };
