@@ -312,3 +312,42 @@ fn compare_and_rebuild_given_a_crawl_folder_point_inside_it() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// See: issue 68, item 5 — a host without a dot (`sec0` from a `//sec0/…` link) is flagged in
+/// the network's prospects and listed after the public sites, though more targets link to it.
+#[test]
+fn dotless_hosts_are_flagged_and_not_ranked_first_among_prospects() {
+    let web = TestWeb::new();
+    for h in ["a.test", "b.test", "c.test"] {
+        web.page(h, "/", "<a href=//sec0/x>intranet</a><a href=/p>p</a>");
+    }
+    for h in ["a.test", "b.test"] {
+        web.page(h, "/p", "<a href=http://www.example.org/>example</a>");
+    }
+    web.page("c.test", "/p", "<p>none</p>");
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test"]
+        .iter()
+        .map(|h| web.origin(h))
+        .collect();
+    let c = common::crawl(&hosts, &[]);
+    let o = run(c.dir.path(), &["network", "--prospects", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(c.results().join("network/prospects.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines, ["http://www.example.org", "http://sec0"], "{text}");
+    assert!(
+        text.contains("# sec0: linked by 3 targets, 3 links — no dot:"),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    let table = &html[html.find("id=\"network-prospects\"").unwrap()..];
+    let body = &table[table.find("<tbody>").unwrap()..];
+    assert!(
+        body.starts_with("<tbody><tr><td>example.org</td>"),
+        "{body:.300}"
+    );
+    assert!(
+        body.contains("<td>sec0 (no dot: not a public site)</td>"),
+        "{body:.600}"
+    );
+}

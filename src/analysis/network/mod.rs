@@ -26,7 +26,7 @@ use thiserror::Error;
 
 pub(crate) use model::{Network, NodeRow, Set};
 pub(crate) use targets::TargetScopes;
-pub(crate) use unit::{Subsets, Unit, registrable_domain};
+pub(crate) use unit::{Subsets, Unit, is_public_name, registrable_domain};
 
 /// The folder of the network's files, in the results folder.
 pub(crate) const NETWORK_DIR: &str = "network";
@@ -101,7 +101,11 @@ fn prospect_lines(net: &Network, counts: &aggregate::Counts, k: u32) -> Vec<Stri
         .enumerate()
         .map(|(i, u)| (u.as_str(), i))
         .collect();
-    for (_, n) in net.prospects(k) {
+    // Public names first, most linked first; names without a dot after them, flagged.
+    let (public, private): (Vec<_>, Vec<_>) = net
+        .prospects(k)
+        .partition(|(_, n)| unit::is_public_name(&n.label));
+    for (_, n) in public.into_iter().chain(private) {
         let home = index
             .get(n.label.as_str())
             .and_then(|&u| counts.homes.as_ref()?.get(u))
@@ -112,8 +116,13 @@ fn prospect_lines(net: &Network, counts: &aggregate::Counts, k: u32) -> Vec<Stri
                     .map(|(h, _)| h.clone())
             })
             .unwrap_or_else(|| format!("https://{}", n.label));
+        let flag = if unit::is_public_name(&n.label) {
+            ""
+        } else {
+            " — no dot: an intranet's or a broken link's host, not a public site"
+        };
         lines.push(format!(
-            "# {}: linked by {} targets, {} links",
+            "# {}: linked by {} targets, {} links{flag}",
             n.label, n.inbound.targets, n.inbound.links
         ));
         lines.push(home);

@@ -6,6 +6,15 @@
 
 use std::net::IpAddr;
 
+/// Whether a unit's name can be a public web site's: it has a dot or is an IP address. A
+/// name without one (`sec0` from a `//sec0/…` link, `intranet`) is an intranet's host or a
+/// broken link's, which no one outside can crawl.
+pub(crate) fn is_public_name(name: &str) -> bool {
+    let host = name.rsplit("://").next().unwrap_or(name);
+    let host = host.split(['/', ':']).next().unwrap_or(host);
+    host.contains('.') || host.starts_with('[') || host.parse::<std::net::IpAddr>().is_ok()
+}
+
 /// The registrable domain of `host` (lower case, as in URLs), or the host itself when it has
 /// none. The report's "registrable domains" are these too.
 pub(crate) fn registrable_domain(host: &str) -> &str {

@@ -120,12 +120,22 @@ pub(super) fn section(b: &mut String, net: &Network) {
         &rows,
         false,
     ));
-    let rows: Vec<Vec<Cell>> = net.nodes[net.targets..]
+    // Names without a dot (an intranet's host, a broken link's) after the public sites.
+    let public = |n: &&NodeRow| crate::analysis::network::is_public_name(&n.label);
+    let accompanying = &net.nodes[net.targets..];
+    let rows: Vec<Vec<Cell>> = accompanying
         .iter()
+        .filter(public)
+        .chain(accompanying.iter().filter(|n| !public(n)))
         .take(LISTED)
         .map(|n| {
+            let flag = if public(&n) {
+                ""
+            } else {
+                " (no dot: not a public site)"
+            };
             vec![
-                Cell::Text(n.label.clone()),
+                Cell::Text(format!("{}{flag}", n.label)),
                 Cell::int(u64::from(n.inbound.targets)),
                 Cell::int(n.inbound.links),
                 Cell::int(n.inbound.pages),
