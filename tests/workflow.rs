@@ -351,3 +351,48 @@ fn dotless_hosts_are_flagged_and_not_ranked_first_among_prospects() {
         "{body:.600}"
     );
 }
+
+/// See: issue 68, item 5 — a second crawl in a folder where one runs says so first, also when
+/// the status page's fixed port (taken by the first) would fail too.
+#[test]
+fn a_second_crawl_says_the_folder_is_in_use_before_the_port() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/slow>slow</a>");
+    web.set(
+        "a.test",
+        "/slow",
+        rccrawler::base::loopback::Resp::html("slow").delayed(std::time::Duration::from_secs(3)),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let dir = common::prepare(&[web.origin("a.test")], &[("StatusAddress", &address)]);
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !web.server.requests().iter().any(|r| r.target == "/slow") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = run(dir.path(), &[]);
+    let first_status = first.wait().unwrap();
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    let first_error = err.lines().find(|l| l.starts_with("error")).unwrap_or("");
+    assert!(
+        first_error.contains("in use by another running rccrawler"),
+        "{err}"
+    );
+    assert!(
+        !err.contains(&address),
+        "the port is not what is said: {err}"
+    );
+    assert_eq!(first_status.code(), Some(0));
+}

@@ -38,7 +38,7 @@ use thiserror::Error;
 
 pub use atomic::{replace_file, sync_dir, write_atomic};
 pub use files::SnapshotWriter;
-pub use store::{Recovered, StateStore};
+pub use store::{Recovered, StateStore, held_by_another};
 
 /// The format of both files. Bump it when their meaning changes.
 pub const FORMAT_VERSION: u32 = 9;

@@ -43,6 +43,16 @@ fn gen_of(name: &str, prefix: &str) -> Option<u64> {
         .ok()
 }
 
+/// Whether another running crawl holds the state folder `dir` (its lock is taken). Asked
+/// before anything else is checked, so that a second crawl in a folder says so first; a
+/// folder without a lock file is free. (The lock is taken for real by [`StateStore::open`].)
+pub fn held_by_another(dir: &Path) -> bool {
+    let Ok(lock) = OpenOptions::new().write(true).open(dir.join("lock")) else {
+        return false;
+    };
+    matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+}
+
 impl StateStore {
     /// Opens (creating) the folder, takes its lock and recovers what it holds.
     pub fn open(dir: &Path) -> Result<(StateStore, Recovered), StateError> {

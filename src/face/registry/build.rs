@@ -122,6 +122,15 @@ impl Registry {
     ) -> Result<RunReport, AppError> {
         // Settings already resolved resolve to themselves; their notes were said then.
         let (settings, _) = self.resolve(settings.clone())?;
+        // A second crawl in a folder one runs in says so first (not that the status page's
+        // port is taken, which only follows from it).
+        if settings.state.save && crate::base::storage::held_by_another(&settings.state.folder) {
+            let path = settings.state.folder.join("lock");
+            let locked = crate::base::storage::StateError::Locked { path };
+            return Err(AppError::Data(crate::crawl::data::DataError::Persist(
+                locked.into(),
+            )));
+        }
         settings.check_folders()?;
         settings.check_status_address()?;
         let manager = self.manager(&settings)?;
