@@ -396,3 +396,36 @@ fn a_second_crawl_says_the_folder_is_in_use_before_the_port() {
     );
     assert_eq!(first_status.code(), Some(0));
 }
+
+/// See: issue 68, item 5 — a fresh crawl's logs start afresh: the logs of the crawl whose
+/// results it moves aside go with them.
+#[test]
+fn a_fresh_crawls_logs_start_afresh_beside_the_moved_results() {
+    let web = web();
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let log = dir.path().join("logs/common_log.csv");
+    let first = std::fs::read_to_string(&log).unwrap();
+    let requests = first.lines().count() - 1;
+    assert!(requests >= 5, "{first}");
+    let o = run(dir.path(), &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("held the results of another crawl"), "{err}");
+    let old: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("results.old-"))
+        .collect();
+    assert_eq!(old.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(old[0].join("logs/common_log.csv")).unwrap(),
+        first
+    );
+    let second = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(second.lines().count() - 1, requests, "{second}");
+    assert!(second.starts_with("Time,"), "one header: {second}");
+    assert!(old[0].join("logs/error_log.csv").exists());
+}

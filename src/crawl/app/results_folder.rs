@@ -45,6 +45,9 @@ pub(super) fn claim(
     let folder = &settings.results.folder;
     claim_folder(settings, dm, shared)
         .and_then(|claimed| {
+            if let Claimed::MovedAside(to) = &claimed {
+                logs_aside(settings, to);
+            }
             crate::crawl::settings::record::write(folder, settings, sites)?;
             Ok(claimed)
         })
@@ -110,6 +113,27 @@ fn claim_folder(
         })?;
     }
     Ok(claimed)
+}
+
+/// The log files of the crawl whose results were moved to `to` go with them (into
+/// `to/logs/`): the fresh crawl's logs start afresh instead of continuing another crawl's
+/// (issue 68). A log that cannot be moved is left where it is, and said.
+fn logs_aside(settings: &Settings, to: &Path) {
+    for log in [&settings.logs.common_log, &settings.logs.error_log] {
+        if !log.is_file() {
+            continue;
+        }
+        let name = log.file_name().unwrap_or_default();
+        let dest = to.join("logs").join(name);
+        let moved =
+            std::fs::create_dir_all(to.join("logs")).and_then(|()| std::fs::rename(log, &dest));
+        if let Err(e) = moved {
+            eprintln!(
+                "note: {} stays, with the earlier crawl's lines ({e})",
+                log.display()
+            );
+        }
+    }
 }
 
 /// A fresh `BMICDM` crawl's name: when it started, and where its state is kept.
