@@ -429,3 +429,55 @@ fn a_fresh_crawls_logs_start_afresh_beside_the_moved_results() {
     assert!(second.starts_with("Time,"), "one header: {second}");
     assert!(old[0].join("logs/error_log.csv").exists());
 }
+
+/// See: issue 68, item 5 — the common log's `Time` is when each request started, not when
+/// the routine wrote its line (after the answer, on a 20 ms tick).
+#[test]
+fn the_common_logs_time_is_each_requests_own_start() {
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/slow>slow</a>");
+    web.set(
+        "a.test",
+        "/slow",
+        rccrawler::base::loopback::Resp::html("slow")
+            .delayed(std::time::Duration::from_millis(700)),
+    );
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // When the server saw the request, on the wall clock.
+    let (now_wall, now_mono) = (std::time::SystemTime::now(), std::time::Instant::now());
+    let seen = web
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| r.target == "/slow")
+        .unwrap()
+        .start;
+    let seen_wall = now_wall - (now_mono - seen);
+    let ms_of_day = |t: &str| -> i64 {
+        // `2026-11-29T00:55:01.123Z`
+        let (h, m, s) = (&t[11..13], &t[14..16], &t[17..23]);
+        let secs: f64 = s.parse().unwrap();
+        (h.parse::<i64>().unwrap() * 3600 + m.parse::<i64>().unwrap() * 60) * 1000
+            + (secs * 1000.0).round() as i64
+    };
+    let (header, rows) = common::read_csv(&dir.path().join("logs/common_log.csv"));
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let slow = rows
+        .iter()
+        .find(|r| r[col("Url")].ends_with("/slow"))
+        .unwrap();
+    let logged = ms_of_day(&slow[col("Time")]);
+    let expected = ms_of_day(&rccrawler::base::utc::utc_timestamp(seen_wall));
+    let day = 86_400_000;
+    let off = ((logged - expected) % day + day) % day;
+    let off = off.min(day - off);
+    // The request leaves before the server sees it; its answer came 700 ms later.
+    assert!(
+        off < 300,
+        "logged {} for a request seen at {expected} ms: {off} ms off",
+        slow[col("Time")]
+    );
+    assert!(slow[col("Milliseconds")].parse::<u64>().unwrap() >= 650);
+}

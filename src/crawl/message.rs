@@ -443,6 +443,8 @@ pub enum LogEvent {
         bytes: u64,
         /// Duration.
         elapsed: Duration,
+        /// When it started, on the wall clock (the common log's `Time`).
+        at: std::time::SystemTime,
         /// Names of the cookies its answer set (`;`-separated), empty when none.
         set_cookie: String,
     },
@@ -518,12 +520,15 @@ impl Log {
         started: Instant,
         set_cookie: String,
     ) {
+        let elapsed = started.elapsed();
+        let now = std::time::SystemTime::now();
         self.send(LogEvent::Request {
             site,
             url: url.clone(),
             status,
             bytes,
-            elapsed: started.elapsed(),
+            elapsed,
+            at: now.checked_sub(elapsed).unwrap_or(now),
             set_cookie,
         });
     }

@@ -131,6 +131,7 @@ impl EventWriter {
                 status,
                 bytes,
                 elapsed,
+                at,
                 set_cookie,
             } => {
                 self.name.clear();
@@ -144,7 +145,7 @@ impl EventWriter {
                     ));
                 }
                 self.logs
-                    .request(name, url.as_str(), *status, *bytes, ms, set_cookie)
+                    .request(name, url.as_str(), *status, *bytes, (*at, ms), set_cookie)
             }
             LogEvent::Problem { site, url, what } => {
                 if crawl.settings().logs.display_error_log {

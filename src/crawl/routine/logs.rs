@@ -73,17 +73,18 @@ impl LogFiles {
         })
     }
 
-    /// One request.
+    /// One request, which started `at` and took `ms` milliseconds: its line's `Time` is its
+    /// own start, not when the line is written (the routine writes on its tick).
     pub fn request(
         &mut self,
         site: &str,
         url: &str,
         status: u16,
         bytes: u64,
-        ms: u128,
+        (at, ms): (SystemTime, u128),
         set_cookie: &str,
     ) -> std::io::Result<()> {
-        let t = utc_timestamp(SystemTime::now());
+        let t = utc_timestamp(at);
         self.common.write_record([
             t.as_str(),
             site,
@@ -125,8 +126,10 @@ mod tests {
         let (c, e) = (dir.path().join("l/c.csv"), dir.path().join("l/e.csv"));
         for _ in 0..2 {
             let mut l = LogFiles::open(&c, &e).unwrap();
-            l.request("s", "u", 200, 10, 5, "").unwrap();
-            l.request("s", "v", 302, 0, 5, "sid;wall").unwrap();
+            l.request("s", "u", 200, 10, (SystemTime::now(), 5), "")
+                .unwrap();
+            l.request("s", "v", 302, 0, (SystemTime::now(), 5), "sid;wall")
+                .unwrap();
             l.flush().unwrap();
         }
         let text = std::fs::read_to_string(&c).unwrap();
@@ -147,7 +150,8 @@ mod tests {
         let old = "Time,Site,Url,Status,Bytes,Milliseconds\nt,s,u,200,1,1\n";
         std::fs::write(&c, old).unwrap();
         let mut l = LogFiles::open(&c, &e).unwrap();
-        l.request("s", "u", 200, 10, 5, "").unwrap();
+        l.request("s", "u", 200, 10, (SystemTime::now(), 5), "")
+            .unwrap();
         l.flush().unwrap();
         assert_eq!(std::fs::read_to_string(&c).unwrap().lines().count(), 2);
         let aside: Vec<_> = std::fs::read_dir(dir.path())

@@ -38,7 +38,7 @@ pub(super) const KEYS: &[KeyDef] = &[
         "CommonLogFile",
         "logs/common_log.csv",
         ValueKind::Path,
-        "One row per request: time, site, url, status, bytes, milliseconds, the cookies its answer set (SetCookie)."
+        "One row per request, written as it ends: the time it started (UTC, to the millisecond), site, url, status, bytes, milliseconds, the cookies its answer set (SetCookie)."
     ),
     key!(
         "Files",
