@@ -481,3 +481,46 @@ fn the_common_logs_time_is_each_requests_own_start() {
     );
     assert!(slow[col("Milliseconds")].parse::<u64>().unwrap() >= 650);
 }
+
+/// See: issue 68, item 5 — `rccrawler status` lines its columns up under their headers, a
+/// site's name longer than the old 40 characters included.
+#[test]
+fn status_columns_line_up_under_their_headers() {
+    let long = "a-site-with-a-rather-long-host-name.example.test";
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/x>x</a>");
+    web.page("a.test", "/x", "x");
+    web.page(long, "/", "<p>one page</p>");
+    let resolve = format!(
+        "{},{long}:127.0.0.1",
+        settings_text(&[])
+            .lines()
+            .find_map(|l| l.strip_prefix("Resolve = "))
+            .unwrap()
+    );
+    let dir = common::prepare(
+        &[web.origin("a.test"), web.origin(long)],
+        &[("Resolve", &resolve)],
+    );
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(dir.path(), &["status"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("site")).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let header = lines[0];
+    for (column, value_of) in [("pages", 1), ("arcs", 2)] {
+        let end = header.find(column).unwrap() + column.len();
+        for row in &lines[1..] {
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            assert!(
+                row[..end].ends_with(cells[value_of]),
+                "{column} of {row:?} under {header:?}"
+            );
+        }
+    }
+    let state = header.find("state").unwrap();
+    for row in &lines[1..] {
+        assert_eq!(row.find("done"), Some(state), "{out}");
+    }
+}

@@ -10,6 +10,7 @@ use crossbeam_channel::Receiver;
 use serde_json::{Value, json};
 
 use super::Exit;
+use super::columns::{self, Align};
 use crate::analysis::report::read_summary;
 use crate::crawl::live::status_page::LIVE_MARKER;
 use crate::crawl::settings::Settings;
@@ -86,20 +87,31 @@ fn print_live(url: &str, s: &Value) {
     if sites.is_empty() {
         return;
     }
-    println!("{:<40} {:>7} {:>7}  time left", "site", "pages", "queued");
-    for site in &sites {
-        let left = site["time_left_seconds"]
-            .as_f64()
-            .map_or_else(|| "-".to_owned(), crate::crawl::routine::short_duration);
-        println!(
-            "{:<40} {:>7} {:>7}  {left}",
-            site["shown"]
-                .as_str()
-                .or(site["site"].as_str())
-                .unwrap_or_default(),
-            site["pages"],
-            site["queued"]
-        );
+    let number =
+        |v: &serde_json::Value| v.as_u64().map_or_else(|| "-".to_owned(), |n| n.to_string());
+    let rows: Vec<Vec<String>> = sites
+        .iter()
+        .map(|site| {
+            let left = site["time_left_seconds"]
+                .as_f64()
+                .map_or_else(|| "-".to_owned(), crate::crawl::routine::short_duration);
+            let name = site["shown"].as_str().or(site["site"].as_str());
+            vec![
+                name.unwrap_or_default().to_owned(),
+                number(&site["pages"]),
+                number(&site["queued"]),
+                left,
+            ]
+        })
+        .collect();
+    let columns = [
+        ("site", Align::Left),
+        ("pages", Align::Right),
+        ("queued", Align::Right),
+        ("time left", Align::Left),
+    ];
+    for line in columns::lines(&columns, &rows) {
+        println!("{line}");
     }
 }
 
@@ -118,10 +130,25 @@ fn print_ended(results: &Path, rows: &[crate::analysis::report::SummaryRow]) {
             String::new()
         }
     );
-    println!("{:<40} {:>7} {:>7}  state", "site", "pages", "arcs");
-    for r in rows {
-        let site = crate::base::words::shown_origin(&r.site);
-        println!("{site:<40} {:>7} {:>7}  {}", r.pages, r.arcs, r.state);
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                crate::base::words::shown_origin(&r.site).into_owned(),
+                r.pages.to_string(),
+                r.arcs.to_string(),
+                r.state.clone(),
+            ]
+        })
+        .collect();
+    let columns = [
+        ("site", Align::Left),
+        ("pages", Align::Right),
+        ("arcs", Align::Right),
+        ("state", Align::Left),
+    ];
+    for line in columns::lines(&columns, &table) {
+        println!("{line}");
     }
 }
 

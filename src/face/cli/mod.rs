@@ -3,6 +3,7 @@
 //! 2 invalid input files). `main.rs` only forwards to here.
 
 mod args;
+mod columns;
 mod compare;
 mod local_status;
 mod network;

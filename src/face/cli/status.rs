@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 
+use super::columns::{self, Align};
 use super::{Exit, database_failure, load_settings, needs_database};
 use crate::crawl::data::pg;
 use crate::crawl::live::status_page::{StatusPage, database_snapshot};
@@ -58,11 +59,8 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
             String::new()
         }
     );
-    println!(
-        "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} owner (lease left)",
-        "scope", "state", "pages", "queued", "fetched", "journal", "last checkpoint"
-    );
     let now = std::time::SystemTime::now();
+    let mut rows = Vec::with_capacity(scopes.len());
     for s in &scopes {
         let checkpoint = s
             .checkpoint
@@ -74,16 +72,29 @@ pub fn status(settings_path: &Path, serve: Option<&str>, ctrl_c: Receiver<()>) -
             (Some(o), None) => o.clone(),
             (None, _) => "-".to_owned(),
         };
-        println!(
-            "{:<40} {:<8} {:>7} {:>7} {:>7} {:>9}  {:<20} {owner}",
-            s.origin,
-            s.shown_state(),
-            s.pages,
-            s.pending,
-            s.fetched,
-            s.journal_batches,
-            checkpoint
-        );
+        rows.push(vec![
+            s.origin.clone(),
+            s.shown_state().to_string(),
+            s.pages.to_string(),
+            s.pending.to_string(),
+            s.fetched.to_string(),
+            s.journal_batches.to_string(),
+            checkpoint,
+            owner,
+        ]);
+    }
+    let columns = [
+        ("scope", Align::Left),
+        ("state", Align::Left),
+        ("pages", Align::Right),
+        ("queued", Align::Right),
+        ("fetched", Align::Right),
+        ("journal", Align::Right),
+        ("last checkpoint", Align::Left),
+        ("owner (lease left)", Align::Left),
+    ];
+    for line in columns::lines(&columns, &rows) {
+        println!("{line}");
     }
     Exit::Ok
 }
