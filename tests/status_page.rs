@@ -65,6 +65,20 @@ fn the_status_page_shows_the_crawl_and_serves_finished_sites_files_only() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status["state"], "crawling", "{status:#}");
+    // See: issue 68, item 5 — the header's totals are the tables': b.test finished and
+    // written, a.test crawled.
+    assert_eq!(
+        status["sites_written"],
+        status["finished"].as_array().unwrap().len(),
+        "{status:#}"
+    );
+    assert_eq!(
+        status["sites_crawling"],
+        status["sites"].as_array().unwrap().len(),
+        "{status:#}"
+    );
+    assert_eq!(status["sites_written"], 1, "{status:#}");
+    assert_eq!(status["sites_crawling"], 1, "{status:#}");
     let live = status["sites"].as_array().unwrap();
     assert!(
         live.iter()

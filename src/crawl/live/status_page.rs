@@ -184,6 +184,15 @@ impl StatusPage {
         if let Some(map) = body.as_object_mut() {
             map.remove("finished_elsewhere");
         }
+        // The header's totals are the tables' own (issue 68): the snapshot's counts could say
+        // "0 written" beside a site listed as finished.
+        let count = |key: &str| body[key].as_u64().unwrap_or(0);
+        let total = count("sites_crawling") + count("sites_written") + count("sites_waiting");
+        let crawling = body["sites"].as_array().map_or(0, Vec::len) as u64;
+        let written = finished.len() as u64;
+        body["sites_crawling"] = crawling.into();
+        body["sites_written"] = written.into();
+        body["sites_waiting"] = total.saturating_sub(crawling + written).into();
         body["finished"] = Value::Array(finished);
         body
     }
