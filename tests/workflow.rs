@@ -524,3 +524,48 @@ fn status_columns_line_up_under_their_headers() {
         assert_eq!(row.find("done"), Some(state), "{out}");
     }
 }
+
+/// See: issue 68, item 4 — the report says "no target links another" instead of an empty
+/// matrix, and the compare report "no site grew or shrank" instead of empty tables.
+#[test]
+fn empty_tables_say_so_in_words() {
+    let web = TestWeb::new();
+    for h in ["c.test", "d.test"] {
+        web.page(
+            h,
+            "/",
+            "<a href=/p>p</a><a href=http://www.example.org/>e</a>",
+        );
+        web.page(h, "/p", "p");
+    }
+    let hosts = [web.origin("c.test"), web.origin("d.test")];
+    let dir = common::prepare(&hosts, &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = std::fs::read_to_string(dir.path().join("results/report.html")).unwrap();
+    assert!(report.contains("No target links another."), "{report:.300}");
+    assert!(!report.contains("id=\"network-matrix\""));
+    // The same web crawled again: nothing grew or shrank.
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let old = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("results.old-"))
+        .unwrap();
+    let o = run(
+        dir.path(),
+        &[
+            "compare",
+            &old.display().to_string(),
+            "results",
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cmp = std::fs::read_to_string(dir.path().join("cmp/report.html")).unwrap();
+    assert!(cmp.contains("No site grew or shrank."), "{cmp:.300}");
+    assert!(!cmp.contains("id=\"grew\""));
+}

@@ -217,10 +217,24 @@ fn growth(h: &mut String, t: &PairTotals) {
         .take(TOP_SITES)
         .map(row)
         .collect();
-    h.push_str("<h2 id=\"growth\">Sites that grew and shrank most</h2><h3>Grew</h3>");
-    h.push_str(&table("grew", &header, &up, true));
-    h.push_str("<h3>Shrank</h3>");
-    h.push_str(&table("shrank", &header, &down, true));
+    h.push_str("<h2 id=\"growth\">Sites that grew and shrank most</h2>");
+    if up.is_empty() && down.is_empty() {
+        // Empty tables say nothing a reader can see (issue 68).
+        h.push_str("<p class=\"note\" id=\"growth-none\">No site grew or shrank.</p>");
+    } else {
+        h.push_str("<h3>Grew</h3>");
+        if up.is_empty() {
+            h.push_str("<p class=\"note\" id=\"grew-none\">No site grew.</p>");
+        } else {
+            h.push_str(&table("grew", &header, &up, true));
+        }
+        h.push_str("<h3>Shrank</h3>");
+        if down.is_empty() {
+            h.push_str("<p class=\"note\" id=\"shrank-none\">No site shrank.</p>");
+        } else {
+            h.push_str(&table("shrank", &header, &down, true));
+        }
+    }
     let gone: Vec<&str> = t
         .growth
         .iter()

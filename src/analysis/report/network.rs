@@ -344,6 +344,14 @@ fn matrix(b: &mut String, net: &Network) {
             cells.insert((s - 1, t - 1), u64::from(e.weight));
         }
     }
+    if cells.keys().all(|(s, t)| s == t) {
+        // An empty matrix says nothing a reader can see (issue 68).
+        b.push_str(
+            "<h3>Targets linking targets</h3><p class=\"note\" id=\"network-matrix-none\">No \
+             target links another.</p>",
+        );
+        return;
+    }
     let most = cells.values().copied().max().unwrap_or(0);
     let _ = write!(
         b,
