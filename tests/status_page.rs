@@ -280,6 +280,17 @@ fn rccrawler_status_reads_the_running_crawl_then_its_results() {
         assert!(Instant::now() < deadline, "status --serve does not answer");
         std::thread::sleep(Duration::from_millis(50));
     };
+    // What a person sees: the report and the network linked (issue 68, item 4).
+    if let Some((dom, console)) = common::chromium::dump_dom(&format!("http://127.0.0.1:{port}/")) {
+        assert!(!console.contains("Uncaught"), "script errors: {console}");
+        let links = dom.split("id=\"links\"").nth(1).unwrap();
+        let links = links.split("</p>").next().unwrap();
+        assert!(
+            links.contains("href=\"/results/report.html\"") && links.contains("report.html</a>"),
+            "{links}"
+        );
+        assert!(links.contains("network/graph.gexf</a>"), "{links}");
+    }
     let _ = serving.kill();
     let _ = serving.wait();
     assert_eq!(status["state"], "finished", "{status:#}");
@@ -294,6 +305,15 @@ fn rccrawler_status_reads_the_running_crawl_then_its_results() {
             .any(|f| f.as_str().unwrap().ends_with("/nodes.csv")),
         "{status:#}"
     );
+    // See: issue 68, item 4 — the page links the report and the network's files.
+    let links: Vec<&str> = status["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["href"].as_str().unwrap())
+        .collect();
+    assert!(links.contains(&"/results/report.html"), "{status:#}");
+    assert!(links.contains(&"/results/network/graph.gexf"), "{status:#}");
 }
 
 /// See: issue 49, item 8 — `rccrawler --serve` crawls, then keeps the page up at the address

@@ -569,3 +569,36 @@ fn empty_tables_say_so_in_words() {
     assert!(cmp.contains("No site grew or shrank."), "{cmp:.300}");
     assert!(!cmp.contains("id=\"grew\""));
 }
+
+/// See: issue 68, item 4 — report.html links each site's files and the network's, relative to
+/// itself (opened from disk or served alike).
+#[test]
+fn the_report_links_the_files_it_describes() {
+    let web = web();
+    let c = common::crawl(&[web.origin("a.test"), web.origin("b.test")], &[]);
+    let results = c.results();
+    let report = std::fs::read_to_string(results.join("report.html")).unwrap();
+    let hrefs: Vec<&str> = report
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|h| h.split('"').next())
+        .filter(|h| h.ends_with(".csv") || h.ends_with(".gexf"))
+        .collect();
+    for site in site_folders(&results) {
+        let folder = site.file_name().unwrap().to_string_lossy().into_owned();
+        for file in ["nodes.csv", "edges.csv", "graph.gexf", "external_links.csv"] {
+            let href = format!("{folder}/{file}");
+            assert!(hrefs.contains(&href.as_str()), "{href} in {hrefs:?}");
+        }
+    }
+    for file in ["nodes.csv", "edges.csv", "graph.gexf"] {
+        assert!(
+            hrefs.contains(&format!("network/{file}").as_str()),
+            "{hrefs:?}"
+        );
+    }
+    // Every link resolves to a file beside the report.
+    for h in &hrefs {
+        assert!(results.join(h).is_file(), "{h}");
+    }
+}

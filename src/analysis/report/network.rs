@@ -91,8 +91,10 @@ pub(super) fn section(b: &mut String, net: &Network) {
     let _ = write!(
         b,
         "<h2 id=\"network\">Network of sites</h2><p>{} target sites (hosts.txt) link to {} \
-         accompanying sites; {} arcs, {} links (<code>network/</code>: nodes.csv, edges.csv, \
-         subsets.csv, graph.gexf).</p>",
+         accompanying sites; {} arcs, {} links (<code>network/</code>: \
+         <a href=\"network/nodes.csv\">nodes.csv</a>, <a href=\"network/edges.csv\">edges.csv</a>, \
+         <a href=\"network/subsets.csv\">subsets.csv</a>, \
+         <a href=\"network/graph.gexf\">graph.gexf</a>).</p>",
         group(net.targets as u64),
         group(accompanying as u64),
         group(net.arcs),

@@ -31,6 +31,14 @@ use crate::crawl::data::pg::{ScopeState, ScopeStatus};
 /// The page a person opens: it fetches `/status.json` every two seconds.
 const INDEX_HTML: &str = include_str!("status_page.html");
 
+/// The files of the whole results folder the page links when they exist.
+const RESULT_LINKS: [&str; 4] = [
+    "report.html",
+    "network/nodes.csv",
+    "network/edges.csv",
+    "network/graph.gexf",
+];
+
 /// What `/status.json` is read from at each request.
 type Source = Box<dyn Fn() -> Value + Send + Sync>;
 
@@ -194,6 +202,13 @@ impl StatusPage {
         body["sites_written"] = written.into();
         body["sites_waiting"] = total.saturating_sub(crawling + written).into();
         body["finished"] = Value::Array(finished);
+        // The report and the network's files, once written (issue 68: found by guessing).
+        let links: Vec<Value> = RESULT_LINKS
+            .iter()
+            .filter(|rel| self.file(rel).is_ok())
+            .map(|rel| json!({"name": rel, "href": format!("/results/{rel}")}))
+            .collect();
+        body["links"] = Value::Array(links);
         body
     }
 
