@@ -602,3 +602,43 @@ fn the_report_links_the_files_it_describes() {
         assert!(results.join(h).is_file(), "{h}");
     }
 }
+
+/// See: issue 68, item 4 — one site's pages-per-level bars carry their counts: a level of a
+/// few pages beside one of many is too low to see.
+#[test]
+fn the_pages_per_level_bars_carry_their_counts() {
+    let web = TestWeb::new();
+    let five: String = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|p| format!("<a href=/{p}>{p}</a>"))
+        .collect();
+    web.page("a.test", "/", &five);
+    for p in ["a", "b", "c", "d", "e"] {
+        web.page(
+            "a.test",
+            &format!("/{p}"),
+            &format!("<a href=/{p}/1>1</a><a href=/{p}/2>2</a>"),
+        );
+        for q in 1..=2 {
+            // Each its own text: equal pages would be one node.
+            web.page(
+                "a.test",
+                &format!("/{p}/{q}"),
+                &format!("<p>leaf {p}{q}</p>"),
+            );
+        }
+    }
+    let c = common::crawl(&[web.origin("a.test")], &[]);
+    let report = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    let caption = report.find("Pages per level").unwrap();
+    let svg = &report[report[..caption].rfind("<svg").unwrap()..caption];
+    // The bars' labels sit above them (`dy="-0.5ex"`, centred): 1 home page, 5, then 10.
+    let labels: Vec<&str> = svg
+        .split("<text ")
+        .skip(1)
+        .filter(|t| t.contains("dy=\"-0.5ex\" text-anchor=\"middle\"") && !t.contains(">\nlevel"))
+        .filter_map(|t| t.split('>').nth(1)?.split("</text").next())
+        .map(str::trim)
+        .collect();
+    assert_eq!(labels, ["1", "5", "10"], "{svg}");
+}

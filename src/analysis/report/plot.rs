@@ -6,6 +6,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// A plot that could not be drawn: plotters' error in words (it only fails on a range it
 /// cannot lay out, which the callers avoid; the report shows the words instead of the plot).
@@ -275,13 +276,16 @@ pub(crate) fn curves(
 /// Bars of pages per level, a group per level with a bar per series (in palette order).
 fn level_bars(size: (u32, u32), series: &[&[u64]]) -> Result<String, PlotError> {
     let levels = series.iter().map(|v| v.len()).max().unwrap_or(0).max(1);
+    // One site's bars carry their counts: the first levels of a big site are a few pages
+    // beside tens of thousands, too low to see (issue 68).
+    let counted = series.len() == 1 && levels <= MAX_COUNTED_LEVELS;
     let top = series
         .iter()
         .flat_map(|v| v.iter().copied())
         .max()
         .unwrap_or(0)
         .max(1) as f64
-        * 1.08;
+        * if counted { 1.16 } else { 1.08 };
     let width = 0.76 / series.len().max(1) as f64;
     draw(size, |root| {
         let mut chart = ChartBuilder::on(root)
@@ -310,9 +314,27 @@ fn level_bars(size: (u32, u32), series: &[&[u64]]) -> Result<String, PlotError> 
                 }))
                 .map_err(|e| e.to_string())?;
         }
+        if counted {
+            let style = ("sans-serif", 10)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            chart
+                .draw_series(series[0].iter().enumerate().map(|(l, &c)| {
+                    Text::new(
+                        super::html::group(c),
+                        (l as f64, c as f64 + top * 0.01),
+                        style.clone(),
+                    )
+                }))
+                .map_err(|e| e.to_string())?;
+        }
         Ok(())
     })
 }
+
+/// Levels up to which one site's bars are labelled with their counts (more would crowd).
+const MAX_COUNTED_LEVELS: usize = 20;
 
 /// A legend naming each series in its palette colour (none past the palette's ten).
 fn legend<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
