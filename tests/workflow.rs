@@ -642,3 +642,37 @@ fn the_pages_per_level_bars_carry_their_counts() {
         .collect();
     assert_eq!(labels, ["1", "5", "10"], "{svg}");
 }
+
+/// See: issue 68, item 4 — the report's sites table gives each site's share of external links
+/// marked nofollow, ugc, sponsored (SPEC §17's qualifiers, from external_links.csv's Rel).
+#[test]
+fn the_sites_table_shows_the_shares_of_marked_external_links() {
+    let web = TestWeb::new();
+    web.page(
+        "a.test",
+        "/",
+        "<a href=http://x.example.org/ rel=nofollow>1</a>\
+         <a href=http://y.example.org/ rel='ugc nofollow'>2</a>\
+         <a href=http://z.example.org/ rel=sponsored>3</a>\
+         <a href=http://w.example.org/>4</a>",
+    );
+    web.page("b.test", "/", "<a href=http://w.example.org/>plain</a>");
+    let c = common::crawl(&[web.origin("a.test"), web.origin("b.test")], &[]);
+    let report = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    let table = &report[report.find("id=\"sites-table\"").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(
+        table.contains("<th>nofollow %</th>") || table.contains(">nofollow %<"),
+        "{table}"
+    );
+    let row_of = |host: &str| {
+        let at = table.find(host).unwrap();
+        let row = &table[at..];
+        row[..row.find("</tr>").unwrap()].to_owned()
+    };
+    // a.test: 4 external links, 2 nofollow, 1 ugc, 1 sponsored.
+    let a = row_of("a.test");
+    assert!(a.contains(">50.0<") && a.contains(">25.0<"), "{a}");
+    let b = row_of("b.test");
+    assert!(b.contains(">0.0<"), "{b}");
+}

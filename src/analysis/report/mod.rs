@@ -139,6 +139,8 @@ pub(crate) fn write_report(
 #[derive(Debug, Default)]
 struct Collected {
     figures: Vec<Option<SiteFigures>>,
+    /// Every site's external links marked nofollow, ugc, sponsored (the sites table).
+    rel: Vec<[u64; 3]>,
     hosts: HashMap<String, (u64, u64)>,
     /// The network of sites, when the folder has one (`network/`): the arcs the page shows.
     network: Option<crate::analysis::network::Network>,
@@ -165,6 +167,7 @@ fn plan(rows: &[SummaryRow]) -> (Vec<usize>, Vec<usize>) {
 fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected {
     let out = Mutex::new(Collected {
         figures: vec![None; rows.len()],
+        rel: vec![[0; 3]; rows.len()],
         hosts: HashMap::new(),
         network: None,
     });
@@ -176,6 +179,7 @@ fn read_sites(results: &Path, rows: &[SummaryRow], wants: &[Want]) -> Collected 
         // read_summary took only plain folder names.
         let mut f = read_site(&results.join(&row.folder), want);
         let mut out = out.lock();
+        out.rel[index] = f.rel;
         for (h, &n) in &f.external_hosts {
             let e = out.hosts.entry(h.clone()).or_default();
             e.0 += n;
@@ -267,7 +271,13 @@ fn render(
         network::section(&mut b, net);
         emit(&mut b, w)?;
     }
-    sites_table(&mut b, w, rows, &has_section, options.domain_filter)?;
+    sites_table(
+        &mut b,
+        w,
+        (rows, &collected.rel),
+        &has_section,
+        options.domain_filter,
+    )?;
     across(&mut b, rows);
     external(&mut b, &collected.hosts);
     emit(&mut b, w)?;

@@ -79,6 +79,9 @@ pub(crate) struct SiteFigures {
     pub(crate) bad_reasons: Vec<(String, u64)>,
     /// External links per host, every host (the report keeps the top ones).
     pub(crate) external_hosts: HashMap<String, u64>,
+    /// External links whose `rel` says `nofollow`, `ugc`, `sponsored` (external_links.csv's
+    /// Rel; SPEC §17).
+    pub(crate) rel: [u64; 3],
     /// Cumulative reward after each page of yield.csv, thinned to at most
     /// [`CURVE_POINTS`] points (page number, reward so far).
     pub(crate) yield_curve: Vec<(u64, u64)>,
@@ -88,6 +91,9 @@ pub(crate) struct SiteFigures {
     /// Files that could not be read, in words.
     pub(crate) problems: Vec<String>,
 }
+
+/// The `rel` words the report counts, in its columns' order.
+pub(crate) const REL_WORDS: [&str; 3] = ["nofollow", "ugc", "sponsored"];
 
 /// Most linked pages listed per site.
 pub(crate) const TOP_LINKED: usize = 10;
@@ -272,9 +278,11 @@ pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
     let SiteFigures {
         external_hosts,
         yield_curve,
+        rel,
         mut problems,
         ..
     } = outside;
+    f.rel = rel;
     problems.append(&mut f.problems);
     f.problems = problems;
     f.external_hosts = external_hosts;
@@ -288,9 +296,17 @@ fn read_outside(folder: &Path, curve: bool, f: &mut SiteFigures) {
         folder,
         "external_links.csv",
         &mut f.problems,
-        &["Host"],
+        &["Host", "?Rel"],
         |r| {
             *f.external_hosts.entry(r[0].to_owned()).or_default() += 1;
+            for (i, word) in REL_WORDS.iter().enumerate() {
+                if r[1]
+                    .split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case(word))
+                {
+                    f.rel[i] += 1;
+                }
+            }
         },
     );
     if curve {
@@ -457,8 +473,14 @@ pub(super) fn each_row(
     debug_assert!(names.len() <= MAX_COLUMNS);
     let mut at = Vec::with_capacity(names.len());
     for n in names {
-        match header.iter().position(|h| h == *n) {
+        // `?Name`: a column older files lack, read as empty there.
+        let (n, optional) = match n.strip_prefix('?') {
+            Some(n) => (n, true),
+            None => (*n, false),
+        };
+        match header.iter().position(|h| h == n) {
             Some(i) => at.push(i),
+            None if optional => at.push(usize::MAX),
             None => return problems.push(format!("{name}: no {n} column")),
         }
     }

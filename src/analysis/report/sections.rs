@@ -37,18 +37,25 @@ pub(super) fn overview(rows: &[SummaryRow]) -> String {
 pub(super) fn sites_table(
     b: &mut String,
     w: &mut dyn Write,
-    rows: &[SummaryRow],
+    (rows, rel): (&[SummaryRow], &[[u64; 3]]),
     has_section: &[bool],
     domain_filter: bool,
 ) -> io::Result<()> {
     // Sitemaps say something where they were read (`Sitemaps = yes`).
     let sitemaps = rows.iter().any(|r| r.sitemap.is_some());
+    // The shares of external links marked nofollow, ugc, sponsored, where any is (issue 68).
+    let marked = rel.iter().any(|r| r.iter().any(|&n| n > 0));
     let _ = write!(
         b,
         "<h2 id=\"sites\">Sites</h2><p class=\"note\">As in summary.csv; click a column to \
-         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.{}</p>",
+         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.{}{}</p>",
         if sitemaps {
             " Sitemap pages: the pages a site's sitemaps list; orphans: those no link reaches."
+        } else {
+            ""
+        },
+        if marked {
+            " nofollow, ugc, sponsored %: the share of the site's external links whose rel says so."
         } else {
             ""
         }
@@ -73,6 +80,9 @@ pub(super) fn sites_table(
     }
     if sitemaps {
         header.extend(["sitemap pages", "orphans"]);
+    }
+    if marked {
+        header.extend(["nofollow %", "ugc %", "sponsored %"]);
     }
     b.push_str("<div class=\"wrap\">");
     html::table_start(b, "sites-table", &header, true);
@@ -105,6 +115,14 @@ pub(super) fn sites_table(
                 Some((urls, orphans)) => row.extend([Cell::int(urls), Cell::int(orphans)]),
                 None => row.extend([Cell::Text(String::new()), Cell::Text(String::new())]),
             }
+        }
+        if marked {
+            // Of the site's external links (its external_links.csv rows).
+            let share = |n: u64| match r.external_links {
+                0 => Cell::Text(String::new()),
+                all => Cell::dec(100.0 * n as f64 / all as f64, 1),
+            };
+            row.extend(rel[i].iter().map(|&n| share(n)));
         }
         html::table_row(b, &row);
         if b.len() > PIECE {
