@@ -676,3 +676,102 @@ fn the_sites_table_shows_the_shares_of_marked_external_links() {
     let b = row_of("b.test");
     assert!(b.contains(">0.0<"), "{b}");
 }
+
+/// See: issue 68, item 4 — the compare report lists the pages added, removed, renamed and
+/// changed: every one in a small study, the first 100 of a kind with a link to the file that
+/// has them all in a large one.
+#[test]
+fn the_compare_report_lists_the_pages_that_changed() {
+    let web = TestWeb::new();
+    let links = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("<a href=/many/{i}>{i}</a>"))
+            .collect::<String>()
+    };
+    web.page(
+        "a.test",
+        "/",
+        &format!(
+            "<a href=/keep>k</a><a href=/edit>e</a><a href=/gone>g</a><a href=/old-name>o</a>{}",
+            links(3)
+        ),
+    );
+    web.page("a.test", "/keep", "<p>the same</p>");
+    web.page("a.test", "/edit", "<p>first text of the edited page</p>");
+    web.page("a.test", "/gone", "<p>removed later</p>");
+    web.page(
+        "a.test",
+        "/old-name",
+        "<p>a page that moves to a new address</p>",
+    );
+    for i in 0..150 {
+        web.page("a.test", &format!("/many/{i}"), &format!("<p>page {i}</p>"));
+    }
+    let dir = common::prepare(&[web.origin("a.test")], &[]);
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The second crawl: /edit edited, /gone gone, /old-name at /new-name, 147 more pages.
+    web.page(
+        "a.test",
+        "/",
+        &format!(
+            "<a href=/keep>k</a><a href=/edit>e</a><a href=/new-name>n</a>{}",
+            links(150)
+        ),
+    );
+    web.page("a.test", "/edit", "<p>second text, quite another one</p>");
+    web.page(
+        "a.test",
+        "/new-name",
+        "<p>a page that moves to a new address</p>",
+    );
+    let o = run(dir.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let old = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("results.old-"))
+        .unwrap();
+    let o = run(
+        dir.path(),
+        &[
+            "compare",
+            &old.display().to_string(),
+            "results",
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(dir.path().join("cmp/report.html")).unwrap();
+    let section = |id: &str| -> String {
+        let at = html
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id}: {html}"));
+        html[at..at + html[at..].find("</table>").unwrap()].to_owned()
+    };
+    let url = |p: &str| format!("{}{p}", web.origin("a.test"));
+    assert!(html.contains("<h3>Added (147)</h3>"), "{html}");
+    let added = section("pages-added");
+    assert_eq!(
+        added.matches("<tr>").count(),
+        1 + 100,
+        "header and the first 100"
+    );
+    assert!(html.contains("The first 100 of 147; all in <a href=\"pages.csv\">pages.csv</a>."));
+    assert!(html.contains("<h3>Removed (1)</h3>"));
+    assert!(section("pages-removed").contains(&url("/gone")));
+    assert!(html.contains("<h3>Renamed (1)</h3>"));
+    let renamed = section("pages-renamed");
+    assert!(
+        renamed.contains(&url("/old-name")) && renamed.contains(&url("/new-name")),
+        "{renamed}"
+    );
+    assert!(html.contains("<h3>Changed ("), "{html}");
+    assert!(section("pages-changed").contains(&url("/edit")));
+    // Every pages.csv row of a kind is counted.
+    let (h, rows) = common::read_csv(&dir.path().join("cmp/pages.csv"));
+    let change = h.iter().position(|c| c == "Change").unwrap();
+    assert_eq!(rows.iter().filter(|r| r[change] == "added").count(), 147);
+}

@@ -21,6 +21,7 @@ mod diff;
 mod dynamic_gexf;
 mod folder;
 mod network_diff;
+mod page_lists;
 mod pair_files;
 mod report;
 mod snapshot;
@@ -267,12 +268,15 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Compared, CompareError>
     compared.pages = top.pages;
     compared.verdicts = top.verdicts;
     compared.warnings = warnings(&crawls, &pairs[0]);
-    report::write(out, &crawls, &pairs, &levels, network.as_ref())
-        .map_err(write(&out.join("report.html")))?;
+    let (totals, numbers): (Vec<PairTotals>, Vec<(usize, usize)>) =
+        pairs.iter().map(|p| (p.totals.clone(), p.crawls)).unzip();
     for p in pairs {
         let dir = pair_dir(out, p.crawls, crawls.len());
         p.files.finish().map_err(write(&dir))?;
     }
+    // After the change files: the report lists pages from them.
+    report::write(out, &crawls, (&totals, &numbers), &levels, network.as_ref())
+        .map_err(write(&out.join("report.html")))?;
     Ok(compared)
 }
 

@@ -7,10 +7,14 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use super::PairTotals;
 use super::comparable::Verdict;
 use super::folder::Crawl;
 use super::network_diff::NetworkChange;
-use super::{Pair, PairTotals};
+
+/// Each pair of crawls compared, the first and last first: its figures and the two crawls'
+/// indices.
+type Pairs<'a> = (&'a [PairTotals], &'a [(usize, usize)]);
 use crate::analysis::report::html::{Cell, TAIL, escape, group, head, table};
 use crate::analysis::report::plot::levels_side_by_side;
 
@@ -25,24 +29,24 @@ const TOP_LINKS: usize = 25;
 pub(crate) fn write(
     out: &Path,
     crawls: &[Crawl],
-    pairs: &[Pair],
+    pairs: Pairs<'_>,
     levels: &[Vec<u64>],
     network: Option<&NetworkChange>,
 ) -> io::Result<()> {
-    let html = page(crawls, pairs, levels, network);
+    let html = page(out, crawls, pairs, levels, network);
     super::write_file(&out.join(REPORT_FILE), |f| {
         io::Write::write_all(f, html.as_bytes())
     })
 }
 
 fn page(
+    out: &Path,
     crawls: &[Crawl],
-    pairs: &[Pair],
+    pairs: Pairs<'_>,
     levels: &[Vec<u64>],
     network: Option<&NetworkChange>,
 ) -> String {
-    let top = &pairs[0];
-    let (a, b) = top.crawls;
+    let (top, (a, b)) = (&pairs.0[0], pairs.1[0]);
     let mut h = head(&format!("rccrawler: {} crawls compared", crawls.len()));
     let _ = write!(
         h,
@@ -52,9 +56,10 @@ fn page(
         escape(&crawls[b].name())
     );
     h.push_str(&crawls_table(crawls));
-    comparability(&mut h, &top.totals);
+    comparability(&mut h, top);
     changes(&mut h, pairs, crawls);
-    growth(&mut h, &top.totals);
+    super::page_lists::section(&mut h, out);
+    growth(&mut h, top);
     let series: Vec<(String, Vec<u64>)> = crawls
         .iter()
         .map(|c| c.name())
@@ -140,15 +145,15 @@ fn comparability(h: &mut String, t: &PairTotals) {
     }
 }
 
-fn changes(h: &mut String, pairs: &[Pair], crawls: &[Crawl]) {
+fn changes(h: &mut String, (totals, numbers): Pairs<'_>, crawls: &[Crawl]) {
     h.push_str("<h2 id=\"changes\">What changed</h2>");
-    let rows: Vec<Vec<Cell>> = pairs
+    let rows: Vec<Vec<Cell>> = totals
         .iter()
-        .map(|p| {
-            let t = &p.totals;
+        .zip(numbers)
+        .map(|(t, &(a, b))| {
             let mut row = vec![Cell::Text(format!(
                 "{} → {}",
-                crawls[p.crawls.0].number, crawls[p.crawls.1].number
+                crawls[a].number, crawls[b].number
             ))];
             row.extend(
                 t.pages

@@ -376,6 +376,36 @@ const SITE_FILES: [&str; 5] = [
     "bad_links.csv",
 ];
 
+/// The links to a site's files, relative to the report.
+fn site_files(b: &mut String, r: &SummaryRow) {
+    if r.folder.is_empty() {
+        return;
+    }
+    // A folder name is one plain name (summary.csv's Folder is checked so): only the
+    // characters a URL path treats apart are encoded.
+    let folder: String = r
+        .folder
+        .chars()
+        .map(|c| match c {
+            '%' => "%25".to_owned(),
+            '#' => "%23".to_owned(),
+            '?' => "%3F".to_owned(),
+            ' ' => "%20".to_owned(),
+            c => c.to_string(),
+        })
+        .collect();
+    let links: Vec<String> = SITE_FILES
+        .iter()
+        .map(|file| format!("<a href=\"{}/{file}\">{file}</a>", escape(&folder)))
+        .collect();
+    let _ = write!(
+        b,
+        "<p class=\"files\">Files in <code>{}/</code>: {}</p>",
+        escape(&r.folder),
+        links.join(" · ")
+    );
+}
+
 pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFigures) {
     let _ = write!(
         b,
@@ -383,31 +413,7 @@ pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFig
         anchor(i),
         escape(&r.site)
     );
-    if !r.folder.is_empty() {
-        // A folder name is one plain name (summary.csv's Folder is checked so): only the
-        // characters a URL path treats apart are encoded.
-        let folder: String = r
-            .folder
-            .chars()
-            .map(|c| match c {
-                '%' => "%25".to_owned(),
-                '#' => "%23".to_owned(),
-                '?' => "%3F".to_owned(),
-                ' ' => "%20".to_owned(),
-                c => c.to_string(),
-            })
-            .collect();
-        let links: Vec<String> = SITE_FILES
-            .iter()
-            .map(|file| format!("<a href=\"{}/{file}\">{file}</a>", escape(&folder)))
-            .collect();
-        let _ = write!(
-            b,
-            "<p class=\"files\">Files in <code>{}/</code>: {}</p>",
-            escape(&r.folder),
-            links.join(" · ")
-        );
-    }
+    site_files(b, r);
     let facts = vec![vec![
         Cell::int(f.nodes),
         Cell::int(f.arcs),
