@@ -1721,3 +1721,51 @@ fn a_spent_page_budget_is_said_everywhere_and_its_sites_pages_are_in_the_tables(
     };
     assert_eq!(site_rows(&again), BUDGET_HOSTS.len(), "{again}");
 }
+
+/// See: issue 68, item 5 — a process of a shared crawl that gets no site (the other process
+/// holds the only one) says so instead of an empty table.
+#[test]
+fn a_process_that_got_no_site_says_the_others_took_every_site() {
+    let Some(db) = pg::server("a_process_that_got_no_site") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/slow>x</a>");
+    web.set(
+        "a.test",
+        "/slow",
+        rccrawler::base::loopback::Resp::html("slow").delayed(Duration::from_secs(2)),
+    );
+    let settings = [
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "shared"),
+    ];
+    let first = common::prepare(&[web.origin("a.test")], &settings);
+    let mut one = start(first.path(), &[]);
+    // The first process holds the site once it asks for its second page.
+    let started = std::time::Instant::now();
+    while !web.server.requests().iter().any(|r| r.target == "/slow") {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}",
+            output(first.path())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = common::prepare(&[web.origin("a.test")], &settings);
+    let (status, out) = run(second.path(), &[]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("this process crawled no site: the other processes took every site"),
+        "{out}"
+    );
+    assert!(!out.contains("site   pages"), "no empty table: {out}");
+    let status = wait(&mut one, Duration::from_secs(60), first.path());
+    assert!(status.success());
+    let out = output(first.path());
+    assert!(
+        !out.contains("crawled no site") && out.contains("a.test"),
+        "{out}"
+    );
+}

@@ -180,6 +180,9 @@ pub struct RunReport {
     pub unload_elapsed: Duration,
     /// Where results were written.
     pub result_folder: PathBuf,
+    /// The crawl is shared with other processes (`PgDM`): a run that crawled no site left
+    /// them all to the others.
+    pub shared: bool,
 }
 
 impl RunReport {

@@ -219,6 +219,7 @@ fn end_of_run(
         stopped_after: ctx.stop.requested_after(ctx.started),
         unload_elapsed: unload_started.elapsed(),
         result_folder: ctx.settings.results.folder.clone(),
+        shared: ctx.coordinator.scopes_per_process().is_some(),
     })
 }
 

@@ -410,6 +410,36 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
             r.elapsed.as_secs_f64()
         ),
     }?;
+    if r.sites.is_empty() {
+        // No table of no site (issue 68): say why there is none.
+        if r.shared {
+            writeln!(
+                out,
+                "this process crawled no site: the other processes took every site"
+            )?;
+        }
+    } else {
+        write_sites(r, out)?;
+    }
+    writeln!(
+        out,
+        "results in {} (written in {:.1} s)",
+        r.result_folder.display(),
+        r.unload_elapsed.as_secs_f64()
+    )?;
+    // Only a report this run wrote (one left by an earlier run with ReportRU would mislead).
+    let report = r.result_folder.join(crate::analysis::report::REPORT_FILE);
+    let written_now = std::fs::metadata(&report)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age <= r.elapsed));
+    if written_now {
+        writeln!(out, "report: {}", report.display())?;
+    }
+    Ok(())
+}
+
+/// The table of the sites, its first column as wide as the longest site name.
+fn write_sites(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let w = r
         .sites
         .iter()
@@ -441,20 +471,6 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
             s.duplicates,
             s.max_level,
         )?;
-    }
-    writeln!(
-        out,
-        "results in {} (written in {:.1} s)",
-        r.result_folder.display(),
-        r.unload_elapsed.as_secs_f64()
-    )?;
-    // Only a report this run wrote (one left by an earlier run with ReportRU would mislead).
-    let report = r.result_folder.join(crate::analysis::report::REPORT_FILE);
-    let written_now = std::fs::metadata(&report)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age <= r.elapsed));
-    if written_now {
-        writeln!(out, "report: {}", report.display())?;
     }
     Ok(())
 }
