@@ -47,6 +47,16 @@ fn site_folders(results: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The results folders a fresh crawl in `dir` moved aside (`results.old-…`).
+fn moved_aside(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("results.old-"))
+        .collect()
+}
+
 /// Copies the record's two files (and nothing else) into `to`; adds back `Resolve`, which a
 /// record leaves out (a real web needs none; these sites are on loopback).
 fn copy_record(from: &Path, to: &Path) {
@@ -156,12 +166,7 @@ fn the_record_named_where_it_lies_repeats_the_crawl_and_keeps_the_first() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     // The copied results were another crawl's: moved aside whole, record included.
-    let old: Vec<PathBuf> = std::fs::read_dir(fresh.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains("results.old-"))
-        .collect();
+    let old = moved_aside(fresh.path());
     assert_eq!(old.len(), 1, "{err}");
     assert!(old[0].join("crawl.ini").exists());
     for (x, y) in site_folders(&first.path().join("results"))
@@ -413,12 +418,7 @@ fn a_fresh_crawls_logs_start_afresh_beside_the_moved_results() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("held the results of another crawl"), "{err}");
-    let old: Vec<PathBuf> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().contains("results.old-"))
-        .collect();
+    let old = moved_aside(dir.path());
     assert_eq!(old.len(), 1);
     assert_eq!(
         std::fs::read_to_string(old[0].join("logs/common_log.csv")).unwrap(),
@@ -548,12 +548,7 @@ fn empty_tables_say_so_in_words() {
     // The same web crawled again: nothing grew or shrank.
     let o = run(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let old = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().contains("results.old-"))
-        .unwrap();
+    let old = moved_aside(dir.path()).remove(0);
     let o = run(
         dir.path(),
         &[
@@ -727,12 +722,7 @@ fn the_compare_report_lists_the_pages_that_changed() {
     );
     let o = run(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let old = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().contains("results.old-"))
-        .unwrap();
+    let old = moved_aside(dir.path()).remove(0);
     let o = run(
         dir.path(),
         &[

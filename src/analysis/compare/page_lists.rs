@@ -58,11 +58,24 @@ const KINDS: [Kind; 4] = [
     },
 ];
 
-/// Writes the section into `h`, from the files in `dir`.
+/// Writes the section into `h`, from the files in `dir`: each file read once, its rows
+/// dealt to the kinds they are (pages.csv can have millions of rows).
 pub(crate) fn section(h: &mut String, dir: &Path) {
     h.push_str("<h2 id=\"pages\">Pages added, removed, renamed and changed</h2>");
-    for kind in &KINDS {
-        let (rows, total) = match read(dir, kind) {
+    let mut lists: Vec<Result<(Vec<Vec<Cell>>, u64), String>> =
+        KINDS.iter().map(|_| Ok((Vec::new(), 0))).collect();
+    for file in ["pages.csv", "renamed.csv"] {
+        let kinds: Vec<usize> = (0..KINDS.len())
+            .filter(|&k| KINDS[k].file == file)
+            .collect();
+        if let Err(why) = read(dir, file, &kinds, &mut lists) {
+            for &k in &kinds {
+                lists[k] = Err(why.clone());
+            }
+        }
+    }
+    for (kind, list) in KINDS.iter().zip(lists) {
+        let (rows, total) = match list {
             Ok(r) => r,
             Err(why) => {
                 let _ = write!(
@@ -92,35 +105,49 @@ pub(crate) fn section(h: &mut String, dir: &Path) {
     }
 }
 
-/// The first [`LISTED`] rows of a kind, and how many there are.
-fn read(dir: &Path, kind: &Kind) -> Result<(Vec<Vec<Cell>>, u64), String> {
-    let path = dir.join(kind.file);
-    let mut rdr = csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", kind.file))?;
-    let header = rdr
-        .headers()
-        .map_err(|e| format!("{}: {e}", kind.file))?
-        .clone();
+/// Reads `file` once, keeping the first [`LISTED`] rows of each of `kinds` (indices into
+/// [`KINDS`]) in `lists`, and counting them all.
+fn read(
+    dir: &Path,
+    file: &str,
+    kinds: &[usize],
+    lists: &mut [Result<(Vec<Vec<Cell>>, u64), String>],
+) -> Result<(), String> {
+    let mut rdr = csv::Reader::from_path(dir.join(file)).map_err(|e| format!("{file}: {e}"))?;
+    let header = rdr.headers().map_err(|e| format!("{file}: {e}"))?.clone();
     let at = |name: &str| {
         header
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| format!("{}: no {name} column", kind.file))
+            .ok_or_else(|| format!("{file}: no {name} column"))
     };
-    let change = kind.change.map(|_| at("Change")).transpose()?;
-    let columns = kind
-        .columns
-        .iter()
-        .map(|c| at(c))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (mut rows, mut total) = (Vec::new(), 0u64);
+    // Per kind: the Change value its rows have (renamed.csv: every row) and its columns.
+    let mut wanted = Vec::with_capacity(kinds.len());
+    for &k in kinds {
+        let kind = &KINDS[k];
+        let change = match kind.change {
+            Some(value) => Some((at("Change")?, value)),
+            None => None,
+        };
+        let columns = kind
+            .columns
+            .iter()
+            .map(|c| at(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        wanted.push((k, change, columns));
+    }
     for record in rdr.records() {
-        let record = record.map_err(|e| format!("{}: {e}", kind.file))?;
-        if let (Some(i), Some(want)) = (change, kind.change)
-            && record.get(i) != Some(want)
-        {
+        let record = record.map_err(|e| format!("{file}: {e}"))?;
+        let Some((k, _, columns)) = wanted
+            .iter()
+            .find(|(_, change, _)| change.is_none_or(|(i, v)| record.get(i) == Some(v)))
+        else {
             continue;
-        }
-        total += 1;
+        };
+        let Ok((rows, total)) = &mut lists[*k] else {
+            continue;
+        };
+        *total += 1;
         if rows.len() < LISTED {
             rows.push(
                 columns
@@ -130,5 +157,5 @@ fn read(dir: &Path, kind: &Kind) -> Result<(Vec<Vec<Cell>>, u64), String> {
             );
         }
     }
-    Ok((rows, total))
+    Ok(())
 }

@@ -101,11 +101,8 @@ fn prospect_lines(net: &Network, counts: &aggregate::Counts, k: u32) -> Vec<Stri
         .enumerate()
         .map(|(i, u)| (u.as_str(), i))
         .collect();
-    // Public names first, most linked first; names without a dot after them, flagged.
-    let (public, private): (Vec<_>, Vec<_>) = net
-        .prospects(k)
-        .partition(|(_, n)| unit::is_public_name(&n.label));
-    for (_, n) in public.into_iter().chain(private) {
+    // Public names first (`Network::prospects`); names without a dot after them, flagged.
+    for (_, n) in net.prospects(k) {
         let home = index
             .get(n.label.as_str())
             .and_then(|&u| counts.homes.as_ref()?.get(u))

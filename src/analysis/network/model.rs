@@ -189,10 +189,17 @@ impl Network {
 
     /// Accompanying sites linked by at least `k` targets, most linked first.
     pub(crate) fn prospects(&self, k: u32) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
-        self.nodes
-            .iter()
-            .enumerate()
-            .skip(self.targets)
+        self.ranked_accompanying()
             .filter(move |(_, n)| n.inbound.targets >= k)
+    }
+
+    /// The accompanying sites in their order, but names without a dot (an intranet's host, a
+    /// broken link's: no one outside can crawl them) after the public ones (issue 68).
+    pub(crate) fn ranked_accompanying(&self) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
+        let accompanying = || self.nodes.iter().enumerate().skip(self.targets);
+        let public = |n: &NodeRow| super::unit::is_public_name(&n.label);
+        accompanying()
+            .filter(move |(_, n)| public(n))
+            .chain(accompanying().filter(move |(_, n)| !public(n)))
     }
 }

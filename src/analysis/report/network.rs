@@ -123,15 +123,11 @@ pub(super) fn section(b: &mut String, net: &Network) {
         false,
     ));
     // Names without a dot (an intranet's host, a broken link's) after the public sites.
-    let public = |n: &&NodeRow| crate::analysis::network::is_public_name(&n.label);
-    let accompanying = &net.nodes[net.targets..];
-    let rows: Vec<Vec<Cell>> = accompanying
-        .iter()
-        .filter(public)
-        .chain(accompanying.iter().filter(|n| !public(n)))
+    let rows: Vec<Vec<Cell>> = net
+        .ranked_accompanying()
         .take(LISTED)
-        .map(|n| {
-            let flag = if public(&n) {
+        .map(|(_, n)| {
+            let flag = if crate::analysis::network::is_public_name(&n.label) {
                 ""
             } else {
                 " (no dot: not a public site)"

@@ -32,6 +32,7 @@ use crate::crawl::settings::Settings;
 use crate::face::registry::Registry;
 use crate::formats::hosts;
 use crate::model::site::SiteSpec;
+use columns::Align;
 
 /// Exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,37 +441,41 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
 
 /// The table of the sites, its first column as wide as the longest site name.
 fn write_sites(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let w = r
+    let rows: Vec<Vec<String>> = r
         .sites
         .iter()
-        .map(|s| crate::base::words::shown_origin(&s.site).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("site".len());
-    writeln!(
-        out,
-        "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  state",
-        "site", "pages", "arcs", "external", "bad", "dups", "level"
-    )?;
-    for s in &r.sites {
-        let mut state = s.state.to_string();
-        if let Some(to) = s.moved_to() {
-            state.push_str(&format!(", moved to {to}/"));
-        }
-        if !s.reason.is_empty() {
-            state.push_str(&format!(" ({})", s.reason));
-        }
-        writeln!(
-            out,
-            "{:<w$} {:>7} {:>8} {:>8} {:>6} {:>6} {:>5}  {state}",
-            crate::base::words::shown_origin(&s.site),
-            s.pages,
-            s.arcs,
-            s.external_links,
-            s.bad_links,
-            s.duplicates,
-            s.max_level,
-        )?;
+        .map(|s| {
+            let mut state = s.state.to_string();
+            if let Some(to) = s.moved_to() {
+                state.push_str(&format!(", moved to {to}/"));
+            }
+            if !s.reason.is_empty() {
+                state.push_str(&format!(" ({})", s.reason));
+            }
+            vec![
+                crate::base::words::shown_origin(&s.site).into_owned(),
+                s.pages.to_string(),
+                s.arcs.to_string(),
+                s.external_links.to_string(),
+                s.bad_links.to_string(),
+                s.duplicates.to_string(),
+                s.max_level.to_string(),
+                state,
+            ]
+        })
+        .collect();
+    let columns = [
+        ("site", Align::Left),
+        ("pages", Align::Right),
+        ("arcs", Align::Right),
+        ("external", Align::Right),
+        ("bad", Align::Right),
+        ("dups", Align::Right),
+        ("level", Align::Right),
+        ("state", Align::Left),
+    ];
+    for line in columns::lines(&columns, &rows) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
