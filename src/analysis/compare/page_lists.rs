@@ -12,6 +12,9 @@ use crate::analysis::report::html::{Cell, escape, group, table};
 /// Pages listed of each kind.
 pub(crate) const LISTED: usize = 100;
 
+/// A kind's rows kept (the first [`LISTED`]) and how many it has, or why its file is unread.
+type List = Result<(Vec<Vec<Cell>>, u64), String>;
+
 /// One kind of change: its heading, the file and the rows' columns it is read from.
 struct Kind {
     title: &'static str,
@@ -62,8 +65,7 @@ const KINDS: [Kind; 4] = [
 /// dealt to the kinds they are (pages.csv can have millions of rows).
 pub(crate) fn section(h: &mut String, dir: &Path) {
     h.push_str("<h2 id=\"pages\">Pages added, removed, renamed and changed</h2>");
-    let mut lists: Vec<Result<(Vec<Vec<Cell>>, u64), String>> =
-        KINDS.iter().map(|_| Ok((Vec::new(), 0))).collect();
+    let mut lists: Vec<List> = KINDS.iter().map(|_| Ok((Vec::new(), 0))).collect();
     for file in ["pages.csv", "renamed.csv"] {
         let kinds: Vec<usize> = (0..KINDS.len())
             .filter(|&k| KINDS[k].file == file)
@@ -107,12 +109,7 @@ pub(crate) fn section(h: &mut String, dir: &Path) {
 
 /// Reads `file` once, keeping the first [`LISTED`] rows of each of `kinds` (indices into
 /// [`KINDS`]) in `lists`, and counting them all.
-fn read(
-    dir: &Path,
-    file: &str,
-    kinds: &[usize],
-    lists: &mut [Result<(Vec<Vec<Cell>>, u64), String>],
-) -> Result<(), String> {
+fn read(dir: &Path, file: &str, kinds: &[usize], lists: &mut [List]) -> Result<(), String> {
     let mut rdr = csv::Reader::from_path(dir.join(file)).map_err(|e| format!("{file}: {e}"))?;
     let header = rdr.headers().map_err(|e| format!("{file}: {e}"))?.clone();
     let at = |name: &str| {
