@@ -7,6 +7,8 @@
 //! - [`schedule`] — the dispatcher (per-site politeness), task leases, and the schedulers.
 //! - [`fetch`] — the `DownloadingThread` components (`DT0`, `DT1`): HTTP, redirects, robots.txt.
 //! - [`parse`] — the `ParsingThread` component (`PT0`): charsets, link extraction.
+//! - [`render`] — the `Renderer` component (`ChromiumRenderer`): pages whose links scripts
+//!   build, loaded in a browser; which pages are rendered.
 //! - [`routine`] — the `RoutineThread` component (`RT0`): log files, progress, finishers;
 //!   [`finish`] — the finishers.
 //! - [`data`] — the `DataManager` (scope data, the exact graph), where scopes are saved
@@ -24,6 +26,7 @@ pub mod finish;
 pub mod live;
 pub mod message;
 pub mod parse;
+pub mod render;
 pub mod routine;
 pub mod schedule;
 pub mod settings;
