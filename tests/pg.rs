@@ -1384,6 +1384,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
         reward: 2,
         hosts: 1,
         sitemap: None,
+        render: None,
     };
     {
         let (store, coordinator) = open(here.path());

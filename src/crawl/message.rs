@@ -311,6 +311,34 @@ impl PageLinks {
         })
     }
 
+    /// Adds to each link, in document order and every copy, the qualifiers `mark` gives for
+    /// its target (a rendered page's script-only links, SPEC §18).
+    pub fn mark_each(
+        &mut self,
+        mut mark: impl FnMut(&LinkTarget) -> crate::model::link_attrs::Rel,
+    ) {
+        let mut out = Vec::with_capacity(self.entries.len());
+        for e in std::mem::take(&mut self.entries) {
+            let mut run: Option<LinkEntry> = None;
+            for _ in 0..e.times {
+                let rel = e.rel.with(mark(&self.targets[e.target as usize]));
+                match &mut run {
+                    Some(r) if r.rel == rel => r.times += 1,
+                    _ => {
+                        out.extend(run.take());
+                        run = Some(LinkEntry {
+                            times: 1,
+                            rel,
+                            ..e.clone()
+                        });
+                    }
+                }
+            }
+            out.extend(run);
+        }
+        self.entries = out;
+    }
+
     /// How many links, every copy counted.
     pub fn len(&self) -> usize {
         self.len as usize
@@ -332,6 +360,16 @@ impl<'a> FromIterator<(LinkTarget, &'a str, &'a str)> for PageLinks {
     }
 }
 
+/// What rendering says of a page (SPEC §18).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderMark {
+    /// Its links were read from the DOM a browser rendered (nodes.csv `Rendered`).
+    pub rendered: bool,
+    /// The HTML the server sent looks built by scripts (a home page's, with `Render = no`,
+    /// names its site in summary.csv).
+    pub script_built: bool,
+}
+
 /// A parsed page, ready to be recorded.
 #[derive(Debug, Clone)]
 pub struct PageRecord {
@@ -350,8 +388,11 @@ pub struct PageRecord {
     /// The site's rules after this page's two copies taught something new (saved with the
     /// crawl's state, SPEC §14).
     pub learned: Option<std::sync::Arc<crate::model::fold::SiteRules>>,
-    /// Requests made for this page besides its redirect chain (its second copy).
+    /// Requests made for this page besides its redirect chain (its second copy, what the
+    /// browser asked for while it rendered it).
     pub extra_requests: u32,
+    /// Whether it was rendered, or looks script-built (SPEC §18).
+    pub render: RenderMark,
     /// The site's cookie jar, when fetching this page changed it (saved with the crawl's
     /// state, SPEC §14).
     pub cookies: Option<Box<crate::model::cookies::SavedJar>>,

@@ -20,8 +20,12 @@ impl Rel {
     pub const UGC: Rel = Rel(2);
     /// `sponsored` (advertising).
     pub const SPONSORED: Rel = Rel(4);
-    /// The bits a [`Rel`] uses: it fits in three.
-    pub const BITS: u32 = 3;
+    /// Not a `rel` token: the link is in the DOM a browser rendered and not in the HTML the
+    /// server sent (SPEC §18; edges.csv and external_links.csv `ScriptOnly`). Kept with the
+    /// qualifiers because it travels with each link the same way.
+    pub const SCRIPT_ONLY: Rel = Rel(8);
+    /// The bits a [`Rel`] uses: it fits in four.
+    pub const BITS: u32 = 4;
 
     /// The qualifiers of a `rel` attribute's value: tokens separated by ASCII whitespace,
     /// any case (`rel="NoFollow ugc"`).
@@ -39,7 +43,7 @@ impl Rel {
 
     /// From its bits (as [`Self::bits`] gave them; bits beyond the three are dropped).
     pub fn from_bits(bits: u32) -> Rel {
-        Rel((bits & 0b111) as u8)
+        Rel((bits & 0b1111) as u8)
     }
 
     /// Its bits.
@@ -51,7 +55,17 @@ impl Rel {
     /// and `FollowNofollow = no` does not follow them (search engines treat `ugc` and
     /// `sponsored` as kinds of `nofollow`).
     pub fn is_nofollow(self) -> bool {
-        self.0 != 0
+        self.0 & 0b111 != 0
+    }
+
+    /// Whether the link is only in the rendered DOM (see [`Rel::SCRIPT_ONLY`]).
+    pub fn is_script_only(self) -> bool {
+        self.0 & Rel::SCRIPT_ONLY.0 != 0
+    }
+
+    /// These qualifiers and `other`'s.
+    pub fn with(self, other: Rel) -> Rel {
+        Rel(self.0 | other.0)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod measures;
 pub mod networkx;
 pub mod pg;
 pub mod routine;
+pub mod script_web;
 pub mod tls;
 pub mod warcio;
 pub mod webgen;
@@ -301,10 +302,15 @@ impl SiteFiles {
         let (h, nodes) = read_csv(&dir.join("nodes.csv"));
         assert_eq!(&h[..3], ["Id", "Label", "Level"]);
         let (h, edges) = read_csv(&dir.join("edges.csv"));
-        assert_eq!(h, ["Source", "Target", "Type", "Weight", "Nofollow"]);
+        // `ScriptOnly` follows when pages may be rendered (Render = auto or all).
+        assert_eq!(&h[..5], ["Source", "Target", "Type", "Weight", "Nofollow"]);
         let (h, external) = read_csv(&dir.join("external_links.csv"));
         assert_eq!(&h[..4], ["Source", "Url", "Host", "Anchor"]);
-        assert_eq!(h.last().map(String::as_str), Some("Rel"));
+        let rel = h.iter().position(|c| c == "Rel");
+        assert!(
+            rel.is_some_and(|r| r + 1 == h.len() || h[r + 1] == "ScriptOnly"),
+            "{h:?}"
+        );
         let (h, bad) = read_csv(&dir.join("bad_links.csv"));
         assert_eq!(h, ["Source", "Url", "Reason"]);
         let dup_path = dir.join("duplicates.csv");

@@ -66,6 +66,8 @@ pub struct Components {
     pub unloaders: Vec<Box<dyn Unloader>>,
     /// `Scheduler`.
     pub scheduler: Box<dyn Scheduler>,
+    /// `Renderer`, when `Render` is `auto` or `all`.
+    pub renderer: Option<Arc<dyn crate::crawl::render::Renderer>>,
 }
 
 /// The `ApplicationManager` component: runs one crawl of `hosts` with `settings` and the

@@ -198,6 +198,11 @@ impl Retirer<'_> {
                     network.count_site(&row.name, &ctx.settings.results.folder.join(&row.folder));
                 }
                 self.downloader.sites_done(&sites);
+                if let Some(render) = &ctx.render {
+                    for &site in &sites {
+                        render.forget(site);
+                    }
+                }
                 ctx.dispatcher.release_sites(&sites);
                 self.seeds.retired(scope);
                 self.summary.lock().add(row.order, scope, &row.name);

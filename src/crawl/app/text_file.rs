@@ -60,6 +60,7 @@ impl ApplicationManager for TextFileManager {
             mut finishers,
             unloaders,
             scheduler,
+            renderer,
         } = parts;
         for f in &mut finishers {
             f.start(started)?;
@@ -109,6 +110,7 @@ impl ApplicationManager for TextFileManager {
             archive: archive::open(settings, hosts, &stop, &mut logs)?,
             recrawl: archive::open_recrawl(settings, &mut logs)?,
             problems: Arc::default(),
+            render: rendering(settings, renderer)?,
         };
         let retirer = Retirer {
             ctx: &ctx,
@@ -160,6 +162,17 @@ fn dispatcher(
         Arc::clone(stop),
         config,
     )
+}
+
+/// The crawl's rendering, when settings.ini asks for it (`Render = auto` or `all`).
+fn rendering(
+    settings: &Settings,
+    renderer: Option<Arc<dyn crate::crawl::render::Renderer>>,
+) -> Result<Option<crate::crawl::engine::render::Rendering>, AppError> {
+    renderer
+        .map(|r| crate::crawl::engine::render::Rendering::new(settings, r))
+        .transpose()
+        .map_err(AppError::CaFile)
 }
 
 /// The network's totals while the crawl runs, for the live status page (when there is one).

@@ -145,6 +145,18 @@ pub(super) fn unload_scope(
             settings.bandit.reward,
         );
         row.state = info.state(row.state);
+        if settings.render.mode == crate::crawl::render::RenderMode::No {
+            let home = g.nodes().first().map(|n| g.render_mark(n));
+            if home.is_some_and(|m| m.script_built) {
+                let said = crate::crawl::data::summary::SCRIPT_BUILT_REASON;
+                row.reason = match row.reason.is_empty() {
+                    true => said.to_owned(),
+                    false => format!("{}; {said}", row.reason),
+                };
+            }
+        } else {
+            row.render = Some(crate::crawl::data::summary::RenderCounts::of(g));
+        }
         if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
             row.reason = match row.state {
                 SiteState::Down => format!(

@@ -53,8 +53,10 @@ pub(crate) struct PageMeta {
     /// The body's 128-bit hash, as four words (so a page record is not padded to a 16-byte
     /// alignment).
     hash: [u32; 4],
-    /// Body bytes (capped at `u32::MAX`).
-    pub(crate) bytes: u32,
+    /// Body bytes (capped at [`MAX_BYTES`]), and in the two bits above what rendering says of
+    /// the page ([`RENDERED`], [`SCRIPT_BUILT`]): kept, journaled and saved with the size at
+    /// no cost a page.
+    bytes: u32,
     /// The `<title>`'s text id.
     pub(crate) title: u32,
     /// The `<link rel="canonical">` URL's text id, or [`NO_TEXT`].
@@ -68,7 +70,39 @@ pub(crate) struct PageMeta {
     digests: [u32; 6],
 }
 
+/// The largest body size a page record holds (1 GiB − 1, above `MaxPageBytes`' largest).
+pub(crate) const MAX_BYTES: u32 = (1 << 30) - 1;
+/// The page was rendered (SPEC §18).
+const RENDERED: u32 = 1 << 31;
+/// The page's HTML looks script-built (SPEC §18).
+const SCRIPT_BUILT: u32 = 1 << 30;
+
 impl PageMeta {
+    /// The body's size in bytes.
+    pub(crate) fn body_bytes(&self) -> u32 {
+        self.bytes & MAX_BYTES
+    }
+
+    /// What rendering says of the page.
+    pub(crate) fn render_mark(&self) -> crate::crawl::message::RenderMark {
+        crate::crawl::message::RenderMark {
+            rendered: self.bytes & RENDERED != 0,
+            script_built: self.bytes & SCRIPT_BUILT != 0,
+        }
+    }
+
+    /// The record with what rendering says of the page.
+    pub(crate) fn with_render(mut self, mark: crate::crawl::message::RenderMark) -> Self {
+        self.bytes &= MAX_BYTES;
+        if mark.rendered {
+            self.bytes |= RENDERED;
+        }
+        if mark.script_built {
+            self.bytes |= SCRIPT_BUILT;
+        }
+        self
+    }
+
     /// A page's record.
     pub(crate) fn new(hash: u128, bytes: u32, title: u32, canonical: Option<u32>) -> Self {
         PageMeta {

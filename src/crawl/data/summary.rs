@@ -79,7 +79,38 @@ pub struct SiteSummary {
     /// What its sitemaps list and how many of those pages no link reaches (SPEC §17); `None`
     /// when they were not read.
     pub sitemap: Option<crate::crawl::data::SitemapCounts>,
+    /// Its pages rendered and arcs only scripts make (SPEC §18); `None` when pages are not
+    /// rendered (`Render = no`).
+    pub render: Option<RenderCounts>,
 }
+
+/// summary.csv's `Rendered` and `ScriptOnlyArcs`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderCounts {
+    /// Pages whose links were read from the rendered DOM.
+    pub rendered: u64,
+    /// Arcs with at least one link only in a rendered DOM.
+    pub script_only_arcs: u64,
+}
+
+impl RenderCounts {
+    /// Counts a graph's rendered pages and script-only arcs.
+    pub fn of(g: &SiteGraph<'_>) -> Self {
+        let mut counts = RenderCounts::default();
+        let mut arcs = Vec::new();
+        for n in g.nodes() {
+            counts.rendered += u64::from(g.render_mark(n).rendered);
+            g.arcs_into(n, &mut arcs);
+            counts.script_only_arcs += arcs.iter().filter(|a| a.script_only > 0).count() as u64;
+        }
+        counts
+    }
+}
+
+/// The `Reason` of a site crawled with `Render = no` whose home page looks script-built.
+pub const SCRIPT_BUILT_REASON: &str = "home page looks script-built (an empty application root, \
+     a noscript asking for JavaScript, or many script bytes for few links): its graph may lack \
+     what scripts build; Render = auto reads it";
 
 impl SiteSummary {
     /// The domain-name filter paper's time-link product: seconds × URLs fetched (SPEC §6).
@@ -127,6 +158,7 @@ impl SiteSummary {
             },
             hosts: 0,
             sitemap: g.sitemap_counts(),
+            render: None,
         };
         let mut hosts: Vec<&str> = g.nodes().iter().map(|n| g.host(n)).collect();
         hosts.sort_unstable();
@@ -249,6 +281,13 @@ impl SiteSummary {
                 out.put_var(c.orphans);
             }
         }
+        match self.render {
+            None => out.put_var(0),
+            Some(c) => {
+                out.put_var(c.rendered.saturating_add(1));
+                out.put_var(c.script_only_arcs);
+            }
+        }
     }
 
     /// Reads only (pages, seconds) of what [`Self::put`] wrote, allocating nothing: the
@@ -300,6 +339,13 @@ impl SiteSummary {
                     orphans: r.var()?,
                 }),
             },
+            render: match r.var()? {
+                0 => None,
+                n => Some(RenderCounts {
+                    rendered: n - 1,
+                    script_only_arcs: r.var()?,
+                }),
+            },
         })
     }
 }
@@ -329,6 +375,10 @@ pub(crate) mod tests {
             sitemap: Some(crate::crawl::data::SitemapCounts {
                 urls: 12,
                 orphans: 3,
+            }),
+            render: Some(RenderCounts {
+                rendered: 2,
+                script_only_arcs: 1,
             }),
         }
     }

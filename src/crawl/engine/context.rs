@@ -63,6 +63,8 @@ pub(crate) struct Context {
     pub(crate) recrawl: Option<Arc<crate::formats::warc::archived::ArchivedWeb>>,
     /// Problems reported so far, counted as the workers send them (`Log`).
     pub(crate) problems: Arc<AtomicU64>,
+    /// Rendering (`Render = auto` or `all`, SPEC §18).
+    pub(crate) render: Option<crate::crawl::engine::render::Rendering>,
 }
 
 impl Context {

@@ -28,6 +28,7 @@ mod evented;
 mod live_page;
 mod parse;
 mod record;
+pub(crate) mod render;
 mod saver;
 mod tick;
 

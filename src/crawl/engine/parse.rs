@@ -47,7 +47,11 @@ fn handle(
                     archive.answer(&capture, crate::formats::warc::BodyRead::Read(&page.body))?,
                 ))
             });
-    let record = worker.parse(env, lease.task(), page);
+    let kept = super::render::Kept::of(ctx, lease.task(), &page);
+    let mut record = worker.parse(env, lease.task(), page);
+    if let Some(kept) = kept {
+        record = super::render::after_parse(ctx, env, worker, lease.task(), (record, kept), log);
+    }
     let task = lease.task().clone();
     if let Some((archive, page)) = archived {
         // The level it was fetched at (an orphan from a sitemap: one past maxCrawlLevel).

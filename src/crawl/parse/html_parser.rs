@@ -151,6 +151,7 @@ fn parse_page(
         soft_404_suspect,
         learned,
         extra_requests,
+        render: Default::default(),
         cookies,
         bytes,
         title,

@@ -65,6 +65,17 @@ impl ScriptSigns {
         signs
     }
 
+    /// What made the page look script-built, in words (for the console).
+    pub fn why(&self) -> &'static str {
+        if self.empty_root {
+            "an empty application root"
+        } else if self.noscript_asks {
+            "a noscript asking for JavaScript"
+        } else {
+            "many script bytes for few links"
+        }
+    }
+
     /// Whether the page looks built by scripts: an empty mount point, a `<noscript>` asking for
     /// JavaScript, or many script bytes (over 20,000) or scripts (3 or more) for fewer than 5
     /// links.

@@ -90,6 +90,8 @@ pub struct Settings {
     pub scope: ScopeSettings,
     /// Where `PgDM` keeps the crawl (SPEC §10).
     pub database: DatabaseSettings,
+    /// `Render` and the browser's settings (SPEC §18).
+    pub render: crate::crawl::render::RenderOptions,
     /// Keys settings.ini sets, with their values and lines as written (defaults are not in
     /// it). Shared by the copies of the settings (a `Resolve` line can be megabytes).
     written: Arc<BTreeMap<String, ini::Written>>,
@@ -205,6 +207,14 @@ impl Settings {
                 scopes_per_process: NonZeroUsize::new(v.small("ScopesPerProcess")?),
             },
             scope: scope(&v)?,
+            render: crate::crawl::render::RenderOptions {
+                mode: crate::crawl::render::RenderMode::parse(v.choice("Render")?)
+                    .unwrap_or_default(),
+                idle: v.millis("RenderIdleMillis")?,
+                timeout: v.seconds("RenderTimeoutSeconds")?,
+                tabs: v.small("RenderTabs")?,
+                chromium: v.optional_path("ChromiumPath"),
+            },
             written: Arc::new(normalized(raw)?),
             path: raw.path().to_owned(),
         };
@@ -353,6 +363,7 @@ fn components(v: &Values<'_>) -> ComponentNames {
         finishers: v.names("ApplicationFinishers"),
         unloaders: v.names("ResultUnloaders"),
         scheduler: v.name("Scheduler"),
+        renderer: v.name("Renderer"),
     }
 }
 

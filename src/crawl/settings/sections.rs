@@ -48,6 +48,8 @@ pub struct ComponentNames {
     pub unloaders: Vec<String>,
     /// `Scheduler`.
     pub scheduler: String,
+    /// `Renderer`.
+    pub renderer: String,
 }
 
 /// `ParsingThreadsCount`, `DownloadingThreadsCount`, `ActiveScopes`.

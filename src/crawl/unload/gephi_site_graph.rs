@@ -26,6 +26,9 @@ pub struct GephiSiteGraph {
     pub context: bool,
     /// The graph also in WebGraph's BVGraph format (`GraphFormat = bvgraph`, SPEC §17).
     pub bvgraph: bool,
+    /// Pages may be rendered (`Render` is `auto` or `all`, SPEC §18): nodes.csv ends with
+    /// `Rendered`, edges.csv and external_links.csv with `ScriptOnly`.
+    pub rendered: bool,
 }
 
 fn file(
@@ -56,9 +59,9 @@ impl Unloader for GephiSiteGraph {
         // Of the whole graph: computed once, before the two files that carry them.
         let measures = g.measures();
         let gexf = |w: &mut dyn Write| write_gexf(g, &measures, w);
-        let edges = |w: &mut dyn Write| write_edges(g, w);
-        let nodes = |w: &mut dyn Write| write_nodes(g, &measures, w);
-        let external = |w: &mut dyn Write| write_external(g, self.context, w);
+        let edges = |w: &mut dyn Write| write_edges(g, self.rendered, w);
+        let nodes = |w: &mut dyn Write| write_nodes(g, &measures, self.rendered, w);
+        let external = |w: &mut dyn Write| write_external(g, (self.context, self.rendered), w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
         let yields = |w: &mut dyn Write| write_yields(g, self.reward, w);
@@ -120,11 +123,19 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
 /// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
 /// ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source`), the same columns
 /// whatever the URL filter (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
-/// `PageRank,Harmonic`).
-pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
+/// `PageRank,Harmonic`), and `Rendered` (`yes`/`no`) when pages may be rendered.
+pub(super) fn write_nodes(
+    g: &SiteGraph<'_>,
+    m: &Measures,
+    rendered: bool,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let mut columns = vec!["Id", "Label"];
     columns.extend(NODE_COLUMNS.iter().map(|c| c.name));
     columns.extend(MEASURE_COLUMNS.iter().map(|c| c.name));
+    if rendered {
+        columns.push("Rendered");
+    }
     let mut value = Vec::new();
     let mut csv = CsvOut::new(w, &columns)?;
     let mut hash = String::with_capacity(32);
@@ -149,43 +160,71 @@ pub(super) fn write_nodes(g: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) ->
             };
         }
         csv_cells(&mut csv, m, i, &mut value)?;
+        if rendered {
+            csv.text(if g.render_mark(n).rendered {
+                "yes"
+            } else {
+                "no"
+            })?;
+        }
         csv.end()?;
     }
     csv.finish()
 }
 
 /// edges.csv: `Source,Target,Type,Weight,Nofollow` (Nofollow: the arc's links carrying
-/// `nofollow`, `ugc` or `sponsored`).
-pub(super) fn write_edges(g: &SiteGraph<'_>, w: &mut dyn Write) -> io::Result<()> {
-    let mut csv = CsvOut::new(w, &["Source", "Target", "Type", "Weight", "Nofollow"])?;
+/// `nofollow`, `ugc` or `sponsored`), and `ScriptOnly` (the arc's links only in the rendered
+/// DOM) when pages may be rendered.
+pub(super) fn write_edges(g: &SiteGraph<'_>, rendered: bool, w: &mut dyn Write) -> io::Result<()> {
+    let header: &[&str] = if rendered {
+        &[
+            "Source",
+            "Target",
+            "Type",
+            "Weight",
+            "Nofollow",
+            "ScriptOnly",
+        ]
+    } else {
+        &["Source", "Target", "Type", "Weight", "Nofollow"]
+    };
+    let mut csv = CsvOut::new(w, header)?;
     let mut arcs = Vec::new();
     for (i, n) in g.nodes().iter().enumerate() {
         g.arcs_into(n, &mut arcs);
         for a in &arcs {
-            csv.num(i + 1)?
+            let row = csv
+                .num(i + 1)?
                 .num(a.target)?
                 .text("Directed")?
                 .num(a.weight)?
-                .num(a.nofollow)?
-                .end()?;
+                .num(a.nofollow)?;
+            if rendered {
+                row.num(a.script_only)?;
+            }
+            csv.end()?;
         }
     }
     csv.finish()
 }
 
 /// external_links.csv: `Source,Url,Host,Anchor`, `Context` when `context`, and `Rel` (the
-/// link's `nofollow`, `ugc`, `sponsored`, space-separated; empty: none).
+/// link's `nofollow`, `ugc`, `sponsored`, space-separated; empty: none), and `ScriptOnly`
+/// (`yes`: the link is only in the rendered DOM) when pages may be rendered.
 pub(super) fn write_external(
     g: &SiteGraph<'_>,
-    context: bool,
+    (context, rendered): (bool, bool),
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let header: &[&str] = if context {
-        &["Source", "Url", "Host", "Anchor", "Context", "Rel"]
-    } else {
-        &["Source", "Url", "Host", "Anchor", "Rel"]
-    };
-    let mut csv = CsvOut::plain(w, header)?;
+    let mut header = vec!["Source", "Url", "Host", "Anchor"];
+    if context {
+        header.push("Context");
+    }
+    header.push("Rel");
+    if rendered {
+        header.push("ScriptOnly");
+    }
+    let mut csv = CsvOut::plain(w, &header)?;
     let mut rel = String::new();
     for (i, n) in g.nodes().iter().enumerate() {
         for r in g.external_links(n) {
@@ -197,6 +236,9 @@ pub(super) fn write_external(
             // Infallible: writing into a String.
             let _ = std::fmt::Write::write_fmt(&mut rel, format_args!("{}", r.rel));
             row.text(&rel)?;
+            if rendered {
+                row.text(if r.rel.is_script_only() { "yes" } else { "no" })?;
+            }
             csv.end()?;
         }
     }

@@ -47,7 +47,20 @@ pub(crate) const COLUMNS: &[(&str, Value)] = &[
     // Empty when the site's sitemaps were not read (`Sitemaps = no`).
     ("SitemapUrls", |r| sitemap_cell(r, |c| c.urls)),
     ("Orphans", |r| sitemap_cell(r, |c| c.orphans)),
+    // Empty when pages are not rendered (`Render = no`, SPEC §18).
+    ("Rendered", |r| render_cell(r, |c| c.rendered)),
+    ("ScriptOnlyArcs", |r| render_cell(r, |c| c.script_only_arcs)),
 ];
+
+fn render_cell(
+    r: &SiteSummary,
+    count: fn(&crate::crawl::data::summary::RenderCounts) -> u64,
+) -> Cell<'_> {
+    match &r.render {
+        Some(c) => Cell::Count(count(c)),
+        None => text(""),
+    }
+}
 
 fn sitemap_cell(r: &SiteSummary, count: fn(&crate::crawl::data::SitemapCounts) -> u64) -> Cell<'_> {
     match &r.sitemap {

@@ -82,6 +82,7 @@ impl Registry {
             self.unloaders.get(u, &settings)?;
         }
         check_unloader_order(&settings)?;
+        self.check_renderer(&settings)?;
         let scheduler = self.schedulers.get(&c.scheduler, &settings)?;
         if budgeted && settings.is_written("Scheduler") && !scheduler.budget_rule {
             // See: issue 20 — a shipped `Scheduler = AllSites` silently overrode the rule.
@@ -99,6 +100,29 @@ impl Registry {
             ));
         }
         Ok((settings, warnings))
+    }
+
+    /// The renderer settings.ini names exists, and with `Render` ≠ `no` finds its browser:
+    /// before anything starts, since a crawl that cannot render would give the server's
+    /// graphs under a setting that asked for the visitor's.
+    fn check_renderer(&self, settings: &Settings) -> Result<(), SettingsError> {
+        let renderer = self
+            .renderers
+            .get(&settings.components.renderer, settings)?;
+        if settings.render.mode == crate::crawl::render::RenderMode::No {
+            return Ok(());
+        }
+        renderer(settings)
+            .check()
+            .map_err(|e| SettingsError::BadValue {
+                at: settings.location("Render"),
+                key: "Render".to_owned(),
+                value: settings.render.mode.name().to_owned(),
+                expected: format!(
+                    "a browser to render with ({e}): install Debian's chromium package \
+                     (apt install chromium) or set ChromiumPath, or set Render = no"
+                ),
+            })
     }
 
     /// What the chosen components imply for the others (`settings` already resolved).
@@ -213,6 +237,10 @@ impl Registry {
             finishers,
             unloaders,
             scheduler: (self.schedulers.get(&c.scheduler, settings)?.live)(settings, hosts.len()),
+            renderer: (settings.render.mode != crate::crawl::render::RenderMode::No)
+                .then(|| self.renderers.get(&c.renderer, settings))
+                .transpose()?
+                .map(|make| make(settings)),
         })
     }
 }

@@ -59,6 +59,11 @@ fn builtin_threads(r: &mut Registry) {
     r.register_url_filter("AllHostsUAT", many_hosts, |_, _| Box::new(AllHosts));
     r.register_robots("Rfc9309RobotsTxt", Rfc9309Rules::parse_shared);
     r.register_robots("OnlyDisallowRobotsTxt", OnlyDisallowRules::parse_shared);
+    r.register_renderer("ChromiumRenderer", |s| {
+        Arc::new(crate::crawl::render::chromium::ChromiumRenderer::new(
+            s.render.clone(),
+        ))
+    });
 }
 
 /// The finishers and the result unloaders.
@@ -77,6 +82,7 @@ fn builtin_ends(r: &mut Registry) {
             reward: s.bandit.reward,
             context: s.results.external_link_context > 0,
             bvgraph: s.results.bvgraph,
+            rendered: s.render.mode != crate::crawl::render::RenderMode::No,
         })
     });
     r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));

@@ -65,6 +65,9 @@ pub type UrlFilterCtor = Arc<dyn Fn(&Settings, &[SiteSpec]) -> Box<dyn UrlFilter
 pub type FinisherCtor = Arc<dyn Fn(&Settings) -> Box<dyn Finisher> + Send + Sync>;
 /// Builds a result unloader, knowing what the other chosen components imply.
 pub type UnloaderCtor = Arc<dyn Fn(&Settings, &Implied) -> Box<dyn Unloader> + Send + Sync>;
+/// Builds the renderer (`Renderer`, used when `Render` is `auto` or `all`).
+pub type RendererCtor =
+    Arc<dyn Fn(&Settings) -> Arc<dyn crate::crawl::render::Renderer> + Send + Sync>;
 /// Builds a scheduler for a crawl of so many sites.
 pub type SchedulerCtor = Arc<dyn Fn(&Settings, usize) -> Box<dyn Scheduler> + Send + Sync>;
 
@@ -163,6 +166,7 @@ pub struct Registry {
     finishers: Table<FinisherCtor>,
     unloaders: Table<UnloaderCtor>,
     schedulers: Table<SchedulerEntry>,
+    renderers: Table<RendererCtor>,
     /// The finisher a page budget needs.
     budget_finisher: Option<String>,
     /// The finisher that ends a crawl with nothing left to do: always among the finishers.
@@ -193,6 +197,7 @@ pub const COMPONENT_KEYS: &[&str] = &[
     "ApplicationFinishers",
     "ResultUnloaders",
     "Scheduler",
+    "Renderer",
 ];
 
 impl Default for Registry {
@@ -215,6 +220,7 @@ impl Registry {
             finishers: Table::new("ApplicationFinishers"),
             unloaders: Table::new("ResultUnloaders"),
             schedulers: Table::new("Scheduler"),
+            renderers: Table::new("Renderer"),
             budget_finisher: None,
             work_done_finisher: None,
             default_budget_rule: None,
@@ -272,6 +278,7 @@ impl Registry {
             "ApplicationFinishers" => self.finishers.names(),
             "ResultUnloaders" => self.unloaders.names(),
             "Scheduler" => self.schedulers.names(),
+            "Renderer" => self.renderers.names(),
             _ => Vec::new(),
         }
     }

@@ -90,6 +90,15 @@ impl Registry {
         self.robots.add(name, parse);
     }
 
+    /// Registers a `Renderer` under `name`.
+    pub fn register_renderer(
+        &mut self,
+        name: &str,
+        ctor: impl Fn(&Settings) -> Arc<dyn crate::crawl::render::Renderer> + Send + Sync + 'static,
+    ) {
+        self.renderers.add(name, Arc::new(ctor));
+    }
+
     /// Registers one of the `ApplicationFinishers` under `name`.
     pub fn register_finisher(
         &mut self,

@@ -57,6 +57,13 @@ pub(super) const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Components",
+        "Renderer",
+        "ChromiumRenderer",
+        ValueKind::Component,
+        "The browser that renders pages when Render is auto or all (SPEC 18). ChromiumRenderer: the system's Chromium (Debian's chromium package) over the DevTools protocol, found on PATH or at ChromiumPath."
+    ),
+    key!(
+        "Components",
         "ApplicationFinishers",
         "WorkIsDoneAF,TimeoutAF,StopFileAF",
         ValueKind::ComponentList,
@@ -287,5 +294,40 @@ pub(super) const KEYS: &[KeyDef] = &[
         "60",
         int(1, 86_400),
         "How often the state journal is compacted into a snapshot (also done when the crawl stops)."
+    ),
+    key!(
+        "Rendering",
+        "Render",
+        "no",
+        ValueKind::Choice(&["no", "auto", "all"]),
+        "Pages whose links scripts build (SPEC 18). no: the HTML the server sends, as the paper reads it; sites whose home page looks script-built (an empty application root, a noscript asking for JavaScript, many script bytes and few links) are named on the console and in summary.csv's Reason. all: every page is loaded in headless Chromium and its links read from the rendered DOM. auto: a page with scripts is rendered as a sample of its site's URL shape (2 pages a shape, 12 a site with no difference); a shape whose rendered links differ from the raw ones is rendered from then on, pages that look script-built always; a page with no script never. The browser's requests go through the site's turns, robots.txt and the common log and count in Fetched; images, fonts, media, style sheets and trackers are not fetched. nodes.csv gets Rendered, edges.csv and external_links.csv ScriptOnly, summary.csv Rendered and ScriptOnlyArcs."
+    ),
+    key!(
+        "Rendering",
+        "RenderIdleMillis",
+        "500",
+        int(50, 60_000),
+        "A rendered page is read once it has loaded and made no request for this long (ms)."
+    ),
+    key!(
+        "Rendering",
+        "RenderTimeoutSeconds",
+        "15",
+        int(1, 600),
+        "A rendered page is read at this time whatever it still does (a page that polls for ever); a page whose scripts never yield is interrupted, and kept as the server sent it if it cannot be read."
+    ),
+    key!(
+        "Rendering",
+        "RenderTabs",
+        "2",
+        int(1, 64),
+        "Pages rendered at once (browser tabs). Each holds a parsing thread while it renders."
+    ),
+    key!(
+        "Rendering",
+        "ChromiumPath",
+        "",
+        ValueKind::Path,
+        "The browser to run for Render = auto or all. Empty: chromium, chromium-browser or google-chrome on PATH; none there stops the crawl before it starts (exit 2)."
     ),
 ];

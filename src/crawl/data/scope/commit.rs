@@ -241,7 +241,9 @@ impl ScopeGraph {
         } else {
             Some(self.text_ref(&page.canonical)?)
         };
-        let bytes = u32::try_from(page.bytes).unwrap_or(u32::MAX);
+        let bytes = u32::try_from(page.bytes)
+            .unwrap_or(u32::MAX)
+            .min(crate::crawl::data::records::MAX_BYTES);
         let title = self.text_ref(&page.title)?;
         let robots = if page.robots.is_empty() {
             None
@@ -262,7 +264,8 @@ impl ScopeGraph {
             meta: PageMeta::new(page.hash, bytes, title, canonical)
                 .with_robots(robots)
                 .with_sketch(sketch)
-                .with_digests(page.digests),
+                .with_digests(page.digests)
+                .with_render(page.render),
             links,
             probe,
         })

@@ -49,6 +49,8 @@ pub struct Edge {
     pub weight: u32,
     /// How many of them carry `nofollow`, `ugc` or `sponsored` (SPEC §17).
     pub nofollow: u32,
+    /// How many of them are only in the DOM a browser rendered (SPEC §18).
+    pub script_only: u32,
 }
 
 /// A row of external_links.csv.
@@ -362,7 +364,12 @@ impl<'a> SiteGraph<'a> {
 
     /// A node's body size in bytes.
     pub fn bytes(&self, node: &Node) -> u32 {
-        self.g.pages[node.page as usize].meta.bytes
+        self.g.pages[node.page as usize].meta.body_bytes()
+    }
+
+    /// What rendering says of a node's page (SPEC §18).
+    pub fn render_mark(&self, node: &Node) -> crate::crawl::message::RenderMark {
+        self.g.pages[node.page as usize].meta.render_mark()
     }
 
     /// Where an internal link target resolves: `Ok(node id)`, or the final URL state.
@@ -403,6 +410,9 @@ impl<'a> SiteGraph<'a> {
                     if last.nofollow > 0 {
                         last.nofollow += n;
                     }
+                    if last.script_only > 0 {
+                        last.script_only += n;
+                    }
                 }
                 continue;
             }
@@ -412,11 +422,15 @@ impl<'a> SiteGraph<'a> {
             if l.is_internal() {
                 let target = self.node_of[l.id() as usize];
                 if target != 0 {
-                    let nofollow = u32::from(l.rel().is_nofollow());
+                    let (nofollow, script_only) = (
+                        u32::from(l.rel().is_nofollow()),
+                        u32::from(l.rel().is_script_only()),
+                    );
                     out.push(Edge {
                         target,
                         weight: 1,
                         nofollow,
+                        script_only,
                     });
                     arc = true;
                 }
@@ -429,6 +443,7 @@ impl<'a> SiteGraph<'a> {
             if kept > 0 && out[kept - 1].target == out[i].target {
                 out[kept - 1].weight += out[i].weight;
                 out[kept - 1].nofollow += out[i].nofollow;
+                out[kept - 1].script_only += out[i].script_only;
             } else {
                 out[kept] = out[i];
                 kept += 1;

@@ -1,0 +1,323 @@
+//! Rendering in the parsing threads (SPEC §18). A page is parsed as the server sent it first;
+//! if the plan wants it rendered, the `Renderer` loads it, the DOM is parsed by the same parser,
+//! and the page's record becomes the rendered one: its links, title, content hash (pages of an
+//! application share one shell; their rendered DOMs tell them apart) — each link that the raw
+//! HTML lacks marked script-only. The browser's requests are the crawl's: a request to one of
+//! the crawl's sites waits for the site's turn, obeys its robots.txt, carries its cookies,
+//! goes in the common log and counts in `Fetched`; one to another host (a CDN's script) is
+//! logged too and has its own turns.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use url::Url;
+
+use super::Context;
+use crate::crawl::fetch::{HttpClient, Pacer, SendTurn};
+use crate::crawl::message::{
+    Downloaded, FetchTask, LinkTarget, Log, PageLinks, PageRecord, RenderMark,
+};
+use crate::crawl::parse::{ParseEnv, ParseWorker};
+use crate::crawl::render::plan::RenderPlan;
+use crate::crawl::render::score::ScriptSigns;
+use crate::crawl::render::{RenderJob, Renderer, Resource, ResourceKind, Resources};
+use crate::model::link_attrs::Rel;
+use crate::model::sites::SiteEntry;
+use crate::model::url_norm::NormUrl;
+
+/// The crawl's rendering: the renderer, which pages it gets, and the client its requests go
+/// through.
+#[derive(Debug)]
+pub(crate) struct Rendering {
+    renderer: Arc<dyn Renderer>,
+    plan: RenderPlan,
+    client: HttpClient,
+    /// Turns of hosts outside the crawl: one request at a time.
+    foreign: Arc<Pacer>,
+}
+
+impl Rendering {
+    /// The rendering of a crawl with `settings` by `renderer`.
+    pub(crate) fn new(
+        settings: &crate::crawl::settings::Settings,
+        renderer: Arc<dyn Renderer>,
+    ) -> Result<Self, crate::crawl::fetch::CaFileError> {
+        Ok(Rendering {
+            renderer,
+            plan: RenderPlan::new(settings.render.mode),
+            client: HttpClient::new(settings)?,
+            foreign: Arc::default(),
+        })
+    }
+
+    /// A site is written: its plan is not needed again.
+    pub(crate) fn forget(&self, site: crate::base::ids::SiteId) {
+        self.plan.forget(site);
+    }
+}
+
+/// What a page keeps for rendering while it is parsed raw.
+pub(super) struct Kept {
+    body: Vec<u8>,
+    content_type: String,
+    signs: ScriptSigns,
+}
+
+impl Kept {
+    /// What `page` keeps: its signs always (a home page's say whether its site looks
+    /// script-built), its body when it may be rendered.
+    pub(super) fn of(ctx: &Context, task: &FetchTask, page: &Downloaded) -> Option<Self> {
+        if ctx.render.is_none() && task.level != 0 {
+            return None;
+        }
+        Some(Kept {
+            body: if ctx.render.is_some() {
+                page.body.clone()
+            } else {
+                Vec::new()
+            },
+            content_type: page.content_type.clone().unwrap_or_default(),
+            signs: ScriptSigns::of(&page.body),
+        })
+    }
+}
+
+/// Renders the page of `record` when the plan wants it, and returns its record.
+pub(super) fn after_parse(
+    ctx: &Context,
+    env: &ParseEnv<'_>,
+    worker: &mut dyn ParseWorker,
+    task: &FetchTask,
+    (mut record, kept): (PageRecord, Kept),
+    log: &Log,
+) -> PageRecord {
+    if record.rejected.is_some() {
+        return record;
+    }
+    let site = env.sites.get(task.site);
+    let url = record.chain.last().map_or(&task.url, |h| &h.url).clone();
+    let links = record.links.len();
+    let Some(rendering) = &ctx.render else {
+        if task.level == 0 && kept.signs.looks_script_built(links) {
+            record.render.script_built = true;
+            log.note(format!(
+                "{}: its home page looks script-built ({}): the graph may lack what scripts \
+                 build; Render = auto reads it",
+                site.origin,
+                kept.signs.why()
+            ));
+        }
+        return record;
+    };
+    record.render.script_built = kept.signs.looks_script_built(links);
+    if !rendering
+        .plan
+        .wants(task.site, url.as_url(), &kept.signs, links)
+    {
+        return record;
+    }
+    let resources = PageResources {
+        ctx,
+        site: &site,
+        rendering,
+        log,
+        jar_changed: std::sync::atomic::AtomicBool::new(false),
+    };
+    let job = RenderJob {
+        url: url.as_url(),
+        content_type: &kept.content_type,
+        body: &kept.body,
+    };
+    let dom = match rendering.renderer.render(&job, &resources) {
+        Ok(dom) => dom,
+        Err(e) => {
+            log.problem(
+                &site.origin,
+                &url,
+                format!("not rendered ({e}): its links are those the server sent"),
+            );
+            return record;
+        }
+    };
+    if dom.timed_out {
+        log.problem(
+            &site.origin,
+            &url,
+            format!(
+                "still busy after RenderTimeoutSeconds = {}: read as it was then",
+                ctx.settings.render.timeout.as_secs()
+            ),
+        );
+    }
+    let rendered = worker.parse(env, task, rendered_page(&record, &dom));
+    let mut rendered = mark_script_only(record.links.clone(), rendered);
+    let differs = rendered_differs(&record.links, &rendered.links);
+    rendering.plan.learn(task.site, url.as_url(), differs);
+    rendered.chain = std::mem::take(&mut record.chain);
+    rendered.bytes = record.bytes;
+    rendered.extra_requests = record.extra_requests.saturating_add(dom.requests);
+    rendered.learned = record.learned.take();
+    rendered.cookies = if resources.jar_changed.into_inner() {
+        Some(Box::new(site.cookies.save()))
+    } else {
+        record.cookies.take()
+    };
+    rendered.rejected = None;
+    rendered.render = RenderMark {
+        rendered: true,
+        script_built: record.render.script_built,
+    };
+    rendered
+}
+
+/// The rendered DOM as a page for the parser: UTF-8 said by a byte-order mark (the DOM keeps
+/// the page's `<meta charset>`, which no longer holds), and a `<base>` where a script moved
+/// the document's address (`history.pushState`) so relative links resolve as the browser's.
+fn rendered_page(record: &PageRecord, dom: &crate::crawl::render::RenderedDom) -> Downloaded {
+    let mut body = Vec::with_capacity(dom.html.len() + 64);
+    body.extend_from_slice("\u{feff}".as_bytes());
+    let own = record.chain.last().map(|h| h.url.as_str());
+    if !dom.base.is_empty() && Some(dom.base.as_str()) != own && !dom.html.contains("<base") {
+        body.extend_from_slice(b"<base href=\"");
+        body.extend_from_slice(dom.base.replace('"', "%22").as_bytes());
+        body.extend_from_slice(b"\">");
+    }
+    body.extend_from_slice(dom.html.as_bytes());
+    Downloaded {
+        chain: record.chain.clone(),
+        content_type: Some("text/html; charset=utf-8".to_owned()),
+        body,
+        permit: crate::base::bodies::BodyPermit::default(),
+        twin: None,
+        cookies: None,
+        robots_tag: None,
+        capture: None,
+    }
+}
+
+/// The rendered record with each link the raw page lacks marked script-only: per target, the
+/// rendered links beyond the raw page's count of it.
+fn mark_script_only(raw: PageLinks, mut rendered: PageRecord) -> PageRecord {
+    let mut budget: hashbrown::HashMap<String, u32> = hashbrown::HashMap::new();
+    for link in raw.iter() {
+        *budget.entry(key(link.target)).or_default() += 1;
+    }
+    rendered.links.mark_each(|target| {
+        let left = budget.entry(key(target)).or_default();
+        if *left > 0 {
+            *left -= 1;
+            Rel::NONE
+        } else {
+            Rel::SCRIPT_ONLY
+        }
+    });
+    rendered
+}
+
+/// Whether the rendered page links a target the raw one does not, or the other way round.
+fn rendered_differs(raw: &PageLinks, rendered: &PageLinks) -> bool {
+    let targets = |l: &PageLinks| {
+        let mut t: Vec<String> = l.iter().map(|x| key(x.target)).collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    };
+    targets(raw) != targets(rendered)
+}
+
+/// A link target as text, to compare the raw and the rendered pages' targets.
+fn key(target: &LinkTarget) -> String {
+    match target {
+        LinkTarget::Internal { url, .. } | LinkTarget::External(url) => url.as_str().to_owned(),
+        LinkTarget::Bad(bad) => bad.raw.clone(),
+        LinkTarget::Ignored => String::new(),
+    }
+}
+
+/// The browser's requests for one page, answered by the crawl.
+struct PageResources<'a> {
+    ctx: &'a Context,
+    site: &'a SiteEntry,
+    rendering: &'a Rendering,
+    log: &'a Log,
+    jar_changed: std::sync::atomic::AtomicBool,
+}
+
+impl Resources for PageResources<'_> {
+    fn fetch(&self, url: &Url, _kind: ResourceKind) -> Resource {
+        let Ok(norm) = NormUrl::from_url(url.clone()) else {
+            return Resource::Refused;
+        };
+        let own = self.site.origin_of(url);
+        let other = if own.is_some() {
+            None
+        } else {
+            self.ctx.sites.find(url).map(|id| self.ctx.sites.get(id))
+        };
+        let site = other.as_deref().unwrap_or(self.site);
+        if let Some(origin) = &own
+            && let Some(robots) = origin.robots()
+            && !robots.allowed(norm.path_and_query())
+        {
+            self.log.problem(
+                &site.origin,
+                &norm,
+                "not fetched for rendering: robots.txt disallows it",
+            );
+            return Resource::Refused;
+        }
+        let turn: Option<SendTurn> = if own.is_some() || other.is_some() {
+            crate::crawl::fetch::Pacing::pace(&*self.ctx.dispatcher, site.id)
+        } else {
+            self.rendering.foreign.turn(&self.ctx.stop)
+        };
+        let Some(turn) = turn else {
+            return Resource::Refused;
+        };
+        let cookies = self.ctx.fetch_options.cookies && own.is_some();
+        let cookie = cookies.then(|| site.cookies.header_for(url)).flatten();
+        let started = Instant::now();
+        let answer = self.rendering.client.get(
+            site.id,
+            site.spec.max_downloads,
+            &norm,
+            &turn,
+            (cookie.as_deref(), None),
+        );
+        drop(turn);
+        let response = match answer {
+            Ok(r) => r,
+            Err(e) => {
+                self.log.request(site.id, &norm, 0, 0, started);
+                self.log
+                    .problem(&site.origin, &norm, format!("for rendering: {e}"));
+                return Resource::Refused;
+            }
+        };
+        let status = response.status;
+        let mut headers = Vec::new();
+        if let Some(ct) = &response.content_type {
+            headers.push(("Content-Type".to_owned(), ct.clone()));
+        }
+        if let Some(location) = &response.location {
+            headers.push(("Location".to_owned(), location.clone()));
+        }
+        if cookies && !response.set_cookies.is_empty() {
+            let stored = site.cookies.store(url, &response.set_cookies);
+            if stored.generation != 0 {
+                self.jar_changed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let body = response
+            .read_body(self.ctx.settings.http.max_page_bytes)
+            .unwrap_or_default();
+        self.log
+            .request(site.id, &norm, status, body.len() as u64, started);
+        Resource::Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Pages whose links scripts build (SPEC §18, issue 66), through a real crawl of the loopback
+//! kit (`common::script_web`) with the system's Chromium: what `Render = all` and `auto` read,
+//! what `no` says, and that every other rule holds on rendered pages.
+#![allow(clippy::unwrap_used)] // tests may panic on unexpected errors
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{TestWeb, crawl, prepare, read_csv, run_binary, script_web};
+
+/// Whether a browser is here; in CI its absence fails the test.
+fn have_browser() -> bool {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .any(|b| {
+            std::env::var_os("PATH")
+                .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(b).is_file()))
+        });
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "CI: Chromium is missing (.ci/run installs Debian's chromium)"
+    );
+    found
+}
+
+fn kit() -> (TestWeb, Vec<String>) {
+    let web = TestWeb::new();
+    script_web::serve(&web);
+    let hosts = ["a.test", "b.test", "c.test", "d.test"]
+        .iter()
+        .map(|h| format!("{};2;6;0", web.origin(h)))
+        .collect();
+    (web, hosts)
+}
+
+/// A site's folder in `results`.
+fn folder(results: &Path, host: &str) -> std::path::PathBuf {
+    std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{host}_")))
+        })
+        .unwrap_or_else(|| panic!("no folder for {host} in {}", results.display()))
+}
+
+/// A site's graph as plain values: (path, level, rendered) per node, (from, to, weight,
+/// script-only) per arc.
+#[derive(Debug, PartialEq, Eq)]
+struct Graph {
+    nodes: Nodes,
+    rendered: BTreeSet<String>,
+    arcs: Arcs,
+    external: BTreeSet<(String, String, String)>,
+}
+
+fn graph(results: &Path, host: &str) -> Graph {
+    let dir = folder(results, host);
+    let (h, nodes) = read_csv(&dir.join("nodes.csv"));
+    let col = |name: &str| h.iter().position(|c| c == name);
+    let path = |url: &str| url::Url::parse(url).unwrap().path().to_owned();
+    let label: Vec<String> = nodes.iter().map(|r| path(&r[1])).collect();
+    let rendered_col = col("Rendered");
+    let (eh, edges) = read_csv(&dir.join("edges.csv"));
+    let script = eh.iter().position(|c| c == "ScriptOnly");
+    let (xh, external) = read_csv(&dir.join("external_links.csv"));
+    let xscript = xh.iter().position(|c| c == "ScriptOnly");
+    Graph {
+        nodes: nodes.iter().map(|r| (path(&r[1]), r[2].clone())).collect(),
+        rendered: nodes
+            .iter()
+            .filter(|r| rendered_col.is_some_and(|c| r[c] == "yes"))
+            .map(|r| path(&r[1]))
+            .collect(),
+        arcs: edges
+            .iter()
+            .map(|r| {
+                let at = |i: &str| label[i.parse::<usize>().unwrap() - 1].clone();
+                (
+                    at(&r[0]),
+                    at(&r[1]),
+                    r[3].clone(),
+                    script.map_or(String::new(), |c| r[c].clone()),
+                )
+            })
+            .collect(),
+        external: external
+            .iter()
+            .map(|r| {
+                (
+                    label[r[0].parse::<usize>().unwrap() - 1].clone(),
+                    r[1].clone(),
+                    xscript.map_or(String::new(), |c| r[c].clone()),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// (path, level) per node.
+type Nodes = BTreeSet<(String, String)>;
+/// (from, to, weight, script-only) per arc.
+type Arcs = BTreeSet<(String, String, String, String)>;
+
+/// (from, to, weight, script-only) arcs, from a compact list.
+fn arcs(list: &[(&str, &str, u32, u32)]) -> Arcs {
+    list.iter()
+        .map(|(a, b, w, s)| (a.to_string(), b.to_string(), w.to_string(), s.to_string()))
+        .collect()
+}
+
+fn nodes(list: &[(&str, u32)]) -> Nodes {
+    list.iter()
+        .map(|(p, l)| (p.to_string(), l.to_string()))
+        .collect()
+}
+
+/// The application as a visitor's browser shows it: every route, true levels, every arc only
+/// scripts make.
+fn expected_app() -> (Nodes, Arcs) {
+    (
+        nodes(&[
+            ("/", 0),
+            ("/p/1", 1),
+            ("/p/2", 1),
+            ("/p/3", 1),
+            ("/about", 1),
+            ("/go", 1),
+            ("/p/4", 2),
+            // Linked after a timer on /about (level 1), and by /p/4 (level 2).
+            ("/p/5", 2),
+            // /go moves to /deep/ (history.pushState) before it links `a`.
+            ("/deep/a", 2),
+        ]),
+        arcs(&[
+            ("/", "/p/1", 1, 1),
+            ("/", "/p/2", 1, 1),
+            ("/", "/p/3", 1, 1),
+            ("/", "/about", 1, 1),
+            ("/", "/go", 1, 1),
+            ("/about", "/p/5", 1, 1),
+            ("/go", "/deep/a", 1, 1),
+            ("/p/1", "/", 1, 1),
+            ("/p/1", "/p/2", 1, 1),
+            ("/p/2", "/", 1, 1),
+            ("/p/2", "/p/3", 1, 1),
+            ("/p/3", "/", 1, 1),
+            ("/p/3", "/p/4", 1, 1),
+            ("/p/4", "/", 1, 1),
+            ("/p/4", "/p/5", 1, 1),
+            ("/p/5", "/", 1, 1),
+        ]),
+    )
+}
+
+/// The server-rendered site with its script-built box: the box's pages, a failing script's
+/// one link, not the link of a script robots.txt keeps from the crawl.
+fn expected_boxes() -> (Nodes, Arcs) {
+    (
+        nodes(&[
+            ("/", 0),
+            ("/one", 1),
+            ("/two", 1),
+            ("/hidden1", 1),
+            ("/hidden2", 1),
+            ("/three", 2),
+            ("/after-timer-free", 3),
+        ]),
+        arcs(&[
+            ("/", "/one", 1, 0),
+            ("/", "/two", 1, 0),
+            ("/", "/hidden1", 1, 1),
+            ("/", "/hidden2", 1, 1),
+            ("/one", "/", 1, 0),
+            ("/one", "/three", 1, 0),
+            ("/one", "/hidden1", 1, 1),
+            ("/one", "/hidden2", 1, 1),
+            ("/two", "/", 1, 0),
+            ("/three", "/two", 1, 0),
+            ("/three", "/after-timer-free", 1, 1),
+            ("/hidden1", "/hidden2", 1, 0),
+        ]),
+    )
+}
+
+/// Arcs without their script-only counts.
+fn plain_arcs(g: &Graph) -> BTreeSet<(String, String, String)> {
+    g.arcs
+        .iter()
+        .map(|(a, b, w, _)| (a.clone(), b.clone(), w.clone()))
+        .collect()
+}
+
+#[test]
+fn render_all_reads_what_scripts_build() {
+    if !have_browser() {
+        return;
+    }
+    let (_web, hosts) = kit();
+    let c = crawl(&hosts, &[("Render", "all")]);
+    let results = c.results();
+    let app = graph(&results, "a.test");
+    assert_eq!(
+        (app.nodes.clone(), app.arcs.clone()),
+        expected_app(),
+        "{app:#?}"
+    );
+    assert_eq!(app.rendered.len(), 9, "every page rendered");
+    let partner = app.external.iter().next().unwrap();
+    assert_eq!(
+        (partner.0.as_str(), partner.2.as_str()),
+        ("/", "yes"),
+        "{partner:?}"
+    );
+    assert!(partner.1.starts_with("http://d.test"));
+    let boxes = graph(&results, "b.test");
+    assert_eq!(
+        (boxes.nodes.clone(), boxes.arcs.clone()),
+        expected_boxes(),
+        "{boxes:#?}"
+    );
+    // The hydrated and the plain sites: the same graph as the server's.
+    let raw = crawl(&hosts, &[]);
+    for host in ["c.test", "d.test"] {
+        let (r, s) = (graph(&raw.results(), host), graph(&results, host));
+        assert_eq!(r.nodes, s.nodes, "{host}");
+        assert_eq!(plain_arcs(&r), plain_arcs(&s), "{host}");
+        assert!(s.arcs.iter().all(|a| a.3 == "0"), "{host}: {s:#?}");
+    }
+    // summary.csv: pages rendered and arcs only scripts make; the browser's requests counted.
+    let (h, rows) = read_csv(&results.join("summary.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let row = |host: &str| rows.iter().find(|r| r[0].contains(host)).unwrap().clone();
+    assert_eq!(
+        (
+            &row("a.test")[col("Rendered")][..],
+            &row("a.test")[col("ScriptOnlyArcs")][..]
+        ),
+        ("9", "16")
+    );
+    assert_eq!(row("b.test")[col("ScriptOnlyArcs")], "5");
+    assert_eq!(row("d.test")[col("ScriptOnlyArcs")], "0");
+    // 9 pages, the application's script for each, its data once.
+    assert_eq!(row("a.test")[col("Fetched")], "19");
+    // The browser's requests are in the common log; robots.txt kept one script out.
+    let common = std::fs::read_to_string(c.dir.path().join("logs/common_log.csv")).unwrap();
+    assert_eq!(common.matches("/app.js").count(), 9, "{common}");
+    assert_eq!(common.matches("/api/items.json").count(), 1, "{common}");
+    assert!(!common.contains("/private/track.js"), "{common}");
+    let errors = std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap();
+    assert!(
+        errors.contains("/private/track.js") && errors.contains("robots.txt"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn render_auto_gives_the_same_graphs_and_leaves_plain_sites_alone() {
+    if !have_browser() {
+        return;
+    }
+    let (_web, hosts) = kit();
+    // One parser: the sample's pages are decided in the order they are parsed.
+    let auto = crawl(&hosts, &[("Render", "auto"), ("ParsingThreadsCount", "1")]);
+    let all = crawl(&hosts, &[("Render", "all")]);
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
+        let (a, b) = (graph(&auto.results(), host), graph(&all.results(), host));
+        assert_eq!(
+            (&a.nodes, &a.arcs, &a.external),
+            (&b.nodes, &b.arcs, &b.external),
+            "{host}"
+        );
+    }
+    let rendered = |host: &str| graph(&auto.results(), host).rendered;
+    assert_eq!(
+        rendered("a.test").len(),
+        9,
+        "an application is rendered through"
+    );
+    // Its three pages with scripts (the box on two); a page with no script is never rendered.
+    assert_eq!(
+        rendered("b.test"),
+        ["/", "/one", "/three"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+    // The hydrated site: its home page and the first two pages of its one other shape.
+    assert_eq!(rendered("c.test").len(), 3, "{:?}", rendered("c.test"));
+    // The plain site: no script, nothing rendered; its files are Render = no's but for the
+    // new columns.
+    assert!(rendered("d.test").is_empty());
+    let raw = crawl(&hosts, &[]);
+    let (with, without) = (
+        folder(&auto.results(), "d.test"),
+        folder(&raw.results(), "d.test"),
+    );
+    let strip = |text: String, column: &str| -> String {
+        let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+        let Some(at) = header.iter().position(|c| *c == column) else {
+            return text;
+        };
+        text.lines()
+            .map(|l| {
+                let mut cells: Vec<&str> = l.split(',').collect();
+                cells.remove(at);
+                cells.join(",") + "\n"
+            })
+            .collect()
+    };
+    for (file, column) in [
+        ("nodes.csv", "Rendered"),
+        ("edges.csv", "ScriptOnly"),
+        ("external_links.csv", "ScriptOnly"),
+        ("bad_links.csv", ""),
+    ] {
+        let a = strip(std::fs::read_to_string(with.join(file)).unwrap(), column);
+        let b = std::fs::read_to_string(without.join(file)).unwrap();
+        assert_eq!(a, b, "{file}");
+    }
+}
+
+#[test]
+fn render_no_names_the_sites_that_look_script_built() {
+    let web = TestWeb::new();
+    script_web::serve(&web);
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test", "d.test"]
+        .iter()
+        .map(|h| format!("{};2;6;0", web.origin(h)))
+        .collect();
+    let dir = prepare(&hosts, &[("DisplayErrorLog", "0")]);
+    let out = run_binary(dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let console = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        console.contains("home page looks script-built (an empty application root)"),
+        "{console}"
+    );
+    assert!(
+        !console.contains("b.test") || !console.contains("b.test: its home page"),
+        "{console}"
+    );
+    let results = dir.path().join("results");
+    let (h, rows) = read_csv(&results.join("summary.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    for r in &rows {
+        let named = r[col("Reason")].contains("looks script-built");
+        assert_eq!(named, r[0].contains("a.test"), "{r:?}");
+        assert_eq!(
+            (
+                r[col("Rendered")].as_str(),
+                r[col("ScriptOnlyArcs")].as_str()
+            ),
+            ("", "")
+        );
+    }
+    // The server's graph of the application: its shell, no link.
+    assert_eq!(graph(&results, "a.test").nodes, nodes(&[("/", 0)]));
+}
+
+#[test]
+fn rendered_graphs_are_equal_across_downloaders_and_threads() {
+    if !have_browser() {
+        return;
+    }
+    let (_web, hosts) = kit();
+    let one = crawl(
+        &hosts,
+        &[
+            ("Render", "all"),
+            ("DownloadingThread", "DT0"),
+            ("ParsingThreadsCount", "1"),
+            ("RenderTabs", "1"),
+        ],
+    );
+    let many = crawl(
+        &hosts,
+        &[
+            ("Render", "all"),
+            ("DownloadingThread", "DT1"),
+            ("ParsingThreadsCount", "4"),
+            ("RenderTabs", "3"),
+        ],
+    );
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
+        assert_eq!(
+            graph(&one.results(), host),
+            graph(&many.results(), host),
+            "{host}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_browser_stops_the_run_before_it_starts() {
+    let web = TestWeb::new();
+    script_web::serve(&web);
+    let dir = prepare(
+        &[web.origin("d.test")],
+        &[
+            ("Render", "auto"),
+            ("ChromiumPath", "/nonexistent/chromium"),
+        ],
+    );
+    let out = run_binary(dir.path(), &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("Render") && stderr.contains("apt install chromium"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("results").exists());
+    assert_eq!(web.hits("d.test", "/"), 0);
+}
