@@ -32,9 +32,13 @@ const DISARM: &str = "(() => {\
   window.open = () => null;\
 })();";
 
-/// The DOM as the page shows it, and what its relative links resolve against.
-const READ_DOM: &str = "JSON.stringify({html: document.documentElement ? \
-  document.documentElement.outerHTML : '', base: document.baseURI})";
+/// The DOM as the page shows it, and what its relative links resolve against — read after one
+/// more turn of the page's timers: on a busy machine a timer due long ago (a link added 150 ms
+/// after load) may not have run yet when the idle time has passed by the clock, and a timer
+/// set now runs after every timer already due.
+const READ_DOM: &str = "new Promise(done => setTimeout(done, 0)).then(() => \
+  JSON.stringify({html: document.documentElement ? \
+  document.documentElement.outerHTML : '', base: document.baseURI}))";
 
 /// An open tab of one browser.
 #[derive(Debug)]
@@ -73,6 +77,10 @@ impl Tab {
         for (method, params) in [
             ("Page.enable", json!({})),
             ("Inspector.enable", json!({})),
+            (
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true}),
+            ),
             (
                 "Page.addScriptToEvaluateOnNewDocument",
                 json!({"source": DISARM}),
@@ -284,7 +292,7 @@ impl Tab {
     /// The DOM and base URL; a page whose scripts hold the browser (a loop) is interrupted
     /// once and read again.
     fn read_dom(&self) -> Result<(String, String), CdpError> {
-        let params = json!({"expression": READ_DOM, "returnByValue": true});
+        let params = json!({"expression": READ_DOM, "returnByValue": true, "awaitPromise": true});
         let read = match self.call("Runtime.evaluate", params.clone(), READ) {
             Err(CdpError::Timeout(_)) => {
                 let _ = self.send("Runtime.terminateExecution", json!({}))?;
