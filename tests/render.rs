@@ -424,3 +424,74 @@ fn a_missing_browser_stops_the_run_before_it_starts() {
     assert!(!dir.path().join("results").exists());
     assert_eq!(web.hits("d.test", "/"), 0);
 }
+
+#[test]
+fn the_archive_keeps_the_rendered_dom_and_rebuild_needs_no_browser() {
+    if !have_browser() {
+        return;
+    }
+    let (_web, hosts) = kit();
+    let c = crawl(&hosts, &[("Render", "auto"), ("Archive", "warc")]);
+    let archive = c.results().join("archive");
+    // warcio verifies every record's digests, conversion records included; each rendered page
+    // has one, referring to its response, and the browser's requests are archived too.
+    if let Some(warcio) = common::warcio::program() {
+        let mut conversions = 0;
+        for name in common::warcio::files(&archive) {
+            common::warcio::check(&warcio, &archive, &name);
+            let index =
+                common::warcio::index(&warcio, &archive, &name, "warc-type,warc-target-uri");
+            conversions += index
+                .iter()
+                .filter(|r| r["warc-type"] == "conversion")
+                .count();
+            assert!(
+                index.iter().any(|r| r["warc-type"] == "response"
+                    && r["warc-target-uri"]
+                        .as_str()
+                        .is_some_and(|u| u.ends_with("/api/items.json"))),
+                "the data the application asked for is archived"
+            );
+        }
+        let rendered: usize = ["a.test", "b.test", "c.test", "d.test"]
+            .iter()
+            .map(|h| graph(&c.results(), h).rendered.len())
+            .sum();
+        assert_eq!(conversions, rendered);
+    }
+    // The rebuild runs where no browser is: the same graphs, the same rendered pages, the same
+    // script-only arcs and fetches.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .args(["rebuild", "results/archive", "--out", "rebuilt"])
+        .current_dir(c.dir.path())
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rebuilt = c.dir.path().join("rebuilt/results");
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
+        assert_eq!(graph(&rebuilt, host), graph(&c.results(), host), "{host}");
+    }
+    let summary = |dir: &Path| {
+        let (h, rows) = read_csv(&dir.join("summary.csv"));
+        let keep: Vec<usize> = [
+            "Pages",
+            "Arcs",
+            "ExternalLinks",
+            "Fetched",
+            "Rendered",
+            "ScriptOnlyArcs",
+        ]
+        .iter()
+        .map(|n| h.iter().position(|c| c == n).unwrap())
+        .collect();
+        rows.iter()
+            .map(|r| keep.iter().map(|&i| r[i].clone()).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(summary(&rebuilt), summary(&c.results()));
+}

@@ -49,13 +49,18 @@ fn handle(
             });
     let kept = super::render::Kept::of(ctx, lease.task(), &page);
     let mut record = worker.parse(env, lease.task(), page);
+    let mut rendered = None;
     if let Some(kept) = kept {
-        record = super::render::after_parse(ctx, env, worker, lease.task(), (record, kept), log);
+        (record, rendered) =
+            super::render::after_parse(ctx, env, worker, lease.task(), (record, kept), log);
     }
     let task = lease.task().clone();
     if let Some((archive, page)) = archived {
         // The level it was fetched at (an orphan from a sitemap: one past maxCrawlLevel).
         archive.metadata(&page, Some(task.level), &outlinks(&record.links));
+        if let Some((dom, requests)) = &rendered {
+            archive.conversion(&page, dom, *requests);
+        }
     }
     if record.links.left_out > 0 {
         let site = env.sites.get(task.site);

@@ -42,9 +42,14 @@ impl Rendering {
         settings: &crate::crawl::settings::Settings,
         renderer: Arc<dyn Renderer>,
     ) -> Result<Self, crate::crawl::fetch::CaFileError> {
+        let mode = if renderer.always() {
+            crate::crawl::render::RenderMode::All
+        } else {
+            settings.render.mode
+        };
         Ok(Rendering {
             renderer,
-            plan: RenderPlan::new(settings.render.mode),
+            plan: RenderPlan::new(mode),
             client: HttpClient::new(settings)?,
             foreign: Arc::default(),
         })
@@ -82,7 +87,12 @@ impl Kept {
     }
 }
 
-/// Renders the page of `record` when the plan wants it, and returns its record.
+/// A page's record, and the rendered DOM it was read from (for the archive) with the
+/// requests the browser made for it.
+pub(super) type AfterParse = (PageRecord, Option<(Vec<u8>, u32)>);
+
+/// Renders the page of `record` when the plan wants it, and returns its record (and the DOM,
+/// when it was rendered).
 pub(super) fn after_parse(
     ctx: &Context,
     env: &ParseEnv<'_>,
@@ -90,9 +100,9 @@ pub(super) fn after_parse(
     task: &FetchTask,
     (mut record, kept): (PageRecord, Kept),
     log: &Log,
-) -> PageRecord {
+) -> AfterParse {
     if record.rejected.is_some() {
-        return record;
+        return (record, None);
     }
     let site = env.sites.get(task.site);
     let url = record.chain.last().map_or(&task.url, |h| &h.url).clone();
@@ -107,14 +117,14 @@ pub(super) fn after_parse(
                 kept.signs.why()
             ));
         }
-        return record;
+        return (record, None);
     };
     record.render.script_built = kept.signs.looks_script_built(links);
     if !rendering
         .plan
         .wants(task.site, url.as_url(), &kept.signs, links)
     {
-        return record;
+        return (record, None);
     }
     let resources = PageResources {
         ctx,
@@ -130,13 +140,14 @@ pub(super) fn after_parse(
     };
     let dom = match rendering.renderer.render(&job, &resources) {
         Ok(dom) => dom,
+        Err(crate::crawl::render::RenderError::NotRendered) => return (record, None),
         Err(e) => {
             log.problem(
                 &site.origin,
                 &url,
                 format!("not rendered ({e}): its links are those the server sent"),
             );
-            return record;
+            return (record, None);
         }
     };
     if dom.timed_out {
@@ -149,7 +160,10 @@ pub(super) fn after_parse(
             ),
         );
     }
-    let rendered = worker.parse(env, task, rendered_page(&record, &dom));
+    let page = rendered_page(&url, &record, &dom);
+    // The archive keeps the DOM as parsed, without the byte-order mark said to the parser.
+    let archived = page.body.get(BOM.len()..).unwrap_or_default().to_vec();
+    let rendered = worker.parse(env, task, page);
     let mut rendered = mark_script_only(record.links.clone(), rendered);
     let differs = rendered_differs(&record.links, &rendered.links);
     rendering.plan.learn(task.site, url.as_url(), differs);
@@ -167,17 +181,23 @@ pub(super) fn after_parse(
         rendered: true,
         script_built: record.render.script_built,
     };
-    rendered
+    (rendered, Some((archived, dom.requests)))
 }
+
+/// UTF-8's byte-order mark.
+const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// The rendered DOM as a page for the parser: UTF-8 said by a byte-order mark (the DOM keeps
 /// the page's `<meta charset>`, which no longer holds), and a `<base>` where a script moved
 /// the document's address (`history.pushState`) so relative links resolve as the browser's.
-fn rendered_page(record: &PageRecord, dom: &crate::crawl::render::RenderedDom) -> Downloaded {
+fn rendered_page(
+    url: &NormUrl,
+    record: &PageRecord,
+    dom: &crate::crawl::render::RenderedDom,
+) -> Downloaded {
     let mut body = Vec::with_capacity(dom.html.len() + 64);
-    body.extend_from_slice("\u{feff}".as_bytes());
-    let own = record.chain.last().map(|h| h.url.as_str());
-    if !dom.base.is_empty() && Some(dom.base.as_str()) != own && !dom.html.contains("<base") {
+    body.extend_from_slice(BOM);
+    if !dom.base.is_empty() && dom.base != url.as_str() && !dom.html.contains("<base") {
         body.extend_from_slice(b"<base href=\"");
         body.extend_from_slice(dom.base.replace('"', "%22").as_bytes());
         body.extend_from_slice(b"\">");
@@ -276,6 +296,7 @@ impl Resources for PageResources<'_> {
         };
         let cookies = self.ctx.fetch_options.cookies && own.is_some();
         let cookie = cookies.then(|| site.cookies.header_for(url)).flatten();
+        let env = self.ctx.fetch_env();
         let started = Instant::now();
         let answer = self.rendering.client.get(
             site.id,
@@ -291,9 +312,18 @@ impl Resources for PageResources<'_> {
                 self.log.request(site.id, &norm, 0, 0, started);
                 self.log
                     .problem(&site.origin, &norm, format!("for rendering: {e}"));
+                env.archive_failure(&norm, (cookie.as_deref(), None), started, &e);
                 return Resource::Refused;
             }
         };
+        // Archived like the crawl's own requests (`Archive = warc`): the browser's requests
+        // and answers beside the page's conversion record.
+        let capture = env.capture(
+            &norm,
+            &crate::crawl::fetch::Head::of(&response),
+            (cookie.as_deref(), None),
+            started,
+        );
         let status = response.status;
         let mut headers = Vec::new();
         if let Some(ct) = &response.content_type {
@@ -309,9 +339,16 @@ impl Resources for PageResources<'_> {
                     .store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        let body = response
-            .read_body(self.ctx.settings.http.max_page_bytes)
-            .unwrap_or_default();
+        let body = match response.read_body(self.ctx.settings.http.max_page_bytes) {
+            Ok(body) => {
+                env.archive(capture.as_ref(), Some(Ok(&body)));
+                body
+            }
+            Err(e) => {
+                env.archive(capture.as_ref(), Some(Err(&e)));
+                Vec::new()
+            }
+        };
         self.log
             .request(site.id, &norm, status, body.len() as u64, started);
         Resource::Answer {

@@ -8,6 +8,7 @@
 //! and log, or refuses it. So another engine (WebDriver, a lighter JavaScript runtime) can
 //! replace Chromium without the engine knowing.
 
+pub mod archived;
 pub mod chromium;
 pub mod plan;
 pub mod resources;
@@ -145,6 +146,10 @@ pub enum RenderError {
     /// The crawl is stopping.
     #[error("the crawl is stopping")]
     Stopping,
+    /// The page was not rendered when it was crawled (a rebuild's renderer): it is kept as the
+    /// server sent it, and nothing is reported.
+    #[error("not rendered when it was crawled")]
+    NotRendered,
 }
 
 /// The `Renderer` component: loads pages in a browser. One is shared by the parsing threads;
@@ -161,4 +166,10 @@ pub trait Renderer: Send + Sync + Debug {
         job: &RenderJob<'_>,
         resources: &dyn Resources,
     ) -> Result<RenderedDom, RenderError>;
+
+    /// Whether every page is put to it whatever `Render` and the plan say (a rebuild's
+    /// renderer knows which pages were rendered).
+    fn always(&self) -> bool {
+        false
+    }
 }

@@ -19,6 +19,8 @@ use crate::formats::warc::archived::ArchivedWeb;
 
 /// The downloader reading the archive (a component registered for the rebuild).
 const ARCHIVE_DT: &str = "archived";
+/// The renderer a rebuild registers: rendered DOMs read from the archive (SPEC §18).
+const ARCHIVE_RENDERER: &str = "archived-dom";
 
 /// The file that marks a folder as a rebuild's (replaced by the next rebuild into it).
 const MARKER: &str = ".rccrawler-rebuild";
@@ -70,6 +72,12 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
             s,
             Arc::clone(&from),
         )?))
+    });
+    let from = Arc::clone(&archived);
+    registry.register_renderer(ARCHIVE_RENDERER, move |_| {
+        Arc::new(crate::crawl::render::archived::ArchivedRenderer::new(
+            Arc::clone(&from),
+        ))
     });
     let Some(settings) = settings(args, &archived, &registry) else {
         return Exit::BadInput;
@@ -205,6 +213,8 @@ fn settings(
     settings.http.rebuild_from = Some(archived.folder().to_owned());
     // The blocking downloader's walks over the archive; the state is kept in files.
     settings.components.downloader = ARCHIVE_DT.to_owned();
+    // Rendered pages' DOMs from the archive's conversion records: no browser.
+    settings.components.renderer = ARCHIVE_RENDERER.to_owned();
     settings.components.data_manager = "BMICDM".to_owned();
     match registry.resolve(settings) {
         Ok((settings, more)) => {

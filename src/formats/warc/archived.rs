@@ -114,6 +114,8 @@ pub struct ArchivedWeb {
     max_body: AtomicU64,
     /// Damaged spans passed over and files with nothing readable, in words.
     problems: Vec<String>,
+    /// Each URL's last `conversion` record: the DOM a browser rendered of it (SPEC §18).
+    conversions: HashMap<String, Loc>,
 }
 
 /// What a scan of archive folders collects.
@@ -125,6 +127,8 @@ struct Scanned {
     info: Vec<(String, String)>,
     latest: HashMap<String, Latest>,
     problems: Vec<String>,
+    /// Each URL's last `conversion` record, with its date.
+    conversions: HashMap<String, (String, Loc)>,
 }
 
 /// The archive files of `folder`, finished and open, in order.
@@ -183,7 +187,26 @@ impl ArchivedWeb {
             not_modified: AtomicU64::new(0),
             max_body: AtomicU64::new(DEFAULT_MAX_BODY),
             problems: s.problems,
+            conversions: s
+                .conversions
+                .into_iter()
+                .map(|(url, (_, loc))| (url, loc))
+                .collect(),
         })
+    }
+
+    /// The DOM a browser rendered of `url` and the requests it made for it, from its last
+    /// `conversion` record (SPEC §18); `None` when the page was not rendered.
+    pub fn conversion(&self, url: &str) -> io::Result<Option<(Vec<u8>, u32)>> {
+        let Some(loc) = self.conversions.get(url) else {
+            return Ok(None);
+        };
+        let (record, _) = self.read(*loc)?;
+        let requests = record
+            .field(super::writer::RENDER_REQUESTS)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        Ok(Some((record.block.to_vec(), requests)))
     }
 
     /// The validators to send for `url` in a re-crawl: those of its last whole `200` answer,
@@ -507,6 +530,16 @@ fn visit(r: &RawRecord<'_>, loc: Loc, s: &mut Scanned) {
                 }
             }
             Met::Answer(loc)
+        }
+        "conversion" => {
+            let newer = s
+                .conversions
+                .get(url)
+                .is_none_or(|(d, _)| d.as_str() <= date);
+            if newer {
+                s.conversions.insert(url.to_owned(), (date.to_owned(), loc));
+            }
+            return;
         }
         "metadata" => {
             let f = fields(&r.block);

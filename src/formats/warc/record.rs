@@ -19,6 +19,8 @@ pub enum RecordType {
     Revisit,
     /// What the crawler read of a page (its level, its outlinks).
     Metadata,
+    /// A page's DOM as a browser rendered it (SPEC §18), referring to the page's response.
+    Conversion,
 }
 
 impl RecordType {
@@ -30,6 +32,7 @@ impl RecordType {
             RecordType::Response => "response",
             RecordType::Revisit => "revisit",
             RecordType::Metadata => "metadata",
+            RecordType::Conversion => "conversion",
         }
     }
 }

@@ -189,6 +189,20 @@ impl Recorder {
         }
     }
 
+    /// Archives the DOM a browser rendered of page `page` (a `conversion` record referring
+    /// to its response), with the requests the browser made for it.
+    pub fn conversion(&self, page: &Archived, dom: &[u8], requests: u32) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Err(e) = self
+            .archive
+            .conversion(&page.url, page.date, &page.id, (dom, requests))
+        {
+            self.fail(&e);
+        }
+    }
+
     fn fail(&self, e: &io::Error) {
         if !self.failed.swap(true, Ordering::Relaxed) {
             self.stop.request(StopReason::Failed(format!(

@@ -25,6 +25,9 @@ const OPEN: &str = ".open";
 /// The suffix of a finished file.
 const WARC_GZ: &str = ".warc.gz";
 
+/// A `conversion` record's field: the requests the browser made for the page (SPEC §18).
+pub const RENDER_REQUESTS: &str = "Rccrawler-Render-Requests";
+
 /// What every file's `warcinfo` says besides the software and format: `(name, value)` lines
 /// (the crawl's settings, its sites).
 pub type WarcInfo = Vec<(String, String)>;
@@ -330,6 +333,33 @@ impl Archive {
         let member = self
             .metadata_record(url, date, &facts, response_id)
             .to_gzip();
+        let mut st = self.state.lock();
+        self.append(&mut st, &member, None)
+    }
+
+    /// Archives the DOM a browser rendered of a page whose response was archived as record
+    /// `response_id` (SPEC §18): a `conversion` record referring to it, `requests` the
+    /// requests the browser made for it (what `rebuild` counts in `Fetched`).
+    pub fn conversion(
+        &self,
+        url: &str,
+        date: SystemTime,
+        response_id: &str,
+        (dom, requests): (&[u8], u32),
+    ) -> io::Result<()> {
+        let member = Record {
+            kind: RecordType::Conversion,
+            id: self.ids.next(),
+            date,
+            target_uri: Some(url.to_owned()),
+            content_type: "text/html; charset=utf-8",
+            fields: vec![
+                ("WARC-Refers-To", response_id.to_owned()),
+                (RENDER_REQUESTS, requests.to_string()),
+            ],
+            block: vec![dom],
+        }
+        .to_gzip();
         let mut st = self.state.lock();
         self.append(&mut st, &member, None)
     }
