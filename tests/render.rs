@@ -495,3 +495,80 @@ fn the_archive_keeps_the_rendered_dom_and_rebuild_needs_no_browser() {
     };
     assert_eq!(summary(&rebuilt), summary(&c.results()));
 }
+
+/// Waits until the test web has answered `n` requests to `host`'s pages in `routes` (or fails
+/// after 60 s).
+fn wait_for_pages(web: &TestWeb, host: &str, routes: &[&str], n: usize) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while routes.iter().map(|r| web.hits(host, r)).sum::<usize>() < n {
+        assert!(std::time::Instant::now() < until, "the crawl did not get going");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_crawl_killed_while_it_renders_continues_to_the_uninterrupted_graphs() {
+    if !have_browser() {
+        return;
+    }
+    let (web, _) = kit();
+    // Slow: a delay between a site's requests, so that the kill falls mid-crawl.
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test", "d.test"]
+        .iter()
+        .map(|h| format!("{};2;6;150", web.origin(h)))
+        .collect();
+    let reference = crawl(&hosts, &[("Render", "auto")]);
+    let dir = prepare(&hosts, &[("Render", "auto")]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let before = script_web::SPA_ROUTES.iter().map(|r| web.hits("a.test", r)).sum::<usize>();
+    wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, before + 4);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = run_binary(dir.path(), &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results = dir.path().join("results");
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
+        let (got, want) = (graph(&results, host), graph(&reference.results(), host));
+        assert_eq!((&got.nodes, &got.arcs, &got.external), (&want.nodes, &want.arcs, &want.external), "{host}");
+    }
+    assert_eq!(graph(&results, "a.test").rendered.len(), 9);
+}
+
+#[test]
+fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
+    if !have_browser() {
+        return;
+    }
+    let (web, _) = kit();
+    let hosts: Vec<String> = ["a.test", "b.test"]
+        .iter()
+        .map(|h| format!("{};2;6;150", web.origin(h)))
+        .collect();
+    let dir = prepare(&hosts, &[("Render", "all")]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, 3);
+    // The crawler's browser: the child process of the crawler started with the pipe.
+    let killed = std::process::Command::new("pkill")
+        .args(["-KILL", "-P", &child.id().to_string(), "-f", "remote-debugging-pipe"])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "no browser to kill");
+    let status = common::wait_exit(&mut child, std::time::Duration::from_secs(120), String::new);
+    assert!(status.success());
+    let results = dir.path().join("results");
+    let app = graph(&results, "a.test");
+    assert_eq!((app.nodes.clone(), app.arcs.clone()), expected_app(), "{app:#?}");
+    assert_eq!(app.rendered.len(), 9);
+    let boxes = graph(&results, "b.test");
+    assert_eq!((boxes.nodes.clone(), boxes.arcs.clone()), expected_boxes());
+}
