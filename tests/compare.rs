@@ -140,30 +140,6 @@ fn pages_of(results: &Path, folder: &str) -> BTreeMap<String, (String, String)> 
         .collect()
 }
 
-fn xmllint_validates(file: &Path) {
-    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gexf-1.3/gexf.xsd");
-    let out = std::process::Command::new("xmllint")
-        .args(["--noout", "--schema"])
-        .arg(&xsd)
-        .arg(file)
-        .output();
-    match out {
-        Ok(o) => assert!(
-            o.status.success(),
-            "{} does not validate against GEXF 1.3: {}",
-            file.display(),
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI: xmllint is missing (.ci/run installs Debian's libxml2-utils): {e}"
-            );
-            eprintln!("no xmllint here: the GEXF schema check is left out");
-        }
-    }
-}
-
 #[test]
 fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
     let web = TestWeb::new();
@@ -456,7 +432,7 @@ fn two_crawls_of_a_changed_web_are_compared_row_by_row() {
         let gexf = out.join(&f).join("graph.gexf");
         let text = std::fs::read_to_string(&gexf).unwrap();
         assert!(text.contains("mode=\"dynamic\""), "{f}");
-        xmllint_validates(&gexf);
+        common::xmllint_validates(&gexf);
     }
     let gexf = std::fs::read_to_string(out.join(&fa).join("graph.gexf")).unwrap();
     // /p3 is only in crawl 1, /added only in crawl 2, / in both.
@@ -622,7 +598,7 @@ fn three_crawls_give_steps_and_a_changed_duplicate_rule_is_said_for_every_site()
     )
     .unwrap();
     assert!(gexf.contains("start=\"3\" end=\"3\""));
-    xmllint_validates(
+    common::xmllint_validates(
         &out.join(format!("a.test_{}", web.port()))
             .join("graph.gexf"),
     );

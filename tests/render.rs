@@ -368,6 +368,20 @@ fn render_no_names_the_sites_that_look_script_built() {
     }
     // The server's graph of the application: its shell, no link.
     assert_eq!(graph(&results, "a.test").nodes, nodes(&[("/", 0)]));
+    // The report marks it in its sites table.
+    let report = std::fs::read_to_string(results.join("report.html")).unwrap();
+    assert_eq!(
+        report.matches("class=\"warn\"").count(),
+        1,
+        "one site marked"
+    );
+    let at = report.find("class=\"warn\"").unwrap();
+    let before = &report[..at];
+    assert!(before[before.rfind("<tr").unwrap()..].contains("a.test"));
+    assert!(
+        !report.contains("script-only arcs %"),
+        "nothing was rendered"
+    );
 }
 
 #[test]
@@ -501,7 +515,10 @@ fn the_archive_keeps_the_rendered_dom_and_rebuild_needs_no_browser() {
 fn wait_for_pages(web: &TestWeb, host: &str, routes: &[&str], n: usize) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while routes.iter().map(|r| web.hits(host, r)).sum::<usize>() < n {
-        assert!(std::time::Instant::now() < until, "the crawl did not get going");
+        assert!(
+            std::time::Instant::now() < until,
+            "the crawl did not get going"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
@@ -525,16 +542,27 @@ fn a_crawl_killed_while_it_renders_continues_to_the_uninterrupted_graphs() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let before = script_web::SPA_ROUTES.iter().map(|r| web.hits("a.test", r)).sum::<usize>();
+    let before = script_web::SPA_ROUTES
+        .iter()
+        .map(|r| web.hits("a.test", r))
+        .sum::<usize>();
     wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, before + 4);
     child.kill().unwrap();
     child.wait().unwrap();
     let out = run_binary(dir.path(), &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let results = dir.path().join("results");
     for host in ["a.test", "b.test", "c.test", "d.test"] {
         let (got, want) = (graph(&results, host), graph(&reference.results(), host));
-        assert_eq!((&got.nodes, &got.arcs, &got.external), (&want.nodes, &want.arcs, &want.external), "{host}");
+        assert_eq!(
+            (&got.nodes, &got.arcs, &got.external),
+            (&want.nodes, &want.arcs, &want.external),
+            "{host}"
+        );
     }
     assert_eq!(graph(&results, "a.test").rendered.len(), 9);
 }
@@ -559,7 +587,13 @@ fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
     wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, 3);
     // The crawler's browser: the child process of the crawler started with the pipe.
     let killed = std::process::Command::new("pkill")
-        .args(["-KILL", "-P", &child.id().to_string(), "-f", "remote-debugging-pipe"])
+        .args([
+            "-KILL",
+            "-P",
+            &child.id().to_string(),
+            "-f",
+            "remote-debugging-pipe",
+        ])
         .status()
         .unwrap();
     assert!(killed.success(), "no browser to kill");
@@ -567,7 +601,11 @@ fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
     assert!(status.success());
     let results = dir.path().join("results");
     let app = graph(&results, "a.test");
-    assert_eq!((app.nodes.clone(), app.arcs.clone()), expected_app(), "{app:#?}");
+    assert_eq!(
+        (app.nodes.clone(), app.arcs.clone()),
+        expected_app(),
+        "{app:#?}"
+    );
     assert_eq!(app.rendered.len(), 9);
     let boxes = graph(&results, "b.test");
     assert_eq!((boxes.nodes.clone(), boxes.arcs.clone()), expected_boxes());

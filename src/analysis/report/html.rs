@@ -125,7 +125,7 @@ figure.plot {{ margin: 0; }} figcaption {{ font-size: .9em; color: #555; max-wid
 ul.legend {{ list-style: none; padding: 0; margin: 4px 0; max-width: 620px; font-size: .85em; }}
 ul.legend li {{ display: inline-block; margin-right: 12px; }}
 ul.legend span {{ display: inline-block; width: 16px; height: 3px; margin-right: 4px; vertical-align: middle; }}
-nav ol {{ columns: 3; }} .note {{ color: #666; }} .problem {{ color: #a00; }}
+nav ol {{ columns: 3; }} .note {{ color: #666; }} .problem {{ color: #a00; }} .warn {{ color: #a60; font-size: 85%; border: 1px solid #a60; border-radius: 3px; padding: 0 3px; }}
 td.url {{ word-break: break-all; max-width: 40em; }}
 </style>
 </head>

@@ -35,6 +35,10 @@ use sections::{across, external, overview, site_section, sites_table, yields};
 /// The report's file name in the results folder.
 pub(crate) const REPORT_FILE: &str = "report.html";
 
+/// How summary.csv's `Reason` begins for a site whose home page looks script-built and was not
+/// rendered (`Render = no`, SPEC §18): the report marks such a site.
+pub(crate) const SCRIPT_BUILT_MARK: &str = "home page looks script-built";
+
 /// Sites that get a section of their own (the most pages first): beyond that, a page
 /// of 4,000 sections would be neither readable nor small; every site stays in the table.
 pub(crate) const MAX_SECTIONS: usize = 50;

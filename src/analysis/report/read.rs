@@ -37,6 +37,11 @@ pub(crate) struct SummaryRow {
     pub(crate) tlp: f64,
     /// `(SitemapUrls, Orphans)`: its sitemaps' pages and those no link reaches, when read.
     pub(crate) sitemap: Option<(u64, u64)>,
+    /// `(Rendered, ScriptOnlyArcs)`: its pages rendered and arcs only scripts make, when pages
+    /// were rendered (SPEC §18).
+    pub(crate) render: Option<(u64, u64)>,
+    /// Its home page looks script-built and was not rendered (`Render = no`): `Reason` says so.
+    pub(crate) script_built: bool,
 }
 
 impl SummaryRow {
@@ -143,7 +148,7 @@ fn num(r: &csv::StringRecord, i: Option<usize>) -> u64 {
 }
 
 /// The columns of summary.csv read, by the names `unload::summary::COLUMNS` writes.
-const SUMMARY_READ: [&str; 17] = [
+const SUMMARY_READ: [&str; 20] = [
     "Site",
     "Folder",
     "Pages",
@@ -161,6 +166,9 @@ const SUMMARY_READ: [&str; 17] = [
     "TLP",
     "SitemapUrls",
     "Orphans",
+    "Rendered",
+    "ScriptOnlyArcs",
+    "Reason",
 ];
 
 /// Reads summary.csv.
@@ -196,6 +204,9 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         tlp,
         sitemap_urls,
         orphans,
+        rendered,
+        script_only,
+        reason,
     ] = columns(&header, SUMMARY_READ);
     if site.is_none() || folder.is_none() || pages.is_none() {
         return Err(ReadError::Format {
@@ -240,6 +251,13 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
                 .parse()
                 .ok()
                 .map(|urls| (urls, num(&r, orphans))),
+            // Empty when pages were not rendered.
+            render: field(&r, rendered)
+                .trim()
+                .parse()
+                .ok()
+                .map(|pages| (pages, num(&r, script_only))),
+            script_built: field(&r, reason).contains(super::SCRIPT_BUILT_MARK),
         });
     }
     Ok(rows)

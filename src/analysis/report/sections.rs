@@ -41,27 +41,13 @@ pub(super) fn sites_table(
     has_section: &[bool],
     domain_filter: bool,
 ) -> io::Result<()> {
-    // Sitemaps say something where they were read (`Sitemaps = yes`).
-    let sitemaps = rows.iter().any(|r| r.sitemap.is_some());
-    // The shares of external links marked nofollow, ugc, sponsored, where any is (issue 68).
-    let marked = rel.iter().any(|r| r.iter().any(|&n| n > 0));
+    let extra = Extra::of(rows, rel, domain_filter);
     let _ = write!(
         b,
         "<h2 id=\"sites\">Sites</h2><p class=\"note\">As in summary.csv; click a column to \
-         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.{}{}</p>",
-        if sitemaps {
-            " Sitemap pages: the pages a site's sitemaps list; orphans: those no link reaches."
-        } else {
-            ""
-        },
-        if marked {
-            " nofollow, ugc, sponsored %: the share of the site's external links whose rel says so."
-        } else {
-            ""
-        }
+         sort. Internal links are distinct arcs; TLP = seconds × pages fetched.{}</p>",
+        extra.notes()
     );
-    // Hosts and TLP say something with a domain filter, or where a scope spans hosts.
-    let multi_host = domain_filter || rows.iter().any(|r| r.hosts > 1);
     let mut header = vec![
         "site",
         "pages",
@@ -75,24 +61,19 @@ pub(super) fn sites_table(
         "fetched",
         "reward",
     ];
-    if multi_host {
-        header.extend(["hosts", "TLP"]);
-    }
-    if sitemaps {
-        header.extend(["sitemap pages", "orphans"]);
-    }
-    if marked {
-        header.extend(["nofollow %", "ugc %", "sponsored %"]);
-    }
+    extra.header(&mut header);
     b.push_str("<div class=\"wrap\">");
     html::table_start(b, "sites-table", &header, true);
     let mut row = Vec::with_capacity(header.len());
     for (i, r) in rows.iter().enumerate() {
-        let site = if has_section[i] {
+        let mut site = if has_section[i] {
             format!("<a href=\"#{}\">{}</a>", anchor(i), escape(&r.site))
         } else {
             escape(&r.site)
         };
+        if r.script_built {
+            site.push_str(" <span class=\"warn\" title=\"its home page looks built by scripts; Render = auto reads what they build\">script-built</span>");
+        }
         row.clear();
         row.extend([
             Cell::Html(site),
@@ -107,23 +88,7 @@ pub(super) fn sites_table(
             Cell::int(r.fetched),
             Cell::int(r.reward),
         ]);
-        if multi_host {
-            row.extend([Cell::int(r.hosts), Cell::dec(r.tlp, 1)]);
-        }
-        if sitemaps {
-            match r.sitemap {
-                Some((urls, orphans)) => row.extend([Cell::int(urls), Cell::int(orphans)]),
-                None => row.extend([Cell::Text(String::new()), Cell::Text(String::new())]),
-            }
-        }
-        if marked {
-            // Of the site's external links (its external_links.csv rows).
-            let share = |n: u64| match r.external_links {
-                0 => Cell::Text(String::new()),
-                all => Cell::dec(100.0 * n as f64 / all as f64, 1),
-            };
-            row.extend(rel[i].iter().map(|&n| share(n)));
-        }
+        extra.cells(r, &rel[i], &mut row);
         html::table_row(b, &row);
         if b.len() > PIECE {
             emit(b, w)?;
@@ -132,6 +97,108 @@ pub(super) fn sites_table(
     html::table_end(b);
     b.push_str("</div>");
     Ok(())
+}
+
+/// The sites table's columns that say something only in some crawls.
+struct Extra {
+    /// Hosts and TLP: with a domain filter, or where a scope spans hosts.
+    multi_host: bool,
+    /// Sitemaps were read (`Sitemaps = yes`).
+    sitemaps: bool,
+    /// Some external links are marked nofollow, ugc or sponsored (issue 68).
+    marked: bool,
+    /// Pages were rendered (`Render = auto` or `all`, SPEC §18).
+    rendered: bool,
+    /// Some site looks script-built and was not rendered.
+    script_built: bool,
+}
+
+impl Extra {
+    fn of(rows: &[SummaryRow], rel: &[[u64; 3]], domain_filter: bool) -> Self {
+        Extra {
+            multi_host: domain_filter || rows.iter().any(|r| r.hosts > 1),
+            sitemaps: rows.iter().any(|r| r.sitemap.is_some()),
+            marked: rel.iter().any(|r| r.iter().any(|&n| n > 0)),
+            rendered: rows.iter().any(|r| r.render.is_some()),
+            script_built: rows.iter().any(|r| r.script_built),
+        }
+    }
+
+    fn notes(&self) -> String {
+        let mut notes = String::new();
+        if self.sitemaps {
+            notes.push_str(
+                " Sitemap pages: the pages a site's sitemaps list; orphans: those no link reaches.",
+            );
+        }
+        if self.marked {
+            notes.push_str(
+                " nofollow, ugc, sponsored %: the share of the site's external links whose rel says so.",
+            );
+        }
+        if self.rendered {
+            notes.push_str(
+                " Rendered: pages read from the DOM a browser rendered; script-only arcs %: the \
+                 share of the site's internal links (arcs) that only the rendered pages have — \
+                 what a crawler reading the HTML alone does not see.",
+            );
+        }
+        if self.script_built {
+            notes.push_str(
+                " script-built: the site's home page looks built by scripts (an empty \
+                 application root, a noscript asking for JavaScript, many script bytes for few \
+                 links) and was not rendered: its graph may lack what scripts build \
+                 (Render = auto reads it).",
+            );
+        }
+        notes
+    }
+
+    fn header(&self, header: &mut Vec<&'static str>) {
+        if self.multi_host {
+            header.extend(["hosts", "TLP"]);
+        }
+        if self.sitemaps {
+            header.extend(["sitemap pages", "orphans"]);
+        }
+        if self.marked {
+            header.extend(["nofollow %", "ugc %", "sponsored %"]);
+        }
+        if self.rendered {
+            header.extend(["rendered", "script-only arcs %"]);
+        }
+    }
+
+    fn cells(&self, r: &SummaryRow, rel: &[u64; 3], row: &mut Vec<Cell>) {
+        let empty = || Cell::Text(String::new());
+        if self.multi_host {
+            row.extend([Cell::int(r.hosts), Cell::dec(r.tlp, 1)]);
+        }
+        if self.sitemaps {
+            match r.sitemap {
+                Some((urls, orphans)) => row.extend([Cell::int(urls), Cell::int(orphans)]),
+                None => row.extend([empty(), empty()]),
+            }
+        }
+        if self.marked {
+            // Of the site's external links (its external_links.csv rows).
+            let share = |n: u64| match r.external_links {
+                0 => empty(),
+                all => Cell::dec(100.0 * n as f64 / all as f64, 1),
+            };
+            row.extend(rel.iter().map(|&n| share(n)));
+        }
+        if self.rendered {
+            match (r.render, r.arcs) {
+                (Some((pages, _)), 0) => row.extend([Cell::int(pages), empty()]),
+                (Some((pages, script_only)), arcs) => row.extend([
+                    Cell::int(pages),
+                    Cell::dec(100.0 * script_only as f64 / arcs as f64, 1),
+                ]),
+                (None, _) => row.extend([empty(), empty()]),
+            }
+        }
+    }
 }
 
 /// The RCCrawler paper's experiments section: ranges, rank correlations, mean out-degree,

@@ -148,9 +148,9 @@ pub(super) fn unload_scope(
         if settings.render.mode == crate::crawl::render::RenderMode::No {
             let home = g.nodes().first().map(|n| g.render_mark(n));
             if home.is_some_and(|m| m.script_built) {
-                let said = crate::crawl::data::summary::SCRIPT_BUILT_REASON;
+                let said = crate::crawl::data::summary::script_built_reason();
                 row.reason = match row.reason.is_empty() {
-                    true => said.to_owned(),
+                    true => said,
                     false => format!("{}; {said}", row.reason),
                 };
             }

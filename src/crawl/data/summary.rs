@@ -107,10 +107,15 @@ impl RenderCounts {
     }
 }
 
-/// The `Reason` of a site crawled with `Render = no` whose home page looks script-built.
-pub const SCRIPT_BUILT_REASON: &str = "home page looks script-built (an empty application root, \
-     a noscript asking for JavaScript, or many script bytes for few links): its graph may lack \
-     what scripts build; Render = auto reads it";
+/// The `Reason` of a site crawled with `Render = no` whose home page looks script-built (the
+/// report finds it by its first words, [`crate::analysis::report::SCRIPT_BUILT_MARK`]).
+pub fn script_built_reason() -> String {
+    format!(
+        "{} (an empty application root, a noscript asking for JavaScript, or many script \
+         bytes for few links): its graph may lack what scripts build; Render = auto reads it",
+        crate::analysis::report::SCRIPT_BUILT_MARK
+    )
+}
 
 impl SiteSummary {
     /// The domain-name filter paper's time-link product: seconds × URLs fetched (SPEC §6).

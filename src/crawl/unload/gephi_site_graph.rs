@@ -58,7 +58,7 @@ impl Unloader for GephiSiteGraph {
         }
         // Of the whole graph: computed once, before the two files that carry them.
         let measures = g.measures();
-        let gexf = |w: &mut dyn Write| write_gexf(g, &measures, w);
+        let gexf = |w: &mut dyn Write| write_gexf(g, &measures, self.rendered, w);
         let edges = |w: &mut dyn Write| write_edges(g, self.rendered, w);
         let nodes = |w: &mut dyn Write| write_nodes(g, &measures, self.rendered, w);
         let external = |w: &mut dyn Write| write_external(g, (self.context, self.rendered), w);

@@ -28,8 +28,14 @@ fn push_value(line: &mut Vec<u8>, num: &mut itoa::Buffer, value: Cell<'_>) {
 }
 
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row (its
-/// measures `m` as doubles).
-pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
+/// measures `m` as doubles; `Rendered` and the arcs' `ScriptOnly` when pages may be
+/// `rendered`, SPEC §18).
+pub(crate) fn write_gexf(
+    graph: &SiteGraph<'_>,
+    m: &Measures,
+    rendered: bool,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     // Every per-page attribute nodes.csv has, typed, in its order (SPEC §12; Gephi shows them
     // in the Data Laboratory and can size or colour nodes by the numeric ones).
     let mut nodes: Vec<Attribute<'_>> = NODE_COLUMNS
@@ -37,11 +43,21 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
         .map(|c| Attribute::new(c.gexf_id, c.name, c.kind.gexf()))
         .collect();
     nodes.extend(gexf_attributes());
-    // edges.csv's Nofollow; written on the arcs that have any (most have none).
-    let edges = [Attribute {
+    // edges.csv's Nofollow (and ScriptOnly); written on the arcs that have any.
+    let mut edges = vec![Attribute {
         default: Some("0"),
         ..Attribute::new("nofollow", "Nofollow", "integer")
     }];
+    if rendered {
+        nodes.push(Attribute {
+            default: Some("no"),
+            ..Attribute::new("rendered", "Rendered", "string")
+        });
+        edges.push(Attribute {
+            default: Some("0"),
+            ..Attribute::new("scriptonly", "ScriptOnly", "integer")
+        });
+    }
     let about = format!("Web graph of {}", graph.origin());
     let mut g = Gexf::start(w, &about, Time::Static, &nodes, &edges)?;
     let mut num = itoa::Buffer::new();
@@ -55,6 +71,9 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
             }
         }
         gexf_values(&mut g, m, i);
+        if rendered && graph.render_mark(n).rendered {
+            g.text("rendered", None, "yes");
+        }
         g.end_node(&[])?;
     }
     g.edges()?;
@@ -63,10 +82,15 @@ pub(crate) fn write_gexf(graph: &SiteGraph<'_>, m: &Measures, w: &mut dyn Write)
         graph.arcs_into(n, &mut arcs);
         for a in &arcs {
             g.edge(i as u64 + 1, u64::from(a.target), Some(u64::from(a.weight)));
-            let values = a.nofollow > 0;
+            let values = a.nofollow > 0 || a.script_only > 0;
             if values {
                 g.edge_values();
-                g.int("nofollow", None, u64::from(a.nofollow));
+                if a.nofollow > 0 {
+                    g.int("nofollow", None, u64::from(a.nofollow));
+                }
+                if a.script_only > 0 {
+                    g.int("scriptonly", None, u64::from(a.script_only));
+                }
             }
             g.end_edge(values, &[])?;
         }
