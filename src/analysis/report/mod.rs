@@ -13,6 +13,7 @@ pub(crate) mod plot;
 mod ranked;
 mod read;
 mod sections;
+mod site_columns;
 mod stats;
 
 use crate::base::parallel::for_each_index;
