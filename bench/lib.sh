@@ -45,7 +45,8 @@ http {
   access_log off;
   sendfile on;
   keepalive_requests 1000000;
-  types { text/html html; }
+  # Scripts, styles and data typed as browsers expect them (Render = auto/all, bench/render.sh).
+  types { text/html html; application/javascript js; text/css css; application/json json; image/svg+xml svg; font/woff2 woff2; }
   default_type application/octet-stream;
   server { listen 127.0.0.1:$PORT default_server; server_name docs.test; root $SITE; absolute_redirect off; }
   # siteK-N.test: site K of N (generate_multisite).

@@ -75,14 +75,20 @@ impl Kept {
         if ctx.render.is_none() && task.level != 0 {
             return None;
         }
+        let signs = ScriptSigns::of(&page.body);
+        // A page that will not be rendered keeps no copy of its body: with `Render = auto`, a
+        // page without a script (every page of a static site).
+        let may_render = ctx.render.as_ref().is_some_and(|r| {
+            r.plan.mode() == crate::crawl::render::RenderMode::All || signs.scripts > 0
+        });
         Some(Kept {
-            body: if ctx.render.is_some() {
+            body: if may_render {
                 page.body.clone()
             } else {
                 Vec::new()
             },
             content_type: page.content_type.clone().unwrap_or_default(),
-            signs: ScriptSigns::of(&page.body),
+            signs,
         })
     }
 }

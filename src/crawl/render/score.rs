@@ -42,7 +42,12 @@ const BUILDERS: &[&[u8]] = &[
 
 impl ScriptSigns {
     /// Reads the signs of `html` (bytes as sent; ASCII markers, any charset that keeps ASCII).
+    /// A page without `<script` (or `<SCRIPT`) has none: what only scripts make needs a script,
+    /// and that look costs two searches, no copy of the page.
     pub fn of(html: &[u8]) -> Self {
+        if memmem::find(html, b"<script").is_none() && memmem::find(html, b"<SCRIPT").is_none() {
+            return ScriptSigns::default();
+        }
         let lower = html.to_ascii_lowercase();
         let mut signs = ScriptSigns::default();
         let mut at = 0;
@@ -135,10 +140,11 @@ mod tests {
             b"<html><body><div id=\"root\"></div><script src=\"/app.js\"></script></body></html>",
         );
         assert!(spa.empty_root && spa.looks_script_built(0));
-        let next = ScriptSigns::of(b"<div id='app'>\n  </div>");
+        let next = ScriptSigns::of(b"<div id='app'>\n  </div><script src=a.js></script>");
         assert!(next.empty_root);
-        let asks =
-            ScriptSigns::of(b"<noscript>You need to enable JavaScript to run this app.</noscript>");
+        let asks = ScriptSigns::of(
+            b"<noscript>You need to enable JavaScript.</noscript><script></script>",
+        );
         assert!(asks.noscript_asks && asks.looks_script_built(30));
     }
 
@@ -152,6 +158,10 @@ mod tests {
         assert_eq!((page.scripts, page.script_bytes), (1, 10));
         assert!(!page.looks_script_built(1));
         assert!(!ScriptSigns::of(b"<p>plain</p>").looks_script_built(0));
+        // No script: no sign, whatever else the page says.
+        let shell =
+            ScriptSigns::of(b"<div id=\"root\"></div><noscript>enable JavaScript</noscript>");
+        assert_eq!(shell, ScriptSigns::default());
     }
 
     #[test]
