@@ -7,12 +7,13 @@
 #     or arc the browser's graph lacks;
 #   - the share of arcs only scripts make (summary.csv's ScriptOnlyArcs of Arcs);
 #   - pages rendered, and rendered pages a second with RenderTabs = TABS;
-#   - peak memory: the crawler's RSS, and crawler plus browser (the proportional set size of
-#     the crawler and every Chromium process it started, sampled every 200 ms).
+#   - peak memory, sampled every 200 ms as proportional set sizes: the crawler's alone, and
+#     the crawler's plus every Chromium process it started. (/usr/bin/time's peak RSS is the
+#     largest of the crawler and the browser process it waited for, not the crawler's own.)
 # Environment: SITE, LEVEL (2), THREADS (16 downloads), TABS (2), MODES ("no auto all"), RUNS (1).
 set -euo pipefail
-source "$(dirname "$0")/lib.sh"
 SITE=${SITE:-$(rustc --print sysroot)/share/doc/rust/html}
+source "$(dirname "$0")/lib.sh"
 LEVEL=${LEVEL:-2}
 THREADS=${THREADS:-16}
 TABS=${TABS:-2}
@@ -36,21 +37,24 @@ pss_of() {
     echo "$total"
 }
 
-# sample FILE: the peak PSS of rccrawler and its browser until rccrawler exits, into FILE.
+# sample FILE: the peak PSS of rccrawler alone, and of rccrawler and its browser, until
+# rccrawler exits, into FILE ("crawler total", kB).
 sample() {
-    local file=$1 peak=0 now crawler
+    local file=$1 peak=0 own_peak=0 now own crawler
     while :; do
         crawler=$(pgrep -x rccrawler | head -1 || true)
         if [ -z "$crawler" ]; then
             [ "$peak" -gt 0 ] && break
             sleep 0.05; continue
         fi
-        # The crawler and every process below it (the browser's zygotes and renderers).
-        now=$(pss_of "$crawler" $(pgrep -f "rccrawler-chromium-" || true))
+        own=$(pss_of "$crawler")
+        # The browser's processes (its zygotes and renderers) share its profile folder's name.
+        now=$((own + $(pss_of $(pgrep -f "rccrawler-chromium-" || true))))
+        [ "$own" -gt "$own_peak" ] && own_peak=$own
         [ "$now" -gt "$peak" ] && peak=$now
         sleep 0.2
     done
-    echo "$peak" > "$file"
+    echo "$own_peak $peak" > "$file"
 }
 
 for i in $(seq "$RUNS"); do
@@ -63,7 +67,7 @@ for i in $(seq "$RUNS"); do
         wait "$sampler"
         summary=$WORK/render-$mode/results/summary.csv
         rendered=$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r.get('Rendered') or 0, r['Arcs'], r.get('ScriptOnlyArcs') or 0, r['Fetched'])" "$summary")
-        note "render $mode seconds_pages_rss $r pss_kb $(cat "$WORK/render-pss") rendered_arcs_scriptonly_fetched $rendered"
+        note "render $mode seconds_pages_rss $r crawler_and_total_pss_kb $(cat "$WORK/render-pss") rendered_arcs_scriptonly_fetched $rendered"
     done
 done
 python3 - "$WORK" "$PORT" "$OUT" $MODES <<'PY'

@@ -34,6 +34,8 @@ pub(crate) struct Rendering {
     client: HttpClient,
     /// Turns of hosts outside the crawl: one request at a time.
     foreign: Arc<Pacer>,
+    /// Scripts already given to the browser.
+    scripts: crate::crawl::render::script_cache::ScriptCache,
 }
 
 impl Rendering {
@@ -52,6 +54,7 @@ impl Rendering {
             plan: RenderPlan::new(mode),
             client: HttpClient::new(settings)?,
             foreign: Arc::default(),
+            scripts: Default::default(),
         })
     }
 
@@ -270,7 +273,38 @@ struct PageResources<'a> {
 }
 
 impl Resources for PageResources<'_> {
-    fn fetch(&self, url: &Url, _kind: ResourceKind) -> Resource {
+    fn fetch(&self, url: &Url, kind: ResourceKind) -> Resource {
+        if kind == ResourceKind::Script
+            && let Some(script) = self.rendering.scripts.get(url.as_str())
+        {
+            return Resource::Kept {
+                headers: script.headers.clone(),
+                body: script.body.clone(),
+            };
+        }
+        let answer = self.fetch_new(url);
+        if kind == ResourceKind::Script
+            && let Resource::Answer {
+                status: 200,
+                headers,
+                body,
+            } = &answer
+        {
+            self.rendering.scripts.put(
+                url.as_str(),
+                crate::crawl::render::script_cache::Cached {
+                    headers: headers.clone(),
+                    body: body.clone(),
+                },
+            );
+        }
+        answer
+    }
+}
+
+impl PageResources<'_> {
+    /// Fetches `url` for the browser (see the module's comment).
+    fn fetch_new(&self, url: &Url) -> Resource {
         let Ok(norm) = NormUrl::from_url(url.clone()) else {
             return Resource::Refused;
         };
@@ -352,7 +386,10 @@ impl Resources for PageResources<'_> {
             }
             Err(e) => {
                 env.archive(capture.as_ref(), Some(Err(&e)));
-                Vec::new()
+                self.log.request(site.id, &norm, status, 0, started);
+                self.log
+                    .problem(&site.origin, &norm, format!("for rendering: {e}"));
+                return Resource::Refused;
             }
         };
         self.log

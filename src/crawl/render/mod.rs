@@ -1,7 +1,7 @@
 //! Pages whose links scripts build (SPEC §18): the `Renderer` component, which loads a page in
 //! a browser and gives back its DOM once scripts ran, and the crawl's side of it — which pages
-//! are rendered ([`plan`]), what looks script-built in the HTML a server sends ([`score`]), and
-//! what the browser may fetch ([`resources`]).
+//! are rendered ([`plan`]), what looks script-built in the HTML a server sends ([`score`]),
+//! what the browser may fetch ([`resources`]) and the scripts it was given ([`script_cache`]).
 //!
 //! The renderer never touches the network itself: every request the browser makes is put to
 //! the crawl through [`Resources`], which answers it under the site's politeness, robots.txt
@@ -13,6 +13,7 @@ pub mod chromium;
 pub mod plan;
 pub mod resources;
 pub mod score;
+pub mod script_cache;
 
 use std::fmt::Debug;
 use std::time::Duration;
@@ -102,6 +103,13 @@ pub enum Resource {
         /// Its HTTP status.
         status: u16,
         /// The headers the browser needs of it: `Content-Type`, and `Location` for a redirect.
+        headers: Vec<(String, String)>,
+        /// Its body.
+        body: Vec<u8>,
+    },
+    /// An answer given before (a script the crawl keeps): no request was made for it.
+    Kept {
+        /// The headers the browser needs of it.
         headers: Vec<(String, String)>,
         /// Its body.
         body: Vec<u8>,

@@ -39,7 +39,8 @@ const ARGS: &[&str] = &[
     "--disable-breakpad",
     "--disable-domain-reliability",
     "--disable-client-side-phishing-detection",
-    "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+    // The back-forward cache would keep every page a tab left alive in memory.
+    "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater,BackForwardCache",
     // Every tab renders as if it were the one in front: a background tab's timers run at most
     // once a second, and a link a page adds 150 ms after loading was missed in a tab behind
     // another (Puppeteer starts Chromium with the same three).

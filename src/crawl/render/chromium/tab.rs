@@ -43,7 +43,10 @@ const READ_DOM: &str = "new Promise(done => setTimeout(done, 0)).then(() => \
 /// An open tab of one browser.
 #[derive(Debug)]
 pub(super) struct Tab {
+    /// Pages rendered in it so far (a tab is closed after [`super::RECYCLE_AFTER`]).
+    pub(super) pages: u32,
     browser: Arc<Browser>,
+    context: String,
     target: String,
     session: String,
     events: Receiver<Value>,
@@ -53,10 +56,14 @@ impl Tab {
     /// Opens a tab on `browser`.
     pub(super) fn open(browser: &Arc<Browser>, timeout: Duration) -> Result<Self, CdpError> {
         let pipe = &browser.pipe;
+        // A browser context of its own: tabs never share a renderer process, so a tab closed
+        // (after RECYCLE_AFTER pages) gives its memory back.
+        let context = pipe.call(None, "Target.createBrowserContext", json!({}), timeout)?;
+        let context = text(&context, "browserContextId")?;
         let created = pipe.call(
             None,
             "Target.createTarget",
-            json!({"url": "about:blank"}),
+            json!({"url": "about:blank", "browserContextId": context}),
             timeout,
         )?;
         let target = text(&created, "targetId")?;
@@ -69,7 +76,9 @@ impl Tab {
         let session = text(&attached, "sessionId")?;
         let events = pipe.events(&session);
         let tab = Tab {
+            pages: 0,
             browser: Arc::clone(browser),
+            context,
             target,
             session,
             events,
@@ -107,12 +116,15 @@ impl Tab {
             .call(Some(&self.session), method, params, timeout)
     }
 
-    /// Closes the tab (a tab whose page misbehaved is not used again).
+    /// Closes the tab and its browser context (a tab whose page misbehaved is not used
+    /// again).
     pub(super) fn close(self) {
-        let _ =
-            self.browser
-                .pipe
-                .send(None, "Target.closeTarget", json!({"targetId": self.target}));
+        // Disposing of the tab's browser context closes the tab and ends its renderer.
+        let _ = self.browser.pipe.send(
+            None,
+            "Target.disposeBrowserContext",
+            json!({"browserContextId": self.context}),
+        );
         self.browser.pipe.forget(&self.session);
     }
 
@@ -252,6 +264,7 @@ impl Tab {
                     load.requests += 1;
                     self.fulfil(id, status, &headers, &body)
                 }
+                Resource::Kept { headers, body } => self.fulfil(id, 200, &headers, &body),
                 Resource::Refused => {
                     load.requests += 1;
                     self.fail(id, "Failed")

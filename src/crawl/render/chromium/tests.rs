@@ -161,3 +161,20 @@ fn a_killed_browser_is_started_again() {
     assert!(render(&r, page, &files).unwrap().html.contains("/k"));
     assert_ne!(r.browser_pid(), Some(pid));
 }
+
+#[test]
+fn a_tab_is_replaced_after_its_pages_and_each_page_reads_its_own_dom() {
+    let Some(r) = renderer(10) else { return };
+    let files = Files::default();
+    // Past RECYCLE_AFTER: the tab is closed and a new one opened on the way.
+    for i in 0..super::RECYCLE_AFTER + 5 {
+        let page =
+            format!("<body><script>document.body.innerHTML = '<a href=/n{i}>n</a>'</script>");
+        let dom = render(&r, &page, &files).unwrap();
+        assert!(
+            dom.html.contains(&format!("href=\"/n{i}\"")),
+            "page {i}: {}",
+            dom.html
+        );
+    }
+}
