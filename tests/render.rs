@@ -245,8 +245,9 @@ fn render_all_reads_what_scripts_build() {
     assert_eq!(row("b.test")[col("ScriptOnlyArcs")], "5");
     assert_eq!(row("d.test")[col("ScriptOnlyArcs")], "0");
     // 9 pages, the application's script once (the browser is given it again from the
-    // crawl's copy, as a visitor's browser keeps it), its data once.
-    assert_eq!(row("a.test")[col("Fetched")], "11");
+    // crawl's copy, as a visitor's browser keeps it), its data once, and the one request to
+    // the widget's host where nobody answers (not asked again).
+    assert_eq!(row("a.test")[col("Fetched")], "12");
     // The browser's requests are in the common log; robots.txt kept one script out.
     let common = std::fs::read_to_string(c.dir.path().join("logs/common_log.csv")).unwrap();
     assert_eq!(common.matches("/app.js").count(), 1, "{common}");
@@ -257,6 +258,36 @@ fn render_all_reads_what_scripts_build() {
         errors.contains("/private/track.js") && errors.contains("robots.txt"),
         "{errors}"
     );
+    // The widget's host outside the crawl, where nobody answers, is asked once, not once a
+    // page.
+    assert_eq!(common.matches("e.test:1/widget.js").count(), 1, "{common}");
+    assert_eq!(errors.matches("e.test:1/widget.js").count(), 1, "{errors}");
+    assert!(
+        errors.contains("later requests to e.test are refused without asking"),
+        "{errors}"
+    );
+    // graph.gexf carries Rendered on its nodes and ScriptOnly on its arcs, and validates.
+    let gexf = folder(&results, "a.test").join("graph.gexf");
+    let text = std::fs::read_to_string(&gexf).unwrap();
+    assert!(text.contains("title=\"Rendered\"") && text.contains("title=\"ScriptOnly\""));
+    assert_eq!(text.matches("for=\"rendered\" value=\"yes\"").count(), 9);
+    assert_eq!(text.matches("for=\"scriptonly\" value=\"1\"").count(), 16);
+    common::xmllint_validates(&gexf);
+    // The report, as a browser shows it: the share of each site's arcs only scripts make.
+    let report = format!("file://{}", results.join("report.html").display());
+    if let Some((dom, _)) = common::chromium::dump_dom(&report) {
+        let table = &dom[dom.find("id=\"sites-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert!(table.contains("script-only arcs %"), "{table}");
+        let row = |host: &str| {
+            let at = table.find(host).unwrap();
+            table[at..at + table[at..].find("</tr>").unwrap()].to_owned()
+        };
+        // a.test: all 16 arcs; b.test: 5 of 12 (41.7 %); d.test: none.
+        assert!(row("a.test").contains(">100.0<"), "{}", row("a.test"));
+        assert!(row("b.test").contains(">41.7<"), "{}", row("b.test"));
+        assert!(row("d.test").contains(">0.0<"), "{}", row("d.test"));
+    }
 }
 
 #[test]

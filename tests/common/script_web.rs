@@ -4,7 +4,8 @@
 //! - `a.test`, a single-page application: one shell for every route (`<div id="root">`), its
 //!   router builds each route's links, the home page's from `/api/items.json`; `/go` moves to
 //!   `/deep/` with `history.pushState` before it links `a` (relative); `/about` adds a link after
-//!   a timer; the home page links `d.test` (an external link only scripts make).
+//!   a timer; the home page links `d.test` (an external link only scripts make); every route
+//!   loads a widget from a host outside the crawl where nobody answers (`e.test:1`).
 //! - `b.test`, server-rendered with a "related" box a script fills: a quarter of its pages
 //!   (`/hidden1`, `/hidden2`) are reached only through the box; one page's script fails after
 //!   it built one link; its `/private/` scripts are disallowed by robots.txt.
@@ -15,7 +16,8 @@ use super::TestWeb;
 use rccrawler::base::loopback::Resp;
 
 const SHELL: &str = "<!doctype html><html><head><title>App</title>\
-    <script src=\"/app.js\" defer></script></head><body><div id=\"root\"></div>\
+    <script src=\"/app.js\" defer></script>\
+    <script src=\"http://e.test:1/widget.js\"></script></head><body><div id=\"root\"></div>\
     <noscript>You need to enable JavaScript to run this app.</noscript></body></html>";
 
 const APP: &str = r#"(async () => {

@@ -13,7 +13,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::Context;
-use crate::crawl::fetch::{HttpClient, Pacer, SendTurn};
+use crate::crawl::fetch::{FetchError, HttpClient, Pacer, SendTurn};
 use crate::crawl::message::{
     Downloaded, FetchTask, LinkTarget, Log, PageLinks, PageRecord, RenderMark,
 };
@@ -36,6 +36,8 @@ pub(crate) struct Rendering {
     foreign: Arc<Pacer>,
     /// Scripts already given to the browser.
     scripts: crate::crawl::render::script_cache::ScriptCache,
+    /// Hosts outside the crawl the browser asked for and that could not be reached.
+    unreachable: parking_lot::Mutex<hashbrown::HashSet<String>>,
 }
 
 impl Rendering {
@@ -55,6 +57,7 @@ impl Rendering {
             client: HttpClient::new(settings)?,
             foreign: Arc::default(),
             scripts: Default::default(),
+            unreachable: Default::default(),
         })
     }
 
@@ -315,6 +318,11 @@ impl PageResources<'_> {
             self.ctx.sites.find(url).map(|id| self.ctx.sites.get(id))
         };
         let site = other.as_deref().unwrap_or(self.site);
+        let foreign = own.is_none() && other.is_none();
+        let host = url.host_str().unwrap_or_default();
+        if foreign && self.rendering.unreachable.lock().contains(host) {
+            return Resource::Refused;
+        }
         if let Some(origin) = &own
             && let Some(robots) = origin.robots()
             && !robots.allowed(norm.path_and_query())
@@ -326,7 +334,7 @@ impl PageResources<'_> {
             );
             return Resource::Refused;
         }
-        let turn: Option<SendTurn> = if own.is_some() || other.is_some() {
+        let turn: Option<SendTurn> = if !foreign {
             crate::crawl::fetch::Pacing::pace(&*self.ctx.dispatcher, site.id)
         } else {
             self.rendering.foreign.turn(&self.ctx.stop)
@@ -350,10 +358,22 @@ impl PageResources<'_> {
             Ok(r) => r,
             Err(e) => {
                 self.log.request(site.id, &norm, 0, 0, started);
-                self.log
-                    .problem(&site.origin, &norm, format!("for rendering: {e}"));
                 env.archive_failure(&norm, (cookie.as_deref(), None), started, &e);
-                return Resource::Refused;
+                // A host outside the crawl that cannot be reached is asked once: a site whose
+                // pages all load a script from it would otherwise ask on every page.
+                let gone = foreign
+                    && matches!(
+                        e,
+                        FetchError::HostNotFound | FetchError::Refused | FetchError::Timeout
+                    );
+                let later = if gone && self.rendering.unreachable.lock().insert(host.to_owned()) {
+                    format!("; the browser's later requests to {host} are refused without asking")
+                } else {
+                    String::new()
+                };
+                self.log
+                    .problem(&site.origin, &norm, format!("for rendering: {e}{later}"));
+                return Resource::Failed;
             }
         };
         // Archived like the crawl's own requests (`Archive = warc`): the browser's requests
@@ -389,7 +409,7 @@ impl PageResources<'_> {
                 self.log.request(site.id, &norm, status, 0, started);
                 self.log
                     .problem(&site.origin, &norm, format!("for rendering: {e}"));
-                return Resource::Refused;
+                return Resource::Failed;
             }
         };
         self.log

@@ -114,8 +114,11 @@ pub enum Resource {
         /// Its body.
         body: Vec<u8>,
     },
-    /// Not fetched (robots.txt, a tracker, the crawl stopping, a failure): the browser sees a
-    /// failed request.
+    /// Asked for and not answered (the host not found, a timeout, a body that could not be
+    /// read): the browser sees a failed request; the request counts in `Fetched`.
+    Failed,
+    /// Not asked for (robots.txt, a tracker, a host found unreachable before, the crawl
+    /// stopping): the browser sees a failed request.
     Refused,
 }
 

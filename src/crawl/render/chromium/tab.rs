@@ -265,10 +265,11 @@ impl Tab {
                     self.fulfil(id, status, &headers, &body)
                 }
                 Resource::Kept { headers, body } => self.fulfil(id, 200, &headers, &body),
-                Resource::Refused => {
+                Resource::Failed => {
                     load.requests += 1;
                     self.fail(id, "Failed")
                 }
+                Resource::Refused => self.fail(id, "BlockedByClient"),
             },
         }
     }
