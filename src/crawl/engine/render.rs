@@ -344,7 +344,6 @@ impl PageResources<'_> {
         };
         let cookies = self.ctx.fetch_options.cookies && own.is_some();
         let cookie = cookies.then(|| site.cookies.header_for(url)).flatten();
-        let env = self.ctx.fetch_env();
         let started = Instant::now();
         let answer = self.rendering.client.get(
             site.id,
@@ -354,35 +353,57 @@ impl PageResources<'_> {
             (cookie.as_deref(), None),
         );
         drop(turn);
-        let response = match answer {
-            Ok(r) => r,
-            Err(e) => {
-                self.log.request(site.id, &norm, 0, 0, started);
-                env.archive_failure(&norm, (cookie.as_deref(), None), started, &e);
-                // A host outside the crawl that cannot be reached is asked once: a site whose
-                // pages all load a script from it would otherwise ask on every page.
-                let gone = foreign
-                    && matches!(
-                        e,
-                        FetchError::HostNotFound | FetchError::Refused | FetchError::Timeout
-                    );
-                let later = if gone && self.rendering.unreachable.lock().insert(host.to_owned()) {
-                    format!("; the browser's later requests to {host} are refused without asking")
-                } else {
-                    String::new()
-                };
-                self.log
-                    .problem(&site.origin, &norm, format!("for rendering: {e}{later}"));
-                return Resource::Failed;
-            }
-        };
-        // Archived like the crawl's own requests (`Archive = warc`): the browser's requests
-        // and answers beside the page's conversion record.
-        let capture = env.capture(
-            &norm,
-            &crate::crawl::fetch::Head::of(&response),
-            (cookie.as_deref(), None),
+        let sent = Sent {
+            site,
+            norm: &norm,
+            cookie: cookie.as_deref(),
             started,
+        };
+        match answer {
+            Ok(response) => self.answer(&sent, response, cookies),
+            Err(e) => self.failed(&sent, &e, foreign),
+        }
+    }
+
+    /// A request that got no answer: logged and archived; a host outside the crawl that
+    /// cannot be reached is asked once (a site whose pages all load a script from it would
+    /// otherwise ask on every page).
+    fn failed(&self, sent: &Sent<'_>, e: &FetchError, foreign: bool) -> Resource {
+        let (site, norm) = (sent.site, sent.norm);
+        self.log.request(site.id, norm, 0, 0, sent.started);
+        let env = self.ctx.fetch_env();
+        env.archive_failure(norm, (sent.cookie, None), sent.started, e);
+        let host = norm.as_url().host_str().unwrap_or_default();
+        let gone = foreign
+            && matches!(
+                e,
+                FetchError::HostNotFound | FetchError::Refused | FetchError::Timeout
+            );
+        let later = if gone && self.rendering.unreachable.lock().insert(host.to_owned()) {
+            format!("; the browser's later requests to {host} are refused without asking")
+        } else {
+            String::new()
+        };
+        self.log
+            .problem(&site.origin, norm, format!("for rendering: {e}{later}"));
+        Resource::Failed
+    }
+
+    /// An answer for the browser: its status, the headers it needs, its body read; archived
+    /// like the crawl's own requests (`Archive = warc`), its cookies kept in the site's jar.
+    fn answer(
+        &self,
+        sent: &Sent<'_>,
+        response: crate::crawl::fetch::Response,
+        cookies: bool,
+    ) -> Resource {
+        let (site, norm) = (sent.site, sent.norm);
+        let env = self.ctx.fetch_env();
+        let capture = env.capture(
+            norm,
+            &crate::crawl::fetch::Head::of(&response),
+            (sent.cookie, None),
+            sent.started,
         );
         let status = response.status;
         let mut headers = Vec::new();
@@ -393,7 +414,7 @@ impl PageResources<'_> {
             headers.push(("Location".to_owned(), location.clone()));
         }
         if cookies && !response.set_cookies.is_empty() {
-            let stored = site.cookies.store(url, &response.set_cookies);
+            let stored = site.cookies.store(norm.as_url(), &response.set_cookies);
             if stored.generation != 0 {
                 self.jar_changed
                     .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -406,18 +427,26 @@ impl PageResources<'_> {
             }
             Err(e) => {
                 env.archive(capture.as_ref(), Some(Err(&e)));
-                self.log.request(site.id, &norm, status, 0, started);
+                self.log.request(site.id, norm, status, 0, sent.started);
                 self.log
-                    .problem(&site.origin, &norm, format!("for rendering: {e}"));
+                    .problem(&site.origin, norm, format!("for rendering: {e}"));
                 return Resource::Failed;
             }
         };
         self.log
-            .request(site.id, &norm, status, body.len() as u64, started);
+            .request(site.id, norm, status, body.len() as u64, sent.started);
         Resource::Answer {
             status,
             headers,
             body,
         }
     }
+}
+
+/// A request the browser's page made, as sent.
+struct Sent<'a> {
+    site: &'a SiteEntry,
+    norm: &'a NormUrl,
+    cookie: Option<&'a str>,
+    started: Instant,
 }
