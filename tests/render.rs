@@ -617,18 +617,14 @@ fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
         .spawn()
         .unwrap();
     wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, 3);
-    // The crawler's browser: the child process of the crawler started with the pipe.
-    let killed = std::process::Command::new("pkill")
-        .args([
-            "-KILL",
-            "-P",
-            &child.id().to_string(),
-            "-f",
-            "remote-debugging-pipe",
-        ])
+    // The crawler's browser: its child process started with the pipe (read from /proc, as a
+    // fresh machine may have no pkill).
+    let browser = browser_of(child.id()).expect("no browser to kill");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &browser.to_string()])
         .status()
         .unwrap();
-    assert!(killed.success(), "no browser to kill");
+    assert!(killed.success());
     let status = common::wait_exit(&mut child, std::time::Duration::from_secs(120), String::new);
     assert!(status.success());
     let results = dir.path().join("results");
@@ -641,4 +637,21 @@ fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
     assert_eq!(app.rendered.len(), 9);
     let boxes = graph(&results, "b.test");
     assert_eq!((boxes.nodes.clone(), boxes.arcs.clone()), expected_boxes());
+}
+
+/// The browser process `parent` started (`--remote-debugging-pipe` in its command line).
+fn browser_of(parent: u32) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+        let ppid: u32 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))?
+            .trim()
+            .parse()
+            .ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let piped = String::from_utf8_lossy(&cmdline).contains("remote-debugging-pipe");
+        (ppid == parent && piped).then_some(pid)
+    })
 }
