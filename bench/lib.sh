@@ -186,3 +186,34 @@ start_private_pg() {
 }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop_pg() { if [ -n "${PG:-}" ] && [ -d "$PG/data" ]; then as_pg "$PGBIN/pg_ctl" -D "$PG/data" -m fast -w stop >/dev/null 2>&1 || true; fi; }
+
+# pss_of PID...: the summed proportional set size (kB) of the processes.
+pss_of() {
+    local total=0 kb
+    for p in "$@"; do
+        kb=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)
+        total=$((total + ${kb:-0}))
+    done
+    echo "$total"
+}
+
+# sample_render_pss FILE (bench/render.sh, bench/render_app.sh): the peak PSS of rccrawler
+# alone, and of rccrawler and its browser, until rccrawler exits, into FILE ("crawler
+# total", kB).
+sample_render_pss() {
+    local file=$1 peak=0 own_peak=0 now own crawler
+    while :; do
+        crawler=$(pgrep -x rccrawler | head -1 || true)
+        if [ -z "$crawler" ]; then
+            [ "$peak" -gt 0 ] && break
+            sleep 0.05; continue
+        fi
+        own=$(pss_of "$crawler")
+        # The browser's processes (its zygotes and renderers) share its profile folder's name.
+        now=$((own + $(pss_of $(pgrep -f "rccrawler-chromium-" || true))))
+        [ "$own" -gt "$own_peak" ] && own_peak=$own
+        [ "$now" -gt "$peak" ] && peak=$now
+        sleep 0.2
+    done
+    echo "$own_peak $peak" > "$file"
+}

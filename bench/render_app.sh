@@ -15,30 +15,6 @@ ensure_nginx
 OUT=$WORK/render_app.txt
 : > "$OUT"
 note() { echo "$*" | tee -a "$OUT"; }
-pss_of() {
-    local total=0 kb
-    for p in "$@"; do
-        kb=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)
-        total=$((total + ${kb:-0}))
-    done
-    echo "$total"
-}
-sample() {
-    local file=$1 peak=0 own_peak=0 now own crawler
-    while :; do
-        crawler=$(pgrep -x rccrawler | head -1 || true)
-        if [ -z "$crawler" ]; then
-            [ "$peak" -gt 0 ] && break
-            sleep 0.05; continue
-        fi
-        own=$(pss_of "$crawler")
-        now=$((own + $(pss_of $(pgrep -f "rccrawler-chromium-" || true))))
-        [ "$own" -gt "$own_peak" ] && own_peak=$own
-        [ "$now" -gt "$peak" ] && peak=$now
-        sleep 0.2
-    done
-    echo "$own_peak $peak" > "$file"
-}
 for n in $SIZES; do
     APP=$WORK/app-$n
     if [ ! -f "$APP/p/$((n - 1)).html" ]; then
@@ -70,7 +46,7 @@ http {
 CONF
     [ -f "$WORK/nginx-app.pid" ] && kill "$(cat "$WORK/nginx-app.pid")" 2>/dev/null && sleep 0.3
     /usr/sbin/nginx -c "$WORK/nginx-app.conf"
-    sample "$WORK/app-pss" &
+    sample_render_pss "$WORK/app-pss" &
     sampler=$!
     r=$(SITE_LINE="http://127.0.0.1:$PORT;4;10;0" crawl "$WORK/render-app-$n" \
         "Render = auto" "RenderTabs = $TABS" "RenderIdleMillis = $IDLE" "TimeoutSeconds = 14400")
