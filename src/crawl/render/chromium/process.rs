@@ -102,6 +102,9 @@ impl Browser {
         command
             .args(ARGS)
             .arg(format!("--user-data-dir={}", profile.path().display()))
+            // Its own temporary files (a singleton socket folder a run) inside the profile,
+            // removed with it: a browser the crawl kills leaves nothing in the system's /tmp.
+            .env("TMPDIR", profile.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
