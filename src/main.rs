@@ -4,9 +4,19 @@
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rccrawler::crawl::parse::pdf_child;
 use rccrawler::face::cli::{self, Command, Exit};
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() == Some(std::ffi::OsStr::new(pdf_child::CHILD_ARG)) {
+        // A child that reads one PDF for a crawl (crawl::parse::pdf_child).
+        let max_text = args.next().unwrap_or_default();
+        return ExitCode::from(pdf_child::run_child(&max_text.to_string_lossy()));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        pdf_child::use_reader(exe);
+    }
     rccrawler::base::alloc_tuning::hold_mmap_threshold();
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,

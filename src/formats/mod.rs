@@ -14,5 +14,6 @@ pub mod crawl_record;
 pub(crate) mod gephi_csv;
 pub(crate) mod gexf;
 pub mod hosts;
+pub mod pdf;
 pub mod setting_keys;
 pub mod warc;

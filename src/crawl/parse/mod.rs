@@ -10,6 +10,7 @@ pub mod context;
 mod extracted;
 pub mod href_cache;
 mod html_parser;
+pub mod pdf_child;
 pub mod links;
 mod options;
 pub mod refresh;
