@@ -1385,6 +1385,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
         hosts: 1,
         sitemap: None,
         render: None,
+        documents: None,
     };
     {
         let (store, coordinator) = open(here.path());

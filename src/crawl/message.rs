@@ -118,6 +118,8 @@ pub struct Downloaded {
     /// Its answer, to archive with the body (`Archive = warc`): the parser archives it next
     /// to the page's links.
     pub capture: Option<Box<crate::formats::warc::Capture>>,
+    /// What its Content-Type says it is: a page, or a document (`Documents = yes`, SPEC §19).
+    pub node_type: crate::model::documents::NodeType,
 }
 
 impl Downloaded {
@@ -410,6 +412,12 @@ pub struct PageRecord {
     /// Why the page is not kept although it was fetched (a probed page off topic,
     /// `TopicFilter`): it is then a bad link with this reason.
     pub rejected: Option<String>,
+    /// What it is: a page, or a document (`Documents = yes`, SPEC §19).
+    pub node_type: crate::model::documents::NodeType,
+    /// Its text for text.csv (`PageText = yes`; boxed, as most crawls keep none).
+    pub text: Option<Box<crate::model::fold::page_text::PageText>>,
+    /// What went wrong reading it (a PDF that could not be read), for the error log.
+    pub problem: Option<String>,
 }
 
 /// What became of one claimed URL. Every claimed URL ends in exactly one `Outcome`.

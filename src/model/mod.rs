@@ -18,6 +18,7 @@
 
 pub mod bandit;
 pub(crate) mod cookies;
+pub mod documents;
 pub mod fold;
 pub mod link_attrs;
 pub(crate) mod path_rules;

@@ -90,13 +90,18 @@ pub struct RuleLimits {
     pub max_segment_repeats: u32,
     /// A query may have this many parameters (0: no limit).
     pub max_query_parameters: u32,
+    /// `Documents = yes`: a document's extension refuses nothing, the answer's Content-Type
+    /// decides (SPEC §19).
+    pub documents: bool,
 }
 
 /// Why `url` is not fetched whatever the site says (a non-HTML extension, a repeating path
 /// segment, too many query parameters), as the reason of its bad link; `None` if it may be.
 /// One answer for links (the parsers) and redirect hops (the downloaders).
 pub(crate) fn refusal(url: &url::Url, limits: RuleLimits) -> Option<String> {
-    if let Some(ext) = non_html_extension(url.path()) {
+    if let Some(ext) = non_html_extension(url.path())
+        .filter(|ext| !(limits.documents && crate::model::documents::is_document_extension(ext)))
+    {
         Some(format!("not html (extension {ext})"))
     } else if let Some(seg) = repeating_segment(url.path(), limits.max_segment_repeats) {
         Some(format!("repeating path segment ({seg})"))

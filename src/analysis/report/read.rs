@@ -42,6 +42,9 @@ pub(crate) struct SummaryRow {
     pub(crate) render: Option<(u64, u64)>,
     /// Its home page looks script-built and was not rendered (`Render = no`): `Reason` says so.
     pub(crate) script_built: bool,
+    /// `(Documents, DocumentTypes)`: its nodes that are documents, and by type (`pdf 3; docx
+    /// 1`), when documents were nodes (SPEC §19).
+    pub(crate) documents: Option<(u64, String)>,
 }
 
 impl SummaryRow {
@@ -148,7 +151,7 @@ fn num(r: &csv::StringRecord, i: Option<usize>) -> u64 {
 }
 
 /// The columns of summary.csv read, by the names `unload::summary::COLUMNS` writes.
-const SUMMARY_READ: [&str; 20] = [
+const SUMMARY_READ: [&str; 22] = [
     "Site",
     "Folder",
     "Pages",
@@ -169,6 +172,8 @@ const SUMMARY_READ: [&str; 20] = [
     "Rendered",
     "ScriptOnlyArcs",
     "Reason",
+    "Documents",
+    "DocumentTypes",
 ];
 
 /// Reads summary.csv.
@@ -207,6 +212,8 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
         rendered,
         script_only,
         reason,
+        documents,
+        document_types,
     ] = columns(&header, SUMMARY_READ);
     if site.is_none() || folder.is_none() || pages.is_none() {
         return Err(ReadError::Format {
@@ -258,6 +265,12 @@ pub(crate) fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, ReadError> {
                 .ok()
                 .map(|pages| (pages, num(&r, script_only))),
             script_built: field(&r, reason).contains(super::SCRIPT_BUILT_MARK),
+            // Empty when documents were not nodes.
+            documents: field(&r, documents)
+                .trim()
+                .parse()
+                .ok()
+                .map(|n| (n, field(&r, document_types).to_owned())),
         });
     }
     Ok(rows)

@@ -18,6 +18,8 @@ pub(super) struct Extra {
     rendered: bool,
     /// Some site looks script-built and was not rendered.
     script_built: bool,
+    /// Documents were nodes (`Documents = yes`, SPEC §19).
+    documents: bool,
 }
 
 impl Extra {
@@ -28,6 +30,7 @@ impl Extra {
             marked: rel.iter().any(|r| r.iter().any(|&n| n > 0)),
             rendered: rows.iter().any(|r| r.render.is_some()),
             script_built: rows.iter().any(|r| r.script_built),
+            documents: rows.iter().any(|r| r.documents.is_some()),
         }
     }
 
@@ -48,6 +51,12 @@ impl Extra {
                 " Rendered: pages read from the DOM a browser rendered; script-only arcs %: the \
                  share of the site's internal links (arcs) that only the rendered pages have — \
                  what a crawler reading the HTML alone does not see.",
+            );
+        }
+        if self.documents {
+            notes.push_str(
+                " documents: the site's nodes that are documents (PDF, Word, Excel, PowerPoint, \
+                 OpenDocument, RTF), counted among its pages, and how many of each type.",
             );
         }
         if self.script_built {
@@ -73,6 +82,9 @@ impl Extra {
         }
         if self.rendered {
             header.extend(["rendered", "script-only arcs %"]);
+        }
+        if self.documents {
+            header.extend(["documents", "document types"]);
         }
     }
 
@@ -103,6 +115,12 @@ impl Extra {
                     Cell::dec(100.0 * script_only as f64 / arcs as f64, 1),
                 ]),
                 (None, _) => row.extend([empty(), empty()]),
+            }
+        }
+        if self.documents {
+            match &r.documents {
+                Some((n, types)) => row.extend([Cell::int(*n), Cell::Text(types.clone())]),
+                None => row.extend([empty(), empty()]),
             }
         }
     }

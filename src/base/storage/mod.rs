@@ -41,7 +41,7 @@ pub use files::SnapshotWriter;
 pub use store::{Recovered, StateStore, held_by_another};
 
 /// The format of both files. Bump it when their meaning changes.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// How far [`StateStore::flush`] takes the records appended so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

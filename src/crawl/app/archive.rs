@@ -76,7 +76,7 @@ pub(super) fn open_recrawl(
         folder: folder.clone(),
         source,
     })?;
-    archived.limit_bodies(settings.http.max_page_bytes);
+    archived.limit_bodies(settings.max_body_bytes());
     damage(archived.problems(), logs);
     eprintln!(
         "re-crawl: {} URLs with an archived answer in {}",

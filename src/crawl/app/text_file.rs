@@ -111,6 +111,7 @@ impl ApplicationManager for TextFileManager {
             recrawl: archive::open_recrawl(settings, &mut logs)?,
             problems: Arc::default(),
             render: rendering(settings, renderer)?,
+            text_spool: text_spool(settings),
         };
         let retirer = Retirer {
             ctx: &ctx,
@@ -162,6 +163,12 @@ fn dispatcher(
         Arc::clone(stop),
         config,
     )
+}
+
+/// Where the parsers put the nodes' texts, when settings.ini asks for them (`PageText = yes`).
+fn text_spool(settings: &Settings) -> Option<crate::crawl::data::text_spool::TextSpool> {
+    let page_text = settings.sites.documents.page_text;
+    page_text.then(|| crate::crawl::data::text_spool::TextSpool::new(&settings.state.folder))
 }
 
 /// The crawl's rendering, when settings.ini asks for it (`Render = auto` or `all`).

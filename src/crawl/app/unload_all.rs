@@ -157,6 +157,9 @@ pub(super) fn unload_scope(
         } else {
             row.render = Some(crate::crawl::data::summary::RenderCounts::of(g));
         }
+        if settings.sites.documents.enabled {
+            row.documents = Some(crate::crawl::data::summary::DocumentCounts::of(g));
+        }
         if matches!(row.state, SiteState::Down | SiteState::PageLimit) {
             row.reason = match row.state {
                 SiteState::Down => format!(

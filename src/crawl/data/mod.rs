@@ -32,6 +32,7 @@ mod records;
 pub mod retired;
 mod scope;
 pub mod summary;
+pub mod text_spool;
 
 use std::fmt::Debug;
 use std::sync::Arc;

@@ -63,12 +63,18 @@ pub(crate) struct PageMeta {
     pub(crate) canonical: u32,
     /// The robots directives' text id (SPEC §17), or [`NO_TEXT`].
     robots: u32,
-    /// The print rule's sketch's text id ([`crate::model::fold::print_sketch`]), or [`NO_TEXT`].
+    /// The print rule's sketch's text id ([`crate::model::fold::print_sketch`]), or [`NO_TEXT`];
+    /// or, for a document (which has no sketch), [`DOCUMENT_BASE`] minus its type's code
+    /// (SPEC §19): the type costs a page record nothing.
     sketch: u32,
     /// The fold digests (SPEC §14: request, own address, text), as six words like `hash`;
     /// zero when not computed (`Duplicates = exact`).
     digests: [u32; 6],
 }
+
+/// Sketch words from here down to `DOCUMENT_BASE − 11` name a document type, not a text: a
+/// scope's texts are interned strings, never four billion of them.
+const DOCUMENT_BASE: u32 = NO_TEXT - 1;
 
 /// The largest body size a page record holds (1 GiB − 1, above `MaxPageBytes`' largest).
 pub(crate) const MAX_BYTES: u32 = (1 << 30) - 1;
@@ -135,7 +141,23 @@ impl PageMeta {
 
     /// The print sketch's text id, if the page has one.
     pub(crate) fn sketch(&self) -> Option<u32> {
-        (self.sketch != NO_TEXT).then_some(self.sketch)
+        (self.sketch < DOCUMENT_BASE - 16).then_some(self.sketch)
+    }
+
+    /// What the node is: a page or a document type (SPEC §19).
+    pub(crate) fn node_type(&self) -> crate::model::documents::NodeType {
+        use crate::model::documents::NodeType;
+        let code = DOCUMENT_BASE.checked_sub(self.sketch).filter(|c| *c < 16);
+        code.and_then(|c| NodeType::from_code(c as u8 + 1))
+            .unwrap_or(NodeType::Html)
+    }
+
+    /// The record of a node of type `t` (a document has no sketch).
+    pub(crate) fn with_node_type(mut self, t: crate::model::documents::NodeType) -> Self {
+        if t.is_document() {
+            self.sketch = DOCUMENT_BASE - u32::from(t.code() - 1);
+        }
+        self
     }
 
     /// The robots directives' text id, if the page has any.
@@ -205,7 +227,15 @@ impl PageMeta {
         out.put_var(u64::from(self.title));
         out.put_var(self.canonical().map_or(0, |c| u64::from(c) + 1));
         out.put_var(self.robots().map_or(0, |c| u64::from(c) + 1));
-        out.put_var(self.sketch().map_or(0, |c| u64::from(c) + 1));
+        // 0: none, 1 + id: a sketch, a document type above u32's range: 2^32 + its code.
+        let sketch = match self.sketch() {
+            Some(c) => u64::from(c) + 1,
+            None if self.node_type().is_document() => {
+                (1 << 32) + u64::from(self.node_type().code())
+            }
+            None => 0,
+        };
+        out.put_var(sketch);
         let d = self.digests();
         out.put_u128(u128::from(d.request) | u128::from(d.own) << 64);
         out.put_u32(d.text as u32);
@@ -219,12 +249,24 @@ impl PageMeta {
         let title = r.var32()?;
         let canonical = r.var32()?.checked_sub(1);
         let robots = r.var32()?.checked_sub(1);
-        let sketch = r.var32()?.checked_sub(1);
+        let word = r.var()?;
+        let node_type = match word >> 32 {
+            0 => crate::model::documents::NodeType::Html,
+            1 => crate::model::documents::NodeType::from_code((word & 0xff) as u8)
+                .ok_or(Corrupt("a page record's node type"))?,
+            _ => return Err(Corrupt("a page record's node type")),
+        };
+        let sketch = if node_type.is_document() {
+            None
+        } else {
+            (word as u32).checked_sub(1)
+        };
         let pair = r.u128()?;
         let text = u64::from(r.u32()?) | u64::from(r.u32()?) << 32;
         Ok(PageMeta::new(hash, bytes, title, canonical)
             .with_robots(robots)
             .with_sketch(sketch)
+            .with_node_type(node_type)
             .with_digests(crate::model::fold::Digests {
                 request: pair as u64,
                 own: (pair >> 64) as u64,

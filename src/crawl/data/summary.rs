@@ -82,6 +82,66 @@ pub struct SiteSummary {
     /// Its pages rendered and arcs only scripts make (SPEC §18); `None` when pages are not
     /// rendered (`Render = no`).
     pub render: Option<RenderCounts>,
+    /// Its documents by type (SPEC §19); `None` when documents are not nodes
+    /// (`Documents = no`).
+    pub documents: Option<DocumentCounts>,
+}
+
+/// summary.csv's `Documents` and `DocumentTypes`: a site's nodes that are documents, by type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DocumentCounts {
+    /// Per document type, in [`crate::model::documents::NODE_TYPES`]' order after `html`.
+    pub by_type: [u64; 11],
+}
+
+impl DocumentCounts {
+    /// Counts a graph's documents.
+    pub fn of(g: &SiteGraph<'_>) -> Self {
+        let mut counts = DocumentCounts::default();
+        for n in g.nodes() {
+            let t = g.node_type(n);
+            if let Some(c) = usize::from(t.code()).checked_sub(1) {
+                counts.by_type[c] += 1;
+            }
+        }
+        counts
+    }
+
+    /// Documents of every type.
+    pub fn total(&self) -> u64 {
+        self.by_type.iter().sum()
+    }
+
+    /// `pdf 10; docx 2`: the types present, most first (ties in type order).
+    pub fn types(&self) -> String {
+        let mut present: Vec<(u64, usize)> = (0..self.by_type.len())
+            .filter(|&i| self.by_type[i] > 0)
+            .map(|i| (self.by_type[i], i))
+            .collect();
+        present.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        present
+            .iter()
+            .map(|&(n, i)| {
+                format!(
+                    "{} {n}",
+                    crate::model::documents::NODE_TYPES[i + 1].as_str()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// Reads [`Self::types`]' text back (the report reads summary.csv).
+    pub fn parse_types(text: &str) -> Option<Self> {
+        let mut counts = DocumentCounts::default();
+        for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, n) = part.split_once(' ')?;
+            let code = crate::model::documents::NodeType::parse(name)?.code();
+            let slot = counts.by_type.get_mut(usize::from(code).checked_sub(1)?)?;
+            *slot = n.trim().parse().ok()?;
+        }
+        Some(counts)
+    }
 }
 
 /// summary.csv's `Rendered` and `ScriptOnlyArcs`.
@@ -164,6 +224,7 @@ impl SiteSummary {
             hosts: 0,
             sitemap: g.sitemap_counts(),
             render: None,
+            documents: None,
         };
         let mut hosts: Vec<&str> = g.nodes().iter().map(|n| g.host(n)).collect();
         hosts.sort_unstable();
@@ -293,6 +354,15 @@ impl SiteSummary {
                 out.put_var(c.script_only_arcs);
             }
         }
+        match self.documents {
+            None => out.put_var(0),
+            Some(c) => {
+                out.put_var(1);
+                for n in c.by_type {
+                    out.put_var(n);
+                }
+            }
+        }
     }
 
     /// Reads only (pages, seconds) of what [`Self::put`] wrote, allocating nothing: the
@@ -351,6 +421,16 @@ impl SiteSummary {
                     script_only_arcs: r.var()?,
                 }),
             },
+            documents: match r.var()? {
+                0 => None,
+                _ => {
+                    let mut c = DocumentCounts::default();
+                    for n in &mut c.by_type {
+                        *n = r.var()?;
+                    }
+                    Some(c)
+                }
+            },
         })
     }
 }
@@ -385,7 +465,21 @@ pub(crate) mod tests {
                 rendered: 2,
                 script_only_arcs: 1,
             }),
+            documents: Some(DocumentCounts {
+                by_type: [2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],
+            }),
         }
+    }
+
+    #[test]
+    fn document_types_read_back_as_written() {
+        let c = DocumentCounts {
+            by_type: [2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3],
+        };
+        assert_eq!(c.types(), "rtf 3; pdf 2; docx 1");
+        assert_eq!(c.total(), 6);
+        assert_eq!(DocumentCounts::parse_types(&c.types()), Some(c));
+        assert_eq!(DocumentCounts::parse_types("exe 1"), None);
     }
 
     #[test]

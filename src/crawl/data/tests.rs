@@ -114,6 +114,9 @@ impl Crawl {
             robots: String::new(),
             links: internal(links),
             rejected: None,
+            node_type: Default::default(),
+            text: None,
+            problem: None,
         };
         self.dm
             .commit(&Outcome::Page {
@@ -357,6 +360,9 @@ fn failures_and_static_failures() {
             links
         },
         rejected: None,
+        node_type: Default::default(),
+        text: None,
+        problem: None,
     };
     c.dm.commit(&Outcome::Page {
         task: home,
@@ -536,6 +542,9 @@ fn home_page(links: PageLinks, robots: &str) -> PageRecord {
         robots: robots.into(),
         links,
         rejected: None,
+        node_type: Default::default(),
+        text: None,
+        problem: None,
     }
 }
 
@@ -1381,6 +1390,9 @@ fn an_alias_folded_by_its_digests_yields_nothing() {
             robots: String::new(),
             links: targets,
             rejected: None,
+            node_type: Default::default(),
+            text: None,
+            problem: None,
         };
         c.dm.commit(&Outcome::Page {
             task,

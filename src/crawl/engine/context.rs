@@ -65,6 +65,8 @@ pub(crate) struct Context {
     pub(crate) problems: Arc<AtomicU64>,
     /// Rendering (`Render = auto` or `all`, SPEC §18).
     pub(crate) render: Option<crate::crawl::engine::render::Rendering>,
+    /// Where the parsers put the nodes' texts (`PageText = yes`, SPEC §19).
+    pub(crate) text_spool: Option<crate::crawl::data::text_spool::TextSpool>,
 }
 
 impl Context {

@@ -62,6 +62,25 @@ fn handle(
             archive.conversion(&page, dom, *requests);
         }
     }
+    if let Some(problem) = record.problem.take() {
+        let site = env.sites.get(task.site);
+        let url = record.chain.last().map_or(&task.url, |hop| &hop.url);
+        log.problem(&site.origin, url, problem);
+    }
+    if let (Some(spool), Some(text)) = (&ctx.text_spool, &record.text)
+        && record.rejected.is_none()
+    {
+        let url = record.chain.last().map_or(&task.url, |hop| &hop.url);
+        let origin = spool.scope_origin(task.scope, || ctx.dm.scope_info(task.scope).origin);
+        if let Err(e) = spool.append(&origin, url.as_str(), text) {
+            let site = env.sites.get(task.site);
+            log.problem(
+                &site.origin,
+                url,
+                format!("text.csv: cannot keep its text ({e})"),
+            );
+        }
+    }
     if record.links.left_out > 0 {
         let site = env.sites.get(task.site);
         let url = record.chain.last().map_or(&task.url, |hop| &hop.url);

@@ -78,7 +78,7 @@ impl Kept {
     /// What `page` keeps: its signs always (a home page's say whether its site looks
     /// script-built), its body when it may be rendered.
     pub(super) fn of(ctx: &Context, task: &FetchTask, page: &Downloaded) -> Option<Self> {
-        if ctx.render.is_none() && task.level != 0 {
+        if (ctx.render.is_none() && task.level != 0) || page.node_type.is_document() {
             return None;
         }
         let signs = ScriptSigns::of(&page.body);
@@ -224,6 +224,7 @@ fn rendered_page(
         cookies: None,
         robots_tag: None,
         capture: None,
+        node_type: Default::default(),
     }
 }
 

@@ -97,7 +97,7 @@ pub(super) fn fetch_page(
             HeadStep::Next(next) => Step::Next(next),
             HeadStep::Done(result) => Step::Done(result),
             HeadStep::Body => {
-                let cap = env.options.max_page_bytes;
+                let cap = walk.body_cap();
                 let expected = response.declared_body_len().map_or(0, |n| n.min(cap));
                 let permit = env.bodies.acquire(expected, || env.stop.is_requested());
                 let declared = Declared::of(&response);

@@ -6,6 +6,7 @@
 //! retry or give up); a [`Downloader`] only turns one task into a result.
 
 pub(crate) mod client;
+mod documents;
 mod downloader;
 mod env;
 pub mod evented;

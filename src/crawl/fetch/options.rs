@@ -18,6 +18,10 @@ pub struct FetchOptions {
     pub cookies: bool,
     /// `MaxPageBytes`: a longer body is cut.
     pub max_page_bytes: u64,
+    /// `Documents`: answers whose Content-Type is a document are read (SPEC §19).
+    pub documents: bool,
+    /// `MaxDocumentBytes`: a longer document is a bad link.
+    pub max_document_bytes: u64,
     /// `MaxPathSegmentRepeats`, `MaxQueryParameters`: a redirect to such a URL is a bad link.
     pub rule_limits: RuleLimits,
     /// `MaxUrlLength`: a longer URL in a sitemap is left out.
@@ -37,6 +41,8 @@ impl FetchOptions {
             robots_agent: settings.robots_agent().to_owned(),
             cookies: settings.http.cookies,
             max_page_bytes: settings.http.max_page_bytes,
+            documents: settings.sites.documents.enabled,
+            max_document_bytes: settings.sites.documents.max_bytes,
             rule_limits: settings.sites.rule_limits(),
             max_url_length: settings.sites.max_url_length,
             meta_refresh_max_delay: settings.sites.meta_refresh_max_delay,

@@ -23,6 +23,7 @@ use super::{FetchEnv, PageResult, RobotsAnswer};
 use crate::crawl::message::{Downloaded, Failure, FetchTask, Hop, HopClaim, HopKind, Log, Outcome};
 use crate::crawl::parse::refresh::meta_refresh;
 use crate::formats::warc::Capture;
+use crate::model::documents::NodeType;
 use crate::model::path_rules::EXCLUDED;
 use crate::model::robots::DisallowAll;
 use crate::model::site::Origin;
@@ -94,6 +95,8 @@ pub(crate) struct Walk<'a> {
     cookie_set_at: Option<usize>,
     /// Times the walk went back to a URL it had asked for, after a cookie was set.
     gate_returns: u8,
+    /// The answer whose body is read is a document (`Documents = yes`, SPEC §19).
+    document: Option<NodeType>,
 }
 
 /// A page's first copy, kept while its second is fetched: its headers, body, place among the
@@ -125,6 +128,16 @@ impl<'a> Walk<'a> {
             jar_changed: false,
             cookie_set_at: None,
             gate_returns: 0,
+            document: None,
+        }
+    }
+
+    /// The most body bytes to read of the answer [`Self::head`] said to read:
+    /// `MaxDocumentBytes` for a document, `MaxPageBytes` for a page.
+    pub(crate) fn body_cap(&self) -> u64 {
+        match self.document {
+            Some(_) => self.env.options.max_document_bytes,
+            None => self.env.options.max_page_bytes,
         }
     }
 
@@ -192,6 +205,7 @@ impl<'a> Walk<'a> {
             cookies: self.jar(),
             robots_tag: declared.robots_tag,
             capture,
+            node_type: self.document.unwrap_or_default(),
         })
     }
 
@@ -343,7 +357,9 @@ impl<'a> Walk<'a> {
     fn read_head(&mut self, url: &NormUrl, response: Head<'_>, started: Instant) -> HeadStep {
         self.keep_cookies(url, response.set_cookies);
         let status = response.status;
-        if status != 200 || !is_html(response.content_type) {
+        self.document = None;
+        let document = super::documents::document_type(self.env.options, response.content_type);
+        if status != 200 || !(is_html(response.content_type) || document.is_some()) {
             self.logged(url, status, 0, started);
             if let Some(first) = self.first_copy() {
                 return HeadStep::Done(first);
@@ -377,6 +393,10 @@ impl<'a> Walk<'a> {
         }
         if status != 200 {
             return HeadStep::Done(self.failed(Failure::fetched(format!("status {status}"))));
+        }
+        if document.is_some() {
+            self.document = document;
+            return HeadStep::Body;
         }
         if !is_html(response.content_type) {
             let ct = response.content_type.unwrap_or("no content type");
@@ -512,6 +532,11 @@ impl<'a> Walk<'a> {
         };
         permit.resize(body.len() as u64);
         self.logged(url, 200, body.len() as u64, started);
+        if self.document.is_some() {
+            // A document is neither refreshed nor sampled: its bytes are all it is. Its
+            // answer is archived by the parser, next to its links, as a page's is.
+            return Step::Done(self.page(declared, body, permit, None, capture));
+        }
         if let Some((first_declared, first, permit, first_capture)) = self.sample.take() {
             self.env.archive(capture.as_deref(), Some(Ok(&body)));
             return Step::Done(self.page(first_declared, first, permit, Some(body), first_capture));
@@ -550,8 +575,12 @@ impl<'a> Walk<'a> {
             super::FetchError::Abandoned => Step::Done(PageResult::Abandoned),
             e => {
                 self.logged(url, 200, 0, started);
-                self.log.problem(&self.site.origin, url, e.to_string());
-                let outcome = self.outcome(Failure::fetched(e.to_string()));
+                let reason = match (self.document, &e) {
+                    (Some(_), super::FetchError::TooLarge(n)) => super::documents::too_large(*n),
+                    _ => e.to_string(),
+                };
+                self.log.problem(&self.site.origin, url, &reason);
+                let outcome = self.outcome(Failure::fetched(reason));
                 // A body cut by a timeout or a broken connection may come whole next time,
                 // as an answer that never came may (README: timeouts are retried).
                 if e.is_transient() {

@@ -309,6 +309,7 @@ mod tests {
         let limits = RuleLimits {
             max_segment_repeats: 2,
             max_query_parameters: 2,
+            documents: false,
         };
         let base = Url::parse("http://a.test/d/page.html").unwrap();
         let hrefs = [

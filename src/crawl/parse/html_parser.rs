@@ -70,6 +70,9 @@ impl HtmlWorker {
 impl ParseWorker for HtmlWorker {
     fn parse(&mut self, env: &ParseEnv<'_>, task: &FetchTask, page: Downloaded) -> PageRecord {
         let site = env.sites.get(task.site);
+        if page.node_type.is_document() {
+            return super::document::parse_document(env, &site, task, page, &mut self.cache);
+        }
         parse_page(env, &site, task, page, self)
     }
 }
@@ -94,6 +97,7 @@ fn parse_page(
         robots_tag,
         // Archived by the parsing thread before the page came here.
         capture: _,
+        node_type,
     } = page;
     let cookies = cookies.map(Box::new);
     let hash = xxhash_rust::xxh3::xxh3_128(&body);
@@ -115,9 +119,16 @@ fn parse_page(
     };
     let extra_requests = u32::from(twin.is_some());
     let mut learned = None;
+    let mut page_text = None;
     let (digests, print_sketch) = {
         let (text, _) = charset::decode(&body, content_type.as_deref(), tld);
         links::extract_into(&text, extracted, wanted);
+        if env.options.page_text > 0 {
+            page_text = Some(Box::new(fold::page_text::page_text(
+                &text,
+                env.options.page_text,
+            )));
+        }
         if let Some(twin) = &twin {
             let (second, _) = charset::decode(twin, content_type.as_deref(), tld);
             learned = learn_from_copies(site, (&text, extracted), &second, *twin != body);
@@ -159,6 +170,9 @@ fn parse_page(
         robots,
         links,
         rejected,
+        node_type,
+        text: page_text,
+        problem: None,
     }
 }
 
@@ -379,7 +393,7 @@ fn classify_links(
 }
 
 /// Internal, external or bad (SPEC §2.8), with the link-time checks of internal URLs.
-fn classify(
+pub(super) fn classify(
     env: &ParseEnv<'_>,
     site: &SiteView<'_>,
     base: &Url,

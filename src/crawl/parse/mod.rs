@@ -7,6 +7,7 @@
 
 pub mod charset;
 pub mod context;
+mod document;
 mod extracted;
 pub mod href_cache;
 mod html_parser;

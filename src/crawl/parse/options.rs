@@ -23,6 +23,9 @@ pub struct ParseOptions {
     pub max_links_per_page: u32,
     /// `OtherSchemeLinks`: links to the site under the other scheme.
     pub other_scheme_links: OtherScheme,
+    /// `PageText = yes`: a node's text is kept up to this many bytes (`MaxTextBytes`); 0: no
+    /// text (SPEC §19).
+    pub page_text: usize,
 }
 
 impl ParseOptions {
@@ -36,6 +39,11 @@ impl ParseOptions {
             duplicates: settings.sites.duplicates,
             max_links_per_page: settings.sites.max_links_per_page,
             other_scheme_links: settings.sites.other_scheme_links,
+            page_text: if settings.sites.documents.page_text {
+                settings.sites.documents.max_text_bytes
+            } else {
+                0
+            },
         }
     }
 }

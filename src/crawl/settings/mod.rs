@@ -229,6 +229,16 @@ impl Settings {
             .0
     }
 
+    /// The longest body any answer of the crawl may have: `MaxPageBytes`, or
+    /// `MaxDocumentBytes` when documents are nodes and it is larger (SPEC §19).
+    pub fn max_body_bytes(&self) -> u64 {
+        let documents = &self.sites.documents;
+        match documents.enabled {
+            true => self.http.max_page_bytes.max(documents.max_bytes),
+            false => self.http.max_page_bytes,
+        }
+    }
+
     /// The product token robots.txt groups are matched against.
     pub fn robots_agent(&self) -> &str {
         crate::model::robots::product_token(&self.http.user_agent)
@@ -406,6 +416,12 @@ fn site_rules(v: &Values<'_>) -> Result<SiteRules, SettingsError> {
         duplicates: match v.choice("Duplicates")? {
             "exact" => crate::model::fold::Duplicates::Exact,
             _ => crate::model::fold::Duplicates::Fold,
+        },
+        documents: sections::DocumentSettings {
+            enabled: v.flag("Documents")?,
+            max_bytes: v.int("MaxDocumentBytes")?,
+            page_text: v.flag("PageText")?,
+            max_text_bytes: v.small("MaxTextBytes")?,
         },
     })
 }

@@ -228,6 +228,21 @@ pub struct SiteRules {
     pub meta_refresh_max_delay: u32,
     /// `Duplicates`: which pages are one node (SPEC §2.6, §14).
     pub duplicates: crate::model::fold::Duplicates,
+    /// Documents and page text (SPEC §19).
+    pub documents: DocumentSettings,
+}
+
+/// Documents as nodes and the text of every node (SPEC §19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DocumentSettings {
+    /// `Documents`: answers whose Content-Type is a document are nodes.
+    pub enabled: bool,
+    /// `MaxDocumentBytes`: a longer document is a bad link.
+    pub max_bytes: u64,
+    /// `PageText`: text.csv is written.
+    pub page_text: bool,
+    /// `MaxTextBytes`: a node's text is cut here.
+    pub max_text_bytes: usize,
 }
 
 impl SiteRules {
@@ -241,6 +256,7 @@ impl SiteRules {
         crate::model::url_rules::RuleLimits {
             max_segment_repeats: self.max_segment_repeats,
             max_query_parameters: self.max_query_parameters,
+            documents: self.documents.enabled,
         }
     }
 }

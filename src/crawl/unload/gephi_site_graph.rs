@@ -16,7 +16,7 @@ use crate::formats::gephi_csv::CsvOut;
 use crate::model::bandit::RewardKind;
 
 /// The Gephi unloader.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct GephiSiteGraph {
     /// Write duplicates.csv (`SaveDuplicates = 1`).
     pub save_duplicates: bool,
@@ -29,6 +29,11 @@ pub struct GephiSiteGraph {
     /// Pages may be rendered (`Render` is `auto` or `all`, SPEC §18): nodes.csv ends with
     /// `Rendered`, edges.csv and external_links.csv with `ScriptOnly`.
     pub rendered: bool,
+    /// Documents are nodes (`Documents = yes`, SPEC §19): nodes.csv ends with `Type`.
+    pub documents: bool,
+    /// `PageText = yes`: text.csv is written from the text spool in this folder
+    /// ([`crate::crawl::data::text_spool`]).
+    pub text: Option<std::path::PathBuf>,
 }
 
 fn file(
@@ -58,9 +63,17 @@ impl Unloader for GephiSiteGraph {
         }
         // Of the whole graph: computed once, before the two files that carry them.
         let measures = g.measures();
-        let gexf = |w: &mut dyn Write| write_gexf(g, &measures, self.rendered, w);
+        let extras = super::NodeExtras {
+            rendered: self.rendered,
+            documents: self.documents,
+        };
+        let gexf = |w: &mut dyn Write| write_gexf(g, &measures, extras, w);
         let edges = |w: &mut dyn Write| write_edges(g, self.rendered, w);
-        let nodes = |w: &mut dyn Write| write_nodes(g, &measures, self.rendered, w);
+        let nodes = |w: &mut dyn Write| write_nodes(g, &measures, extras, w);
+        let text = |w: &mut dyn Write| match &self.text {
+            Some(spool) => super::text_csv::write_text(g, spool, w),
+            None => Ok(()),
+        };
         let external = |w: &mut dyn Write| write_external(g, (self.context, self.rendered), w);
         let bad = |w: &mut dyn Write| write_bad(g, w);
         let duplicates = |w: &mut dyn Write| write_duplicates(g, w);
@@ -80,6 +93,11 @@ impl Unloader for GephiSiteGraph {
         }
         if sitemap_rows.is_some() {
             jobs.push(("sitemap.csv", &sitemap));
+        }
+        if self.text.is_some() {
+            jobs.push(("text.csv", &text));
+        } else {
+            remove_stale(folder, "text.csv")?;
         }
         run_jobs(&jobs, folder)?;
         if self.bvgraph {
@@ -123,18 +141,23 @@ fn run_jobs(jobs: &[Job<'_, '_>], folder: &Path) -> Result<(), UnloadError> {
 /// nodes.csv: `Id,Label`, the per-page columns ([`NODE_COLUMNS`]: `Level,Title,OutDegree,
 /// ExternalLinks,Bytes,ContentHash,TextHash,Canonical,Robots,Host,Source`), the same columns
 /// whatever the URL filter (a single-host site names its one host), then the graph's measures ([`MEASURE_COLUMNS`]:
-/// `PageRank,Harmonic`), and `Rendered` (`yes`/`no`) when pages may be rendered.
+/// `PageRank,Harmonic`), `Rendered` (`yes`/`no`) when pages may be rendered, and `Type`
+/// (`html`, `pdf`, …) when documents are nodes.
 pub(super) fn write_nodes(
     g: &SiteGraph<'_>,
     m: &Measures,
-    rendered: bool,
+    extras: super::NodeExtras,
     w: &mut dyn Write,
 ) -> io::Result<()> {
+    let rendered = extras.rendered;
     let mut columns = vec!["Id", "Label"];
     columns.extend(NODE_COLUMNS.iter().map(|c| c.name));
     columns.extend(MEASURE_COLUMNS.iter().map(|c| c.name));
     if rendered {
         columns.push("Rendered");
+    }
+    if extras.documents {
+        columns.push("Type");
     }
     let mut value = Vec::new();
     let mut csv = CsvOut::new(w, &columns)?;
@@ -166,6 +189,9 @@ pub(super) fn write_nodes(
             } else {
                 "no"
             })?;
+        }
+        if extras.documents {
+            csv.text(g.node_type(n).as_str())?;
         }
         csv.end()?;
     }

@@ -29,13 +29,14 @@ fn push_value(line: &mut Vec<u8>, num: &mut itoa::Buffer, value: Cell<'_>) {
 
 /// Writes the graph as GEXF 1.3, each node with the attributes of its nodes.csv row (its
 /// measures `m` as doubles; `Rendered` and the arcs' `ScriptOnly` when pages may be
-/// `rendered`, SPEC §18).
+/// `rendered`, SPEC §18; `Type` with documents, SPEC §19).
 pub(crate) fn write_gexf(
     graph: &SiteGraph<'_>,
     m: &Measures,
-    rendered: bool,
+    extras: super::NodeExtras,
     w: &mut dyn Write,
 ) -> io::Result<()> {
+    let rendered = extras.rendered;
     // Every per-page attribute nodes.csv has, typed, in its order (SPEC §12; Gephi shows them
     // in the Data Laboratory and can size or colour nodes by the numeric ones).
     let mut nodes: Vec<Attribute<'_>> = NODE_COLUMNS
@@ -58,6 +59,12 @@ pub(crate) fn write_gexf(
             ..Attribute::new("scriptonly", "ScriptOnly", "integer")
         });
     }
+    if extras.documents {
+        nodes.push(Attribute {
+            default: Some("html"),
+            ..Attribute::new("type", "Type", "string")
+        });
+    }
     let about = format!("Web graph of {}", graph.origin());
     let mut g = Gexf::start(w, &about, Time::Static, &nodes, &edges)?;
     let mut num = itoa::Buffer::new();
@@ -73,6 +80,9 @@ pub(crate) fn write_gexf(
         gexf_values(&mut g, m, i);
         if rendered && graph.render_mark(n).rendered {
             g.text("rendered", None, "yes");
+        }
+        if extras.documents && graph.node_type(n).is_document() {
+            g.text("type", None, graph.node_type(n).as_str());
         }
         g.end_node(&[])?;
     }

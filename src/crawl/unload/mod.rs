@@ -11,6 +11,7 @@ mod gephi_site_graph;
 mod gexf;
 mod report;
 pub mod summary;
+mod text_csv;
 
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,15 @@ pub use crate::formats::gephi_csv::{CsvOut, gephi_unescape, quote};
 pub use check::{REPORT_FILE, ResultCheck, ScopeCheck, check_folder};
 pub use gephi_site_graph::GephiSiteGraph;
 pub(crate) use gexf::write_gexf;
+
+/// The node columns a crawl's settings add to nodes.csv and graph.gexf.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeExtras {
+    /// `Rendered` (`Render` is `auto` or `all`, SPEC §18; also edges' `ScriptOnly`).
+    pub rendered: bool,
+    /// `Type` (`Documents = yes`, SPEC §19).
+    pub documents: bool,
+}
 pub use report::{Report, report_options};
 
 use crate::crawl::data::SiteGraph;

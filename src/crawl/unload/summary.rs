@@ -50,6 +50,15 @@ pub(crate) const COLUMNS: &[(&str, Value)] = &[
     // Empty when pages are not rendered (`Render = no`, SPEC §18).
     ("Rendered", |r| render_cell(r, |c| c.rendered)),
     ("ScriptOnlyArcs", |r| render_cell(r, |c| c.script_only_arcs)),
+    // Empty when documents are not nodes (`Documents = no`, SPEC §19).
+    ("Documents", |r| match &r.documents {
+        Some(c) => Cell::Count(c.total()),
+        None => text(""),
+    }),
+    ("DocumentTypes", |r| match &r.documents {
+        Some(c) => Cell::Text(c.types().into()),
+        None => text(""),
+    }),
 ];
 
 fn render_cell(

@@ -83,7 +83,7 @@ pub fn rebuild(args: &RebuildArgs, ctrl_c: Receiver<()>) -> Exit {
         return Exit::BadInput;
     };
     // A body longer than this rebuild reads is cut where its crawl would have cut it.
-    archived.limit_bodies(settings.http.max_page_bytes);
+    archived.limit_bodies(settings.max_body_bytes());
     for p in archived.problems() {
         eprintln!("warning: archive: {p}");
     }

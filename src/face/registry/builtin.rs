@@ -83,6 +83,12 @@ fn builtin_ends(r: &mut Registry) {
             context: s.results.external_link_context > 0,
             bvgraph: s.results.bvgraph,
             rendered: s.render.mode != crate::crawl::render::RenderMode::No,
+            documents: s.sites.documents.enabled,
+            text: s
+                .sites
+                .documents
+                .page_text
+                .then(|| crate::crawl::data::text_spool::TextSpool::folder_of(&s.state.folder)),
         })
     });
     r.register_unloader("TestRU", |_, _| Box::new(ResultCheck::default()));

@@ -330,4 +330,32 @@ pub(super) const KEYS: &[KeyDef] = &[
         ValueKind::Path,
         "The browser to run for Render = auto or all. Empty: chromium, chromium-browser or google-chrome on PATH; none there stops the crawl before it starts (exit 2)."
     ),
+    key!(
+        "Documents",
+        "Documents",
+        "no",
+        ValueKind::Flag,
+        "Documents as nodes (SPEC 19). yes: an answer whose Content-Type is a document (PDF, Word, Excel, PowerPoint, OpenDocument, RTF) is a node of the site graph whatever its URL's extension, with its type in nodes.csv's Type (html for pages); a PDF's link annotations are its links, other documents are leaves; documents count as pages for MaxPagesPerSite and PageBudget. no: a URL with a document's extension is a bad link without a request, and an answer that is not HTML is a bad link."
+    ),
+    key!(
+        "Documents",
+        "MaxDocumentBytes",
+        "52428800",
+        int(1024, 1_073_741_823),
+        "Largest document read (Documents = yes); a larger one is a bad link whose reason names this limit."
+    ),
+    key!(
+        "Documents",
+        "PageText",
+        "no",
+        ValueKind::Flag,
+        "yes: each site folder gets text.csv (Id,Words,Text), the text of every node a person reads outside navigation, headers, footers and forms (the text digest's words), whitespace collapsed; a PDF's text where it can be read."
+    ),
+    key!(
+        "Documents",
+        "MaxTextBytes",
+        "100000",
+        int(100, 100_000_000),
+        "A node's text in text.csv is cut at this many bytes (on a word boundary) and then ends with ' […]'; Words counts all its words."
+    ),
 ];

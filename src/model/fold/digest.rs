@@ -207,7 +207,7 @@ struct DigestSink<'a> {
 }
 
 /// Elements whose text is boilerplate, not the page's own text.
-fn is_boilerplate(name: &str, attrs: &[Attr<'_>]) -> bool {
+pub(super) fn is_boilerplate(name: &str, attrs: &[Attr<'_>]) -> bool {
     if matches!(
         name,
         "head"

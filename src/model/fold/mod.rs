@@ -14,6 +14,7 @@ pub mod digest;
 pub mod learn;
 pub mod learning;
 mod own_url;
+pub mod page_text;
 pub mod print_sketch;
 pub mod rules;
 mod scan;

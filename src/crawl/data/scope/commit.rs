@@ -265,7 +265,8 @@ impl ScopeGraph {
                 .with_robots(robots)
                 .with_sketch(sketch)
                 .with_digests(page.digests)
-                .with_render(page.render),
+                .with_render(page.render)
+                .with_node_type(page.node_type),
             links,
             probe,
         })

@@ -367,6 +367,21 @@ impl<'a> SiteGraph<'a> {
         self.g.pages[node.page as usize].meta.body_bytes()
     }
 
+    /// What a node is: a page or a document (SPEC §19).
+    pub fn node_type(&self, node: &Node) -> crate::model::documents::NodeType {
+        self.g.pages[node.page as usize].meta.node_type()
+    }
+
+    /// The index (node id − 1) of the node `url` is, or resolves to (an address of its
+    /// redirect chain, a duplicate), with whether `url` is the node's own label.
+    pub fn node_index_of(&self, url: &str) -> Option<(usize, bool)> {
+        let id = self.g.urls.lookup(url)?;
+        let node = *self.node_of.get(id as usize)?;
+        let index = node.checked_sub(1)? as usize;
+        let own = self.nodes.get(index).is_some_and(|n| n.url == id);
+        Some((index, own))
+    }
+
     /// What rendering says of a node's page (SPEC §18).
     pub fn render_mark(&self, node: &Node) -> crate::crawl::message::RenderMark {
         self.g.pages[node.page as usize].meta.render_mark()

@@ -36,6 +36,7 @@ use crate::crawl::schedule::TaskLease;
 use crate::model::robots::MAX_ROBOTS_BYTES;
 use crate::model::url_norm::NormUrl;
 
+mod body_cap;
 mod not_modified;
 
 /// The longest the loop sleeps without looking at the stop and the finished sites.
@@ -359,7 +360,7 @@ impl<'a> Driver<'a> {
         f.head
             .as_ref()
             .and_then(OwnedHead::declared_body_len)
-            .map_or(0, |n| n.min(self.cap))
+            .map_or(0, |n| n.min(f.body_cap(self.cap)))
     }
 
     /// Page bodies that waited for room are read, in order within each lane of the budget,
@@ -392,7 +393,8 @@ impl<'a> Driver<'a> {
                         self.page_body(id, f, Ok(body));
                     }
                 } else if let Some(at) = f.conn {
-                    self.conns.read_body(at, ReqId(id), self.cap, false);
+                    self.conns
+                        .read_body(at, ReqId(id), f.body_cap(self.cap), false);
                 }
             }
         }
