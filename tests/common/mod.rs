@@ -6,6 +6,7 @@
 pub mod chromium;
 pub mod conformance;
 pub mod cookie_sites;
+pub mod docs;
 pub mod dynweb;
 pub mod measures;
 pub mod networkx;
