@@ -586,3 +586,285 @@ fn hostile_pdfs_are_nodes_without_links_and_the_crawl_goes_on() {
     // costs; these take far less.
     assert!(took < std::time::Duration::from_secs(120), "{took:?}");
 }
+
+#[test]
+fn the_archive_keeps_documents_whole_and_rebuild_and_compare_read_them() {
+    let web = TestWeb::new();
+    let hosts = doc_site(&web);
+    let extra = [
+        ("Documents", "yes"),
+        ("MaxDocumentBytes", "2000000"),
+        ("PageText", "yes"),
+        ("Archive", "warc"),
+    ];
+    let dir = common::prepare(&hosts, &extra);
+    let out = common::run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let before = web.server.requests().len();
+    let out = common::run_binary(
+        dir.path(),
+        &["rebuild", "results/archive", "--out", "rebuilt"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        web.server.requests().len(),
+        before,
+        "a rebuild fetches nothing"
+    );
+    let crawled = folder(&dir.path().join("results"), "a.test");
+    let rebuilt = folder(&dir.path().join("rebuilt/results"), "a.test");
+    for f in [
+        "nodes.csv",
+        "edges.csv",
+        "external_links.csv",
+        "bad_links.csv",
+        "text.csv",
+        "graph.gexf",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(crawled.join(f)).unwrap(),
+            std::fs::read_to_string(rebuilt.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // The crawl and its rebuild compared: the same documents, nothing changed.
+    let out = common::run_binary(
+        dir.path(),
+        &["compare", "results", "rebuilt/results", "--out", "cmp"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, rows) = read_csv(&dir.path().join("cmp/pages.csv"));
+    assert!(rows.is_empty(), "{rows:?}");
+    // A document changed on the server: compare names it.
+    web.set(
+        "a.test",
+        "/nolinks.pdf",
+        Resp::new(
+            200,
+            PDF,
+            docs::pdf(&[Page {
+                lines: &["A plain document, revised"],
+                links: &[],
+            }]),
+        ),
+    );
+    let again = common::prepare(&hosts, &extra);
+    let out = common::run_binary(again.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = dir.path().join("results");
+    let out = common::run_binary(
+        again.path(),
+        &[
+            "compare",
+            first.to_str().unwrap(),
+            "results",
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (h, rows) = read_csv(&again.path().join("cmp/pages.csv"));
+    let (url, change) = (
+        h.iter().position(|c| c == "Url").unwrap(),
+        h.iter().position(|c| c == "Change").unwrap(),
+    );
+    let changes: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (path_of(&r[url]), r[change].clone()))
+        .collect();
+    assert_eq!(
+        changes,
+        vec![("/nolinks.pdf".to_owned(), "changed".to_owned())]
+    );
+}
+
+#[test]
+fn a_crawl_kept_in_postgresql_has_the_same_documents_and_texts() {
+    let Some(db) = common::pg::server("documents_pgdm") else {
+        return;
+    };
+    let web = TestWeb::new();
+    let hosts = doc_site(&web);
+    let extra = [
+        ("Documents", "yes"),
+        ("MaxDocumentBytes", "2000000"),
+        ("PageText", "yes"),
+    ];
+    let alone = common::prepare(&hosts, &extra);
+    let out = common::run_binary(alone.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut with_db = extra.to_vec();
+    with_db.extend([
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "documents"),
+    ]);
+    let shared = common::prepare(&hosts, &with_db);
+    let out = common::run_binary(shared.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (a, b) = (
+        folder(&alone.path().join("results"), "a.test"),
+        folder(&shared.path().join("results"), "a.test"),
+    );
+    for f in ["nodes.csv", "edges.csv", "external_links.csv", "text.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(a.join(f)).unwrap(),
+            std::fs::read_to_string(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// A site of a home page and 40 slow pages, every fourth linking a PDF of its own.
+fn slow_text_site(web: &TestWeb) -> Vec<String> {
+    let make = |r: &rccrawler::base::loopback::Request| -> Resp {
+        let n: usize = r
+            .target
+            .trim_start_matches("/p")
+            .trim_end_matches(".html")
+            .trim_end_matches(".pdf")
+            .parse()
+            .unwrap_or(0);
+        let mut resp = if r.target == "/" {
+            let links: String = (0..40)
+                .map(|n| format!("<a href=/p{n}.html>{n}</a> "))
+                .collect();
+            Resp::html(format!(
+                "<html><title>Home</title><body><p>All pages: {links}</p></body></html>"
+            ))
+        } else if r.target.ends_with(".pdf") {
+            let line = format!("Document number {n} of the slow site");
+            Resp::new(
+                200,
+                PDF,
+                docs::pdf(&[Page {
+                    lines: &[&line],
+                    links: &[],
+                }]),
+            )
+        } else {
+            let pdf = if n.is_multiple_of(4) {
+                format!("<a href=/p{n}.pdf>PDF</a>")
+            } else {
+                String::new()
+            };
+            Resp::html(format!(
+                "<html><title>P{n}</title><body><nav><a href=/>Home</a></nav>\
+                 <p>Page {n} says something of its own, word after word.</p> {pdf}</body></html>"
+            ))
+        };
+        resp.delay = std::time::Duration::from_millis(40);
+        resp
+    };
+    web.route("a.test", "/", Route::Generated(Arc::new(make)));
+    for n in 0..40 {
+        web.route(
+            "a.test",
+            &format!("/p{n}.html"),
+            Route::Generated(Arc::new(make)),
+        );
+        web.route(
+            "a.test",
+            &format!("/p{n}.pdf"),
+            Route::Generated(Arc::new(make)),
+        );
+    }
+    vec![format!("{};1;3;0", web.origin("a.test"))]
+}
+
+#[test]
+fn text_csv_survives_a_kill_and_equals_an_uninterrupted_crawl() {
+    let web = TestWeb::new();
+    let hosts = slow_text_site(&web);
+    let extra = [
+        ("Documents", "yes"),
+        ("PageText", "yes"),
+        ("CheckpointSeconds", "1"),
+    ];
+    let reference = common::prepare(&hosts, &extra);
+    let out = common::run_binary(reference.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let total = web.server.requests().len();
+    let dir = common::prepare(&hosts, &extra);
+    let before = web.server.requests().len();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while web.server.requests().len() < before + total / 2 {
+        assert!(
+            std::time::Instant::now() < until,
+            "the crawl did not get half way"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = common::run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (a, b) = (
+        folder(&reference.path().join("results"), "a.test"),
+        folder(&dir.path().join("results"), "a.test"),
+    );
+    for f in ["nodes.csv", "text.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(a.join(f)).unwrap(),
+            std::fs::read_to_string(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let (_, rows) = read_csv(&b.join("text.csv"));
+    assert_eq!(rows.len(), 51, "40 pages, 10 PDFs and the home page");
+    assert!(
+        rows.iter().all(|r| r[1] != "0"),
+        "every node has its text: {rows:?}"
+    );
+}
