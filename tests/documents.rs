@@ -339,6 +339,16 @@ fn documents_are_nodes_by_their_content_type_with_a_pdf_s_links_followed() {
         "{gexf}"
     );
     common::xmllint_validates(&a.join("graph.gexf"));
+    // The report, as a browser shows it: each site's documents, by type.
+    let report = format!("file://{}", c.results().join("report.html").display());
+    if let Some((dom, _)) = common::chromium::dump_dom(&report) {
+        let table = &dom[dom.find("id=\"sites-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert!(table.contains("document types"), "{table}");
+        let at = table.find("a.test").unwrap();
+        let row = &table[at..at + table[at..].find("</tr>").unwrap()];
+        assert!(row.contains(">9<") && row.contains("pdf 6; docx 1; xlsx 1; odt 1"), "{row}");
+    }
 }
 
 #[test]
