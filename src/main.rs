@@ -8,11 +8,9 @@ use rccrawler::crawl::parse::pdf_child;
 use rccrawler::face::cli::{self, Command, Exit};
 
 fn main() -> ExitCode {
-    let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() == Some(std::ffi::OsStr::new(pdf_child::CHILD_ARG)) {
-        // A child that reads one PDF for a crawl (crawl::parse::pdf_child).
-        let max_text = args.next().unwrap_or_default();
-        return ExitCode::from(pdf_child::run_child(&max_text.to_string_lossy()));
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new(pdf_child::CHILD_ARG)) {
+        // A child that reads PDFs for a crawl's parsing thread (crawl::parse::pdf_child).
+        return ExitCode::from(pdf_child::run_child());
     }
     if let Ok(exe) = std::env::current_exe() {
         pdf_child::use_reader(exe);

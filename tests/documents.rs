@@ -347,7 +347,10 @@ fn documents_are_nodes_by_their_content_type_with_a_pdf_s_links_followed() {
         assert!(table.contains("document types"), "{table}");
         let at = table.find("a.test").unwrap();
         let row = &table[at..at + table[at..].find("</tr>").unwrap()];
-        assert!(row.contains(">9<") && row.contains("pdf 6; docx 1; xlsx 1; odt 1"), "{row}");
+        assert!(
+            row.contains(">9<") && row.contains("pdf 6; docx 1; xlsx 1; odt 1"),
+            "{row}"
+        );
     }
 }
 
@@ -877,4 +880,37 @@ fn text_csv_survives_a_kill_and_equals_an_uninterrupted_crawl() {
         rows.iter().all(|r| r[1] != "0"),
         "every node has its text: {rows:?}"
     );
+}
+
+#[test]
+fn a_reader_that_passed_its_bounds_is_started_again_for_the_next_pdf() {
+    use rccrawler::crawl::parse::pdf_child::PdfReader;
+    use rccrawler::formats::pdf::PdfLimits;
+    use_the_binary_as_reader();
+    let mut reader = PdfReader::default();
+    let good = report_pdf(8080);
+    let limits = PdfLimits {
+        max_text_bytes: 1000,
+        ..PdfLimits::default()
+    };
+    let first = reader.read(&good, limits).unwrap();
+    assert_eq!(first.links.len(), 4);
+    assert_eq!(first.pages, 2);
+    let err = reader
+        .read(&docs::pdf_many_objects(40 << 20), limits)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("passed its bounds (768 MB of memory)"),
+        "{err}"
+    );
+    let truncated = reader
+        .read(&good[..good.len() / 2], limits)
+        .unwrap_err()
+        .to_string();
+    assert!(truncated.contains("truncated"), "{truncated}");
+    // The same reader, a new child: the next PDF is read whole.
+    let again = reader.read(&good, limits).unwrap();
+    assert_eq!(again, first);
+    assert!(again.text.contains("Annual report of the test university"));
 }

@@ -23,3 +23,15 @@ pub fn hold_mmap_threshold() {
         let _ = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD) };
     }
 }
+
+/// Returns the heap's free memory to the system (glibc's `malloc_trim`; a no-op elsewhere): a
+/// process that lives on after one large piece of work (a PDF reader after a large PDF) does
+/// not keep that work's peak.
+pub fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: malloc_trim only releases free memory of the allocator's own heaps; it has
+        // no precondition and its result (whether memory was released) does not matter.
+        let _ = unsafe { libc::malloc_trim(0) };
+    }
+}

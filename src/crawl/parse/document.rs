@@ -4,7 +4,7 @@
 
 use super::ParseEnv;
 use super::href_cache::HrefCache;
-use super::pdf_child;
+use super::pdf_child::PdfReader;
 use crate::crawl::message::{Downloaded, FetchTask, LinkTarget, PageLinks, PageRecord};
 use crate::formats::pdf::PdfLimits;
 use crate::model::documents::NodeType;
@@ -18,7 +18,7 @@ pub(super) fn parse_document(
     site: &SiteEntry,
     task: &FetchTask,
     page: Downloaded,
-    cache: &mut HrefCache,
+    (cache, pdf): (&mut HrefCache, &mut PdfReader),
 ) -> PageRecord {
     let page_url = page.final_url(task).clone();
     let Downloaded {
@@ -46,7 +46,7 @@ pub(super) fn parse_document(
             max_text_bytes: max_text,
             ..PdfLimits::default()
         };
-        match pdf_child::read(&body, limits) {
+        match pdf.read(&body, limits) {
             Ok(content) => {
                 if max_text > 0 {
                     let words = content.text.split_whitespace();

@@ -45,6 +45,8 @@ pub struct HtmlWorker {
     context: usize,
     /// Our robots product token: meta tags and `X-Robots-Tag` lines named after it are ours.
     agent: String,
+    /// The thread's PDF reader (`Documents = yes`).
+    pdf: super::pdf_child::PdfReader,
 }
 
 impl HtmlWorker {
@@ -56,6 +58,7 @@ impl HtmlWorker {
             extracted: Extracted::default(),
             context,
             agent: String::new(),
+            pdf: Default::default(),
         }
     }
 
@@ -71,7 +74,8 @@ impl ParseWorker for HtmlWorker {
     fn parse(&mut self, env: &ParseEnv<'_>, task: &FetchTask, page: Downloaded) -> PageRecord {
         let site = env.sites.get(task.site);
         if page.node_type.is_document() {
-            return super::document::parse_document(env, &site, task, page, &mut self.cache);
+            let readers = (&mut self.cache, &mut self.pdf);
+            return super::document::parse_document(env, &site, task, page, readers);
         }
         parse_page(env, &site, task, page, self)
     }
@@ -109,6 +113,7 @@ fn parse_page(
         extracted,
         context,
         agent,
+        ..
     } = worker;
     // A page of a probed host (TopicFilter) is kept only when it is about the topic.
     let topic = site.is_probed().then(|| env.filter.topic()).flatten();

@@ -11,9 +11,9 @@ mod document;
 mod extracted;
 pub mod href_cache;
 mod html_parser;
-pub mod pdf_child;
 pub mod links;
 mod options;
+pub mod pdf_child;
 pub mod refresh;
 pub mod text;
 
