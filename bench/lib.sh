@@ -46,7 +46,8 @@ http {
   sendfile on;
   keepalive_requests 1000000;
   # Scripts, styles and data typed as browsers expect them (Render = auto/all, bench/render.sh).
-  types { text/html html; application/javascript js; text/css css; application/json json; image/svg+xml svg; font/woff2 woff2; }
+  # Documents as their servers type them (Documents = yes, bench/documents.sh).
+  types { text/html html; application/javascript js; text/css css; application/json json; image/svg+xml svg; font/woff2 woff2; application/pdf pdf; application/vnd.openxmlformats-officedocument.wordprocessingml.document docx; }
   default_type application/octet-stream;
   server { listen 127.0.0.1:$PORT default_server; server_name docs.test; root $SITE; absolute_redirect off; }
   # siteK-N.test: site K of N (generate_multisite).
