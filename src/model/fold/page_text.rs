@@ -54,6 +54,23 @@ impl PageText {
         }
     }
 
+    /// Appends `piece` to the last word (a word split by an inline element, `wo<b>rd</b>`):
+    /// no new word, no space.
+    fn glue(&mut self, piece: &str, max_bytes: usize) {
+        if self.words == 0 {
+            self.push(piece, max_bytes);
+            return;
+        }
+        if self.cut {
+            return;
+        }
+        if self.text.len() + piece.len() <= max_bytes {
+            self.text.push_str(piece);
+        } else {
+            self.cut = true;
+        }
+    }
+
     fn finish(mut self) -> Self {
         if self.cut {
             self.text.push_str(CUT_MARK);
@@ -66,6 +83,7 @@ impl PageText {
 pub fn page_text(html: &str, max_bytes: usize) -> PageText {
     let mut sink = TextSink {
         excluded: Vec::new(),
+        in_word: false,
         article: Scope::default(),
         main: Scope::default(),
         all: Scope::default(),
@@ -97,6 +115,9 @@ struct Scope {
 struct TextSink {
     /// Whether each open element is boilerplate (or inside some).
     excluded: Vec<bool>,
+    /// The text so far ends inside a word: the next run's first piece continues it unless a
+    /// block element or whitespace comes between (`wo<b>rd</b>` is one word).
+    in_word: bool,
     article: Scope,
     main: Scope,
     all: Scope,
@@ -105,6 +126,9 @@ struct TextSink {
 
 impl Sink for TextSink {
     fn start(&mut self, name: &str, attrs: &[Attr<'_>], _path: u64, opens: bool) {
+        if name == "br" || super::print_sketch::is_block(name) {
+            self.in_word = false;
+        }
         if !opens {
             return;
         }
@@ -122,7 +146,10 @@ impl Sink for TextSink {
         }
     }
 
-    fn end(&mut self, _name: &str, _path: u64) {
+    fn end(&mut self, name: &str, _path: u64) {
+        if super::print_sketch::is_block(name) {
+            self.in_word = false;
+        }
         let Some(depth) = self.excluded.len().checked_sub(1) else {
             return;
         };
@@ -139,13 +166,23 @@ impl Sink for TextSink {
             return;
         }
         let decoded = decode_entities(run);
-        for word in decoded.split_whitespace() {
-            self.all.text.push(word, self.max_bytes);
+        let glued = self.in_word && !decoded.starts_with(char::is_whitespace);
+        for (i, word) in decoded.split_whitespace().enumerate() {
+            let glue = glued && i == 0;
+            let max = self.max_bytes;
+            let add = |t: &mut PageText| match glue {
+                true => t.glue(word, max),
+                false => t.push(word, max),
+            };
+            add(&mut self.all.text);
             for scope in [&mut self.article, &mut self.main] {
                 if scope.open_at.is_some() {
-                    scope.text.push(word, self.max_bytes);
+                    add(&mut scope.text);
                 }
             }
+        }
+        if !decoded.is_empty() {
+            self.in_word = !decoded.ends_with(char::is_whitespace);
         }
     }
 }
@@ -212,6 +249,16 @@ mod tests {
         assert_eq!(t.text, "Hello & welcome, reader!");
         assert_eq!(t.words, 4);
         assert!(!t.cut);
+    }
+
+    #[test]
+    fn inline_elements_do_not_split_words_and_blocks_do() {
+        let t = page_text(
+            "<p>Hello <b>wor</b>ld! <a href=x>Link</a>ed</p><p>Next</p>one<br>two <b>a</b> <i>b</i>",
+            1000,
+        );
+        assert_eq!(t.text, "Hello world! Linked Next one two a b");
+        assert_eq!(t.words, 8);
     }
 
     #[test]
