@@ -9,6 +9,7 @@
 //!   (crawl.ini, hosts.txt).
 //! - [`setting_keys`] — settings.ini's key table: every key, its default, its kind, its doc.
 //! - [`hosts`] — hosts.txt, validated before anything starts.
+//! - [`pdf`] — a PDF's link annotations and text (`Documents = yes`, SPEC §19), with lopdf.
 
 pub mod crawl_record;
 pub(crate) mod gephi_csv;

@@ -9,6 +9,7 @@
 //! - [`robots`] — robots.txt (RFC 9309 and the paper's reading).
 //! - [`sitemap`] — what a site's sitemaps list, and one sitemap file read (SPEC §17).
 //! - [`cookies`] — a site's cookie jar (`Cookies`, SPEC §14).
+//! - [`documents`] — what a node is: a page, or a document by its Content-Type (SPEC §19).
 //! - [`fold`] — one page, one node (SPEC §14): a page's digests, what a site changes, the URL
 //!   shapes that name why two URLs are one page.
 //! - [`link_attrs`] — what links and pages say about themselves: `rel` qualifiers and robots
