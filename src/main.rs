@@ -65,7 +65,13 @@ fn main() -> ExitCode {
             hosts,
             results,
             prospects,
-        } => cli::network(&settings, hosts.as_deref(), results.as_deref(), prospects),
+            entities,
+        } => cli::network(
+            &settings,
+            hosts.as_deref(),
+            results.as_deref(),
+            (prospects, entities.as_deref()),
+        ),
         Command::Export {
             settings,
             to,

@@ -44,6 +44,7 @@ fn read_net(results: &Path) -> Net {
             "OutTargets",
             "OutLinks",
             "Pages",
+            "Hosts",
             "PageRank",
             "Harmonic"
         ]

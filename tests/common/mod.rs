@@ -45,6 +45,7 @@ pub const HOSTS: &[&str] = &[
     "blocked.uni.test",
     "www.other.test",
     "www.partner.test",
+    "uni-press.test",
     "www.spbu.spb.ru",
     "lib.spbu.spb.ru",
     "www.itmo.spb.ru",

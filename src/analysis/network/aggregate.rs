@@ -83,6 +83,10 @@ pub(super) struct Counts {
     /// With prospects asked for: per accompanying site, how often each `scheme://host` was
     /// linked (its home page for the next round).
     pub(super) homes: Option<Vec<HashMap<String, u64>>>,
+    /// Per target: the hosts of its pages, sorted, `;`-separated.
+    pub(super) target_hosts: Vec<String>,
+    /// Per accompanying site: the hosts linked, sorted (most sites have one).
+    pub(super) unit_hosts: Vec<Vec<String>>,
 }
 
 /// Where one link of target `t` (whose own unit is `own_unit`) leads in the network: another
@@ -125,6 +129,8 @@ pub(super) fn count(
         into_units: Vec::new(),
         out: vec![(0, 0); set.targets.len()],
         homes: homes.then(Vec::new),
+        target_hosts: Vec::with_capacity(set.targets.len()),
+        unit_hosts: Vec::new(),
     };
     let spilled = |source: std::io::Error| NetworkError::Write {
         path: results.to_path_buf(),
@@ -139,7 +145,11 @@ pub(super) fn count(
     for (t, target) in set.targets.iter().enumerate() {
         let source = u32::try_from(t).unwrap_or(u32::MAX);
         let own_unit = unit.of(&target.host).to_owned();
-        let path = results.join(&target.folder).join("external_links.csv");
+        let folder = results.join(&target.folder);
+        counts
+            .target_hosts
+            .push(page_hosts(&folder.join("nodes.csv"), &target.host)?);
+        let path = folder.join("external_links.csv");
         read_links(&path, &mut |page, url, host, nofollow| {
             let key = match classify(set, t, &own_unit, unit, host) {
                 None => return,
@@ -149,6 +159,7 @@ pub(super) fn count(
                     let i = *index.entry(u.to_owned()).or_insert_with(|| {
                         counts.units.push(u.to_owned());
                         counts.into_units.push(Inbound::default());
+                        counts.unit_hosts.push(Vec::new());
                         if let Some(h) = counts.homes.as_mut() {
                             h.push(HashMap::new());
                         }
@@ -156,6 +167,10 @@ pub(super) fn count(
                     });
                     if let Some(h) = counts.homes.as_mut() {
                         *h[i as usize].entry(home_of(url, host)).or_insert(0) += 1;
+                    }
+                    let hosts = &mut counts.unit_hosts[i as usize];
+                    if let Err(at) = hosts.binary_search_by(|h| h.as_str().cmp(host)) {
+                        hosts.insert(at, host.to_owned());
                     }
                     NodeKey::Accompanying(i)
                 }
@@ -198,6 +213,41 @@ pub(super) fn count(
     }
     let arcs = spill.finish().map_err(spilled)?;
     Ok((counts, arcs))
+}
+
+/// The hosts of a target's pages (nodes.csv's `Host`, or its `Label`'s host), sorted and
+/// `;`-separated; `listed` (its listed site's host) when it has no page.
+pub(super) fn page_hosts(path: &Path, listed: &str) -> Result<String, NetworkError> {
+    let Ok(mut rdr) = csv::Reader::from_path(path) else {
+        return Ok(listed.to_owned());
+    };
+    let bad = |line: u64, why: String| NetworkError::Input {
+        path: path.to_path_buf(),
+        line,
+        why,
+    };
+    let header = rdr.headers().map_err(|e| bad(1, e.to_string()))?.clone();
+    let host = header.iter().position(|h| h == "Host");
+    let label = header.iter().position(|h| h == "Label");
+    let mut hosts = std::collections::BTreeSet::new();
+    for r in rdr.records() {
+        let r = r.map_err(|e| bad(e.position().map_or(0, csv::Position::line), e.to_string()))?;
+        let h = match (host, label) {
+            (Some(i), _) => r.get(i).map(str::to_owned),
+            (None, Some(i)) => r
+                .get(i)
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.host_str().map(str::to_owned)),
+            (None, None) => None,
+        };
+        if let Some(h) = h.filter(|h| !h.is_empty()) {
+            hosts.insert(h);
+        }
+    }
+    if hosts.is_empty() {
+        hosts.insert(listed.to_owned());
+    }
+    Ok(hosts.into_iter().collect::<Vec<_>>().join(";"))
 }
 
 /// `scheme://host` of a linked URL (its host as external_links.csv names it).

@@ -12,6 +12,8 @@
 //! - [`live`] — the totals while a crawl runs (the status page).
 
 mod aggregate;
+pub(crate) mod entities;
+mod entity_count;
 pub(crate) mod live;
 pub(crate) mod model;
 pub(crate) mod read;
@@ -24,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub(crate) use entities::{Entities, EntitiesError};
 pub(crate) use model::{Network, NodeRow, Set};
 pub(crate) use targets::TargetScopes;
 pub(crate) use unit::{Subsets, Unit, is_public_name, registrable_domain};
@@ -65,6 +68,8 @@ pub struct NetworkSpec {
     pub subsets: Subsets,
     /// The targets' scopes.
     pub scopes: TargetScopes,
+    /// The study's web entities (`NetworkEntities`, `--entities`; SPEC §20).
+    pub entities: Option<std::sync::Arc<Entities>>,
 }
 
 /// Builds the network of the results folder `results` and writes it into
@@ -77,6 +82,9 @@ pub(crate) fn build(
     prospects: Option<u32>,
 ) -> Result<Network, NetworkError> {
     let set = targets::TargetSet::read(results, &spec.scopes)?;
+    if let Some(entities) = &spec.entities {
+        return build_with_entities(results, spec, &set, entities, prospects);
+    }
     let (counts, mut arcs) = aggregate::count(results, &set, spec.unit, prospects.is_some())?;
     let (net, ids) = Network::assemble(&set, &counts, &spec.subsets);
     let lines = prospects.map(|k| prospect_lines(&net, &counts, k));
@@ -84,6 +92,45 @@ pub(crate) fn build(
         &results.join(NETWORK_DIR),
         &net,
         (&mut arcs, &ids),
+        lines.as_deref(),
+    )?;
+    Ok(net)
+}
+
+/// [`build`] with the study's web entities (SPEC §20).
+fn build_with_entities(
+    results: &Path,
+    spec: &NetworkSpec,
+    set: &targets::TargetSet,
+    entities: &Entities,
+    prospects: Option<u32>,
+) -> Result<Network, NetworkError> {
+    let counted = entity_count::count(results, set, spec.unit, entities)?;
+    let (net, edges, accompanying) = entity_count::assemble(set, entities, &counted, &spec.subsets);
+    let written = |source: std::io::Error| NetworkError::Write {
+        path: results.to_path_buf(),
+        source,
+    };
+    // The arcs by their final ids already: spilled as they are, read back as the same ids.
+    let mut spill = spill::Spill::new(results).map_err(written)?;
+    for e in &edges {
+        spill
+            .push(aggregate::Arc {
+                source: e.source - 1,
+                target: aggregate::NodeKey::Target(e.target - 1).code(),
+                weight: e.weight,
+                pages: e.pages,
+                nofollow: e.nofollow,
+            })
+            .map_err(written)?;
+    }
+    let mut arcs = spill.finish().map_err(written)?;
+    let lines =
+        prospects.map(|k| entity_count::prospect_lines(&net, &counted, &accompanying, entities, k));
+    write::write_all(
+        &results.join(NETWORK_DIR),
+        &net,
+        (&mut arcs, &model::Ids::identity()),
         lines.as_deref(),
     )?;
     Ok(net)

@@ -42,6 +42,8 @@ pub(crate) struct NodeRow {
     pub out_links: u64,
     /// A target's nodes.
     pub pages: u64,
+    /// The hosts merged into it (of its pages, of the links into it), sorted, `;`-separated.
+    pub hosts: String,
 }
 
 /// An arc between node ids (1-based, as nodes.csv's `Id`). 16 bytes, as the arcs counted,
@@ -58,6 +60,17 @@ pub(crate) struct EdgeRow {
     pub pages: u32,
     /// Links carrying `nofollow`, `ugc` or `sponsored`.
     pub nofollow: u32,
+}
+
+impl NodeRow {
+    /// Whether it can be a public web site: a host of it (its name, when it lists none) has a
+    /// dot or is an IP address (an entity's name need not).
+    pub(crate) fn is_public(&self) -> bool {
+        if self.hosts.is_empty() {
+            return super::unit::is_public_name(&self.label);
+        }
+        self.hosts.split(';').any(super::unit::is_public_name)
+    }
 }
 
 impl EdgeRow {
@@ -107,6 +120,11 @@ pub(super) struct Ids {
 }
 
 impl Ids {
+    /// Ids of arcs spilled with final ids (a target's code is its id − 1).
+    pub(super) fn identity() -> Self {
+        Ids { units: Vec::new() }
+    }
+
     /// The id of the site `code` names.
     pub(super) fn of(&self, code: u32) -> u32 {
         match NodeKey::from_code(code) {
@@ -139,7 +157,8 @@ impl Network {
             .iter()
             .zip(&counts.into_targets)
             .zip(&counts.out)
-            .map(|((t, inbound), &(out_targets, out_links))| NodeRow {
+            .enumerate()
+            .map(|(i, ((t, inbound), &(out_targets, out_links)))| NodeRow {
                 label: t.site.clone(),
                 set: Set::Target,
                 subset: "target".to_owned(),
@@ -147,6 +166,7 @@ impl Network {
                 out_targets,
                 out_links,
                 pages: t.pages,
+                hosts: counts.target_hosts.get(i).cloned().unwrap_or_default(),
             })
             .collect();
         let mut classes: Vec<SubsetRow> = names
@@ -172,6 +192,7 @@ impl Network {
                 out_targets: 0,
                 out_links: 0,
                 pages: 0,
+                hosts: counts.unit_hosts[u].join(";"),
             });
         }
         let arcs = counts.out.iter().map(|o| u64::from(o.0)).sum();
@@ -197,7 +218,7 @@ impl Network {
     /// broken link's: no one outside can crawl them) after the public ones (issue 68).
     pub(crate) fn ranked_accompanying(&self) -> impl Iterator<Item = (usize, &NodeRow)> + '_ {
         let accompanying = || self.nodes.iter().enumerate().skip(self.targets);
-        let public = |n: &NodeRow| super::unit::is_public_name(&n.label);
+        let public = |n: &NodeRow| n.is_public();
         accompanying()
             .filter(move |(_, n)| public(n))
             .chain(accompanying().filter(move |(_, n)| !public(n)))

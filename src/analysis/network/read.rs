@@ -82,6 +82,11 @@ fn num(s: &str) -> u64 {
 /// a network written before them reads too.
 fn read_nodes(dir: &Path) -> Result<(Vec<NodeRow>, usize), String> {
     let Opened { mut rdr, path, .. } = open(dir, "nodes.csv", &NODE_HEADER)?;
+    // A network written before the column has none.
+    let hosts = rdr
+        .headers()
+        .ok()
+        .and_then(|h| h.iter().position(|c| c == super::write::HOSTS_COLUMN));
     let (mut nodes, mut targets) = (Vec::new(), 0);
     for r in rdr.records() {
         let r = r.map_err(|e| row_error(&path, &e))?;
@@ -103,6 +108,7 @@ fn read_nodes(dir: &Path) -> Result<(Vec<NodeRow>, usize), String> {
             out_targets: u32::try_from(num(&r[7])).unwrap_or(u32::MAX),
             out_links: num(&r[8]),
             pages: num(&r[9]),
+            hosts: hosts.and_then(|i| r.get(i)).map(text).unwrap_or_default(),
         });
     }
     Ok((nodes, targets))

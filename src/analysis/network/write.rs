@@ -99,8 +99,12 @@ fn measures(net: &Network, arcs: &mut Arcs, id_of: &dyn Fn(u32) -> u32) -> io::R
     Ok(Measures::of_csr(&csr.finish(net.nodes.len())))
 }
 
+/// nodes.csv's column after the counts: the hosts merged into a node (issue 68).
+pub(crate) const HOSTS_COLUMN: &str = "Hosts";
+
 fn write_nodes(net: &Network, m: &Measures, w: &mut dyn Write) -> io::Result<()> {
     let mut header = NODE_HEADER.to_vec();
+    header.push(HOSTS_COLUMN);
     header.extend(MEASURE_COLUMNS.iter().map(|c| c.name));
     let mut csv = CsvOut::new(w, &header)?;
     let mut value = Vec::new();
@@ -120,6 +124,7 @@ fn write_nodes(net: &Network, m: &Measures, w: &mut dyn Write) -> io::Result<()>
                 csv.empty()?.empty()?.empty()?;
             }
         }
+        csv.text(&n.hosts)?;
         csv_cells(&mut csv, m, i, &mut value)?;
         csv.end()?;
     }
@@ -188,6 +193,7 @@ fn write_gexf(
             .iter()
             .map(|(id, title, _)| Attribute::new(id, title, "integer")),
     );
+    nodes.push(Attribute::new("hosts", HOSTS_COLUMN, "string"));
     nodes.extend(gexf_attributes());
     let edges = [
         Attribute::new("pages", "Pages", "integer"),
@@ -209,6 +215,7 @@ fn write_gexf(
                 g.int(id, None, v);
             }
         }
+        g.text("hosts", None, &n.hosts);
         gexf_values(&mut g, m, i);
         g.end_node(&[])?;
     }

@@ -296,6 +296,7 @@ fn legend(b: &mut String, net: &Network, hidden: usize) {
             out_targets: 0,
             out_links: 0,
             pages: 0,
+            hosts: String::new(),
         };
         let noun = if s.name == "1" { "target" } else { "targets" };
         let _ = write!(

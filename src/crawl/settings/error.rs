@@ -26,6 +26,9 @@ impl std::fmt::Display for Location {
 /// settings.ini could not be used.
 #[derive(Debug, Error)]
 pub enum SettingsError {
+    /// `NetworkEntities` names a file that is not an entities file (its line named).
+    #[error("NetworkEntities: {0}")]
+    Entities(#[from] crate::analysis::network::EntitiesError),
     /// The file could not be read.
     #[error("{}: {source}", path.display())]
     Io {

@@ -169,6 +169,12 @@ impl Settings {
                 external_link_context: v.small("ExternalLinkContext")?,
                 network_by_host: v.choice("NetworkUnit")? == "host",
                 network_subsets: subsets(&v)?,
+                network_entities: match v.optional_path("NetworkEntities") {
+                    Some(path) => Some(std::sync::Arc::new(
+                        crate::analysis::network::Entities::load(&path)?,
+                    )),
+                    None => None,
+                },
             },
             logs: LogSettings {
                 common_log: v.path("CommonLogFile"),

@@ -135,6 +135,8 @@ pub struct ResultSettings {
     pub network_by_host: bool,
     /// `NetworkSubsets`: the lower bounds of the accompanying set's classes, ascending.
     pub network_subsets: Vec<u32>,
+    /// `NetworkEntities`, read: the study's web entities (SPEC §20).
+    pub network_entities: Option<std::sync::Arc<crate::analysis::network::Entities>>,
 }
 
 impl ResultSettings {
@@ -149,6 +151,7 @@ impl ResultSettings {
             },
             subsets: Subsets::new(&self.network_subsets),
             scopes,
+            entities: self.network_entities.clone(),
         }
     }
 }

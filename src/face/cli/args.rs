@@ -75,6 +75,10 @@ enum Sub {
         /// targets, as hosts.txt lines (the next round of a snowball study).
         #[arg(long, value_name = "K", value_parser = targets_above_zero)]
         prospects: Option<u32>,
+        /// The study's web entities: a file of `NAME: PREFIX [PREFIX ...]` lines (PREFIX: host,
+        /// =host or host/path/) [default: settings.ini's NetworkEntities]
+        #[arg(long, value_name = "FILE")]
+        entities: Option<PathBuf>,
     },
     /// Prints the state of the crawl settings.ini names. A crawl of one process (BMICDM):
     /// while it runs, what its live page says (totals, the sites being crawled, time left);
@@ -235,11 +239,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, ArgsEr
         Some(Sub::Demo) => Command::Demo { settings },
         Some(Sub::Status { serve }) => Command::Status { settings, serve },
         Some(Sub::Report { results }) => Command::Report { settings, results },
-        Some(Sub::Network { results, prospects }) => Command::Network {
+        Some(Sub::Network {
+            results,
+            prospects,
+            entities,
+        }) => Command::Network {
             settings,
             hosts: cli.hosts,
             results,
             prospects,
+            entities,
         },
         Some(Sub::Compare { results, out }) => Command::Compare { results, out },
         Some(Sub::Export { to, scopes }) => Command::Export {
@@ -317,6 +326,8 @@ pub enum Command {
         results: Option<PathBuf>,
         /// `--prospects K`.
         prospects: Option<u32>,
+        /// `--entities FILE` (`None`: settings.ini's `NetworkEntities`).
+        entities: Option<PathBuf>,
     },
     /// Print the state of a crawl (running or ended, one process or shared), or serve its
     /// status page.

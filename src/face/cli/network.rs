@@ -1,5 +1,6 @@
-//! `rccrawler network [RESULTS_DIR] [--prospects K]`: the network of sites of a results folder
-//! (SPEC §13), written into its `network/` folder, as a crawl writes it at its end.
+//! `rccrawler network [RESULTS_DIR] [--prospects K] [--entities FILE]`: the network of sites
+//! of a results folder (SPEC §13; in the study's web entities, SPEC §20), written into its
+//! `network/` folder, as a crawl writes it at its end.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ pub fn network(
     settings_path: &Path,
     named_hosts: Option<&Path>,
     results: Option<&Path>,
-    prospects: Option<u32>,
+    (prospects, entities): (Option<u32>, Option<&Path>),
 ) -> Exit {
     let registry = Registry::builtin();
     let settings = if settings_path.exists() {
@@ -29,10 +30,19 @@ pub fn network(
     };
     let folder: PathBuf =
         results.map_or_else(|| settings.results.folder.clone(), Path::to_path_buf);
-    let spec = match spec(&registry, &settings, settings_path, named_hosts) {
+    let mut spec = match spec(&registry, &settings, settings_path, named_hosts) {
         Ok(spec) => spec,
         Err(code) => return code,
     };
+    if let Some(path) = entities {
+        match network::Entities::load(path) {
+            Ok(e) => spec.entities = Some(std::sync::Arc::new(e)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Exit::BadInput;
+            }
+        }
+    }
     if !folder.join("summary.csv").is_file() {
         eprintln!(
             "error: {}: no summary.csv: not a results folder of rccrawler",
@@ -43,8 +53,13 @@ pub fn network(
     match network::build(&folder, &spec, prospects) {
         Ok(net) => {
             let accompanying = net.nodes.len() - net.targets;
+            let what = if spec.entities.is_some() {
+                "targets and entities with pages"
+            } else {
+                "targets"
+            };
             println!(
-                "network of {} targets and {accompanying} accompanying sites, {} arcs: {}",
+                "network of {} {what} and {accompanying} accompanying sites, {} arcs: {}",
                 net.targets,
                 net.arcs,
                 folder.join(network::NETWORK_DIR).display()

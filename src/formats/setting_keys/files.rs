@@ -28,6 +28,13 @@ pub(super) const KEYS: &[KeyDef] = &[
     ),
     key!(
         "Files",
+        "NetworkEntities",
+        "",
+        ValueKind::Path,
+        "The network of sites in the study's own units (SPEC 20, Hyphe's web entities): a file of 'NAME: PREFIX [PREFIX ...]' lines, a prefix being host (with its sub-hosts), =host (exactly) or host/path/ (the URLs under that path); the longest prefix wins, what none matches falls back to NetworkUnit. network/nodes.csv's Label is then the entity's name. Empty: NetworkUnit alone. A bad file stops the crawl before it starts (FILE:LINE)."
+    ),
+    key!(
+        "Files",
         "StateFolder",
         "state",
         ValueKind::Path,
