@@ -100,12 +100,12 @@ fn study_web() -> (TestWeb, Vec<String>) {
 
 /// The entity of a URL by SPEC §20, written for this test: every prefix of the file tried,
 /// the best kept by (kind, length): a path beats `=host`, `=host` beats `host`.
-fn entity_of(url: &str) -> Option<String> {
+fn entity_of(url: &str, entities: &str) -> Option<String> {
     let u = url::Url::parse(url).ok()?;
     let host = u.host_str()?.to_owned();
     let path = u.path();
     let mut best: Option<((u8, usize), String)> = None;
-    for line in ENTITIES.lines() {
+    for line in entities.lines() {
         let Some((name, prefixes)) = line.split_once(':') else {
             continue;
         };
@@ -130,22 +130,35 @@ fn entity_of(url: &str) -> Option<String> {
     best.map(|(_, n)| n)
 }
 
-/// The network node of a URL: its entity, a target's `Site`, or its registrable domain
-/// (the test's hosts are `x.y.test`: the domain is the last two labels).
-fn node_of(url: &str, targets: &HashMap<String, String>) -> String {
-    if let Some(e) = entity_of(url) {
+/// How a study is read: its entities file, and `NetworkUnit = host`.
+#[derive(Clone, Copy)]
+struct Study<'a> {
+    entities: &'a str,
+    by_host: bool,
+}
+
+/// The network node of a URL: its entity, a target's `Site`, or its unit — the host, or its
+/// registrable domain (the test's hosts are `x.y.test`: the domain is the last two labels).
+fn node_of(url: &str, targets: &HashMap<String, String>, study: Study<'_>) -> String {
+    if let Some(e) = entity_of(url, study.entities) {
         return e;
     }
     let host = url::Url::parse(url).unwrap().host_str().unwrap().to_owned();
     if let Some(site) = targets.get(&host) {
         return site.clone();
     }
+    if study.by_host {
+        return host;
+    }
     let labels: Vec<&str> = host.split('.').collect();
     labels[labels.len().saturating_sub(2)..].join(".")
 }
 
 /// What the network must be: (label -> pages) of nodes with pages, and (from, to) -> links.
-fn expected(results: &Path) -> (BTreeMap<String, u64>, BTreeMap<(String, String), u64>) {
+fn expected(
+    results: &Path,
+    study: Study<'_>,
+) -> (BTreeMap<String, u64>, BTreeMap<(String, String), u64>) {
     let (h, rows) = read_csv(&results.join("summary.csv"));
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();
     let mut targets = HashMap::new();
@@ -164,12 +177,12 @@ fn expected(results: &Path) -> (BTreeMap<String, u64>, BTreeMap<(String, String)
     let mut arcs: BTreeMap<(String, String), u64> = BTreeMap::new();
     for (site, folder) in &folders {
         let dir = results.join(folder);
-        let home = node_of(site, &targets);
+        let home = node_of(site, &targets, study);
         pages.entry(home.clone()).or_insert(0);
         let (_, nodes) = read_csv(&dir.join("nodes.csv"));
         let mut page_node = HashMap::new();
         for n in &nodes {
-            let node = entity_of(&n[1]).unwrap_or_else(|| home.clone());
+            let node = entity_of(&n[1], study.entities).unwrap_or_else(|| home.clone());
             *pages.entry(node.clone()).or_insert(0) += 1;
             page_node.insert(n[0].clone(), node);
         }
@@ -182,7 +195,7 @@ fn expected(results: &Path) -> (BTreeMap<String, u64>, BTreeMap<(String, String)
         }
         let (_, ext) = read_csv(&dir.join("external_links.csv"));
         for x in &ext {
-            let (a, b) = (page_node[&x[0]].clone(), node_of(&x[1], &targets));
+            let (a, b) = (page_node[&x[0]].clone(), node_of(&x[1], &targets, study));
             if a != b {
                 *arcs.entry((a, b)).or_insert(0) += 1;
             }
@@ -250,7 +263,11 @@ fn entities_merge_targets_split_paths_merge_domains_and_count_as_an_independent_
         String::from_utf8_lossy(&out.stderr)
     );
     let (nodes, arcs) = written(&results);
-    let (pages, want_arcs) = expected(&results);
+    let study = Study {
+        entities: ENTITIES,
+        by_host: false,
+    };
+    let (pages, want_arcs) = expected(&results, study);
     assert_eq!(arcs, want_arcs, "arcs");
     // Nodes with pages first (the targets' order), then the linked ones by InTargets, name.
     let labels: Vec<&str> = nodes.iter().map(|(l, _)| l.as_str()).collect();
@@ -373,4 +390,112 @@ fn the_crawl_s_own_network_uses_network_entities_and_a_bad_file_is_refused_with_
         "{err}"
     );
     assert_eq!(web.server.requests().len(), requests, "nothing was fetched");
+}
+
+#[test]
+fn by_host_and_across_a_multi_host_scope_entities_count_as_an_independent_reading_does() {
+    // NetworkUnit = host: what no entity takes is its host.
+    let (_web, hosts) = study_web();
+    let dir = common::prepare(&hosts, &[("NetworkUnit", "host")]);
+    std::fs::write(dir.path().join("entities.txt"), ENTITIES).unwrap();
+    let out = run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run_binary(
+        dir.path(),
+        &["network", "results", "--entities", "entities.txt"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = dir.path().join("results");
+    let study = Study {
+        entities: ENTITIES,
+        by_host: true,
+    };
+    let (pages, arcs) = expected(&results, study);
+    let (nodes, written_arcs) = written(&results);
+    assert_eq!(written_arcs, arcs);
+    assert!(nodes.iter().any(|(l, _)| l == "shop.example.test"));
+    for (label, p) in &pages {
+        let row = &nodes.iter().find(|(l, _)| l == label).unwrap().1;
+        assert_eq!(row["Pages"], p.to_string(), "{label}");
+    }
+
+    // A scope over several hosts (KeyDomainUAT): an entity takes a host of it.
+    let web = TestWeb::new();
+    let o = |h: &str| web.origin(h);
+    web.page(
+        "uni.test",
+        "/",
+        &format!(
+            "<a href=\"{}/\">Library</a> <a href=/n.html>N</a>",
+            o("lib.uni.test")
+        ),
+    );
+    web.page(
+        "uni.test",
+        "/n.html",
+        &format!("<a href=\"{}/b.html\">B</a>", o("lib.uni.test")),
+    );
+    web.page(
+        "lib.uni.test",
+        "/",
+        &format!(
+            "<a href=/b.html>B</a> <a href=\"{}/\">Partner</a>",
+            o("www.partner.test")
+        ),
+    );
+    web.page(
+        "lib.uni.test",
+        "/b.html",
+        &format!("<a href=\"{}/\">Home</a>", o("uni.test")),
+    );
+    web.page(
+        "www.partner.test",
+        "/",
+        &format!("<a href=\"{}/b.html\">B</a>", o("lib.uni.test")),
+    );
+    let hosts = vec![
+        format!("{};2;3;0", o("uni.test")),
+        format!("{};2;3;0", o("www.partner.test")),
+    ];
+    let entities = "Library: lib.uni.test\nUniversity: uni.test\n";
+    let dir = common::prepare(
+        &hosts,
+        &[
+            ("UrlAnalyzingThread", "KeyDomainUAT"),
+            ("NetworkEntities", "entities.txt"),
+        ],
+    );
+    std::fs::write(dir.path().join("entities.txt"), entities).unwrap();
+    let out = run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = dir.path().join("results");
+    let study = Study {
+        entities,
+        by_host: false,
+    };
+    let (pages, arcs) = expected(&results, study);
+    let (nodes, written_arcs) = written(&results);
+    assert_eq!(written_arcs, arcs);
+    assert_eq!(pages.get("Library"), Some(&2), "{pages:?}");
+    assert_eq!(pages.get("University"), Some(&2), "{pages:?}");
+    let labels: Vec<&str> = nodes.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels[..2], ["University", "Library"]);
+    // The internal links between the two entities are arcs, both ways.
+    assert_eq!(arcs.get(&("University".into(), "Library".into())), Some(&2));
+    assert_eq!(arcs.get(&("Library".into(), "University".into())), Some(&1));
 }

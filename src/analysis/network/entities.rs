@@ -194,7 +194,15 @@ impl Prefix {
             Some(i) => (&rest[..i], Some(&rest[i..])),
             None => (rest, None),
         };
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let host = host.trim_end_matches('.');
+        if host.contains(':') && !host.starts_with('[') {
+            return Err("a prefix names a host without a port".into());
+        }
+        // Links name an internationalised host in its ASCII form (punycode).
+        let host = match idna::domain_to_ascii(host) {
+            Ok(ascii) if !host.starts_with('[') => ascii,
+            _ => host.to_ascii_lowercase(),
+        };
         let valid = !host.is_empty()
             && !host.starts_with('.')
             && !host.contains("..")
@@ -260,6 +268,17 @@ mod tests {
             e.of_url("http://UNI.test:8080/~prof/x").map(|i| e.name(i)),
             Some("Professor")
         );
+        // A host written in Unicode matches the punycode links carry; case and a final dot
+        // do not matter.
+        let idn = parse("Cafe: café.test\nUpper: WWW.Example.TEST.\n").unwrap();
+        assert_eq!(
+            idn.of("xn--caf-dma.test", "/").map(|i| idn.name(i)),
+            Some("Cafe")
+        );
+        assert_eq!(
+            idn.of("www.example.test", "/").map(|i| idn.name(i)),
+            Some("Upper")
+        );
     }
 
     #[test]
@@ -277,6 +296,7 @@ mod tests {
             ("A: http://a.test/\n", 1, "without a scheme"),
             ("A: =a.test/x/\n", 1, "takes no path"),
             ("A: a..test\n", 1, "not a host name"),
+            ("A: a.test:8080\n", 1, "without a port"),
         ] {
             let err = parse(text).unwrap_err();
             assert_eq!(err.line, line, "{text:?}: {err}");
