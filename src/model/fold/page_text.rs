@@ -1,6 +1,6 @@
 //! The text of a node for text.csv (`PageText = yes`, SPEC §19): the words a person reads
 //! outside navigation, headers, footers and forms — the words the text digest hashes, by the
-//! same rules ([`super::digest`]: the first `<article>`, else the first `<main>`, when it has
+//! same rules ([`mod@super::digest`]: the first `<article>`, else the first `<main>`, when it has
 //! [`super::digest::MIN_TEXT_WORDS`] words, else the whole page outside boilerplate) —
 //! whitespace collapsed, cut at a byte limit.
 
