@@ -274,6 +274,11 @@ fn make_room(conn: &mut Conn) -> Result<(), Progress> {
     if conn.end < conn.input.len() {
         return Ok(());
     }
+    if conn.input.is_empty() {
+        // A new or idle connection's first read.
+        conn.input.resize(super::conn::INPUT_START, 0);
+        return Ok(());
+    }
     if conn.start > 0 {
         conn.input.copy_within(conn.start..conn.end, 0);
         conn.end -= conn.start;

@@ -41,8 +41,10 @@ const WAKE: Token = Token(usize::MAX);
 
 /// A connection's input buffer starts this small and grows, up to a whole response header's
 /// `RESPONSE_HEADER_BYTES`, only for a head that needs it: a body passes through it in
-/// pieces, so thousands of idle connections need not hold 64 KiB each.
-const INPUT_START: usize = 16 * 1024;
+/// pieces. An idle connection holds none (issue 69: a budgeted crawl keeps every site open,
+/// and 4,000 idle connections held 16 KiB each, 65 MB of a 150 MB peak); the next read takes
+/// it again.
+pub(super) const INPUT_START: usize = 16 * 1024;
 
 /// All connections of one driver.
 pub struct Connections {
@@ -484,6 +486,10 @@ impl Connections {
             self.close(i);
             return;
         }
+        conn.input = Vec::new();
+        conn.out = Vec::new();
+        conn.start = 0;
+        conn.end = 0;
         let site = conn.site;
         self.idle.entry(site).or_default().push(i);
         self.idle_count += 1;

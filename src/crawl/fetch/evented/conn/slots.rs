@@ -115,7 +115,7 @@ impl Connections {
             head_close: false,
             filled: 0,
             answered: false,
-            input: vec![0; INPUT_START],
+            input: Vec::new(),
             start: 0,
             end: 0,
             out: Vec::new(),
