@@ -96,8 +96,16 @@ fn read_nodes(dir: &Path) -> Result<(Vec<NodeRow>, usize), String> {
         } else {
             Set::Accompanying
         };
+        let label = text(&r[1]);
+        // A reader needs a node's hosts only to tell whether a name without a dot (an entity's)
+        // is a public site (`NodeRow::is_public`): the hosts of 4,000 sites' networks are not
+        // kept for nothing.
+        let hosts = match super::unit::is_public_name(&label) {
+            true => String::new(),
+            false => hosts.and_then(|i| r.get(i)).map(text).unwrap_or_default(),
+        };
         nodes.push(NodeRow {
-            label: text(&r[1]),
+            label,
             set,
             subset: text(&r[3]),
             inbound: Inbound {
@@ -108,7 +116,7 @@ fn read_nodes(dir: &Path) -> Result<(Vec<NodeRow>, usize), String> {
             out_targets: u32::try_from(num(&r[7])).unwrap_or(u32::MAX),
             out_links: num(&r[8]),
             pages: num(&r[9]),
-            hosts: hosts.and_then(|i| r.get(i)).map(text).unwrap_or_default(),
+            hosts,
         });
     }
     Ok((nodes, targets))
