@@ -914,3 +914,50 @@ fn a_reader_that_passed_its_bounds_is_started_again_for_the_next_pdf() {
     assert_eq!(again, first);
     assert!(again.text.contains("Annual report of the test university"));
 }
+
+#[test]
+fn documents_count_as_pages_for_max_pages_per_site_and_the_page_budget() {
+    use_the_binary_as_reader();
+    let web = TestWeb::new();
+    let hosts = doc_site(&web);
+    let a_only = vec![hosts[0].clone()];
+    // MaxPagesPerSite = 5: the home page and four of its links, documents among them.
+    let c = crawl(
+        &a_only,
+        &[
+            ("Documents", "yes"),
+            ("MaxDocumentBytes", "2000000"),
+            ("MaxPagesPerSite", "5"),
+        ],
+    );
+    let a = folder(&c.results(), "a.test");
+    let (limited, _) = nodes(&a);
+    assert_eq!(limited.len(), 5, "{limited:?}");
+    assert!(
+        limited.values().filter(|(_, t, _)| t != "html").count() >= 3,
+        "{limited:?}"
+    );
+    let (h, rows) = read_csv(&c.results().join("summary.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    assert_eq!(rows[0][col("State")], "page limit");
+    // A page budget of 6 fetches: documents are fetches like pages.
+    let c = crawl(
+        &a_only,
+        &[
+            ("Documents", "yes"),
+            ("MaxDocumentBytes", "2000000"),
+            ("PageBudget", "6"),
+        ],
+    );
+    let (h, rows) = read_csv(&c.results().join("summary.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    assert_eq!(rows[0][col("Fetched")], "6", "{rows:?}");
+    let a = folder(&c.results(), "a.test");
+    let (budgeted, _) = nodes(&a);
+    let documents: u64 = rows[0][col("Documents")].parse().unwrap();
+    assert_eq!(
+        documents as usize,
+        budgeted.values().filter(|(_, t, _)| t != "html").count()
+    );
+    assert!(documents >= 1, "{budgeted:?}");
+}
