@@ -961,3 +961,80 @@ fn documents_count_as_pages_for_max_pages_per_site_and_the_page_budget() {
     );
     assert!(documents >= 1, "{budgeted:?}");
 }
+
+#[test]
+fn ctrl_c_at_the_terminal_stops_the_crawl_but_not_the_pdf_it_is_reading() {
+    use std::os::unix::process::CommandExt;
+    let web = TestWeb::new();
+    // Three thousand pages of text: its reader works for a while with PageText = yes. Its
+    // last page links the one page only it leads to.
+    let lines: Vec<String> = (0..3000)
+        .map(|i| format!("Page {i} of the long report, with a few words on it"))
+        .collect();
+    let mut pages: Vec<Page<'_>> = Vec::new();
+    let refs: Vec<[&str; 1]> = lines.iter().map(|l| [l.as_str()]).collect();
+    let last = [Annot {
+        uri: "/after.html",
+        contents: Some("After"),
+    }];
+    for (i, r) in refs.iter().enumerate() {
+        let links: &[Annot<'_>] = if i + 1 == refs.len() { &last } else { &[] };
+        pages.push(Page { lines: r, links });
+    }
+    web.page(
+        "a.test",
+        "/",
+        "<html><body><a href=/long.pdf>Long</a></body></html>",
+    );
+    web.set(
+        "a.test",
+        "/long.pdf",
+        Resp::new(200, PDF, docs::pdf(&pages)),
+    );
+    web.page(
+        "a.test",
+        "/after.html",
+        "<html><body>After the report</body></html>",
+    );
+    let hosts = vec![format!("{};1;3;0", web.origin("a.test"))];
+    let dir = common::prepare(&hosts, &[("Documents", "yes"), ("PageText", "yes")]);
+    // The crawl in a process group of its own, as a shell runs it in the terminal's.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while web.hits("a.test", "/long.pdf") == 0 {
+        assert!(
+            std::time::Instant::now() < until,
+            "the PDF was never asked for"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Ctrl+C: SIGINT to the whole foreground group.
+    let pgid = child.id().to_string();
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{pgid}")])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let status = common::wait_exit(&mut child, std::time::Duration::from_secs(60), String::new);
+    assert_eq!(status.code(), Some(0));
+    // Continued: the report was read whole, its link followed.
+    let out = common::run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = folder(&dir.path().join("results"), "a.test");
+    let (nodes, _) = nodes(&a);
+    assert!(nodes.contains_key("/after.html"), "{nodes:?}");
+    let errors = std::fs::read_to_string(dir.path().join("logs/error_log.csv")).unwrap_or_default();
+    assert!(!errors.contains("unreadable PDF"), "{errors}");
+}

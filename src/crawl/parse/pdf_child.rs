@@ -140,11 +140,18 @@ impl PdfReader {
 }
 
 fn start(exe: &PathBuf) -> Result<Running, ReadError> {
-    let mut process = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .arg(CHILD_ARG)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::null());
+    // A process group of its own: Ctrl+C at the terminal goes to the crawl, which stops and
+    // still reads the PDFs it downloaded — a child killed by the same keypress would make
+    // them nodes without links.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut process = command
         .spawn()
         .map_err(|e| child_failed(format!("the reader did not start: {e}")))?;
     let (Some(stdin), Some(stdout)) = (process.stdin.take(), process.stdout.take()) else {
