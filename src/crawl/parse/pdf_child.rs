@@ -105,7 +105,12 @@ impl PdfReader {
         }
         let mut running = match self.child.take() {
             Some(c) => c,
-            None => start(exe)?,
+            None => match start(exe) {
+                Ok(c) => c,
+                // No process or pipe to be had now (the open-file limit, a busy machine): read
+                // it here, within lopdf's bounds, rather than record a node without its links.
+                Err(_) => return Ok(pdf::read(body, limits)?),
+            },
         };
         let sent = send(&mut running.stdin, body, limits.max_text_bytes as u64);
         let answer = match sent {
