@@ -600,6 +600,58 @@ fn a_crawl_killed_while_it_renders_continues_to_the_uninterrupted_graphs() {
 }
 
 #[test]
+fn ctrl_c_at_the_terminal_stops_the_crawl_not_its_browser_and_the_graphs_stay_exact() {
+    use std::os::unix::process::CommandExt;
+    if !have_browser() {
+        return;
+    }
+    let (web, _) = kit();
+    let hosts: Vec<String> = ["a.test", "b.test", "c.test", "d.test"]
+        .iter()
+        .map(|h| format!("{};2;6;150", web.origin(h)))
+        .collect();
+    let reference = crawl(&hosts, &[("Render", "all")]);
+    let dir = prepare(&hosts, &[("Render", "all")]);
+    // The crawl in a process group of its own, as a shell runs it in the terminal's.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let before = script_web::SPA_ROUTES
+        .iter()
+        .map(|r| web.hits("a.test", r))
+        .sum::<usize>();
+    wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, before + 3);
+    // Ctrl+C: SIGINT to the whole foreground group, the browser's processes too unless they
+    // are in a group of their own.
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let status = common::wait_exit(&mut child, std::time::Duration::from_secs(90), String::new);
+    assert_eq!(status.code(), Some(0));
+    let out = run_binary(dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = dir.path().join("results");
+    for host in ["a.test", "b.test", "c.test", "d.test"] {
+        let (got, want) = (graph(&results, host), graph(&reference.results(), host));
+        assert_eq!(
+            (&got.nodes, &got.arcs, &got.external, &got.rendered),
+            (&want.nodes, &want.arcs, &want.external, &want.rendered),
+            "{host}"
+        );
+    }
+}
+
+#[test]
 fn a_browser_killed_mid_crawl_is_started_again_and_nothing_is_lost() {
     if !have_browser() {
         return;
