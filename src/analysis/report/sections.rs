@@ -10,6 +10,9 @@ use super::ranked::RANKED_BY;
 use super::read::{SiteFigures, SummaryRow, most_first};
 use super::{PIECE, ReportOptions, TOP, anchor, emit, plot, plot_or_note, stats};
 
+/// The most sites the pages-vs-links scatter draws (the largest, by pages).
+const MAX_SCATTER_POINTS: usize = 2_000;
+
 /// The first line: what the crawl holds.
 pub(super) fn overview(rows: &[SummaryRow]) -> String {
     let sum = |f: fn(&SummaryRow) -> u64| rows.iter().map(f).sum::<u64>();
@@ -179,27 +182,49 @@ pub(super) fn across(b: &mut String, rows: &[SummaryRow]) {
         false,
     ));
     b.push_str("</div>");
-    let on_axes = || crawled.iter().filter(|r| r.arcs > 0);
-    let points: Vec<(f64, f64)> = on_axes().map(|r| (r.pages as f64, r.arcs as f64)).collect();
-    let names: Vec<String> = on_axes()
+    b.push_str(&pages_links_scatter(&crawled));
+    b.push_str("</div>");
+}
+
+/// The pages-vs-links scatter of the sites with a page: a point per site with internal links.
+fn pages_links_scatter(crawled: &[&SummaryRow]) -> String {
+    // The largest sites (by pages) when there are many: a point per site of 100,000 sites
+    // was megabytes of SVG, and no one tells 100,000 points apart.
+    let mut on_axes: Vec<_> = crawled.iter().copied().filter(|r| r.arcs > 0).collect();
+    let with_links = on_axes.len();
+    if with_links > MAX_SCATTER_POINTS {
+        on_axes.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.site.cmp(&b.site)));
+        on_axes.truncate(MAX_SCATTER_POINTS);
+    }
+    let points: Vec<(f64, f64)> = on_axes
+        .iter()
+        .map(|r| (r.pages as f64, r.arcs as f64))
+        .collect();
+    let names: Vec<String> = on_axes
+        .iter()
         .map(|r| format!("{}: {} pages, {} links", r.site, r.pages, r.arcs))
         .collect();
-    let left_out = crawled.len() - points.len();
+    let left_out = crawled.len() - with_links;
     let mut caption = "Pages against internal links, one point per site (log axes).".to_owned();
+    if with_links > MAX_SCATTER_POINTS {
+        let _ = write!(
+            caption,
+            " The {MAX_SCATTER_POINTS} largest of {with_links} sites with internal links."
+        );
+    }
     if left_out > 0 {
         let _ = write!(
             caption,
             " {left_out} sites without internal links are not on the log axes."
         );
     }
-    b.push_str(&plot_or_note(plot::scatter(
+    plot_or_note(plot::scatter(
         &points,
         &names,
         "pages",
         "internal links",
         &caption,
-    )));
-    b.push_str("</div>");
+    ))
 }
 
 /// Top external hosts and registrable domains over all sites.
@@ -498,5 +523,32 @@ fn page_tables(b: &mut String, i: usize, f: &SiteFigures) {
             &rows,
             false,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scatter_draws_the_largest_sites_when_there_are_many() {
+        let rows: Vec<SummaryRow> = (0..2_500u64)
+            .map(|i| SummaryRow {
+                site: format!("http://s{i}.test"),
+                pages: i + 1,
+                arcs: 2 * (i + 1),
+                ..SummaryRow::default()
+            })
+            .collect();
+        let crawled: Vec<&SummaryRow> = rows.iter().collect();
+        let html = pages_links_scatter(&crawled);
+        assert!(html.contains("data-marks=\"2000\""), "{}", &html[..200]);
+        assert!(html.contains("The 2000 largest of 2500 sites with internal links."));
+        // The largest are drawn, the smallest left out.
+        assert!(html.contains("http://s2499.test: 2500 pages"));
+        assert!(!html.contains("http://s0.test: 1 pages"));
+        let few = pages_links_scatter(&crawled[..10]);
+        assert!(few.contains("data-marks=\"10\""));
+        assert!(!few.contains("largest of"));
     }
 }
