@@ -290,6 +290,23 @@ fn documents_are_nodes_by_their_content_type_with_a_pdf_s_links_followed() {
             "Partner site".into()
         )]
     );
+    // The network of sites counts the PDF's external link: a.test's only one.
+    let (_, net_nodes) = read_csv(&c.results().join("network/nodes.csv"));
+    let id_of = |label: &str| {
+        net_nodes
+            .iter()
+            .find(|r| r[1].contains(label))
+            .map(|r| r[0].clone())
+            .unwrap_or_else(|| panic!("no {label} in the network: {net_nodes:?}"))
+    };
+    let (a_id, b_id) = (id_of("a.test"), id_of("b.test"));
+    let (_, net_edges) = read_csv(&c.results().join("network/edges.csv"));
+    assert!(
+        net_edges
+            .iter()
+            .any(|e| e[0] == a_id && e[1] == b_id && e[3] == "1"),
+        "{net_edges:?}"
+    );
     // Bad links: the document over the limit (named), the PDF's mailto.
     let (_, bad) = read_csv(&a.join("bad_links.csv"));
     let reasons: BTreeMap<String, String> =
