@@ -356,6 +356,10 @@ fn documents_are_nodes_by_their_content_type_with_a_pdf_s_links_followed() {
         "{gexf}"
     );
     common::xmllint_validates(&a.join("graph.gexf"));
+    // No text.csv without PageText, and no link to one.
+    assert!(!a.join("text.csv").exists());
+    let report_html = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    assert!(!report_html.contains("text.csv"));
     // The report, as a browser shows it: each site's documents, by type.
     let report = format!("file://{}", c.results().join("report.html").display());
     if let Some((dom, _)) = common::chromium::dump_dom(&report) {
@@ -512,6 +516,12 @@ fn text_csv_has_every_node_s_text_and_pdf_words_agree_with_pdftotext() {
         }
         assert_eq!(text[path].0 as usize, ours.len());
     }
+    // The report links each site's text.csv with its other files.
+    let report = std::fs::read_to_string(c.results().join("report.html")).unwrap();
+    assert!(
+        report.contains("/text.csv\">text.csv</a>"),
+        "no link to text.csv"
+    );
     // A document without readable text: an empty row.
     assert_eq!(text["/doc.docx"], (0, String::new()));
     assert_eq!(text["/broken.pdf"], (0, String::new()));

@@ -98,6 +98,8 @@ pub(crate) struct SiteFigures {
     pub(crate) arcs: u64,
     /// Files that could not be read, in words.
     pub(crate) problems: Vec<String>,
+    /// The folder has text.csv (`PageText = yes`, SPEC §19).
+    pub(crate) text: bool,
 }
 
 /// The `rel` words the report counts, in its columns' order.
@@ -291,7 +293,10 @@ pub(crate) struct Want {
 /// Reads one site's folder. A missing file (an unreachable site has none) reads as empty;
 /// a damaged one is named in `problems` and read as far as it goes.
 pub(crate) fn read_site(folder: &Path, want: Want) -> SiteFigures {
-    let mut f = SiteFigures::default();
+    let mut f = SiteFigures {
+        text: folder.join("text.csv").is_file(),
+        ..SiteFigures::default()
+    };
     if !want.graph {
         read_outside(folder, want.curve, &mut f);
         return f;

@@ -366,8 +366,8 @@ const SITE_FILES: [&str; 5] = [
     "bad_links.csv",
 ];
 
-/// The links to a site's files, relative to the report.
-fn site_files(b: &mut String, r: &SummaryRow) {
+/// The links to a site's files, relative to the report (text.csv where the crawl wrote one).
+fn site_files(b: &mut String, r: &SummaryRow, text: bool) {
     if r.folder.is_empty() {
         return;
     }
@@ -386,6 +386,7 @@ fn site_files(b: &mut String, r: &SummaryRow) {
         .collect();
     let links: Vec<String> = SITE_FILES
         .iter()
+        .chain(text.then_some(&"text.csv"))
         .map(|file| format!("<a href=\"{}/{file}\">{file}</a>", escape(&folder)))
         .collect();
     let _ = write!(
@@ -403,7 +404,7 @@ pub(super) fn site_section(b: &mut String, i: usize, r: &SummaryRow, f: &SiteFig
         anchor(i),
         escape(&r.site)
     );
-    site_files(b, r);
+    site_files(b, r, f.text);
     let facts = vec![vec![
         Cell::int(f.nodes),
         Cell::int(f.arcs),
