@@ -499,3 +499,51 @@ fn by_host_and_across_a_multi_host_scope_entities_count_as_an_independent_readin
     assert_eq!(arcs.get(&("University".into(), "Library".into())), Some(&2));
     assert_eq!(arcs.get(&("Library".into(), "University".into())), Some(&1));
 }
+
+#[test]
+fn an_entities_file_that_names_nothing_gives_the_network_without_entities_byte_for_byte() {
+    let (_web, hosts) = study_web();
+    let dir = common::prepare(&hosts, &[]);
+    let out = run_binary(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let network = dir.path().join("results/network");
+    let files = ["nodes.csv", "edges.csv", "subsets.csv", "graph.gexf"];
+    let read = || -> Vec<Vec<u8>> {
+        files
+            .iter()
+            .map(|f| std::fs::read(network.join(f)).unwrap())
+            .collect()
+    };
+    let without = read();
+    // Comments, blank lines, a byte-order mark and Windows line ends: no entity at all; and
+    // an entity only of hosts no link names.
+    for text in [
+        "\u{feff}# nothing yet\r\n\r\n",
+        "Ghost: ghost.test # not in this crawl\n",
+    ] {
+        std::fs::write(dir.path().join("entities.txt"), text).unwrap();
+        let out = run_binary(
+            dir.path(),
+            &["network", "results", "--entities", "entities.txt"],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let with = read();
+        for (i, f) in files.iter().enumerate() {
+            assert_eq!(
+                String::from_utf8_lossy(&with[i]),
+                String::from_utf8_lossy(&without[i]),
+                "{f} with {text:?}"
+            );
+        }
+    }
+}

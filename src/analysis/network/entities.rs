@@ -54,6 +54,8 @@ impl Entities {
         // Where each prefix and name was first written: a second one is an error naming both.
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut named: HashMap<String, usize> = HashMap::new();
+        // A file saved by a Windows editor starts with a byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let bad = |why: String| EntitiesError {
@@ -61,7 +63,12 @@ impl Entities {
                 line,
                 why,
             };
-            let content = raw.trim();
+            // `#` starts a comment, at the start of a line or after a word.
+            let content = match raw.find(" #").or_else(|| raw.find("\t#")) {
+                Some(at) => &raw[..at],
+                None => raw,
+            }
+            .trim();
             if content.is_empty() || content.starts_with('#') {
                 continue;
             }
@@ -279,6 +286,15 @@ mod tests {
             idn.of("www.example.test", "/").map(|i| idn.name(i)),
             Some("Upper")
         );
+    }
+
+    #[test]
+    fn comments_blank_lines_a_byte_order_mark_and_windows_line_ends_are_nothing() {
+        let e = parse("\u{feff}# actors\r\n\r\nUni: uni.test # the main one\r\n\t# indented\n")
+            .unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e.name(0), "Uni");
+        assert_eq!(e.prefixes(0), ["uni.test"]);
     }
 
     #[test]
