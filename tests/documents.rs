@@ -1065,3 +1065,37 @@ fn ctrl_c_at_the_terminal_stops_the_crawl_but_not_the_pdf_it_is_reading() {
     let errors = std::fs::read_to_string(dir.path().join("logs/error_log.csv")).unwrap_or_default();
     assert!(!errors.contains("unreadable PDF"), "{errors}");
 }
+
+#[test]
+fn both_downloaders_give_the_same_documents() {
+    use_the_binary_as_reader();
+    let web = TestWeb::new();
+    let hosts = doc_site(&web);
+    let base = [
+        ("Documents", "yes"),
+        ("MaxDocumentBytes", "2000000"),
+        ("PageText", "yes"),
+    ];
+    let mut dt0 = base.to_vec();
+    dt0.push(("DownloadingThread", "DT0"));
+    let (evented, blocking) = (crawl(&hosts, &base), crawl(&hosts, &dt0));
+    let (a, b) = (
+        folder(&evented.results(), "a.test"),
+        folder(&blocking.results(), "a.test"),
+    );
+    for f in [
+        "nodes.csv",
+        "edges.csv",
+        "external_links.csv",
+        "bad_links.csv",
+        "duplicates.csv",
+        "text.csv",
+    ] {
+        let read = |d: &Path| {
+            let (h, mut rows) = read_csv(&d.join(f));
+            rows.sort();
+            (h, rows)
+        };
+        assert_eq!(read(&a), read(&b), "{f}");
+    }
+}
