@@ -544,25 +544,31 @@ fn text_csv_has_every_node_s_text_and_pdf_words_agree_with_pdftotext() {
     assert_eq!(home[1], text["/"].0.to_string());
 }
 
-/// A server that answers with a 1 GB PDF it makes as it sends.
-fn gigabyte_pdf(
-    _: &rccrawler::base::loopback::Request,
-    s: &mut std::net::TcpStream,
-) -> std::io::Result<()> {
-    use std::io::Write;
-    let total: u64 = 1 << 30;
-    write!(
-        s,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\nContent-Length: {total}\r\n\r\n%PDF-1.4\n"
-    )?;
-    let chunk = vec![b'%'; 1 << 16];
-    let mut sent = 9u64;
-    while sent < total {
-        // The crawler hangs up past its limit: the write fails and the handler ends.
-        s.write_all(&chunk)?;
-        sent += chunk.len() as u64;
-    }
-    Ok(())
+/// A server that answers with a 1 GB PDF it makes as it sends — its length declared or not
+/// (then the body ends when the connection closes) — counting the bytes it got to send.
+fn gigabyte_pdf(declared: bool, sent: Arc<std::sync::atomic::AtomicU64>) -> Route {
+    Route::Raw(Arc::new(move |_, s: &mut std::net::TcpStream| {
+        use std::io::Write;
+        let total: u64 = 1 << 30;
+        let length = if declared {
+            format!("Content-Length: {total}\r\n")
+        } else {
+            "Connection: close\r\n".to_owned()
+        };
+        write!(
+            s,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n{length}\r\n%PDF-1.4\n"
+        )?;
+        let chunk = vec![b'%'; 1 << 16];
+        let mut written = 9u64;
+        while written < total {
+            // The crawler hangs up: the write fails and the handler ends.
+            s.write_all(&chunk)?;
+            written += chunk.len() as u64;
+            sent.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
+    }))
 }
 
 #[test]
@@ -574,6 +580,7 @@ fn hostile_pdfs_are_nodes_without_links_and_the_crawl_goes_on() {
         "/",
         "<html><body><a href=/bomb.pdf>Bomb</a> <a href=/loop.pdf>Loop</a> \
          <a href=/objects.pdf>Objects</a> <a href=/huge.pdf>Huge</a> \
+         <a href=/endless.pdf>Endless</a> \
          <a href=/after.html>After</a></body></html>",
     );
     // An object stream that inflates to 2 GB, in 13 MB.
@@ -586,7 +593,17 @@ fn hostile_pdfs_are_nodes_without_links_and_the_crawl_goes_on() {
         "/objects.pdf",
         Resp::new(200, PDF, docs::pdf_many_objects(40 << 20)),
     );
-    web.route("a.test", "/huge.pdf", Route::Raw(Arc::new(gigabyte_pdf)));
+    let (declared, undeclared) = (Arc::default(), Arc::default());
+    web.route(
+        "a.test",
+        "/huge.pdf",
+        gigabyte_pdf(true, Arc::clone(&declared)),
+    );
+    web.route(
+        "a.test",
+        "/endless.pdf",
+        gigabyte_pdf(false, Arc::clone(&undeclared)),
+    );
     web.page(
         "a.test",
         "/after.html",
@@ -607,10 +624,22 @@ fn hostile_pdfs_are_nodes_without_links_and_the_crawl_goes_on() {
     );
     assert!(!arcs(&a, &ids).iter().any(|(f, _)| f.ends_with(".pdf")));
     let (_, bad) = read_csv(&a.join("bad_links.csv"));
+    for p in ["/huge.pdf", "/endless.pdf"] {
+        assert!(
+            bad.iter()
+                .any(|r| r[1].ends_with(p)
+                    && r[2] == "document over MaxDocumentBytes (52428800 bytes)"),
+            "{p}: {bad:?}"
+        );
+    }
+    // A PDF whose head declares 1 GB is not downloaded (what was sent is what the sockets'
+    // buffers took); one that declares nothing is read up to the limit, then dropped.
+    let load = |n: &Arc<std::sync::atomic::AtomicU64>| n.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(load(&declared) < 16 << 20, "{} bytes sent", load(&declared));
     assert!(
-        bad.iter().any(|r| r[1].ends_with("/huge.pdf")
-            && r[2] == "document over MaxDocumentBytes (52428800 bytes)"),
-        "{bad:?}"
+        load(&undeclared) >= 50 << 20,
+        "{} bytes sent",
+        load(&undeclared)
     );
     let errors =
         std::fs::read_to_string(c.dir.path().join("logs/error_log.csv")).unwrap_or_default();

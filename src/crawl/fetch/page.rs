@@ -345,11 +345,14 @@ impl<'a> Walk<'a> {
                 .capture(url, &response, (cookie.as_deref(), validators), started)
         });
         let step = self.read_head(url, response, started);
-        if capture.is_some() {
-            match step {
-                HeadStep::Body => self.pending = capture.map(Box::new),
-                _ => self.env.archive(capture.as_ref(), None),
-            }
+        // Set past the head only for a document refused for the length it declares: archived
+        // as the answer too large that it is, which a rebuild replays (not an empty body).
+        let refused = super::documents::refused(self.document, self.env.options);
+        match step {
+            HeadStep::Body => self.pending = capture.map(Box::new),
+            _ => self
+                .env
+                .archive(capture.as_ref(), refused.as_ref().map(Err)),
         }
         step
     }
@@ -396,6 +399,12 @@ impl<'a> Walk<'a> {
         }
         if document.is_some() {
             self.document = document;
+            let declared = response.declared_len;
+            if let Some(reason) = super::documents::declared_too_large(self.env.options, declared) {
+                self.logged(url, 200, 0, started);
+                self.log.problem(&self.site.origin, url, &reason);
+                return HeadStep::Done(self.failed(Failure::fetched(reason)));
+            }
             return HeadStep::Body;
         }
         if !is_html(response.content_type) {
@@ -575,10 +584,7 @@ impl<'a> Walk<'a> {
             super::FetchError::Abandoned => Step::Done(PageResult::Abandoned),
             e => {
                 self.logged(url, 200, 0, started);
-                let reason = match (self.document, &e) {
-                    (Some(_), super::FetchError::TooLarge(n)) => super::documents::too_large(*n),
-                    _ => e.to_string(),
-                };
+                let reason = super::documents::failure_reason(self.document, &e);
                 self.log.problem(&self.site.origin, url, &reason);
                 let outcome = self.outcome(Failure::fetched(reason));
                 // A body cut by a timeout or a broken connection may come whole next time,

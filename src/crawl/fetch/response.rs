@@ -280,6 +280,7 @@ impl OwnedHead {
             set_cookies: &self.set_cookies,
             archived: self.archived.as_deref(),
             not_modified: self.not_modified.as_deref(),
+            declared_len: self.declared_body_len(),
         }
     }
 
@@ -329,6 +330,8 @@ pub(crate) struct Head<'r> {
     /// A `304` a re-crawl turned into the archived answer it stands for (`archived` is then
     /// the 304's own head).
     pub(crate) not_modified: Option<&'r crate::formats::warc::archived::NotModified>,
+    /// The body's length as declared, when it is sent as is (not compressed).
+    pub(crate) declared_len: Option<u64>,
 }
 
 impl<'r> Head<'r> {
@@ -342,6 +345,7 @@ impl<'r> Head<'r> {
             set_cookies: &response.set_cookies,
             archived: response.archived_head.as_deref(),
             not_modified: response.not_modified.as_deref(),
+            declared_len: response.declared_body_len(),
         }
     }
 }
