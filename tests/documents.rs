@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::docs::{self, Annot, Page};
+use common::site_folder as folder;
 use common::{TestWeb, crawl, read_csv};
 use rccrawler::base::loopback::{Resp, Route};
 
@@ -166,19 +167,6 @@ fn doc_site(web: &TestWeb) -> Vec<String> {
         .iter()
         .map(|h| format!("{};2;4;0", web.origin(h)))
         .collect()
-}
-
-/// A site's folder in `results`.
-fn folder(results: &Path, host: &str) -> PathBuf {
-    std::fs::read_dir(results)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{host}_")))
-        })
-        .unwrap_or_else(|| panic!("no folder for {host} in {}", results.display()))
 }
 
 /// `path` of a URL on the test web (`/x` of `http://a.test:PORT/x`).

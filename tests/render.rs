@@ -8,6 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use common::site_folder as folder;
 use common::{TestWeb, crawl, prepare, read_csv, run_binary, script_web};
 
 /// Whether a browser is here; in CI its absence fails the test.
@@ -33,19 +34,6 @@ fn kit() -> (TestWeb, Vec<String>) {
         .map(|h| format!("{};2;6;0", web.origin(h)))
         .collect();
     (web, hosts)
-}
-
-/// A site's folder in `results`.
-fn folder(results: &Path, host: &str) -> std::path::PathBuf {
-    std::fs::read_dir(results)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{host}_")))
-        })
-        .unwrap_or_else(|| panic!("no folder for {host} in {}", results.display()))
 }
 
 /// A site's graph as plain values: (path, level, rendered) per node, (from, to, weight,

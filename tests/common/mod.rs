@@ -221,6 +221,19 @@ impl Crawled {
 /// The result files of one site, as (name, bytes), for byte-for-byte comparisons.
 pub type ResultBytes = Vec<(String, Vec<u8>)>;
 
+/// A site's folder in `results` (`HOST_PORT`: the test web's sites have a port).
+pub fn site_folder(results: &Path, host: &str) -> PathBuf {
+    std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{host}_")))
+        })
+        .unwrap_or_else(|| panic!("no folder for {host} in {}", results.display()))
+}
+
 /// Reads every result file of one site folder (panics naming a missing one).
 pub fn result_bytes(dir: &Path) -> ResultBytes {
     [

@@ -15,7 +15,7 @@ use std::path::Path;
 use super::NetworkError;
 use super::aggregate::{Inbound, read_links};
 use super::entities::Entities;
-use super::model::{EdgeRow, Network, NodeRow, Set, SubsetRow};
+use super::model::{EdgeRow, Network, NodeRow, Set, SubsetTally};
 use super::targets::TargetSet;
 use super::unit::{Subsets, Unit};
 
@@ -280,15 +280,7 @@ pub(super) fn assemble(
         .enumerate()
         .map(|(i, k)| (*k, u32::try_from(i + 1).unwrap_or(u32::MAX)))
         .collect();
-    let names = subsets.names();
-    let mut classes: Vec<SubsetRow> = names
-        .iter()
-        .map(|name| SubsetRow {
-            name: name.clone(),
-            sites: 0,
-            links: 0,
-        })
-        .collect();
+    let mut classes = SubsetTally::new(subsets);
     let mut nodes = Vec::with_capacity(keys.len());
     let mut accompanying = BTreeMap::new();
     for (i, &k) in keys.iter().enumerate() {
@@ -297,15 +289,7 @@ pub(super) fn assemble(
             (Set::Target, "target".to_owned())
         } else {
             accompanying.insert(u32::try_from(i + 1).unwrap_or(u32::MAX), k);
-            let class = subsets.class_of(inb.targets);
-            if let Some(cl) = class.and_then(|cl| classes.get_mut(cl)) {
-                cl.sites += 1;
-                cl.links += inb.links;
-            }
-            (
-                Set::Accompanying,
-                class.map_or_else(String::new, |cl| names[cl].clone()),
-            )
+            (Set::Accompanying, classes.add(inb))
         };
         let (out_targets, out_links) = out.get(&k).copied().unwrap_or_default();
         nodes.push(NodeRow {
@@ -330,7 +314,7 @@ pub(super) fn assemble(
         nodes,
         targets,
         edges: Vec::new(),
-        subsets: classes,
+        subsets: classes.rows,
     };
     (net, edges, accompanying)
 }

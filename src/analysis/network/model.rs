@@ -113,6 +113,44 @@ pub(crate) struct Network {
     pub links: u64,
 }
 
+/// The accompanying set's classes as its sites are counted in.
+pub(super) struct SubsetTally {
+    subsets: Subsets,
+    names: Vec<String>,
+    /// Each class's sites and links so far.
+    pub(super) rows: Vec<SubsetRow>,
+}
+
+impl SubsetTally {
+    pub(super) fn new(subsets: &Subsets) -> Self {
+        let names = subsets.names();
+        let rows = names
+            .iter()
+            .map(|name| SubsetRow {
+                name: name.clone(),
+                sites: 0,
+                links: 0,
+            })
+            .collect();
+        SubsetTally {
+            subsets: subsets.clone(),
+            names,
+            rows,
+        }
+    }
+
+    /// Counts an accompanying site linked as `inbound` says; its class's name (empty below
+    /// the first class).
+    pub(super) fn add(&mut self, inbound: Inbound) -> String {
+        let class = self.subsets.class_of(inbound.targets);
+        if let Some(c) = class.and_then(|c| self.rows.get_mut(c)) {
+            c.sites += 1;
+            c.links += inbound.links;
+        }
+        class.map_or_else(String::new, |c| self.names[c].clone())
+    }
+}
+
 /// Each site's id from its code (`NodeKey::code`).
 pub(super) struct Ids {
     /// Accompanying sites' ids, by index.
@@ -138,7 +176,6 @@ impl Network {
     /// Orders and numbers what `counts` found for the targets of `set`; the ids of its
     /// sites, for its arcs.
     pub(super) fn assemble(set: &TargetSet, counts: &Counts, subsets: &Subsets) -> (Network, Ids) {
-        let names = subsets.names();
         let n_targets = set.targets.len();
         // Accompanying sites: most targets linking first, then by name.
         let mut order: Vec<usize> = (0..counts.units.len()).collect();
@@ -169,25 +206,13 @@ impl Network {
                 hosts: counts.target_hosts.get(i).cloned().unwrap_or_default(),
             })
             .collect();
-        let mut classes: Vec<SubsetRow> = names
-            .iter()
-            .map(|name| SubsetRow {
-                name: name.clone(),
-                sites: 0,
-                links: 0,
-            })
-            .collect();
+        let mut classes = SubsetTally::new(subsets);
         for &u in &order {
             let inbound = counts.into_units[u];
-            let class = subsets.class_of(inbound.targets);
-            if let Some(c) = class.and_then(|c| classes.get_mut(c)) {
-                c.sites += 1;
-                c.links += inbound.links;
-            }
             nodes.push(NodeRow {
                 label: counts.units[u].clone(),
                 set: Set::Accompanying,
-                subset: class.map_or_else(String::new, |c| names[c].clone()),
+                subset: classes.add(inbound),
                 inbound,
                 out_targets: 0,
                 out_links: 0,
@@ -201,7 +226,7 @@ impl Network {
             nodes,
             targets: n_targets,
             edges: Vec::new(),
-            subsets: classes,
+            subsets: classes.rows,
             arcs,
             links,
         };

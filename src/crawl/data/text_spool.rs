@@ -21,8 +21,9 @@ use crate::model::fold::page_text::PageText;
 #[derive(Debug)]
 pub struct TextSpool {
     folder: PathBuf,
-    /// One writer at a time: two parsers' lines of one site never interleave.
-    write: Mutex<()>,
+    /// One writer at a time: two parsers' lines of one site never interleave; holds whether
+    /// the folder was made (once, not at every page).
+    write: Mutex<bool>,
     /// Each scope's seed origin, as its graph names it (asked of the data manager once).
     origins: dashmap::DashMap<crate::base::ids::ScopeId, std::sync::Arc<str>>,
 }
@@ -32,7 +33,7 @@ impl TextSpool {
     pub fn new(state_folder: &Path) -> Self {
         TextSpool {
             folder: Self::folder_of(state_folder),
-            write: Mutex::new(()),
+            write: Mutex::new(false),
             origins: dashmap::DashMap::new(),
         }
     }
@@ -77,8 +78,11 @@ impl TextSpool {
             }
         }));
         line.push(b'\n');
-        let _one = self.write.lock();
-        std::fs::create_dir_all(&self.folder)?;
+        let mut created = self.write.lock();
+        if !*created {
+            std::fs::create_dir_all(&self.folder)?;
+            *created = true;
+        }
         let mut f = OpenOptions::new()
             .create(true)
             .append(true)
