@@ -189,6 +189,15 @@ fn transient(e: &postgres::Error) -> bool {
     }
 }
 
+/// Whether the server rolled the transaction back for meeting another one (a deadlock, a
+/// serialization failure): it had no effect, and passes when run again on the same
+/// connection. Two processes' transactions can take the same rows in opposite orders (a seed
+/// registration while another process settles its scopes): PostgreSQL then aborts one of them.
+fn conflicted(e: &postgres::Error) -> bool {
+    e.code()
+        .is_some_and(|c| matches!(c.code(), "40P01" | "40001"))
+}
+
 impl Db {
     /// Parses `url` and connects.
     pub(crate) fn connect(url: &str) -> Result<Db, PgError> {
@@ -247,6 +256,13 @@ impl Db {
                 Err(e) if transient(&e) && attempt < ATTEMPTS => {
                     self.client = None;
                     std::thread::sleep(pause);
+                    pause *= 2;
+                }
+                Err(e) if conflicted(&e) && attempt < ATTEMPTS => {
+                    // The other transaction goes on meanwhile; a pause apart from its own
+                    // retry (the pid differs between processes) keeps them from meeting again.
+                    let spread = u64::from(std::process::id() % 7) * 10;
+                    std::thread::sleep(pause / 4 + Duration::from_millis(spread));
                     pause *= 2;
                 }
                 Err(source) => {
