@@ -1733,10 +1733,18 @@ fn a_process_that_got_no_site_says_the_others_took_every_site() {
     };
     let web = TestWeb::new();
     web.page("a.test", "/", "<a href=/slow>x</a>");
-    web.set(
+    // /slow answers once the second process has ended: the first holds the site until then,
+    // however slowly either starts (CI saw the first finish before the second registered).
+    let (arrived_tx, arrived) = crossbeam_channel::bounded::<()>(1);
+    let (release, released) = crossbeam_channel::bounded::<()>(1);
+    web.server.route(
         "a.test",
         "/slow",
-        rccrawler::base::loopback::Resp::html("slow").delayed(Duration::from_secs(2)),
+        rccrawler::base::loopback::Route::Generated(std::sync::Arc::new(move |_| {
+            let _ = arrived_tx.try_send(());
+            let _ = released.recv_timeout(Duration::from_secs(120));
+            rccrawler::base::loopback::Resp::html("slow")
+        })),
     );
     let settings = [
         ("DataManager", "PgDM"),
@@ -1745,22 +1753,32 @@ fn a_process_that_got_no_site_says_the_others_took_every_site() {
     ];
     let first = common::prepare(&[web.origin("a.test")], &settings);
     let mut one = start(first.path(), &[]);
-    // The first process holds the site once it asks for its second page.
-    let started = std::time::Instant::now();
-    while !web.server.requests().iter().any(|r| r.target == "/slow") {
+    assert!(
+        arrived.recv_timeout(Duration::from_secs(60)).is_ok(),
+        "{}",
+        output(first.path())
+    );
+    let second = common::prepare(&[web.origin("a.test")], &settings);
+    let mut two = start(second.path(), &[]);
+    // The second has registered and crawls (its live page is open) while the first holds the
+    // site: the first may now finish it.
+    let started = Instant::now();
+    while !output(second.path()).contains("status page:") {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "{}",
-            output(first.path())
+            output(second.path())
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let second = common::prepare(&[web.origin("a.test")], &settings);
-    let (status, out) = run(second.path(), &[]);
+    release.send(()).unwrap();
+    let status = wait(&mut two, Duration::from_secs(60), second.path());
+    let out = output(second.path());
     assert!(status.success(), "{out}");
     assert!(
         out.contains("this process crawled no site: the other processes took every site"),
-        "{out}"
+        "{out}\nthe first process:\n{}",
+        output(first.path())
     );
     assert!(!out.contains("site   pages"), "no empty table: {out}");
     let status = wait(&mut one, Duration::from_secs(60), first.path());
@@ -1770,4 +1788,94 @@ fn a_process_that_got_no_site_says_the_others_took_every_site() {
         !out.contains("crawled no site") && out.contains("a.test"),
         "{out}"
     );
+}
+
+/// A process's transaction that PostgreSQL aborts to break a deadlock with another (here the
+/// test's own, taking the rows a seed registration takes, in the other order) is run again, not
+/// a fatal error: CI saw `deadlock detected (40P01)` end a process at "registering the seeds"
+/// while another settled its scope.
+#[test]
+fn a_transaction_aborted_by_a_deadlock_is_run_again() {
+    let Some(db) = pg::server("a_transaction_aborted_by_a_deadlock") else {
+        return;
+    };
+    let web = TestWeb::new();
+    web.page("a.test", "/", "<a href=/b>b</a>");
+    web.page("a.test", "/b", "b");
+    let settings = [
+        ("DataManager", "PgDM"),
+        ("DatabaseUrl", db.url.as_str()),
+        ("CrawlName", "shared"),
+    ];
+    let dir = common::prepare(&[web.origin("a.test")], &settings);
+    let (status, out) = run(dir.path(), &[]);
+    assert!(status.success(), "{out}");
+    // The test's transaction holds the scope's row; it waits for the crawl's row only once the
+    // process's registration holds that one and waits for the scope's: a cycle. The test's
+    // session waits a minute before it looks for deadlocks, the process's server session a
+    // second: the server aborts the process's transaction.
+    let mut c = db.client();
+    let mut tx = c.transaction().unwrap();
+    tx.batch_execute("SET LOCAL deadlock_timeout = '60s'")
+        .unwrap();
+    tx.query(
+        "SELECT 1 FROM rccrawler_scopes WHERE crawl = 'shared' FOR UPDATE",
+        &[],
+    )
+    .unwrap();
+    let again = common::prepare(&[web.origin("a.test")], &settings);
+    let mut child = start(again.path(), &[]);
+    let mut watch = db.client();
+    let started = Instant::now();
+    loop {
+        let waiting: i64 = watch
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
+                 AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if waiting > 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the registration never waited for the scope's row: {}",
+            output(again.path())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tx.query(
+        "SELECT 1 FROM rccrawler_crawls WHERE name = 'shared' FOR UPDATE",
+        &[],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    let status = wait(&mut child, Duration::from_secs(60), again.path());
+    let out = output(again.path());
+    assert!(status.success(), "{out}");
+    assert!(!out.contains("deadlock"), "{out}");
+    // The crawl was finished: said at the start, not blamed on other processes.
+    assert!(out.contains("crawl \"shared\" is finished"), "{out}");
+    assert!(!out.contains("took every site"), "{out}");
+    // The server did break a deadlock (its statistics reach the view within a second or so).
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let deadlocks: i64 = watch
+            .query_one(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if deadlocks > 0 {
+            break;
+        }
+        assert!(Instant::now() < until, "no deadlock was broken: {out}");
+        std::thread::sleep(Duration::from_millis(200));
+        watch
+            .batch_execute("SELECT pg_stat_clear_snapshot()")
+            .unwrap();
+    }
 }

@@ -182,8 +182,8 @@ pub struct RunReport {
     pub unload_elapsed: Duration,
     /// Where results were written.
     pub result_folder: PathBuf,
-    /// The crawl is shared with other processes (`PgDM`): a run that crawled no site left
-    /// them all to the others.
+    /// The crawl is shared with other processes (`PgDM`) and had work when this process
+    /// started: a run that crawled no site left them all to the others.
     pub shared: bool,
 }
 

@@ -239,7 +239,8 @@ fn end_of_run(
         stopped_after: ctx.stop.requested_after(ctx.started),
         unload_elapsed: unload_started.elapsed(),
         result_folder: ctx.settings.results.folder.clone(),
-        shared: ctx.coordinator.scopes_per_process().is_some(),
+        // A crawl found finished is said so at the start, not as the others' work.
+        shared: ctx.coordinator.scopes_per_process().is_some() && !ctx.coordinator.found_finished(),
     })
 }
 

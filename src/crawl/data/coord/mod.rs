@@ -8,7 +8,9 @@
 //!   politeness per site holds across processes;
 //! - [`Coordinator::outstanding`] counts the scopes other processes (or nobody yet) must still
 //!   crawl: while it is not zero, this process's work is not done;
-//! - after [`Coordinator::hand_back`], nothing this process held is held any more.
+//! - after [`Coordinator::hand_back`], nothing this process held is held any more but the
+//!   finished scopes whose files the end of the run is writing: they stay its own until
+//!   recorded as written, so that no other process writes them a second time meanwhile.
 
 use std::fmt::Debug;
 
@@ -124,6 +126,11 @@ pub trait Coordinator: Send + Sync + Debug {
     /// How many scopes with work this process holds at once at most (`None`: every one).
     fn scopes_per_process(&self) -> Option<usize> {
         None
+    }
+
+    /// The crawl was finished before this process registered its seeds (no scope had work).
+    fn found_finished(&self) -> bool {
+        false
     }
 
     /// The crawl ends for this process, after its last save: what it holds goes back (others

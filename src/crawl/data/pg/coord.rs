@@ -3,7 +3,7 @@
 //! budget reserved in blocks (`rccrawler_processes`).
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::PgCrawl;
 use super::db::bigint;
@@ -21,6 +21,8 @@ pub struct PgCoordinator {
     per_process: usize,
     /// `PageBudget` is set: it is the crawl's, reserved in blocks.
     budgeted: bool,
+    /// No scope had work when the seeds were registered.
+    found_finished: AtomicBool,
 }
 
 impl PgCoordinator {
@@ -29,6 +31,7 @@ impl PgCoordinator {
             crawl,
             per_process,
             budgeted,
+            found_finished: AtomicBool::new(false),
         }
     }
 }
@@ -61,6 +64,7 @@ impl Coordinator for PgCoordinator {
         // when every scope is): known before the engine first asks.
         self.crawl.look(0)?;
         if self.outstanding() == 0 {
+            self.found_finished.store(true, Ordering::Relaxed);
             eprintln!(
                 "crawl {crawl:?} is finished: every one of its {} is done. `rccrawler export` writes its results; \
                  to crawl the sites again, give it another CrawlName",
@@ -124,17 +128,22 @@ impl Coordinator for PgCoordinator {
         Some(self.per_process)
     }
 
+    fn found_finished(&self) -> bool {
+        self.found_finished.load(Ordering::Relaxed)
+    }
+
     fn hand_back(&self) -> Result<(), CoordError> {
-        // Finished scopes first (their leases are renewed meanwhile).
+        // Finished scopes first (their leases are renewed meanwhile, and still after this:
+        // those whose files the end of the run writes stay this process's until then).
         let settled = self.crawl.settler.lock().finish();
-        self.crawl.stop_renewing();
         let owner = &self.crawl.owner;
+        let secs = self.crawl.lease.as_secs_f64();
         self.crawl
             .db
             .lock()
             .run("handing back scopes", &[("owner", owner)], |c| {
                 let mut tx = c.transaction()?;
-                scope_state::hand_back(&mut tx, owner)?;
+                scope_state::hand_back(&mut tx, owner, secs)?;
                 // Budget reserved and not spent goes back to the crawl.
                 tx.execute("DELETE FROM rccrawler_processes WHERE owner = $1", &[owner])?;
                 tx.commit()

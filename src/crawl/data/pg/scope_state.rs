@@ -470,18 +470,27 @@ pub(super) fn settle_all(
 }
 
 /// Gives back every scope `owner` holds: unfinished ones are queued for another process; a
-/// settled one whose files are not recorded as written keeps its owner with its lease over,
-/// for another process to take over and write (see [`has_work`]).
-pub(super) fn hand_back(tx: &mut Transaction<'_>, owner: &str) -> Result<(), postgres::Error> {
+/// settled one whose files are not recorded as written stays `owner`'s under a fresh lease of
+/// `secs`, which the claim renewer keeps renewing while this process writes those files at
+/// the end of its run ([`written_at_end`] releases it). Had it been released here, another
+/// process would take it over and write it a second time while this one writes it; if this
+/// process dies first, the lease runs out and another takes it over (see [`has_work`]).
+pub(super) fn hand_back(
+    tx: &mut Transaction<'_>,
+    owner: &str,
+    secs: f64,
+) -> Result<(), postgres::Error> {
     tx.execute(
         "UPDATE rccrawler_scopes SET \
          owner = CASE WHEN state <> $2 AND written_row IS NULL THEN owner END, \
-         lease_until = CASE WHEN state <> $2 AND written_row IS NULL THEN now() END, \
+         lease_until = CASE WHEN state <> $2 AND written_row IS NULL \
+         THEN now() + make_interval(secs => $4) END, \
          state = CASE WHEN state = $2 THEN $3 ELSE state END WHERE owner = $1",
         &[
             &owner,
             &ScopeState::Active.as_str(),
             &ScopeState::Queued.as_str(),
+            &secs,
         ],
     )?;
     Ok(())

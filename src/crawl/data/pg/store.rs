@@ -423,6 +423,9 @@ impl Persistence for PgStore {
     }
 
     fn written_at_end(&self, rows: &[SiteSummary]) -> Result<(), PersistError> {
+        // Whatever happens here, the run is over: the leases of the scopes still held (their
+        // files could not be recorded) run out, and another process writes them.
+        let _stop = StopRenewing(&self.crawl);
         if rows.is_empty() {
             return Ok(());
         }
@@ -446,6 +449,15 @@ impl Persistence for PgStore {
                 tx.commit()
             },
         )?)
+    }
+}
+
+/// Stops renewing the process's claims when dropped.
+struct StopRenewing<'a>(&'a super::PgCrawl);
+
+impl Drop for StopRenewing<'_> {
+    fn drop(&mut self) {
+        self.0.stop_renewing();
     }
 }
 
