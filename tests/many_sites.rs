@@ -111,6 +111,27 @@ fn the_window_of_active_scopes_changes_no_graph_and_no_summary_row() {
     }
 }
 
+/// `Resolve = *.test:…` maps generated host names nobody listed one by one (a million sites
+/// need one entry): the crawl's files are those of the crawl with an entry per host.
+#[test]
+fn one_wildcard_entry_resolves_every_generated_host() {
+    const GENERATED: [&str; 3] = ["s1-t0.test", "s999999-t3.test", "x.s2-t1.test"];
+    let web = sites(&GENERATED, 12, Duration::ZERO);
+    let hosts = lines(&web, &GENERATED);
+    let listed: Vec<String> = GENERATED.iter().map(|h| format!("{h}:127.0.0.1")).collect();
+    let listed = common::crawl(&hosts, &[("Resolve", &listed.join(","))]);
+    let wildcard = common::crawl(&hosts, &[("Resolve", "*.test:127.0.0.1")]);
+    for host in GENERATED {
+        let files = result_bytes(&wildcard.results().join(folder(&web, host)));
+        assert!(!files.is_empty(), "{host}");
+        assert_same_files(
+            &files,
+            &result_bytes(&listed.results().join(folder(&web, host))),
+            &format!("{host} through *.test"),
+        );
+    }
+}
+
 fn start(dir: &Path, run: usize, args: &[&str]) -> Child {
     let out = std::fs::File::create(dir.join(format!("stdout-{run}.txt"))).unwrap();
     let err = std::fs::File::create(dir.join(format!("stderr-{run}.txt"))).unwrap();

@@ -35,6 +35,8 @@ struct Shared {
     /// costs 4), and every request looks here first, by binary search.
     overrides: Arc<[ResolveEntry]>,
     by_host: Box<[u32]>,
+    /// The wildcard entries (`*.test`), as (`.test`, position), longest domain first: few.
+    under: Box<[(Box<str>, u32)]>,
     cache: DashMap<(Box<str>, u16), Lookup>,
     system: DefaultResolver,
 }
@@ -51,26 +53,46 @@ impl CachingResolver {
         let mut by_host: Vec<u32> = (0..overrides.len() as u32).collect();
         // Stable: a host's entries keep the order they were written in.
         by_host.sort_by(|&a, &b| overrides[a as usize].host.cmp(&overrides[b as usize].host));
+        let mut under: Vec<(Box<str>, u32)> = by_host
+            .iter()
+            .filter_map(|&i| {
+                let domain = overrides[i as usize].host.strip_prefix('*')?;
+                Some((domain.into(), i))
+            })
+            .collect();
+        // The most specific domain first (`*.a.test` before `*.test`); stable, so a domain's
+        // entries keep their written order.
+        under.sort_by_key(|(d, _)| std::cmp::Reverse(d.len()));
         CachingResolver {
             shared: Arc::new(Shared {
                 overrides,
                 by_host: by_host.into_boxed_slice(),
+                under: under.into_boxed_slice(),
                 cache: DashMap::new(),
                 system: DefaultResolver::default(),
             }),
         }
     }
 
-    /// The address `Resolve` gives `host` on `port`: its first entry for that port or any.
+    /// The address `Resolve` gives `host` on `port`: its first entry for that port or any;
+    /// without one, the first of the most specific wildcard (`*.test`) it falls under.
     fn overridden(&self, host: &str, port: u16) -> Option<IpAddr> {
         let s = &self.shared;
         let entry = |i: &u32| &s.overrides[*i as usize];
         let first = s.by_host.partition_point(|i| entry(i).host.as_str() < host);
-        s.by_host[first..]
+        let exact = s.by_host[first..]
             .iter()
             .map(entry)
             .take_while(|e| e.host == host)
-            .find(|e| e.port.is_none_or(|p| p == port))
+            .find(|e| e.port.is_none_or(|p| p == port));
+        exact
+            .or_else(|| {
+                s.under
+                    .iter()
+                    .filter(|(domain, _)| host.ends_with(&**domain) && host.len() > domain.len())
+                    .map(|(_, i)| entry(i))
+                    .find(|e| e.port.is_none_or(|p| p == port))
+            })
             .map(|e| e.addr)
     }
 
@@ -188,6 +210,38 @@ mod tests {
         let r = CachingResolver::new(Arc::from([c(Some(81), 3), c(None, 4)]));
         assert_eq!(r.overridden("c.test", 81), Some(ip(3)));
         assert_eq!(r.overridden("c.test", 9), Some(ip(4)));
+    }
+
+    #[test]
+    fn a_wildcard_maps_every_host_under_its_domain_and_a_host_s_own_entry_comes_first() {
+        let ip = |d: u8| IpAddr::V4(Ipv4Addr::new(127, 0, 0, d));
+        let e = |host: &str, port, d| ResolveEntry {
+            host: host.into(),
+            port,
+            addr: ip(d),
+        };
+        let r = CachingResolver::new(Arc::from([
+            e("*.test", None, 1),
+            e("b.test", None, 2),
+            e("*.a.test", Some(81), 3),
+            e("*.a.test", None, 4),
+        ]));
+        assert_eq!(r.overridden("s999999-t3.test", 80), Some(ip(1)));
+        assert_eq!(r.overridden("x.y.test", 80), Some(ip(1)));
+        assert_eq!(r.overridden("b.test", 80), Some(ip(2)));
+        // The most specific domain, then the first entry for the port.
+        assert_eq!(r.overridden("sub.a.test", 81), Some(ip(3)));
+        assert_eq!(r.overridden("sub.a.test", 80), Some(ip(4)));
+        assert_eq!(r.overridden("a.test", 80), Some(ip(1)));
+        // Not the domain itself, nor a name that merely ends like it.
+        assert_eq!(r.overridden("test", 80), None);
+        assert_eq!(r.overridden("atest", 80), None);
+        assert_eq!(r.overridden("a.example", 80), None);
+        assert_eq!(
+            resolve(&r, "http://S1.test:8080/").unwrap(),
+            vec!["127.0.0.1:8080".parse().unwrap()]
+        );
+        assert!(r.shared.cache.is_empty());
     }
 
     #[test]

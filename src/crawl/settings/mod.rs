@@ -498,11 +498,22 @@ fn parse_resolve(v: &Values<'_>) -> Result<Vec<ResolveEntry>, SettingsError> {
                 (Some(port), parse_addr(addr).ok_or_else(|| bad(item))?)
             }
         };
-        if let Err(why) = crate::model::site::check_host_name(host) {
+        // `*.test`: every host under `test` (curl's wildcard, for a suffix): a benchmark's
+        // million generated sites need one entry, not a million.
+        let named = host.strip_prefix("*.").unwrap_or(host);
+        let checked = match crate::model::site::check_host_name(named) {
+            Ok(()) if named != host && named.parse::<IpAddr>().is_ok() => {
+                Err(format!("{named:?} is an address, not a domain"))
+            }
+            checked => checked,
+        };
+        if let Err(why) = checked {
             return Err(v.bad(
                 "Resolve",
                 item,
-                format!("{why} (one host name per entry: wildcards are not supported)"),
+                format!(
+                    "{why} (one host name per entry, or `*.` and a domain for every host under it)"
+                ),
             ));
         }
         out.push(ResolveEntry {
@@ -728,12 +739,20 @@ mod tests {
         assert_eq!(r[1].host, "b.test");
         assert_eq!(r[2].addr, "::1".parse::<IpAddr>().unwrap());
         assert!(parse_resolve("nohost").is_err());
-        // See: issue 17 — a wildcard was accepted, and every site was then unreachable.
-        let e = parse_resolve("*.test:127.0.0.1").unwrap_err().to_string();
-        assert!(
-            e.contains("is not a host name") && e.contains("wildcards"),
-            "{e}"
-        );
+        // See: issue 17 — a wildcard was accepted, and every site was then unreachable; a
+        // leading `*.` is now every host under a domain (the resolver's tests say how).
+        let r = parse_resolve("*.Test:127.0.0.1").unwrap();
+        assert_eq!(r[0].host, "*.test");
+        for bad in [
+            "*:127.0.0.1",
+            "a.*.test:127.0.0.1",
+            "*test:127.0.0.1",
+            "*.:127.0.0.1",
+            "*.127.0.0.2:127.0.0.1",
+        ] {
+            let e = parse_resolve(bad).unwrap_err().to_string();
+            assert!(e.contains("`*.` and a domain"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub(super) const KEYS: &[KeyDef] = &[
         "Resolve",
         "",
         ValueKind::ResolveList,
-        "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port)."
+        "Host names mapped to addresses, like curl --resolve: a.test:127.0.0.1,b.test:8080:127.0.0.1 (optional port); *.test:127.0.0.1 maps every host under test (a host's own entry comes first)."
     ),
     key!(
         "HTTP",
