@@ -31,6 +31,10 @@ pub(crate) struct LiveTotals {
 pub(crate) struct LiveNetwork {
     spec: NetworkSpec,
     set: TargetSet,
+    /// The targets' positions sorted by site: a site is found by binary search (a search
+    /// through the list at each site written made a crawl of a million sites quadratic: 40 %
+    /// of its CPU at 300,000 sites written), at 4 bytes a target.
+    by_site: Box<[u32]>,
     state: Mutex<Seen>,
 }
 
@@ -49,18 +53,34 @@ impl LiveNetwork {
         sites: impl IntoIterator<Item = (String, String)>,
     ) -> Self {
         let set = TargetSet::listed(sites, &spec.scopes);
+        let mut by_site: Vec<u32> = (0..set.targets.len() as u32).collect();
+        // Stable: of two targets of one site (none in practice), the first is found.
+        by_site.sort_by(|&a, &b| {
+            set.targets[a as usize]
+                .site
+                .cmp(&set.targets[b as usize].site)
+        });
         LiveNetwork {
             spec,
             set,
+            by_site: by_site.into_boxed_slice(),
             state: Mutex::new(Seen::default()),
         }
+    }
+
+    /// The position of target `site`.
+    fn target(&self, site: &str) -> Option<usize> {
+        let of = |i: &u32| self.set.targets[*i as usize].site.as_str();
+        let at = self.by_site.partition_point(|i| of(i) < site);
+        let i = *self.by_site.get(at)?;
+        (of(&i) == site).then_some(i as usize)
     }
 
     /// Target `site`'s files were written into `folder`: its links count from now on (once).
     /// A file that does not read leaves the totals as they were: they are a view, not a
     /// result.
     pub(crate) fn count_site(&self, site: &str, folder: &Path) {
-        let Some(t) = self.set.targets.iter().position(|x| x.site == site) else {
+        let Some(t) = self.target(site) else {
             return;
         };
         let own = self.spec.unit.of(&self.set.targets[t].host).to_owned();
@@ -99,5 +119,57 @@ impl LiveNetwork {
             accompanying: seen.units.len(),
             arcs: seen.arcs,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::network::targets::TargetScopes;
+    use crate::analysis::network::unit::{Subsets, Unit};
+
+    /// Sites not in name order, found wherever they are; each site's links counted once.
+    #[test]
+    fn each_target_is_found_by_its_site_and_counted_once() {
+        let spec = NetworkSpec {
+            unit: Unit::Host,
+            subsets: Subsets::new(&[1]),
+            scopes: TargetScopes::default(),
+            entities: None,
+        };
+        let sites = ["http://c.test", "http://a.test", "http://b.test:81"];
+        let live = LiveNetwork::new(
+            spec,
+            sites.iter().map(|s| {
+                let host = s.trim_start_matches("http://").split(':').next().unwrap();
+                (s.to_string(), host.to_owned())
+            }),
+        );
+        assert_eq!(live.target("http://a.test"), Some(1));
+        assert_eq!(live.target("http://b.test:81"), Some(2));
+        assert_eq!(live.target("http://c.test"), Some(0));
+        assert_eq!(live.target("http://b.test"), None);
+        assert_eq!(live.target("http://d.test"), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("external_links.csv"),
+            "Source,Url,Host,Anchor,Context,Rel\n\
+             1,http://c.test/,c.test,C,,\n\
+             1,http://x.example/,x.example,X,,\n",
+        )
+        .unwrap();
+        live.count_site("http://a.test", dir.path());
+        live.count_site("http://a.test", dir.path());
+        live.count_site("http://d.test", dir.path());
+        let totals = live.totals();
+        assert_eq!(
+            (
+                totals.targets,
+                totals.counted,
+                totals.arcs,
+                totals.accompanying
+            ),
+            (3, 1, 2, 1)
+        );
     }
 }

@@ -65,10 +65,18 @@ impl CrawlView for Context {
     }
 
     fn tick(&self) -> Tick {
+        let pending = self.pending();
         Tick {
             now: Instant::now(),
-            pending: self.pending(),
-            robots_pending: self.dispatcher.robots_pending(),
+            pending,
+            // A look at every site's gate, under the dispatcher's lock: at each tick of a crawl
+            // of a million sites that was 7 % of its CPU at 300,000 sites. It only matters
+            // once nothing is pending (`WorkIsDoneAF`).
+            robots_pending: if pending == 0 {
+                self.dispatcher.robots_pending()
+            } else {
+                0
+            },
             budget: self.dispatcher.budget(),
         }
     }

@@ -37,7 +37,8 @@ pub struct Tick {
     pub now: Instant,
     /// URLs queued or in flight.
     pub pending: usize,
-    /// Sites still waiting for robots.txt.
+    /// Sites still waiting for robots.txt, counted when nothing is `pending` (0 otherwise: only
+    /// the end of the work needs it).
     pub robots_pending: usize,
     /// The page budget as (spent, under way, limit), when there is one.
     pub budget: Option<(u64, u64, u64)>,
