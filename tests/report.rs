@@ -438,3 +438,56 @@ fn report_of_a_folder_that_is_not_a_results_folder_is_bad_input() {
         "a file outside the results folder was read"
     );
 }
+
+/// A report of thousands of sites (issue 69: a million sites' report held every site's row
+/// in three tables): the sites table lists every site, the yield table the 2,000 with most
+/// reward and says so.
+#[test]
+fn the_yield_table_of_thousands_of_sites_lists_those_with_most_reward() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    let mut summary = String::from(
+        "Site,Folder,Pages,Arcs,ExternalLinks,BadLinks,Duplicates,MaxLevel,Seconds,State,Home,\
+         Reason,Fetched,Reward,Hosts,TLP,SitemapUrls,Orphans,Rendered,ScriptOnlyArcs,Documents,\
+         DocumentTypes\n",
+    );
+    let reward = |k: usize| (k * 37) % 2_503;
+    for k in 0..2_500 {
+        summary.push_str(&format!(
+            "\"http://s{k}.test\",\"s{k}.test\",3,2,1,0,0,1,0.1,\"done\",\"http://s{k}.test/\",\
+             \"\",3,{},1,0.3,\"\",\"\",\"\",\"\",\"\",\"\"\n",
+            reward(k)
+        ));
+    }
+    std::fs::write(results.join("summary.csv"), summary).unwrap();
+    let o = run(dir.path(), &["report", "results"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let html = std::fs::read_to_string(results.join("report.html")).unwrap();
+    let sites = between(&html, "<table id=\"sites-table\"", "</table>");
+    assert_eq!(sites.matches("<tr>").count(), 1 + 2_500);
+    let yields = between(&html, "<table id=\"yield-table\"", "</table>");
+    assert_eq!(yields.matches("<tr>").count(), 1 + 2_000);
+    let mut by_reward: Vec<usize> = (0..2_500).collect();
+    by_reward.sort_by_key(|&k| std::cmp::Reverse(reward(k)));
+    for &k in &by_reward[..2_000] {
+        assert!(
+            yields.contains(&format!("<td>http://s{k}.test</td>")),
+            "s{k}"
+        );
+    }
+    for &k in &by_reward[2_000..] {
+        assert!(
+            !yields.contains(&format!("<td>http://s{k}.test</td>")),
+            "s{k}"
+        );
+    }
+    // In hosts.txt order, as the sites table.
+    let first = yields.find("<td>http://s").unwrap();
+    let k0 = by_reward[..2_000].iter().min().unwrap();
+    assert!(yields[first..].starts_with(&format!("<td>http://s{k0}.test</td>")));
+    assert!(
+        html.contains("The table lists the 2000 sites with most reward"),
+        "the note says so"
+    );
+}

@@ -291,6 +291,22 @@ pub(super) fn external(b: &mut String, hosts: &HashMap<String, (u64, u64)>) {
 }
 
 /// The BeeBot yield curves: reward against pages fetched, and the pages each site got.
+/// Rows of the yield table at most: the sites table lists every site's pages fetched and
+/// reward already, and a table of a million rows is no page a browser opens.
+const YIELD_ROWS: usize = 2_000;
+
+/// The `n` sites of `among` with most reward (the first in hosts.txt among equals), in
+/// hosts.txt order.
+fn most_reward(rows: &[SummaryRow], among: &[usize], n: usize) -> Vec<usize> {
+    let mut chosen = among.to_vec();
+    if chosen.len() > n {
+        chosen.sort_by(|&a, &b| rows[b].reward.cmp(&rows[a].reward).then(a.cmp(&b)));
+        chosen.truncate(n);
+        chosen.sort_unstable();
+    }
+    chosen
+}
+
 pub(super) fn yields<'f>(
     b: &mut String,
     rows: &[SummaryRow],
@@ -304,30 +320,39 @@ pub(super) fn yields<'f>(
     } else {
         "the pages each site was crawled with"
     };
+    let fetched: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].fetched > 0).collect();
+    let listed = most_reward(rows, &fetched, YIELD_ROWS);
     let _ = write!(
         b,
         "<p class=\"note\">Each site's reward so far (yield.csv's Reward: new external links, or \
          all of them with BanditReward = AllExternal) against its pages in breadth-first order, \
-         as in the BeeBot paper; the table lists {what}.{}</p>",
-        {
-            let fetched = rows.iter().filter(|r| r.fetched > 0).count();
-            if fetched > curves.len() {
-                format!(
-                    " Curves of the {} sites with most reward (of {fetched}).",
-                    curves.len()
-                )
-            } else {
-                String::new()
-            }
+         as in the BeeBot paper; the table lists {what}.{}{}</p>",
+        if fetched.len() > curves.len() {
+            format!(
+                " Curves of the {} sites with most reward (of {}).",
+                curves.len(),
+                fetched.len()
+            )
+        } else {
+            String::new()
+        },
+        if listed.len() < fetched.len() {
+            format!(
+                " The table lists the {} sites with most reward; the sites table above has \
+                 every site's pages fetched and reward.",
+                listed.len()
+            )
+        } else {
+            String::new()
         }
     );
     let series: Vec<(String, Vec<(u64, u64)>)> = curves
         .iter()
         .map(|&i| (rows[i].site.clone(), figures(i).yield_curve.clone()))
         .collect();
-    let table_rows: Vec<Vec<Cell>> = rows
+    let table_rows: Vec<Vec<Cell>> = listed
         .iter()
-        .filter(|r| r.fetched > 0)
+        .map(|&i| &rows[i])
         .map(|r| {
             vec![
                 Cell::Text(r.site.clone()),

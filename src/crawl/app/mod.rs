@@ -23,6 +23,7 @@ use crossbeam_channel::Receiver;
 use thiserror::Error;
 
 pub use text_file::TextFileManager;
+pub use unload_all::SHOWN_SITES;
 
 use crate::base::stop::StopReason;
 use crate::crawl::data::coord::{CoordError, Coordinator};
@@ -103,7 +104,10 @@ pub fn write_results(
     for (i, row) in rows.iter_mut().enumerate() {
         row.order = i;
     }
-    Ok(unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]), network)?.rows)
+    // Every scope is written by this call: `now` holds every row.
+    let rows = unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]))?.now;
+    unload_all::derive(settings, unloaders, network)?;
+    Ok(rows)
 }
 
 /// A run could not complete its work.
@@ -170,8 +174,13 @@ pub enum AppError {
 pub struct RunReport {
     /// Why it stopped.
     pub reason: StopReason,
-    /// One row per site, as in summary.csv.
+    /// One row per site, as in summary.csv: its first [`SHOWN_SITES`] rows (the console
+    /// lists no more; summary.csv lists every site).
     pub sites: Vec<SiteSummary>,
+    /// The sites summary.csv lists.
+    pub site_count: usize,
+    /// Of which with at least one page recorded.
+    pub sites_with_pages: usize,
     /// Failed result checks (`TestRU`): any makes the run a failure.
     pub problems: Vec<String>,
     /// Wall time, from the start to the end of the run.
@@ -191,9 +200,7 @@ impl RunReport {
     /// Whether the crawl finished without recording a page of any site (every site
     /// unreachable, down or blocked by robots.txt before its first page): exit code 3.
     pub fn crawled_nothing(&self) -> bool {
-        self.reason.is_complete()
-            && !self.sites.is_empty()
-            && self.sites.iter().all(|s| s.pages == 0)
+        self.reason.is_complete() && self.site_count > 0 && self.sites_with_pages == 0
     }
 
     /// Whether the run failed (exit code 1): it ended because of a failure rather than a

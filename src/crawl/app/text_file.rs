@@ -44,101 +44,125 @@ impl ApplicationManager for TextFileManager {
         &self,
         settings: &Settings,
         hosts: &[SiteSpec],
-        parts: Components,
+        mut parts: Components,
         ctrl_c: Receiver<()>,
     ) -> Result<RunReport, AppError> {
-        let started = Instant::now();
-        let Components {
-            data: dm,
-            coordinator,
-            downloader,
-            evented,
-            parser,
-            routine,
-            mut url_filter,
-            robots,
-            mut finishers,
-            unloaders,
-            scheduler,
-            renderer,
-        } = parts;
-        for f in &mut finishers {
-            f.start(started)?;
-        }
-        results_folder::claim(settings, &*dm, &*coordinator, hosts)?;
-        let mut logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
-            .map_err(AppError::Logs)?;
-        let stop = Arc::new(Stop::new());
-        let shared = coordinator.shares_budget();
-        let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
-        // Seeds whose key domains meet share a scope (SPEC §6); a window of them is opened.
-        let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
-        coordinator.register_seeds(&seeds.scope_origins())?;
-        let sites = Sites::with_listed(seeds.origins(), settings.sites.other_scheme_links);
-        dm.expect_scopes(seeds.scope_count());
-        dispatcher.expect_sites(hosts.len());
-        let window = Window::new(settings, &*coordinator, seeds.scope_count());
-        let crawl = Crawl {
-            dm: &*dm,
-            coordinator: &*coordinator,
-            sites: &sites,
-            dispatcher: &dispatcher,
-            filter: &*url_filter,
-        };
-        let names = seeds.open_next(window.size(), &crawl)?;
-        // A continued crawl's budget is partly spent, its scheduler learnt from its fetches.
-        dispatcher.restore(&dm.fetches());
-        let removed = removed_scopes(&*dm, &seeds);
-        // A budget rule needs every arm until the end: a budgeted crawl keeps its scopes.
-        let (settled_tx, settled_rx) = crossbeam_channel::unbounded();
-        let ctx = Context {
-            settings: settings.clone(),
-            parse_options: crate::crawl::parse::ParseOptions::new(settings),
-            fetch_options: crate::crawl::fetch::FetchOptions::new(settings),
-            sites,
-            dm: Arc::clone(&dm),
-            coordinator: Arc::clone(&coordinator),
-            dispatcher,
-            stop: Arc::clone(&stop),
-            bodies: BodyBudget::new(BODY_BYTES),
-            filter: url_filter,
-            robots,
-            started,
-            feeder: Some(Box::new(Feeder::new(Arc::clone(&seeds), window))),
-            settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
-            network: live_network(settings, &seeds),
-            archive: archive::open(settings, hosts, &stop, &mut logs)?,
-            recrawl: archive::open_recrawl(settings, &mut logs)?,
-            problems: Arc::default(),
-            render: rendering(settings, renderer)?,
-            text_spool: text_spool(settings),
-        };
-        let retirer = Retirer {
-            ctx: &ctx,
-            seeds: &seeds,
-            unloaders: &unloaders,
-            downloader: &*downloader,
-            summary: Mutex::new(
-                LiveSummary::new(&ctx, &seeds).with_earlier(&seeds, dm.written_before()?),
-            ),
-        };
-        let workers = Workers {
-            downloader: &*downloader,
-            evented: evented.as_deref(),
-            parser: &*parser,
-            routine: &*routine,
-        };
-        let inputs = RoutineInputs {
-            ctrl_c,
-            finishers,
-            logs,
-            scopes: &names,
-        };
-        run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
-        let mut scopes = seeds.live_rows();
-        scopes.extend(removed);
-        end_of_run(&ctx, &seeds, &retirer, &unloaders, scopes)
+        let unloaders = std::mem::take(&mut parts.unloaders);
+        let (mut report, network) = crawl(settings, hosts, parts, &unloaders, ctrl_c)?;
+        // The crawl's memory is given back before the outputs derived from its files are
+        // built (the network of sites, the report): a crawl of a million sites held both.
+        let derived = Instant::now();
+        report.problems.extend(super::unload_all::derive(
+            settings,
+            &unloaders,
+            Some(&network),
+        )?);
+        report.unload_elapsed += derived.elapsed();
+        report.elapsed += derived.elapsed();
+        Ok(report)
     }
+}
+
+/// The crawl and its result files, summary.csv and the state: everything but the outputs
+/// derived from them.
+fn crawl(
+    settings: &Settings,
+    hosts: &[SiteSpec],
+    parts: Components,
+    unloaders: &[Box<dyn crate::crawl::unload::Unloader>],
+    ctrl_c: Receiver<()>,
+) -> Result<(RunReport, NetworkSpec), AppError> {
+    let started = Instant::now();
+    let Components {
+        data: dm,
+        coordinator,
+        downloader,
+        evented,
+        parser,
+        routine,
+        mut url_filter,
+        robots,
+        mut finishers,
+        unloaders: _,
+        scheduler,
+        renderer,
+    } = parts;
+    for f in &mut finishers {
+        f.start(started)?;
+    }
+    results_folder::claim(settings, &*dm, &*coordinator, hosts)?;
+    let mut logs = LogFiles::open(&settings.logs.common_log, &settings.logs.error_log)
+        .map_err(AppError::Logs)?;
+    let stop = Arc::new(Stop::new());
+    let shared = coordinator.shares_budget();
+    let dispatcher = dispatcher(settings, &dm, scheduler, (&stop, shared));
+    // Seeds whose key domains meet share a scope (SPEC §6); a window of them is opened.
+    let seeds = Arc::new(Seeds::plan(hosts, &mut *url_filter, settings.sites));
+    coordinator.register_seeds(&seeds.scope_origins())?;
+    let sites = Sites::with_listed(seeds.origins(), settings.sites.other_scheme_links);
+    dm.expect_scopes(seeds.scope_count());
+    dispatcher.expect_sites(hosts.len());
+    let window = Window::new(settings, &*coordinator, seeds.scope_count());
+    let crawl = Crawl {
+        dm: &*dm,
+        coordinator: &*coordinator,
+        sites: &sites,
+        dispatcher: &dispatcher,
+        filter: &*url_filter,
+    };
+    let names = seeds.open_next(window.size(), &crawl)?;
+    // A continued crawl's budget is partly spent, its scheduler learnt from its fetches.
+    dispatcher.restore(&dm.fetches());
+    let removed = removed_scopes(&*dm, &seeds);
+    // A budget rule needs every arm until the end: a budgeted crawl keeps its scopes.
+    let (settled_tx, settled_rx) = crossbeam_channel::unbounded();
+    let ctx = Context {
+        settings: settings.clone(),
+        parse_options: crate::crawl::parse::ParseOptions::new(settings),
+        fetch_options: crate::crawl::fetch::FetchOptions::new(settings),
+        sites,
+        dm: Arc::clone(&dm),
+        coordinator: Arc::clone(&coordinator),
+        dispatcher,
+        stop: Arc::clone(&stop),
+        bodies: BodyBudget::new(BODY_BYTES),
+        filter: url_filter,
+        robots,
+        started,
+        feeder: Some(Box::new(Feeder::new(Arc::clone(&seeds), window))),
+        settled: (!settings.bandit.is_budgeted()).then_some(settled_tx),
+        network: live_network(settings, &seeds),
+        archive: archive::open(settings, hosts, &stop, &mut logs)?,
+        recrawl: archive::open_recrawl(settings, &mut logs)?,
+        problems: Arc::default(),
+        render: rendering(settings, renderer)?,
+        text_spool: text_spool(settings),
+    };
+    let retirer = Retirer {
+        ctx: &ctx,
+        seeds: &seeds,
+        unloaders,
+        downloader: &*downloader,
+        summary: Mutex::new(
+            LiveSummary::new(&ctx, &seeds).with_earlier(&seeds, dm.written_before()?),
+        ),
+    };
+    let workers = Workers {
+        downloader: &*downloader,
+        evented: evented.as_deref(),
+        parser: &*parser,
+        routine: &*routine,
+    };
+    let inputs = RoutineInputs {
+        ctrl_c,
+        finishers,
+        logs,
+        scopes: &names,
+    };
+    run_with_retirer(&ctx, workers, inputs, &retirer, &settled_rx)?;
+    let mut scopes = seeds.live_rows();
+    scopes.extend(removed);
+    end_of_run(&ctx, &seeds, &retirer, unloaders, scopes)
 }
 
 /// The dispatcher of a crawl with `settings` over `dm` (`shared`: its page budget is shared
@@ -201,7 +225,7 @@ fn end_of_run(
     retirer: &Retirer<'_>,
     unloaders: &[Box<dyn crate::crawl::unload::Unloader>],
     mut scopes: Vec<ScopeRow>,
-) -> Result<RunReport, AppError> {
+) -> Result<(RunReport, NetworkSpec), AppError> {
     let reason = ctx.stop.reason().unwrap_or(StopReason::WorkDone);
     for row in &mut scopes {
         row.suspension = row.site.and_then(|site| ctx.dispatcher.suspended(site));
@@ -217,13 +241,7 @@ fn end_of_run(
         .settings
         .results
         .network_spec(seeds.target_scopes().clone());
-    let unloaded = save_and_unload(
-        ctx,
-        unloaders,
-        &scopes,
-        (&written, &earlier),
-        (finished, &network),
-    )?;
+    let unloaded = save_and_unload(ctx, unloaders, &scopes, (&written, &earlier), finished)?;
     // Sites whose results could not be written during the run said so then: say that they
     // are now.
     for name in seeds.unwritten_names() {
@@ -231,17 +249,21 @@ fn end_of_run(
     }
     archive::close(&ctx.settings, ctx.archive.as_deref())?;
     archive::report_recrawl(ctx.recrawl.as_deref());
-    Ok(RunReport {
+    let report = RunReport {
         reason,
-        sites: unloaded.rows,
-        problems: unloaded.problems,
+        sites: unloaded.shown,
+        site_count: unloaded.count,
+        sites_with_pages: unloaded.with_pages,
+        // Those of the outputs derived after the crawl (`derive`) are added to these.
+        problems: Vec::new(),
         elapsed: ctx.started.elapsed(),
         stopped_after: ctx.stop.requested_after(ctx.started),
         unload_elapsed: unload_started.elapsed(),
         result_folder: ctx.settings.results.folder.clone(),
         // A crawl found finished is said so at the start, not as the others' work.
         shared: ctx.coordinator.scopes_per_process().is_some() && !ctx.coordinator.found_finished(),
-    })
+    };
+    Ok((report, network))
 }
 
 /// Whether no scope has URLs left to fetch, retired ones included (a site retired as down
@@ -314,7 +336,7 @@ fn save_and_unload(
     unloaders: &[Box<dyn crate::crawl::unload::Unloader>],
     scopes: &[ScopeRow],
     written: Written<'_>,
-    (finished, network): (bool, &NetworkSpec),
+    finished: bool,
 ) -> Result<Unloaded, AppError> {
     let (dm, settings) = (&*ctx.dm, &ctx.settings);
     // A finished crawl's records are only made durable (its snapshot would be thrown away);
@@ -330,7 +352,7 @@ fn save_and_unload(
             dm.close()?;
             Ok(ctx.coordinator.hand_back()?)
         });
-        let unloaded = unload_all(settings, dm, unloaders, scopes, written, Some(network));
+        let unloaded = unload_all(settings, dm, unloaders, scopes, written);
         let back = back
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -17,7 +17,7 @@ use crate::crawl::data::DataManager;
 use crate::crawl::data::summary::{SiteState, SiteSummary};
 use crate::crawl::schedule::Suspension;
 use crate::crawl::settings::Settings;
-use crate::crawl::unload::summary::write_summary;
+use crate::crawl::unload::summary::write_summary_rows;
 use crate::crawl::unload::{UnloadError, Unloader};
 use crate::model::site::Origin;
 
@@ -111,13 +111,19 @@ impl ScopeRow {
 /// What writing the results gave.
 #[derive(Debug)]
 pub(super) struct Unloaded {
+    /// summary.csv's first rows, [`SHOWN_SITES`] at most.
+    pub(super) shown: Vec<SiteSummary>,
     /// summary.csv's rows.
-    pub(super) rows: Vec<SiteSummary>,
+    pub(super) count: usize,
+    /// Of which with at least one page.
+    pub(super) with_pages: usize,
     /// The rows of the scopes written by this call (not before).
     pub(super) now: Vec<SiteSummary>,
-    /// Failed checks of checking unloaders.
-    pub(super) problems: Vec<String>,
 }
+
+/// The sites a run's console table and [`super::RunReport::sites`] list at most, in
+/// summary.csv's order: summary.csv lists every one.
+pub const SHOWN_SITES: usize = 1_000;
 
 /// Writes one scope's result files with every unloader; its summary.csv row.
 pub(super) fn unload_scope(
@@ -183,15 +189,14 @@ pub(super) fn unload_scope(
 /// another. A scope whose files cannot be written does not stop the others; the first such
 /// error is returned once all are done. Then summary.csv with the rows of the scopes written
 /// before (`written`: retired in this run or an earlier one, and rows earlier runs wrote here
-/// that the data manager does not hold, with their sort keys, in order) and these, and each
-/// unloader's `finish` (the report reads summary.csv).
+/// that the data manager does not hold, with their sort keys, in order) and these. The
+/// outputs derived from them follow ([`derive`]).
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     scopes: &[ScopeRow],
     (written, earlier): Written<'_>,
-    network: Option<&NetworkSpec>,
 ) -> Result<Unloaded, AppError> {
     let rows: Mutex<Vec<Option<SiteSummary>>> = Mutex::new(vec![None; scopes.len()]);
     let failed: Mutex<Option<UnloadError>> = Mutex::new(None);
@@ -231,33 +236,45 @@ pub(super) fn unload_all(
         .iter()
         .filter_map(|&(key, scope)| dm.retired_row(scope).map(|r| (key, r)));
     let before = merge_by_key(retired, earlier).map(|(key, r)| (key, shown_row(key, r)));
-    let mut unloaded = unloaded.into_iter().peekable();
-    let mut rows = Vec::with_capacity(written.len() + unloaded.len());
-    for (key, r) in before {
-        while let Some((_, u)) = unloaded.next_if(|(k, _)| *k < key) {
-            rows.push(u);
+    let all = merge_by_key(before, unloaded.into_iter().map(|(k, r)| (k, Arc::new(r))));
+    // Written as they are merged: a million sites' rows are never a table here; the first
+    // [`SHOWN_SITES`] are kept for the console.
+    let (mut shown, mut count, mut with_pages) = (Vec::new(), 0usize, 0usize);
+    let listed = all.map(|(_, r)| r).inspect(|r| {
+        count += 1;
+        with_pages += usize::from(r.pages > 0);
+        if shown.len() < SHOWN_SITES {
+            shown.push(SiteSummary::clone(r));
         }
-        rows.push(Arc::unwrap_or_clone(r));
-    }
-    rows.extend(unloaded.map(|(_, r)| r));
-    write_summary_file(settings, &rows)?;
-    // After summary.csv and every site's files: the network of sites is derived from them,
-    // and the report shows it. A network that cannot be built costs only itself.
+    });
+    let path = settings.results.folder.join("summary.csv");
+    write_summary_rows(&path, listed).map_err(|source| UnloadError { path, source })?;
+    Ok(Unloaded {
+        shown,
+        count,
+        with_pages,
+        now,
+    })
+}
+
+/// The outputs derived from the result files and summary.csv, once they are written: the
+/// network of sites (`network`), then each unloader's `finish` (the report reads both);
+/// the failed checks of checking unloaders. A network that cannot be built costs only itself.
+pub(super) fn derive(
+    settings: &Settings,
+    unloaders: &[Box<dyn Unloader>],
+    network: Option<&NetworkSpec>,
+) -> Result<Vec<String>, AppError> {
     if let Some(spec) = network
         && let Err(e) = crate::analysis::network::build(&settings.results.folder, spec, None)
     {
         eprintln!("warning: no network of sites: {e}");
     }
-    // After summary.csv: the report reads it.
     let mut problems = Vec::new();
     for u in unloaders {
         problems.extend(u.finish(&settings.results.folder)?);
     }
-    Ok(Unloaded {
-        rows,
-        now,
-        problems,
-    })
+    Ok(problems)
 }
 
 /// The rows summary.csv lists besides the scopes written now: scopes retired (this run or an
@@ -275,15 +292,6 @@ pub(super) fn shown_row(order: usize, mut row: Arc<SiteSummary>) -> Arc<SiteSumm
         Arc::make_mut(&mut row).state = SiteState::Removed;
     }
     row
-}
-
-/// Writes summary.csv.
-pub(super) fn write_summary_file<R: std::borrow::Borrow<SiteSummary>>(
-    settings: &Settings,
-    rows: &[R],
-) -> Result<(), UnloadError> {
-    let path = settings.results.folder.join("summary.csv");
-    write_summary(&path, rows).map_err(|source| UnloadError { path, source })
 }
 
 /// Scopes written at once: writing results waits on the disk more than on the CPU (each

@@ -411,7 +411,7 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
             r.elapsed.as_secs_f64()
         ),
     }?;
-    if r.sites.is_empty() {
+    if r.site_count == 0 {
         // No table of no site (issue 68): say why there is none.
         if r.shared {
             writeln!(
@@ -421,6 +421,14 @@ fn write_report(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result
         }
     } else {
         write_sites(r, out)?;
+        if r.site_count > r.sites.len() {
+            let more = r.site_count - r.sites.len();
+            writeln!(
+                out,
+                "… and {more} more site{} (summary.csv lists every site)",
+                if more == 1 { "" } else { "s" }
+            )?;
+        }
     }
     writeln!(
         out,
@@ -478,4 +486,49 @@ fn write_sites(r: &RunReport, out: &mut impl std::io::Write) -> std::io::Result<
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::stop::StopReason;
+    use crate::crawl::data::summary::tests::sample_row;
+
+    fn report(shown: usize, count: usize) -> RunReport {
+        RunReport {
+            reason: StopReason::WorkDone,
+            sites: (0..shown)
+                .map(|i| sample_row(&format!("http://s{i}.test")))
+                .collect(),
+            site_count: count,
+            sites_with_pages: count,
+            problems: Vec::new(),
+            elapsed: std::time::Duration::from_secs(1),
+            stopped_after: None,
+            unload_elapsed: std::time::Duration::ZERO,
+            result_folder: PathBuf::from("results"),
+            shared: false,
+        }
+    }
+
+    /// A crawl of a million sites prints the first `SHOWN_SITES` rows and says where the
+    /// others are, not a million lines.
+    #[test]
+    fn the_console_table_lists_the_first_sites_and_counts_the_others() {
+        let mut out = Vec::new();
+        write_report(&report(3, 1_000_003), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("http://s").count(), 3, "{text}");
+        assert!(
+            text.contains("… and 1000000 more sites (summary.csv lists every site)"),
+            "{text}"
+        );
+        let mut out = Vec::new();
+        write_report(&report(3, 3), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("more site"), "{text}");
+        let mut out = Vec::new();
+        write_report(&report(0, 0), &mut out).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("site "));
+    }
 }
