@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the site templates of the many-site benchmark (bench/many_sites.sh).
 
-usage: gen_many.py OUT_DIR TEMPLATES [SEED]
+usage: gen_many.py OUT_DIR TEMPLATES [SEED] [small]
 
 Writes OUT_DIR/tpl<T>/ for T in 0..TEMPLATES: small sites of different shapes, each served by
 nginx for every host `s<K>-t<T>.test` (so thousands of sites need only a few templates on
@@ -9,6 +9,9 @@ disk). The shapes are not the documentation site of gen_site.py (the benchmarks 
 on that one): a university department (people, courses, news by year), a shop-like catalogue
 (categories, products), a blog (year/month archives, posts) and a flat wiki, 30 to 300 pages,
 levels 2 to 6, with links to other sites of the benchmark and to hosts outside it.
+
+With `small`, every template is a site of 5 to 15 pages (about 10: bench/million.sh's million
+sites), levels 1 to 3: a home page, sections, pages linking each other and outside.
 """
 import os
 import random
@@ -16,6 +19,7 @@ import sys
 
 out, templates = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else 11
+small_sites = len(sys.argv) > 4 and sys.argv[4] == "small"
 
 
 def page(title, body):
@@ -109,7 +113,20 @@ def wiki(root, rng):
         write(root, p + ".html" if False else p, page(p, links + text(rng, 90) + external(rng, rng.randint(0, 3))))
 
 
-kinds = [department, catalogue, blog, wiki]
+def small(root, rng):
+    sections = [f"/{w}/" for w in rng.sample("about news people research contact events".split(), rng.randint(1, 3))]
+    pages = [f"{rng.choice(sections)}p{i}.html" for i in range(rng.randint(2, 11))]
+    nav = '<a href="/">Home</a> ' + " ".join(f'<a href="{s}">section</a>' for s in sections)
+    write(root, "/", page("Home", nav + text(rng, 60) + external(rng, rng.randint(1, 4))))
+    for s in sections:
+        here = [p for p in pages if p.startswith(s)]
+        write(root, s, page("Section", nav + " ".join(f'<a href="{p}">page</a>' for p in here)))
+    for p in pages:
+        see = " ".join(f'<a href="{q}">see</a>' for q in rng.sample(pages, min(2, len(pages))))
+        write(root, p, page("Page", nav + see + text(rng, 80) + external(rng, rng.randint(0, 3))))
+
+
+kinds = [small] if small_sites else [department, catalogue, blog, wiki]
 for t in range(templates):
     rng = random.Random(seed * 1000 + t)
     root = os.path.join(out, f"tpl{t}")
