@@ -190,7 +190,7 @@ pub(super) fn unload_scope(
 /// error is returned once all are done. Then summary.csv with the rows of the scopes written
 /// before (`written`: retired in this run or an earlier one, and rows earlier runs wrote here
 /// that the data manager does not hold, with their sort keys, in order) and these. The
-/// outputs derived from them follow ([`derive`]).
+/// outputs derived from them follow ([`derive()`]).
 pub(super) fn unload_all(
     settings: &Settings,
     dm: &dyn DataManager,
