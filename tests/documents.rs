@@ -62,6 +62,14 @@ fn report_pdf(port: u16) -> Vec<u8> {
     ])
 }
 
+/// The settings of a crawl of the doc site: documents on, a 2,000,000-byte limit that its one
+/// large PDF goes over (the others are far below it), and `more`.
+fn documents(more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let mut all = vec![("Documents", "yes"), ("MaxDocumentBytes", "2000000")];
+    all.extend_from_slice(more);
+    all
+}
+
 /// The doc site on a.test; returns its hosts.txt lines (a.test and the plain c.test).
 fn doc_site(web: &TestWeb) -> Vec<String> {
     let port = web.port();
@@ -212,8 +220,7 @@ fn documents_are_nodes_by_their_content_type_with_a_pdf_s_links_followed() {
     use_the_binary_as_reader();
     let web = TestWeb::new();
     let hosts = doc_site(&web);
-    let extra = [("Documents", "yes"), ("MaxDocumentBytes", "2000000")];
-    let c = crawl(&hosts, &extra);
+    let c = crawl(&hosts, &documents(&[]));
     let a = folder(&c.results(), "a.test");
     let (nodes, ids) = nodes(&a);
     let got: BTreeMap<String, (u32, String)> = nodes
@@ -458,14 +465,7 @@ fn text_csv_has_every_node_s_text_and_pdf_words_agree_with_pdftotext() {
     use_the_binary_as_reader();
     let web = TestWeb::new();
     let hosts = doc_site(&web);
-    let c = crawl(
-        &hosts,
-        &[
-            ("Documents", "yes"),
-            ("MaxDocumentBytes", "2000000"),
-            ("PageText", "yes"),
-        ],
-    );
+    let c = crawl(&hosts, &documents(&[("PageText", "yes")]));
     let a = folder(&c.results(), "a.test");
     let (_, ids) = nodes(&a);
     let (h, rows) = read_csv(&a.join("text.csv"));
@@ -517,12 +517,7 @@ fn text_csv_has_every_node_s_text_and_pdf_words_agree_with_pdftotext() {
     // MaxTextBytes cuts a text on a word boundary and says so; Words counts them all.
     let cut = crawl(
         &hosts,
-        &[
-            ("Documents", "yes"),
-            ("MaxDocumentBytes", "2000000"),
-            ("PageText", "yes"),
-            ("MaxTextBytes", "100"),
-        ],
+        &documents(&[("PageText", "yes"), ("MaxTextBytes", "100")]),
     );
     let a = folder(&cut.results(), "a.test");
     let (_, rows) = read_csv(&a.join("text.csv"));
@@ -648,12 +643,7 @@ fn hostile_pdfs_are_nodes_without_links_and_the_crawl_goes_on() {
 fn the_archive_keeps_documents_whole_and_rebuild_and_compare_read_them() {
     let web = TestWeb::new();
     let hosts = doc_site(&web);
-    let extra = [
-        ("Documents", "yes"),
-        ("MaxDocumentBytes", "2000000"),
-        ("PageText", "yes"),
-        ("Archive", "warc"),
-    ];
+    let extra = documents(&[("PageText", "yes"), ("Archive", "warc")]);
     let dir = common::prepare(&hosts, &extra);
     let out = common::run_binary(dir.path(), &[]);
     assert_eq!(
@@ -767,11 +757,7 @@ fn a_crawl_kept_in_postgresql_has_the_same_documents_and_texts() {
     };
     let web = TestWeb::new();
     let hosts = doc_site(&web);
-    let extra = [
-        ("Documents", "yes"),
-        ("MaxDocumentBytes", "2000000"),
-        ("PageText", "yes"),
-    ];
+    let extra = documents(&[("PageText", "yes")]);
     let alone = common::prepare(&hosts, &extra);
     let out = common::run_binary(alone.path(), &[]);
     assert_eq!(
@@ -966,14 +952,7 @@ fn documents_count_as_pages_for_max_pages_per_site_and_the_page_budget() {
     let hosts = doc_site(&web);
     let a_only = vec![hosts[0].clone()];
     // MaxPagesPerSite = 5: the home page and four of its links, documents among them.
-    let c = crawl(
-        &a_only,
-        &[
-            ("Documents", "yes"),
-            ("MaxDocumentBytes", "2000000"),
-            ("MaxPagesPerSite", "5"),
-        ],
-    );
+    let c = crawl(&a_only, &documents(&[("MaxPagesPerSite", "5")]));
     let a = folder(&c.results(), "a.test");
     let (limited, _) = nodes(&a);
     assert_eq!(limited.len(), 5, "{limited:?}");
@@ -985,14 +964,7 @@ fn documents_count_as_pages_for_max_pages_per_site_and_the_page_budget() {
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();
     assert_eq!(rows[0][col("State")], "page limit");
     // A page budget of 6 fetches: documents are fetches like pages.
-    let c = crawl(
-        &a_only,
-        &[
-            ("Documents", "yes"),
-            ("MaxDocumentBytes", "2000000"),
-            ("PageBudget", "6"),
-        ],
-    );
+    let c = crawl(&a_only, &documents(&[("PageBudget", "6")]));
     let (h, rows) = read_csv(&c.results().join("summary.csv"));
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();
     assert_eq!(rows[0][col("Fetched")], "6", "{rows:?}");
@@ -1008,7 +980,6 @@ fn documents_count_as_pages_for_max_pages_per_site_and_the_page_budget() {
 
 #[test]
 fn ctrl_c_at_the_terminal_stops_the_crawl_but_not_the_pdf_it_is_reading() {
-    use std::os::unix::process::CommandExt;
     let web = TestWeb::new();
     // Three thousand pages of text: its reader works for a while with PageText = yes. Its
     // last page links the one page only it leads to.
@@ -1042,14 +1013,7 @@ fn ctrl_c_at_the_terminal_stops_the_crawl_but_not_the_pdf_it_is_reading() {
     );
     let hosts = vec![format!("{};1;3;0", web.origin("a.test"))];
     let dir = common::prepare(&hosts, &[("Documents", "yes"), ("PageText", "yes")]);
-    // The crawl in a process group of its own, as a shell runs it in the terminal's.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_in_own_group(dir.path());
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while web.hits("a.test", "/long.pdf") == 0 {
         assert!(
@@ -1059,13 +1023,7 @@ fn ctrl_c_at_the_terminal_stops_the_crawl_but_not_the_pdf_it_is_reading() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     std::thread::sleep(std::time::Duration::from_millis(100));
-    // Ctrl+C: SIGINT to the whole foreground group.
-    let pgid = child.id().to_string();
-    let ok = std::process::Command::new("kill")
-        .args(["-INT", "--", &format!("-{pgid}")])
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    common::ctrl_c_group(&child);
     let status = common::wait_exit(&mut child, std::time::Duration::from_secs(60), String::new);
     assert_eq!(status.code(), Some(0));
     // Continued: the report was read whole, its link followed.
@@ -1088,12 +1046,8 @@ fn both_downloaders_give_the_same_documents() {
     use_the_binary_as_reader();
     let web = TestWeb::new();
     let hosts = doc_site(&web);
-    let base = [
-        ("Documents", "yes"),
-        ("MaxDocumentBytes", "2000000"),
-        ("PageText", "yes"),
-    ];
-    let mut dt0 = base.to_vec();
+    let base = documents(&[("PageText", "yes")]);
+    let mut dt0 = base.clone();
     dt0.push(("DownloadingThread", "DT0"));
     let (evented, blocking) = (crawl(&hosts, &base), crawl(&hosts, &dt0));
     let (a, b) = (

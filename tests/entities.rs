@@ -21,6 +21,18 @@ Front: =www.uni.test\n\
 Media: news.example.test sports.example.test\n\
 Ghost: ghost.test\n";
 
+/// The binary run in `dir` with `args`, which must succeed (its stderr shown if not).
+fn crawl_ok(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = run_binary(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The study's web: three targets (uni.test, uni-press.test, www.partner.test).
 fn study_web() -> (TestWeb, Vec<String>) {
     let web = TestWeb::new();
@@ -237,15 +249,9 @@ fn entities_merge_targets_split_paths_merge_domains_and_count_as_an_independent_
     let (_web, hosts) = study_web();
     let dir = common::prepare(&hosts, &[]);
     std::fs::write(dir.path().join("entities.txt"), ENTITIES).unwrap();
-    let out = run_binary(dir.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crawl_ok(dir.path(), &[]);
     let results = dir.path().join("results");
-    let out = run_binary(
+    crawl_ok(
         dir.path(),
         &[
             "network",
@@ -255,12 +261,6 @@ fn entities_merge_targets_split_paths_merge_domains_and_count_as_an_independent_
             "--prospects",
             "2",
         ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let (nodes, arcs) = written(&results);
     let study = Study {
@@ -350,13 +350,7 @@ fn the_crawl_s_own_network_uses_network_entities_and_a_bad_file_is_refused_with_
     let (web, hosts) = study_web();
     let dir = common::prepare(&hosts, &[("NetworkEntities", "entities.txt")]);
     std::fs::write(dir.path().join("entities.txt"), ENTITIES).unwrap();
-    let out = run_binary(dir.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crawl_ok(dir.path(), &[]);
     let results = dir.path().join("results");
     let (nodes, _) = written(&results);
     assert_eq!(nodes[0].0, "University");
@@ -398,22 +392,10 @@ fn by_host_and_across_a_multi_host_scope_entities_count_as_an_independent_readin
     let (_web, hosts) = study_web();
     let dir = common::prepare(&hosts, &[("NetworkUnit", "host")]);
     std::fs::write(dir.path().join("entities.txt"), ENTITIES).unwrap();
-    let out = run_binary(dir.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = run_binary(
+    crawl_ok(dir.path(), &[]);
+    crawl_ok(
         dir.path(),
         &["network", "results", "--entities", "entities.txt"],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let results = dir.path().join("results");
     let study = Study {
@@ -476,13 +458,7 @@ fn by_host_and_across_a_multi_host_scope_entities_count_as_an_independent_readin
         ],
     );
     std::fs::write(dir.path().join("entities.txt"), entities).unwrap();
-    let out = run_binary(dir.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crawl_ok(dir.path(), &[]);
     let results = dir.path().join("results");
     let study = Study {
         entities,
@@ -504,13 +480,7 @@ fn by_host_and_across_a_multi_host_scope_entities_count_as_an_independent_readin
 fn an_entities_file_that_names_nothing_gives_the_network_without_entities_byte_for_byte() {
     let (_web, hosts) = study_web();
     let dir = common::prepare(&hosts, &[]);
-    let out = run_binary(dir.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crawl_ok(dir.path(), &[]);
     let network = dir.path().join("results/network");
     let files = ["nodes.csv", "edges.csv", "subsets.csv", "graph.gexf"];
     let read = || -> Vec<Vec<u8>> {
@@ -527,15 +497,9 @@ fn an_entities_file_that_names_nothing_gives_the_network_without_entities_byte_f
         "Ghost: ghost.test # not in this crawl\n",
     ] {
         std::fs::write(dir.path().join("entities.txt"), text).unwrap();
-        let out = run_binary(
+        crawl_ok(
             dir.path(),
             &["network", "results", "--entities", "entities.txt"],
-        );
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
         );
         let with = read();
         for (i, f) in files.iter().enumerate() {

@@ -589,7 +589,6 @@ fn a_crawl_killed_while_it_renders_continues_to_the_uninterrupted_graphs() {
 
 #[test]
 fn ctrl_c_at_the_terminal_stops_the_crawl_not_its_browser_and_the_graphs_stay_exact() {
-    use std::os::unix::process::CommandExt;
     if !have_browser() {
         return;
     }
@@ -600,14 +599,7 @@ fn ctrl_c_at_the_terminal_stops_the_crawl_not_its_browser_and_the_graphs_stay_ex
         .collect();
     let reference = crawl(&hosts, &[("Render", "all")]);
     let dir = prepare(&hosts, &[("Render", "all")]);
-    // The crawl in a process group of its own, as a shell runs it in the terminal's.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_in_own_group(dir.path());
     let before = script_web::SPA_ROUTES
         .iter()
         .map(|r| web.hits("a.test", r))
@@ -615,11 +607,7 @@ fn ctrl_c_at_the_terminal_stops_the_crawl_not_its_browser_and_the_graphs_stay_ex
     wait_for_pages(&web, "a.test", script_web::SPA_ROUTES, before + 3);
     // Ctrl+C: SIGINT to the whole foreground group, the browser's processes too unless they
     // are in a group of their own.
-    let ok = std::process::Command::new("kill")
-        .args(["-INT", "--", &format!("-{}", child.id())])
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    common::ctrl_c_group(&child);
     let status = common::wait_exit(&mut child, std::time::Duration::from_secs(90), String::new);
     assert_eq!(status.code(), Some(0));
     let out = run_binary(dir.path(), &[]);

@@ -429,6 +429,30 @@ pub fn signal(child: &std::process::Child, name: &str) {
     assert!(ok.success(), "kill -{name} failed");
 }
 
+/// The binary started in `dir` in a process group of its own, as a shell runs a command in
+/// the terminal's: what Ctrl+C reaches is then the crawl and whatever it did not move out of
+/// its group (a browser, a PDF reader).
+pub fn spawn_in_own_group(dir: &Path) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Ctrl+C at the terminal: SIGINT to the whole process group `child` leads (started by
+/// [`spawn_in_own_group`]).
+pub fn ctrl_c_group(child: &std::process::Child) {
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .expect("kill runs");
+    assert!(ok.success(), "kill -INT to the group failed");
+}
+
 /// A loopback port nothing listens on now (for a status page, or a connection refused).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
