@@ -196,7 +196,8 @@ impl StatusPage {
         // "0 written" beside a site listed as finished.
         let count = |key: &str| body[key].as_u64().unwrap_or(0);
         let total = count("sites_crawling") + count("sites_written") + count("sites_waiting");
-        let crawling = body["sites"].as_array().map_or(0, Vec::len) as u64;
+        let crawling =
+            body["sites"].as_array().map_or(0, Vec::len) as u64 + count("sites_not_listed");
         let written = finished.len() as u64;
         body["sites_crawling"] = crawling.into();
         body["sites_written"] = written.into();
@@ -260,8 +261,10 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         ..
     } = tally;
     let seconds = |t: Option<f64>| t.map(f64::round);
-    let sites: Vec<Value> = open
+    let listed = listed_open_sites(&open);
+    let sites: Vec<Value> = listed
         .iter()
+        .map(|&i| &open[i])
         .map(|s| {
             json!({
                 "site": s.name,
@@ -287,10 +290,11 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         "pages_per_second": if elapsed > 0.0 { (new_pages as f64 / elapsed).round() } else { 0.0 },
         "problems": crawl.problems(),
         "time_left_seconds": seconds(time_left),
-        "sites_crawling": counts.map_or(sites.len(), |n| n.live),
+        "sites_crawling": counts.map_or(open.len(), |n| n.live),
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),
         "sites": sites,
+        "sites_not_listed": open.len() - listed.len(),
         "network": crawl.network().map(|t| {
             json!({
                 "targets": t.targets,
@@ -300,6 +304,25 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
             })
         }),
     })
+}
+
+/// How many open sites the page lists. A budgeted crawl keeps every site of hosts.txt open:
+/// a row each for 4,000 sites was 8.5 MB of JSON built twice a second (a third of what such
+/// a crawl held beside its sites' URLs), and a table no one reads.
+pub(crate) const LISTED_OPEN_SITES: usize = 200;
+
+/// The indexes in `open` of the sites the page lists, in `open`'s order: all of them up to
+/// [`LISTED_OPEN_SITES`], else the ones with the most URLs queued (the work left is theirs).
+fn listed_open_sites(open: &[super::tally::OpenScope<'_>]) -> Vec<usize> {
+    let mut listed: Vec<usize> = (0..open.len()).collect();
+    if open.len() > LISTED_OPEN_SITES {
+        listed.select_nth_unstable_by(LISTED_OPEN_SITES - 1, |&a, &b| {
+            open[b].queued.cmp(&open[a].queued).then(a.cmp(&b))
+        });
+        listed.truncate(LISTED_OPEN_SITES);
+        listed.sort_unstable();
+    }
+    listed
 }
 
 /// What a PgDM crawl looks like in its database: every scope not done with its pages, queue
@@ -425,11 +448,12 @@ mod tests {
     use crate::crawl::settings::{RawSettings, Settings};
     use crate::model::site::Origin;
 
-    /// A crawl of no scope, stopped or not.
+    /// A crawl of `scopes` open scopes (scope `i` with `i + 1` URLs queued), stopped or not.
     struct Still {
         settings: Settings,
         stop: Stop,
         started: std::time::Instant,
+        scopes: usize,
     }
 
     impl CrawlView for Still {
@@ -457,10 +481,14 @@ mod tests {
             0
         }
         fn scope_count(&self) -> usize {
-            0
+            self.scopes
         }
-        fn scope_progress(&self, _scope: ScopeId) -> Progress {
-            Progress::default()
+        fn scope_progress(&self, scope: ScopeId) -> Progress {
+            Progress {
+                pages: 1,
+                pending: scope.0 as usize + 1,
+                ..Progress::default()
+            }
         }
         fn is_retired(&self, _scope: ScopeId) -> bool {
             false
@@ -485,16 +513,57 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_state_says_whether_the_crawl_runs_stops_or_finishes() {
+    /// A crawl of `scopes` open scopes, not stopped.
+    fn still(scopes: usize) -> Still {
         let raw = RawSettings::from_ini("", std::path::Path::new("settings.ini")).unwrap();
-        let still = || Still {
+        Still {
             settings: Settings::from_raw(&raw, std::path::Path::new("/base"))
                 .unwrap()
                 .0,
             stop: Stop::new(),
             started: std::time::Instant::now(),
-        };
+            scopes,
+        }
+    }
+
+    // See: issue 69 item 2 — a budgeted crawl keeps every site open: the page lists the
+    // LISTED_OPEN_SITES with the most queued, in their order, and counts the others.
+    #[test]
+    fn the_page_lists_the_open_sites_with_the_most_queued_and_counts_the_others() {
+        let n = LISTED_OPEN_SITES + 50;
+        let c = still(n);
+        let names: Vec<(ScopeId, String)> = (0..n)
+            .map(|i| (ScopeId(i as u32), format!("http://s{i}.test")))
+            .collect();
+        let snap = snapshot(&c, &mut OpenedScopes::new(&c, &names));
+        let listed: Vec<&str> = snap["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["site"].as_str().unwrap())
+            .collect();
+        let expected: Vec<String> = (50..n).map(|i| format!("http://s{i}.test")).collect();
+        assert_eq!(listed, expected);
+        assert_eq!(snap["sites_not_listed"], 50);
+        assert_eq!(snap["sites_crawling"], n);
+        // What the page serves counts them too: its header's totals are its tables'.
+        let dir = tempfile::tempdir().unwrap();
+        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), dir.path()).unwrap();
+        page.publish(snap);
+        let served = page.status();
+        assert_eq!(served["sites_crawling"], n, "{served:#}");
+        assert_eq!(served["sites"].as_array().unwrap().len(), LISTED_OPEN_SITES);
+        // Up to the limit every open site is listed, in its order.
+        let c = still(3);
+        let snap = snapshot(&c, &mut OpenedScopes::new(&c, &names[..3]));
+        assert_eq!(snap["sites"].as_array().unwrap().len(), 3);
+        assert_eq!(snap["sites"][0]["site"], "http://s0.test");
+        assert_eq!(snap["sites_not_listed"], 0);
+    }
+
+    #[test]
+    fn the_state_says_whether_the_crawl_runs_stops_or_finishes() {
+        let still = || still(0);
         let state = |c: &Still| snapshot(c, &mut OpenedScopes::default())["state"].clone();
         let c = still();
         assert_eq!(state(&c), "crawling");
