@@ -1341,6 +1341,108 @@ fn a_site_settled_and_killed_before_its_files_were_recorded_is_written_by_the_ne
     );
 }
 
+/// A summary.csv row of seed `origin`, as a process records it at the end of its run.
+fn summary_row(
+    origin: &rccrawler::model::site::Origin,
+    state: rccrawler::crawl::data::summary::SiteState,
+) -> rccrawler::crawl::data::summary::SiteSummary {
+    rccrawler::crawl::data::summary::SiteSummary {
+        site: origin.to_string(),
+        folder: origin.folder_name(),
+        pages: 5,
+        arcs: 7,
+        external_links: 2,
+        bad_links: 1,
+        duplicates: 0,
+        max_level: 2,
+        seconds: 0.5,
+        state,
+        home: format!("{origin}/"),
+        reason: String::new(),
+        fetched: 6,
+        reward: 2,
+        hosts: 1,
+        sitemap: None,
+        render: None,
+        documents: None,
+    }
+}
+
+/// A site settled (done) but not yet recorded as written when its process hands its scopes
+/// back stays that process's, under a fresh lease, until the end of its run records its
+/// files: another process cannot take it over and write it a second time meanwhile (CI saw
+/// that race once: `hand_back` had released it). Once recorded, nobody can claim it; had the
+/// process died instead, its lease would run out and another would take the site over.
+#[test]
+fn a_site_settled_when_its_scopes_are_handed_back_stays_its_process_s_until_it_is_written() {
+    use rccrawler::Settings;
+    use rccrawler::crawl::data::coord::Coordinator;
+    use rccrawler::crawl::data::persist::Persistence;
+    use rccrawler::crawl::data::summary::SiteState;
+    use rccrawler::model::site::Origin;
+    let Some(db) = pg::server("settled_when_handed_back") else {
+        return;
+    };
+    let web = twelve_sites(5, Duration::ZERO);
+    let lease = [("LeaseSeconds", "2")];
+    let (here, there) = (
+        machine(&web, "here", &db, &lease),
+        machine(&web, "there", &db, &lease),
+    );
+    let open = |dir: &Path| {
+        let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
+        rccrawler::crawl::data::pg::open(&settings).unwrap()
+    };
+    let seeds: Vec<Origin> = origins(&web)
+        .iter()
+        .map(|o| Origin::parse(o).unwrap())
+        .collect();
+    let settled = seeds[3].to_string();
+    let (store, first) = open(here.path());
+    first.register_seeds(&seeds).unwrap();
+    assert!(first.claim(&seeds[3]).unwrap().is_some());
+    // Settled by a journal save: done, its files not recorded yet.
+    let owner: String = db
+        .client()
+        .query_one(
+            "UPDATE rccrawler_scopes SET state = 'done' WHERE origin = $1 RETURNING owner",
+            &[&settled],
+        )
+        .unwrap()
+        .get(0);
+    first.hand_back().unwrap();
+    let held = |client: &mut postgres::Client| -> (Option<String>, bool) {
+        let r = client
+            .query_one(
+                "SELECT owner, lease_until > now() + interval '1 second'                  FROM rccrawler_scopes WHERE origin = $1",
+                &[&settled],
+            )
+            .unwrap();
+        (r.get(0), r.get::<_, Option<bool>>(1).unwrap_or(false))
+    };
+    let mut client = db.client();
+    assert_eq!(held(&mut client), (Some(owner.clone()), true));
+    let (_elsewhere, second) = open(there.path());
+    second.register_seeds(&seeds).unwrap();
+    assert!(
+        second.claim(&seeds[3]).unwrap().is_none(),
+        "a site its process is writing is not taken over"
+    );
+    // Longer than the lease: the first process keeps renewing it while it writes.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(held(&mut client).0, Some(owner));
+    assert!(second.claim(&seeds[3]).unwrap().is_none());
+    store
+        .written_at_end(&[summary_row(&seeds[3], SiteState::Done)])
+        .unwrap();
+    assert_eq!(held(&mut client), (None, false));
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        second.claim(&seeds[3]).unwrap().is_none(),
+        "a site recorded as written has no work left"
+    );
+}
+
 /// The rows of sites written at the end of a run (a budgeted crawl keeps its scopes until
 /// then; a stopped one writes what it holds) are recorded with the results folder that holds
 /// them: a process started in that folder finds them, one in another folder does not.
@@ -1349,7 +1451,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
     use rccrawler::Settings;
     use rccrawler::crawl::data::coord::Coordinator;
     use rccrawler::crawl::data::persist::Persistence;
-    use rccrawler::crawl::data::summary::{SiteState, SiteSummary};
+    use rccrawler::crawl::data::summary::SiteState;
     use rccrawler::model::site::Origin;
     let Some(db) = pg::server("the_rows_written_at_the_end") else {
         return;
@@ -1367,26 +1469,7 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
         .iter()
         .map(|o| Origin::parse(o).unwrap())
         .collect();
-    let row = SiteSummary {
-        site: seeds[3].to_string(),
-        folder: seeds[3].folder_name(),
-        pages: 5,
-        arcs: 7,
-        external_links: 2,
-        bad_links: 1,
-        duplicates: 0,
-        max_level: 2,
-        seconds: 0.5,
-        state: SiteState::Stopped,
-        home: format!("{}/", seeds[3]),
-        reason: String::new(),
-        fetched: 6,
-        reward: 2,
-        hosts: 1,
-        sitemap: None,
-        render: None,
-        documents: None,
-    };
+    let row = summary_row(&seeds[3], SiteState::Stopped);
     {
         let (store, coordinator) = open(here.path());
         coordinator.register_seeds(&seeds).unwrap();
