@@ -1341,6 +1341,25 @@ fn a_site_settled_and_killed_before_its_files_were_recorded_is_written_by_the_ne
     );
 }
 
+/// The store and coordinator of a PgDM process started in `dir` (its settings.ini).
+fn open_shared(
+    dir: &Path,
+) -> (
+    rccrawler::crawl::data::pg::PgStore,
+    rccrawler::crawl::data::pg::PgCoordinator,
+) {
+    let (settings, _) = rccrawler::Settings::load(&dir.join("settings.ini")).unwrap();
+    rccrawler::crawl::data::pg::open(&settings).unwrap()
+}
+
+/// The seeds of `web`'s sites, as hosts.txt lists them.
+fn seed_origins(web: &TestWeb) -> Vec<rccrawler::model::site::Origin> {
+    origins(web)
+        .iter()
+        .map(|o| rccrawler::model::site::Origin::parse(o).unwrap())
+        .collect()
+}
+
 /// A summary.csv row of seed `origin`, as a process records it at the end of its run.
 fn summary_row(
     origin: &rccrawler::model::site::Origin,
@@ -1375,11 +1394,9 @@ fn summary_row(
 /// process died instead, its lease would run out and another would take the site over.
 #[test]
 fn a_site_settled_when_its_scopes_are_handed_back_stays_its_process_s_until_it_is_written() {
-    use rccrawler::Settings;
     use rccrawler::crawl::data::coord::Coordinator;
     use rccrawler::crawl::data::persist::Persistence;
     use rccrawler::crawl::data::summary::SiteState;
-    use rccrawler::model::site::Origin;
     let Some(db) = pg::server("settled_when_handed_back") else {
         return;
     };
@@ -1389,16 +1406,9 @@ fn a_site_settled_when_its_scopes_are_handed_back_stays_its_process_s_until_it_i
         machine(&web, "here", &db, &lease),
         machine(&web, "there", &db, &lease),
     );
-    let open = |dir: &Path| {
-        let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
-        rccrawler::crawl::data::pg::open(&settings).unwrap()
-    };
-    let seeds: Vec<Origin> = origins(&web)
-        .iter()
-        .map(|o| Origin::parse(o).unwrap())
-        .collect();
+    let seeds = seed_origins(&web);
     let settled = seeds[3].to_string();
-    let (store, first) = open(here.path());
+    let (store, first) = open_shared(here.path());
     first.register_seeds(&seeds).unwrap();
     assert!(first.claim(&seeds[3]).unwrap().is_some());
     // Settled by a journal save: done, its files not recorded yet.
@@ -1422,7 +1432,7 @@ fn a_site_settled_when_its_scopes_are_handed_back_stays_its_process_s_until_it_i
     };
     let mut client = db.client();
     assert_eq!(held(&mut client), (Some(owner.clone()), true));
-    let (_elsewhere, second) = open(there.path());
+    let (_elsewhere, second) = open_shared(there.path());
     second.register_seeds(&seeds).unwrap();
     assert!(
         second.claim(&seeds[3]).unwrap().is_none(),
@@ -1448,11 +1458,9 @@ fn a_site_settled_when_its_scopes_are_handed_back_stays_its_process_s_until_it_i
 /// them: a process started in that folder finds them, one in another folder does not.
 #[test]
 fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
-    use rccrawler::Settings;
     use rccrawler::crawl::data::coord::Coordinator;
     use rccrawler::crawl::data::persist::Persistence;
     use rccrawler::crawl::data::summary::SiteState;
-    use rccrawler::model::site::Origin;
     let Some(db) = pg::server("the_rows_written_at_the_end") else {
         return;
     };
@@ -1461,24 +1469,17 @@ fn the_rows_written_at_the_end_are_found_by_that_folder_only() {
         machine(&web, "here", &db, &[]),
         machine(&web, "there", &db, &[]),
     );
-    let open = |dir: &Path| {
-        let (settings, _) = Settings::load(&dir.join("settings.ini")).unwrap();
-        rccrawler::crawl::data::pg::open(&settings).unwrap()
-    };
-    let seeds: Vec<Origin> = origins(&web)
-        .iter()
-        .map(|o| Origin::parse(o).unwrap())
-        .collect();
+    let seeds = seed_origins(&web);
     let row = summary_row(&seeds[3], SiteState::Stopped);
     {
-        let (store, coordinator) = open(here.path());
+        let (store, coordinator) = open_shared(here.path());
         coordinator.register_seeds(&seeds).unwrap();
         assert!(store.written_before().unwrap().is_empty());
         store.written_at_end(std::slice::from_ref(&row)).unwrap();
     }
-    let (store, _coordinator) = open(here.path());
+    let (store, _coordinator) = open_shared(here.path());
     assert_eq!(store.written_before().unwrap(), vec![row]);
-    let (elsewhere, _coordinator) = open(there.path());
+    let (elsewhere, _coordinator) = open_shared(there.path());
     assert!(elsewhere.written_before().unwrap().is_empty());
 }
 
