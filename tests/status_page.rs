@@ -501,3 +501,63 @@ fn slow_and_idle_clients_hold_nothing_and_files_are_streamed() {
     drop(idle);
     let _ = slow.join();
 }
+
+/// See: issue 69 item 2 — a crawl with more open sites than the page lists (a budgeted crawl
+/// keeps every site open): the page's header counts them all, its table lists those the
+/// snapshot names, and a line says how many more there are, as a person sees it.
+#[test]
+fn the_page_says_how_many_open_sites_it_does_not_list() {
+    use rccrawler::crawl::live::status_page::StatusPage;
+    let dir = tempfile::tempdir().unwrap();
+    let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), dir.path()).unwrap();
+    let sites: Vec<serde_json::Value> = (0..3)
+        .map(|i| {
+            serde_json::json!({"site": format!("http://s{i}.test"), "pages": 1, "queued": 9,
+                               "time_left_seconds": null})
+        })
+        .collect();
+    page.publish(serde_json::json!({
+        "state": "crawling", "elapsed_seconds": 1.0, "pages": 3, "queued": 27,
+        "pages_per_second": 3.0, "problems": 0, "time_left_seconds": null,
+        "sites_crawling": 53, "sites_written": 0, "sites_waiting": 0,
+        "sites": sites, "sites_not_listed": 50, "network": null,
+    }));
+    let port: u16 = page
+        .url()
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    /// Stops the page when dropped: a failed assertion must not leave `serve` running.
+    struct Stopping<'a>(&'a StatusPage);
+    impl Drop for Stopping<'_> {
+        fn drop(&mut self) {
+            self.0.stop();
+        }
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| page.serve());
+        let _stopping = Stopping(&page);
+        let (code, body) = get(port, "/status.json").unwrap();
+        assert_eq!(code, 200);
+        let status: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(status["sites_crawling"], 53, "{status:#}");
+        assert_eq!(status["sites"].as_array().unwrap().len(), 3);
+        if let Some((dom, console)) = common::chromium::dump_dom(&page.url()) {
+            assert!(!console.contains("Uncaught"), "script errors: {console}");
+            assert!(
+                dom.contains("<span id=\"live-count\">53</span>"),
+                "the header counts every open site: {dom}"
+            );
+            assert!(
+                dom.contains(
+                    "… and 50 more sites being crawled (listed: the 3 with the most URLs queued)"
+                ),
+                "{dom}"
+            );
+            assert_eq!(dom.matches("http://s").count(), 3, "{dom}");
+        }
+    });
+}
