@@ -307,8 +307,8 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
 }
 
 /// How many open sites the page lists. A budgeted crawl keeps every site of hosts.txt open:
-/// a row each for 4,000 sites was 8.5 MB of JSON built twice a second (a third of what such
-/// a crawl held beside its sites' URLs), and a table no one reads.
+/// a row each for 4,000 sites was 8.5 MB of JSON built twice a second (a ninth of such a
+/// crawl's heap at its peak), and a table no one reads.
 pub(crate) const LISTED_OPEN_SITES: usize = 200;
 
 /// The indexes in `open` of the sites the page lists, in `open`'s order: all of them up to
