@@ -181,21 +181,26 @@ mod tests {
             .map(|a| a.iter().copied().collect())
     }
 
-    #[test]
-    fn a_hosts_entries_are_found_among_thousands_in_the_order_written() {
-        let ip = |d: u8| IpAddr::V4(Ipv4Addr::new(127, 0, 0, d));
-        let mut entries: Vec<ResolveEntry> = (0..3000)
-            .map(|i| ResolveEntry {
-                host: format!("s{}.test", (i * 7919) % 3000),
-                port: None,
-                addr: ip(1),
-            })
-            .collect();
-        let c = |port, d| ResolveEntry {
-            host: "c.test".into(),
+    /// 127.0.0.`d`.
+    fn ip(d: u8) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, d))
+    }
+
+    /// A `Resolve` entry: `host` (on `port`, or any) at 127.0.0.`d`.
+    fn entry(host: &str, port: Option<u16>, d: u8) -> ResolveEntry {
+        ResolveEntry {
+            host: host.into(),
             port,
             addr: ip(d),
-        };
+        }
+    }
+
+    #[test]
+    fn a_hosts_entries_are_found_among_thousands_in_the_order_written() {
+        let mut entries: Vec<ResolveEntry> = (0..3000)
+            .map(|i| entry(&format!("s{}.test", (i * 7919) % 3000), None, 1))
+            .collect();
+        let c = |port, d| entry("c.test", port, d);
         entries.insert(1000, c(Some(81), 3));
         entries.insert(10, c(None, 4));
         entries.push(c(Some(82), 5));
@@ -214,12 +219,7 @@ mod tests {
 
     #[test]
     fn a_wildcard_maps_every_host_under_its_domain_and_a_host_s_own_entry_comes_first() {
-        let ip = |d: u8| IpAddr::V4(Ipv4Addr::new(127, 0, 0, d));
-        let e = |host: &str, port, d| ResolveEntry {
-            host: host.into(),
-            port,
-            addr: ip(d),
-        };
+        let e = entry;
         let r = CachingResolver::new(Arc::from([
             e("*.test", None, 1),
             e("b.test", None, 2),
@@ -247,16 +247,8 @@ mod tests {
     #[test]
     fn overrides_then_literals_then_cached_lookups() {
         let r = CachingResolver::new(Arc::from([
-            ResolveEntry {
-                host: "a.test".into(),
-                port: None,
-                addr: IpAddr::V4(Ipv4Addr::LOCALHOST),
-            },
-            ResolveEntry {
-                host: "b.test".into(),
-                port: Some(8080),
-                addr: IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)),
-            },
+            entry("a.test", None, 1),
+            entry("b.test", Some(8080), 2),
         ]));
         assert_eq!(
             resolve(&r, "http://A.test:81/x").unwrap(),
