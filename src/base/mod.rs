@@ -4,6 +4,7 @@
 //! - [`words`] — counts in the sentences people read (`1 scope`, `2 scopes`); [`xml`] — text in XML
 //!   attributes (GEXF, SVG).
 //! - [`parallel`] — work split over threads; [`alloc_tuning`] — the allocator's settings.
+//! - [`best`] — the first few of many items in an order (the lists people read).
 //! - [`stop`] — how threads are asked to stop, and see it.
 //! - [`storage`] — bytes on disk: journal framing, snapshot files, fsync, atomic writes, paths read
 //!   from files.
@@ -12,6 +13,7 @@
 //!   — the page bodies held at once.
 
 pub mod alloc_tuning;
+pub(crate) mod best;
 pub(crate) mod bodies;
 pub(crate) mod fd_limits;
 pub mod ids;

@@ -158,10 +158,10 @@ struct Collected {
 /// files are read.
 fn plan(rows: &[SummaryRow]) -> (Vec<usize>, Vec<usize>) {
     let top = |key: fn(&SummaryRow) -> u64, n: usize| {
-        let mut v: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].pages > 0).collect();
-        v.sort_by(|&a, &b| key(&rows[b]).cmp(&key(&rows[a])).then(a.cmp(&b)));
-        v.truncate(n);
-        v
+        let crawled: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].pages > 0).collect();
+        crate::base::best::best_by(crawled, n, |&a: &usize, &b: &usize| {
+            key(&rows[b]).cmp(&key(&rows[a])).then(a.cmp(&b))
+        })
     };
     (
         top(|r| r.pages, MAX_SECTIONS),

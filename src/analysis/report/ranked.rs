@@ -53,13 +53,7 @@ fn highest(values: &[f64]) -> Vec<(u32, f64)> {
 
 /// The first [`TOP_LINKED`] of the indices `0..n` in the order `by`, in that order.
 pub(super) fn first_by(n: usize, by: impl Fn(&u32, &u32) -> std::cmp::Ordering) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    if order.len() > TOP_LINKED {
-        order.select_nth_unstable_by(TOP_LINKED, &by);
-        order.truncate(TOP_LINKED);
-    }
-    order.sort_by(by);
-    order
+    crate::base::best::best_by((0..n as u32).collect(), TOP_LINKED, by)
 }
 
 #[cfg(test)]

@@ -193,8 +193,9 @@ fn pages_links_scatter(crawled: &[&SummaryRow]) -> String {
     let mut on_axes: Vec<_> = crawled.iter().copied().filter(|r| r.arcs > 0).collect();
     let with_links = on_axes.len();
     if with_links > MAX_SCATTER_POINTS {
-        on_axes.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.site.cmp(&b.site)));
-        on_axes.truncate(MAX_SCATTER_POINTS);
+        on_axes = crate::base::best::best_by(on_axes, MAX_SCATTER_POINTS, |a, b| {
+            b.pages.cmp(&a.pages).then_with(|| a.site.cmp(&b.site))
+        });
     }
     let points: Vec<(f64, f64)> = on_axes
         .iter()
@@ -298,12 +299,10 @@ const YIELD_ROWS: usize = 2_000;
 /// The `n` sites of `among` with most reward (the first in hosts.txt among equals), in
 /// hosts.txt order.
 fn most_reward(rows: &[SummaryRow], among: &[usize], n: usize) -> Vec<usize> {
-    let mut chosen = among.to_vec();
-    if chosen.len() > n {
-        chosen.sort_by(|&a, &b| rows[b].reward.cmp(&rows[a].reward).then(a.cmp(&b)));
-        chosen.truncate(n);
-        chosen.sort_unstable();
-    }
+    let mut chosen = crate::base::best::best_by(among.to_vec(), n, |&a: &usize, &b: &usize| {
+        rows[b].reward.cmp(&rows[a].reward).then(a.cmp(&b))
+    });
+    chosen.sort_unstable();
     chosen
 }
 

@@ -26,6 +26,7 @@ use super::CrawlView;
 use super::serve::Request;
 use super::tally::{OpenedScopes, Tally};
 use crate::analysis::report::read_summary;
+use crate::base::best::best_by;
 use crate::crawl::data::pg::{ScopeState, ScopeStatus};
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
@@ -314,14 +315,12 @@ pub(crate) const LISTED_OPEN_SITES: usize = 200;
 /// The indexes in `open` of the sites the page lists, in `open`'s order: all of them up to
 /// [`LISTED_OPEN_SITES`], else the ones with the most URLs queued (the work left is theirs).
 fn listed_open_sites(open: &[super::tally::OpenScope<'_>]) -> Vec<usize> {
-    let mut listed: Vec<usize> = (0..open.len()).collect();
-    if open.len() > LISTED_OPEN_SITES {
-        listed.select_nth_unstable_by(LISTED_OPEN_SITES - 1, |&a, &b| {
-            open[b].queued.cmp(&open[a].queued).then(a.cmp(&b))
-        });
-        listed.truncate(LISTED_OPEN_SITES);
-        listed.sort_unstable();
-    }
+    let mut listed = best_by(
+        (0..open.len()).collect(),
+        LISTED_OPEN_SITES,
+        |&a: &usize, &b: &usize| open[b].queued.cmp(&open[a].queued).then(a.cmp(&b)),
+    );
+    listed.sort_unstable();
     listed
 }
 
