@@ -43,7 +43,7 @@ impl LivePage {
         let marker = ctx.settings.results.folder.join(LIVE_MARKER);
         let _ = std::fs::write(&marker, page.url());
         let mut opened = OpenedScopes::new(ctx, scopes);
-        page.publish(status_page::snapshot(ctx, &mut opened));
+        page.publish_snapshot(status_page::snapshot(ctx, &mut opened));
         Some(LivePage { page, marker })
     }
 
@@ -100,7 +100,7 @@ impl<'a> Publisher<'a> {
             self.last = Instant::now();
             self.page
                 .page
-                .publish(status_page::snapshot(ctx, &mut self.scopes));
+                .publish_snapshot(status_page::snapshot(ctx, &mut self.scopes));
         }
     }
 }

@@ -13,10 +13,12 @@
 //! `rccrawler status --serve` serves the same page for a PgDM crawl from its database
 //! ([`database_snapshot`]): every process's sites, whichever machine runs them.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
@@ -26,7 +28,6 @@ use super::CrawlView;
 use super::serve::Request;
 use super::tally::{OpenedScopes, Tally};
 use crate::analysis::report::read_summary;
-use crate::base::best::best_by;
 use crate::crawl::data::pg::{ScopeState, ScopeStatus};
 
 /// The page a person opens: it fetches `/status.json` every two seconds.
@@ -49,7 +50,8 @@ pub struct StatusPage {
     addr: SocketAddr,
     /// `ResultFolder`.
     results: PathBuf,
-    snapshot: Mutex<Value>,
+    /// The running crawl's totals and its open sites, as last published.
+    snapshot: Mutex<(Value, Arc<[OpenSite]>)>,
     /// Where `/status.json` comes from when it is read at each request (a database) rather
     /// than published by a crawl.
     source: Option<Source>,
@@ -77,7 +79,7 @@ impl StatusPage {
             listener,
             addr,
             results: results.to_path_buf(),
-            snapshot: Mutex::new(json!({})),
+            snapshot: Mutex::new((json!({}), Arc::from([]))),
             source: None,
             stop: AtomicBool::new(false),
             hidden: Vec::new(),
@@ -98,7 +100,13 @@ impl StatusPage {
 
     /// Replaces what `/status.json` says about the running crawl.
     pub fn publish(&self, snapshot: Value) {
-        *self.snapshot.lock() = snapshot;
+        *self.snapshot.lock() = (snapshot, Arc::from([]));
+    }
+
+    /// Replaces what `/status.json` says about the running crawl: its totals, and its open
+    /// sites, made JSON when the page is asked for.
+    pub(crate) fn publish_snapshot(&self, snapshot: Snapshot) {
+        *self.snapshot.lock() = (snapshot.totals, Arc::from(snapshot.open));
     }
 
     /// Answers requests until [`Self::stop`], each connection on a thread of its own
@@ -171,15 +179,25 @@ impl StatusPage {
 
     /// What `/status.json` says now.
     fn status(&self) -> Value {
-        let mut body = match &self.source {
-            Some(read) => read(),
-            None => self.snapshot.lock().clone(),
+        let (mut body, open) = match &self.source {
+            Some(read) => (read(), Arc::from([])),
+            None => {
+                let published = self.snapshot.lock();
+                (published.0.clone(), Arc::clone(&published.1))
+            }
         };
         let finished = finished_sites(&self.results);
+        let done: HashSet<&str> = finished.iter().filter_map(|f| f["site"].as_str()).collect();
         // The snapshot is up to half a second old: a site finished since is listed as
         // finished only.
-        if let Some(sites) = body["sites"].as_array_mut() {
-            sites.retain(|s| !finished.iter().any(|f| f["site"] == s["site"]));
+        if !open.is_empty() {
+            body["sites"] = open
+                .iter()
+                .filter(|s| !done.contains(s.site.as_str()))
+                .map(OpenSite::json)
+                .collect();
+        } else if let Some(sites) = body["sites"].as_array_mut() {
+            sites.retain(|s| !s["site"].as_str().is_some_and(|n| done.contains(n)));
         }
         let mut finished = finished;
         // Sites finished by processes elsewhere (PgDM): listed without files.
@@ -197,8 +215,7 @@ impl StatusPage {
         // "0 written" beside a site listed as finished.
         let count = |key: &str| body[key].as_u64().unwrap_or(0);
         let total = count("sites_crawling") + count("sites_written") + count("sites_waiting");
-        let crawling =
-            body["sites"].as_array().map_or(0, Vec::len) as u64 + count("sites_not_listed");
+        let crawling = body["sites"].as_array().map_or(0, Vec::len) as u64;
         let written = finished.len() as u64;
         body["sites_crawling"] = crawling.into();
         body["sites_written"] = written.into();
@@ -248,9 +265,39 @@ impl StatusPage {
 /// answers).
 pub const LIVE_MARKER: &str = ".rccrawler-live";
 
+/// An open site as the page lists it, kept as its figures between requests: a JSON object
+/// each for the 4,000 open sites of a budgeted crawl, rebuilt twice a second, was 8.5 MB (a
+/// ninth of that crawl's heap at its peak).
+#[derive(Debug, Clone)]
+pub(crate) struct OpenSite {
+    site: String,
+    pages: u64,
+    queued: usize,
+    time_left: Option<f64>,
+}
+
+impl OpenSite {
+    fn json(&self) -> Value {
+        json!({
+            "site": self.site,
+            "shown": crate::base::words::shown_origin(&self.site),
+            "pages": self.pages,
+            "queued": self.queued,
+            "time_left_seconds": self.time_left.map(f64::round),
+        })
+    }
+}
+
+/// What the running crawl publishes to its page: totals, and every open site.
+#[derive(Debug)]
+pub(crate) struct Snapshot {
+    pub(crate) totals: Value,
+    pub(crate) open: Vec<OpenSite>,
+}
+
 /// What the running crawl looks like now: totals, and each open site's pages and queue
 /// (`finished` is added from summary.csv when the page is asked for).
-pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Value {
+pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Snapshot {
     let elapsed = crawl.started().elapsed().as_secs_f64();
     let tally = scopes.tally(crawl);
     let counts = crawl.scope_counts();
@@ -262,21 +309,16 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         ..
     } = tally;
     let seconds = |t: Option<f64>| t.map(f64::round);
-    let listed = listed_open_sites(&open);
-    let sites: Vec<Value> = listed
+    let sites: Vec<OpenSite> = open
         .iter()
-        .map(|&i| &open[i])
-        .map(|s| {
-            json!({
-                "site": s.name,
-                "shown": crate::base::words::shown_origin(s.name),
-                "pages": s.pages,
-                "queued": s.queued,
-                "time_left_seconds": seconds(s.time_left),
-            })
+        .map(|s| OpenSite {
+            site: s.name.to_owned(),
+            pages: s.pages,
+            queued: s.queued,
+            time_left: s.time_left,
         })
         .collect();
-    json!({
+    let totals = json!({
         // The work done ends the crawl as a stop does: the page says which.
         "state": match crawl.stop().reason() {
             None => "crawling",
@@ -294,8 +336,7 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
         "sites_crawling": counts.map_or(open.len(), |n| n.live),
         "sites_written": counts.map_or(0, |n| n.written),
         "sites_waiting": counts.map_or(0, |n| n.waiting),
-        "sites": sites,
-        "sites_not_listed": open.len() - listed.len(),
+        "sites": [],
         "network": crawl.network().map(|t| {
             json!({
                 "targets": t.targets,
@@ -304,24 +345,11 @@ pub(crate) fn snapshot(crawl: &dyn CrawlView, scopes: &mut OpenedScopes) -> Valu
                 "arcs": t.arcs,
             })
         }),
-    })
-}
-
-/// How many open sites the page lists. A budgeted crawl keeps every site of hosts.txt open:
-/// a row each for 4,000 sites was 8.5 MB of JSON built twice a second (a ninth of such a
-/// crawl's heap at its peak), and a table no one reads.
-pub(crate) const LISTED_OPEN_SITES: usize = 200;
-
-/// The indexes in `open` of the sites the page lists, in `open`'s order: all of them up to
-/// [`LISTED_OPEN_SITES`], else the ones with the most URLs queued (the work left is theirs).
-fn listed_open_sites(open: &[super::tally::OpenScope<'_>]) -> Vec<usize> {
-    let mut listed = best_by(
-        (0..open.len()).collect(),
-        LISTED_OPEN_SITES,
-        |&a: &usize, &b: &usize| open[b].queued.cmp(&open[a].queued).then(a.cmp(&b)),
-    );
-    listed.sort_unstable();
-    listed
+    });
+    Snapshot {
+        totals,
+        open: sites,
+    }
 }
 
 /// What a PgDM crawl looks like in its database: every scope not done with its pages, queue
@@ -525,48 +553,53 @@ mod tests {
         }
     }
 
-    // See: issue 69 item 2 — a budgeted crawl keeps every site open: the page lists the
-    // LISTED_OPEN_SITES with the most queued, in their order, and counts the others.
+    // See: issue 69 item 2 — a budgeted crawl keeps every site open: the snapshot keeps each
+    // open site's figures, and the page makes them JSON when asked, every one in its order.
     #[test]
-    fn the_page_lists_the_open_sites_with_the_most_queued_and_counts_the_others() {
-        let n = LISTED_OPEN_SITES + 50;
+    fn every_open_site_is_listed_from_the_figures_the_snapshot_keeps() {
+        let n = 250;
         let c = still(n);
         let names: Vec<(ScopeId, String)> = (0..n)
             .map(|i| (ScopeId(i as u32), format!("http://s{i}.test")))
             .collect();
         let snap = snapshot(&c, &mut OpenedScopes::new(&c, &names));
-        let listed: Vec<&str> = snap["sites"]
+        assert_eq!(snap.open.len(), n);
+        assert_eq!(
+            snap.totals["sites"],
+            json!([]),
+            "no JSON row is kept per site"
+        );
+        assert_eq!(snap.totals["sites_crawling"], n);
+        let dir = tempfile::tempdir().unwrap();
+        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), dir.path()).unwrap();
+        page.publish_snapshot(snap);
+        let served = page.status();
+        let listed: Vec<(&str, u64)> = served["sites"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| s["site"].as_str().unwrap())
+            .map(|s| (s["site"].as_str().unwrap(), s["queued"].as_u64().unwrap()))
             .collect();
-        let expected: Vec<String> = (50..n).map(|i| format!("http://s{i}.test")).collect();
+        let expected: Vec<(String, u64)> = (0..n)
+            .map(|i| (format!("http://s{i}.test"), i as u64 + 1))
+            .collect();
+        let expected: Vec<(&str, u64)> = expected.iter().map(|(s, q)| (s.as_str(), *q)).collect();
         assert_eq!(listed, expected);
-        assert_eq!(snap["sites_not_listed"], 50);
-        assert_eq!(snap["sites_crawling"], n);
-        // What the page serves counts them too: its header's totals are its tables'.
-        let dir = tempfile::tempdir().unwrap();
-        let page = StatusPage::bind("127.0.0.1:0".parse().unwrap(), dir.path()).unwrap();
-        page.publish(snap);
-        let served = page.status();
+        // Its header's totals are its tables'.
         assert_eq!(served["sites_crawling"], n, "{served:#}");
-        assert_eq!(served["sites"].as_array().unwrap().len(), LISTED_OPEN_SITES);
-        // Up to the limit every open site is listed, in its order.
-        let c = still(3);
-        let snap = snapshot(&c, &mut OpenedScopes::new(&c, &names[..3]));
-        assert_eq!(snap["sites"].as_array().unwrap().len(), 3);
-        assert_eq!(snap["sites"][0]["site"], "http://s0.test");
-        assert_eq!(snap["sites_not_listed"], 0);
+        assert_eq!(served["sites"][0]["shown"], "http://s0.test", "{served:#}");
     }
 
     #[test]
     fn the_state_says_whether_the_crawl_runs_stops_or_finishes() {
         let still = || still(0);
-        let state = |c: &Still| snapshot(c, &mut OpenedScopes::default())["state"].clone();
+        let state = |c: &Still| snapshot(c, &mut OpenedScopes::default()).totals["state"].clone();
         let c = still();
         assert_eq!(state(&c), "crawling");
-        assert_eq!(snapshot(&c, &mut OpenedScopes::default())["problems"], 3);
+        assert_eq!(
+            snapshot(&c, &mut OpenedScopes::default()).totals["problems"],
+            3
+        );
         c.stop.request(StopReason::StopFile);
         assert_eq!(state(&c), "stopping");
         let c = still();

@@ -113,13 +113,6 @@ fn print_live(url: &str, s: &Value) {
     for line in columns::lines(&columns, &rows) {
         println!("{line}");
     }
-    let more = s["sites_not_listed"].as_u64().unwrap_or(0);
-    if more > 0 {
-        println!(
-            "… and {more} more sites being crawled (listed: the {} with the most URLs queued)",
-            sites.len()
-        );
-    }
 }
 
 /// A crawl that has ended, as its summary.csv says.
