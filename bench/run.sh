@@ -18,7 +18,8 @@
 # before or after ours, alternately, same settings) and checks that both wrote byte-identical result files: the
 # before/after comparison of a change, measured side by side. OURS_EXTRA="Key = value" adds
 # a setting to our crawls only (OURS_EXTRA="Archive = warc" with BASE_BIN a copy of the same
-# binary measures what the archive costs; the archive's size is noted).
+# binary measures what the archive costs; the archive's size is noted), BASE_EXTRA to the base
+# binary's (both set: two archives side by side).
 # Environment: PAGES (50000), RUNS (3), THREADS (8), WGET_RUNS (RUNS), CURVES (1: also the
 # thread and site-count curves, CURVE_PAGES (10000) pages over 1, 10, 50, 200 sites, each
 # point CURVE_RUNS (3) times), PROFILE (1), SITE (a folder to serve instead of the generated
@@ -69,7 +70,12 @@ for i in $(seq "$RUNS"); do
             note "archive_bytes $(du -sb "$WORK/rc/results/archive" | cut -f1)"
         fi
     }
-    base() { note "rccrawler_base $(BIN=$BASE_BIN SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc-base" "${CRAWL_SETTINGS[@]}")"; }
+    base() {
+        note "rccrawler_base $(BIN=$BASE_BIN SITE_LINE="$ORIGIN;$THREADS;1000;0" crawl "$WORK/rc-base" "${CRAWL_SETTINGS[@]}" ${BASE_EXTRA:+"$BASE_EXTRA"})"
+        if [ -d "$WORK/rc-base/results/archive" ]; then
+            note "base_archive_bytes $(du -sb "$WORK/rc-base/results/archive" | cut -f1)"
+        fi
+    }
     if [ -z "${BASE_BIN:-}" ]; then
         ours
     else

@@ -31,7 +31,8 @@ fn write_archive(dir: &Path) {
             body.len()
         );
         let request = format!("GET /p{i} HTTP/1.1\r\nHost: a.test\r\n\r\n");
-        let links = vec![format!("http://a.test/p{}", i + 1)];
+        let link = format!("http://a.test/p{}", i + 1);
+        let links = [link.as_str()];
         a.exchange(
             &Exchange {
                 url: &url,

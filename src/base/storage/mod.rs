@@ -23,12 +23,14 @@
 //! - [`atomic`] — temp file + fsync + rename, and folder syncs.
 //! - [`paths`] — names read from files kept inside their folder; output folders kept apart
 //!   from inputs.
+//! - [`sorted_lines`] — lines sorted in bounded memory (spilled runs merged).
 
 pub mod atomic;
 pub mod codec;
 mod files;
 pub mod frames;
 pub mod paths;
+pub mod sorted_lines;
 pub mod store;
 
 use std::io;

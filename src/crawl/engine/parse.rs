@@ -109,13 +109,11 @@ fn handle(
 
 /// A page's links as the archive's `metadata` record lists them: each target once, in the
 /// order the page first links it (a bad href as written).
-fn outlinks(links: &crate::crawl::message::PageLinks) -> Vec<String> {
+fn outlinks(links: &crate::crawl::message::PageLinks) -> Vec<&str> {
     (0..links.target_count())
         .filter_map(|t| match links.target(t as u32) {
-            LinkTarget::Internal { url, .. } | LinkTarget::External(url) => {
-                Some(url.as_str().to_owned())
-            }
-            LinkTarget::Bad(bad) => Some(bad.raw.clone()),
+            LinkTarget::Internal { url, .. } | LinkTarget::External(url) => Some(url.as_str()),
+            LinkTarget::Bad(bad) => Some(bad.raw.as_str()),
             LinkTarget::Ignored => None,
         })
         .collect()

@@ -9,6 +9,8 @@ use std::path::Path;
 
 use super::read::{RawRecord, scan};
 use super::record::{cdx_timestamp, head_len};
+use super::side;
+use crate::base::storage::sorted_lines::LineSorter;
 
 /// The index file's name in an archive folder.
 pub const INDEX_FILE: &str = "index.cdxj";
@@ -105,40 +107,39 @@ impl Entry<'_> {
     }
 }
 
-/// The index lines of the records written so far, unsorted (one appended per record as the
-/// archive is written, rewritten from the files when a crawl continues).
+/// The unsorted index lines earlier versions kept beside the files (removed when found: the
+/// side indexes hold them now).
 pub const UNSORTED_FILE: &str = "index.unsorted";
 
-/// Writes `folder/index.cdxj` from the archive files `files` (names in `folder`), sorted.
-pub fn write_index(folder: &Path, files: &[String]) -> io::Result<()> {
-    let mut lines = Vec::new();
+/// Writes `folder/index.cdxj`, sorted, from the side indexes of archive files `files` (names
+/// in `folder`, finished) — a file whose side index does not read is scanned — in bounded
+/// memory. The unsorted index an earlier version wrote goes.
+pub fn index_from_sides(folder: &Path, files: &[String]) -> io::Result<()> {
+    let mut sorter = LineSorter::new(folder);
     for name in files {
-        scan(&folder.join(name), |offset, length, record| {
-            lines.extend(line(record, name, offset, length));
-        })?;
+        let path = folder.join(name);
+        let mut lines = Vec::new();
+        let len = std::fs::metadata(&path)?.len();
+        let read = side::each_line(&side::side_path(&path), |_, _, l| lines.push(l.to_owned()));
+        if read != Some(len) {
+            lines.clear();
+            scan(&path, |offset, length, record| {
+                lines.extend(line(record, name, offset, length));
+            })?;
+        }
+        for l in lines {
+            sorter.push(l)?;
+        }
     }
-    write_sorted(folder, lines)
-}
-
-/// Writes `folder/index.cdxj` from the lines of `folder/index.unsorted`, sorted; the
-/// unsorted file is removed.
-pub fn sort_index(folder: &Path) -> io::Result<()> {
-    let unsorted = folder.join(UNSORTED_FILE);
-    let text = std::fs::read_to_string(&unsorted)?;
-    write_sorted(folder, text.lines().map(str::to_owned).collect())?;
-    std::fs::remove_file(unsorted)
-}
-
-fn write_sorted(folder: &Path, mut lines: Vec<String>) -> io::Result<()> {
-    lines.sort();
     crate::base::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
         let mut w = io::BufWriter::new(f);
-        for l in &lines {
-            io::Write::write_all(&mut w, l.as_bytes())?;
-            io::Write::write_all(&mut w, b"\n")?;
-        }
+        sorter.write_sorted(&mut w)?;
         io::Write::flush(&mut w)
-    })
+    })?;
+    match std::fs::remove_file(folder.join(UNSORTED_FILE)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

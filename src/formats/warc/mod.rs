@@ -6,6 +6,8 @@
 //! - [`writer`] — an archive folder being written: files opened as `.open`, a `warcinfo`
 //!   first, rotated at a size, a torn tail cut on continue, repeated payloads as `revisit`;
 //! - [`read`] — a file read back record by record;
+//! - [`side`] — each file's side index: its index lines and first payloads, read by a
+//!   continued crawl instead of the file;
 //! - [`cdxj`] — the folder's CDXJ index, sorted by SURT key;
 //! - [`archived`] — an archive read back as the crawl's answers, URL by URL in the order they
 //!   came (`rccrawler rebuild`);
@@ -18,6 +20,7 @@ pub mod cdxj;
 pub mod read;
 pub mod record;
 pub mod recorder;
+pub mod side;
 pub mod surt;
 pub mod writer;
 

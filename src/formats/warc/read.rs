@@ -313,6 +313,19 @@ pub(crate) fn record_of(raw: &[u8], member: Member) -> Option<RawRecord<'_>> {
     Some(r)
 }
 
+/// The WARC head of the record at `offset` of file `path` (its block cut to what was read
+/// with it); `None` when no record starts there.
+pub fn head_at(path: &Path, offset: u64) -> io::Result<Option<RawRecord<'static>>> {
+    /// A record's WARC head is a few hundred bytes; its block is not wanted.
+    const HEAD_KEEP: usize = 1 << 16;
+    let mut file = File::open(path)?;
+    file.seek(io::SeekFrom::Start(offset))?;
+    let mut r = BufReader::with_capacity(1 << 14, file);
+    let mut raw = Vec::new();
+    let member = gunzip_member(&mut r, &mut raw, HEAD_KEEP, Past::Stop)?;
+    Ok(record_of(&raw, member).map(RawRecord::into_owned))
+}
+
 /// Calls `visit(offset, length, record)` for every whole record of WARC file `path`, in order
 /// (each kept to its first [`SCAN_KEEP`] bytes). A member that is not a whole record is passed
 /// over to the next one that is — a gzip member whose WARC head reads — and its span named in

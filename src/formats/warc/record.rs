@@ -70,6 +70,26 @@ pub fn sha1_digest(bytes: &[u8]) -> String {
     sha1_of_parts(&[bytes])
 }
 
+/// The SHA-1 of `bytes`, as bytes (what the archive remembers of a payload for revisits).
+pub fn sha1_bytes(bytes: &[u8]) -> [u8; 20] {
+    Sha1::digest(bytes).into()
+}
+
+/// A SHA-1 as WARC digests write it: `sha1:` and base32.
+pub fn digest_string(sha1: &[u8; 20]) -> String {
+    format!("sha1:{}", data_encoding::BASE32.encode(sha1))
+}
+
+/// The SHA-1 a `sha1:` digest names; `None` for another algorithm or a malformed one.
+pub fn digest_bytes(digest: &str) -> Option<[u8; 20]> {
+    let b32 = digest.strip_prefix("sha1:")?;
+    data_encoding::BASE32
+        .decode(b32.as_bytes())
+        .ok()?
+        .try_into()
+        .ok()
+}
+
 /// [`sha1_digest`] of `parts` one after the other.
 pub fn sha1_of_parts(parts: &[&[u8]]) -> String {
     let mut h = Sha1::new();
@@ -145,12 +165,20 @@ impl Record<'_> {
 
     /// The record as one gzip member, compressed from its parts (nothing copied first).
     pub fn to_gzip(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.gzip_into(&mut out);
+        out
+    }
+
+    /// [`Self::to_gzip`] appended to `out`: an exchange's records go into one buffer, written
+    /// at once, without a buffer of their own each.
+    pub fn gzip_into(&self, out: &mut Vec<u8>) {
         let header = self.header();
         let mut parts: Vec<&[u8]> = Vec::with_capacity(self.block.len() + 2);
         parts.push(&header);
         parts.extend(self.block.iter().copied());
         parts.push(b"\r\n\r\n");
-        gzip_member(&parts)
+        gzip_member_into(&parts, out);
     }
 }
 
@@ -163,10 +191,11 @@ thread_local! {
 }
 
 /// `parts`, one after the other, as one gzip member (RFC 1952: header, raw deflate at level
-/// 1, CRC-32 and length).
-pub fn gzip_member(parts: &[&[u8]]) -> Vec<u8> {
+/// 1, CRC-32 and length) appended to `out`.
+pub fn gzip_member_into(parts: &[&[u8]], out: &mut Vec<u8>) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
-    let mut out = Vec::with_capacity(total / 3 + 64);
+    // Level 1 makes HTML about a third of its size; what does not shrink grows the buffer.
+    out.reserve(total / 2 + 64);
     // ID1 ID2, deflate, no flags, no time, no extra flags, unknown OS.
     out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
     let mut crc = flate2::Crc::new();
@@ -177,13 +206,12 @@ pub fn gzip_member(parts: &[&[u8]]) -> Vec<u8> {
         z.reset();
         for p in parts {
             crc.update(p);
-            deflate_into(z, p, flate2::FlushCompress::None, &mut out);
+            deflate_into(z, p, flate2::FlushCompress::None, out);
         }
-        deflate_into(z, &[], flate2::FlushCompress::Finish, &mut out);
+        deflate_into(z, &[], flate2::FlushCompress::Finish, out);
     });
     out.extend_from_slice(&crc.sum().to_le_bytes());
     out.extend_from_slice(&crc.amount().to_le_bytes());
-    out
 }
 
 /// Feeds `input` to `z` into `out` (grown as needed) until it is all taken — and, with

@@ -176,7 +176,7 @@ impl Recorder {
 
     /// Archives the `metadata` record of a page archived as `page`: its level (none: an
     /// orphan) and its links as the crawler read them.
-    pub fn metadata(&self, page: &Archived, level: Option<u32>, outlinks: &[String]) {
+    pub fn metadata(&self, page: &Archived, level: Option<u32>, outlinks: &[&str]) {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }

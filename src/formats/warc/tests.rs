@@ -31,9 +31,10 @@ fn exchange(archive: &Archive, url: &str, body: &str, links: &[String]) {
         error: None,
         not_modified: None,
     };
+    let links: Vec<&str> = links.iter().map(String::as_str).collect();
     let facts = PageFacts {
         level: Some(1),
-        outlinks: links,
+        outlinks: &links,
     };
     archive.exchange(&ex, Some(&facts)).unwrap();
 }
@@ -189,4 +190,132 @@ fn a_torn_tail_is_cut_and_the_file_continued() {
             "warcinfo", "request", "response", "metadata", "request", "revisit", "metadata"
         ]
     );
+}
+
+/// The CDXJ lines a scan of every finished file of `dir` gives, sorted.
+fn scanned_index(dir: &std::path::Path) -> Vec<String> {
+    let mut lines: Vec<String> = records_with_offsets(dir)
+        .into_iter()
+        .filter_map(|(n, at, len, r)| super::cdxj::line(&r, &n, at, len))
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn records_with_offsets(dir: &std::path::Path) -> Vec<(String, u64, u64, RawRecord<'static>)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".warc.gz"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        scan(&dir.join(&n), |at, len, r| {
+            out.push((n.clone(), at, len, r.clone().into_owned()))
+        })
+        .unwrap();
+    }
+    out
+}
+
+// See: issue 69 item 1 — a continued crawl's opening reads each finished file's side index,
+// not the file: a revisit of a payload in an earlier file still names its first record, and
+// the folder's index is the one a scan of every file gives.
+#[test]
+fn a_continued_archive_reads_finished_files_by_their_side_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    exchange(&a, "http://a.test/", "<a href=/b>b</a>", &[]);
+    exchange(&a, "http://a.test/b", "first body", &[]);
+    exchange(&a, "http://a.test/c", "another body", &[]);
+    a.close().unwrap();
+    let finished: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    assert!(finished.len() >= 2, "{finished:?}");
+    for f in &finished {
+        let side = super::side::side_path(f);
+        let len = std::fs::metadata(f).unwrap().len();
+        assert_eq!(super::side::each_line(&side, |_, _, _| {}), Some(len));
+    }
+    let index = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+    assert_eq!(index.lines().collect::<Vec<_>>(), scanned_index(dir.path()));
+    // A byte of every finished file's first request flipped (its response follows it): a
+    // scan would name the damage, the side index does not read the file.
+    let requests = records_with_offsets(dir.path());
+    for f in &finished {
+        let name = f.file_name().unwrap().to_str().unwrap();
+        let (_, at, _, _) = requests
+            .iter()
+            .find(|(n, _, _, r)| n == name && r.field("WARC-Type") == Some("request"))
+            .unwrap();
+        let mut bytes = std::fs::read(f).unwrap();
+        bytes[*at as usize + 20] ^= 0x55;
+        std::fs::write(f, bytes).unwrap();
+    }
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    assert_eq!(a.problems(), &[] as &[String], "read by side index");
+    // The payload of /b, in the first file, comes again: a revisit naming /b.
+    exchange(&a, "http://a.test/d", "first body", &[]);
+    a.close().unwrap();
+    let revisit = records_with_offsets(dir.path())
+        .into_iter()
+        .find(|(_, _, _, r)| r.field("WARC-Type") == Some("revisit"))
+        .expect("a revisit")
+        .3;
+    assert_eq!(revisit.field("WARC-Target-URI"), Some("http://a.test/d"));
+    assert_eq!(
+        revisit.field("WARC-Refers-To-Target-URI"),
+        Some("http://a.test/b")
+    );
+    // Without side indexes (an archive of an earlier version) the files are scanned: the
+    // damage is named, and side indexes are written for the next opening.
+    for f in &finished {
+        std::fs::remove_file(super::side::side_path(f)).unwrap();
+    }
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    assert_eq!(a.problems().len(), finished.len(), "{:?}", a.problems());
+    drop(a);
+    for f in &finished {
+        assert!(super::side::side_path(f).exists());
+    }
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    assert_eq!(a.problems(), &[] as &[String]);
+}
+
+// See: issue 69 item 1 — the folder's index is sorted in bounded memory; a file killed while
+// it was written has its side index rewritten from a scan.
+#[test]
+fn the_index_of_a_killed_and_continued_archive_is_the_scanned_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Archive::open(dir.path(), "crawl", 4000, Vec::new()).unwrap();
+    for i in 0..12 {
+        exchange(
+            &a,
+            &format!("http://a.test/p{i}"),
+            &format!("page {i}"),
+            &[],
+        );
+    }
+    drop(a); // killed: the open file's side index is not ended
+    let a = Archive::open(dir.path(), "crawl", 4000, Vec::new()).unwrap();
+    for i in 12..20 {
+        exchange(
+            &a,
+            &format!("http://a.test/p{i}"),
+            &format!("page {}", i % 15),
+            &[],
+        );
+    }
+    a.close().unwrap();
+    let index = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+    let lines: Vec<&str> = index.lines().collect();
+    assert_eq!(lines.len(), 20, "{index}");
+    assert_eq!(lines, scanned_index(dir.path()));
+    // /p15 … /p19 repeat /p0 … /p4: revisits.
+    assert_eq!(index.matches("warc/revisit").count(), 5, "{index}");
+    assert!(!dir.path().join(super::cdxj::UNSORTED_FILE).exists());
 }

@@ -6,6 +6,7 @@
 //! A response whose payload equals one already archived (the same SHA-1) is written as a
 //! `revisit` record: its head only, naming the first.
 
+use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -17,8 +18,10 @@ use parking_lot::Mutex;
 use super::cdxj::{self, Entry, UNSORTED_FILE};
 use super::read::scan;
 use super::record::{
-    IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, sha1_digest, warc_date,
+    IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, digest_bytes, digest_string,
+    sha1_bytes, warc_date,
 };
+use super::side::{self, SideWriter};
 
 /// The suffix of a file being written.
 const OPEN: &str = ".open";
@@ -62,7 +65,7 @@ pub struct PageFacts<'a> {
     /// Its level (none: an orphan).
     pub level: Option<u32>,
     /// Its links, as the crawler read them.
-    pub outlinks: &'a [String],
+    pub outlinks: &'a [&'a str],
 }
 
 /// How a file is being written.
@@ -73,17 +76,27 @@ struct OpenFile {
     len: u64,
 }
 
+/// Where a record is: the file (its place in [`State::files`]) and the offset in it.
+#[derive(Debug, Clone, Copy)]
+struct Loc {
+    file: u32,
+    offset: u64,
+}
+
 #[derive(Debug, Default)]
 struct State {
     file: Option<OpenFile>,
     /// The next file's number.
     seq: u32,
-    /// The first record of each payload digest: its URI and date.
-    seen: HashMap<String, (String, String)>,
+    /// The finished names of the folder's files, the open one last: what a [`Loc`] names.
+    files: Vec<String>,
+    /// The first record of each payload's SHA-1 (its URI and date are read back from it when
+    /// a revisit names it: 40 bytes a payload, not the 250 its strings took).
+    seen: HashMap<[u8; 20], Loc>,
     /// Bytes appended by this process.
     written: u64,
-    /// `index.unsorted`: an index line per response and revisit, as they are written.
-    index: Option<io::BufWriter<File>>,
+    /// The open file's side index: a line per response and revisit, as they are written.
+    side: Option<SideWriter>,
 }
 
 /// What opening an archive folder found damaged, in words (see [`Archive::problems`]).
@@ -96,6 +109,8 @@ struct Indexed<'a> {
     at: u64,
     len: u64,
     entry: Entry<'a>,
+    /// A whole response with a body: later equal payloads are revisits of it.
+    first: bool,
 }
 
 /// An archive folder being written.
@@ -116,7 +131,8 @@ fn io_err(what: &str) -> io::Error {
 
 impl Archive {
     /// Opens archive folder `folder` (created): a file a killed process left open is cut back
-    /// to its last whole record and continued; the payloads of every file are read back, so
+    /// to its last whole record and continued; the payloads of every file are read back — from
+    /// a finished file's side index, else by scanning it (and its side index written) — so
     /// that a continued crawl's repeats are revisits.
     pub fn open(
         folder: &Path,
@@ -132,35 +148,33 @@ impl Archive {
             .filter(|n| n.starts_with(prefix) && (n.ends_with(WARC_GZ) || n.ends_with(OPEN)))
             .collect();
         names.sort();
-        // The index lines of what is there are written again: a killed run's may be short.
-        let mut index = io::BufWriter::new(File::create(folder.join(UNSORTED_FILE))?);
+        // An index left unsorted by an earlier version killed mid-crawl: the side indexes say it.
+        let _ = std::fs::remove_file(folder.join(UNSORTED_FILE));
         for name in &names {
             let path = folder.join(name);
             let finished = name.trim_end_matches(OPEN);
-            let mut lines = Vec::new();
-            let end = scan(&path, |offset, length, r| {
-                lines.extend(cdxj::line(r, finished, offset, length));
-                if r.field("WARC-Type") == Some("response")
-                    && r.field("WARC-Truncated").is_none()
-                    && let (Some(d), Some(u), Some(t)) = (
-                        r.field("WARC-Payload-Digest"),
-                        r.field("WARC-Target-URI"),
-                        r.field("WARC-Date"),
-                    )
-                {
-                    state
-                        .seen
-                        .entry(d.to_owned())
-                        .or_insert((u.to_owned(), t.to_owned()));
-                }
-            })?;
-            for l in lines {
-                writeln!(index, "{l}")?;
-            }
-            damage.extend(end.problems(&path));
+            let file = u32::try_from(state.files.len()).map_err(|_| io_err("too many files"))?;
+            state.files.push(finished.to_owned());
             if let Some(seq) = seq_of(name) {
                 state.seq = state.seq.max(seq + 1);
             }
+            let side_path = side::side_path(&folder.join(finished));
+            if !name.ends_with(OPEN)
+                && let Some(firsts) = side::read_firsts(&side_path, std::fs::metadata(&path)?.len())
+            {
+                for (digest, offset) in firsts {
+                    state.seen.entry(digest).or_insert(Loc { file, offset });
+                }
+                continue;
+            }
+            let mut side = SideWriter::create(&side_path)?;
+            let end = rescan(&path, finished, |digest, offset, cdxj| {
+                if let Some(d) = digest.and_then(digest_bytes) {
+                    state.seen.entry(d).or_insert(Loc { file, offset });
+                }
+                side.line(offset, digest, cdxj)
+            })?;
+            damage.extend(end.problems(&path));
             if name.ends_with(OPEN) {
                 let file = OpenOptions::new().append(true).open(&path)?;
                 // A torn tail (a kill mid-write) is cut: the file ends with a whole record.
@@ -171,10 +185,11 @@ impl Archive {
                     file,
                     len: end.whole,
                 });
+                state.side = Some(side);
+            } else {
+                side.finish(end.len)?;
             }
         }
-        index.flush()?;
-        state.index = Some(index);
         Ok(Archive {
             folder: folder.to_owned(),
             prefix: prefix.to_owned(),
@@ -204,11 +219,13 @@ impl Archive {
                 SERVER_NOT_MODIFIED,
             ),
             None => {
-                let payload = sha1_digest(ex.body);
-                let earlier = (!ex.body.is_empty() && ex.truncated.is_none())
-                    .then(|| self.state.lock().seen.get(&payload).cloned())
-                    .flatten();
-                (payload, earlier, IDENTICAL_PAYLOAD)
+                let sha1 = sha1_bytes(ex.body);
+                let earlier = if !ex.body.is_empty() && ex.truncated.is_none() {
+                    self.earlier(&sha1)?
+                } else {
+                    None
+                };
+                (digest_string(&sha1), earlier, IDENTICAL_PAYLOAD)
             }
         };
         let request = Record {
@@ -246,38 +263,76 @@ impl Archive {
             fields,
             block,
         };
-        let mut members = request.to_gzip();
-        let at = members.len() as u64;
-        members.extend(response.to_gzip());
-        let len = members.len() as u64 - at;
-        if let Some(p) = page {
-            let facts = self.metadata_block(p);
-            members.extend(
+        with_members(|members| {
+            request.gzip_into(members);
+            let at = members.len() as u64;
+            response.gzip_into(members);
+            let len = members.len() as u64 - at;
+            if let Some(p) = page {
+                let facts = metadata_block(p);
                 self.metadata_record(ex.url, ex.date, &facts, &response_id)
-                    .to_gzip(),
-            );
-        }
+                    .gzip_into(members);
+            }
+            self.append_exchange(ex, &payload, earlier.is_some(), members, (at, len))
+        })?;
+        Ok(response_id)
+    }
+
+    /// Appends an exchange's `members`, its response (or revisit) at `at` (`len` bytes) in
+    /// them, with its index line; a first payload is remembered for later revisits.
+    fn append_exchange(
+        &self,
+        ex: &Exchange<'_>,
+        payload: &str,
+        revisit: bool,
+        members: &[u8],
+        (at, len): (u64, u64),
+    ) -> io::Result<()> {
         let date = warc_date(ex.date);
         let (status, mime) = cdxj::status_and_mime(ex.head);
         let entry = Entry {
             url: ex.url,
             date: &date,
-            mime: if earlier.is_some() {
-                "warc/revisit"
-            } else {
-                &mime
-            },
+            mime: if revisit { "warc/revisit" } else { &mime },
             status: &status,
-            digest: &payload,
+            digest: payload,
         };
+        let first = !revisit && ex.truncated.is_none() && !ex.body.is_empty();
         let mut st = self.state.lock();
-        if earlier.is_none() && ex.truncated.is_none() && !ex.body.is_empty() {
-            st.seen
-                .entry(payload.clone())
-                .or_insert_with(|| (ex.url.to_owned(), date.clone()));
-        }
-        self.append(&mut st, &members, Some(Indexed { at, len, entry }))?;
-        Ok(response_id)
+        let indexed = Indexed {
+            at,
+            len,
+            entry,
+            first,
+        };
+        self.append(&mut st, members, Some(indexed))
+    }
+
+    /// The URI and date of the first response whose payload has SHA-1 `sha1`, read back
+    /// from its record; `None` when there is none (or it cannot be read: the payload is
+    /// archived again, whole).
+    fn earlier(&self, sha1: &[u8; 20]) -> io::Result<Option<(String, String)>> {
+        let (loc, name) = {
+            let st = self.state.lock();
+            let Some(loc) = st.seen.get(sha1).copied() else {
+                return Ok(None);
+            };
+            (
+                loc,
+                st.files.get(loc.file as usize).cloned().unwrap_or_default(),
+            )
+        };
+        // The file may be renamed from `.open` to its finished name meanwhile.
+        let finished = self.folder.join(&name);
+        let open = self.folder.join(format!("{name}{OPEN}"));
+        let head = super::read::head_at(&finished, loc.offset)
+            .or_else(|_| super::read::head_at(&open, loc.offset))?;
+        Ok(head.and_then(|r| {
+            Some((
+                r.field("WARC-Target-URI")?.to_owned(),
+                r.field("WARC-Date")?.to_owned(),
+            ))
+        }))
     }
 
     /// Archives a request that got no answer (a timeout, a refused or broken connection): its
@@ -314,10 +369,12 @@ impl Archive {
             fields: Vec::new(),
             block: vec![block.as_bytes()],
         };
-        let mut members = request.to_gzip();
-        members.extend(failure.to_gzip());
-        let mut st = self.state.lock();
-        self.append(&mut st, &members, None)
+        with_members(|members| {
+            request.gzip_into(members);
+            failure.gzip_into(members);
+            let mut st = self.state.lock();
+            self.append(&mut st, members, None)
+        })
     }
 
     /// Archives the `metadata` record of a page whose response was archived earlier as
@@ -329,12 +386,13 @@ impl Archive {
         response_id: &str,
         page: &PageFacts<'_>,
     ) -> io::Result<()> {
-        let facts = self.metadata_block(page);
-        let member = self
-            .metadata_record(url, date, &facts, response_id)
-            .to_gzip();
-        let mut st = self.state.lock();
-        self.append(&mut st, &member, None)
+        let facts = metadata_block(page);
+        with_members(|member| {
+            self.metadata_record(url, date, &facts, response_id)
+                .gzip_into(member);
+            let mut st = self.state.lock();
+            self.append(&mut st, member, None)
+        })
     }
 
     /// Archives the DOM a browser rendered of a page whose response was archived as record
@@ -362,18 +420,6 @@ impl Archive {
         .to_gzip();
         let mut st = self.state.lock();
         self.append(&mut st, &member, None)
-    }
-
-    /// A page's `metadata` block: its level and outlinks, a line each.
-    fn metadata_block(&self, p: &PageFacts<'_>) -> String {
-        let mut block = String::new();
-        if let Some(level) = p.level {
-            block.push_str(&format!("level: {level}\r\n"));
-        }
-        for link in p.outlinks {
-            block.push_str(&format!("outlink: {link}\r\n"));
-        }
-        block
     }
 
     fn metadata_record<'b>(
@@ -424,9 +470,16 @@ impl Archive {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .map_or("", |n| n.trim_end_matches(OPEN));
-            let line = ix.entry.line(name, start + ix.at, ix.len);
-            if let Some(index) = st.index.as_mut() {
-                writeln!(index, "{line}")?;
+            let offset = start + ix.at;
+            let line = ix.entry.line(name, offset, ix.len);
+            if let Some(side) = st.side.as_mut() {
+                side.line(offset, ix.first.then_some(ix.entry.digest), &line)?;
+            }
+            if ix.first
+                && let Some(sha1) = digest_bytes(ix.entry.digest)
+            {
+                let file = u32::try_from(st.files.len().saturating_sub(1)).unwrap_or(u32::MAX);
+                st.seen.entry(sha1).or_insert(Loc { file, offset });
             }
         }
         Ok(())
@@ -438,7 +491,8 @@ impl Archive {
             .filter(char::is_ascii_digit)
             .take(14)
             .collect();
-        let name = format!("{}-{stamp}-{:05}{WARC_GZ}{OPEN}", self.prefix, st.seq);
+        let finished = format!("{}-{stamp}-{:05}{WARC_GZ}", self.prefix, st.seq);
+        let name = format!("{finished}{OPEN}");
         st.seq += 1;
         let path = self.folder.join(name);
         let mut file = OpenOptions::new()
@@ -452,23 +506,21 @@ impl Archive {
         for (name, value) in &self.info {
             block.push_str(&format!("{name}: {}\r\n", value.replace(['\r', '\n'], " ")));
         }
-        let filename = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .map(|n| n.trim_end_matches(OPEN).to_owned())
-            .unwrap_or_default();
+        let side = SideWriter::create(&side::side_path(&self.folder.join(&finished)))?;
         let info = Record {
             kind: RecordType::Warcinfo,
             id: self.ids.next(),
             date: SystemTime::now(),
             target_uri: None,
             content_type: "application/warc-fields",
-            fields: vec![("WARC-Filename", filename)],
+            fields: vec![("WARC-Filename", finished.clone())],
             block: vec![block.as_bytes()],
         }
         .to_gzip();
         file.write_all(&info)?;
         st.written += info.len() as u64;
+        st.files.push(finished);
+        st.side = Some(side);
         st.file = Some(OpenFile {
             path,
             file,
@@ -479,10 +531,12 @@ impl Archive {
 
     /// Syncs the open file and renames it to its finished name.
     fn finish_file(&self, st: &mut State) -> io::Result<()> {
-        if let Some(index) = st.index.as_mut() {
-            index.flush()?;
-        }
         if let Some(f) = st.file.take() {
+            // The side index is ended first: a kill before the rename leaves the file `.open`,
+            // scanned again.
+            if let Some(side) = st.side.take() {
+                side.finish(f.len)?;
+            }
             f.file.sync_all()?;
             let done = PathBuf::from(f.path.to_string_lossy().trim_end_matches(OPEN).to_owned());
             std::fs::rename(&f.path, &done)?;
@@ -506,9 +560,71 @@ impl Archive {
     pub fn close(&self) -> io::Result<()> {
         let mut st = self.state.lock();
         self.finish_file(&mut st)?;
-        st.index = None;
-        cdxj::sort_index(&self.folder)
+        cdxj::index_from_sides(&self.folder, &st.files)
     }
+}
+
+/// A page's `metadata` block: its level and outlinks, a line each.
+fn metadata_block(p: &PageFacts<'_>) -> String {
+    let len: usize = p.outlinks.iter().map(|l| l.len() + 11).sum();
+    let mut block = String::with_capacity(len + 16);
+    if let Some(level) = p.level {
+        let _ = write!(block, "level: {level}\r\n");
+    }
+    for link in p.outlinks {
+        block.push_str("outlink: ");
+        block.push_str(link);
+        block.push_str("\r\n");
+    }
+    block
+}
+
+thread_local! {
+    /// Each thread's buffer for the members it appends: a page's three records are gzipped
+    /// into it and written at once, without an allocation of their own.
+    static MEMBERS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A buffer larger than this (a large document's member) is not kept for the next exchange.
+const KEEP_MEMBERS: usize = 1 << 20;
+
+/// Runs `f` with this thread's members buffer, empty.
+fn with_members<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    MEMBERS.with(|cell| {
+        let mut buf = std::mem::take(&mut *cell.borrow_mut());
+        buf.clear();
+        let out = f(&mut buf);
+        if buf.capacity() <= KEEP_MEMBERS {
+            *cell.borrow_mut() = buf;
+        }
+        out
+    })
+}
+
+/// Scans archive file `path` (finished name `finished`), calling `line(first digest, offset,
+/// CDXJ line)` for each response and revisit — the digest when later equal payloads may be
+/// revisits of it (a whole response).
+fn rescan(
+    path: &Path,
+    finished: &str,
+    mut line: impl FnMut(Option<&str>, u64, &str) -> io::Result<()>,
+) -> io::Result<super::read::ScanEnd> {
+    let mut failed = None;
+    let end = scan(path, |offset, length, r| {
+        let Some(cdxj) = cdxj::line(r, finished, offset, length) else {
+            return;
+        };
+        let first = (r.field("WARC-Type") == Some("response")
+            && r.field("WARC-Truncated").is_none())
+        .then(|| r.field("WARC-Payload-Digest"))
+        .flatten();
+        if failed.is_none()
+            && let Err(e) = line(first, offset, &cdxj)
+        {
+            failed = Some(e);
+        }
+    })?;
+    failed.map_or(Ok(end), Err)
 }
 
 /// `text` on one line (a field value holds no line end).
