@@ -135,7 +135,7 @@ mod tests {
         each_line(&path, |o, _, l| lines.push((o, l.to_owned())));
         assert_eq!(lines[1], (90, "test,a)/b 2026 {}".to_owned()));
         // Damage in the middle: scanned.
-        let mut bytes = std::fs::read(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
         let n = bytes.len();
         for at in [20, n / 2, n - 12, n - 3] {
             let mut damaged = bytes.clone();
