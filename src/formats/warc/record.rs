@@ -214,6 +214,28 @@ pub fn gzip_member_into(parts: &[&[u8]], out: &mut Vec<u8>) {
     out.extend_from_slice(&crc.amount().to_le_bytes());
 }
 
+thread_local! {
+    /// Each thread's buffer for the members it appends: a page's three records are gzipped
+    /// into it and written at once, without an allocation of their own.
+    static MEMBERS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A buffer larger than this (a large document's member) is not kept for the next exchange.
+const KEEP_MEMBERS: usize = 1 << 20;
+
+/// Runs `f` with this thread's members buffer, empty.
+pub fn with_members<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    MEMBERS.with(|cell| {
+        let mut buf = std::mem::take(&mut *cell.borrow_mut());
+        buf.clear();
+        let out = f(&mut buf);
+        if buf.capacity() <= KEEP_MEMBERS {
+            *cell.borrow_mut() = buf;
+        }
+        out
+    })
+}
+
 /// Feeds `input` to `z` into `out` (grown as needed) until it is all taken — and, with
 /// `Finish`, until the stream is ended.
 fn deflate_into(

@@ -16,10 +16,9 @@ use hashbrown::HashMap;
 use parking_lot::Mutex;
 
 use super::cdxj::{self, Entry, UNSORTED_FILE};
-use super::read::scan;
 use super::record::{
     IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, digest_bytes, digest_string,
-    sha1_bytes, warc_date,
+    sha1_bytes, warc_date, with_members,
 };
 use super::side::{self, SideWriter};
 
@@ -168,7 +167,7 @@ impl Archive {
                 continue;
             }
             let mut side = SideWriter::create(&side_path)?;
-            let end = rescan(&path, finished, |digest, offset, cdxj| {
+            let end = side::rescan(&path, finished, |digest, offset, cdxj| {
                 if let Some(d) = digest.and_then(digest_bytes) {
                     state.seen.entry(d).or_insert(Loc { file, offset });
                 }
@@ -577,54 +576,6 @@ fn metadata_block(p: &PageFacts<'_>) -> String {
         block.push_str("\r\n");
     }
     block
-}
-
-thread_local! {
-    /// Each thread's buffer for the members it appends: a page's three records are gzipped
-    /// into it and written at once, without an allocation of their own.
-    static MEMBERS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A buffer larger than this (a large document's member) is not kept for the next exchange.
-const KEEP_MEMBERS: usize = 1 << 20;
-
-/// Runs `f` with this thread's members buffer, empty.
-fn with_members<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-    MEMBERS.with(|cell| {
-        let mut buf = std::mem::take(&mut *cell.borrow_mut());
-        buf.clear();
-        let out = f(&mut buf);
-        if buf.capacity() <= KEEP_MEMBERS {
-            *cell.borrow_mut() = buf;
-        }
-        out
-    })
-}
-
-/// Scans archive file `path` (finished name `finished`), calling `line(first digest, offset,
-/// CDXJ line)` for each response and revisit — the digest when later equal payloads may be
-/// revisits of it (a whole response).
-fn rescan(
-    path: &Path,
-    finished: &str,
-    mut line: impl FnMut(Option<&str>, u64, &str) -> io::Result<()>,
-) -> io::Result<super::read::ScanEnd> {
-    let mut failed = None;
-    let end = scan(path, |offset, length, r| {
-        let Some(cdxj) = cdxj::line(r, finished, offset, length) else {
-            return;
-        };
-        let first = (r.field("WARC-Type") == Some("response")
-            && r.field("WARC-Truncated").is_none())
-        .then(|| r.field("WARC-Payload-Digest"))
-        .flatten();
-        if failed.is_none()
-            && let Err(e) = line(first, offset, &cdxj)
-        {
-            failed = Some(e);
-        }
-    })?;
-    failed.map_or(Ok(end), Err)
 }
 
 /// `text` on one line (a field value holds no line end).
