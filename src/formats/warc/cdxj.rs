@@ -118,18 +118,26 @@ pub fn index_from_sides(folder: &Path, files: &[String]) -> io::Result<()> {
     let mut sorter = LineSorter::new(folder);
     for name in files {
         let path = folder.join(name);
-        let mut lines = Vec::new();
         let len = std::fs::metadata(&path)?.len();
-        let read = side::each_line(&side::side_path(&path), |_, _, l| lines.push(l.to_owned()));
-        if read != Some(len) {
-            lines.clear();
-            scan(&path, |offset, length, record| {
-                lines.extend(line(record, name, offset, length));
-            })?;
+        let side = side::side_path(&path);
+        // Read whole first, then again into the sorter: a file's lines are not held at once.
+        if side::each_line(&side, |_, _, _| {}) == Some(len) {
+            let mut failed = Ok(());
+            side::each_line(&side, |_, _, l| {
+                if failed.is_ok() {
+                    failed = sorter.push(l.to_owned());
+                }
+            });
+            failed?;
+            continue;
         }
-        for l in lines {
-            sorter.push(l)?;
-        }
+        let mut failed = Ok(());
+        scan(&path, |offset, length, record| {
+            if let (Ok(()), Some(l)) = (&failed, line(record, name, offset, length)) {
+                failed = sorter.push(l);
+            }
+        })?;
+        failed?;
     }
     crate::base::storage::atomic::replace_file_with(&folder.join(INDEX_FILE), |f| {
         let mut w = io::BufWriter::new(f);

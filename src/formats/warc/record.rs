@@ -65,6 +65,32 @@ pub struct Record<'a> {
     pub block: Vec<&'a [u8]>,
 }
 
+/// What the crawler read of a page, for its `metadata` record.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFacts<'a> {
+    /// Its level (none: an orphan).
+    pub level: Option<u32>,
+    /// Its links, as the crawler read them.
+    pub outlinks: &'a [&'a str],
+}
+
+/// A page's `metadata` block: its level and outlinks, a line each.
+pub fn metadata_block(p: &PageFacts<'_>) -> String {
+    let len: usize = p.outlinks.iter().map(|l| l.len() + 11).sum();
+    let mut block = String::with_capacity(len + 16);
+    if let Some(level) = p.level {
+        block.push_str("level: ");
+        block.push_str(&level.to_string());
+        block.push_str("\r\n");
+    }
+    for link in p.outlinks {
+        block.push_str("outlink: ");
+        block.push_str(link);
+        block.push_str("\r\n");
+    }
+    block
+}
+
 /// `sha1:` and the base32 SHA-1 of `bytes`, as WARC digests are written.
 pub fn sha1_digest(bytes: &[u8]) -> String {
     sha1_of_parts(&[bytes])

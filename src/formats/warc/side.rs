@@ -42,9 +42,18 @@ pub struct SideWriter {
 }
 
 impl SideWriter {
-    /// Starts side index `path` afresh.
+    /// Starts side index `path` afresh: what is there goes first — a link planted there is
+    /// removed, never written through.
     pub fn create(path: &Path) -> io::Result<SideWriter> {
-        let file = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        let file = BufWriter::with_capacity(1 << 16, file);
         let mut out = GzEncoder::new(file, flate2::Compression::fast());
         writeln!(out, "{MAGIC}")?;
         Ok(SideWriter { out })
@@ -80,26 +89,37 @@ pub fn read_firsts(path: &Path, len: u64) -> Option<Firsts> {
     (ended == len).then_some(firsts)
 }
 
+/// The longest line a side index may hold (an index line with a URL of a megabyte): a longer
+/// one is damage, not read into memory.
+const MAX_LINE: u64 = 1 << 20;
+
 /// Calls `visit(offset, first digest, CDXJ line)` for every line of side index `path`, and
-/// gives the length its end line names; `None` when it is missing, damaged or not ended.
+/// gives the length its end line names; `None` when it is missing, not a plain file, damaged
+/// or not ended.
 pub fn each_line(path: &Path, mut visit: impl FnMut(u64, Option<&str>, &str)) -> Option<u64> {
+    // A link or a pipe planted under a side index's name is not followed (a pipe would block).
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = BufReader::with_capacity(1 << 16, File::open(path).ok()?);
     let mut r = BufReader::with_capacity(1 << 16, GzDecoder::new(file));
     let mut line = String::new();
-    r.read_line(&mut line).ok()?;
-    if line.trim_end() != MAGIC {
-        return None;
-    }
-    loop {
+    for at in 0u64.. {
         line.clear();
-        if r.read_line(&mut line).ok()? == 0 || !line.ends_with('\n') {
+        let n = (&mut r).take(MAX_LINE).read_line(&mut line).ok()?;
+        if n == 0 || !line.ends_with('\n') {
             return None;
         }
         let l = line.trim_end_matches('\n');
+        if at == 0 {
+            if l != MAGIC {
+                return None;
+            }
+            continue;
+        }
         if let Some(len) = l.strip_prefix("end ") {
-            // Nothing after it, and the checksum holds (read at the stream's end).
-            let mut rest = Vec::new();
-            return match r.read_to_end(&mut rest) {
+            // Nothing after it, and the checksum holds (checked at the stream's end).
+            return match r.read(&mut [0u8; 1]) {
                 Ok(0) => len.parse().ok(),
                 _ => None,
             };
@@ -109,6 +129,7 @@ pub fn each_line(path: &Path, mut visit: impl FnMut(u64, Option<&str>, &str)) ->
         let first = (first != "-").then_some(first);
         visit(offset.parse().ok()?, first, cdxj);
     }
+    None
 }
 
 /// Scans archive file `path` (finished name `finished`), calling `line(first digest, offset,

@@ -319,3 +319,80 @@ fn the_index_of_a_killed_and_continued_archive_is_the_scanned_one() {
     assert_eq!(index.matches("warc/revisit").count(), 5, "{index}");
     assert!(!dir.path().join(super::cdxj::UNSORTED_FILE).exists());
 }
+
+// See: issue 69 item 1, and the hostile probes of issue 63 — what is planted under a side
+// index's name is never written through, never blocks, never names a record it does not hold.
+#[cfg(unix)]
+#[test]
+fn side_indexes_planted_or_lying_are_not_trusted() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("archive");
+    let a = Archive::open(&folder, "crawl", 1500, Vec::new()).unwrap();
+    exchange(&a, "http://a.test/", "home", &[]);
+    exchange(&a, "http://a.test/b", "first body", &[]);
+    a.close().unwrap();
+    let mut finished: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    finished.sort();
+    let (first, second) = (&finished[0], &finished[1]);
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "not the archive's").unwrap();
+    // A link to a file outside the folder in place of the first file's side index, a pipe in
+    // place of the second's.
+    std::fs::remove_file(super::side::side_path(first)).unwrap();
+    symlink(&outside, super::side::side_path(first)).unwrap();
+    std::fs::remove_file(super::side::side_path(second)).unwrap();
+    let fifo = std::ffi::CString::new(super::side::side_path(second).to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-ended path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let a = Archive::open(&folder, "crawl", 1500, Vec::new()).unwrap();
+    drop(a);
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "not the archive's"
+    );
+    for f in &finished {
+        let side = super::side::side_path(f);
+        assert!(std::fs::symlink_metadata(&side).unwrap().is_file());
+        let len = std::fs::metadata(f).unwrap().len();
+        assert_eq!(super::side::each_line(&side, |_, _, _| {}), Some(len));
+    }
+    // A side index that lies: it says the payload of "never archived" is at the first file's
+    // response, ended with the file's true length. The record there holds another payload, so
+    // the body is archived whole, not as a revisit of a record that is not it.
+    let mut at = Vec::new();
+    super::side::each_line(&super::side::side_path(first), |o, _, l| {
+        at.push((o, l.to_owned()))
+    });
+    let liar = super::record::sha1_digest(b"never archived");
+    let mut w = super::side::SideWriter::create(&super::side::side_path(first)).unwrap();
+    w.line(at[0].0, Some(&liar), &at[0].1).unwrap();
+    w.finish(std::fs::metadata(first).unwrap().len()).unwrap();
+    // A line of two megabytes and no line end in the second's: not read, the file scanned.
+    {
+        use std::io::Write as _;
+        let f = std::fs::File::create(super::side::side_path(second)).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+        gz.write_all(b"rccrawler-side 1\n").unwrap();
+        gz.write_all(&vec![b'7'; 2 << 20]).unwrap();
+        gz.finish().unwrap();
+    }
+    let a = Archive::open(&folder, "crawl", 1500, Vec::new()).unwrap();
+    exchange(&a, "http://a.test/c", "never archived", &[]);
+    exchange(&a, "http://a.test/d", "first body", &[]);
+    a.close().unwrap();
+    let all = records_with_offsets(&folder);
+    let kind_of = |url: &str| {
+        all.iter()
+            .filter(|(_, _, _, r)| r.field("WARC-Target-URI") == Some(url))
+            .filter_map(|(_, _, _, r)| r.field("WARC-Type").map(str::to_owned))
+            .find(|k| k == "response" || k == "revisit")
+    };
+    assert_eq!(kind_of("http://a.test/c").as_deref(), Some("response"));
+    // The second file's side index was rewritten from a scan: /b's payload is still found.
+    assert_eq!(kind_of("http://a.test/d").as_deref(), Some("revisit"));
+}

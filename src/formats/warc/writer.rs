@@ -6,7 +6,6 @@
 //! A response whose payload equals one already archived (the same SHA-1) is written as a
 //! `revisit` record: its head only, naming the first.
 
-use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -16,9 +15,10 @@ use hashbrown::HashMap;
 use parking_lot::Mutex;
 
 use super::cdxj::{self, Entry, UNSORTED_FILE};
+pub use super::record::PageFacts;
 use super::record::{
     IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, digest_bytes, digest_string,
-    sha1_bytes, warc_date, with_members,
+    metadata_block, sha1_bytes, warc_date, with_members,
 };
 use super::side::{self, SideWriter};
 
@@ -56,15 +56,6 @@ pub struct Exchange<'a> {
     /// A `304 Not Modified` to a re-crawl's conditional request: the date and payload digest
     /// of the earlier archive's answer it stands for (a `revisit` record names them).
     pub not_modified: Option<(&'a str, &'a str)>,
-}
-
-/// What the crawler read of a page, for its `metadata` record.
-#[derive(Debug, Clone, Copy)]
-pub struct PageFacts<'a> {
-    /// Its level (none: an orphan).
-    pub level: Option<u32>,
-    /// Its links, as the crawler read them.
-    pub outlinks: &'a [&'a str],
 }
 
 /// How a file is being written.
@@ -166,15 +157,28 @@ impl Archive {
                 }
                 continue;
             }
-            let mut side = SideWriter::create(&side_path)?;
+            let open = name.ends_with(OPEN);
+            let mut side = match SideWriter::create(&side_path) {
+                Ok(w) => Some(w),
+                // A finished file's side index only spares the next opening a scan.
+                Err(_) if !open => None,
+                Err(e) => return Err(e),
+            };
             let end = side::rescan(&path, finished, |digest, offset, cdxj| {
                 if let Some(d) = digest.and_then(digest_bytes) {
                     state.seen.entry(d).or_insert(Loc { file, offset });
                 }
-                side.line(offset, digest, cdxj)
+                match side.as_mut().map(|w| w.line(offset, digest, cdxj)) {
+                    Some(Err(e)) if open => Err(e),
+                    Some(Err(_)) => {
+                        side = None;
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
             })?;
             damage.extend(end.problems(&path));
-            if name.ends_with(OPEN) {
+            if open {
                 let file = OpenOptions::new().append(true).open(&path)?;
                 // A torn tail (a kill mid-write) is cut: the file ends with a whole record.
                 file.set_len(end.whole)?;
@@ -184,9 +188,10 @@ impl Archive {
                     file,
                     len: end.whole,
                 });
-                state.side = Some(side);
-            } else {
-                side.finish(end.len)?;
+                state.side = side;
+            } else if let Some(w) = side {
+                // Not ended, it is not read: the next opening scans the file again.
+                let _ = w.finish(end.len);
             }
         }
         Ok(Archive {
@@ -326,12 +331,15 @@ impl Archive {
         let open = self.folder.join(format!("{name}{OPEN}"));
         let head = super::read::head_at(&finished, loc.offset)
             .or_else(|_| super::read::head_at(&open, loc.offset))?;
-        Ok(head.and_then(|r| {
-            Some((
-                r.field("WARC-Target-URI")?.to_owned(),
-                r.field("WARC-Date")?.to_owned(),
-            ))
-        }))
+        // A side index that lies (a file replaced since) names another record: not this one.
+        Ok(head
+            .filter(|r| r.field("WARC-Payload-Digest").and_then(digest_bytes) == Some(*sha1))
+            .and_then(|r| {
+                Some((
+                    r.field("WARC-Target-URI")?.to_owned(),
+                    r.field("WARC-Date")?.to_owned(),
+                ))
+            }))
     }
 
     /// Archives a request that got no answer (a timeout, a refused or broken connection): its
@@ -561,21 +569,6 @@ impl Archive {
         self.finish_file(&mut st)?;
         cdxj::index_from_sides(&self.folder, &st.files)
     }
-}
-
-/// A page's `metadata` block: its level and outlinks, a line each.
-fn metadata_block(p: &PageFacts<'_>) -> String {
-    let len: usize = p.outlinks.iter().map(|l| l.len() + 11).sum();
-    let mut block = String::with_capacity(len + 16);
-    if let Some(level) = p.level {
-        let _ = write!(block, "level: {level}\r\n");
-    }
-    for link in p.outlinks {
-        block.push_str("outlink: ");
-        block.push_str(link);
-        block.push_str("\r\n");
-    }
-    block
 }
 
 /// `text` on one line (a field value holds no line end).
