@@ -112,13 +112,18 @@ impl Entry<'_> {
 pub const UNSORTED_FILE: &str = "index.unsorted";
 
 /// Writes `folder/index.cdxj`, sorted, from the side indexes of archive files `files` (names
-/// in `folder`, finished) — a file whose side index does not read is scanned — in bounded
-/// memory. The unsorted index an earlier version wrote goes.
+/// in `folder`, finished; one removed since is left out) — a file whose side index does not
+/// read is scanned — in bounded memory. The unsorted index an earlier version wrote goes.
 pub fn index_from_sides(folder: &Path, files: &[String]) -> io::Result<()> {
     let mut sorter = LineSorter::new(folder);
     for name in files {
         let path = folder.join(name);
-        let len = std::fs::metadata(&path)?.len();
+        // A file removed since it was written holds no record to index.
+        let len = match std::fs::metadata(&path) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
         let side = side::side_path(&path);
         // Read whole first, then again into the sorter: a file's lines are not held at once.
         if side::each_line(&side, |_, _, _| {}) == Some(len) {

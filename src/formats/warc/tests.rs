@@ -396,3 +396,40 @@ fn side_indexes_planted_or_lying_are_not_trusted() {
     // The second file's side index was rewritten from a scan: /b's payload is still found.
     assert_eq!(kind_of("http://a.test/d").as_deref(), Some("revisit"));
 }
+
+// See: issue 69 item 1 — the first record of a payload is read back when a repeat names it: a
+// file removed since (by hand, or lost) makes the repeat a whole response, never a failure
+// that stops the crawl, and the folder's index leaves the removed file out.
+#[test]
+fn a_repeat_of_a_payload_whose_file_is_gone_is_archived_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    exchange(&a, "http://a.test/", "first body", &[]);
+    exchange(&a, "http://a.test/b", "another body", &[]);
+    a.close().unwrap();
+    let mut finished: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    finished.sort();
+    let a = Archive::open(dir.path(), "crawl", 1500, Vec::new()).unwrap();
+    // Removed while the crawl runs: the table still names it.
+    std::fs::remove_file(&finished[0]).unwrap();
+    exchange(&a, "http://a.test/c", "first body", &[]);
+    a.close().unwrap();
+    let all = records_with_offsets(dir.path());
+    let c = all
+        .iter()
+        .find(|(_, _, _, r)| {
+            r.field("WARC-Target-URI") == Some("http://a.test/c")
+                && r.field("WARC-Type") != Some("request")
+                && r.field("WARC-Type") != Some("metadata")
+        })
+        .unwrap();
+    assert_eq!(c.3.field("WARC-Type"), Some("response"));
+    let index = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+    let gone = finished[0].file_name().unwrap().to_str().unwrap();
+    assert!(!index.contains(gone), "{index}");
+    assert_eq!(index.lines().collect::<Vec<_>>(), scanned_index(dir.path()));
+}

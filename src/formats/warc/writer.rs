@@ -99,8 +99,9 @@ struct Indexed<'a> {
     at: u64,
     len: u64,
     entry: Entry<'a>,
-    /// A whole response with a body: later equal payloads are revisits of it.
-    first: bool,
+    /// The payload's SHA-1 when this is a whole response with a body: later equal payloads
+    /// are revisits of it.
+    first: Option<[u8; 20]>,
 }
 
 /// An archive folder being written.
@@ -216,20 +217,20 @@ impl Archive {
     /// the `response` (or `revisit`) record's id, which a later `metadata` record names.
     pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<String> {
         let response_id = self.ids.next();
-        let (payload, earlier, profile) = match ex.not_modified {
+        // `first`: the payload's SHA-1 when this response is one later revisits may name.
+        let (payload, earlier, profile, first) = match ex.not_modified {
             Some((date, digest)) => (
                 digest.to_owned(),
                 Some((ex.url.to_owned(), date.to_owned())),
                 SERVER_NOT_MODIFIED,
+                None,
             ),
             None => {
                 let sha1 = sha1_bytes(ex.body);
-                let earlier = if !ex.body.is_empty() && ex.truncated.is_none() {
-                    self.earlier(&sha1)?
-                } else {
-                    None
-                };
-                (digest_string(&sha1), earlier, IDENTICAL_PAYLOAD)
+                let whole = !ex.body.is_empty() && ex.truncated.is_none();
+                let earlier = whole.then(|| self.earlier(&sha1)).flatten();
+                let first = (whole && earlier.is_none()).then_some(sha1);
+                (digest_string(&sha1), earlier, IDENTICAL_PAYLOAD, first)
             }
         };
         let request = Record {
@@ -277,7 +278,8 @@ impl Archive {
                 self.metadata_record(ex.url, ex.date, &facts, &response_id)
                     .gzip_into(members);
             }
-            self.append_exchange(ex, &payload, earlier.is_some(), members, (at, len))
+            let revisit = earlier.is_some();
+            self.append_exchange(ex, (&payload, revisit, first), members, (at, len))
         })?;
         Ok(response_id)
     }
@@ -287,8 +289,7 @@ impl Archive {
     fn append_exchange(
         &self,
         ex: &Exchange<'_>,
-        payload: &str,
-        revisit: bool,
+        (payload, revisit, first): (&str, bool, Option<[u8; 20]>),
         members: &[u8],
         (at, len): (u64, u64),
     ) -> io::Result<()> {
@@ -301,7 +302,6 @@ impl Archive {
             status: &status,
             digest: payload,
         };
-        let first = !revisit && ex.truncated.is_none() && !ex.body.is_empty();
         let mut st = self.state.lock();
         let indexed = Indexed {
             at,
@@ -313,14 +313,12 @@ impl Archive {
     }
 
     /// The URI and date of the first response whose payload has SHA-1 `sha1`, read back
-    /// from its record; `None` when there is none (or it cannot be read: the payload is
-    /// archived again, whole).
-    fn earlier(&self, sha1: &[u8; 20]) -> io::Result<Option<(String, String)>> {
+    /// from its record; `None` when there is none, or it cannot be read (a file removed or
+    /// damaged since): the payload is archived again, whole, and the crawl goes on.
+    fn earlier(&self, sha1: &[u8; 20]) -> Option<(String, String)> {
         let (loc, name) = {
             let st = self.state.lock();
-            let Some(loc) = st.seen.get(sha1).copied() else {
-                return Ok(None);
-            };
+            let loc = st.seen.get(sha1).copied()?;
             (
                 loc,
                 st.files.get(loc.file as usize).cloned().unwrap_or_default(),
@@ -330,16 +328,16 @@ impl Archive {
         let finished = self.folder.join(&name);
         let open = self.folder.join(format!("{name}{OPEN}"));
         let head = super::read::head_at(&finished, loc.offset)
-            .or_else(|_| super::read::head_at(&open, loc.offset))?;
+            .or_else(|_| super::read::head_at(&open, loc.offset))
+            .ok()??;
         // A side index that lies (a file replaced since) names another record: not this one.
-        Ok(head
-            .filter(|r| r.field("WARC-Payload-Digest").and_then(digest_bytes) == Some(*sha1))
-            .and_then(|r| {
-                Some((
-                    r.field("WARC-Target-URI")?.to_owned(),
-                    r.field("WARC-Date")?.to_owned(),
-                ))
-            }))
+        if head.field("WARC-Payload-Digest").and_then(digest_bytes) != Some(*sha1) {
+            return None;
+        }
+        Some((
+            head.field("WARC-Target-URI")?.to_owned(),
+            head.field("WARC-Date")?.to_owned(),
+        ))
     }
 
     /// Archives a request that got no answer (a timeout, a refused or broken connection): its
@@ -480,11 +478,9 @@ impl Archive {
             let offset = start + ix.at;
             let line = ix.entry.line(name, offset, ix.len);
             if let Some(side) = st.side.as_mut() {
-                side.line(offset, ix.first.then_some(ix.entry.digest), &line)?;
+                side.line(offset, ix.first.map(|_| ix.entry.digest), &line)?;
             }
-            if ix.first
-                && let Some(sha1) = digest_bytes(ix.entry.digest)
-            {
+            if let Some(sha1) = ix.first {
                 let file = u32::try_from(st.files.len().saturating_sub(1)).unwrap_or(u32::MAX);
                 st.seen.entry(sha1).or_insert(Loc { file, offset });
             }
