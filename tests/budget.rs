@@ -463,3 +463,88 @@ fn a_pick_waiting_for_its_crawl_delay_does_not_hold_up_the_other_sites() {
         "at most {at_once} page requests were under way at once"
     );
 }
+
+/// Every site's result files (and yield.csv) and summary.csv's rows without their times.
+fn assert_same_results(got: &[(String, Vec<u8>)], want: &[(String, Vec<u8>)]) {
+    assert_eq!(got.len(), want.len());
+    for ((name, g), (_, w)) in got.iter().zip(want) {
+        assert_eq!(
+            String::from_utf8_lossy(g),
+            String::from_utf8_lossy(w),
+            "{name}"
+        );
+    }
+}
+
+fn results_of(results: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for host in HOSTS {
+        let folder = common::site_folder(results, host);
+        for (name, bytes) in common::result_bytes(&folder) {
+            out.push((format!("{host}/{name}"), bytes));
+        }
+        out.push((
+            format!("{host}/yield.csv"),
+            std::fs::read(folder.join("yield.csv")).unwrap(),
+        ));
+    }
+    let (header, rows) = read_csv(&results.join("summary.csv"));
+    for row in rows {
+        // Seconds and the time-link product (seconds × fetches) are the clock's.
+        let row: Vec<&str> = (header.iter().zip(&row))
+            .filter(|(h, _)| *h != "Seconds" && *h != "TLP")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        out.push(("summary.csv".into(), row.join(",").into_bytes()));
+    }
+    out
+}
+
+/// A budgeted crawl keeps every site open; with `ScopesInMemory = 1` every site the rule is
+/// not fetching from is parked (its records deflated into the park file) and thawed when it is
+/// chosen again, after every fetch. It chooses as the crawl that parks nothing, fetch for
+/// fetch, and writes the same results; stopped while its sites are parked (their journals and
+/// snapshots saved from the parked records) and continued, it still does.
+#[test]
+fn sites_parked_between_their_fetches_are_crawled_as_if_they_never_were() {
+    let web = slow_web();
+    let mut extra = one_downloader("SlidingWindowUcb");
+    // Snapshots while the crawl runs, not only at its end.
+    extra.push(("CheckpointSeconds", "1".to_owned()));
+    let before = web.server.requests().len();
+    let live = crawl(&hosts(&web), &settings(&extra));
+    assert_eq!(live.report.reason, rccrawler::StopReason::BudgetSpent);
+    let expected = page_requests(&web, before);
+    let expected_results = results_of(&live.results());
+
+    extra.push(("ScopesInMemory", "1".to_owned()));
+    let before = web.server.requests().len();
+    let parked = crawl(&hosts(&web), &settings(&extra));
+    assert_eq!(parked.report.reason, rccrawler::StopReason::BudgetSpent);
+    assert_eq!(page_requests(&web, before), expected);
+    assert_same_results(&results_of(&parked.results()), &expected_results);
+
+    let dir = common::prepare(&hosts(&web), &settings(&extra));
+    let before = web.server.requests().len();
+    let first = {
+        let path = dir.path().to_owned();
+        std::thread::spawn(move || common::run_in(&path))
+    };
+    while page_requests(&web, before).len() < 25 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
+    assert_eq!(
+        first.join().unwrap().reason,
+        rccrawler::StopReason::StopFile
+    );
+    let done = common::run_in(dir.path());
+    assert_eq!(done.reason, rccrawler::StopReason::BudgetSpent);
+    let mut got = page_requests(&web, before);
+    got.dedup();
+    assert_eq!(
+        got, expected,
+        "the continued crawl chooses as the uninterrupted one"
+    );
+    assert_same_results(&results_of(&dir.path().join("results")), &expected_results);
+}

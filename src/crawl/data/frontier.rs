@@ -4,6 +4,8 @@
 
 use std::collections::VecDeque;
 
+use crate::base::storage::codec::{Corrupt, Put, Reader};
+
 /// Bucket queue of `(url id)` by level.
 #[derive(Debug, Default)]
 pub struct Frontier {
@@ -53,6 +55,41 @@ impl Frontier {
     /// Entries held, stale ones included.
     pub fn entries(&self) -> usize {
         self.entries
+    }
+
+    /// Encodes every entry in its place (stale ones included): a scope parked and thawed
+    /// serves its URLs in the order it would have.
+    pub(crate) fn put(&self, out: &mut impl Put) {
+        out.put_var(self.low as u64);
+        out.put_var(self.buckets.len() as u64);
+        for b in &self.buckets {
+            out.put_var(b.len() as u64);
+            for &url in b {
+                out.put_var(u64::from(url));
+            }
+        }
+    }
+
+    /// Decodes what [`Self::put`] wrote.
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        let low = r.var()? as usize;
+        let n = r.var()? as usize;
+        let mut buckets = Vec::with_capacity(n.min(1 << 16));
+        let mut entries = 0;
+        for _ in 0..n {
+            let len = r.var()? as usize;
+            let mut b = VecDeque::with_capacity(len.min(1 << 20));
+            for _ in 0..len {
+                b.push_back(r.var32()?);
+            }
+            entries += len;
+            buckets.push(b);
+        }
+        Ok(Frontier {
+            buckets,
+            low,
+            entries,
+        })
     }
 }
 

@@ -112,6 +112,12 @@ impl JournalBuf {
         }
     }
 
+    /// The records not handed over yet (and the open one), as bytes.
+    #[cfg(test)]
+    pub(crate) fn pending_bytes(&self) -> &[u8] {
+        &self.pending
+    }
+
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.pending.capacity()

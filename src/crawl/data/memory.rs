@@ -16,13 +16,15 @@
 //! scopes ([`ScopeSource`]) to take those records and snapshots from.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
 use std::collections::HashMap;
 
 use super::coord::ScopeClaim;
+pub use super::parking::GraphHandle;
+use super::parking::{LockedScope, Parking};
 use super::persist::{NoStore, Persistence, SavedScope, ScopeFigures, ScopeSource};
 use super::retired::{RetiredAt, RetiredScope, RetiredTable};
 use super::scope::{Journaling, ScopeGraph};
@@ -42,30 +44,6 @@ use crate::model::url_norm::NormUrl;
 /// takes a few milliseconds at most, less than is worth a thread, and a crawl of thousands
 /// of small sites retires them as before.
 const BESIDE_PAGES: usize = 1000;
-
-/// A scope and how this run holds it.
-#[derive(Debug)]
-struct LockedScope {
-    /// Written by commits; read by the unloaders and a database's table writer at once.
-    graph: RwLock<ScopeGraph>,
-    /// Opened by this run and not suspended: its pending URLs count towards the total.
-    active: AtomicBool,
-    /// How it was claimed (its row in a shared store); set when it is opened.
-    claim: RwLock<Option<ScopeClaim>>,
-}
-
-/// Reads one scope's graph later, from another thread (a database's table writer), whatever
-/// the data manager does meanwhile.
-#[derive(Debug, Clone)]
-pub struct GraphHandle(Arc<LockedScope>);
-
-impl GraphHandle {
-    /// Builds the scope's graph and hands it to `f` (the scope stays locked for reading).
-    pub fn with_graph(&self, f: &mut dyn FnMut(&SiteGraph<'_>)) {
-        let g = self.0.graph.read();
-        f(&SiteGraph::build(&g));
-    }
-}
 
 /// A scope as the data manager holds it.
 #[derive(Debug, Clone)]
@@ -95,6 +73,8 @@ pub struct InMemoryDataManager {
     /// Scopes of at least this many pages save their data beside their results
     /// ([`BESIDE_PAGES`]; tests lower it).
     beside_pages: usize,
+    /// Which scopes are live and which parked.
+    parking: Parking,
 }
 
 impl Default for InMemoryDataManager {
@@ -115,7 +95,13 @@ impl InMemoryDataManager {
             store: Box::new(NoStore),
             persisting: parking_lot::Mutex::new(()),
             beside_pages: BESIDE_PAGES,
+            parking: Parking::default(),
         }
+    }
+
+    /// Keeps at most `n` scopes live, parking the idle ones beyond (`ScopesInMemory`).
+    pub fn set_scopes_in_memory(&mut self, n: usize) {
+        self.parking = Parking::new(n);
     }
 
     /// Scopes of at least `pages` pages save their data beside their results.
@@ -127,8 +113,18 @@ impl InMemoryDataManager {
     /// A data manager that saves into `store`, holding what it recovered (inactive until
     /// [`ScopeData::open_scope`] opens them by their origin).
     pub fn with_store(store: Box<dyn Persistence>) -> Result<Self, DataError> {
+        Self::with_store_keeping(store, super::parking::AUTO_SCOPES_IN_MEMORY)
+    }
+
+    /// [`Self::with_store`], keeping at most `scopes_in_memory` scopes live (`ScopesInMemory`):
+    /// the recovered ones beyond are parked as they are loaded.
+    pub fn with_store_keeping(
+        store: Box<dyn Persistence>,
+        scopes_in_memory: usize,
+    ) -> Result<Self, DataError> {
         let dm = InMemoryDataManager {
             store,
+            parking: Parking::new(scopes_in_memory),
             ..Self::new()
         };
         for saved in dm.store.recovered()? {
@@ -139,6 +135,7 @@ impl InMemoryDataManager {
                 }
                 None => {
                     dm.adopt(&saved)?;
+                    dm.park_idle();
                 }
             }
         }
@@ -150,10 +147,10 @@ impl InMemoryDataManager {
     pub fn hold_saved(&self, saved: &SavedScope) -> Result<(ScopeId, Origin), DataError> {
         let id = self.adopt(saved)?;
         let scope = self.scope(id);
-        let g = scope.graph.read();
+        let held = scope.held();
         scope.active.store(true, Ordering::SeqCst);
-        self.pending.fetch_add(g.pending(), Ordering::SeqCst);
-        Ok((id, g.origin().clone()))
+        self.pending.fetch_add(held.pending(), Ordering::SeqCst);
+        Ok((id, held.origin().clone()))
     }
 
     /// Checks that a state folder's saved state decodes (snapshot blobs, then journal
@@ -186,12 +183,10 @@ impl InMemoryDataManager {
         let next = g.pulls().map(|p| p.seq + 1).max().unwrap_or(0);
         self.next_seq.fetch_max(next, Ordering::SeqCst);
         let origin = g.origin().clone();
-        let slot = Slot::Live(Arc::new(LockedScope {
-            graph: RwLock::new(g),
-            active: AtomicBool::new(false),
-            claim: RwLock::new(None),
-        }));
-        Ok(self.push_slot(slot, origin))
+        let slot = Slot::Live(Arc::new(LockedScope::new(g, false, None)));
+        let id = self.push_slot(slot, origin);
+        self.parking.went_live(id);
+        Ok(id)
     }
 
     /// The slot of `id`.
@@ -217,10 +212,11 @@ impl InMemoryDataManager {
         }
     }
 
-    /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
+    /// Runs `f` on a scope and keeps the total of pending URLs in step with it; then parks
+    /// idle scopes if too many are live.
     fn update<R>(&self, id: ScopeId, f: impl FnOnce(&mut ScopeGraph) -> R) -> R {
         let scope = self.scope(id);
-        let mut g = scope.graph.write();
+        let mut g = self.parking.write(id, &scope);
         let before = g.pending();
         let r = f(&mut g);
         let after = g.pending();
@@ -231,13 +227,48 @@ impl InMemoryDataManager {
                 self.pending.fetch_sub(before - after, Ordering::SeqCst);
             }
         }
+        drop(g);
+        self.park_idle();
         r
+    }
+
+    /// Parks every scope that can be, whatever the limit; how many were.
+    #[cfg(test)]
+    pub(crate) fn park_all(&self) -> usize {
+        (0..self.scope_count())
+            .filter(|&i| match self.slot(ScopeId(i as u32)) {
+                Slot::Live(s) => s.park_now(&self.parking),
+                Slot::Retired(_) => false,
+            })
+            .count()
+    }
+
+    /// Whether scope `id` is parked.
+    #[cfg(test)]
+    pub(crate) fn is_parked(&self, id: ScopeId) -> bool {
+        matches!(self.slot(id), Slot::Live(s) if s.held().is_parked())
+    }
+
+    /// [`ScopeGraph::state_text`] of scope `id` (thawed if parked).
+    #[cfg(test)]
+    pub(crate) fn state_text(&self, id: ScopeId) -> String {
+        self.parking.write(id, &self.scope(id)).state_text()
+    }
+
+    /// Parks idle scopes while more than `ScopesInMemory` are live ([`Parking::sweep`]).
+    fn park_idle(&self) {
+        if self.parking.over() {
+            self.parking.sweep(&|id| match self.slot(id) {
+                Slot::Live(s) => Some(s),
+                Slot::Retired(_) => None,
+            });
+        }
     }
 
     /// Activates scope `id` for this run.
     fn activate(&self, id: ScopeId, claim: ScopeClaim, site: SiteId, limits: ScopeLimits) {
         let scope = self.scope(id);
-        let mut g = scope.graph.write();
+        let mut g = self.parking.write(id, &scope);
         g.bind_site(&claim.origin, site);
         g.set_limits(
             (limits.max_level, limits.traps, limits.obey_nofollow),
@@ -263,7 +294,7 @@ impl InMemoryDataManager {
             return Ok(());
         };
         let (retired, active) = {
-            let g = s.graph.read();
+            let g = s.held();
             let retired = RetiredScope {
                 index: scope.0,
                 origin: g.origin().clone(),
@@ -333,7 +364,7 @@ impl TaskData for InMemoryDataManager {
         let Slot::Live(scope) = self.slot(scope) else {
             return;
         };
-        let g = scope.graph.read();
+        let g = scope.held();
         if scope.active.swap(false, Ordering::SeqCst) {
             self.pending.fetch_sub(g.pending(), Ordering::SeqCst);
         }
@@ -381,7 +412,7 @@ impl TaskData for InMemoryDataManager {
                 };
             }
         };
-        let g = s.graph.read();
+        let g = s.held();
         Progress {
             pages: g.page_count(),
             pending: g.pending(),
@@ -395,7 +426,7 @@ impl TaskData for InMemoryDataManager {
             .read()
             .iter()
             .map(|slot| match slot {
-                Slot::Live(s) => s.graph.read().heap_bytes(),
+                Slot::Live(s) => s.held().heap_bytes(),
                 Slot::Retired(_) => std::mem::size_of::<Slot>() + 128,
             })
             .sum()
@@ -405,7 +436,7 @@ impl TaskData for InMemoryDataManager {
         let Slot::Live(s) = self.slot(scope) else {
             return false;
         };
-        let g = s.graph.read();
+        let g = s.held();
         g.pending() == 0 || (!s.active.load(Ordering::SeqCst) && g.in_flight() == 0)
     }
 
@@ -463,13 +494,11 @@ impl ScopeData for InMemoryDataManager {
             fetched: 0,
             crawled: true,
         };
-        let slot = Slot::Live(Arc::new(LockedScope {
-            graph: RwLock::new(g),
-            active: AtomicBool::new(true),
-            claim: RwLock::new(Some(claim.clone())),
-        }));
+        let slot = Slot::Live(Arc::new(LockedScope::new(g, true, Some(claim.clone()))));
         let id = self.push_slot(slot, claim.origin.clone());
+        self.parking.went_live(id);
         self.store.opened(&claim, figures);
+        self.park_idle();
         Ok((id, ScopeOpen::Created))
     }
 
@@ -481,11 +510,13 @@ impl ScopeData for InMemoryDataManager {
     }
 
     fn scope_sites(&self, scope: ScopeId) -> Vec<(Origin, Option<SiteId>)> {
-        self.scope(scope).graph.read().site_list()
+        self.scope(scope).with_records(ScopeGraph::site_list)
     }
 
     fn bind_site(&self, scope: ScopeId, origin: &Origin, site: SiteId) {
-        self.scope(scope).graph.write().bind_site(origin, site);
+        self.parking
+            .write(scope, &self.scope(scope))
+            .bind_site(origin, site);
     }
 
     fn scopes(&self) -> Vec<ScopeInfo> {
@@ -498,7 +529,7 @@ impl ScopeData for InMemoryDataManager {
         match self.slot(id) {
             Slot::Live(s) => ScopeInfo {
                 id,
-                origin: s.graph.read().origin().clone(),
+                origin: s.held().origin().clone(),
                 active: s.active.load(Ordering::SeqCst),
                 retired: None,
             },
@@ -538,23 +569,27 @@ impl ScopeData for InMemoryDataManager {
     }
 
     fn home_origins(&self, scope: ScopeId) -> Vec<Origin> {
-        self.scope(scope).graph.read().home_origins()
+        self.scope(scope).with_records(ScopeGraph::home_origins)
     }
 
     fn learned_rules(&self, scope: ScopeId) -> Vec<(Origin, crate::model::fold::SiteRules)> {
-        self.scope(scope).graph.read().learned()
+        self.scope(scope).with_records(ScopeGraph::learned)
     }
 
     fn saved_cookies(&self, scope: ScopeId) -> Vec<(Origin, crate::model::cookies::SavedJar)> {
-        self.scope(scope).graph.read().saved_cookies()
+        self.scope(scope).with_records(ScopeGraph::saved_cookies)
     }
 
     fn fetches(&self) -> Vec<Fetch> {
         let mut all: Vec<Fetch> = Vec::new();
-        for slot in self.scopes.read().iter() {
-            if let Slot::Live(s) = slot {
-                all.extend(s.graph.read().pulls());
-            }
+        let live: Vec<Arc<LockedScope>> = (self.scopes.read().iter())
+            .filter_map(|slot| match slot {
+                Slot::Live(s) => Some(s.clone()),
+                Slot::Retired(_) => None,
+            })
+            .collect();
+        for s in live {
+            s.with_records(|g| all.extend(g.pulls()));
         }
         all.sort_by_key(|f| f.seq);
         all
@@ -576,7 +611,7 @@ impl ScopeData for InMemoryDataManager {
         let Slot::Live(s) = self.slot(scope) else {
             return Ok(());
         };
-        if s.graph.read().page_count() < self.beside_pages {
+        if s.held().page_count() < self.beside_pages {
             let row = results().map_err(RetireError::Results)?;
             return Ok(self.retire_saved(scope, Arc::new(row), false)?);
         }
@@ -638,11 +673,11 @@ impl ScopeSource for InMemoryDataManager {
     fn claim(&self, scope: ScopeId) -> ScopeClaim {
         let s = self.scope(scope);
         let claim = s.claim.read().clone();
-        claim.unwrap_or_else(|| ScopeClaim::solo(s.graph.read().origin().clone()))
+        claim.unwrap_or_else(|| ScopeClaim::solo(s.held().origin().clone()))
     }
 
     fn take_journal(&self, scope: ScopeId, out: &mut Vec<u8>) {
-        self.scope(scope).graph.write().take_journal(out);
+        self.scope(scope).held_mut().take_journal(out);
     }
 
     fn write_snapshot(
@@ -652,18 +687,18 @@ impl ScopeSource for InMemoryDataManager {
         replaced: &mut Vec<u8>,
     ) -> std::io::Result<()> {
         let s = self.scope(scope);
-        let mut g = s.graph.write();
+        let mut g = s.held_mut();
         g.take_journal(replaced);
         g.write_to(w)
     }
 
     fn write_data(&self, scope: ScopeId, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        self.scope(scope).graph.read().write_to(w)
+        self.scope(scope).held().write_to(w)
     }
 
     fn figures(&self, scope: ScopeId) -> ScopeFigures {
         let s = self.scope(scope);
-        let g = s.graph.read();
+        let g = s.held();
         ScopeFigures {
             pages: g.page_count(),
             pending: g.pending(),

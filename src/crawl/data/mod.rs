@@ -26,6 +26,8 @@ pub mod interner;
 mod journal;
 mod memory;
 mod open;
+mod park_file;
+mod parking;
 pub mod persist;
 pub mod pg;
 mod records;

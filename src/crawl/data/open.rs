@@ -2,9 +2,11 @@
 //! for `BMICDM`, [`open_pg`] for `PgDM`), and a saved crawl read without changing it
 //! ([`SavedCrawl`], for `rccrawler export`).
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use super::coord::{self, Coordinator, Solo};
+use super::parking::AUTO_SCOPES_IN_MEMORY;
 use super::persist::{FileStore, NoStore, Persistence, SavedScope};
 use super::{DataError, DataManager, InMemoryDataManager, PersistError, ScopeData, TaskData, pg};
 use crate::base::ids::ScopeId;
@@ -39,7 +41,7 @@ pub fn open_in_memory(settings: &Settings) -> Result<DataLayer, DataError> {
     } else {
         Box::new(NoStore)
     };
-    let dm = InMemoryDataManager::with_store(store)?;
+    let dm = InMemoryDataManager::with_store_keeping(store, scopes_in_memory(settings))?;
     let saved = dm.scopes();
     if !saved.is_empty() {
         let (mut pages, mut pending) = (0, 0);
@@ -128,12 +130,23 @@ pub fn read_database(settings: &Settings, which: &[String]) -> Result<SavedCrawl
     SavedCrawl::hold(&saved, which, false)
 }
 
+/// `ScopesInMemory` (0: [`AUTO_SCOPES_IN_MEMORY`]).
+fn scopes_in_memory(settings: &Settings) -> usize {
+    settings
+        .threads
+        .scopes_in_memory
+        .map_or(AUTO_SCOPES_IN_MEMORY, NonZeroUsize::get)
+}
+
 /// `PgDM`: the in-memory data manager over the crawl's PostgreSQL database, shared with the
 /// other processes of the crawl.
 pub fn open_pg(settings: &Settings) -> Result<DataLayer, DataError> {
     let (store, coordinator) = pg::open(settings).map_err(PersistError::from)?;
     Ok(DataLayer {
-        data: Arc::new(InMemoryDataManager::with_store(Box::new(store))?),
+        data: Arc::new(InMemoryDataManager::with_store_keeping(
+            Box::new(store),
+            scopes_in_memory(settings),
+        )?),
         coordinator: Arc::new(coordinator),
     })
 }

@@ -1445,3 +1445,194 @@ fn an_alias_folded_by_its_digests_yields_nothing() {
     assert_eq!(nodes.len(), 2, "{nodes:?}");
     assert_eq!(aliases.len(), 2, "{aliases:?}");
 }
+
+/// A site whose numbered URLs have trap shapes, one reached deep first and then shallower
+/// (its level falls: the shape's histogram keeps the fallen level's digit range), a redirect
+/// and a copy of a page.
+fn serve_numbered(path: &str) -> (Vec<&'static str>, String, Vec<String>) {
+    let links = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+    match path {
+        "/" => (vec![], "home".into(), links(&["/a", "/b", "/n/1"])),
+        "/a" => (vec![], "a".into(), links(&["/c", "/n/22"])),
+        "/c" => (vec![], "c".into(), links(&["/n/333", "/d"])),
+        "/b" => (vec![], "b".into(), links(&["/n/333", "/old"])),
+        "/old" => (vec!["/new"], "new".into(), links(&["/n/4444", "/"])),
+        "/d" => (vec![], "a".into(), links(&["/"])),
+        p if p.starts_with("/n/") && p.len() < 9 => {
+            (vec![], p.into(), vec![format!("{p}5"), "/".into()])
+        }
+        p => (vec![], p.into(), links(&["/"])),
+    }
+}
+
+/// Crawls the numbered site with `c` in an order that lowers a level, nothing held in flight
+/// between fetches; after each fetch `between` runs. Returns the paths in the order fetched.
+fn crawl_numbered(c: &Crawl, mut between: impl FnMut()) -> Vec<String> {
+    let mut fetched = Vec::new();
+    let mut fetch_one = |t: FetchTask| {
+        let (chain, body, links) = serve_numbered(t.url.path());
+        let links: Vec<&str> = links.iter().map(String::as_str).collect();
+        fetched.push(t.url.path().to_owned());
+        c.page(t, &chain, &body, &links);
+    };
+    for path in ["/", "/a", "/c", "/b"] {
+        let mut held = Vec::new();
+        let t = c.claim(path, &mut held);
+        for h in held {
+            c.dm.release(&h);
+        }
+        fetch_one(t);
+        between();
+    }
+    while let Some(t) = c.dm.take_task(c.scope, SITE) {
+        fetch_one(t);
+        between();
+    }
+    fetched
+}
+
+/// A parked scope thaws exactly as it was (its records, frontiers in order, trap shapes with
+/// their histories, content keys, journal records not handed over), so a crawl parked after
+/// every fetch fetches in the same order and writes the same graph as one never parked; its
+/// journal and snapshots, taken while it is parked, rebuild that graph too.
+#[test]
+fn a_scope_parked_after_every_fetch_crawls_and_saves_as_one_never_parked() {
+    // The same settings as `journaled_crawl`'s, saving nothing.
+    let plain = Crawl::new(3);
+    let plain_order = crawl_numbered(&plain, || {});
+    let expected = graph_text(&plain.dm, plain.scope);
+    assert!(expected.contains("alias http://a.test/d"), "{expected}");
+    assert!(plain_order.len() > 10, "{plain_order:?}");
+    assert!(
+        plain_order.contains(&"/n/4444".to_owned()),
+        "{plain_order:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (dm, scope, _) = journaled_crawl(dir.path());
+    let parked = Crawl { dm, scope };
+    let (mut parks, mut step) = (0, 0);
+    let order = crawl_numbered(&parked, || {
+        let before = parked.dm.state_text(parked.scope);
+        assert_eq!(
+            parked.dm.park_all(),
+            1,
+            "nothing is in flight between fetches"
+        );
+        assert!(parked.dm.is_parked(parked.scope));
+        parks += 1;
+        step += 1;
+        // What a parked scope answers without thawing: figures, the journal, the snapshot.
+        let p = parked.dm.progress(parked.scope);
+        assert_eq!(p.pending, parked.dm.pending());
+        if step % 3 == 0 {
+            parked
+                .dm
+                .persist(Persist::Journal(crate::base::storage::Durability::Process))
+                .unwrap();
+        }
+        if step % 7 == 0 {
+            parked
+                .dm
+                .persist(Persist::Checkpoint(
+                    crate::crawl::data::CrawlStatus::Unfinished,
+                ))
+                .unwrap();
+        }
+        assert!(parked.dm.is_parked(parked.scope), "saving does not thaw");
+        let after = parked.dm.state_text(parked.scope);
+        if step % 3 == 0 || step % 7 == 0 {
+            // Saved while parked: the journal's records were handed over.
+            assert!(after.contains("\njournal []\n"), "step {step}");
+            let without = |t: &str| -> String {
+                t.lines()
+                    .filter(|l| !l.starts_with("journal "))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            assert_eq!(without(&after), without(&before), "step {step}");
+        } else {
+            assert_eq!(after, before, "step {step}");
+        }
+    });
+    assert_eq!(order, plain_order);
+    assert_eq!(parks, order.len());
+    parked.dm.park_all();
+    // Written from a copy: the scope stays parked.
+    assert_eq!(graph_text(&parked.dm, parked.scope), expected);
+    assert!(parked.dm.is_parked(parked.scope));
+    parked
+        .dm
+        .persist(Persist::Journal(crate::base::storage::Durability::Disk))
+        .unwrap();
+    drop(parked);
+    let (dm, scope, open) = journaled_crawl(dir.path());
+    assert_eq!(open, ScopeOpen::Resumed);
+    assert_eq!(
+        graph_text(&dm, scope),
+        expected,
+        "from the snapshot and journal"
+    );
+}
+
+/// Past `ScopesInMemory` live scopes, the ones used least recently with nothing in flight are
+/// parked as the crawl goes (about three quarters of the limit stay live), and one parked is
+/// thawed when used: its next task comes out as if it had never been parked.
+#[test]
+fn scopes_beyond_the_limit_are_parked_least_recently_used_first() {
+    let mut dm = InMemoryDataManager::new();
+    dm.set_scopes_in_memory(4);
+    let limits = ScopeLimits {
+        max_level: 3,
+        max_pages: 0,
+        max_urls: 0,
+        traps: Default::default(),
+        obey_nofollow: false,
+    };
+    let mut scopes = Vec::new();
+    for i in 0..12u32 {
+        let url = NormUrl::parse(&format!("http://s{i}.test/")).unwrap();
+        let origin = crate::model::site::Origin::of(url.as_url()).unwrap();
+        let (scope, _) = dm
+            .open_scope(ScopeClaim::solo(origin), SiteId(i), limits)
+            .unwrap();
+        let home = dm.take_task(scope, SiteId(i)).unwrap();
+        let links: Vec<String> = (0..5).map(|k| format!("http://s{i}.test/p{k}")).collect();
+        let page = home_page(
+            links
+                .iter()
+                .map(|l| {
+                    let target = LinkTarget::Internal {
+                        url: NormUrl::parse(l).unwrap(),
+                        site: SiteId(i),
+                        failure: None,
+                    };
+                    (target, "p", "")
+                })
+                .collect(),
+            "",
+        );
+        dm.commit(&Outcome::Page {
+            task: home,
+            page: Box::new(page),
+        })
+        .unwrap();
+        scopes.push(scope);
+    }
+    let parked: Vec<bool> = scopes.iter().map(|&s| dm.is_parked(s)).collect();
+    let live = parked.iter().filter(|&&p| !p).count();
+    assert!((1..=4).contains(&live), "{parked:?}");
+    assert!(
+        parked[0] && !parked[11],
+        "least recently used first: {parked:?}"
+    );
+    assert_eq!(
+        dm.pending(),
+        12 * 5,
+        "parked scopes still count their queued URLs"
+    );
+    let t = dm.take_task(scopes[0], SiteId(0)).unwrap();
+    assert!(!dm.is_parked(scopes[0]), "used: thawed");
+    assert_eq!(t.url.as_str(), "http://s0.test/p0");
+    assert_eq!(t.level, 1);
+}

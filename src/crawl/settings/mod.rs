@@ -393,6 +393,7 @@ fn threads(v: &Values<'_>) -> Result<ThreadSettings, SettingsError> {
         parsing: v.nonzero("ParsingThreadsCount")?,
         downloading,
         active_scopes: NonZeroUsize::new(v.small("ActiveScopes")?),
+        scopes_in_memory: NonZeroUsize::new(v.small("ScopesInMemory")?),
     })
 }
 

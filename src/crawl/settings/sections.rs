@@ -52,7 +52,7 @@ pub struct ComponentNames {
     pub renderer: String,
 }
 
-/// `ParsingThreadsCount`, `DownloadingThreadsCount`, `ActiveScopes`.
+/// `ParsingThreadsCount`, `DownloadingThreadsCount`, `ActiveScopes`, `ScopesInMemory`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThreadSettings {
     /// `ParsingThreadsCount`.
@@ -61,6 +61,8 @@ pub struct ThreadSettings {
     pub downloading: Option<NonZeroUsize>,
     /// `ActiveScopes`; `None`: automatic.
     pub active_scopes: Option<NonZeroUsize>,
+    /// `ScopesInMemory`: open scopes kept live before idle ones are parked; `None`: automatic.
+    pub scopes_in_memory: Option<NonZeroUsize>,
 }
 
 /// Downloader threads started at first when their number is automatic; more start while

@@ -240,6 +240,13 @@ pub(super) const KEYS: &[KeyDef] = &[
         "Sites (scopes) crawled at once; each site leaves memory when it is finished and its results are written, and the next site of hosts.txt takes its place. 0: automatic — the window grows while downloads wait for a site to be ready. Every site at once with a PageBudget."
     ),
     key!(
+        "Threads",
+        "ScopesInMemory",
+        "0",
+        int(0, 10_000_000),
+        "Open sites (scopes) kept live in memory; beyond them, the sites used least recently with nothing in flight are parked — their records deflated into an unnamed temporary file in TMPDIR (in memory if none can be written) — and thawed, exactly as they were, when next used. A budgeted crawl keeps every site open; a window of sites rarely has more than this many. 0: automatic (256)."
+    ),
+    key!(
         "Stopping",
         "TimeoutSeconds",
         "240000",

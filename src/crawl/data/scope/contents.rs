@@ -3,6 +3,7 @@
 //! reward and the yields walked from the graph.
 
 use super::PageMeta;
+use crate::base::storage::codec::{Corrupt, Put, Reader};
 
 /// The keys of the pages' contents: exact hashes and fold digests (rebuilt from the pages
 /// when a scope is loaded). A page with a key met before is no new page.
@@ -51,6 +52,34 @@ impl Contents {
             self.distinct += 1;
         }
         self.keys.extend(Self::keys_of(meta));
+    }
+
+    /// Encodes the keys and the count as they are (a parked scope: [`super::park`]).
+    pub(crate) fn put(&self, out: &mut impl Put) {
+        out.put_var(self.distinct as u64);
+        out.put_var(self.keys.len() as u64);
+        for &k in &self.keys {
+            out.put_u128(k);
+        }
+    }
+
+    /// Decodes what [`Self::put`] wrote.
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        let distinct = r.var()? as usize;
+        let n = r.var()? as usize;
+        let mut keys = hashbrown::HashSet::with_capacity(n.min(1 << 20));
+        for _ in 0..n {
+            keys.insert(r.u128()?);
+        }
+        Ok(Contents { keys, distinct })
+    }
+
+    /// The keys in order ([`super::ScopeGraph::state_text`]).
+    #[cfg(test)]
+    pub(crate) fn state_text(&self) -> String {
+        let mut keys: Vec<_> = self.keys.iter().collect();
+        keys.sort();
+        format!("{} {keys:?}", self.distinct)
     }
 
     /// Bytes held on the heap (an estimate: a key and a control byte per slot).

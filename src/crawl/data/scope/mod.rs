@@ -28,6 +28,7 @@ mod link_rec;
 mod link_store;
 mod measured;
 mod orphans;
+pub(crate) mod park;
 pub(crate) mod reapply;
 mod site_memory;
 pub(crate) mod sitemap_rows;

@@ -57,7 +57,8 @@ impl ScopeGraph {
         out.finish()
     }
 
-    fn encode(&self, out: &mut impl Put) {
+    /// The snapshot's bytes ([`Self::write_to`]; a parked scope's first part).
+    pub(super) fn encode(&self, out: &mut impl Put) {
         out.put_var(u64::from(self.index));
         out.put_bytes(self.origin.to_string().as_bytes());
         out.put_var(u64::from(self.max_level));
@@ -121,6 +122,22 @@ impl ScopeGraph {
     /// Decodes a scope; its sites are unbound until the caller binds them to this run's ids.
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<ScopeGraph, Corrupt> {
         let mut r = Reader::new(bytes);
+        let mut g = Self::decode(&mut r)?;
+        if !r.is_empty() {
+            return Err(Corrupt("trailing bytes"));
+        }
+        for i in 0..g.pages.len() {
+            let meta = g.pages[i].meta;
+            g.contents.add(&meta);
+        }
+        g.rebuild_shapes();
+        g.rebuild_frontiers();
+        Ok(g)
+    }
+
+    /// Decodes the saved records from `r`, leaving the contents, shapes and frontiers empty
+    /// for the caller to rebuild or read, and what follows in `r`.
+    pub(super) fn decode(r: &mut Reader<'_>) -> Result<ScopeGraph, Corrupt> {
         let index = r.var32()?;
         let origin = origin_from(r.str()?)?;
         let max_level = r.var32()?;
@@ -139,7 +156,7 @@ impl ScopeGraph {
         }
         g.outcomes = r.var()?;
         g.earlier_active = Duration::from_millis(r.var()?);
-        g.urls = read_interner(&mut r)?;
+        g.urls = read_interner(r)?;
         let n = r.var()?;
         if n != g.urls.len() as u64 {
             return Err(Corrupt("URL records and URLs differ in number"));
@@ -159,13 +176,13 @@ impl ScopeGraph {
                 site,
             });
         }
-        g.texts = read_interner(&mut r)?;
+        g.texts = read_interner(r)?;
         let mut ranges = Vec::new();
         for _ in 0..r.var()? {
             let (start, len) = (r.u32()?, r.u32()?);
             ranges.push((start, len));
             g.pages.push(PageRec {
-                meta: PageMeta::read(&mut r)?,
+                meta: PageMeta::read(r)?,
                 links: LinkRange::default(),
             });
         }
@@ -192,11 +209,8 @@ impl ScopeGraph {
             }
             g.pulls.push(PullRec { pull, site, url });
         }
-        g.memory = super::site_memory::SiteMemory::read(&mut r, g.sites.len())?;
-        g.orphans = read_orphans(&mut r, g.recs.len())?;
-        if !r.is_empty() {
-            return Err(Corrupt("trailing bytes"));
-        }
+        g.memory = super::site_memory::SiteMemory::read(r, g.sites.len())?;
+        g.orphans = read_orphans(r, g.recs.len())?;
         g.check()?;
         g.check_links(&ranges, &links)?;
         for (p, &(start, len)) in g.pages.iter_mut().zip(&ranges) {
@@ -207,12 +221,6 @@ impl ScopeGraph {
                 .append(recs)
                 .map_err(|_| Corrupt("too many link records"))?;
         }
-        for i in 0..g.pages.len() {
-            let meta = g.pages[i].meta;
-            g.contents.add(&meta);
-        }
-        g.rebuild_shapes();
-        g.rebuild_frontiers();
         Ok(g)
     }
 

@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 
 use super::{NO_LEVEL, ScopeGraph};
+use crate::base::storage::codec::{Corrupt, Put, Reader};
 use crate::model::url_rules::{trap_pattern, trap_shape};
 
 /// The shape id of a URL without digits (never cut) or of an external URL.
@@ -318,6 +319,91 @@ impl Shapes {
                         + h.lengths.capacity() * 2
                 })
                 .sum::<usize>()
+    }
+}
+
+impl Shapes {
+    /// Encodes the shapes as they are, histories included (a level fallen leaves its digit
+    /// range behind, which a rebuild from the URLs would not): a parked scope cuts after
+    /// thawing exactly what it would have cut ([`super::park`]).
+    pub(super) fn put(&self, out: &mut impl Put) {
+        out.put_var(u64::from(self.internal));
+        out.put_var(self.of.len() as u64);
+        for (&s, &d) in self.of.iter().zip(&self.digits) {
+            out.put_var(u64::from(s.wrapping_add(1)));
+            out.put_u8(d);
+        }
+        out.put_var(self.ids.len() as u64);
+        for (&hash, &id) in &self.ids {
+            out.put_var(hash);
+            out.put_var(u64::from(id));
+        }
+        out.put_var(self.levels.len() as u64);
+        for (h, &min) in self.levels.iter().zip(&self.min_level) {
+            out.put_var(u64::from(min));
+            out.put_var(u64::from(h.total));
+            out.put_var(u64::from(h.single));
+            out.put_u8(h.single_digits);
+            out.put_var(h.at.len() as u64);
+            for (&n, &(lo, hi)) in h.at.iter().zip(&h.lengths) {
+                out.put_var(u64::from(n));
+                out.put_u8(lo);
+                out.put_u8(hi);
+            }
+        }
+    }
+
+    /// Decodes what [`Self::put`] wrote.
+    pub(super) fn read(r: &mut Reader<'_>) -> Result<Self, Corrupt> {
+        let mut s = Shapes {
+            internal: r.var32()?,
+            ..Shapes::default()
+        };
+        let n = r.var()? as usize;
+        s.of.reserve_exact(n.min(1 << 24));
+        s.digits.reserve_exact(n.min(1 << 24));
+        for _ in 0..n {
+            s.of.push(r.var32()?.wrapping_sub(1));
+            s.digits.push(r.u8()?);
+        }
+        for _ in 0..r.var()? {
+            let hash = r.var()?;
+            s.ids.insert(hash, r.var32()?);
+        }
+        for _ in 0..r.var()? {
+            s.min_level.push(r.var32()?);
+            let mut h = Histogram {
+                total: r.var32()?,
+                single: r.var32()?,
+                single_digits: r.u8()?,
+                ..Histogram::default()
+            };
+            for _ in 0..r.var()? {
+                h.at.push(r.var32()?);
+                h.lengths.push((r.u8()?, r.u8()?));
+            }
+            s.levels.push(h);
+        }
+        let shapes = s.levels.len() as u32;
+        if s.ids.values().any(|&id| id >= shapes)
+            || s.of.iter().any(|&id| id != NO_SHAPE && id >= shapes)
+        {
+            return Err(Corrupt("a shape of an unknown id"));
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+impl Shapes {
+    /// The shapes in a fixed order ([`ScopeGraph::state_text`]).
+    pub(super) fn state_text(&self) -> String {
+        let mut ids: Vec<_> = self.ids.iter().collect();
+        ids.sort();
+        format!(
+            "{} {:?} {:?} {ids:?} {:?} {:?}",
+            self.internal, self.of, self.digits, self.min_level, self.levels
+        )
     }
 }
 
