@@ -191,7 +191,7 @@ impl Connections {
         conn.req = Some(req);
         conn.url = Some(url.clone());
         conn.carried = carried;
-        conn.state = State::Head(call);
+        conn.state = State::Head(Box::new(call));
         conn.out = out;
         conn.out_pos = 0;
         conn.turn = Some(turn);
@@ -453,7 +453,7 @@ impl Connections {
         conn.req = Some(req);
         conn.url = Some(url.clone());
         conn.carried = carried;
-        conn.state = State::Head(call);
+        conn.state = State::Head(Box::new(call));
         conn.out = out;
         conn.turn = turn;
         conn.generation = generation;
