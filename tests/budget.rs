@@ -186,6 +186,22 @@ fn a_page_fetched_again_after_a_failure_is_one_pull_of_its_site() {
     assert_eq!(live, replay_hosts(c.dir.path(), &rule, BUDGET), "{rule}");
 }
 
+/// Runs the crawl prepared in `dir` and stops it with stop.txt once `pages` pages were asked
+/// for since request `before`; its report.
+fn stopped_after(web: &TestWeb, dir: &Path, before: usize, pages: usize) -> rccrawler::RunReport {
+    let first = {
+        let path = dir.to_owned();
+        std::thread::spawn(move || common::run_in(&path))
+    };
+    while page_requests(web, before).len() < pages {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::fs::write(dir.join("stop.txt"), "").unwrap();
+    let stopped = first.join().unwrap();
+    assert_eq!(stopped.reason, rccrawler::StopReason::StopFile);
+    stopped
+}
+
 #[test]
 fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend() {
     let web = slow_web();
@@ -196,16 +212,7 @@ fn a_stopped_budgeted_crawl_continues_with_the_same_choices_and_the_same_spend()
     let expected = page_requests(&web, before);
     let dir = common::prepare(&hosts(&web), &settings(&extra));
     let before = web.server.requests().len();
-    let first = {
-        let path = dir.path().to_owned();
-        std::thread::spawn(move || common::run_in(&path))
-    };
-    while page_requests(&web, before).len() < 25 {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
-    let stopped = first.join().unwrap();
-    assert_eq!(stopped.reason, rccrawler::StopReason::StopFile);
+    let stopped = stopped_after(&web, dir.path(), before, 25);
     let spent_first: u64 = stopped.sites.iter().map(|s| s.fetched).sum();
     assert!((25..BUDGET as u64).contains(&spent_first), "{spent_first}");
     let done = common::run_in(dir.path());
@@ -526,18 +533,7 @@ fn sites_parked_between_their_fetches_are_crawled_as_if_they_never_were() {
 
     let dir = common::prepare(&hosts(&web), &settings(&extra));
     let before = web.server.requests().len();
-    let first = {
-        let path = dir.path().to_owned();
-        std::thread::spawn(move || common::run_in(&path))
-    };
-    while page_requests(&web, before).len() < 25 {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    std::fs::write(dir.path().join("stop.txt"), "").unwrap();
-    assert_eq!(
-        first.join().unwrap().reason,
-        rccrawler::StopReason::StopFile
-    );
+    stopped_after(&web, dir.path(), before, 25);
     let done = common::run_in(dir.path());
     assert_eq!(done.reason, rccrawler::StopReason::BudgetSpent);
     let mut got = page_requests(&web, before);

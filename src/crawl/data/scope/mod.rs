@@ -136,6 +136,11 @@ struct PageRec {
     links: LinkRange,
 }
 
+/// Crawl time: `earlier` runs' plus this run's `active` span (first claim, latest commit).
+fn active_time(earlier: Duration, active: Option<(Instant, Instant)>) -> Duration {
+    earlier + active.map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+}
+
 /// Whether a scope writes journal records as it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Journaling {
@@ -540,10 +545,7 @@ impl ScopeGraph {
 
     /// Crawl time: earlier runs plus first claim to latest commit of this run.
     pub(crate) fn active_time(&self) -> Duration {
-        self.earlier_active
-            + self
-                .active
-                .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+        active_time(self.earlier_active, self.active)
     }
 
     /// Approximate heap use, for memory reports.

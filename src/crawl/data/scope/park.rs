@@ -334,10 +334,7 @@ impl Parked {
 
     /// Crawl time, as [`ScopeGraph::active_time`].
     pub(crate) fn active_time(&self) -> Duration {
-        self.earlier_active
-            + self
-                .active
-                .map_or(Duration::ZERO, |(a, b)| b.saturating_duration_since(a))
+        super::active_time(self.earlier_active, self.active)
     }
 
     /// Approximate heap use.
