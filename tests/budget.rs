@@ -544,3 +544,31 @@ fn sites_parked_between_their_fetches_are_crawled_as_if_they_never_were() {
     );
     assert_same_results(&results_of(&dir.path().join("results")), &expected_results);
 }
+
+/// Without a temporary folder to write the park file in (TMPDIR names none), parked sites'
+/// records stay in memory: the crawl is the same.
+#[test]
+fn without_a_park_file_sites_are_parked_in_memory_and_crawled_the_same() {
+    let web = web();
+    let mut extra = one_downloader("SlidingWindowUcb");
+    let before = web.server.requests().len();
+    let live = crawl(&hosts(&web), &settings(&extra));
+    let expected = page_requests(&web, before);
+    let expected_results = results_of(&live.results());
+
+    extra.push(("ScopesInMemory", "1".to_owned()));
+    let dir = common::prepare(&hosts(&web), &settings(&extra));
+    let before = web.server.requests().len();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rccrawler"))
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path().join("no such folder"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(page_requests(&web, before), expected);
+    assert_same_results(&results_of(&dir.path().join("results")), &expected_results);
+}
