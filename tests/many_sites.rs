@@ -88,19 +88,24 @@ fn the_window_of_active_scopes_changes_no_graph_and_no_summary_row() {
         .collect();
     let want_summary = summary_without_seconds(&everything.results());
     assert_eq!(want_summary.len(), SITES.len());
-    for window in ["1", "2", "0"] {
-        let c = common::crawl(&hosts, &[("ActiveScopes", window)]);
+    // `ScopesInMemory = 1`: every open site with nothing in flight is parked after each commit
+    // and thawed for its next task, under the default threads.
+    for (window, in_memory) in [("1", "0"), ("2", "0"), ("0", "0"), ("0", "1")] {
+        let c = common::crawl(
+            &hosts,
+            &[("ActiveScopes", window), ("ScopesInMemory", in_memory)],
+        );
         for (host, want) in SITES.iter().zip(&want) {
             assert_same_files(
                 &result_bytes(&c.results().join(folder(&web, host))),
                 want,
-                &format!("{host} with ActiveScopes = {window}"),
+                &format!("{host} with ActiveScopes = {window}, ScopesInMemory = {in_memory}"),
             );
         }
         assert_eq!(
             summary_without_seconds(&c.results()),
             want_summary,
-            "summary.csv with ActiveScopes = {window}: every site, in hosts.txt order"
+            "summary.csv with ActiveScopes = {window}, ScopesInMemory = {in_memory}: every site, in hosts.txt order"
         );
         let listed: Vec<&str> = c.report.sites.iter().map(|s| s.site.as_str()).collect();
         let origins: Vec<String> = SITES.iter().map(|h| web.origin(h)).collect();
