@@ -240,6 +240,12 @@ impl InMemoryDataManager {
             .count()
     }
 
+    /// Sweeps made for parking so far.
+    #[cfg(test)]
+    pub(crate) fn sweeps(&self) -> usize {
+        self.parking.sweeps.load(Ordering::Relaxed)
+    }
+
     /// Whether scope `id` is parked.
     #[cfg(test)]
     pub(crate) fn is_parked(&self, id: ScopeId) -> bool {

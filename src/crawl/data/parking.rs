@@ -182,11 +182,7 @@ impl LockedScope {
     /// Parks the scope now if it can be (tests).
     #[cfg(test)]
     pub(super) fn park_now(&self, parking: &Parking) -> bool {
-        let file = parking
-            .file
-            .get_or_init(|| ParkFile::create().ok())
-            .as_ref();
-        self.held.write().park(file)
+        self.held.write().park(parking.file())
     }
 
     /// The scope as held, for what needs no records (figures, the journal, the snapshot).
@@ -243,11 +239,18 @@ pub(super) struct Parking {
     fresh: Mutex<Vec<ScopeId>>,
     /// The live scopes as the last sweep left them.
     live: Mutex<Vec<ScopeId>>,
-    /// About how many scopes are live (what starts a sweep).
+    /// About how many scopes are live.
     count: AtomicUsize,
+    /// The count past which the next sweep runs: the limit, or more when the last sweep found
+    /// too few idle scopes to come under it (a window of slow sites, each with a request
+    /// under way) — else every commit would look at every live scope again for nothing.
+    next_sweep: AtomicUsize,
     clock: AtomicU64,
     /// Where parked records go.
     file: OnceLock<Option<Arc<ParkFile>>>,
+    /// Sweeps made (tests).
+    #[cfg(test)]
+    pub(super) sweeps: AtomicUsize,
 }
 
 impl Default for Parking {
@@ -264,8 +267,11 @@ impl Parking {
             fresh: Mutex::new(Vec::new()),
             live: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
+            next_sweep: AtomicUsize::new(limit.max(1)),
             clock: AtomicU64::new(0),
             file: OnceLock::new(),
+            #[cfg(test)]
+            sweeps: AtomicUsize::new(0),
         }
     }
 
@@ -298,7 +304,13 @@ impl Parking {
 
     /// Whether more scopes are live than the limit: time for [`Self::sweep`].
     pub(super) fn over(&self) -> bool {
-        self.count.load(Ordering::Relaxed) > self.limit
+        self.count.load(Ordering::Relaxed) > self.next_sweep.load(Ordering::Relaxed)
+    }
+
+    /// The park file, made at the first parking (a crawl that parks nothing makes none);
+    /// `None` without one (no temporary folder to write in): records stay in memory.
+    fn file(&self) -> Option<&Arc<ParkFile>> {
+        self.file.get_or_init(|| ParkFile::create().ok()).as_ref()
     }
 
     /// Parks the least recently used idle scopes until about three quarters of the limit are
@@ -308,6 +320,8 @@ impl Parking {
         let Some(mut live) = self.live.try_lock() else {
             return;
         };
+        #[cfg(test)]
+        self.sweeps.fetch_add(1, Ordering::Relaxed);
         live.append(&mut self.fresh.lock());
         live.sort_unstable();
         live.dedup();
@@ -328,10 +342,8 @@ impl Parking {
             true
         });
         let keep = self.limit * 3 / 4;
-        if live.len() > keep {
-            // Made at the first parking: a crawl that parks nothing makes no file. Without
-            // one (no temporary folder to write in), records stay in memory.
-            let file = self.file.get_or_init(|| ParkFile::create().ok()).as_ref();
+        if live.len() > keep && !idle.is_empty() {
+            let file = self.file();
             idle.sort_unstable();
             let mut parked = Vec::new();
             for &(_, id) in idle.iter().take(live.len() - keep) {
@@ -348,5 +360,9 @@ impl Parking {
         // What went live during the sweep is in `fresh`, counted already.
         self.count
             .store(live.len() + self.fresh.lock().len(), Ordering::Relaxed);
+        self.next_sweep.store(
+            self.limit.max(live.len() + self.limit / 4),
+            Ordering::Relaxed,
+        );
     }
 }

@@ -1578,10 +1578,8 @@ fn a_scope_parked_after_every_fetch_crawls_and_saves_as_one_never_parked() {
 /// Past `ScopesInMemory` live scopes, the ones used least recently with nothing in flight are
 /// parked as the crawl goes (about three quarters of the limit stay live), and one parked is
 /// thawed when used: its next task comes out as if it had never been parked.
-#[test]
-fn scopes_beyond_the_limit_are_parked_least_recently_used_first() {
-    let mut dm = InMemoryDataManager::new();
-    dm.set_scopes_in_memory(4);
+/// Opens site `s<i>.test` in `dm` and takes its home page's task.
+fn open_numbered_site(dm: &InMemoryDataManager, i: u32) -> (ScopeId, FetchTask) {
     let limits = ScopeLimits {
         max_level: 3,
         max_pages: 0,
@@ -1589,34 +1587,72 @@ fn scopes_beyond_the_limit_are_parked_least_recently_used_first() {
         traps: Default::default(),
         obey_nofollow: false,
     };
+    let url = NormUrl::parse(&format!("http://s{i}.test/")).unwrap();
+    let origin = crate::model::site::Origin::of(url.as_url()).unwrap();
+    let (scope, _) = dm
+        .open_scope(ScopeClaim::solo(origin), SiteId(i), limits)
+        .unwrap();
+    (scope, dm.take_task(scope, SiteId(i)).unwrap())
+}
+
+/// Commits home page `home` of site `s<i>.test`, linking five pages of its own.
+fn commit_numbered_home(dm: &InMemoryDataManager, i: u32, home: FetchTask) {
+    let links: Vec<String> = (0..5).map(|k| format!("http://s{i}.test/p{k}")).collect();
+    let page = home_page(
+        links
+            .iter()
+            .map(|l| {
+                let target = LinkTarget::Internal {
+                    url: NormUrl::parse(l).unwrap(),
+                    site: SiteId(i),
+                    failure: None,
+                };
+                (target, "p", "")
+            })
+            .collect(),
+        "",
+    );
+    dm.commit(&Outcome::Page {
+        task: home,
+        page: Box::new(page),
+    })
+    .unwrap();
+}
+
+/// While the live scopes are busy (a task of each under way) and too few are idle to come
+/// under the limit, commits do not look at every live scope again: the next sweep waits for
+/// more scopes to go live.
+#[test]
+fn a_sweep_that_cannot_come_under_the_limit_is_not_repeated_at_every_commit() {
+    let mut dm = InMemoryDataManager::new();
+    dm.set_scopes_in_memory(4);
+    let tasks: Vec<(ScopeId, FetchTask)> = (0..12).map(|i| open_numbered_site(&dm, i)).collect();
+    let opened = dm.sweeps();
+    for (i, (_, home)) in tasks.into_iter().enumerate() {
+        commit_numbered_home(&dm, i as u32, home);
+    }
+    assert!(
+        dm.sweeps() - opened <= 2,
+        "{} sweeps for 12 commits",
+        dm.sweeps() - opened
+    );
+    // More scopes going live start sweeps again, which park the idle ones.
+    for i in 12..20 {
+        let (_, home) = open_numbered_site(&dm, i);
+        commit_numbered_home(&dm, i, home);
+    }
+    let parked = (0..20).filter(|&i| dm.is_parked(ScopeId(i))).count();
+    assert!(parked >= 12, "{parked} parked");
+}
+
+#[test]
+fn scopes_beyond_the_limit_are_parked_least_recently_used_first() {
+    let mut dm = InMemoryDataManager::new();
+    dm.set_scopes_in_memory(4);
     let mut scopes = Vec::new();
     for i in 0..12u32 {
-        let url = NormUrl::parse(&format!("http://s{i}.test/")).unwrap();
-        let origin = crate::model::site::Origin::of(url.as_url()).unwrap();
-        let (scope, _) = dm
-            .open_scope(ScopeClaim::solo(origin), SiteId(i), limits)
-            .unwrap();
-        let home = dm.take_task(scope, SiteId(i)).unwrap();
-        let links: Vec<String> = (0..5).map(|k| format!("http://s{i}.test/p{k}")).collect();
-        let page = home_page(
-            links
-                .iter()
-                .map(|l| {
-                    let target = LinkTarget::Internal {
-                        url: NormUrl::parse(l).unwrap(),
-                        site: SiteId(i),
-                        failure: None,
-                    };
-                    (target, "p", "")
-                })
-                .collect(),
-            "",
-        );
-        dm.commit(&Outcome::Page {
-            task: home,
-            page: Box::new(page),
-        })
-        .unwrap();
+        let (scope, home) = open_numbered_site(&dm, i);
+        commit_numbered_home(&dm, i, home);
         scopes.push(scope);
     }
     let parked: Vec<bool> = scopes.iter().map(|&s| dm.is_parked(s)).collect();
