@@ -1,4 +1,4 @@
-//! Where parked scopes' deflated records wait ([`super::scope::park`]): one unnamed temporary
+//! Where parked scopes' compressed records wait ([`super::scope::park`]): one unnamed temporary
 //! file (in `TMPDIR`; gone with the process, whatever ends it), written and read at offsets.
 //! Held in memory, the records of 4,000 parked sites were 6 MB of small blocks made and freed
 //! all crawl long among the crawl's own, and the heap kept the gaps; in a file they cost the
