@@ -389,11 +389,20 @@ fn threads(v: &Values<'_>) -> Result<ThreadSettings, SettingsError> {
         None if budgeted => NonZeroUsize::new(BUDGET_DOWNLOADERS),
         n => n,
     };
+    // A scope with a request in flight cannot be parked: room for the downloads' own.
+    let scopes_in_memory = match NonZeroUsize::new(v.small("ScopesInMemory")?) {
+        None if budgeted => NonZeroUsize::new(
+            downloading
+                .map_or(0, |d| d.get().saturating_mul(BUDGET_SCOPES_PER_DOWNLOAD))
+                .max(BUDGET_SCOPES_IN_MEMORY_MIN),
+        ),
+        n => n,
+    };
     Ok(ThreadSettings {
         parsing: v.nonzero("ParsingThreadsCount")?,
         downloading,
         active_scopes: NonZeroUsize::new(v.small("ActiveScopes")?),
-        scopes_in_memory: NonZeroUsize::new(v.small("ScopesInMemory")?),
+        scopes_in_memory,
     })
 }
 
@@ -635,6 +644,32 @@ mod tests {
             w[0].to_string(),
             "note: settings.ini:2: DownloadingThreadPDChunkSizeMultiplier is a tuning knob of the RCCrawler paper's engine; this engine does not need it (accepted, not used)"
         );
+    }
+
+    // See: issue 69 — a budgeted crawl thaws a site at almost every fetch whatever the number
+    // kept live, so its automatic number is smaller, with room for every download in flight.
+    #[test]
+    fn scopes_in_memory_is_automatic_by_the_budget_and_the_downloads() {
+        let live = |text: &str| {
+            load(text)
+                .unwrap()
+                .0
+                .threads
+                .scopes_in_memory
+                .map(|n| n.get())
+        };
+        assert_eq!(live(""), None, "no budget: the data manager's own (256)");
+        assert_eq!(live("PageBudget = 100\n"), Some(64));
+        assert_eq!(
+            live("PageBudget = 100\nDownloadingThreadsCount = 50\n"),
+            Some(200)
+        );
+        assert_eq!(
+            live("PageBudget = 100\nDownloadingThreadsCount = 2\n"),
+            Some(64)
+        );
+        assert_eq!(live("PageBudget = 100\nScopesInMemory = 7\n"), Some(7));
+        assert_eq!(live("ScopesInMemory = 9\n"), Some(9));
     }
 
     // See: issue 17 — a typo'd key was a warning, then an unbudgeted crawl; a [crawl] header

@@ -79,6 +79,16 @@ pub const FIRST_DOWNLOADERS: usize = 8;
 /// 1,113 with 32 (see docs/budget.md, *The price is time*).
 pub const BUDGET_DOWNLOADERS: usize = 16;
 
+/// `ScopesInMemory = 0` in a budgeted crawl: live scopes per download in flight, and at least
+/// [`BUDGET_SCOPES_IN_MEMORY_MIN`]. The budget rule spreads its fetches over every site, so
+/// almost every fetch thaws a parked site whether 64 or 256 are kept live (4,000 sites: as
+/// fast with 16, 64 or 256 on `bench/many_sites.sh`'s web), and each live one costs memory:
+/// with `PageBudget = 60000` the peak was 45 MB with 256, 41 with 64 (unbudgeted 32 MB).
+pub const BUDGET_SCOPES_PER_DOWNLOAD: usize = 4;
+
+/// The least `ScopesInMemory = 0` gives a budgeted crawl.
+pub const BUDGET_SCOPES_IN_MEMORY_MIN: usize = 64;
+
 impl ThreadSettings {
     /// The most downloader threads: the setting, or the automatic cap (what the open-file
     /// limit allows, at most 4,096).

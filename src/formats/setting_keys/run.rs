@@ -244,7 +244,7 @@ pub(super) const KEYS: &[KeyDef] = &[
         "ScopesInMemory",
         "0",
         int(0, 10_000_000),
-        "Open sites (scopes) kept live in memory; beyond them, the sites used least recently with nothing in flight are parked — their records deflated into an unnamed temporary file in TMPDIR (in memory if none can be written) — and thawed, exactly as they were, when next used. A budgeted crawl keeps every site open; a window of sites rarely has more than this many. 0: automatic (256)."
+        "Open sites (scopes) kept live in memory; beyond them, the sites used least recently with nothing in flight are parked — their records compressed into an unnamed temporary file in TMPDIR (in memory if none can be written) — and thawed, exactly as they were, when next used. A budgeted crawl keeps every site open; a window of sites rarely has more than this many. 0: automatic — 256; with a PageBudget 4 a download in flight, at least 64 (its rule spreads the fetches over every site: almost every fetch thaws one, however many are kept)."
     ),
     key!(
         "Stopping",
