@@ -30,6 +30,8 @@ pub struct Believer {
     outstanding: u64,
     /// The copy of the rule asked last, kept to be copied over for the next choice.
     scratch: Option<Box<dyn Policy>>,
+    /// The arms with pulls outstanding and how many, for [`Policy::select_believing`].
+    believed: Vec<(usize, u32)>,
 }
 
 impl Clone for Believer {
@@ -40,6 +42,7 @@ impl Clone for Believer {
             reserved: self.reserved.clone(),
             outstanding: self.outstanding,
             scratch: None,
+            believed: Vec::new(),
         }
     }
 }
@@ -101,6 +104,38 @@ impl Believer {
         if self.outstanding == 0 {
             return policy.select(arms);
         }
+        let mut believed = std::mem::take(&mut self.believed);
+        believed.clear();
+        for arm in 0..self.under_way.len().max(self.reserved.len()) {
+            let n = self.under_way.get(arm).copied().unwrap_or(0)
+                + self.reserved.get(arm).copied().unwrap_or(0);
+            if n > 0 {
+                believed.push((arm, n));
+            }
+        }
+        let choice = policy.select_believing(&believed, arms);
+        self.believed = believed;
+        match choice {
+            Some(choice) => choice,
+            None => self.select_by_copy(policy, arms),
+        }
+    }
+
+    /// The arms with pulls outstanding and how many (what [`Self::select`] gives the rule).
+    #[cfg(test)]
+    fn believed_now(&self) -> Vec<(usize, u32)> {
+        (0..self.under_way.len().max(self.reserved.len()))
+            .map(|arm| {
+                let n = self.under_way.get(arm).copied().unwrap_or(0)
+                    + self.reserved.get(arm).copied().unwrap_or(0);
+                (arm, n)
+            })
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
+    /// [`Self::select`] by asking a copy of the rule told of the pulls outstanding.
+    fn select_by_copy(&mut self, policy: &dyn Policy, arms: &[usize]) -> usize {
         // The last choice's copy, copied over in place (its memory kept), or a new one.
         let reused = self
             .scratch
@@ -181,5 +216,68 @@ mod tests {
         copies_over_choose_as_new_copies(Box::new(guarded), 8);
         copies_over_choose_as_new_copies(Box::new(WinsorUcb::new(23, 26, 5.0, 0.3)), 8);
         copies_over_choose_as_new_copies(Box::new(R2::new(23, 10)), 4);
+    }
+
+    // See: issue 69 — `DiscountedUcb` answers without a copy; its choice must be the copy's,
+    // over more sites than one block of its scoring, with pulls under way and reserved, some
+    // arms offered or all, and a discount that rescales every site now and then.
+    #[test]
+    fn the_discounted_rule_believes_in_place_as_a_copy_does() {
+        use crate::model::bandit::ucb::DiscountedUcb;
+        for (discount, sites) in [(0.999, 150), (0.5, 150), (0.9, 7)] {
+            let mut policy = DiscountedUcb::new(sites, discount, 1.0);
+            let all: Vec<usize> = (0..sites).collect();
+            let mut believer = Believer::default();
+            let mut pages = vec![0; sites];
+            let mut under_way = VecDeque::new();
+            let (mut in_place, mut reserved) = (0, 0);
+            for step in 0..3_000 {
+                let arms: Vec<usize> = if step % 3 == 0 {
+                    all.iter()
+                        .copied()
+                        .filter(|a| (a + step) % 4 != 0)
+                        .collect()
+                } else {
+                    all.clone()
+                };
+                if believer.outstanding() > 0 {
+                    let copied = believer.clone().select_by_copy(&policy, &arms);
+                    let answered = policy.select_believing(&believer.believed_now(), &arms);
+                    if let Some(answer) = answered {
+                        assert_eq!(answer, copied, "discount {discount}, choice {step}");
+                        in_place += 1;
+                    }
+                    assert_eq!(believer.select(&policy, &arms), copied, "choice {step}");
+                }
+                let arm = believer.select(&policy, &arms);
+                if step % 5 == 0 {
+                    // Reserved for a while: told of later, with the next pull.
+                    believer.reserve(arm);
+                    reserved += 1;
+                    continue;
+                }
+                if step % 5 == 1 && step > 1 {
+                    let earlier = believer.reserved.iter().position(|&n| n > 0);
+                    if let Some(r) = earlier {
+                        believer.unreserve(r);
+                        policy.chosen(r);
+                        believer.started(r);
+                        under_way.push_back(r);
+                    }
+                }
+                policy.chosen(arm);
+                believer.started(arm);
+                under_way.push_back(arm);
+                if under_way.len() >= 9
+                    && let Some(done) = under_way.pop_front()
+                {
+                    policy.update(done, reward(done, pages[done]));
+                    pages[done] += 1;
+                    believer.settled(done);
+                }
+            }
+            assert!(in_place > 1_000, "answered in place: {in_place}");
+            assert!(reserved > 100, "{reserved}");
+        }
     }
 }

@@ -131,6 +131,59 @@ impl DiscountedUcb {
     }
 }
 
+impl DiscountedUcb {
+    /// The choice among `arms` with the scale `scale` and the sums and counts of `changed`
+    /// (ascending arms) in place of the tables' own.
+    fn select_with(&self, scale: f64, changed: &[(usize, f64, f64)], arms: &[usize]) -> usize {
+        // The counts summed in order, as `Iterator::sum` adds them, the changed ones in turn.
+        let add = |total: f64, counts: &[f64]| counts.iter().fold(total, |t, &c| t + c);
+        let mut total = -0.0;
+        let mut from = 0;
+        for &(arm, _, count) in changed {
+            total = add(total, &self.counts[from..arm]) + count;
+            from = arm + 1;
+        }
+        let n_all = add(total, &self.counts[from..]) * scale;
+        let l = log_term(n_all.max(1.0), self.exploration);
+        // A budgeted crawl of 4,000 sites scores every site at every fetch, on the thread that
+        // hands out the downloads: the scores of a block are computed first, without a branch,
+        // so the divisions and square roots go several sites at once (each lane the same IEEE
+        // operations as one site alone: the same scores, bit for bit, as `poisson_ucb`).
+        const BLOCK: usize = 64;
+        let mut best = arms[0];
+        let mut best_score = f64::NEG_INFINITY;
+        let (mut sums, mut counts) = ([0.0f64; BLOCK], [0.0f64; BLOCK]);
+        let mut scores = [0.0f64; BLOCK];
+        let mut next_changed = changed;
+        for block in arms.chunks(BLOCK) {
+            // Gathered first: the arithmetic then runs over whole arrays (past a shorter last
+            // block the lanes keep the block before's sites: scored, never read).
+            for ((sum, count), &a) in sums.iter_mut().zip(&mut counts).zip(block) {
+                while next_changed.first().is_some_and(|&(c, ..)| c < a) {
+                    next_changed = &next_changed[1..];
+                }
+                (*sum, *count) = match next_changed.first() {
+                    Some(&(c, sum, count)) if c == a => (sum, count),
+                    _ => (self.sums[a], self.counts[a]),
+                };
+            }
+            for ((score, &sum), &count) in scores.iter_mut().zip(&sums).zip(&counts) {
+                let n = count * scale;
+                let mean = sum / count;
+                let ucb = mean + (2.0 * mean * l / n).sqrt() + l / n;
+                *score = if n > 0.0 { ucb } else { f64::INFINITY };
+            }
+            for (&score, &a) in scores.iter().zip(block) {
+                if score > best_score {
+                    best_score = score;
+                    best = a;
+                }
+            }
+        }
+        best
+    }
+}
+
 impl Policy for DiscountedUcb {
     fn snapshot(&self) -> Option<Box<dyn Policy>> {
         Some(Box::new(self.clone()))
@@ -146,39 +199,30 @@ impl Policy for DiscountedUcb {
     }
 
     fn select(&self, arms: &[usize]) -> usize {
-        let n_all: f64 = self.counts.iter().sum::<f64>() * self.scale;
-        let l = log_term(n_all.max(1.0), self.exploration);
-        // A budgeted crawl of 4,000 sites scores every site at every fetch, on the thread that
-        // hands out the downloads: the scores of a block are computed first, without a branch,
-        // so the divisions and square roots go several sites at once (each lane the same IEEE
-        // operations as one site alone: the same scores, bit for bit, as `poisson_ucb`).
-        const BLOCK: usize = 64;
-        let mut best = arms[0];
-        let mut best_score = f64::NEG_INFINITY;
-        let (mut sums, mut counts) = ([0.0f64; BLOCK], [0.0f64; BLOCK]);
-        let mut scores = [0.0f64; BLOCK];
-        for block in arms.chunks(BLOCK) {
-            // Gathered first: the arithmetic then runs over whole arrays (past a shorter last
-            // block the lanes keep the block before's sites: scored, never read).
-            for ((sum, count), &a) in sums.iter_mut().zip(&mut counts).zip(block) {
-                (*sum, *count) = (self.sums[a], self.counts[a]);
-            }
-            for ((score, &sum), &count) in scores.iter_mut().zip(&sums).zip(&counts) {
-                let n = count * self.scale;
-                let mean = sum / count;
-                let ucb = mean + (2.0 * mean * l / n).sqrt() + l / n;
-                *score = if n > 0.0 { ucb } else { f64::INFINITY };
-            }
-            for (&score, &a) in scores.iter().zip(block) {
-                if score > best_score {
-                    best_score = score;
-                    best = a;
-                }
-            }
-        }
-        best
+        self.select_with(self.scale, &[], arms)
     }
 
+    fn select_believing(&self, believed: &[(usize, u32)], arms: &[usize]) -> Option<usize> {
+        // A copy told of the pulls (`chosen` changes nothing here) would update each arm with
+        // 0 as many times, arm by arm: the same operations on the scale and the few changed
+        // sums and counts, the rest of the tables read where they are.
+        let mut scale = self.scale;
+        let mut changed = Vec::with_capacity(believed.len());
+        for &(arm, pulls) in believed {
+            let (mut sum, mut count) = (*self.sums.get(arm)?, *self.counts.get(arm)?);
+            for _ in 0..pulls {
+                scale *= self.discount;
+                if scale < 1e-200 {
+                    // The copy would rescale every site: let it.
+                    return None;
+                }
+                sum += 0.0 / scale;
+                count += 1.0 / scale;
+            }
+            changed.push((arm, sum, count));
+        }
+        Some(self.select_with(scale, &changed, arms))
+    }
     fn grow(&mut self, arms: usize) {
         if self.sums.len() < arms {
             self.sums.resize(arms, 0.0);
