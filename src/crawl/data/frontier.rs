@@ -52,6 +52,14 @@ impl Frontier {
         None
     }
 
+    /// The entries in the order [`Self::pop`] gives them, left in place.
+    pub fn in_order(&self) -> impl Iterator<Item = u32> + '_ {
+        self.buckets
+            .iter()
+            .skip(self.low)
+            .flat_map(|b| b.iter().copied())
+    }
+
     /// Entries held, stale ones included.
     pub fn entries(&self) -> usize {
         self.entries

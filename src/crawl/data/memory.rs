@@ -323,6 +323,21 @@ impl InMemoryDataManager {
 
 impl TaskData for InMemoryDataManager {
     fn take_task(&self, scope: ScopeId, site: SiteId) -> Option<FetchTask> {
+        // A parked scope gives the URL it worked out when parked; it thaws when the page is
+        // recorded, on a parser. (Pending URLs count those in flight: no total changes.)
+        let task = |id: u32, level: u32, url: &str| {
+            Some(FetchTask {
+                scope,
+                site,
+                url_id: UrlId(id),
+                url: NormUrl::parse(url).ok()?,
+                level,
+                kind: TaskKind::Page,
+            })
+        };
+        if let Some(task) = self.scope(scope).with_parked(|p| p.claim(site, task)) {
+            return Some(task);
+        }
         self.update(scope, |g| {
             loop {
                 let (id, level) = g.claim(site)?;

@@ -106,9 +106,9 @@ impl Held {
         self.either(ScopeGraph::pending, Parked::pending)
     }
 
-    /// URLs in flight (none in a parked scope).
+    /// URLs in flight (in a parked scope, those handed out while parked).
     pub(super) fn in_flight(&self) -> usize {
-        self.either(ScopeGraph::in_flight, |_| 0)
+        self.either(ScopeGraph::in_flight, Parked::in_flight)
     }
 
     /// Outcomes recorded.
@@ -193,6 +193,12 @@ impl LockedScope {
     /// The scope as held, to take its journal.
     pub(super) fn held_mut(&self) -> RwLockWriteGuard<'_, Held> {
         self.held.write()
+    }
+
+    /// Runs `f` on the parked records, left parked (`None` if the scope is live).
+    pub(super) fn with_parked<T>(&self, f: impl FnOnce(&mut Parked) -> Option<T>) -> Option<T> {
+        let mut held = self.held.write();
+        f(held.parked.as_deref_mut()?)
     }
 
     /// Runs `f` on the records: the live ones, or a copy of the parked ones that leaves the

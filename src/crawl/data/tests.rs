@@ -1667,8 +1667,58 @@ fn scopes_beyond_the_limit_are_parked_least_recently_used_first() {
         12 * 5,
         "parked scopes still count their queued URLs"
     );
+    // A parked scope hands out its next URL without thawing (the thread that hands out
+    // downloads does not decode it); the next use of its records thaws it, that URL in flight.
     let t = dm.take_task(scopes[0], SiteId(0)).unwrap();
-    assert!(!dm.is_parked(scopes[0]), "used: thawed");
+    assert!(dm.is_parked(scopes[0]), "handed out parked");
     assert_eq!(t.url.as_str(), "http://s0.test/p0");
     assert_eq!(t.level, 1);
+    assert_eq!(dm.pending(), 12 * 5, "a URL in flight is still pending");
+    let t2 = dm.take_task(scopes[0], SiteId(0)).unwrap();
+    assert!(!dm.is_parked(scopes[0]), "a second URL: thawed");
+    assert_eq!(t2.url.as_str(), "http://s0.test/p1");
+    // The URL handed out while parked is in flight in the thawed records: given back, it is
+    // queued again behind its level's others, as in a scope never parked.
+    dm.release(&t);
+    let rest: Vec<String> = (0..4)
+        .map(|_| {
+            dm.take_task(scopes[0], SiteId(0))
+                .unwrap()
+                .url
+                .as_str()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        rest,
+        [
+            "http://s0.test/p2",
+            "http://s0.test/p3",
+            "http://s0.test/p4",
+            "http://s0.test/p0"
+        ]
+    );
+}
+
+/// What a parked scope saves while a URL it handed out is in flight says that URL is in
+/// flight, as a scope never parked says: the bytes parked (queued) are not written as they are.
+#[test]
+fn a_url_handed_out_parked_is_in_flight_in_what_the_scope_saves() {
+    use crate::crawl::data::persist::ScopeSource;
+    let twin = |park: bool| {
+        let dm = InMemoryDataManager::new();
+        let (scope, home) = open_numbered_site(&dm, 0);
+        commit_numbered_home(&dm, 0, home);
+        if park {
+            assert_eq!(dm.park_all(), 1);
+        }
+        let t = dm.take_task(scope, SiteId(0)).unwrap();
+        assert_eq!(dm.is_parked(scope), park);
+        let mut bytes = Vec::new();
+        dm.write_data(scope, &mut bytes).unwrap();
+        (t.url.as_str().to_owned(), bytes)
+    };
+    let (parked, live) = (twin(true), twin(false));
+    assert_eq!(parked.0, "http://s0.test/p0");
+    assert!(parked == live, "the snapshot's bytes differ");
 }

@@ -125,6 +125,20 @@ impl Stored {
     }
 }
 
+/// The URL a site of a parked scope gives next (what [`ScopeGraph::claim`] would answer),
+/// worked out when the scope was parked. A budgeted crawl fetches from a parked site at almost
+/// every fetch: handing this one out leaves the thaw to whoever records the page (a parser),
+/// off the thread that hands out the downloads; the thaw then claims it again, exactly.
+#[derive(Debug)]
+struct Ahead {
+    site: SiteId,
+    id: u32,
+    level: u32,
+    url: Box<str>,
+    /// When it was handed out (the claim's time, replayed at the thaw).
+    claimed: Option<Instant>,
+}
+
 /// A scope's records, compressed, with the figures asked of it while it waits.
 #[derive(Debug)]
 pub(crate) struct Parked {
@@ -144,6 +158,10 @@ pub(crate) struct Parked {
     journal: Option<JournalBuf>,
     sitemap: Option<Box<Sitemap>>,
     seed_orphans: bool,
+    /// `MaxPagesPerSite` (0: none), for the claims handed out while parked.
+    page_limit: u32,
+    /// Each site's next URL.
+    ahead: Box<[Ahead]>,
 }
 
 impl ScopeGraph {
@@ -181,6 +199,20 @@ impl ScopeGraph {
         let Some((stored, snapshot_len, raw_len)) = packed else {
             return Err(self);
         };
+        let ahead = self
+            .sites
+            .iter()
+            .filter_map(|&site| {
+                let (id, level) = self.next_claim(site)?;
+                Some(Ahead {
+                    site,
+                    id,
+                    level,
+                    url: self.url(id).into(),
+                    claimed: None,
+                })
+            })
+            .collect();
         Ok(Parked {
             stored,
             snapshot_len,
@@ -195,7 +227,18 @@ impl ScopeGraph {
             journal: self.journal.take(),
             sitemap: self.sitemap.take().map(Box::new),
             seed_orphans: self.seed_orphans,
+            page_limit: self.page_limit,
+            ahead,
         })
+    }
+
+    /// What [`Self::claim`] would give for `site` now, the scope left as it is.
+    fn next_claim(&self, site: SiteId) -> Option<(u32, u32)> {
+        let l = self.local(site)?;
+        self.frontiers[l]
+            .in_order()
+            .find(|&id| self.recs[id as usize].state == super::UrlState::Queued)
+            .map(|id| (id, self.recs[id as usize].level))
     }
 
     /// What follows the snapshot's bytes in a parked scope.
@@ -265,6 +308,31 @@ impl Parked {
         Ok(g)
     }
 
+    /// Hands out `site`'s next URL without thawing, if `accept` takes it (its id, level and
+    /// text): what [`ScopeGraph::claim`] would give, within the page limit as it counts. The
+    /// scope stays parked with it in flight; a thaw claims it again.
+    pub(crate) fn claim<T>(
+        &mut self,
+        site: SiteId,
+        accept: impl FnOnce(u32, u32, &str) -> Option<T>,
+    ) -> Option<T> {
+        if self.page_limit > 0 && self.pages + self.in_flight() >= self.page_limit as usize {
+            return None;
+        }
+        let next = self
+            .ahead
+            .iter_mut()
+            .find(|a| a.site == site && a.claimed.is_none())?;
+        let taken = accept(next.id, next.level, &next.url)?;
+        next.claimed = Some(Instant::now());
+        Some(taken)
+    }
+
+    /// URLs handed out while parked.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.ahead.iter().filter(|a| a.claimed.is_some()).count()
+    }
+
     /// The records and everything but the journal and the sitemap.
     fn records(&self) -> Result<Box<ScopeGraph>, Corrupt> {
         let mut g = with_codec(|c| {
@@ -281,11 +349,30 @@ impl Parked {
         g.earlier_active = self.earlier_active;
         g.active = self.active;
         g.seed_orphans = self.seed_orphans;
+        let mut claimed: Vec<(Instant, &Ahead)> = self
+            .ahead
+            .iter()
+            .filter_map(|a| Some((a.claimed?, a)))
+            .collect();
+        claimed.sort_by_key(|&(at, _)| at);
+        for (at, a) in claimed {
+            // Claimed at `at`: a scope's first claim starts its crawl time.
+            g.active.get_or_insert((at, at));
+            if g.claim(a.site) != Some((a.id, a.level)) {
+                return Err(Corrupt("a URL handed out while parked claims otherwise"));
+            }
+        }
         Ok(g)
     }
 
     /// The snapshot's bytes, as [`ScopeGraph::write_to`] writes them.
     pub(crate) fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        if self.in_flight() > 0 {
+            // The bytes parked say the URLs handed out since are queued: the records as
+            // they are now say so.
+            let g = self.records().map_err(std::io::Error::other)?;
+            return g.write_to(w);
+        }
         with_codec(|c| {
             c.decompress(&self.stored, self.raw_len)?;
             w.write_all(&c.raw[..self.snapshot_len])
