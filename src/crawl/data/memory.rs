@@ -214,8 +214,17 @@ impl InMemoryDataManager {
 
     /// Runs `f` on a scope and keeps the total of pending URLs in step with it.
     fn update<R>(&self, id: ScopeId, f: impl FnOnce(&mut ScopeGraph) -> R) -> R {
-        let scope = self.scope(id);
-        let mut g = self.parking.write(id, &scope);
+        self.update_scope(id, &self.scope(id), f)
+    }
+
+    /// [`Self::update`] of `scope`, scope `id` looked up already.
+    fn update_scope<R>(
+        &self,
+        id: ScopeId,
+        scope: &LockedScope,
+        f: impl FnOnce(&mut ScopeGraph) -> R,
+    ) -> R {
+        let mut g = self.parking.write(id, scope);
         let before = g.pending();
         let r = f(&mut g);
         let after = g.pending();
@@ -335,10 +344,11 @@ impl TaskData for InMemoryDataManager {
                 kind: TaskKind::Page,
             })
         };
-        if let Some(task) = self.scope(scope).with_parked(|p| p.claim(site, task)) {
+        let locked = self.scope(scope);
+        if let Some(task) = locked.with_parked(|p| p.claim(site, task)) {
             return Some(task);
         }
-        self.update(scope, |g| {
+        self.update_scope(scope, &locked, |g| {
             loop {
                 let (id, level) = g.claim(site)?;
                 // Stored URLs are normal forms, so this parse cannot fail; if it ever did,

@@ -104,37 +104,34 @@ impl Believer {
         if self.outstanding == 0 {
             return policy.select(arms);
         }
-        let mut believed = std::mem::take(&mut self.believed);
-        believed.clear();
-        for arm in 0..self.under_way.len().max(self.reserved.len()) {
-            let n = self.under_way.get(arm).copied().unwrap_or(0)
-                + self.reserved.get(arm).copied().unwrap_or(0);
-            if n > 0 {
-                believed.push((arm, n));
-            }
-        }
-        let choice = policy.select_believing(&believed, arms);
-        self.believed = believed;
-        match choice {
+        self.gather_believed();
+        match policy.select_believing(&self.believed, arms) {
             Some(choice) => choice,
             None => self.select_by_copy(policy, arms),
         }
     }
 
-    /// The arms with pulls outstanding and how many (what [`Self::select`] gives the rule).
-    #[cfg(test)]
-    fn believed_now(&self) -> Vec<(usize, u32)> {
-        (0..self.under_way.len().max(self.reserved.len()))
-            .map(|arm| {
-                let n = self.under_way.get(arm).copied().unwrap_or(0)
-                    + self.reserved.get(arm).copied().unwrap_or(0);
-                (arm, n)
-            })
-            .filter(|&(_, n)| n > 0)
-            .collect()
+    /// Fills `believed`: the arms with pulls under way or reserved, ascending, and how many.
+    fn gather_believed(&mut self) {
+        self.believed.clear();
+        for arm in 0..self.under_way.len().max(self.reserved.len()) {
+            let n = self.under_way.get(arm).copied().unwrap_or(0)
+                + self.reserved.get(arm).copied().unwrap_or(0);
+            if n > 0 {
+                self.believed.push((arm, n));
+            }
+        }
     }
 
-    /// [`Self::select`] by asking a copy of the rule told of the pulls outstanding.
+    /// The arms with pulls outstanding and how many (what [`Self::select`] gives the rule).
+    #[cfg(test)]
+    fn believed_now(&mut self) -> Vec<(usize, u32)> {
+        self.gather_believed();
+        self.believed.clone()
+    }
+
+    /// [`Self::select`] by asking a copy of the rule told of the pulls outstanding (`believed`
+    /// gathered).
     fn select_by_copy(&mut self, policy: &dyn Policy, arms: &[usize]) -> usize {
         // The last choice's copy, copied over in place (its memory kept), or a new one.
         let reused = self
@@ -152,9 +149,7 @@ impl Believer {
                 copy.chosen(arm);
             }
         }
-        for arm in 0..self.under_way.len().max(self.reserved.len()) {
-            let n = self.under_way.get(arm).copied().unwrap_or(0)
-                + self.reserved.get(arm).copied().unwrap_or(0);
+        for &(arm, n) in &self.believed {
             for _ in 0..n {
                 copy.update(arm, 0.0);
             }
@@ -241,8 +236,9 @@ mod tests {
                     all.clone()
                 };
                 if believer.outstanding() > 0 {
-                    let copied = believer.clone().select_by_copy(&policy, &arms);
-                    let answered = policy.select_believing(&believer.believed_now(), &arms);
+                    let believed = believer.believed_now();
+                    let copied = believer.select_by_copy(&policy, &arms);
+                    let answered = policy.select_believing(&believed, &arms);
                     if let Some(answer) = answered {
                         assert_eq!(answer, copied, "discount {discount}, choice {step}");
                         in_place += 1;
