@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::read::{TOP_LINKED, each_row, has_column};
+use super::read::{TOP_LINKED, has_column};
 
 /// The measures the report ranks pages by: nodes.csv's column, the table's heading, and the
 /// decimals shown.
@@ -20,27 +20,24 @@ pub(crate) struct Ranked {
     pub(crate) url: String,
 }
 
-/// For each measure of [`RANKED_BY`], the rows (0-based) of its [`TOP_LINKED`] highest
-/// values, highest first (among equals the page found first); none for a nodes.csv written
-/// before the measures.
-pub(super) fn top_rows(folder: &Path, problems: &mut Vec<String>) -> Vec<Vec<(u32, f64)>> {
-    RANKED_BY
-        .iter()
-        .map(|(column, _, _)| {
-            if !has_column(folder, "nodes.csv", column) {
-                return Vec::new();
-            }
-            let mut values = Vec::new();
-            each_row(folder, "nodes.csv", problems, &[column], |r| {
-                values.push(r[0].trim().parse::<f64>().unwrap_or(0.0));
-            });
-            highest(&values)
-        })
-        .collect()
+/// Which measures of [`RANKED_BY`] `folder`'s nodes.csv has (none when it was written before
+/// the measures).
+pub(super) fn ranked_columns(folder: &Path) -> [bool; RANKED_BY.len()] {
+    RANKED_BY.map(|(column, _, _)| has_column(folder, "nodes.csv", column))
 }
 
-/// The [`TOP_LINKED`] highest of `values`, as (index, value), highest first.
-fn highest(values: &[f64]) -> Vec<(u32, f64)> {
+/// Each measure's values, read in the same pass over nodes.csv as its levels (the file is
+/// the site's largest but one): `?PageRank`, `?Harmonic` after the columns read beside them.
+pub(super) const RANKED_COLUMNS: [&str; RANKED_BY.len()] = ["?PageRank", "?Harmonic"];
+
+/// A measure's value as nodes.csv writes it (an empty or damaged cell counts as 0).
+pub(super) fn ranked_value(cell: &str) -> f64 {
+    cell.trim().parse::<f64>().unwrap_or(0.0)
+}
+
+/// The rows (0-based) of the [`TOP_LINKED`] highest of `values`, as (index, value), highest
+/// first (among equals the page found first).
+pub(super) fn highest(values: &[f64]) -> Vec<(u32, f64)> {
     first_by(values.len(), |a, b| {
         values[*b as usize]
             .total_cmp(&values[*a as usize])
@@ -59,6 +56,13 @@ pub(super) fn first_by(n: usize, by: impl Fn(&u32, &u32) -> std::cmp::Ordering) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ranked_columns_are_the_measures_optional() {
+        for ((column, _, _), named) in RANKED_BY.iter().zip(RANKED_COLUMNS) {
+            assert_eq!(named.strip_prefix('?'), Some(*column));
+        }
+    }
 
     #[test]
     fn highest_first_then_the_page_found_first() {

@@ -12,7 +12,7 @@ use std::path::Path;
 use petgraph::algo::kosaraju_scc;
 
 use super::graph::{Adjacency, Edges, read_edges};
-use super::ranked::{Ranked, first_by, top_rows};
+use super::ranked::{RANKED_COLUMNS, Ranked, first_by, highest, ranked_columns, ranked_value};
 use crate::formats::gephi_csv::gephi_unescape;
 
 /// One row of summary.csv. Columns a results folder of an older version lacks read as 0 or
@@ -356,19 +356,28 @@ fn read_outside(folder: &Path, curve: bool, f: &mut SiteFigures) {
     }
 }
 
-/// The graph figures of a site: levels, degrees, most linked pages, components (petgraph's
-/// Tarjan over the compact [`Adjacency`]), bad links. nodes.csv is read twice — once for the
-/// levels, once for the titles of the few most linked pages — rather than holding every
-/// page's URL and title.
+/// The graph figures of a site: levels, degrees, most linked pages, pages the measures rank
+/// highest, components (petgraph's Tarjan over the compact [`Adjacency`]), bad links.
+/// nodes.csv is read twice — once for the levels and the measures, once for the titles of
+/// the few pages shown — rather than holding every page's URL and title.
 fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
     let mut nodes = 0usize;
-    each_row(folder, "nodes.csv", &mut f.problems, &["Level"], |r| {
+    let has = ranked_columns(folder);
+    let mut values: [Vec<f64>; RANKED_COLUMNS.len()] = Default::default();
+    let mut columns = vec!["Level"];
+    columns.extend(RANKED_COLUMNS);
+    each_row(folder, "nodes.csv", &mut f.problems, &columns, |r| {
         // An orphan a sitemap listed has no level: it is in no level's count.
         if let Ok(level) = r[0].trim().parse::<usize>() {
             if f.levels.len() <= level {
                 f.levels.resize(level + 1, 0);
             }
             f.levels[level] += 1;
+        }
+        for ((v, &cell), &has) in values.iter_mut().zip(&r[1..]).zip(&has) {
+            if has {
+                v.push(ranked_value(cell));
+            }
         }
         nodes += 1;
     });
@@ -399,7 +408,7 @@ fn read_graph(folder: &Path, arcs: usize, f: &mut SiteFigures) {
             .cmp(&in_links[*a as usize])
             .then(a.cmp(b))
     });
-    let ranked = top_rows(folder, &mut f.problems);
+    let ranked: Vec<Vec<(u32, f64)>> = values.iter().map(|v| highest(v)).collect();
     let wanted = |row: u32| {
         order.contains(&row) || ranked.iter().any(|top| top.iter().any(|&(r, _)| r == row))
     };

@@ -258,23 +258,66 @@ pub(super) fn unload_all(
 }
 
 /// The outputs derived from the result files and summary.csv, once they are written: the
-/// network of sites (`network`), then each unloader's `finish` (the report reads both);
-/// the failed checks of checking unloaders. A network that cannot be built costs only itself.
+/// network of sites (`network`) on a thread of its own, beside each unloader's `finish` (the
+/// report reads the sites' files meanwhile, and the network once it is written); the failed
+/// checks of checking unloaders. A network that cannot be built costs only itself.
 pub(super) fn derive(
     settings: &Settings,
     unloaders: &[Box<dyn Unloader>],
     network: Option<&NetworkSpec>,
 ) -> Result<Vec<String>, AppError> {
-    if let Some(spec) = network
-        && let Err(e) = crate::analysis::network::build(&settings.results.folder, spec, None)
-    {
-        eprintln!("warning: no network of sites: {e}");
-    }
-    let mut problems = Vec::new();
-    for u in unloaders {
-        problems.extend(u.finish(&settings.results.folder)?);
-    }
-    Ok(problems)
+    let folder = &settings.results.folder;
+    let build = network.map(|spec| {
+        move || {
+            if let Err(e) = crate::analysis::network::build(folder, spec, None) {
+                eprintln!("warning: no network of sites: {e}");
+            }
+        }
+    });
+    finish_beside(folder, unloaders, build)
+}
+
+/// Each unloader's `finish` over `folder`, with `build` (the network of sites) running on a
+/// thread beside them until one waits for it.
+fn finish_beside(
+    folder: &std::path::Path,
+    unloaders: &[Box<dyn Unloader>],
+    build: Option<impl FnOnce() + Send>,
+) -> Result<Vec<String>, AppError> {
+    // The build waits in a slot the thread takes it from: if the thread cannot start, it runs
+    // here, first, as the unloaders' finish expects.
+    let slot = Mutex::new(build);
+    let run = || {
+        let build = slot.lock().take();
+        if let Some(build) = build {
+            build();
+        }
+    };
+    thread::scope(|s| {
+        let beside = Mutex::new(None);
+        if slot.lock().is_some() {
+            match thread::Builder::new()
+                .name("network".into())
+                .spawn_scoped(s, run)
+            {
+                Ok(h) => *beside.lock() = Some(h),
+                Err(_) => run(),
+            }
+        }
+        let written = || {
+            if let Some(h) = beside.lock().take()
+                && let Err(panic) = h.join()
+            {
+                std::panic::resume_unwind(panic);
+            }
+        };
+        let mut problems = Vec::new();
+        for u in unloaders {
+            problems.extend(u.finish_beside(folder, &written)?);
+        }
+        written();
+        Ok(problems)
+    })
 }
 
 /// The rows summary.csv lists besides the scopes written now: scopes retired (this run or an
@@ -299,4 +342,85 @@ pub(super) fn shown_row(order: usize, mut row: Arc<SiteSummary>) -> Arc<SiteSumm
 fn unload_workers(scopes: usize) -> usize {
     let cores = thread::available_parallelism().map_or(1, usize::from);
     (cores * 2).max(4).min(scopes.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawl::data::SiteGraph;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// An unloader that reads the sites' files first (here: says it started), then waits for
+    /// the network and notes whether it is written; or, `waits_first`, the default order.
+    #[derive(Debug)]
+    struct Reader {
+        built: Arc<AtomicBool>,
+        started: crossbeam_channel::Sender<()>,
+        saw: Arc<Mutex<Vec<bool>>>,
+        waits_first: bool,
+    }
+
+    impl Unloader for Reader {
+        fn unload(&self, _: &SiteGraph<'_>, _: &Path) -> Result<(), UnloadError> {
+            Ok(())
+        }
+        fn finish(&self, _: &Path) -> Result<Vec<String>, UnloadError> {
+            self.saw.lock().push(self.built.load(Ordering::SeqCst));
+            Ok(Vec::new())
+        }
+        fn finish_beside(
+            &self,
+            folder: &Path,
+            network_written: &dyn Fn(),
+        ) -> Result<Vec<String>, UnloadError> {
+            if self.waits_first {
+                network_written();
+                return self.finish(folder);
+            }
+            let _ = self.started.send(());
+            network_written();
+            self.finish(folder)
+        }
+    }
+
+    #[test]
+    fn the_network_is_built_beside_the_unloaders_and_written_before_they_read_it() {
+        let built = Arc::new(AtomicBool::new(false));
+        let saw = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let beside = AtomicBool::new(false);
+        // The build ends only once the first reader has started: run before the readers, one
+        // after the other, it would wait out the timeout and `beside` would stay false.
+        let build = || {
+            let started = rx.recv_timeout(Duration::from_secs(10)).is_ok();
+            beside.store(started, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
+            built.store(true, Ordering::SeqCst);
+        };
+        let reader = |waits_first| -> Box<dyn Unloader> {
+            Box::new(Reader {
+                built: Arc::clone(&built),
+                started: tx.clone(),
+                saw: Arc::clone(&saw),
+                waits_first,
+            })
+        };
+        let unloaders = vec![reader(false), reader(true)];
+        let problems = finish_beside(Path::new("unused"), &unloaders, Some(build)).unwrap();
+        assert!(problems.is_empty());
+        assert!(
+            beside.load(Ordering::SeqCst),
+            "the network was not built beside the first unloader"
+        );
+        // Each reader found the network written when it read it.
+        assert_eq!(*saw.lock(), [true, true]);
+        // No network: nothing to wait for.
+        saw.lock().clear();
+        built.store(true, Ordering::SeqCst);
+        let none: Option<fn()> = None;
+        finish_beside(Path::new("unused"), &unloaders, none).unwrap();
+        assert_eq!(*saw.lock(), [true, true]);
+    }
 }

@@ -58,4 +58,15 @@ pub trait Unloader: Send + Sync + Debug {
     fn finish(&self, _result_folder: &Path) -> Result<Vec<String>, UnloadError> {
         Ok(Vec::new())
     }
+    /// [`Self::finish`] while the network of sites may still be being written:
+    /// `network_written` returns once it is (or there is none). One that reads the network
+    /// calls it first — or, as the report does, reads the rest first and then calls it.
+    fn finish_beside(
+        &self,
+        result_folder: &Path,
+        network_written: &dyn Fn(),
+    ) -> Result<Vec<String>, UnloadError> {
+        network_written();
+        self.finish(result_folder)
+    }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{UnloadError, Unloader};
-use crate::analysis::report::{ReportError, ReportOptions, write_report};
+use crate::analysis::report::{ReportError, ReportOptions, write_report_beside};
 use crate::crawl::data::SiteGraph;
 use crate::crawl::settings::Settings;
 
@@ -47,7 +47,15 @@ impl Unloader for Report {
     }
 
     fn finish(&self, result_folder: &Path) -> Result<Vec<String>, UnloadError> {
-        match write_report(result_folder, &self.options) {
+        self.finish_beside(result_folder, &|| {})
+    }
+
+    fn finish_beside(
+        &self,
+        result_folder: &Path,
+        network_written: &dyn Fn(),
+    ) -> Result<Vec<String>, UnloadError> {
+        match write_report_beside(result_folder, &self.options, network_written) {
             Ok(_) => Ok(Vec::new()),
             Err(ReportError::Write { path, source }) => Err(UnloadError { path, source }),
             // Unreadable summary.csv: the crawl's own files are fine; say why there is no
