@@ -3,6 +3,7 @@
 //!
 //! - [`record`] — one record: its fields, block, digests (SHA-1, base32), and its bytes as a
 //!   gzip member of its own;
+//! - [`sha1_pair`] — a response's block and payload digests, two SHA-1 chains side by side;
 //! - [`writer`] — an archive folder being written: files opened as `.open`, a `warcinfo`
 //!   first, rotated at a size, a torn tail cut on continue, repeated payloads as `revisit`;
 //! - [`read`] — a file read back record by record;
@@ -20,6 +21,7 @@ pub mod cdxj;
 pub mod read;
 pub mod record;
 pub mod recorder;
+pub mod sha1_pair;
 pub mod side;
 pub mod surt;
 pub mod writer;

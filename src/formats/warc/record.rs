@@ -96,11 +96,6 @@ pub fn sha1_digest(bytes: &[u8]) -> String {
     sha1_of_parts(&[bytes])
 }
 
-/// The SHA-1 of `bytes`, as bytes (what the archive remembers of a payload for revisits).
-pub fn sha1_bytes(bytes: &[u8]) -> [u8; 20] {
-    Sha1::digest(bytes).into()
-}
-
 /// A SHA-1 as WARC digests write it: `sha1:` and base32.
 pub fn digest_string(sha1: &[u8; 20]) -> String {
     format!("sha1:{}", data_encoding::BASE32.encode(sha1))
@@ -154,6 +149,11 @@ impl Record<'_> {
 
     /// The version line and fields, through the empty line before the block.
     fn header(&self) -> Vec<u8> {
+        self.header_digested(None)
+    }
+
+    /// [`Self::header`], with the block's SHA-1 when the caller has it already.
+    fn header_digested(&self, block_sha1: Option<&[u8; 20]>) -> Vec<u8> {
         let mut out = Vec::with_capacity(512);
         let _ = write!(
             out,
@@ -171,7 +171,7 @@ impl Record<'_> {
         let _ = write!(
             out,
             "WARC-Block-Digest: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
-            sha1_of_parts(&self.block),
+            block_sha1.map_or_else(|| sha1_of_parts(&self.block), digest_string),
             self.content_type,
             self.block_len()
         );
@@ -199,7 +199,13 @@ impl Record<'_> {
     /// [`Self::to_gzip`] appended to `out`: an exchange's records go into one buffer, written
     /// at once, without a buffer of their own each.
     pub fn gzip_into(&self, out: &mut Vec<u8>) {
-        let header = self.header();
+        self.gzip_digested_into(None, out);
+    }
+
+    /// [`Self::gzip_into`] with the block's SHA-1 when the caller has it: a response's, made
+    /// with its payload's in one go ([`super::sha1_pair`]). It must be the block's.
+    pub fn gzip_digested_into(&self, block_sha1: Option<&[u8; 20]>, out: &mut Vec<u8>) {
+        let header = self.header_digested(block_sha1);
         let mut parts: Vec<&[u8]> = Vec::with_capacity(self.block.len() + 2);
         parts.push(&header);
         parts.extend(self.block.iter().copied());

@@ -18,8 +18,9 @@ use super::cdxj::{self, Entry, UNSORTED_FILE};
 pub use super::record::PageFacts;
 use super::record::{
     IDENTICAL_PAYLOAD, Ids, Record, RecordType, SERVER_NOT_MODIFIED, digest_bytes, digest_string,
-    metadata_block, sha1_bytes, warc_date, with_members,
+    metadata_block, warc_date, with_members,
 };
+use super::sha1_pair;
 use super::side::{self, SideWriter};
 
 /// The suffix of a file being written.
@@ -217,20 +218,29 @@ impl Archive {
     /// the `response` (or `revisit`) record's id, which a later `metadata` record names.
     pub fn exchange(&self, ex: &Exchange<'_>, page: Option<&PageFacts<'_>>) -> io::Result<String> {
         let response_id = self.ids.next();
-        // `first`: the payload's SHA-1 when this response is one later revisits may name.
-        let (payload, earlier, profile, first) = match ex.not_modified {
+        // `first`: the payload's SHA-1 when this response is one later revisits may name;
+        // `block_sha1`: the SHA-1 of the head and body, a response's block (not a revisit's).
+        let (payload, earlier, profile, first, block_sha1) = match ex.not_modified {
             Some((date, digest)) => (
                 digest.to_owned(),
                 Some((ex.url.to_owned(), date.to_owned())),
                 SERVER_NOT_MODIFIED,
                 None,
+                None,
             ),
             None => {
-                let sha1 = sha1_bytes(ex.body);
+                let (block_sha1, sha1) = sha1_pair::block_and_payload(ex.head, ex.body);
                 let whole = !ex.body.is_empty() && ex.truncated.is_none();
                 let earlier = whole.then(|| self.earlier(&sha1)).flatten();
                 let first = (whole && earlier.is_none()).then_some(sha1);
-                (digest_string(&sha1), earlier, IDENTICAL_PAYLOAD, first)
+                let block_sha1 = earlier.is_none().then_some(block_sha1);
+                (
+                    digest_string(&sha1),
+                    earlier,
+                    IDENTICAL_PAYLOAD,
+                    first,
+                    block_sha1,
+                )
             }
         };
         let request = Record {
@@ -271,7 +281,7 @@ impl Archive {
         with_members(|members| {
             request.gzip_into(members);
             let at = members.len() as u64;
-            response.gzip_into(members);
+            response.gzip_digested_into(block_sha1.as_ref(), members);
             let len = members.len() as u64 - at;
             if let Some(p) = page {
                 let facts = metadata_block(p);
