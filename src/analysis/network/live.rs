@@ -26,6 +26,10 @@ pub(crate) struct LiveTotals {
     pub arcs: u64,
 }
 
+/// Hands each host of a site's external links to its callback; `false`: they could not all
+/// be read.
+type HostReader<'r> = dyn FnMut(&mut dyn FnMut(&str)) -> bool + 'r;
+
 /// See the module docs.
 #[derive(Debug)]
 pub(crate) struct LiveNetwork {
@@ -80,26 +84,50 @@ impl LiveNetwork {
     /// A file that does not read leaves the totals as they were: they are a view, not a
     /// result.
     pub(crate) fn count_site(&self, site: &str, folder: &Path) {
+        self.count(site, &mut |each| {
+            read_links(&folder.join("external_links.csv"), &mut |_, _, host, _| {
+                each(host);
+            })
+            .is_ok()
+        });
+    }
+
+    /// [`Self::count_site`] by `hosts`, the distinct `Host`s of the external_links.csv just
+    /// written into `folder` (taken from the graph it was written from); without them, or
+    /// with no such file there (other result files than Gephi's), as [`Self::count_site`].
+    pub(crate) fn count_written(&self, site: &str, folder: &Path, hosts: Option<Vec<String>>) {
+        match hosts {
+            Some(hosts) if folder.join("external_links.csv").is_file() => {
+                self.count(site, &mut |each| {
+                    hosts.iter().for_each(|h| each(h));
+                    true
+                });
+            }
+            _ => self.count_site(site, folder),
+        }
+    }
+
+    /// Counts target `site` once by the hosts `read` hands to its callback (`false`: they
+    /// could not all be read, and nothing is counted).
+    fn count(&self, site: &str, read: &mut HostReader<'_>) {
         let Some(t) = self.target(site) else {
             return;
         };
         let own = self.spec.unit.of(&self.set.targets[t].host).to_owned();
         let mut targets: HashSet<usize> = HashSet::new();
         let mut units: HashSet<String> = HashSet::new();
-        let read =
-            read_links(
-                &folder.join("external_links.csv"),
-                &mut |_, _, host, _| match classify(&self.set, t, &own, self.spec.unit, host) {
-                    Some(Linked::Target(t2)) => {
-                        targets.insert(t2);
-                    }
-                    Some(Linked::Unit(u)) if !units.contains(u) => {
-                        units.insert(u.to_owned());
-                    }
-                    _ => {}
-                },
-            );
-        if read.is_err() {
+        let whole = read(
+            &mut |host| match classify(&self.set, t, &own, self.spec.unit, host) {
+                Some(Linked::Target(t2)) => {
+                    targets.insert(t2);
+                }
+                Some(Linked::Unit(u)) if !units.contains(u) => {
+                    units.insert(u.to_owned());
+                }
+                _ => {}
+            },
+        );
+        if !whole {
             return;
         }
         let mut seen = self.state.lock();
@@ -171,5 +199,53 @@ mod tests {
             ),
             (3, 1, 2, 1)
         );
+    }
+
+    /// Counted by the hosts of the file just written, a site counts as read from the file;
+    /// with no such file (other result files), as the file-based count (nothing linked).
+    #[test]
+    fn hosts_taken_from_the_graph_count_as_the_file_would() {
+        let live = |sites: &[&str]| {
+            let spec = NetworkSpec {
+                unit: Unit::Host,
+                subsets: Subsets::new(&[1]),
+                scopes: TargetScopes::default(),
+                entities: None,
+            };
+            LiveNetwork::new(
+                spec,
+                sites.iter().map(|s| {
+                    let host = s.trim_start_matches("http://");
+                    (s.to_string(), host.to_owned())
+                }),
+            )
+        };
+        let sites = ["http://a.test", "http://b.test", "http://c.test"];
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("external_links.csv"),
+            "Source,Url,Host,Anchor,Rel\n\
+             1,http://c.test/,c.test,C,\n\
+             2,http://c.test/x,c.test,C,\n\
+             1,http://x.example/,x.example,X,\n\
+             2,http://y.example/,y.example,Y,nofollow\n",
+        )
+        .unwrap();
+        let (by_file, by_hosts) = (live(&sites), live(&sites));
+        by_file.count_site("http://a.test", dir.path());
+        let hosts = ["c.test", "x.example", "y.example"]
+            .map(str::to_owned)
+            .to_vec();
+        by_hosts.count_written("http://a.test", dir.path(), Some(hosts.clone()));
+        by_hosts.count_written("http://a.test", dir.path(), Some(hosts.clone()));
+        assert_eq!(by_hosts.totals(), by_file.totals());
+        assert_eq!(by_hosts.totals().arcs, 3);
+        // No external_links.csv in the folder: nothing of the hosts counts.
+        let empty = tempfile::tempdir().unwrap();
+        let (by_file, by_hosts) = (live(&sites), live(&sites));
+        by_file.count_site("http://b.test", empty.path());
+        by_hosts.count_written("http://b.test", empty.path(), Some(hosts));
+        assert_eq!(by_hosts.totals(), by_file.totals());
+        assert_eq!(by_hosts.totals().arcs, 0);
     }
 }

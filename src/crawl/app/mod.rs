@@ -106,7 +106,7 @@ pub fn write_results(
     }
     // Every scope is written by this call: `now` holds every row.
     let rows = unload_all::unload_all(settings, dm, unloaders, &rows, (&[], &[]))?.now;
-    unload_all::derive(settings, unloaders, network)?;
+    unload_all::derive(settings, unloaders, network, rows.len())?;
     Ok(rows)
 }
 

@@ -56,6 +56,7 @@ impl ApplicationManager for TextFileManager {
             settings,
             &unloaders,
             Some(&network),
+            hosts.len(),
         )?);
         report.unload_elapsed += derived.elapsed();
         report.elapsed += derived.elapsed();

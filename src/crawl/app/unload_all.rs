@@ -125,12 +125,14 @@ pub(super) struct Unloaded {
 /// summary.csv's order: summary.csv lists every one.
 pub const SHOWN_SITES: usize = 1_000;
 
-/// Writes one scope's result files with every unloader; its summary.csv row.
+/// Writes one scope's result files with every unloader; its summary.csv row. `also` sees the
+/// scope's graph after them (what else a caller takes from it while it is at hand).
 pub(super) fn unload_scope(
     settings: &Settings,
     dm: &dyn DataManager,
     unloaders: &[Box<dyn Unloader>],
     info: &ScopeRow,
+    also: &mut dyn FnMut(&crate::crawl::data::SiteGraph<'_>),
 ) -> Result<SiteSummary, UnloadError> {
     let folder = settings.results.folder.join(&info.folder);
     let progress = dm.progress(info.scope);
@@ -179,6 +181,7 @@ pub(super) fn unload_scope(
             };
         }
         summary = Some(row);
+        also(g);
     });
     result?;
     Ok(summary.expect("with_graph runs its closure"))
@@ -205,7 +208,7 @@ pub(super) fn unload_all(
         scopes.len(),
         workers,
         "unload-scopes",
-        |index| match unload_scope(settings, dm, unloaders, &scopes[index]) {
+        |index| match unload_scope(settings, dm, unloaders, &scopes[index], &mut |_| {}) {
             Ok(row) => rows.lock()[index] = Some(row),
             Err(e) => {
                 failed.lock().get_or_insert(e);
@@ -257,14 +260,21 @@ pub(super) fn unload_all(
     })
 }
 
-/// The outputs derived from the result files and summary.csv, once they are written: the
-/// network of sites (`network`) on a thread of its own, beside each unloader's `finish` (the
-/// report reads the sites' files meanwhile, and the network once it is written); the failed
-/// checks of checking unloaders. A network that cannot be built costs only itself.
+/// Up to this many sites the network of sites is built beside the report: their files are
+/// what takes the time (a large site's, read by both), and the network is small. With more,
+/// one after the other: each holds a row a site, and a crawl of a million sites held both.
+const DERIVE_BESIDE_UP_TO: usize = 64;
+
+/// The outputs derived from the result files and summary.csv (of `sites` sites), once they
+/// are written: the network of sites (`network`), then each unloader's `finish` — for a few
+/// sites the network on a thread of its own beside them (the report reads the sites' files
+/// meanwhile, and the network once it is written); the failed checks of checking unloaders.
+/// A network that cannot be built costs only itself.
 pub(super) fn derive(
     settings: &Settings,
     unloaders: &[Box<dyn Unloader>],
     network: Option<&NetworkSpec>,
+    sites: usize,
 ) -> Result<Vec<String>, AppError> {
     let folder = &settings.results.folder;
     let build = network.map(|spec| {
@@ -274,6 +284,12 @@ pub(super) fn derive(
             }
         }
     });
+    if sites > DERIVE_BESIDE_UP_TO {
+        if let Some(build) = build {
+            build();
+        }
+        return finish_beside(folder, unloaders, None::<fn()>);
+    }
     finish_beside(folder, unloaders, build)
 }
 

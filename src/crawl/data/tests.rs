@@ -1334,6 +1334,15 @@ fn links_sharing_their_targets_record_the_same_graph_as_links_with_their_own() {
         .unwrap();
         let mut out = format!("{:?}\n", c.graph());
         c.dm.with_graph(c.scope, &mut |g| {
+            // The hosts the live network counts are the rows' hosts, each once.
+            let rows: hashbrown::HashSet<&str> = g
+                .nodes()
+                .iter()
+                .flat_map(|n| g.external_links(n))
+                .map(|r| r.host)
+                .collect();
+            assert_eq!(g.external_hosts(), rows);
+            assert!(!rows.is_empty());
             for n in g.nodes() {
                 for r in g.external_links(n) {
                     out.push_str(&format!("external {} {}\n", r.url, r.anchor));

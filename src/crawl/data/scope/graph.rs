@@ -489,6 +489,25 @@ impl<'a> SiteGraph<'a> {
             .collect()
     }
 
+    /// The hosts of every node's external links, each once: external_links.csv's `Host`
+    /// column as a set, without building its rows (the live network counts a written site's
+    /// links by them).
+    pub fn external_hosts(&self) -> HashSet<&'a str> {
+        let mut urls = HashSet::new();
+        let mut hosts = HashSet::new();
+        for node in self.nodes() {
+            let page = self.g.pages[node.page as usize];
+            for l in self.g.page_links(&page) {
+                if let Some(e) = self.external_id(&l)
+                    && urls.insert(e)
+                {
+                    hosts.insert(host_of(self.g.url(e)));
+                }
+            }
+        }
+        hosts
+    }
+
     /// How many rows [`Self::external_links`] has for `node` (nodes.csv's and graph.gexf's
     /// `ExternalLinks`), without building them.
     pub fn external_link_count(&self, node: &Node) -> usize {
